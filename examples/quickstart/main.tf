@@ -1,0 +1,70 @@
+# The quickstart `make demo` applies to the local GPU cluster: one GPU
+# workload per cloud convention, each landing on its cloud's simulated pool.
+terraform {
+  required_providers {
+    gpu = {
+      source = "gpuform/gpu"
+    }
+  }
+}
+
+variable "kubeconfig" {
+  type        = string
+  description = "Kubeconfig of the cluster to deploy to."
+}
+
+variable "namespace" {
+  type    = string
+  default = "gpu-demo"
+}
+
+provider "gpu" {
+  config_path = var.kubeconfig
+}
+
+resource "gpu_workload" "gke_inference" {
+  name      = "gke-inference"
+  namespace = var.namespace
+  cloud     = "gke"
+  image     = "vllm/vllm-openai:v0.6.3"
+
+  gpu = {
+    count       = 1
+    accelerator = "a100-40gb"
+  }
+  shm_size = "8Gi"
+}
+
+resource "gpu_workload" "aks_training" {
+  name      = "aks-training"
+  namespace = var.namespace
+  kind      = "job"
+  cloud     = "aks"
+  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  command   = ["python", "train.py"]
+
+  gpu = {
+    count       = 1
+    accelerator = "a100-80gb"
+  }
+}
+
+resource "gpu_workload" "eks_batch" {
+  name      = "eks-batch"
+  namespace = var.namespace
+  cloud     = "eks"
+  image     = "ghcr.io/example/scorer:1.0"
+
+  gpu = {
+    count       = 2
+    accelerator = "a10g"
+  }
+}
+
+output "placements" {
+  description = "Where each workload runs."
+  value = {
+    for w in [gpu_workload.gke_inference, gpu_workload.aks_training, gpu_workload.eks_batch] :
+    w.name => { cloud = w.cloud, resource = w.resource_name, nodes = w.scheduled_nodes }
+  }
+}

@@ -1,0 +1,96 @@
+# One A100 on GKE: the provider adds the accelerator node selector, the
+# toleration for GKE's nvidia.com/gpu taint, LD_LIBRARY_PATH for GKE's driver
+# mount, and puts the GPU in limits with an equal request.
+resource "gpu_workload" "inference" {
+  name      = "llm-inference"
+  namespace = "ml"
+  cloud     = "gke"
+  image     = "vllm/vllm-openai:v0.6.3"
+  args      = ["--model", "/models/llama-3-8b"]
+  ports     = [8000]
+  replicas  = 2
+
+  gpu = {
+    count       = 1
+    accelerator = "a100-40gb"
+  }
+
+  shm_size = "16Gi"
+  model_cache = {
+    claim_name = "model-weights"
+    read_only  = true
+  }
+  startup_probe = {
+    http_path = "/health"
+    port      = 8000
+  }
+}
+
+# A 4-GPU training Job on an AKS A100 pool tainted sku=gpu:NoSchedule.
+resource "gpu_workload" "training" {
+  name      = "finetune"
+  namespace = "ml"
+  kind      = "job"
+  cloud     = "aks"
+  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  command   = ["torchrun", "--nproc-per-node=4", "train.py"]
+
+  gpu = {
+    count       = 4
+    accelerator = "v100-16gb"
+  }
+  size     = "medium"
+  ipc_lock = true
+
+  job = {
+    backoff_limit              = 2
+    active_deadline_seconds    = 86400
+    ttl_seconds_after_finished = 3600
+  }
+}
+
+# One 2g.10gb MIG slice of an A100 on GKE.
+resource "gpu_workload" "notebook" {
+  name      = "notebook"
+  namespace = "research"
+  cloud     = "gke"
+  image     = "jupyter/pytorch-notebook:latest"
+
+  gpu = {
+    count       = 1
+    accelerator = "a100-40gb"
+    partition   = "2g.10gb"
+  }
+}
+
+# A time-shared L4 on EKS Auto Mode, preferring L40S when free.
+resource "gpu_workload" "batch_embed" {
+  name      = "embedder"
+  namespace = "ml"
+  cloud     = "karpenter"
+  image     = "ghcr.io/example/embedder:2.1"
+  spot      = true
+
+  gpu = {
+    count        = 1
+    accelerators = ["l40s", "l4"]
+  }
+}
+
+# Render only: the manifest goes to a GitOps repository, no cluster needed.
+resource "gpu_workload" "gitops" {
+  name      = "batch-scorer"
+  namespace = "ml"
+  cloud     = "eks"
+  image     = "ghcr.io/example/scorer:1.0"
+  apply     = false
+
+  gpu = {
+    count       = 1
+    accelerator = "a10g"
+  }
+}
+
+output "gitops_manifest" {
+  value = gpu_workload.gitops.manifest
+}

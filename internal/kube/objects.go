@@ -1,0 +1,174 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+)
+
+// resources maps the kinds the provider manages to their REST resources.
+// A fixed table instead of discovery keeps apply to one request per object.
+var resources = map[schema.GroupVersionKind]string{
+	{Group: "apps", Version: "v1", Kind: "Deployment"}:                            "deployments",
+	{Group: "batch", Version: "v1", Kind: "Job"}:                                  "jobs",
+	{Group: "batch", Version: "v1", Kind: "CronJob"}:                              "cronjobs",
+	{Group: "", Version: "v1", Kind: "PersistentVolumeClaim"}:                     "persistentvolumeclaims",
+	{Group: "", Version: "v1", Kind: "ConfigMap"}:                                 "configmaps",
+	{Group: "", Version: "v1", Kind: "Node"}:                                      "nodes",
+	{Group: "", Version: "v1", Kind: "Namespace"}:                                 "namespaces",
+	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplate"}:      "resourceclaimtemplates",
+	{Group: "resource.k8s.io", Version: "v1beta1", Kind: "ResourceClaimTemplate"}: "resourceclaimtemplates",
+}
+
+// ObjectRef names one object in the cluster.
+type ObjectRef struct {
+	GVK       schema.GroupVersionKind
+	Namespace string
+	Name      string
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s", r.GVK.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s/%s", r.GVK.Kind, r.Namespace, r.Name)
+}
+
+// RefOf returns the reference of a typed or unstructured object.
+func RefOf(obj runtime.Object) (ObjectRef, error) {
+	accessor, err := metaAccessor(obj)
+	if err != nil {
+		return ObjectRef{}, err
+	}
+	return ObjectRef{GVK: obj.GetObjectKind().GroupVersionKind(), Namespace: accessor.GetNamespace(), Name: accessor.GetName()}, nil
+}
+
+func metaAccessor(obj runtime.Object) (metav1.Object, error) {
+	accessor, ok := obj.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T has no object metadata", obj)
+	}
+	return accessor, nil
+}
+
+func (c *Client) resourceFor(ref ObjectRef) (dynamic.ResourceInterface, error) {
+	name, ok := resources[ref.GVK]
+	if !ok {
+		return nil, fmt.Errorf("the provider does not manage %s objects", ref.GVK)
+	}
+	gvr := ref.GVK.GroupVersion().WithResource(name)
+	if ref.Namespace == "" {
+		return c.Dynamic.Resource(gvr), nil
+	}
+	return c.Dynamic.Resource(gvr).Namespace(ref.Namespace), nil
+}
+
+// ConflictError reports fields owned by another server-side apply manager.
+type ConflictError struct {
+	Ref     ObjectRef
+	Message string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s: %s. Another field manager owns fields this resource sets; set force_conflicts = true "+
+		"to take them over, or stop the other manager from setting them", e.Ref, e.Message)
+}
+
+// Apply server-side applies a typed object (TypeMeta must be set) and
+// returns the object as the server stored it.
+func (c *Client) Apply(ctx context.Context, obj runtime.Object, force bool) (*unstructured.Unstructured, error) {
+	ref, err := RefOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	ri, err := c.resourceFor(ref)
+	if err != nil {
+		return nil, err
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", ref, err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	data, err := u.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", ref, err)
+	}
+	live, err := ri.Patch(ctx, ref.Name, types.ApplyPatchType, data, metav1.PatchOptions{
+		FieldManager: c.FieldManager,
+		Force:        &force,
+	})
+	if err != nil {
+		return nil, c.explain(ref, "apply", err)
+	}
+	return live, nil
+}
+
+// Get reads an object; a missing object is (nil, nil).
+func (c *Client) Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+	ri, err := c.resourceFor(ref)
+	if err != nil {
+		return nil, err
+	}
+	live, err := ri.Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.explain(ref, "get", err)
+	}
+	return live, nil
+}
+
+// Delete deletes an object with foreground propagation, so that a wait for
+// its disappearance also covers its pods. A missing object is not an error.
+// When uid is set the delete is conditional on it: an object re-created by
+// someone else under the same name is never deleted.
+func (c *Client) Delete(ctx context.Context, ref ObjectRef, uid types.UID) error {
+	ri, err := c.resourceFor(ref)
+	if err != nil {
+		return err
+	}
+	policy := metav1.DeletePropagationForeground
+	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	err = ri.Delete(ctx, ref.Name, opts)
+	if apierrors.IsNotFound(err) || (uid != "" && apierrors.IsConflict(err)) {
+		return nil
+	}
+	if err != nil {
+		return c.explain(ref, "delete", err)
+	}
+	return nil
+}
+
+// explain turns API errors into messages a Terraform user can act on.
+func (c *Client) explain(ref ObjectRef, verb string, err error) error {
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
+		return &ConflictError{Ref: ref, Message: err.Error()}
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s %s was forbidden by the API server at %s: %w. Grant the provider's identity "+
+			"this verb on this resource (see the RBAC guide)", verb, ref, c.Host, err)
+	case apierrors.IsNotFound(err) && ref.Namespace != "" && strings.Contains(err.Error(), "namespaces"):
+		return fmt.Errorf("%s %s: namespace %q does not exist: %w", verb, ref, ref.Namespace, err)
+	case errors.As(err, &status):
+		return fmt.Errorf("%s %s: %w", verb, ref, err)
+	default:
+		return fmt.Errorf("%s %s: cannot reach the Kubernetes API server at %s: %w", verb, ref, c.Host, err)
+	}
+}

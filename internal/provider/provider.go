@@ -1,0 +1,207 @@
+// Package provider is the Terraform glue of terraform-provider-gpu: schemas,
+// plan-time validation wiring and CRUD. GPU rules live in internal/render and
+// every cluster call in internal/kube.
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+var _ provider.Provider = &GPUProvider{}
+
+// GPUProvider is the gpu provider.
+type GPUProvider struct {
+	version string
+}
+
+// New returns a constructor for the provider, as providerserver expects.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &GPUProvider{version: version}
+	}
+}
+
+// providerData is what resources and data sources receive from Configure.
+type providerData struct {
+	Kube         *kube.Lazy
+	DefaultCloud string
+}
+
+type providerModel struct {
+	Host                 types.String `tfsdk:"host"`
+	Token                types.String `tfsdk:"token"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	Insecure             types.Bool   `tfsdk:"insecure"`
+	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigPaths          types.List   `tfsdk:"config_paths"`
+	ConfigContext        types.String `tfsdk:"config_context"`
+	Exec                 *execModel   `tfsdk:"exec"`
+	DefaultCloud         types.String `tfsdk:"default_cloud"`
+	FieldManager         types.String `tfsdk:"field_manager"`
+}
+
+type execModel struct {
+	APIVersion types.String `tfsdk:"api_version"`
+	Command    types.String `tfsdk:"command"`
+	Args       types.List   `tfsdk:"args"`
+	Env        types.Map    `tfsdk:"env"`
+}
+
+// Metadata sets the provider's local name, the prefix of every type.
+func (p *GPUProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "gpu"
+	resp.Version = p.version
+}
+
+// Schema describes the provider block.
+func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The gpu provider turns GPU intent (how many GPUs, which accelerator, shared or " +
+			"partitioned, which cloud) into Kubernetes workloads, node-pool settings and Helm values that agree " +
+			"with each other. Cluster access works like the Kubernetes provider's; no cluster is contacted " +
+			"while planning.",
+		Attributes: map[string]schema.Attribute{
+			"host": schema.StringAttribute{
+				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443`. Env: `KUBE_HOST`.",
+				Optional:            true,
+			},
+			"token": schema.StringAttribute{
+				MarkdownDescription: "Bearer token for the API server. Env: `KUBE_TOKEN`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"cluster_ca_certificate": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded CA bundle that signs the API server's certificate. Env: `KUBE_CLUSTER_CA_CERT_DATA`.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"client_certificate": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded client certificate for TLS client authentication. Env: `KUBE_CLIENT_CERT_DATA`.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("client_key"))},
+			},
+			"client_key": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded private key of `client_certificate`. Env: `KUBE_CLIENT_KEY_DATA`.",
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("client_certificate"))},
+			},
+			"insecure": schema.BoolAttribute{
+				MarkdownDescription: "Skip verification of the API server's TLS certificate. Off by default; " +
+					"turning it on produces a warning. Env: `KUBE_INSECURE`.",
+				Optional: true,
+			},
+			"config_path": schema.StringAttribute{
+				MarkdownDescription: "Path to a kubeconfig file. Env: `KUBE_CONFIG_PATH`; when neither this, " +
+					"`config_paths` nor `host` is set, `KUBECONFIG` is used.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("config_paths"))},
+			},
+			"config_paths": schema.ListAttribute{
+				MarkdownDescription: "Kubeconfig files merged in order, like `KUBECONFIG`. Env: `KUBE_CONFIG_PATHS` " +
+					"(separated by the OS path list separator).",
+				Optional:    true,
+				ElementType: types.StringType,
+			},
+			"config_context": schema.StringAttribute{
+				MarkdownDescription: "Context of the kubeconfig to use instead of its current context. Env: `KUBE_CTX`.",
+				Optional:            true,
+			},
+			"default_cloud": schema.StringAttribute{
+				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
+					markdownList(render.CloudNames()) + ".",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+			},
+			"field_manager": schema.StringAttribute{
+				MarkdownDescription: "Server-side apply field manager name. Defaults to `" + kube.DefaultFieldManager + "`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"exec": schema.SingleNestedBlock{
+				MarkdownDescription: "Credential plugin that prints an ExecCredential, e.g. `aws eks get-token` " +
+					"or `gke-gcloud-auth-plugin`. It never prompts.",
+				Attributes: map[string]schema.Attribute{
+					"api_version": schema.StringAttribute{
+						MarkdownDescription: "ExecCredential API version. Defaults to `" + kube.DefaultExecAPIVersion + "`.",
+						Optional:            true,
+					},
+					"command": schema.StringAttribute{
+						MarkdownDescription: "Command to run.",
+						Optional:            true,
+					},
+					"args": schema.ListAttribute{
+						MarkdownDescription: "Arguments of the command.",
+						Optional:            true,
+						ElementType:         types.StringType,
+					},
+					"env": schema.MapAttribute{
+						MarkdownDescription: "Extra environment variables for the command.",
+						Optional:            true,
+						ElementType:         types.StringType,
+					},
+				},
+			},
+		},
+	}
+}
+
+// Configure resolves the configuration but connects to nothing: the client
+// is built on first use by apply, read or delete.
+func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg, diags := resolveKubeConfig(ctx, model, p.version)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.Insecure {
+		resp.Diagnostics.AddAttributeWarning(path.Root("insecure"), "TLS verification is disabled",
+			"insecure = true (or KUBE_INSECURE) skips verification of the API server certificate: anyone on the "+
+				"network path can read credentials and workloads. Set cluster_ca_certificate instead.")
+	}
+	data := &providerData{
+		Kube:         kube.NewLazy(cfg),
+		DefaultCloud: model.DefaultCloud.ValueString(),
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+// Resources lists the provider's resources.
+func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewWorkloadResource,
+	}
+}
+
+// DataSources lists the provider's data sources.
+func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{}
+}
+
+func userAgent(version string) string {
+	return fmt.Sprintf("terraform-provider-gpu/%s", version)
+}

@@ -1,0 +1,212 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+var (
+	_ resource.Resource               = &workloadResource{}
+	_ resource.ResourceWithConfigure  = &workloadResource{}
+	_ resource.ResourceWithModifyPlan = &workloadResource{}
+)
+
+// Defaults for the timeouts block: GPU nodes can take minutes to pull
+// multi-gigabyte images, so creates get longer than the framework's usual.
+const (
+	defaultCreateTimeout = 20 * time.Minute
+	defaultUpdateTimeout = 20 * time.Minute
+	defaultDeleteTimeout = 10 * time.Minute
+)
+
+// NewWorkloadResource returns the gpu_workload resource.
+func NewWorkloadResource() resource.Resource {
+	return &workloadResource{}
+}
+
+type workloadResource struct {
+	data *providerData
+}
+
+func (r *workloadResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workload"
+}
+
+func (r *workloadResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *workloadResource) defaultCloud() string {
+	if r.data == nil {
+		return ""
+	}
+	return r.data.DefaultCloud
+}
+
+// ModifyPlan validates the workload and renders the manifest from
+// configuration alone: no cluster call happens while planning.
+func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan workloadModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conv := &converter{ctx: ctx}
+	w := conv.toWorkload(plan, r.defaultCloud())
+	resp.Diagnostics.Append(conv.diags...)
+	resp.Diagnostics.Append(renderDiagnostics(render.Validate(w))...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Cloud.IsUnknown() && w.Cloud != "" {
+		plan.Cloud = types.StringValue(w.Cloud)
+	}
+	if !plan.Kind.IsUnknown() {
+		plan.Kind = types.StringValue(w.Kind)
+	}
+	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
+	if conv.unknown {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	rendered, diags := render.Render(w, render.Options{})
+	resp.Diagnostics.Append(renderDiagnostics(diags)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(setRenderedOutputs(ctx, &plan, rendered)...)
+	if !plan.Apply.ValueBool() {
+		plan.UID = types.StringValue("")
+		plan.ScheduledNodes = types.ListValueMust(types.StringType, nil)
+	} else if stateUnchanged(ctx, req, plan) {
+		plan.ScheduledNodes = priorScheduledNodes(ctx, req)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan workloadModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+}
+
+func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior workloadModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+}
+
+func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state workloadModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if errors.Is(err, kube.ErrConfigUnknown) {
+		return // planned offline; refreshed once the cluster is known
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read gpu_workload", err.Error())
+		return
+	}
+	gone, diags := refreshWorkload(ctx, client, &state, r.defaultCloud())
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if gone {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state workloadModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot delete gpu_workload", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.defaultCloud())...)
+}
+
+func workloadID(namespace, name string) string {
+	return namespace + "/" + name
+}
+
+// pathOf maps a render attribute path to a Terraform attribute path.
+func pathOf(steps []any) path.Path {
+	if len(steps) == 0 {
+		return path.Empty()
+	}
+	var p path.Path
+	for i, s := range steps {
+		switch v := s.(type) {
+		case string:
+			if i == 0 {
+				p = path.Root(v)
+			} else {
+				p = p.AtName(v)
+			}
+		case int:
+			p = p.AtListIndex(v)
+		case render.MapKey:
+			p = p.AtMapKey(string(v))
+		}
+	}
+	return p
+}

@@ -1,0 +1,332 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// Schema describes gpu_workload. Allowed values in descriptions come from
+// the same render functions the validators use.
+func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A GPU workload (Deployment or Job) rendered from GPU intent: how many GPUs, which " +
+			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
+			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
+			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule.",
+		Attributes: workloadAttributes(),
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func workloadAttributes() map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`<namespace>/<name>`; the import ID.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the Deployment or Job (a DNS-1123 label). Changing it re-creates the workload.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"namespace": schema.StringAttribute{
+			MarkdownDescription: "Namespace of the workload. Changing it re-creates the workload.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"kind": schema.StringAttribute{
+			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`.",
+			Optional:            true,
+			Computed:            true,
+			Validators:          []validator.String{stringvalidator.OneOf(render.KindNames()...)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"cloud": schema.StringAttribute{
+			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(render.CloudNames()) +
+				". Defaults to the provider's `default_cloud`; one of the two must be set.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+		},
+		"replicas": schema.Int64Attribute{
+			MarkdownDescription: "Replicas of a `deployment` (default 1). Not allowed for a `job`.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.Between(0, 10000)},
+		},
+		"image": schema.StringAttribute{
+			MarkdownDescription: "Container image, e.g. `nvcr.io/nvidia/pytorch:24.08-py3`.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"command": schema.ListAttribute{
+			MarkdownDescription: "Container entrypoint (overrides the image's).",
+			Optional:            true,
+			ElementType:         types.StringType,
+		},
+		"args": schema.ListAttribute{
+			MarkdownDescription: "Container arguments.",
+			Optional:            true,
+			ElementType:         types.StringType,
+		},
+		"env": schema.MapAttribute{
+			MarkdownDescription: "Environment variables. Cloud-required variables (e.g. GKE's `LD_LIBRARY_PATH`) are " +
+				"added unless set here. Setting `CUDA_VISIBLE_DEVICES` produces a warning: the device plugin sets it.",
+			Optional:    true,
+			ElementType: types.StringType,
+		},
+		"ports": schema.ListAttribute{
+			MarkdownDescription: "Container ports (TCP).",
+			Optional:            true,
+			ElementType:         types.Int64Type,
+			Validators:          []validator.List{listvalidator.ValueInt64sAre(int64validator.Between(1, 65535))},
+		},
+		"service_account_name": schema.StringAttribute{
+			MarkdownDescription: "ServiceAccount the pods run as.",
+			Optional:            true,
+		},
+		"labels":          stringMap("Labels on the Deployment or Job."),
+		"annotations":     stringMap("Annotations on the Deployment or Job."),
+		"pod_labels":      stringMap("Extra labels on the pods."),
+		"pod_annotations": stringMap("Annotations on the pods."),
+		"gpu":             gpuAttribute(),
+		"size": schema.StringAttribute{
+			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizePresetNames()) +
+				". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(render.SizePresetNames()...)},
+		},
+		"cpu": schema.StringAttribute{
+			MarkdownDescription: "CPU request of the container (a Kubernetes quantity, e.g. `8` or `7500m`). No CPU limit is " +
+				"set, so data loaders are not throttled.",
+			Optional: true,
+		},
+		"memory": schema.StringAttribute{
+			MarkdownDescription: "Memory request and limit (a Kubernetes quantity, e.g. `64Gi`).",
+			Optional:            true,
+		},
+		"shm_size": schema.StringAttribute{
+			MarkdownDescription: "Size of `/dev/shm`, mounted as a memory-backed emptyDir (PyTorch data loaders need more " +
+				"than the container runtime's 64 MiB). A quantity such as `16Gi`.",
+			Optional: true,
+		},
+		"ipc_lock": schema.BoolAttribute{
+			MarkdownDescription: "Add the `IPC_LOCK` capability (needed by RDMA/NCCL to pin memory).",
+			Optional:            true,
+		},
+		"spot": schema.BoolAttribute{
+			MarkdownDescription: "Run on spot/preemptible GPU nodes: adds the cloud's spot selector and toleration.",
+			Optional:            true,
+		},
+		"model_cache":     modelCacheAttribute(),
+		"startup_probe":   probeAttribute("Startup probe. Defaults allow 10 minutes for loading a model before liveness applies."),
+		"liveness_probe":  probeAttribute("Liveness probe."),
+		"readiness_probe": probeAttribute("Readiness probe."),
+		"job":             jobAttribute(),
+		"apply": schema.BoolAttribute{
+			MarkdownDescription: "Apply to the cluster. With `false`, only `manifest` is rendered (for GitOps) and the cluster " +
+				"is never contacted. Defaults to `true`.",
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(true),
+		},
+		"wait_for": schema.StringAttribute{
+			MarkdownDescription: "What apply waits for: one of " + markdownList(kube.WaitModes()) + ". Defaults to `rollout` " +
+				"for a deployment and `complete` for a job. Waits end with the `timeouts`.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
+		},
+		"force_conflicts": schema.BoolAttribute{
+			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
+			Optional:            true,
+		},
+	}
+	for name, a := range workloadComputedAttributes() {
+		attrs[name] = a
+	}
+	return attrs
+}
+
+func workloadComputedAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"uid": schema.StringAttribute{
+			MarkdownDescription: "UID of the Deployment or Job.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"manifest": schema.StringAttribute{
+			MarkdownDescription: "The rendered objects as canonical YAML, known at plan time. After apply it reflects what " +
+				"the cluster holds for the fields this resource manages, so drift shows as a line diff.",
+			Computed: true,
+		},
+		"resource_name": schema.StringAttribute{
+			MarkdownDescription: "The extended resource requested, e.g. `nvidia.com/gpu` or `nvidia.com/mig-2g.10gb`.",
+			Computed:            true,
+		},
+		"node_selector": schema.MapAttribute{
+			MarkdownDescription: "The effective node selector of the pods.",
+			Computed:            true,
+			ElementType:         types.StringType,
+		},
+		"tolerations": schema.ListNestedAttribute{
+			MarkdownDescription: "The effective tolerations of the pods.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"key":      schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
+				"operator": schema.StringAttribute{Computed: true, MarkdownDescription: "`Equal` or `Exists`."},
+				"value":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
+				"effect":   schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
+			}},
+		},
+		"scheduled_nodes": schema.ListAttribute{
+			MarkdownDescription: "Nodes the pods ran on after apply.",
+			Computed:            true,
+			ElementType:         types.StringType,
+		},
+	}
+}
+
+func stringMap(description string) schema.MapAttribute {
+	return schema.MapAttribute{MarkdownDescription: description, Optional: true, ElementType: types.StringType}
+}
+
+func gpuAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "What the workload needs from GPUs.",
+		Required:            true,
+		Attributes: map[string]schema.Attribute{
+			"count": schema.Int64Attribute{
+				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container limit, " +
+					"with an equal request: Kubernetes never overcommits extended resources.",
+				Required: true,
+			},
+			"requests": schema.Int64Attribute{
+				MarkdownDescription: "Optional explicit request; it must equal `count` (Kubernetes rejects anything else).",
+				Optional:            true,
+			},
+			"accelerator": schema.StringAttribute{
+				MarkdownDescription: "Accelerator the pods must run on: one of " + markdownList(render.AcceleratorNames()) + ".",
+				Optional:            true,
+				Validators: []validator.String{
+					stringvalidator.OneOf(render.AcceleratorNames()...),
+					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("accelerators")),
+				},
+			},
+			"accelerators": schema.ListAttribute{
+				MarkdownDescription: "Acceptable accelerators in order of preference: the pods may run on any of them and " +
+					"prefer the earlier ones. Values as for `accelerator`.",
+				Optional:    true,
+				ElementType: types.StringType,
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1),
+					listvalidator.UniqueValues(),
+					listvalidator.ValueStringsAre(stringvalidator.OneOf(render.AcceleratorNames()...)),
+				},
+			},
+			"partition": schema.StringAttribute{
+				MarkdownDescription: "MIG profile of each GPU, e.g. `2g.10gb`; must be one the accelerator supports.",
+				Optional:            true,
+			},
+			"mig_strategy": schema.StringAttribute{
+				MarkdownDescription: "How the device plugin exposes MIG devices: one of " + markdownList(render.MIGStrategyNames()) +
+					". `single` requests `nvidia.com/gpu` on nodes labelled with the partition; `mixed` requests " +
+					"`nvidia.com/mig-<profile>`. Defaults to `single`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(render.MIGStrategyNames()...)},
+			},
+			"sharing": schema.StringAttribute{
+				MarkdownDescription: "GPU sharing the pods accept: one of " + markdownList(render.SharingModeNames()) + ".",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(render.SharingModeNames()...)},
+			},
+			"max_shared_clients": schema.Int64Attribute{
+				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",
+				Optional:            true,
+			},
+			"dra": schema.SingleNestedAttribute{
+				MarkdownDescription: "Allocate GPUs with Dynamic Resource Allocation instead of the device plugin: a " +
+					"ResourceClaimTemplate is created and referenced by the pods (Kubernetes 1.32+).",
+				Optional: true,
+				Attributes: map[string]schema.Attribute{
+					"device_class": schema.StringAttribute{
+						MarkdownDescription: "DeviceClass, e.g. `gpu.nvidia.com` (default) or `mig.nvidia.com`.",
+						Optional:            true,
+					},
+					"selectors": schema.ListAttribute{
+						MarkdownDescription: "CEL expressions a device must satisfy.",
+						Optional:            true,
+						ElementType:         types.StringType,
+					},
+				},
+			},
+		},
+	}
+}
+
+func modelCacheAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "A PersistentVolumeClaim for model weights: reference one with `claim_name`, or have one " +
+			"created with `size`.",
+		Optional: true,
+		Attributes: map[string]schema.Attribute{
+			"claim_name":    schema.StringAttribute{Optional: true, MarkdownDescription: "Existing claim to mount."},
+			"size":          schema.StringAttribute{Optional: true, MarkdownDescription: "Size of a claim to create, e.g. `200Gi`."},
+			"storage_class": schema.StringAttribute{Optional: true, MarkdownDescription: "Storage class of a created claim."},
+			"access_mode": schema.StringAttribute{Optional: true, MarkdownDescription: "Access mode of a created claim " +
+				"(default `ReadWriteOnce`)."},
+			"mount_path": schema.StringAttribute{Optional: true, MarkdownDescription: "Mount path (default `/models`)."},
+			"read_only":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Mount read-only."},
+		},
+		Validators: []validator.Object{objectvalidator.AtLeastOneOf(
+			path.MatchRelative().AtName("claim_name"), path.MatchRelative().AtName("size"))},
+	}
+}
+
+func probeAttribute(description string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: description + " Give one of `http_path` (+ `port`), `tcp_port` or `exec`.",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"http_path":             schema.StringAttribute{Optional: true, MarkdownDescription: "HTTP GET path."},
+			"port":                  schema.Int64Attribute{Optional: true, MarkdownDescription: "Port of `http_path`."},
+			"tcp_port":              schema.Int64Attribute{Optional: true, MarkdownDescription: "TCP port to connect to."},
+			"exec":                  schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Command to run."},
+			"initial_delay_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "Delay before the first probe."},
+			"period_seconds":        schema.Int64Attribute{Optional: true, MarkdownDescription: "Seconds between probes."},
+			"timeout_seconds":       schema.Int64Attribute{Optional: true, MarkdownDescription: "Probe timeout."},
+			"failure_threshold":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Failures before giving up."},
+		},
+	}
+}
+
+func jobAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "Job controls; only for `kind = \"job\"`.",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
+			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
+			"ttl_seconds_after_finished": schema.Int64Attribute{Optional: true, MarkdownDescription: "Delete the finished Job after this many seconds."},
+			"completions":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed."},
+			"parallelism":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
+		},
+	}
+}

@@ -1,0 +1,332 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// applyWorkload renders the plan for the live server version, applies every
+// object with server-side apply, removes objects the previous version had
+// and this one does not, and waits. State is written whenever the main
+// object exists, so a failed wait never loses track of what was created.
+func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if !plan.Apply.ValueBool() {
+		diags.Append(state.Set(ctx, plan)...)
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		diags.AddError("gpu_workload needs a cluster to apply to", err.Error()+
+			"\n\nTo only render the manifest (GitOps), set apply = false.")
+		return
+	}
+	rendered, ok := renderForServer(ctx, client, *plan, r.defaultCloud(), diags)
+	if !ok {
+		return
+	}
+	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	if !ok {
+		if prior != nil {
+			diags.Append(state.Set(ctx, prior)...)
+		}
+		return
+	}
+	plan.UID = types.StringValue(string(main.GetUID()))
+	if prior != nil {
+		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.defaultCloud())...)
+	}
+	mainRef, _ := kube.RefOf(main)
+	selector := podSelector(rendered)
+	waitErr := client.WaitReady(ctx, mainRef, waitMode(*plan), selector)
+	nodes, err := client.ScheduledNodes(context.WithoutCancel(ctx), mainRef.Namespace, selector)
+	if err != nil && waitErr == nil {
+		waitErr = err
+	}
+	plan.ScheduledNodes = stringList(nodes)
+	diags.Append(state.Set(ctx, plan)...)
+	if waitErr != nil {
+		diags.AddError(fmt.Sprintf("gpu_workload %s did not become ready", mainRef), explainNotReady(waitErr, rendered))
+	}
+}
+
+// renderForServer renders with the server's version, which decides the
+// resource.k8s.io API version of DRA objects.
+func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, bool) {
+	version, err := client.ServerVersion(ctx)
+	if err != nil {
+		diags.AddError("Cannot reach the cluster", err.Error())
+		return nil, false
+	}
+	sv := render.ServerVersion{Major: version.Major, Minor: version.Minor}
+	conv := &converter{ctx: ctx}
+	w := conv.toWorkload(m, defaultCloud)
+	diags.Append(conv.diags...)
+	diags.Append(renderDiagnostics(render.ServerVersionCheck(w, sv))...)
+	if diags.HasError() {
+		return nil, false
+	}
+	rendered, rdiags := render.Render(w, render.Options{ServerVersion: &sv})
+	diags.Append(renderDiagnostics(rdiags)...)
+	return rendered, !diags.HasError()
+}
+
+// applyObjects applies in render order (claims and templates before the
+// workload that uses them) and returns the workload as stored.
+func applyObjects(ctx context.Context, client *kube.Client, rendered *render.Rendered, force bool, diags *diag.Diagnostics) (interface {
+	GetUID() k8stypes.UID
+	runtime.Object
+}, bool) {
+	var last interface {
+		GetUID() k8stypes.UID
+		runtime.Object
+	}
+	for _, obj := range rendered.Objects {
+		live, err := client.Apply(ctx, obj, force)
+		if err != nil {
+			diags.AddError("Server-side apply failed", err.Error())
+			return nil, false
+		}
+		last = live
+	}
+	return last, last != nil
+}
+
+// removeStaleObjects deletes objects the prior configuration rendered (a
+// created model cache claim, a DRA claim template) that the new one does
+// not.
+func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *render.Rendered, defaultCloud string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	conv := &converter{ctx: ctx}
+	before, rdiags := render.Render(conv.toWorkload(prior, defaultCloud), render.Options{})
+	if rdiags.HasError() || before == nil {
+		return diags
+	}
+	keep := map[string]bool{}
+	for _, obj := range now.Objects {
+		if ref, err := kube.RefOf(obj); err == nil {
+			keep[ref.String()] = true
+		}
+	}
+	for _, obj := range before.Objects {
+		ref, err := kube.RefOf(obj)
+		if err != nil || keep[ref.String()] {
+			continue
+		}
+		if err := client.Delete(ctx, ref, ""); err != nil {
+			diags.AddWarning("Could not remove an object this workload no longer needs", err.Error())
+		}
+	}
+	return diags
+}
+
+// refreshWorkload reads the live objects and records, as the manifest, what
+// the cluster holds for the fields this resource manages.
+func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadModel, defaultCloud string) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	rendered, ok := renderForRead(ctx, client, *state, defaultCloud, &diags)
+	if !ok {
+		return false, diags
+	}
+	projected := make([]map[string]any, 0, len(rendered.Objects))
+	for i, obj := range rendered.Objects {
+		ref, err := kube.RefOf(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		live, err := client.Get(ctx, ref)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		isMain := i == len(rendered.Objects)-1
+		if live == nil {
+			if isMain {
+				return true, diags
+			}
+			projected = append(projected, map[string]any{})
+			continue
+		}
+		desired, err := kube.ToMap(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		projected = append(projected, kube.Project(live.Object, desired))
+		if isMain {
+			state.UID = types.StringValue(string(live.GetUID()))
+		}
+	}
+	manifest, err := kube.CanonicalYAML(projected)
+	if err != nil {
+		diags.AddError("Cannot read gpu_workload", err.Error())
+		return false, diags
+	}
+	state.Manifest = types.StringValue(manifest)
+	return false, diags
+}
+
+// renderForRead renders what the state describes. Only DRA output depends
+// on the server version, so only then is the server asked.
+func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, bool) {
+	conv := &converter{ctx: ctx}
+	w := conv.toWorkload(m, defaultCloud)
+	if w.GPU.DRA != nil {
+		return renderForServer(ctx, client, m, defaultCloud, diags)
+	}
+	rendered, rdiags := render.Render(w, render.Options{})
+	diags.Append(renderDiagnostics(rdiags)...)
+	return rendered, !diags.HasError()
+}
+
+// deleteWorkload deletes the workload first (its pods use the claims), waits
+// until it and its pods are gone, then deletes the objects it used.
+func deleteWorkload(ctx context.Context, client *kube.Client, state workloadModel, defaultCloud string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	rendered, ok := renderForRead(ctx, client, state, defaultCloud, &diags)
+	if !ok {
+		return diags
+	}
+	objects := rendered.Objects
+	for i := len(objects) - 1; i >= 0; i-- {
+		ref, err := kube.RefOf(objects[i])
+		if err != nil {
+			diags.AddError("Cannot delete gpu_workload", err.Error())
+			return diags
+		}
+		uid := k8stypes.UID("")
+		selector := ""
+		if i == len(objects)-1 {
+			uid = k8stypes.UID(state.UID.ValueString())
+			selector = podSelector(rendered)
+		}
+		if err := client.Delete(ctx, ref, uid); err != nil {
+			diags.AddError("Cannot delete gpu_workload", err.Error())
+			return diags
+		}
+		if err := client.WaitGone(ctx, ref, selector); err != nil {
+			diags.AddError("gpu_workload was not deleted in time", err.Error())
+			return diags
+		}
+	}
+	return diags
+}
+
+func waitMode(m workloadModel) kube.WaitMode {
+	if v := m.WaitFor.ValueString(); v != "" {
+		return kube.WaitMode(v)
+	}
+	if m.Kind.ValueString() == render.KindJob {
+		return kube.WaitComplete
+	}
+	return kube.WaitRollout
+}
+
+// podSelector selects the workload's pods. Jobs use the label the job
+// controller sets, which cannot collide with a Deployment of the same name.
+func podSelector(r *render.Rendered) string {
+	keys := kube.SortedKeys(r.SelectorLabels)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+r.SelectorLabels[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// explainNotReady adds to the scheduler's words what the workload asked
+// for, so the reader can compare it with the node pools.
+func explainNotReady(err error, rendered *render.Rendered) string {
+	var b strings.Builder
+	b.WriteString(err.Error())
+	b.WriteString("\n\nThis workload asked for:")
+	if rendered.ResourceName != "" {
+		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
+	}
+	for _, k := range kube.SortedKeys(rendered.NodeSelector) {
+		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
+	}
+	for _, t := range rendered.Tolerations {
+		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
+	}
+	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
+		"(kubectl describe nodes); raise the timeout if nodes are still being provisioned.")
+	return b.String()
+}
+
+// setRenderedOutputs copies render's outputs into the computed attributes.
+func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *render.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	maps := make([]map[string]any, 0, len(rendered.Objects))
+	for _, obj := range rendered.Objects {
+		mp, err := kube.ToMap(obj)
+		if err != nil {
+			diags.AddError("Cannot encode the rendered workload", err.Error())
+			return diags
+		}
+		maps = append(maps, mp)
+	}
+	manifest, err := kube.CanonicalYAML(maps)
+	if err != nil {
+		diags.AddError("Cannot encode the rendered workload", err.Error())
+		return diags
+	}
+	m.Manifest = types.StringValue(manifest)
+	m.ResourceName = types.StringValue(rendered.ResourceName)
+	selector, d := types.MapValueFrom(ctx, types.StringType, rendered.NodeSelector)
+	diags.Append(d...)
+	m.NodeSelector = selector
+	tolerations := make([]attr.Value, 0, len(rendered.Tolerations))
+	for _, t := range rendered.Tolerations {
+		obj, d := types.ObjectValue(tolerationAttrTypes, map[string]attr.Value{
+			"key": types.StringValue(t.Key), "operator": types.StringValue(string(t.Operator)),
+			"value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
+		})
+		diags.Append(d...)
+		tolerations = append(tolerations, obj)
+	}
+	list, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, tolerations)
+	diags.Append(d...)
+	m.Tolerations = list
+	return diags
+}
+
+func stringList(items []string) types.List {
+	values := make([]attr.Value, len(items))
+	for i, s := range items {
+		values[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, values)
+}
+
+// renderDiagnostics maps render's diagnostics onto attribute paths.
+func renderDiagnostics(in render.Diagnostics) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range in {
+		p := pathOf(d.Path)
+		switch {
+		case d.Severity == render.SeverityWarning && len(d.Path) > 0:
+			out.AddAttributeWarning(p, d.Summary, d.Detail)
+		case d.Severity == render.SeverityWarning:
+			out.AddWarning(d.Summary, d.Detail)
+		case len(d.Path) > 0:
+			out.AddAttributeError(p, d.Summary, d.Detail)
+		default:
+			out.AddError(d.Summary, d.Detail)
+		}
+	}
+	return out
+}
+
+var _ = resource.RequiresReplace

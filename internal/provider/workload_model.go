@@ -1,0 +1,317 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// workloadModel is gpu_workload's Terraform data.
+type workloadModel struct {
+	ID                 types.String   `tfsdk:"id"`
+	Name               types.String   `tfsdk:"name"`
+	Namespace          types.String   `tfsdk:"namespace"`
+	Kind               types.String   `tfsdk:"kind"`
+	Cloud              types.String   `tfsdk:"cloud"`
+	Replicas           types.Int64    `tfsdk:"replicas"`
+	Image              types.String   `tfsdk:"image"`
+	Command            types.List     `tfsdk:"command"`
+	Args               types.List     `tfsdk:"args"`
+	Env                types.Map      `tfsdk:"env"`
+	Ports              types.List     `tfsdk:"ports"`
+	ServiceAccountName types.String   `tfsdk:"service_account_name"`
+	Labels             types.Map      `tfsdk:"labels"`
+	Annotations        types.Map      `tfsdk:"annotations"`
+	PodLabels          types.Map      `tfsdk:"pod_labels"`
+	PodAnnotations     types.Map      `tfsdk:"pod_annotations"`
+	GPU                types.Object   `tfsdk:"gpu"`
+	Size               types.String   `tfsdk:"size"`
+	CPU                types.String   `tfsdk:"cpu"`
+	Memory             types.String   `tfsdk:"memory"`
+	ShmSize            types.String   `tfsdk:"shm_size"`
+	IPCLock            types.Bool     `tfsdk:"ipc_lock"`
+	Spot               types.Bool     `tfsdk:"spot"`
+	ModelCache         types.Object   `tfsdk:"model_cache"`
+	StartupProbe       types.Object   `tfsdk:"startup_probe"`
+	LivenessProbe      types.Object   `tfsdk:"liveness_probe"`
+	ReadinessProbe     types.Object   `tfsdk:"readiness_probe"`
+	Job                types.Object   `tfsdk:"job"`
+	Apply              types.Bool     `tfsdk:"apply"`
+	WaitFor            types.String   `tfsdk:"wait_for"`
+	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	UID                types.String   `tfsdk:"uid"`
+	Manifest           types.String   `tfsdk:"manifest"`
+	ResourceName       types.String   `tfsdk:"resource_name"`
+	NodeSelector       types.Map      `tfsdk:"node_selector"`
+	Tolerations        types.List     `tfsdk:"tolerations"`
+	ScheduledNodes     types.List     `tfsdk:"scheduled_nodes"`
+}
+
+type gpuModel struct {
+	Count            types.Int64  `tfsdk:"count"`
+	Requests         types.Int64  `tfsdk:"requests"`
+	Accelerator      types.String `tfsdk:"accelerator"`
+	Accelerators     types.List   `tfsdk:"accelerators"`
+	Partition        types.String `tfsdk:"partition"`
+	MIGStrategy      types.String `tfsdk:"mig_strategy"`
+	Sharing          types.String `tfsdk:"sharing"`
+	MaxSharedClients types.Int64  `tfsdk:"max_shared_clients"`
+	DRA              types.Object `tfsdk:"dra"`
+}
+
+type draModel struct {
+	DeviceClass types.String `tfsdk:"device_class"`
+	Selectors   types.List   `tfsdk:"selectors"`
+}
+
+type modelCacheModel struct {
+	ClaimName    types.String `tfsdk:"claim_name"`
+	Size         types.String `tfsdk:"size"`
+	StorageClass types.String `tfsdk:"storage_class"`
+	AccessMode   types.String `tfsdk:"access_mode"`
+	MountPath    types.String `tfsdk:"mount_path"`
+	ReadOnly     types.Bool   `tfsdk:"read_only"`
+}
+
+type probeModel struct {
+	HTTPPath            types.String `tfsdk:"http_path"`
+	Port                types.Int64  `tfsdk:"port"`
+	TCPPort             types.Int64  `tfsdk:"tcp_port"`
+	Exec                types.List   `tfsdk:"exec"`
+	InitialDelaySeconds types.Int64  `tfsdk:"initial_delay_seconds"`
+	PeriodSeconds       types.Int64  `tfsdk:"period_seconds"`
+	TimeoutSeconds      types.Int64  `tfsdk:"timeout_seconds"`
+	FailureThreshold    types.Int64  `tfsdk:"failure_threshold"`
+}
+
+type jobModel struct {
+	BackoffLimit            types.Int64 `tfsdk:"backoff_limit"`
+	ActiveDeadlineSeconds   types.Int64 `tfsdk:"active_deadline_seconds"`
+	TTLSecondsAfterFinished types.Int64 `tfsdk:"ttl_seconds_after_finished"`
+	Completions             types.Int64 `tfsdk:"completions"`
+	Parallelism             types.Int64 `tfsdk:"parallelism"`
+}
+
+var tolerationAttrTypes = map[string]attr.Type{
+	"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
+}
+
+// converter turns Terraform values into render inputs, collecting
+// diagnostics. Unknown values become zero values: render skips rules that
+// need them, and the manifest stays unknown until they are known.
+type converter struct {
+	ctx     context.Context
+	diags   diag.Diagnostics
+	unknown bool
+}
+
+func (c *converter) str(v types.String) string {
+	if v.IsUnknown() {
+		c.unknown = true
+	}
+	return v.ValueString()
+}
+
+func (c *converter) boolean(v types.Bool) bool {
+	if v.IsUnknown() {
+		c.unknown = true
+	}
+	return v.ValueBool()
+}
+
+func (c *converter) int64(v types.Int64) int64 {
+	if v.IsUnknown() {
+		c.unknown = true
+	}
+	return v.ValueInt64()
+}
+
+func (c *converter) optInt32(v types.Int64) *int32 {
+	if v.IsNull() || v.IsUnknown() {
+		c.unknown = c.unknown || v.IsUnknown()
+		return nil
+	}
+	n := int32(v.ValueInt64())
+	return &n
+}
+
+func (c *converter) optInt64(v types.Int64) *int64 {
+	if v.IsNull() || v.IsUnknown() {
+		c.unknown = c.unknown || v.IsUnknown()
+		return nil
+	}
+	n := v.ValueInt64()
+	return &n
+}
+
+func (c *converter) strings(v types.List) []string {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	var out []string
+	c.diags.Append(v.ElementsAs(c.ctx, &out, true)...)
+	return out
+}
+
+func (c *converter) int32s(v types.List) []int32 {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	var wide []int64
+	c.diags.Append(v.ElementsAs(c.ctx, &wide, true)...)
+	out := make([]int32, len(wide))
+	for i, n := range wide {
+		out[i] = int32(n)
+	}
+	return out
+}
+
+func (c *converter) stringMap(v types.Map) map[string]string {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := map[string]string{}
+	c.diags.Append(v.ElementsAs(c.ctx, &out, true)...)
+	return out
+}
+
+// object decodes a nested object; it reports false when null or unknown.
+func (c *converter) object(v types.Object, target any) bool {
+	if v.IsUnknown() {
+		c.unknown = true
+		return false
+	}
+	if v.IsNull() {
+		return false
+	}
+	c.diags.Append(v.As(c.ctx, target, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	return true
+}
+
+// toWorkload converts the plan or state into render's input. defaultCloud
+// is the provider's default_cloud.
+func (c *converter) toWorkload(m workloadModel, defaultCloud string) render.Workload {
+	w := render.Workload{
+		Name:               c.str(m.Name),
+		Namespace:          c.str(m.Namespace),
+		Kind:               c.str(m.Kind),
+		Cloud:              c.str(m.Cloud),
+		Replicas:           c.optInt32(m.Replicas),
+		Image:              c.str(m.Image),
+		Command:            c.strings(m.Command),
+		Args:               c.strings(m.Args),
+		Env:                c.stringMap(m.Env),
+		Ports:              c.int32s(m.Ports),
+		ServiceAccountName: c.str(m.ServiceAccountName),
+		Labels:             c.stringMap(m.Labels),
+		Annotations:        c.stringMap(m.Annotations),
+		PodLabels:          c.stringMap(m.PodLabels),
+		PodAnnotations:     c.stringMap(m.PodAnnotations),
+		Size:               c.str(m.Size),
+		CPU:                c.str(m.CPU),
+		Memory:             c.str(m.Memory),
+		ShmSize:            c.str(m.ShmSize),
+		IPCLock:            c.boolean(m.IPCLock),
+		Spot:               c.boolean(m.Spot),
+		GPU:                c.gpu(m.GPU),
+		ModelCache:         c.modelCache(m.ModelCache),
+		StartupProbe:       c.probe(m.StartupProbe),
+		LivenessProbe:      c.probe(m.LivenessProbe),
+		ReadinessProbe:     c.probe(m.ReadinessProbe),
+		Job:                c.job(m.Job),
+	}
+	if w.Kind == "" && !m.Kind.IsUnknown() {
+		w.Kind = render.KindDeployment
+	}
+	if w.Cloud == "" && !m.Cloud.IsUnknown() {
+		w.Cloud = defaultCloud
+	}
+	return w
+}
+
+func (c *converter) gpu(v types.Object) render.GPU {
+	var g gpuModel
+	if !c.object(v, &g) {
+		return render.GPU{}
+	}
+	out := render.GPU{
+		Count:            c.int64(g.Count),
+		Requests:         c.optInt64(g.Requests),
+		Accelerator:      c.str(g.Accelerator),
+		Accelerators:     c.strings(g.Accelerators),
+		Partition:        c.str(g.Partition),
+		MIGStrategy:      c.str(g.MIGStrategy),
+		Sharing:          c.str(g.Sharing),
+		MaxSharedClients: c.int64(g.MaxSharedClients),
+	}
+	var d draModel
+	if c.object(g.DRA, &d) {
+		out.DRA = &render.DRA{DeviceClass: c.str(d.DeviceClass), Selectors: c.strings(d.Selectors)}
+	}
+	return out
+}
+
+func (c *converter) modelCache(v types.Object) *render.ModelCache {
+	var m modelCacheModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.ModelCache{
+		ClaimName:    c.str(m.ClaimName),
+		Size:         c.str(m.Size),
+		StorageClass: c.str(m.StorageClass),
+		AccessMode:   c.str(m.AccessMode),
+		MountPath:    c.str(m.MountPath),
+		ReadOnly:     c.boolean(m.ReadOnly),
+	}
+}
+
+func (c *converter) probe(v types.Object) *render.Probe {
+	var p probeModel
+	if !c.object(v, &p) {
+		return nil
+	}
+	return &render.Probe{
+		HTTPPath:            c.str(p.HTTPPath),
+		Port:                int32(c.int64(p.Port)),
+		TCPPort:             int32(c.int64(p.TCPPort)),
+		Exec:                c.strings(p.Exec),
+		InitialDelaySeconds: c.optInt32(p.InitialDelaySeconds),
+		PeriodSeconds:       c.optInt32(p.PeriodSeconds),
+		TimeoutSeconds:      c.optInt32(p.TimeoutSeconds),
+		FailureThreshold:    c.optInt32(p.FailureThreshold),
+	}
+}
+
+func (c *converter) job(v types.Object) *render.JobControls {
+	var j jobModel
+	if !c.object(v, &j) {
+		return nil
+	}
+	return &render.JobControls{
+		BackoffLimit:            c.optInt32(j.BackoffLimit),
+		ActiveDeadlineSeconds:   c.optInt64(j.ActiveDeadlineSeconds),
+		TTLSecondsAfterFinished: c.optInt32(j.TTLSecondsAfterFinished),
+		Completions:             c.optInt32(j.Completions),
+		Parallelism:             c.optInt32(j.Parallelism),
+	}
+}
