@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -71,18 +72,16 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.planCloud(ctx, req, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	conv := &converter{ctx: ctx}
 	w := conv.toWorkload(plan, r.defaultCloud())
 	resp.Diagnostics.Append(conv.diags...)
 	resp.Diagnostics.Append(renderDiagnostics(render.Validate(w))...)
 	if resp.Diagnostics.HasError() {
 		return
-	}
-	if !plan.Cloud.IsUnknown() && w.Cloud != "" {
-		plan.Cloud = types.StringValue(w.Cloud)
-	}
-	if !plan.Kind.IsUnknown() {
-		plan.Kind = types.StringValue(w.Kind)
 	}
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if conv.unknown {
@@ -95,11 +94,17 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	resp.Diagnostics.Append(setRenderedOutputs(ctx, &plan, rendered)...)
-	if !plan.Apply.ValueBool() {
+	if rendered.DRAAPIVersionAssumed && plan.Apply.ValueBool() {
+		// The resource.k8s.io version depends on the server, asked at apply.
+		plan.Manifest = types.StringUnknown()
+	}
+	switch {
+	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")
 		plan.ScheduledNodes = types.ListValueMust(types.StringType, nil)
-	} else if stateUnchanged(ctx, req, plan) {
-		plan.ScheduledNodes = priorScheduledNodes(ctx, req)
+	case manifestChanged(ctx, req, plan):
+		// Drift repairs and changes may move pods; only apply knows where.
+		plan.ScheduledNodes = types.ListUnknown(types.StringType)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
@@ -182,6 +187,38 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.defaultCloud())...)
+}
+
+// planCloud fills cloud from the provider's default_cloud when the
+// configuration leaves it out; one of the two is required.
+func (r *workloadResource) planCloud(ctx context.Context, req resource.ModifyPlanRequest, plan *workloadModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var configured types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configured)...)
+	if diags.HasError() || !configured.IsNull() {
+		return diags
+	}
+	if r.defaultCloud() == "" {
+		diags.AddAttributeError(path.Root("cloud"), "Missing cloud",
+			"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
+				markdownList(render.CloudNames())+".")
+		return diags
+	}
+	plan.Cloud = types.StringValue(r.defaultCloud())
+	return diags
+}
+
+// manifestChanged reports whether the planned manifest differs from the
+// one in state, which also covers drift the refresh found.
+func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan workloadModel) bool {
+	if req.State.Raw.IsNull() {
+		return true
+	}
+	var state workloadModel
+	if diags := req.State.Get(ctx, &state); diags.HasError() {
+		return true
+	}
+	return !state.Manifest.Equal(plan.Manifest)
 }
 
 func workloadID(namespace, name string) string {

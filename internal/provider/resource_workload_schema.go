@@ -6,13 +6,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -57,6 +57,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`.",
 			Optional:            true,
 			Computed:            true,
+			Default:             stringdefault.StaticString(render.KindDeployment),
 			Validators:          []validator.String{stringvalidator.OneOf(render.KindNames()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -109,10 +110,10 @@ func workloadAttributes() map[string]schema.Attribute {
 		"pod_annotations": stringMap("Annotations on the pods."),
 		"gpu":             gpuAttribute(),
 		"size": schema.StringAttribute{
-			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizePresetNames()) +
+			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizeNames()) +
 				". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it.",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.SizePresetNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(render.SizeNames()...)},
 		},
 		"cpu": schema.StringAttribute{
 			MarkdownDescription: "CPU request of the container (a Kubernetes quantity, e.g. `8` or `7500m`). No CPU limit is " +
@@ -253,9 +254,9 @@ func gpuAttribute() schema.SingleNestedAttribute {
 				Validators: []validator.String{stringvalidator.OneOf(render.MIGStrategyNames()...)},
 			},
 			"sharing": schema.StringAttribute{
-				MarkdownDescription: "GPU sharing the pods accept: one of " + markdownList(render.SharingModeNames()) + ".",
+				MarkdownDescription: "GPU sharing the pods accept: one of " + markdownList(render.SharingNames()) + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(render.SharingModeNames()...)},
+				Validators:          []validator.String{stringvalidator.OneOf(render.SharingNames()...)},
 			},
 			"max_shared_clients": schema.Int64Attribute{
 				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",
@@ -295,8 +296,6 @@ func modelCacheAttribute() schema.SingleNestedAttribute {
 			"mount_path": schema.StringAttribute{Optional: true, MarkdownDescription: "Mount path (default `/models`)."},
 			"read_only":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Mount read-only."},
 		},
-		Validators: []validator.Object{objectvalidator.AtLeastOneOf(
-			path.MatchRelative().AtName("claim_name"), path.MatchRelative().AtName("size"))},
 	}
 }
 
