@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -74,8 +75,24 @@ func (c *Client) resourceFor(ref ObjectRef) (dynamic.ResourceInterface, error) {
 
 // ConflictError reports fields owned by another server-side apply manager.
 type ConflictError struct {
-	Ref     ObjectRef
-	Message string
+	Ref      ObjectRef
+	Message  string
+	Managers []string
+}
+
+var conflictManager = regexp.MustCompile(`conflict with "([^"]+)"`)
+
+func newConflictError(ref ObjectRef, err error) *ConflictError {
+	msg := err.Error()
+	seen := map[string]bool{}
+	var managers []string
+	for _, m := range conflictManager.FindAllStringSubmatch(msg, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			managers = append(managers, m[1])
+		}
+	}
+	return &ConflictError{Ref: ref, Message: msg, Managers: managers}
 }
 
 func (e *ConflictError) Error() string {
@@ -83,9 +100,60 @@ func (e *ConflictError) Error() string {
 		"to take them over, or stop the other manager from setting them", e.Ref, e.Message)
 }
 
-// Apply server-side applies a typed object (TypeMeta must be set) and
-// returns the object as the server stored it.
-func (c *Client) Apply(ctx context.Context, obj runtime.Object, force bool) (*unstructured.Unstructured, error) {
+// ApplyResult is the object as the server stored it, and the managers whose
+// imperative edits were overwritten to repair drift.
+type ApplyResult struct {
+	Object   *unstructured.Unstructured
+	TookBack []string
+}
+
+// Apply server-side applies a typed object (TypeMeta must be set).
+//
+// Conflicts are resolved by who caused them. Fields changed imperatively
+// (kubectl edit, kubectl scale, a script's PUT) are drift from the Terraform
+// configuration, so they are taken back. Fields owned by another
+// declarative manager (another apply: GitOps, a controller, a second
+// configuration) are reported unless force is set, because overwriting
+// them would start a tug of war.
+func (c *Client) Apply(ctx context.Context, obj runtime.Object, force bool) (*ApplyResult, error) {
+	live, err := c.apply(ctx, obj, force)
+	var conflict *ConflictError
+	if force || !errors.As(err, &conflict) {
+		return &ApplyResult{Object: live}, err
+	}
+	imperative, checkErr := c.onlyImperative(ctx, conflict)
+	if checkErr != nil || !imperative {
+		return nil, err
+	}
+	live, err = c.apply(ctx, obj, true)
+	return &ApplyResult{Object: live, TookBack: conflict.Managers}, err
+}
+
+// onlyImperative reports whether every conflicting manager wrote its fields
+// with an Update (not an Apply) operation.
+func (c *Client) onlyImperative(ctx context.Context, conflict *ConflictError) (bool, error) {
+	if len(conflict.Managers) == 0 {
+		return false, nil
+	}
+	live, err := c.Get(ctx, conflict.Ref)
+	if err != nil || live == nil {
+		return false, err
+	}
+	ops := map[string]metav1.ManagedFieldsOperationType{}
+	for _, entry := range live.GetManagedFields() {
+		if entry.Operation == metav1.ManagedFieldsOperationApply || ops[entry.Manager] == "" {
+			ops[entry.Manager] = entry.Operation
+		}
+	}
+	for _, m := range conflict.Managers {
+		if ops[m] != metav1.ManagedFieldsOperationUpdate {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (c *Client) apply(ctx context.Context, obj runtime.Object, force bool) (*unstructured.Unstructured, error) {
 	ref, err := RefOf(obj)
 	if err != nil {
 		return nil, err
@@ -160,7 +228,7 @@ func (c *Client) explain(ref ObjectRef, verb string, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
-		return &ConflictError{Ref: ref, Message: err.Error()}
+		return newConflictError(ref, err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%s %s was forbidden by the API server at %s: %w. Grant the provider's identity "+
 			"this verb on this resource (see the RBAC guide)", verb, ref, c.Host, err)

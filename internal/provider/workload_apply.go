@@ -31,8 +31,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			"\n\nTo only render the manifest (GitOps), set apply = false.")
 		return
 	}
-	rendered, ok := renderForServer(ctx, client, *plan, r.defaultCloud(), diags)
+	rendered, w, ok := renderForServer(ctx, client, *plan, r.defaultCloud(), diags)
 	if !ok {
+		return
+	}
+	if !annotateSpec(rendered, w, *plan, diags) {
 		return
 	}
 	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
@@ -62,23 +65,37 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 
 // renderForServer renders with the server's version, which decides the
 // resource.k8s.io API version of DRA objects.
-func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, bool) {
-	version, err := client.ServerVersion(ctx)
-	if err != nil {
-		diags.AddError("Cannot reach the cluster", err.Error())
-		return nil, false
-	}
-	sv := render.ServerVersion{Major: version.Major, Minor: version.Minor}
+func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, render.Workload, bool) {
 	conv := &converter{ctx: ctx}
 	w := conv.toWorkload(m, defaultCloud)
 	diags.Append(conv.diags...)
-	diags.Append(renderDiagnostics(render.ServerVersionCheck(w, sv))...)
-	if diags.HasError() {
-		return nil, false
+	version, err := client.ServerVersion(ctx)
+	if err != nil {
+		diags.AddError("Cannot reach the cluster", err.Error())
+		return nil, w, false
 	}
+	// Render also runs render.ServerVersionCheck when given a version.
+	sv := render.ServerVersion{Major: version.Major, Minor: version.Minor}
 	rendered, rdiags := render.Render(w, render.Options{ServerVersion: &sv})
 	diags.Append(renderDiagnostics(rdiags)...)
-	return rendered, !diags.HasError()
+	return rendered, w, !diags.HasError()
+}
+
+// annotateSpec records the intent on the workload object, for import.
+func annotateSpec(rendered *render.Rendered, w render.Workload, m workloadModel, diags *diag.Diagnostics) bool {
+	spec, err := encodeSpec(w, m)
+	if err != nil {
+		diags.AddError("Cannot encode the workload spec", err.Error())
+		return false
+	}
+	main := rendered.Objects[len(rendered.Objects)-1]
+	annotations := map[string]string{}
+	for k, v := range main.GetAnnotations() {
+		annotations[k] = v
+	}
+	annotations[specAnnotation] = spec
+	main.SetAnnotations(annotations)
+	return true
 }
 
 // applyObjects applies in render order (claims and templates before the
@@ -92,12 +109,17 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *render.Ren
 		runtime.Object
 	}
 	for _, obj := range rendered.Objects {
-		live, err := client.Apply(ctx, obj, force)
+		result, err := client.Apply(ctx, obj, force)
 		if err != nil {
 			diags.AddError("Server-side apply failed", err.Error())
 			return nil, false
 		}
-		last = live
+		if len(result.TookBack) > 0 {
+			ref, _ := kube.RefOf(obj)
+			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; "+
+				"they were set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
+		}
+		last = result.Object
 	}
 	return last, last != nil
 }
@@ -138,6 +160,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 	if !ok {
 		return false, diags
 	}
+	diags.Append(setRenderedOutputs(ctx, state, rendered)...)
 	projected := make([]map[string]any, 0, len(rendered.Objects))
 	for i, obj := range rendered.Objects {
 		ref, err := kube.RefOf(obj)
@@ -174,6 +197,15 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 		return false, diags
 	}
 	state.Manifest = types.StringValue(manifest)
+	if state.ScheduledNodes.IsNull() || state.ScheduledNodes.IsUnknown() {
+		// Just imported: record where the pods run, as apply would.
+		nodes, err := client.ScheduledNodes(ctx, state.Namespace.ValueString(), podSelector(rendered))
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		state.ScheduledNodes = stringList(nodes)
+	}
 	return false, diags
 }
 
@@ -183,7 +215,8 @@ func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, de
 	conv := &converter{ctx: ctx}
 	w := conv.toWorkload(m, defaultCloud)
 	if w.GPU.DRA != nil {
-		return renderForServer(ctx, client, m, defaultCloud, diags)
+		rendered, _, ok := renderForServer(ctx, client, m, defaultCloud, diags)
+		return rendered, ok
 	}
 	rendered, rdiags := render.Render(w, render.Options{})
 	diags.Append(renderDiagnostics(rdiags)...)
@@ -327,4 +360,3 @@ func renderDiagnostics(in render.Diagnostics) diag.Diagnostics {
 	}
 	return out
 }
-

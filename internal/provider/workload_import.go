@@ -1,0 +1,194 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+var _ resource.ResourceWithImportState = &workloadResource{}
+
+// specAnnotation records, on the applied Deployment or Job, the GPU intent it
+// was rendered from. Import reads it back: a rendered object alone cannot say
+// which of its selectors were the user's intent and which the cloud's rules.
+const specAnnotation = "gpu.gpuform.io/spec"
+
+// workloadSpec is the annotation's content: the intent plus the attributes
+// that only steer Terraform.
+type workloadSpec struct {
+	Workload render.Workload `json:"workload"`
+	WaitFor  string          `json:"wait_for,omitempty"`
+	Force    bool            `json:"force_conflicts,omitempty"`
+}
+
+func encodeSpec(w render.Workload, m workloadModel) (string, error) {
+	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool()})
+	return string(b), err
+}
+
+// ImportState imports `<namespace>/<name>` of a Deployment or Job that
+// gpu_workload applied.
+func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	namespace, name, ok := strings.Cut(req.ID, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+		return
+	}
+	spec, found, err := readSpec(ctx, client, namespace, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+		return
+	}
+	if !found {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment or Job %s/%s carries the "+
+			"%s annotation that gpu_workload writes. Only workloads applied by this provider can be imported: "+
+			"their GPU intent cannot be recovered from rendered selectors alone.", namespace, name, specAnnotation))
+		return
+	}
+	model, diags := modelFromSpec(ctx, spec)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}
+
+func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (workloadSpec, bool, error) {
+	kinds := []schema.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+	}
+	for _, gvk := range kinds {
+		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
+		if err != nil {
+			return workloadSpec{}, false, err
+		}
+		raw, ok := live.GetAnnotations()[specAnnotation]
+		if live == nil || !ok {
+			continue
+		}
+		var spec workloadSpec
+		if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+			return workloadSpec{}, false, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
+		}
+		return spec, true, nil
+	}
+	return workloadSpec{}, false, nil
+}
+
+// modelFromSpec is the inverse of converter.toWorkload. Zero values become
+// null, matching a configuration that leaves the attribute out.
+func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	w := spec.Workload
+	attrs := workloadAttributes()
+	m := workloadModel{
+		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
+		Name:               types.StringValue(w.Name),
+		Namespace:          types.StringValue(w.Namespace),
+		Kind:               types.StringValue(w.Kind),
+		Cloud:              types.StringValue(w.Cloud),
+		Replicas:           nullableInt32(w.Replicas),
+		Image:              types.StringValue(w.Image),
+		Command:            nullableStrings(w.Command),
+		Args:               nullableStrings(w.Args),
+		Env:                nullableMap(w.Env),
+		Ports:              nullableInt32s(w.Ports),
+		ServiceAccountName: nullableString(w.ServiceAccountName),
+		Labels:             nullableMap(w.Labels),
+		Annotations:        nullableMap(w.Annotations),
+		PodLabels:          nullableMap(w.PodLabels),
+		PodAnnotations:     nullableMap(w.PodAnnotations),
+		Size:               nullableString(w.Size),
+		CPU:                nullableString(w.CPU),
+		Memory:             nullableString(w.Memory),
+		ShmSize:            nullableString(w.ShmSize),
+		IPCLock:            nullableBool(w.IPCLock),
+		Spot:               nullableBool(w.Spot),
+		Apply:              types.BoolValue(true),
+		WaitFor:            nullableString(spec.WaitFor),
+		ForceConflicts:     nullableBool(spec.Force),
+		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
+		UID:                types.StringUnknown(),
+		Manifest:           types.StringUnknown(),
+		ResourceName:       types.StringUnknown(),
+		NodeSelector:       types.MapUnknown(types.StringType),
+		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tolerationAttrTypes}),
+		ScheduledNodes:     types.ListNull(types.StringType),
+	}
+	m.GPU = objectFrom(ctx, attrs["gpu"], gpuModelFrom(ctx, w.GPU, attrs), &diags)
+	m.ModelCache = nullableObject(ctx, attrs["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
+	m.StartupProbe = nullableObject(ctx, attrs["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
+	m.LivenessProbe = nullableObject(ctx, attrs["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
+	m.ReadinessProbe = nullableObject(ctx, attrs["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
+	m.Job = nullableObject(ctx, attrs["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
+	return m, diags
+}
+
+var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
+
+func gpuModelFrom(ctx context.Context, g render.GPU, attrs map[string]schemaAttribute) gpuModel {
+	out := gpuModel{
+		Count:            types.Int64Value(g.Count),
+		Requests:         nullableInt64(g.Requests),
+		Accelerator:      nullableString(g.Accelerator),
+		Accelerators:     nullableStrings(g.Accelerators),
+		Partition:        nullableString(g.Partition),
+		MIGStrategy:      nullableString(g.MIGStrategy),
+		Sharing:          nullableString(g.Sharing),
+		MaxSharedClients: types.Int64Null(),
+	}
+	if g.MaxSharedClients != 0 {
+		out.MaxSharedClients = types.Int64Value(g.MaxSharedClients)
+	}
+	draType := nestedAttrType(attrs["gpu"], "dra")
+	out.DRA = types.ObjectNull(draType)
+	if g.DRA != nil {
+		obj, _ := types.ObjectValueFrom(ctx, draType, draModel{
+			DeviceClass: nullableString(g.DRA.DeviceClass), Selectors: nullableStrings(g.DRA.Selectors),
+		})
+		out.DRA = obj
+	}
+	return out
+}
+
+func modelCacheFrom(c *render.ModelCache) modelCacheModel {
+	return modelCacheModel{
+		ClaimName: nullableString(c.ClaimName), Size: nullableString(c.Size), StorageClass: nullableString(c.StorageClass),
+		AccessMode: nullableString(c.AccessMode), MountPath: nullableString(c.MountPath), ReadOnly: nullableBool(c.ReadOnly),
+	}
+}
+
+func probeFrom(p *render.Probe) probeModel {
+	return probeModel{
+		HTTPPath: nullableString(p.HTTPPath), Port: nullableInt64Of(int64(p.Port)), TCPPort: nullableInt64Of(int64(p.TCPPort)),
+		Exec: nullableStrings(p.Exec), InitialDelaySeconds: nullableInt32(p.InitialDelaySeconds),
+		PeriodSeconds: nullableInt32(p.PeriodSeconds), TimeoutSeconds: nullableInt32(p.TimeoutSeconds),
+		FailureThreshold: nullableInt32(p.FailureThreshold),
+	}
+}
+
+func jobFrom(j *render.JobControls) jobModel {
+	return jobModel{
+		BackoffLimit: nullableInt32(j.BackoffLimit), ActiveDeadlineSeconds: nullableInt64(j.ActiveDeadlineSeconds),
+		TTLSecondsAfterFinished: nullableInt32(j.TTLSecondsAfterFinished), Completions: nullableInt32(j.Completions),
+		Parallelism: nullableInt32(j.Parallelism),
+	}
+}

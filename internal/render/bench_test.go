@@ -1,0 +1,52 @@
+package render
+
+import "testing"
+
+// benchWorkload is a realistic deployment: preference list, probes, cache,
+// shm, env and metadata.
+func benchWorkload(b *testing.B) Workload {
+	for _, c := range goldenCases() {
+		if c.cloud == string(CloudGKE) && c.name == "full-featured" {
+			return c.workload
+		}
+	}
+	b.Fatal("full-featured golden case missing")
+	return Workload{}
+}
+
+func BenchmarkRenderDeployment(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, diags := Render(w, Options{}); r == nil || diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if diags := Validate(w); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkBuildWithoutManifest isolates object construction from YAML
+// encoding, to show where Render's time goes.
+func BenchmarkBuildWithoutManifest(b *testing.B) {
+	w := benchWorkload(b)
+	in, _ := validate(w, true)
+	cloud, _ := ParseCloud(w.Cloud)
+	b.ReportAllocs()
+	for b.Loop() {
+		place := profileFor(cloud).place(in)
+		nodeSelector, affinity := nodeScheduling(place)
+		r := &Rendered{NodeSelector: nodeSelector, Affinity: affinity, Tolerations: normalizeTolerations(place.tolerations)}
+		if _, ok := podTemplate(w, in, place, r); !ok {
+			b.Fatal("podTemplate failed")
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package render
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCatalogSortedAndUnique(t *testing.T) {
+	names := AcceleratorNames()
+	if !slices.IsSorted(names) {
+		t.Fatalf("catalog must be sorted by name (lookupAccelerator binary-searches it): %v", names)
+	}
+	if len(slices.Compact(slices.Clone(names))) != len(names) {
+		t.Fatalf("duplicate names: %v", names)
+	}
+	for _, want := range []string{"t4", "v100-16gb", "v100-32gb", "a10g", "l4", "l40s", "a100-40gb", "a100-80gb", "a30", "h100-80gb", "h200", "b200"} {
+		if _, ok := LookupAccelerator(want); !ok {
+			t.Errorf("catalog misses %q", want)
+		}
+	}
+	if _, ok := LookupAccelerator("A100-40GB"); ok {
+		t.Error("lookup must be exact (lower case ids)")
+	}
+}
+
+func TestCatalogEntriesAreComplete(t *testing.T) {
+	for _, a := range Accelerators() {
+		if a.DisplayName == "" || a.MemoryMiB <= 0 || len(a.GFDProducts) == 0 {
+			t.Errorf("%s: display name, memory and GFD products are required", a.Name)
+		}
+		if _, ok := LookupSize(a.DefaultSize); !ok {
+			t.Errorf("%s: default size %q is not a preset", a.Name, a.DefaultSize)
+		}
+		for _, p := range a.MIGProfiles {
+			if p.InstancesPerGPU < 1 || p.InstancesPerGPU > 7 {
+				t.Errorf("%s %s: instances per GPU %d out of 1..7", a.Name, p.Name, p.InstancesPerGPU)
+			}
+			if strings.Contains(p.Name, "+") {
+				t.Errorf("%s %s: the device plugin does not advertise +me profiles", a.Name, p.Name)
+			}
+		}
+	}
+}
+
+// Two models with the same AWS GPU name (or EKS label) must be told apart by
+// memory (or instance type), or placement would pick the wrong one.
+func TestCatalogAWSAmbiguitiesAreResolvable(t *testing.T) {
+	byGPUName := map[string][]Accelerator{}
+	byEKSLabel := map[string][]Accelerator{}
+	for _, a := range Accelerators() {
+		if a.AWSGPUName != "" {
+			byGPUName[a.AWSGPUName] = append(byGPUName[a.AWSGPUName], a)
+		}
+		if a.EKSAccelerator != "" {
+			byEKSLabel[a.EKSAccelerator] = append(byEKSLabel[a.EKSAccelerator], a)
+		}
+	}
+	for name, models := range byGPUName {
+		if len(models) < 2 {
+			continue
+		}
+		seen := map[int64]bool{}
+		for _, a := range models {
+			if a.AWSGPUMemoryMiB == 0 || seen[a.AWSGPUMemoryMiB] {
+				t.Errorf("instance-gpu-name %q is shared; %s needs a distinct AWSGPUMemoryMiB", name, a.Name)
+			}
+			seen[a.AWSGPUMemoryMiB] = true
+		}
+	}
+	for label, models := range byEKSLabel {
+		if len(models) < 2 {
+			continue
+		}
+		for _, a := range models {
+			if len(a.AWSInstanceTypes) == 0 {
+				t.Errorf("EKS label %q is shared; %s needs AWSInstanceTypes", label, a.Name)
+			}
+		}
+	}
+}
+
+func TestCatalogMIGTables(t *testing.T) {
+	a, _ := LookupAccelerator("a100-40gb")
+	p, ok := a.LookupMIGProfile("2g.10gb")
+	if !ok || p.InstancesPerGPU != 3 {
+		t.Fatalf("a100-40gb 2g.10gb: got %+v %v, want 3 per GPU", p, ok)
+	}
+	if got := p.MixedResourceName(); got != "nvidia.com/mig-2g.10gb" {
+		t.Errorf("mixed resource = %q", got)
+	}
+	if got := a.GFDMIGProducts(p); !slices.Contains(got, "NVIDIA-A100-SXM4-40GB-MIG-2g.10gb") {
+		t.Errorf("GFD MIG products = %v", got)
+	}
+	if got := (MIGProfile{Name: "1g.10gb+me"}).MixedResourceName(); got != "nvidia.com/mig-1g.10gb.me" {
+		t.Errorf("+ must become . in resource names, got %q", got)
+	}
+	for _, name := range []string{"t4", "v100-16gb", "v100-32gb", "a10g", "l4", "l40s"} {
+		if a, _ := LookupAccelerator(name); a.OffersMIG() {
+			t.Errorf("%s has no MIG", name)
+		}
+	}
+	want := map[string][]string{
+		"a30":  {"1g.6gb", "2g.12gb", "4g.24gb"},
+		"h200": {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"},
+	}
+	for name, profiles := range want {
+		a, _ := LookupAccelerator(name)
+		if got := a.MIGProfileNames(); !slices.Equal(got, profiles) {
+			t.Errorf("%s profiles = %v, want %v", name, got, profiles)
+		}
+	}
+}
+
+func TestGKEPartitionSizesAreCatalogProfiles(t *testing.T) {
+	for name, sizes := range gkePartitionSizes {
+		a, ok := LookupAccelerator(name)
+		if !ok || len(a.GKEAccelerators) == 0 {
+			t.Errorf("%s: GKE partitions listed for a model GKE does not offer", name)
+		}
+		for _, s := range sizes {
+			if _, ok := a.LookupMIGProfile(s); !ok {
+				t.Errorf("%s: GKE partition %s is not in the catalog", name, s)
+			}
+		}
+	}
+}
+
+func TestAcceleratorsReturnsCopies(t *testing.T) {
+	all := Accelerators()
+	all[0].GFDProducts[0] = "mutated"
+	a, _ := LookupAccelerator(all[0].Name)
+	a.MIGProfiles = nil
+	if again := Accelerators(); again[0].GFDProducts[0] == "mutated" || lookupAccelerator(all[0].Name).MIGProfiles == nil {
+		t.Fatal("callers must not be able to modify the catalog")
+	}
+}

@@ -1,0 +1,124 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Severity says whether a Diagnostic blocks the plan (Error) or only informs
+// (Warning).
+type Severity int
+
+const (
+	// SeverityError makes Validate/Render fail.
+	SeverityError Severity = iota
+	// SeverityWarning is shown to the user but does not fail.
+	SeverityWarning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MapKey marks a Path element that is a key of a map attribute (env, labels,
+// ...), as opposed to a plain string, which is an attribute name. The provider
+// maps string → path.AtName, int → path.AtListIndex, MapKey → path.AtMapKey.
+type MapKey string
+
+// Diagnostic is one finding about a Workload. Path names the Terraform
+// attribute in snake_case exactly as in the schema (e.g. "gpu", "accelerators",
+// 1); an empty Path means the whole resource.
+type Diagnostic struct {
+	Severity Severity
+	Path     []any
+	Summary  string
+	// Detail always says what was wrong and what is allowed instead.
+	Detail string
+}
+
+// PathString renders Path the way Terraform prints it, e.g.
+// gpu.accelerators[1] or env["CUDA_VISIBLE_DEVICES"].
+func (d Diagnostic) PathString() string {
+	var b strings.Builder
+	for _, step := range d.Path {
+		switch v := step.(type) {
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(v)
+		case int:
+			b.WriteString("[" + strconv.Itoa(v) + "]")
+		case MapKey:
+			b.WriteString("[" + strconv.Quote(string(v)) + "]")
+		default:
+			fmt.Fprintf(&b, "[%v]", v)
+		}
+	}
+	return b.String()
+}
+
+// String is for logs and test failures.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s at %s: %s: %s", d.Severity, d.PathString(), d.Summary, d.Detail)
+}
+
+// Diagnostics is an ordered list of findings.
+type Diagnostics []Diagnostic
+
+// HasError reports whether any diagnostic is an error.
+func (ds Diagnostics) HasError() bool {
+	for _, d := range ds {
+		if d.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors returns only the error diagnostics.
+func (ds Diagnostics) Errors() Diagnostics { return ds.bySeverity(SeverityError) }
+
+// Warnings returns only the warning diagnostics.
+func (ds Diagnostics) Warnings() Diagnostics { return ds.bySeverity(SeverityWarning) }
+
+func (ds Diagnostics) bySeverity(s Severity) Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == s {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (ds *Diagnostics) addError(path []any, summary, detail string) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: path, Summary: summary, Detail: detail})
+}
+
+func (ds *Diagnostics) addWarning(path []any, summary, detail string) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: path, Summary: summary, Detail: detail})
+}
+
+func (ds *Diagnostics) merge(more Diagnostics) { *ds = append(*ds, more...) }
+
+// at builds a Path; it exists so call sites read like the attribute they name:
+// at("gpu", "accelerators", 2).
+func at(steps ...any) []any { return steps }
+
+// quoteList formats allowed values for a Detail: "a", "b", "c".
+func quoteList(values []string) string {
+	if len(values) == 0 {
+		return "(none)"
+	}
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = strconv.Quote(v)
+	}
+	return strings.Join(quoted, ", ")
+}

@@ -1,0 +1,165 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ServerVersion is the Kubernetes API server version (major.minor).
+type ServerVersion struct {
+	Major, Minor int
+}
+
+// ParseServerVersion reads the Major/Minor strings of the API server's
+// /version response. Managed services append "+" (EKS and GKE report minor
+// "33+"), so trailing non-digits are ignored.
+func ParseServerVersion(major, minor string) (ServerVersion, error) {
+	ma, err := leadingInt(major)
+	if err != nil {
+		return ServerVersion{}, fmt.Errorf("server major version %q: %w", major, err)
+	}
+	mi, err := leadingInt(minor)
+	if err != nil {
+		return ServerVersion{}, fmt.Errorf("server minor version %q: %w", minor, err)
+	}
+	return ServerVersion{Major: ma, Minor: mi}, nil
+}
+
+func leadingInt(s string) (int, error) {
+	end := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if end == -1 {
+		end = len(s)
+	}
+	if end == 0 {
+		return 0, fmt.Errorf("not a number")
+	}
+	return strconv.Atoi(s[:end])
+}
+
+// AtLeast reports whether v >= major.minor.
+func (v ServerVersion) AtLeast(major, minor int) bool {
+	return v.Major > major || (v.Major == major && v.Minor >= minor)
+}
+
+// String returns "1.33".
+func (v ServerVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// DRA API versions Render can emit.
+const (
+	// DRAAPIVersionV1 is GA DRA (Kubernetes 1.34+): requests wrap their
+	// fields in "exactly".
+	DRAAPIVersionV1 = "resource.k8s.io/v1"
+	// DRAAPIVersionV1beta1 (1.32–1.33) has the fields directly on the
+	// request. Upstream serves beta APIs only with --runtime-config; some
+	// managed services (e.g. EKS 1.33) enable it.
+	DRAAPIVersionV1beta1 = "resource.k8s.io/v1beta1"
+)
+
+// minDRAVersion is the first release with structured-parameters DRA in a
+// version we can render (v1beta1). Older v1alpha2/v1alpha3 shapes are gone.
+var minDRAVersion = ServerVersion{Major: 1, Minor: 32}
+
+// DRAAPIVersion chooses the ResourceClaimTemplate API for a server. With an
+// unknown server (plan time) it assumes v1 and says so, so the provider can
+// tell the user the manifest may change at apply.
+func DRAAPIVersion(v *ServerVersion) (apiVersion string, assumed bool) {
+	if v == nil {
+		return DRAAPIVersionV1, true
+	}
+	if v.AtLeast(1, 34) {
+		return DRAAPIVersionV1, false
+	}
+	return DRAAPIVersionV1beta1, false
+}
+
+// ServerVersionCheck holds the apply-time rules that depend on the cluster
+// version: DRA needs Kubernetes 1.32 or newer.
+func ServerVersionCheck(w Workload, v ServerVersion) Diagnostics {
+	var diags Diagnostics
+	if w.GPU.DRA != nil && !v.AtLeast(minDRAVersion.Major, minDRAVersion.Minor) {
+		diags.addError(at("gpu", "dra"), "Cluster too old for DRA",
+			"The cluster runs Kubernetes "+v.String()+"; GPU requests through Dynamic Resource Allocation need "+
+				minDRAVersion.String()+" or newer (resource.k8s.io/v1beta1 on 1.32–1.33, resource.k8s.io/v1 from 1.34). "+
+				"Allowed: upgrade the cluster, or remove gpu.dra to request nvidia.com/gpu.")
+	}
+	return diags
+}
+
+// draClaimName is the claim's name inside the pod (pod.spec.resourceClaims
+// and container resources.claims must agree).
+const draClaimName = "gpu"
+
+func draClaimTemplateName(w Workload) string { return w.Name + "-gpu" }
+
+func draDeviceClass(d *DRA) string {
+	if d.DeviceClass == "" {
+		return DefaultDeviceClass
+	}
+	return d.DeviceClass
+}
+
+// draClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
+// for exactly count devices of the class, filtered by the CEL selectors.
+func draClaimTemplate(w Workload, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
+	meta.Name = draClaimTemplateName(w)
+	class := draDeviceClass(w.GPU.DRA)
+	if apiVersion == DRAAPIVersionV1beta1 {
+		return &resourcev1beta1.ResourceClaimTemplate{
+			TypeMeta:   metav1.TypeMeta{APIVersion: DRAAPIVersionV1beta1, Kind: "ResourceClaimTemplate"},
+			ObjectMeta: meta,
+			Spec: resourcev1beta1.ResourceClaimTemplateSpec{Spec: resourcev1beta1.ResourceClaimSpec{
+				Devices: resourcev1beta1.DeviceClaim{Requests: []resourcev1beta1.DeviceRequest{{
+					Name:            draClaimName,
+					DeviceClassName: class,
+					Selectors:       draSelectorsV1beta1(w.GPU.DRA.Selectors),
+					AllocationMode:  resourcev1beta1.DeviceAllocationModeExactCount,
+					Count:           count,
+				}}},
+			}},
+		}
+	}
+	return &resourcev1.ResourceClaimTemplate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: DRAAPIVersionV1, Kind: "ResourceClaimTemplate"},
+		ObjectMeta: meta,
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
+			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+				Name: draClaimName,
+				Exactly: &resourcev1.ExactDeviceRequest{
+					DeviceClassName: class,
+					Selectors:       draSelectorsV1(w.GPU.DRA.Selectors),
+					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
+					Count:           count,
+				},
+			}}},
+		}},
+	}
+}
+
+func draSelectorsV1(expressions []string) []resourcev1.DeviceSelector {
+	var out []resourcev1.DeviceSelector
+	for _, e := range expressions {
+		out = append(out, resourcev1.DeviceSelector{CEL: &resourcev1.CELDeviceSelector{Expression: e}})
+	}
+	return out
+}
+
+func draSelectorsV1beta1(expressions []string) []resourcev1beta1.DeviceSelector {
+	var out []resourcev1beta1.DeviceSelector
+	for _, e := range expressions {
+		out = append(out, resourcev1beta1.DeviceSelector{CEL: &resourcev1beta1.CELDeviceSelector{Expression: e}})
+	}
+	return out
+}
+
+// draPodClaims references the template from the pod (flat
+// resourceClaimTemplateName, core/v1 since 1.31).
+func draPodClaims(w Workload) []corev1.PodResourceClaim {
+	template := draClaimTemplateName(w)
+	return []corev1.PodResourceClaim{{Name: draClaimName, ResourceClaimTemplateName: &template}}
+}

@@ -1,0 +1,215 @@
+package render
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Extended resources advertised by the NVIDIA device plugin.
+const (
+	ResourceNvidiaGPU corev1.ResourceName = "nvidia.com/gpu"
+	// ResourceNvidiaGPUShared is what the device plugin advertises for
+	// time-sliced or MPS GPUs when its sharing config sets renameByDefault:
+	// true. We require the renamed resource outside GKE because it makes a
+	// shared slot impossible to confuse with a whole GPU: a pod asking for it
+	// can only land on a node configured for sharing.
+	ResourceNvidiaGPUShared corev1.ResourceName = "nvidia.com/gpu.shared"
+)
+
+// Node labels used by more than one cloud profile.
+const (
+	// labelGFDProduct is set by GPU Feature Discovery (GPU Operator).
+	labelGFDProduct = "nvidia.com/gpu.product"
+	// labelGPUPresent is set by the GPU Operator on nodes with NVIDIA GPUs.
+	labelGPUPresent = "nvidia.com/gpu.present"
+	// labelInstanceType is the well-known Kubernetes label.
+	labelInstanceType = "node.kubernetes.io/instance-type"
+)
+
+// tolerateGPUTaint tolerates the nvidia.com/gpu:NoSchedule taint whatever
+// its value. GKE uses value "present", EKS node groups commonly "true",
+// Karpenter NodePools anything: Exists matches them all.
+func tolerateGPUTaint() corev1.Toleration {
+	return tolerateExists(string(ResourceNvidiaGPU))
+}
+
+func tolerateExists(key string) corev1.Toleration {
+	return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+}
+
+func tolerateEqual(key, value string) corev1.Toleration {
+	return corev1.Toleration{Key: key, Operator: corev1.TolerationOpEqual, Value: value, Effect: corev1.TaintEffectNoSchedule}
+}
+
+// devicePluginMIGRequirement is the node requirement for the NVIDIA device
+// plugin's "single" MIG strategy, used by every cloud except GKE: all GPUs on
+// the node are cut into the same profile and GFD rewrites gpu.product to the
+// MIG form. (Under "mixed" the resource name alone selects the profile.)
+func devicePluginMIGRequirement(a *Accelerator, profile MIGProfile) labelRequirement {
+	return labelRequirement{key: labelGFDProduct, values: a.GFDMIGProducts(profile)}
+}
+
+// devicePluginResource is the resource to request from the NVIDIA device
+// plugin for an intent (every cloud except GKE, which has its own plugin).
+func devicePluginResource(in gpuIntent) corev1.ResourceName {
+	switch {
+	case in.partition != nil && in.migStrategy == MIGStrategyMixed:
+		return corev1.ResourceName(in.partition.MixedResourceName())
+	case in.sharing != "":
+		return ResourceNvidiaGPUShared
+	default:
+		return ResourceNvidiaGPU
+	}
+}
+
+// nodeScheduling turns a placement into pod nodeSelector and node affinity.
+//
+// The rule, applied the same way on every cloud: a constraint with exactly one
+// acceptable value goes into nodeSelector; a constraint with several values
+// (PCIe and SXM product names, several VM sizes, a preference list) goes into
+// requiredDuringScheduling node affinity. nodeSelector is the form every
+// autoscaler and admission webhook understands (GKE Autopilot documents GPU
+// selection with it) and it reads best in a plan diff; affinity is used only
+// where nodeSelector cannot express the constraint. A label key never appears
+// in both.
+func nodeScheduling(p placement) (map[string]string, *corev1.Affinity) {
+	selector := maps.Clone(p.nodeSelector)
+	if selector == nil {
+		selector = map[string]string{}
+	}
+	var affinity *corev1.Affinity
+	switch len(p.acceleratorTerms) {
+	case 0:
+	case 1:
+		var expressions []corev1.NodeSelectorRequirement
+		for _, r := range p.acceleratorTerms[0] {
+			if len(r.values) == 1 {
+				selector[r.key] = r.values[0]
+				continue
+			}
+			expressions = append(expressions, r.expression())
+		}
+		if len(expressions) > 0 {
+			affinity = requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: expressions}})
+		}
+	default:
+		affinity = requiredAffinity(requiredTerms(p.acceleratorTerms))
+		affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = preferredTerms(p.acceleratorTerms)
+	}
+	if len(selector) == 0 {
+		selector = nil
+	}
+	return selector, affinity
+}
+
+func (r labelRequirement) expression() corev1.NodeSelectorRequirement {
+	return corev1.NodeSelectorRequirement{Key: r.key, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(r.values)}
+}
+
+func requiredAffinity(terms []corev1.NodeSelectorTerm) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: terms},
+	}}
+}
+
+// requiredTerms accepts any of the listed accelerators. Node selector terms
+// are ORed, so each accelerator gets its own term; when every accelerator is
+// identified by one label key (GKE, EKS, generic without MIG) the terms
+// collapse into the easier-to-read single "key In (a, b, c)".
+func requiredTerms(accelerators [][]labelRequirement) []corev1.NodeSelectorTerm {
+	if key, ok := singleSharedKey(accelerators); ok {
+		var values []string
+		for _, term := range accelerators {
+			for _, v := range term[0].values {
+				if !slices.Contains(values, v) {
+					values = append(values, v)
+				}
+			}
+		}
+		return []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values},
+		}}}
+	}
+	terms := make([]corev1.NodeSelectorTerm, len(accelerators))
+	for i, term := range accelerators {
+		terms[i] = corev1.NodeSelectorTerm{MatchExpressions: expressions(term)}
+	}
+	return terms
+}
+
+func singleSharedKey(accelerators [][]labelRequirement) (string, bool) {
+	if len(accelerators) == 0 || len(accelerators[0]) != 1 {
+		return "", false
+	}
+	key := accelerators[0][0].key
+	for _, term := range accelerators[1:] {
+		if len(term) != 1 || term[0].key != key {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// preferredTerms makes the scheduler (and node autoscalers that honour
+// preferences) pick earlier entries of a preference list first.
+func preferredTerms(accelerators [][]labelRequirement) []corev1.PreferredSchedulingTerm {
+	terms := make([]corev1.PreferredSchedulingTerm, len(accelerators))
+	for i, term := range accelerators {
+		terms[i] = corev1.PreferredSchedulingTerm{
+			Weight:     preferenceWeight(i, len(accelerators)),
+			Preference: corev1.NodeSelectorTerm{MatchExpressions: expressions(term)},
+		}
+	}
+	return terms
+}
+
+// preferenceWeight gives 100, 80, 60, ... and, for lists longer than five,
+// a smaller step so weights stay strictly descending within 1..100.
+func preferenceWeight(index, total int) int32 {
+	step := 20
+	if total > 5 {
+		step = 100 / total
+	}
+	return int32(max(100-index*step, 1))
+}
+
+func expressions(term []labelRequirement) []corev1.NodeSelectorRequirement {
+	out := make([]corev1.NodeSelectorRequirement, len(term))
+	for i, r := range term {
+		out[i] = r.expression()
+	}
+	return out
+}
+
+// normalizeTolerations removes duplicates and sorts, so the manifest is
+// stable whatever order profiles appended in.
+func normalizeTolerations(in []corev1.Toleration) []corev1.Toleration {
+	out := slices.Clone(in)
+	slices.SortFunc(out, func(a, b corev1.Toleration) int {
+		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Operator, b.Operator),
+			cmp.Compare(a.Value, b.Value), cmp.Compare(a.Effect, b.Effect))
+	})
+	return slices.CompactFunc(out, func(a, b corev1.Toleration) bool {
+		return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect
+	})
+}
+
+// setGPUQuantity writes the GPU count into limits and, identically, into
+// requests. Kubernetes requires extended resources in limits and rejects a
+// request that differs from the limit; writing the request explicitly matches
+// what the API server would default it to, so the live object equals the
+// plan.
+func setGPUQuantity(res *corev1.ResourceRequirements, name corev1.ResourceName, count int64) {
+	if res.Limits == nil {
+		res.Limits = corev1.ResourceList{}
+	}
+	if res.Requests == nil {
+		res.Requests = corev1.ResourceList{}
+	}
+	res.Limits[name] = *resource.NewQuantity(count, resource.DecimalSI)
+	res.Requests[name] = *resource.NewQuantity(count, resource.DecimalSI)
+}

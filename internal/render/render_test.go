@@ -1,0 +1,196 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+)
+
+func mustRender(t *testing.T, w Workload, opts Options) *Rendered {
+	t.Helper()
+	r, diags := Render(w, opts)
+	requireNoErrors(t, diags)
+	return r
+}
+
+func gpuContainer(r *Rendered) corev1.Container {
+	if r.Deployment != nil {
+		return r.Deployment.Spec.Template.Spec.Containers[0]
+	}
+	return r.Job.Spec.Template.Spec.Containers[0]
+}
+
+func TestRenderObjectsInApplyOrder(t *testing.T) {
+	w := validWorkload()
+	w.Cloud, w.GPU = "generic", GPU{Count: 1, DRA: &DRA{}}
+	w.ModelCache = &ModelCache{Size: "10Gi"}
+	r := mustRender(t, w, Options{ServerVersion: &ServerVersion{1, 34}})
+	var kinds []string
+	for _, obj := range r.Objects {
+		kinds = append(kinds, obj.GetObjectKind().GroupVersionKind().Kind)
+	}
+	if !slices.Equal(kinds, []string{"PersistentVolumeClaim", "ResourceClaimTemplate", "Deployment"}) {
+		t.Fatalf("apply order = %v", kinds)
+	}
+	if r.ResourceClaimTemplateV1 == nil || r.ResourceClaimTemplateV1beta1 != nil || r.DRAAPIVersionAssumed {
+		t.Fatal("1.34 must render resource.k8s.io/v1 without assuming")
+	}
+	if r.FieldManager != DefaultFieldManager || r.Deployment.Namespace != DefaultNamespace {
+		t.Fatalf("defaults not applied: %q %q", r.FieldManager, r.Deployment.Namespace)
+	}
+}
+
+func TestRenderDRAHasNoExtendedResource(t *testing.T) {
+	w := validWorkload()
+	w.GPU = GPU{Count: 3, Accelerator: "l4", DRA: &DRA{DeviceClass: "gpu.example.com"}}
+	r := mustRender(t, w, Options{})
+	c := gpuContainer(r)
+	for name := range c.Resources.Limits {
+		if name != corev1.ResourceMemory {
+			t.Errorf("DRA pod must not request %s", name)
+		}
+	}
+	if len(c.Resources.Claims) != 1 || c.Resources.Claims[0].Name != "gpu" {
+		t.Fatalf("claims = %+v", c.Resources.Claims)
+	}
+	pod := r.Deployment.Spec.Template.Spec
+	if len(pod.ResourceClaims) != 1 || *pod.ResourceClaims[0].ResourceClaimTemplateName != "llm-gpu" {
+		t.Fatalf("pod claims = %+v", pod.ResourceClaims)
+	}
+	req := r.ResourceClaimTemplateV1.Spec.Spec.Devices.Requests[0].Exactly
+	if req.Count != 3 || req.DeviceClassName != "gpu.example.com" || req.AllocationMode != resourcev1.DeviceAllocationModeExactCount {
+		t.Fatalf("request = %+v", req)
+	}
+	// Node placement still applies: DRA replaces only the resource request.
+	if r.NodeSelector["cloud.google.com/gke-accelerator"] != "nvidia-l4" || r.ResourceName != "" {
+		t.Fatalf("selector %v, resource %q", r.NodeSelector, r.ResourceName)
+	}
+}
+
+func TestRenderUpdateStrategy(t *testing.T) {
+	w := validWorkload()
+	if got := mustRender(t, w, Options{}).Deployment.Spec.Strategy.Type; got != "Recreate" {
+		t.Errorf("one replica: %s", got)
+	}
+	w.Replicas = ptr(int32(3))
+	s := mustRender(t, w, Options{}).Deployment.Spec.Strategy
+	if s.Type != "RollingUpdate" || s.RollingUpdate.MaxSurge.IntValue() != 0 || s.RollingUpdate.MaxUnavailable.IntValue() != 1 {
+		t.Errorf("several replicas: %+v", s)
+	}
+}
+
+func TestRenderEnvUserWinsAndIsSorted(t *testing.T) {
+	w := validWorkload()
+	w.Env = map[string]string{"Z": "1", "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64:/opt/lib", "A": "2"}
+	env := gpuContainer(mustRender(t, w, Options{})).Env
+	var names []string
+	for _, e := range env {
+		names = append(names, e.Name)
+		if e.Name == "LD_LIBRARY_PATH" && e.Value != "/usr/local/nvidia/lib64:/opt/lib" {
+			t.Errorf("user value must win, got %q", e.Value)
+		}
+	}
+	if !slices.Equal(names, []string{"A", "LD_LIBRARY_PATH", "Z"}) {
+		t.Errorf("env order = %v", names)
+	}
+}
+
+func TestRenderResources(t *testing.T) {
+	w := validWorkload()
+	w.GPU = GPU{Count: 2, Requests: ptr(int64(2)), Accelerator: "a100-80gb"}
+	w.CPU = "7"
+	c := gpuContainer(mustRender(t, w, Options{}))
+	if _, hasCPULimit := c.Resources.Limits[corev1.ResourceCPU]; hasCPULimit {
+		t.Error("no CPU limit: throttling starves data loaders")
+	}
+	if got := c.Resources.Requests.Cpu().String(); got != "7" {
+		t.Errorf("explicit cpu = %s", got)
+	}
+	mem := c.Resources.Limits[corev1.ResourceMemory]
+	if got := mem.String(); got != "128Gi" || !mem.Equal(c.Resources.Requests[corev1.ResourceMemory]) {
+		t.Errorf("memory limit %s must equal request (large preset x 2)", got)
+	}
+	gpu := c.Resources.Limits[ResourceNvidiaGPU]
+	if gpu.Value() != 2 || !gpu.Equal(c.Resources.Requests[ResourceNvidiaGPU]) {
+		t.Errorf("gpu limit/request = %v/%v", gpu, c.Resources.Requests[ResourceNvidiaGPU])
+	}
+}
+
+func TestRenderAutopilotCountOnlyForWholeGPUs(t *testing.T) {
+	w := validWorkload()
+	w.Cloud = "gke-autopilot"
+	w.GPU.Count = 2
+	if got := mustRender(t, w, Options{}).NodeSelector[gkeLabelAcceleratorCount]; got != "2" {
+		t.Errorf("whole GPUs: count label %q", got)
+	}
+	w.GPU = GPU{Count: 1, Accelerator: "l4", Sharing: SharingTimeSlicing}
+	if _, ok := mustRender(t, w, Options{}).NodeSelector[gkeLabelAcceleratorCount]; ok {
+		t.Error("shared slots are not physical GPUs")
+	}
+}
+
+func TestRenderMIGOnDevicePluginClouds(t *testing.T) {
+	for _, cloud := range []Cloud{CloudAKS, CloudEKS, CloudEKSAuto, CloudKarpenter, CloudGeneric} {
+		w := validWorkload()
+		w.Cloud, w.GPU = string(cloud), GPU{Count: 1, Accelerator: "a100-80gb", Partition: "3g.40gb"}
+		r := mustRender(t, w, Options{})
+		if r.ResourceName != "nvidia.com/gpu" || !containsRequirement(r, labelGFDProduct, "NVIDIA-A100-SXM4-80GB-MIG-3g.40gb") {
+			t.Errorf("%s single: resource %q, affinity %+v", cloud, r.ResourceName, r.Affinity)
+		}
+		w.GPU.MIGStrategy = MIGStrategyMixed
+		if r := mustRender(t, w, Options{}); r.ResourceName != "nvidia.com/mig-3g.40gb" {
+			t.Errorf("%s mixed: resource %q", cloud, r.ResourceName)
+		}
+	}
+}
+
+func containsRequirement(r *Rendered, key, value string) bool {
+	if r.NodeSelector[key] == value {
+		return true
+	}
+	if r.Affinity == nil {
+		return false
+	}
+	for _, term := range r.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, e := range term.MatchExpressions {
+			if e.Key == key && slices.Contains(e.Values, value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestRenderObjectsDoNotShareMaps(t *testing.T) {
+	w := validWorkload()
+	w.Labels = map[string]string{"team": "ml"}
+	w.ModelCache = &ModelCache{Size: "1Gi"}
+	r := mustRender(t, w, Options{})
+	r.PersistentVolumeClaim.Labels["team"] = "changed"
+	if r.Deployment.Labels["team"] != "ml" || w.Labels["team"] != "ml" {
+		t.Fatal("objects and input must not share label maps")
+	}
+}
+
+func TestParseServerVersion(t *testing.T) {
+	cases := map[[2]string]ServerVersion{{"1", "33+"}: {1, 33}, {"1", "34"}: {1, 34}, {"1+", "30-eks"}: {1, 30}}
+	for in, want := range cases {
+		if got, err := ParseServerVersion(in[0], in[1]); err != nil || got != want {
+			t.Errorf("%v: %v %v", in, got, err)
+		}
+	}
+	if _, err := ParseServerVersion("v1", "x"); err == nil {
+		t.Error("non-numeric must fail")
+	}
+	for _, tc := range []struct {
+		v       *ServerVersion
+		want    string
+		assumed bool
+	}{{nil, DRAAPIVersionV1, true}, {&ServerVersion{1, 33}, DRAAPIVersionV1beta1, false}, {&ServerVersion{1, 34}, DRAAPIVersionV1, false}, {&ServerVersion{2, 0}, DRAAPIVersionV1, false}} {
+		if got, assumed := DRAAPIVersion(tc.v); got != tc.want || assumed != tc.assumed {
+			t.Errorf("%v: %s %v", tc.v, got, assumed)
+		}
+	}
+}

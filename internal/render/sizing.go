@@ -1,0 +1,115 @@
+package render
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Sizing preset names.
+const (
+	SizeSmall  = "small"
+	SizeMedium = "medium"
+	SizeLarge  = "large"
+)
+
+// SizePreset is CPU and memory per GPU. The container gets preset × gpu.count
+// (at least one), unless cpu/memory override it.
+//
+// Presets sit deliberately below the VM shape they are named after: the
+// kubelet's system/kube reservations, eviction threshold and per-node
+// DaemonSets (device plugin, DCGM exporter, CNI, logging) take roughly 1 vCPU
+// and several GiB, so a request equal to the VM size would never schedule.
+type SizePreset struct {
+	Name         string
+	CPUPerGPU    resource.Quantity
+	MemoryPerGPU resource.Quantity
+	// Shapes names the machines the preset is designed to fit, per GPU.
+	Shapes string
+}
+
+var sizePresets = []SizePreset{
+	{
+		Name: SizeSmall, CPUPerGPU: resource.MustParse("3"), MemoryPerGPU: resource.MustParse("12Gi"),
+		Shapes: "4 vCPU / 16 GiB per GPU: AWS g4dn.xlarge (T4), g5.xlarge (A10G), g6.xlarge (L4), " +
+			"g6e.xlarge (L40S, 32 GiB); GKE g2-standard-4 (L4); Azure NC4as_T4_v3; 6 vCPU per V100 on Azure NCv3",
+	},
+	{
+		Name: SizeMedium, CPUPerGPU: resource.MustParse("6"), MemoryPerGPU: resource.MustParse("24Gi"),
+		Shapes: "8 vCPU / 32 GiB per GPU: AWS g5.2xlarge, g6.2xlarge, p3.2xlarge (V100, 61 GiB); GKE g2-standard-8",
+	},
+	{
+		Name: SizeLarge, CPUPerGPU: resource.MustParse("10"), MemoryPerGPU: resource.MustParse("64Gi"),
+		Shapes: "12 vCPU / 85+ GB per GPU: GKE a2-highgpu-1g (A100 40GB, 85 GB) and a2-ultragpu; AWS p4d/p4de " +
+			"(12 vCPU / 144 GiB per GPU), p5 (24 / 256); Azure ND96asr_v4 and ND H100 v5 (12 vCPU per GPU)",
+	},
+}
+
+// SizeNames lists the sizing presets, smallest first.
+func SizeNames() []string {
+	names := make([]string, len(sizePresets))
+	for i, p := range sizePresets {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// LookupSize finds a preset by name.
+func LookupSize(name string) (SizePreset, bool) {
+	for _, p := range sizePresets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return SizePreset{}, false
+}
+
+// defaultSizeName picks the preset when the user gives none: the catalog's
+// DefaultSize, and for a preference list the smallest of them, because the
+// pod must fit on whichever model it gets. A MIG instance or shared slot gets
+// a fraction of a GPU's host, hence small.
+func defaultSizeName(in gpuIntent) string {
+	if !in.wholeGPUs() || len(in.accelerators) == 0 {
+		return SizeSmall
+	}
+	smallest := len(sizePresets) - 1
+	for _, a := range in.accelerators {
+		if i := sizeRank(a.DefaultSize); i >= 0 && i < smallest {
+			smallest = i
+		}
+	}
+	return sizePresets[smallest].Name
+}
+
+// sizeRank is the preset's position, smallest first; -1 when unknown.
+func sizeRank(name string) int {
+	return slices.IndexFunc(sizePresets, func(p SizePreset) bool { return p.Name == name })
+}
+
+// containerSizing returns the CPU request and the memory request (= limit).
+// Explicit cpu/memory are totals and win over the preset. ok is false when
+// a value needed for the arithmetic is unknown or invalid.
+func containerSizing(w Workload, in gpuIntent) (cpu, memory resource.Quantity, ok bool) {
+	preset, found := LookupSize(w.Size)
+	if !found {
+		preset, _ = LookupSize(defaultSizeName(in))
+	}
+	multiplier := max(in.count, 1)
+	cpu = *resource.NewMilliQuantity(preset.CPUPerGPU.MilliValue()*multiplier, resource.DecimalSI)
+	memory = *resource.NewQuantity(preset.MemoryPerGPU.Value()*multiplier, resource.BinarySI)
+	if w.CPU != "" {
+		q, err := resource.ParseQuantity(w.CPU)
+		if err != nil {
+			return cpu, memory, false
+		}
+		cpu = q
+	}
+	if w.Memory != "" {
+		q, err := resource.ParseQuantity(w.Memory)
+		if err != nil {
+			return cpu, memory, false
+		}
+		memory = q
+	}
+	return cpu, memory, true
+}

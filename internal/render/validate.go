@@ -1,0 +1,279 @@
+package render
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Validate checks everything that can be checked from configuration alone.
+// Zero values are treated as unknown, so rules needing them are skipped and
+// missing required values are not reported (Render reports them).
+func Validate(w Workload) Diagnostics {
+	_, diags := validate(w, false)
+	return diags
+}
+
+// validate runs every rule. strict means values are final (apply time):
+// zero values are then "unset" and required ones are reported. It returns
+// the parsed GPU intent so Render does not parse twice.
+func validate(w Workload, strict bool) (gpuIntent, Diagnostics) {
+	var diags Diagnostics
+	cloud := validateIdentity(w, strict, &diags)
+	in, gpuDiags := parseGPUIntent(w, cloud, strict)
+	diags.merge(gpuDiags)
+	validateKindFields(w, &diags)
+	validateMetadata(w, &diags)
+	validateContainer(w, cloud, &diags)
+	validateSizing(w, in, &diags)
+	validateModelCache(w, strict, &diags)
+	validateProbes(w, strict, &diags)
+	return in, diags
+}
+
+// validateIdentity checks name, namespace, kind, cloud and image, and returns
+// the cloud when it is known and valid ("" otherwise).
+func validateIdentity(w Workload, strict bool, diags *Diagnostics) Cloud {
+	requireSet(diags, strict, w.Name, at("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
+	if w.Name != "" {
+		if msgs := validation.IsDNS1123Label(w.Name); len(msgs) > 0 {
+			diags.addError(at("name"), "Invalid name",
+				strconv.Quote(w.Name)+" is not a valid name: "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
+		}
+	}
+	if w.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(w.Namespace); len(msgs) > 0 {
+			diags.addError(at("namespace"), "Invalid namespace",
+				strconv.Quote(w.Namespace)+" is not a valid namespace: "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 label, or leave it unset for \""+DefaultNamespace+"\".")
+		}
+	}
+	requireSet(diags, strict, w.Kind, at("kind"), "one of "+quoteList(KindNames()))
+	if w.Kind != "" && !slices.Contains(KindNames(), w.Kind) {
+		diags.addError(at("kind"), "Unknown kind",
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+quoteList(KindNames())+".")
+	}
+	requireSet(diags, strict, w.Image, at("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
+	if strings.ContainsFunc(w.Image, isSpace) {
+		diags.addError(at("image"), "Invalid image",
+			strconv.Quote(w.Image)+" contains whitespace. Allowed: an image reference such as \"registry/repo:tag\" or \"repo@sha256:...\".")
+	}
+	return validateCloud(w.Cloud, strict, diags)
+}
+
+func validateCloud(raw string, strict bool, diags *Diagnostics) Cloud {
+	if raw == "" && !strict {
+		return ""
+	}
+	cloud, err := ParseCloud(raw)
+	if err != nil {
+		diags.addError(at("cloud"), "Unknown cloud", err.Error()+".")
+		return ""
+	}
+	return cloud
+}
+
+// requireSet reports a missing required value at apply time only (at plan
+// time "" may be an unknown value).
+func requireSet(diags *Diagnostics, strict bool, value string, path []any, allowed string) {
+	if strict && value == "" {
+		diags.addError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+	}
+}
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// validateKindFields checks replicas and the job block against kind.
+func validateKindFields(w Workload, diags *Diagnostics) {
+	if w.Kind == KindJob && w.Replicas != nil {
+		diags.addError(at("replicas"), "replicas is for deployments",
+			"A job does not have replicas; it runs job.completions pods, job.parallelism at a time. "+
+				"Allowed: remove replicas and set job.parallelism, or use kind = \""+KindDeployment+"\".")
+	}
+	if w.Replicas != nil && *w.Replicas < 0 {
+		diags.addError(at("replicas"), "Invalid replicas",
+			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
+	}
+	if w.Kind == KindDeployment && w.Job != nil {
+		diags.addError(at("job"), "job block is for jobs",
+			"The job block configures batch/v1 Job settings, but kind is \""+KindDeployment+"\". "+
+				"Allowed: remove the job block, or use kind = \""+KindJob+"\".")
+	}
+	if w.Job == nil {
+		return
+	}
+	j := w.Job
+	checkMin32(diags, j.BackoffLimit, 0, at("job", "backoff_limit"))
+	checkMin32(diags, j.TTLSecondsAfterFinished, 0, at("job", "ttl_seconds_after_finished"))
+	checkMin32(diags, j.Completions, 1, at("job", "completions"))
+	checkMin32(diags, j.Parallelism, 0, at("job", "parallelism"))
+	if j.ActiveDeadlineSeconds != nil && *j.ActiveDeadlineSeconds < 1 {
+		diags.addError(at("job", "active_deadline_seconds"), "Value too small",
+			"active_deadline_seconds is "+strconv.FormatInt(*j.ActiveDeadlineSeconds, 10)+". Allowed: 1 or more.")
+	}
+}
+
+func checkMin32(diags *Diagnostics, v *int32, minimum int32, path []any) {
+	if v != nil && *v < minimum {
+		diags.addError(path, "Value too small",
+			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
+	}
+}
+
+// reservedLabels are set by Render; users overriding them would break the
+// Deployment selector or the managed-by convention.
+var reservedLabels = []string{LabelName, LabelInstance, LabelManagedBy}
+
+func validateMetadata(w Workload, diags *Diagnostics) {
+	validateLabels(w.Labels, "labels", diags)
+	validateLabels(w.PodLabels, "pod_labels", diags)
+	validateAnnotations(w.Annotations, "annotations", diags)
+	validateAnnotations(w.PodAnnotations, "pod_annotations", diags)
+}
+
+func validateLabels(labels map[string]string, attribute string, diags *Diagnostics) {
+	for _, key := range sortedKeys(labels) {
+		path := at(attribute, MapKey(key))
+		if slices.Contains(reservedLabels, key) {
+			diags.addError(path, "Reserved label",
+				strconv.Quote(key)+" is set by the provider (selector and ownership labels). Allowed: any label key except "+
+					quoteList(reservedLabels)+".")
+			continue
+		}
+		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
+			diags.addError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+		}
+		if msgs := content.IsLabelValue(labels[key]); len(msgs) > 0 {
+			diags.addError(path, "Invalid label value", strconv.Quote(labels[key])+": "+strings.Join(msgs, "; ")+
+				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
+		}
+	}
+}
+
+func validateAnnotations(annotations map[string]string, attribute string, diags *Diagnostics) {
+	for _, key := range sortedKeys(annotations) {
+		if msgs := content.IsLabelKey(strings.ToLower(key)); len(msgs) > 0 {
+			diags.addError(at(attribute, MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+		}
+	}
+}
+
+// deviceVisibilityEnv are set per container by the device plugin from the
+// GPUs it allocated; a hand-set value hides or exposes the wrong devices.
+var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
+
+func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
+	for _, name := range sortedKeys(w.Env) {
+		path := at("env", MapKey(name))
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.addError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+				". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
+		}
+		if slices.Contains(deviceVisibilityEnv, name) {
+			diags.addWarning(path, name+" is managed by the device plugin",
+				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
+					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
+		}
+		if name == "LD_LIBRARY_PATH" && (cloud == CloudGKE || cloud == CloudGKEAutopilot) &&
+			!strings.Contains(w.Env[name], gkeNvidiaLibraryPath) {
+			diags.addWarning(path, "LD_LIBRARY_PATH hides the GKE NVIDIA libraries",
+				"On GKE the driver libraries are mounted at "+gkeNvidiaLibraryPath+" and the provider sets LD_LIBRARY_PATH to it; "+
+					"this value replaces it. Allowed: include "+gkeNvidiaLibraryPath+" in the value, or leave LD_LIBRARY_PATH unset.")
+		}
+	}
+	seen := map[int32]int{}
+	for i, port := range w.Ports {
+		if msgs := validation.IsValidPortNum(int(port)); len(msgs) > 0 {
+			diags.addError(at("ports", i), "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
+			continue
+		}
+		if first, dup := seen[port]; dup {
+			diags.addError(at("ports", i), "Duplicate port",
+				"Port "+strconv.Itoa(int(port))+" is already listed at ports["+strconv.Itoa(first)+"]. Allowed: each port once.")
+		}
+		seen[port] = i
+	}
+	if w.ServiceAccountName != "" {
+		if msgs := validation.IsDNS1123Subdomain(w.ServiceAccountName); len(msgs) > 0 {
+			diags.addError(at("service_account_name"), "Invalid service account name",
+				strconv.Quote(w.ServiceAccountName)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
+		}
+	}
+}
+
+func validateSizing(w Workload, in gpuIntent, diags *Diagnostics) {
+	if w.Size != "" {
+		if _, ok := LookupSize(w.Size); !ok {
+			diags.addError(at("size"), "Unknown size",
+				strconv.Quote(w.Size)+" is not a sizing preset. Allowed values: "+quoteList(SizeNames())+
+					", or leave it unset to size from the accelerator.")
+		}
+	}
+	checkQuantity(diags, w.CPU, at("cpu"), maxCPU, "a CPU quantity such as \"8\" or \"7500m\"")
+	checkQuantity(diags, w.Memory, at("memory"), maxMemory, "a memory quantity such as \"32Gi\"")
+	shm, shmOK := checkQuantity(diags, w.ShmSize, at("shm_size"), maxMemory, "a memory quantity such as \"8Gi\"")
+	if !shmOK || w.ShmSize == "" {
+		return
+	}
+	// The pod's memory is computable only when count (or an explicit
+	// memory) is known.
+	if in.count == 0 && w.Memory == "" {
+		return
+	}
+	if _, memory, ok := containerSizing(w, in); ok && shm.Cmp(memory) > 0 {
+		diags.addWarning(at("shm_size"), "shm_size exceeds the memory limit",
+			"/dev/shm is memory-backed and counts against the container's memory limit of "+memory.String()+
+				"; filling "+shm.String()+" would get the container OOM-killed. Allowed: shm_size at most memory "+
+				"(raise memory or size, or lower shm_size).")
+	}
+}
+
+// Upper bounds for quantities. They are far above any GPU machine (the
+// largest, e.g. GKE a4-highgpu-8g, have ~224 vCPU and ~4 TB), so a larger
+// value is a typo that could never schedule; bounding it also keeps
+// pathological inputs such as "1e1000000" out of the manifest.
+var (
+	maxCPU     = resource.MustParse("1024")
+	maxMemory  = resource.MustParse("16Ti")
+	maxStorage = resource.MustParse("1Pi")
+)
+
+// checkQuantity parses an optional positive quantity up to maximum; "" is
+// unset/unknown.
+func checkQuantity(diags *Diagnostics, raw string, path []any, maximum resource.Quantity, allowed string) (resource.Quantity, bool) {
+	if raw == "" {
+		return resource.Quantity{}, true
+	}
+	q, err := resource.ParseQuantity(raw)
+	if err != nil {
+		diags.addError(path, "Invalid quantity",
+			strconv.Quote(raw)+" is not a Kubernetes quantity ("+err.Error()+"). Allowed: "+allowed+".")
+		return q, false
+	}
+	if q.Sign() <= 0 {
+		diags.addError(path, "Quantity must be positive", strconv.Quote(raw)+" is not greater than zero. Allowed: "+allowed+".")
+		return q, false
+	}
+	if q.Cmp(maximum) > 0 {
+		diags.addError(path, "Quantity too large", strconv.Quote(raw)+" is more than any machine provides. Allowed: "+
+			allowed+", at most "+maximum.String()+".")
+		return q, false
+	}
+	return q, true
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

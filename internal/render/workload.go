@@ -1,0 +1,186 @@
+package render
+
+// Workload is the user's intent: one container that needs GPUs, run as a
+// Deployment or a Job. Field names map 1:1 to the Terraform attributes (in
+// snake_case) that Diagnostic paths use.
+//
+// Zero values mean "unset OR unknown": at plan time the provider passes
+// Terraform-unknown values as ""/0/nil. Validate therefore skips every rule
+// that needs a zero-valued field, and never reports a required field as
+// missing; Render, which runs once everything is known, does.
+type Workload struct {
+	Name      string // name
+	Namespace string // namespace; Render uses "default" when empty
+	Kind      string // kind: one of KindNames()
+	Cloud     string // cloud: one of CloudNames()
+
+	// Replicas applies to deployments only; nil means 1.
+	Replicas *int32 // replicas
+
+	Labels         map[string]string // labels, on every object
+	Annotations    map[string]string // annotations, on every object
+	PodLabels      map[string]string // pod_labels, on the pod template
+	PodAnnotations map[string]string // pod_annotations, on the pod template
+
+	Image   string   // image
+	Command []string // command
+	Args    []string // args
+	// Env is rendered sorted by name; it wins over cloud defaults such as
+	// GKE's LD_LIBRARY_PATH.
+	Env                map[string]string // env
+	Ports              []int32           // ports (TCP container ports)
+	ServiceAccountName string            // service_account_name
+
+	GPU GPU // gpu
+
+	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
+	// are totals for the container, not per GPU.
+	Size   string // size
+	CPU    string // cpu
+	Memory string // memory
+	// ShmSize sizes a memory-backed /dev/shm (PyTorch DataLoader workers and
+	// NCCL need more than the container runtime's 64 MiB default).
+	ShmSize string // shm_size
+
+	ModelCache *ModelCache // model_cache
+
+	StartupProbe   *Probe // startup_probe
+	LivenessProbe  *Probe // liveness_probe
+	ReadinessProbe *Probe // readiness_probe
+
+	// IPCLock adds the IPC_LOCK capability (pinned host memory for RDMA /
+	// GPUDirect and some inference servers).
+	IPCLock bool // ipc_lock
+	Spot    bool // spot
+
+	// Job applies to jobs only.
+	Job *JobControls // job
+}
+
+// GPU is the accelerator request.
+type GPU struct {
+	// Count is whole GPUs, or MIG instances with Partition, or shared slots
+	// with Sharing.
+	Count int64 // count
+	// Requests exists because users copy "requests" from examples; it must
+	// equal Count. The rendered request always equals the limit.
+	Requests *int64 // requests
+
+	// Accelerator is one model; Accelerators a preference list (first is
+	// preferred). They are mutually exclusive.
+	Accelerator  string   // accelerator
+	Accelerators []string // accelerators
+
+	// Partition is a MIG profile of Accelerator, e.g. "2g.10gb".
+	Partition string // partition
+	// MIGStrategy is how the cluster's device plugin exposes MIG:
+	// MIGStrategyNames(); "" means single.
+	MIGStrategy string // mig_strategy
+
+	// Sharing is SharingNames(); MaxSharedClients selects nodes configured
+	// for that many clients per GPU.
+	Sharing          string // sharing
+	MaxSharedClients int64  // max_shared_clients
+
+	DRA *DRA // dra
+}
+
+// DRA asks for the GPU through Dynamic Resource Allocation instead of the
+// nvidia.com/gpu extended resource.
+type DRA struct {
+	// DeviceClass defaults to DefaultDeviceClass.
+	DeviceClass string // device_class
+	// Selectors are CEL expressions over device attributes, ANDed.
+	Selectors []string // selectors
+}
+
+// ModelCache mounts a PersistentVolumeClaim for model weights: either an
+// existing claim (ClaimName) or one Render creates (Size, StorageClass,
+// AccessMode).
+type ModelCache struct {
+	ClaimName    string // claim_name
+	Size         string // size
+	StorageClass string // storage_class; "" uses the cluster default
+	MountPath    string // mount_path; default DefaultModelCacheMountPath
+	ReadOnly     bool   // read_only
+	AccessMode   string // access_mode: AccessModeNames(); default ReadWriteOnce
+}
+
+// Probe configures one container probe. Exactly one target: HTTPPath (with
+// Port, or the first of Workload.Ports), Exec, or TCPPort. Timing fields
+// default per probe kind (probes.go).
+type Probe struct {
+	HTTPPath            string   // http_path
+	Port                int32    // port
+	Exec                []string // exec
+	TCPPort             int32    // tcp_port
+	InitialDelaySeconds *int32   // initial_delay_seconds
+	PeriodSeconds       *int32   // period_seconds
+	TimeoutSeconds      *int32   // timeout_seconds
+	FailureThreshold    *int32   // failure_threshold
+}
+
+// JobControls are batch/v1 Job settings; nil fields use Kubernetes defaults.
+type JobControls struct {
+	BackoffLimit            *int32 // backoff_limit
+	ActiveDeadlineSeconds   *int64 // active_deadline_seconds
+	TTLSecondsAfterFinished *int32 // ttl_seconds_after_finished
+	Completions             *int32 // completions
+	Parallelism             *int32 // parallelism
+}
+
+// Workload kinds.
+const (
+	KindDeployment = "deployment"
+	KindJob        = "job"
+)
+
+// KindNames lists the accepted kind values.
+func KindNames() []string { return []string{KindDeployment, KindJob} }
+
+// MIG strategies of the NVIDIA device plugin / GPU Operator.
+const (
+	// MIGStrategySingle: every GPU on the node has the same profile and each
+	// instance is advertised as nvidia.com/gpu.
+	MIGStrategySingle = "single"
+	// MIGStrategyMixed: each profile is its own resource, nvidia.com/mig-<profile>.
+	MIGStrategyMixed = "mixed"
+)
+
+// MIGStrategyNames lists the accepted mig_strategy values.
+func MIGStrategyNames() []string { return []string{MIGStrategySingle, MIGStrategyMixed} }
+
+// GPU sharing modes.
+const (
+	// SharingTimeSlicing: CUDA time-slicing, no memory isolation. GKE calls it
+	// "time-sharing"; the provider translates.
+	SharingTimeSlicing = "time-slicing"
+	// SharingMPS: NVIDIA Multi-Process Service.
+	SharingMPS = "mps"
+)
+
+// SharingNames lists the accepted sharing values.
+func SharingNames() []string { return []string{SharingTimeSlicing, SharingMPS} }
+
+// Defaults applied by Render.
+const (
+	DefaultNamespace           = "default"
+	DefaultDeviceClass         = "gpu.nvidia.com"
+	DefaultModelCacheMountPath = "/models"
+	DefaultFieldManager        = "terraform-provider-gpu"
+)
+
+// Limits that validation enforces.
+const (
+	// MaxGPUsPerPod is the most GPUs one machine carries (GKE a2-megagpu-16g
+	// has 16 A100s; every other shape in the catalog has at most 8). A pod
+	// cannot span machines, so more can never schedule.
+	MaxGPUsPerPod = 16
+	// MaxDRASelectors is resource.k8s.io's DeviceSelectorsMaxSize.
+	MaxDRASelectors = 32
+)
+
+// AccessModeNames lists the accepted model_cache.access_mode values.
+func AccessModeNames() []string {
+	return []string{"ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany", "ReadOnlyMany"}
+}
