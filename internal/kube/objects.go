@@ -80,7 +80,7 @@ type ConflictError struct {
 	Managers []string
 }
 
-var conflictManager = regexp.MustCompile(`conflict with "([^"]+)"`)
+var conflictManager = regexp.MustCompile(`conflicts? with "([^"]+)"`)
 
 func newConflictError(ref ObjectRef, err error) *ConflictError {
 	msg := err.Error()

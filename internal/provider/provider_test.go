@@ -128,23 +128,6 @@ func TestAccProvider_noConfiguration(t *testing.T) {
 	})
 }
 
-// apply = false renders without any cluster: the GitOps mode.
-func TestAccWorkload_renderOnlyWithoutCluster(t *testing.T) {
-	clearClusterEnv(t)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: smallWorkload("default", "apply = false"),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestMatchResourceAttr("gpu_workload.test", "manifest", regexp.MustCompile(`kind: Deployment`)),
-				resource.TestMatchResourceAttr("gpu_workload.test", "manifest", regexp.MustCompile(`nvidia.com/gpu: "?1"?`)),
-				resource.TestCheckResourceAttr("gpu_workload.test", "resource_name", "nvidia.com/gpu"),
-				resource.TestCheckResourceAttr("gpu_workload.test", "uid", ""),
-			),
-		}},
-	})
-}
-
 func currentContext(t *testing.T, kubeconfig string) string {
 	t.Helper()
 	raw, err := clientcmd.LoadFromFile(kubeconfig)

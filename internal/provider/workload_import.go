@@ -80,8 +80,11 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		if err != nil {
 			return workloadSpec{}, false, err
 		}
+		if live == nil {
+			continue
+		}
 		raw, ok := live.GetAnnotations()[specAnnotation]
-		if live == nil || !ok {
+		if !ok {
 			continue
 		}
 		var spec workloadSpec

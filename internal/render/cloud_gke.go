@@ -93,6 +93,16 @@ func (g gkeProfile) place(in gpuIntent) placement {
 		p.nodeSelector[gkeLabelPartitionSize] = in.partition.Name
 		p.tolerations = append(p.tolerations, tolerateEqual(gkeLabelPartitionSize, in.partition.Name))
 	}
+	if in.partition == nil && !in.dra {
+		// Whole GPUs: keep off partitioned pools, which carry the same
+		// accelerator label and taint (Flyte's "unpartitioned" rule).
+		p.absentLabels = append(p.absentLabels, gkeLabelPartitionSize)
+	}
+	if in.sharing == "" && !in.dra {
+		// Exclusive GPUs: keep off time-shared and MPS pools, whose
+		// nvidia.com/gpu capacity counts shared slots, not GPUs.
+		p.absentLabels = append(p.absentLabels, gkeLabelSharingStrategy)
+	}
 	if in.sharing != "" {
 		p.nodeSelector[gkeLabelSharingStrategy] = gkeSharingStrategy(in.sharing)
 		if in.maxSharedClients > 0 {

@@ -148,6 +148,10 @@ type placement struct {
 	resourceName corev1.ResourceName
 	// hostIPC is required by GKE's MPS daemon.
 	hostIPC bool
+	// absentLabels are node labels an acceptable node must NOT carry, e.g.
+	// GKE's partition label for a whole-GPU pod: the partitioned pool has the
+	// same accelerator label and taint, and would hand the pod a MIG slice.
+	absentLabels []string
 }
 
 func newPlacement(resource corev1.ResourceName) placement {

@@ -100,10 +100,31 @@ func nodeScheduling(p placement) (map[string]string, *corev1.Affinity) {
 		affinity = requiredAffinity(requiredTerms(p.acceleratorTerms))
 		affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = preferredTerms(p.acceleratorTerms)
 	}
+	affinity = requireAbsent(affinity, p.absentLabels)
 	if len(selector) == 0 {
 		selector = nil
 	}
 	return selector, affinity
+}
+
+// requireAbsent ANDs "label DoesNotExist" into every required node selector
+// term (terms are ORed, so each needs it), creating the affinity if needed.
+func requireAbsent(affinity *corev1.Affinity, labels []string) *corev1.Affinity {
+	if len(labels) == 0 {
+		return affinity
+	}
+	absent := make([]corev1.NodeSelectorRequirement, len(labels))
+	for i, l := range labels {
+		absent[i] = corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist}
+	}
+	if affinity == nil {
+		return requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: absent}})
+	}
+	required := affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	for i := range required.NodeSelectorTerms {
+		required.NodeSelectorTerms[i].MatchExpressions = append(required.NodeSelectorTerms[i].MatchExpressions, absent...)
+	}
+	return affinity
 }
 
 func (r labelRequirement) expression() corev1.NodeSelectorRequirement {
