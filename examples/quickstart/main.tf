@@ -2,7 +2,7 @@
 # workload per cloud convention, each landing on its cloud's simulated pool.
 terraform {
   required_providers {
-    gpu = {
+    gpu {
       source = "gpuform/gpu"
     }
   }
@@ -28,7 +28,7 @@ resource "gpu_workload" "gke_inference" {
   cloud     = "gke"
   image     = "vllm/vllm-openai:v0.6.3"
 
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-40gb"
   }
@@ -43,7 +43,7 @@ resource "gpu_workload" "aks_training" {
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
   command   = ["python", "train.py"]
 
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-80gb"
   }
@@ -55,7 +55,7 @@ resource "gpu_workload" "eks_batch" {
   cloud     = "eks"
   image     = "ghcr.io/example/scorer:1.0"
 
-  gpu = {
+  gpu {
     count       = 2
     accelerator = "a10g"
   }

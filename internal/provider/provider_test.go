@@ -48,7 +48,7 @@ resource "gpu_workload" "test" {
   namespace = %q
   cloud     = "gke"
   image     = "registry.invalid/cuda-probe:1"
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-40gb"
   }

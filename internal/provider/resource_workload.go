@@ -72,15 +72,23 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.planCloud(ctx, req, &plan)...)
+	cloudDefaulted, diags := r.planCloud(ctx, req, &plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	conv := &converter{ctx: ctx}
 	w := conv.toWorkload(plan, r.defaultCloud())
 	resp.Diagnostics.Append(conv.diags...)
-	resp.Diagnostics.Append(renderDiagnostics(render.Validate(w))...)
-	if resp.Diagnostics.HasError() {
+	validation := render.Validate(w)
+	if cloudDefaulted {
+		// ValidateConfig could not know the provider's default_cloud: report
+		// what the cloud adds to the findings.
+		withoutCloud := w
+		withoutCloud.Cloud = ""
+		resp.Diagnostics.Append(renderDiagnostics(subtract(validation, render.Validate(withoutCloud)))...)
+	}
+	if resp.Diagnostics.HasError() || validation.HasError() {
 		return
 	}
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
@@ -88,8 +96,8 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	rendered, diags := render.Render(w, render.Options{})
-	resp.Diagnostics.Append(renderDiagnostics(diags)...)
+	rendered, rdiags := render.Render(w, render.Options{})
+	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, validation))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -189,23 +197,55 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.defaultCloud())...)
 }
 
+// ValidateConfig runs every GPU rule that configuration alone decides.
+// Terraform points these diagnostics at the offending line, which it does
+// not do for plan-time ones, so this is where they belong.
+func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config workloadModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conv := &converter{ctx: ctx}
+	w := conv.toWorkload(config, "")
+	resp.Diagnostics.Append(conv.diags...)
+	resp.Diagnostics.Append(renderDiagnostics(render.Validate(w))...)
+}
+
 // planCloud fills cloud from the provider's default_cloud when the
-// configuration leaves it out; one of the two is required.
-func (r *workloadResource) planCloud(ctx context.Context, req resource.ModifyPlanRequest, plan *workloadModel) diag.Diagnostics {
+// configuration leaves it out; one of the two is required. It reports
+// whether the default was used.
+func (r *workloadResource) planCloud(ctx context.Context, req resource.ModifyPlanRequest, plan *workloadModel) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var configured types.String
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configured)...)
 	if diags.HasError() || !configured.IsNull() {
-		return diags
+		return false, diags
 	}
 	if r.defaultCloud() == "" {
 		diags.AddAttributeError(path.Root("cloud"), "Missing cloud",
 			"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
 				markdownList(render.CloudNames())+".")
-		return diags
+		return false, diags
 	}
 	plan.Cloud = types.StringValue(r.defaultCloud())
-	return diags
+	return true, diags
+}
+
+// subtract returns the diagnostics of all that are not in seen, so a rule
+// reported once is not reported again by a later stage.
+func subtract(all, seen render.Diagnostics) render.Diagnostics {
+	known := map[string]bool{}
+	for _, d := range seen {
+		known[d.String()] = true
+	}
+	var out render.Diagnostics
+	for _, d := range all {
+		if !known[d.String()] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // manifestChanged reports whether the planned manifest differs from the

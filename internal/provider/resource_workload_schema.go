@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -30,9 +31,22 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
 			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule.",
 		Attributes: workloadAttributes(),
-		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		Blocks:     workloadBlocks(ctx),
+	}
+}
+
+// workloadBlocks are the nested settings. They are blocks, not nested
+// attributes, because Terraform points a diagnostic at the exact line only
+// inside blocks: "gpu.count is 0" then highlights `count = 0`.
+func workloadBlocks(ctx context.Context) map[string]schema.Block {
+	return map[string]schema.Block{
+		"gpu":             gpuBlock(),
+		"model_cache":     modelCacheBlock(),
+		"startup_probe":   probeBlock("Startup probe. Defaults allow 10 minutes for loading a model before liveness applies."),
+		"liveness_probe":  probeBlock("Liveness probe."),
+		"readiness_probe": probeBlock("Readiness probe."),
+		"job":             jobBlock(),
+		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 }
 
@@ -108,7 +122,6 @@ func workloadAttributes() map[string]schema.Attribute {
 		"annotations":     stringMap("Annotations on the Deployment or Job."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
-		"gpu":             gpuAttribute(),
 		"size": schema.StringAttribute{
 			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizeNames()) +
 				". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it.",
@@ -137,11 +150,6 @@ func workloadAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Run on spot/preemptible GPU nodes: adds the cloud's spot selector and toleration.",
 			Optional:            true,
 		},
-		"model_cache":     modelCacheAttribute(),
-		"startup_probe":   probeAttribute("Startup probe. Defaults allow 10 minutes for loading a model before liveness applies."),
-		"liveness_probe":  probeAttribute("Liveness probe."),
-		"readiness_probe": probeAttribute("Readiness probe."),
-		"job":             jobAttribute(),
 		"apply": schema.BoolAttribute{
 			MarkdownDescription: "Apply to the cluster. With `false`, only `manifest` is rendered (for GitOps) and the cluster " +
 				"is never contacted. Defaults to `true`.",
@@ -209,14 +217,14 @@ func stringMap(description string) schema.MapAttribute {
 	return schema.MapAttribute{MarkdownDescription: description, Optional: true, ElementType: types.StringType}
 }
 
-func gpuAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		MarkdownDescription: "What the workload needs from GPUs.",
-		Required:            true,
+func gpuBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "What the workload needs from GPUs (required).",
+		Validators:          []validator.Object{objectvalidator.IsRequired()},
 		Attributes: map[string]schema.Attribute{
 			"count": schema.Int64Attribute{
-				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container limit, " +
-					"with an equal request: Kubernetes never overcommits extended resources.",
+				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container " +
+					"limit, with an equal request: Kubernetes never overcommits extended resources.",
 				Required: true,
 			},
 			"requests": schema.Int64Attribute{
@@ -262,10 +270,11 @@ func gpuAttribute() schema.SingleNestedAttribute {
 				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",
 				Optional:            true,
 			},
-			"dra": schema.SingleNestedAttribute{
+		},
+		Blocks: map[string]schema.Block{
+			"dra": schema.SingleNestedBlock{
 				MarkdownDescription: "Allocate GPUs with Dynamic Resource Allocation instead of the device plugin: a " +
 					"ResourceClaimTemplate is created and referenced by the pods (Kubernetes 1.32+).",
-				Optional: true,
 				Attributes: map[string]schema.Attribute{
 					"device_class": schema.StringAttribute{
 						MarkdownDescription: "DeviceClass, e.g. `gpu.nvidia.com` (default) or `mig.nvidia.com`.",
@@ -282,11 +291,10 @@ func gpuAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-func modelCacheAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
+func modelCacheBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
 		MarkdownDescription: "A PersistentVolumeClaim for model weights: reference one with `claim_name`, or have one " +
 			"created with `size`.",
-		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"claim_name":    schema.StringAttribute{Optional: true, MarkdownDescription: "Existing claim to mount."},
 			"size":          schema.StringAttribute{Optional: true, MarkdownDescription: "Size of a claim to create, e.g. `200Gi`."},
@@ -299,10 +307,9 @@ func modelCacheAttribute() schema.SingleNestedAttribute {
 	}
 }
 
-func probeAttribute(description string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
+func probeBlock(description string) schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
 		MarkdownDescription: description + " Give one of `http_path` (+ `port`), `tcp_port` or `exec`.",
-		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"http_path":             schema.StringAttribute{Optional: true, MarkdownDescription: "HTTP GET path."},
 			"port":                  schema.Int64Attribute{Optional: true, MarkdownDescription: "Port of `http_path`."},
@@ -316,10 +323,9 @@ func probeAttribute(description string) schema.SingleNestedAttribute {
 	}
 }
 
-func jobAttribute() schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
+func jobBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
 		MarkdownDescription: "Job controls; only for `kind = \"job\"`.",
-		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},

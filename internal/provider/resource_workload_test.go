@@ -36,7 +36,7 @@ resource "gpu_workload" %q {
   kind      = %q
   cloud     = %q
   image     = "registry.invalid/cuda:12"
-  gpu = {
+  gpu {
     count       = %d
     accelerator = %q
   }
@@ -119,7 +119,7 @@ resource "gpu_workload" "gke" {
   namespace = %[1]q
   cloud     = "gke"
   image     = "registry.invalid/cuda:12"
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-40gb"
     partition   = "2g.10gb"
@@ -131,7 +131,7 @@ resource "gpu_workload" "mixed" {
   namespace = %[1]q
   cloud     = "generic"
   image     = "registry.invalid/cuda:12"
-  gpu = {
+  gpu {
     count        = 2
     accelerator  = "a100-40gb"
     partition    = "1g.5gb"
@@ -163,7 +163,7 @@ resource "gpu_workload" "gke" {
   cloud     = "gke"
   image     = "registry.invalid/cuda:12"
   replicas  = 3
-  gpu = {
+  gpu {
     count              = 1
     accelerator        = "l4"
     sharing            = "time-slicing"
@@ -176,7 +176,7 @@ resource "gpu_workload" "generic" {
   namespace = %[1]q
   cloud     = "generic"
   image     = "registry.invalid/cuda:12"
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "t4"
     sharing     = "time-slicing"
@@ -298,11 +298,11 @@ resource "gpu_workload" "w" {
   image     = "registry.invalid/cuda:12"
   env       = { MODEL = "llama" }
   shm_size  = "4Gi"
-  gpu = {
+  gpu {
     count        = 1
     accelerators = ["a100-80gb", "a100-40gb"]
   }
-  readiness_probe = {
+  readiness_probe {
     http_path = "/ready"
     port      = 8080
   }
@@ -416,4 +416,51 @@ func checkPodsOnPool(t *testing.T, ns, selector, pool string) resource.TestCheck
 		}
 		return nil
 	}
+}
+
+// A Job removed by its own ttl_seconds_after_finished is finished work, not
+// drift: the next plan is empty instead of re-running the Job.
+func TestAccWorkload_jobCleanedUpByTTLIsNotRerun(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + workloadConfig("j", "short-lived", ns, "job",
+		landingCase{cloud: "generic", accelerator: "h100-80gb", count: 1, extra: `
+  job {
+    ttl_seconds_after_finished = 1
+  }`})
+	cs := acctest.Client(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() { waitJobGone(t, cs, ns, "short-lived") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// waitJobGone watches until the TTL controller has deleted the Job.
+func waitJobGone(t *testing.T, cs kubernetes.Interface, ns, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	w, err := cs.BatchV1().Jobs(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatalf("watching job: %v", err)
+	}
+	defer w.Stop()
+	if _, err := cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+		return // already gone
+	}
+	for ev := range w.ResultChan() {
+		if ev.Type == "DELETED" {
+			return
+		}
+	}
+	t.Fatalf("job %s/%s was not deleted by its TTL within 60s", ns, name)
 }

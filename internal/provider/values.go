@@ -12,7 +12,13 @@ import (
 // Helpers that turn Go values into Terraform values, with zero values as
 // null: what a configuration that leaves an attribute out produces.
 
-type schemaAttribute = schema.Attribute
+// typed is a schema attribute or block: both know their value type.
+type typed interface{ GetType() attr.Type }
+
+// blockType adapts a block, whose type method has another name.
+type blockType struct{ schema.Block }
+
+func (b blockType) GetType() attr.Type { return b.Type() }
 
 func nullableString(s string) types.String {
 	if s == "" {
@@ -79,7 +85,7 @@ func nullableMap(m map[string]string) types.Map {
 }
 
 // attrTypesOf returns the attribute types of a nested object attribute.
-func attrTypesOf(a schemaAttribute) map[string]attr.Type {
+func attrTypesOf(a typed) map[string]attr.Type {
 	if obj, ok := a.GetType().(types.ObjectType); ok {
 		return obj.AttrTypes
 	}
@@ -88,20 +94,20 @@ func attrTypesOf(a schemaAttribute) map[string]attr.Type {
 
 // nestedAttrType returns the attribute types of the object attribute name
 // nested in a.
-func nestedAttrType(a schemaAttribute, name string) map[string]attr.Type {
+func nestedAttrType(a typed, name string) map[string]attr.Type {
 	if obj, ok := attrTypesOf(a)[name].(types.ObjectType); ok {
 		return obj.AttrTypes
 	}
 	return nil
 }
 
-func objectFrom(ctx context.Context, a schemaAttribute, value any, diags *diag.Diagnostics) types.Object {
+func objectFrom(ctx context.Context, a typed, value any, diags *diag.Diagnostics) types.Object {
 	obj, d := types.ObjectValueFrom(ctx, attrTypesOf(a), value)
 	diags.Append(d...)
 	return obj
 }
 
-func nullableObject(ctx context.Context, a schemaAttribute, present bool, build func() any, diags *diag.Diagnostics) types.Object {
+func nullableObject(ctx context.Context, a typed, present bool, build func() any, diags *diag.Diagnostics) types.Object {
 	if !present {
 		return types.ObjectNull(attrTypesOf(a))
 	}

@@ -175,6 +175,9 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 		}
 		isMain := i == len(rendered.Objects)-1
 		if live == nil {
+			if isMain && cleanedUpAfterFinishing(*state) {
+				return false, diags
+			}
 			if isMain {
 				return true, diags
 			}
@@ -207,6 +210,18 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 		state.ScheduledNodes = stringList(nodes)
 	}
 	return false, diags
+}
+
+// cleanedUpAfterFinishing reports whether a missing Job is the expected
+// result of ttl_seconds_after_finished: the apply waited for it to complete,
+// so its disappearance is the TTL controller's work, not drift to re-run.
+func cleanedUpAfterFinishing(m workloadModel) bool {
+	if m.Kind.ValueString() != render.KindJob || waitMode(m) != kube.WaitComplete {
+		return false
+	}
+	var job jobModel
+	conv := &converter{ctx: context.Background()}
+	return conv.object(m.Job, &job) && !job.TTLSecondsAfterFinished.IsNull()
 }
 
 // renderForRead renders what the state describes. Only DRA output depends

@@ -101,7 +101,10 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	w := spec.Workload
-	attrs := workloadAttributes()
+	blocks := map[string]typed{}
+	for name, b := range workloadBlocks(ctx) {
+		blocks[name] = blockType{b}
+	}
 	m := workloadModel{
 		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
 		Name:               types.StringValue(w.Name),
@@ -136,18 +139,18 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tolerationAttrTypes}),
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
-	m.GPU = objectFrom(ctx, attrs["gpu"], gpuModelFrom(ctx, w.GPU, attrs), &diags)
-	m.ModelCache = nullableObject(ctx, attrs["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
-	m.StartupProbe = nullableObject(ctx, attrs["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
-	m.LivenessProbe = nullableObject(ctx, attrs["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
-	m.ReadinessProbe = nullableObject(ctx, attrs["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
-	m.Job = nullableObject(ctx, attrs["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
+	m.GPU = objectFrom(ctx, blocks["gpu"], gpuModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
+	m.ModelCache = nullableObject(ctx, blocks["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
+	m.StartupProbe = nullableObject(ctx, blocks["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
+	m.LivenessProbe = nullableObject(ctx, blocks["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
+	m.ReadinessProbe = nullableObject(ctx, blocks["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
+	m.Job = nullableObject(ctx, blocks["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
 	return m, diags
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
-func gpuModelFrom(ctx context.Context, g render.GPU, attrs map[string]schemaAttribute) gpuModel {
+func gpuModelFrom(ctx context.Context, g render.GPU, gpuType typed) gpuModel {
 	out := gpuModel{
 		Count:            types.Int64Value(g.Count),
 		Requests:         nullableInt64(g.Requests),
@@ -161,7 +164,7 @@ func gpuModelFrom(ctx context.Context, g render.GPU, attrs map[string]schemaAttr
 	if g.MaxSharedClients != 0 {
 		out.MaxSharedClients = types.Int64Value(g.MaxSharedClients)
 	}
-	draType := nestedAttrType(attrs["gpu"], "dra")
+	draType := nestedAttrType(gpuType, "dra")
 	out.DRA = types.ObjectNull(draType)
 	if g.DRA != nil {
 		obj, _ := types.ObjectValueFrom(ctx, draType, draModel{

@@ -81,6 +81,33 @@ func defaultSizeName(in gpuIntent) string {
 	return sizePresets[smallest].Name
 }
 
+// Floors for a default-sized MIG instance or shared slot.
+const (
+	minSlotCPUMilli = 500
+	minSlotMemory   = 2 << 30
+)
+
+// slotsPerGPU is how many pods share one GPU's host: MIG instances per GPU,
+// or the sharing clients (2 when unknown). Default sizing divides the small
+// preset by it, or four time-shared L4 clients would ask for a g2-standard-8
+// and a half and the fourth would never schedule.
+func slotsPerGPU(in gpuIntent) int64 {
+	switch {
+	case in.partition != nil && in.partition.InstancesPerGPU > 0:
+		return int64(in.partition.InstancesPerGPU)
+	case in.sharing != "" && in.maxSharedClients > 1:
+		return in.maxSharedClients
+	case in.sharing != "":
+		return 2
+	default:
+		return 1
+	}
+}
+
+// roundGi rounds bytes down to whole GiB, so manifests show "3Gi", not a
+// byte count.
+func roundGi(bytes int64) int64 { return bytes / (1 << 30) * (1 << 30) }
+
 // sizeRank is the preset's position, smallest first; -1 when unknown.
 func sizeRank(name string) int {
 	return slices.IndexFunc(sizePresets, func(p SizePreset) bool { return p.Name == name })
@@ -95,8 +122,12 @@ func containerSizing(w Workload, in gpuIntent) (cpu, memory resource.Quantity, o
 		preset, _ = LookupSize(defaultSizeName(in))
 	}
 	multiplier := max(in.count, 1)
-	cpu = *resource.NewMilliQuantity(preset.CPUPerGPU.MilliValue()*multiplier, resource.DecimalSI)
-	memory = *resource.NewQuantity(preset.MemoryPerGPU.Value()*multiplier, resource.BinarySI)
+	slots := int64(1)
+	if !found {
+		slots = slotsPerGPU(in)
+	}
+	cpu = *resource.NewMilliQuantity(max(preset.CPUPerGPU.MilliValue()*multiplier/slots, minSlotCPUMilli), resource.DecimalSI)
+	memory = *resource.NewQuantity(max(roundGi(preset.MemoryPerGPU.Value()*multiplier/slots), minSlotMemory), resource.BinarySI)
 	if w.CPU != "" {
 		q, err := resource.ParseQuantity(w.CPU)
 		if err != nil {

@@ -10,17 +10,17 @@ resource "gpu_workload" "inference" {
   ports     = [8000]
   replicas  = 2
 
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-40gb"
   }
 
   shm_size = "16Gi"
-  model_cache = {
+  model_cache {
     claim_name = "model-weights"
     read_only  = true
   }
-  startup_probe = {
+  startup_probe {
     http_path = "/health"
     port      = 8000
   }
@@ -35,14 +35,14 @@ resource "gpu_workload" "training" {
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
   command   = ["torchrun", "--nproc-per-node=4", "train.py"]
 
-  gpu = {
+  gpu {
     count       = 4
     accelerator = "v100-16gb"
   }
   size     = "medium"
   ipc_lock = true
 
-  job = {
+  job {
     backoff_limit              = 2
     active_deadline_seconds    = 86400
     ttl_seconds_after_finished = 3600
@@ -56,14 +56,55 @@ resource "gpu_workload" "notebook" {
   cloud     = "gke"
   image     = "jupyter/pytorch-notebook:latest"
 
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a100-40gb"
     partition   = "2g.10gb"
   }
 }
 
-# A time-shared L4 on EKS Auto Mode, preferring L40S when free.
+# GKE Autopilot provisions a node from the accelerator and count selectors.
+resource "gpu_workload" "autopilot" {
+  name      = "summarizer"
+  namespace = "ml"
+  cloud     = "gke-autopilot"
+  image     = "ghcr.io/example/summarizer:3.2"
+
+  gpu {
+    count       = 2
+    accelerator = "l4"
+  }
+}
+
+# EKS Auto Mode selects by eks.amazonaws.com/instance-gpu-name.
+resource "gpu_workload" "eks_auto" {
+  name      = "reranker"
+  namespace = "ml"
+  cloud     = "eks-auto"
+  image     = "ghcr.io/example/reranker:1.4"
+
+  gpu {
+    count       = 1
+    accelerator = "l40s"
+  }
+}
+
+# On-premises or any cluster labelled by NVIDIA GPU Feature Discovery: a T4
+# shared by time-slicing (the device plugin's nvidia.com/gpu.shared).
+resource "gpu_workload" "generic" {
+  name      = "classifier"
+  namespace = "ml"
+  cloud     = "generic"
+  image     = "ghcr.io/example/classifier:0.9"
+
+  gpu {
+    count       = 1
+    accelerator = "t4"
+    sharing     = "time-slicing"
+  }
+}
+
+# Karpenter spot capacity, preferring L40S and accepting L4.
 resource "gpu_workload" "batch_embed" {
   name      = "embedder"
   namespace = "ml"
@@ -71,7 +112,7 @@ resource "gpu_workload" "batch_embed" {
   image     = "ghcr.io/example/embedder:2.1"
   spot      = true
 
-  gpu = {
+  gpu {
     count        = 1
     accelerators = ["l40s", "l4"]
   }
@@ -85,7 +126,7 @@ resource "gpu_workload" "gitops" {
   image     = "ghcr.io/example/scorer:1.0"
   apply     = false
 
-  gpu = {
+  gpu {
     count       = 1
     accelerator = "a10g"
   }
