@@ -608,11 +608,11 @@ summary() {
       if (index("|" res[key] "|", "|" gpu "|") == 0) res[key] = res[key] (res[key] == "" ? "" : "|") gpu
     }
     END {
-      printf "%-24s %-14s %-6s %-26s %s\n", "POOL", "CLOUD", "READY", "INSTANCE TYPE", "GPU CAPACITY PER NODE"
+      printf "%-24s %-14s %-6s %-30s %s\n", "POOL", "CLOUD", "READY", "INSTANCE TYPE", "GPU CAPACITY PER NODE"
       for (i = 1; i <= n; i++) {
         split(order[i], p, SUBSEP)
         r = res[order[i]]; gsub(/\|/, " / ", r)
-        printf "%-24s %-14s %-6s %-26s %s\n", p[2], p[1], ready[order[i]] + 0 "/" total[order[i]], types[order[i]], r
+        printf "%-24s %-14s %-6s %-30s %s\n", p[2], p[1], ready[order[i]] + 0 "/" total[order[i]], types[order[i]], r
       }
     }' <<<"$(sort -t$'\t' -k1,1 -k2,2 <<<"$nodes")"
 }
