@@ -15,9 +15,23 @@ terraform="$("$root/scripts/terraform.sh")"
 kubectl="${GPU_CLUSTER_CACHE:-$HOME/.cache/terraform-provider-gpu/localcluster}/bin/kube-$KUBE_VERSION/kubectl"
 
 echo "== Simulated GPU node pools"
-"$kubectl" --kubeconfig "$kubeconfig" get nodes -L fixtures.gpuform.io/cloud,fixtures.gpuform.io/pool \
-	-o custom-columns='NODE:.metadata.name,CLOUD:.metadata.labels.fixtures\.gpuform\.io/cloud,POOL:.metadata.labels.fixtures\.gpuform\.io/pool,INSTANCE:.metadata.labels.node\.kubernetes\.io/instance-type,GPU:.status.allocatable.nvidia\.com/gpu,TAINTS:.spec.taints[*].key' \
-	--sort-by=.metadata.name
+"$kubectl" --kubeconfig "$kubeconfig" get nodes -o json | python3 -c '
+import json, sys
+from collections import OrderedDict
+pools = OrderedDict()
+for n in sorted(json.load(sys.stdin)["items"], key=lambda n: n["metadata"]["name"]):
+    labels = n["metadata"].get("labels", {})
+    pool = labels.get("fixtures.gpuform.io/pool", n["metadata"]["name"])
+    gpus = {k: v for k, v in n["status"].get("allocatable", {}).items() if k.startswith("nvidia.com/")}
+    taints = sorted({"%s:%s" % (t["key"], t["effect"]) for t in n["spec"].get("taints", [])})
+    p = pools.setdefault(pool, {"cloud": labels.get("fixtures.gpuform.io/cloud", "-"), "nodes": 0,
+        "instance": labels.get("node.kubernetes.io/instance-type", "-"), "gpus": gpus, "taints": taints})
+    p["nodes"] += 1
+print("%-24s %-14s %-5s %-26s %-34s %s" % ("POOL", "CLOUD", "NODES", "INSTANCE", "GPU RESOURCE PER NODE", "TAINTS"))
+for name, p in pools.items():
+    gpu = ", ".join("%s=%s" % kv for kv in sorted(p["gpus"].items())) or "-"
+    print("%-24s %-14s %-5d %-26s %-34s %s" % (name, p["cloud"], p["nodes"], p["instance"], gpu, " ".join(p["taints"]) or "-"))
+'
 
 mkdir -p "$out/quickstart"
 cat >"$out/terraformrc" <<RC
@@ -36,15 +50,15 @@ echo
 echo "== terraform apply examples/quickstart (provider from $provider_bin)"
 cd "$out/quickstart"
 export TF_CLI_CONFIG_FILE="$out/terraformrc" TF_IN_AUTOMATION=1
-"$terraform" apply -auto-approve -input=false -compact-warnings -var "kubeconfig=$kubeconfig" |
+"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" |
 	grep -E '^(gpu_workload|Apply complete)' || true
 
 echo
 echo "== Where the GPU workloads run"
-"$terraform" output -json placements | python3 -c '
+"$terraform" output -no-color -json placements | python3 -c '
 import json, sys
 for name, p in sorted(json.load(sys.stdin).items()):
-    print(f"{name:16} cloud={p[\"cloud\"]:10} resource={p[\"resource\"]:16} nodes={\",\".join(p[\"nodes\"])}")
+    print("%-16s cloud=%-10s resource=%-16s nodes=%s" % (name, p["cloud"], p["resource"], ",".join(p["nodes"])))
 '
 echo
 echo "State and CLI config are in $out; \`make demo-down\` removes them and the cluster."

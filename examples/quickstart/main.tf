@@ -2,7 +2,7 @@
 # workload per cloud convention, each landing on its cloud's simulated pool.
 terraform {
   required_providers {
-    gpu {
+    gpu = {
       source = "gpuform/gpu"
     }
   }
