@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -96,7 +97,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	rendered, rdiags := render.Render(w, render.Options{})
+	rendered, rdiags := render.Render(w, render.Options{ServerVersion: draVersionFromState(ctx, req)})
 	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, validation))...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -246,6 +247,28 @@ func subtract(all, seen render.Diagnostics) render.Diagnostics {
 		}
 	}
 	return out
+}
+
+// draVersionFromState recovers, for DRA workloads, the server version the
+// last apply rendered for: the resource.k8s.io version of its claim
+// template is in the manifest. Without it the plan would show the manifest
+// as unknown on every run.
+func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *render.ServerVersion {
+	if req.State.Raw.IsNull() {
+		return nil
+	}
+	var manifest types.String
+	if diags := req.State.GetAttribute(ctx, path.Root("manifest"), &manifest); diags.HasError() || manifest.ValueString() == "" {
+		return nil
+	}
+	switch {
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+render.DRAAPIVersionV1beta1+"\n"):
+		return &render.ServerVersion{Major: 1, Minor: 33}
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+render.DRAAPIVersionV1+"\n"):
+		return &render.ServerVersion{Major: 1, Minor: 34}
+	default:
+		return nil
+	}
 }
 
 // manifestChanged reports whether the planned manifest differs from the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -463,4 +465,92 @@ func waitJobGone(t *testing.T, cs kubernetes.Interface, ns, name string) {
 		}
 	}
 	t.Fatalf("job %s/%s was not deleted by its TTL within 60s", ns, name)
+}
+
+// A field owned by another declarative manager (server-side apply, as GitOps
+// tools do) is not silently taken: the apply names the manager and the
+// field, and force_conflicts = true takes it over.
+func TestAccWorkload_conflictWithAnotherApplyManager(t *testing.T) {
+	ns := acctest.Namespace(t)
+	base := landingCase{cloud: "gke", accelerator: "a100-40gb", count: 1}
+	config := acctest.ProviderBlock(t) + workloadConfig("w", "contested", ns, "deployment", base)
+	forced := base
+	forced.extra = "force_conflicts = true"
+	cs := acctest.Client(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() { applyImageAs(t, cs, ns, "contested", "gitops-controller", "registry.invalid/gitops:2") },
+				Config:    config,
+				ExpectError: regexp.MustCompile(`(?s)Server-side apply failed.*conflict.*"gitops-controller".*` +
+					`containers\[name="contested"\]\.image.*force_conflicts = true`),
+			},
+			{
+				Config: acctest.ProviderBlock(t) + workloadConfig("w", "contested", ns, "deployment", forced),
+				Check: checkLiveDeployment(t, ns, "contested", "a forced take-over", func(p corev1.PodSpec) bool {
+					return p.Containers[0].Image == "registry.invalid/cuda:12"
+				}),
+			},
+		},
+	})
+}
+
+// DRA: on a 1.34 server the claim template is resource.k8s.io/v1 and the pod
+// references it instead of requesting nvidia.com/gpu. Nothing allocates
+// devices here (no DRA driver), so the test does not wait for pods.
+func TestAccWorkload_draClaimTemplateMatchesServerVersion(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + workloadConfig("w", "dra", ns, "deployment",
+		landingCase{cloud: "generic", accelerator: "h100-80gb", count: 2, extra: `wait_for = "none"`})
+	config = strings.Replace(config, "accelerator = \"h100-80gb\"\n", "accelerator = \"h100-80gb\"\n    dra {}\n", 1)
+	cs := acctest.Client(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("gpu_workload.w", "manifest", regexp.MustCompile(`apiVersion: resource.k8s.io/v1\n`)),
+				resource.TestCheckResourceAttr("gpu_workload.w", "resource_name", ""),
+				func(*terraform.State) error {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					tmpl, err := cs.ResourceV1().ResourceClaimTemplates(ns).Get(ctx, "dra-gpu", metav1.GetOptions{})
+					if err != nil {
+						return fmt.Errorf("claim template not created: %w", err)
+					}
+					if req := tmpl.Spec.Spec.Devices.Requests; len(req) != 1 || req[0].Exactly == nil || req[0].Exactly.Count != 2 {
+						return fmt.Errorf("claim template should request exactly 2 devices: %+v", req)
+					}
+					d, err := cs.AppsV1().Deployments(ns).Get(ctx, "dra", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if claims := d.Spec.Template.Spec.ResourceClaims; len(claims) != 1 || *claims[0].ResourceClaimTemplateName != "dra-gpu" {
+						return fmt.Errorf("pod template should reference the claim template: %+v", claims)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// applyImageAs server-side applies a new image under another field manager,
+// as a GitOps controller would.
+func applyImageAs(t *testing.T, cs kubernetes.Interface, ns, name, manager, image string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	patch := fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":%q},`+
+		`"spec":{"template":{"spec":{"containers":[{"name":%q,"image":%q}]}}}}`, name, name, image)
+	force := true
+	_, err := cs.AppsV1().Deployments(ns).Patch(ctx, name, k8stypes.ApplyPatchType, []byte(patch),
+		metav1.PatchOptions{FieldManager: manager, Force: &force})
+	if err != nil {
+		t.Fatalf("applying as %s: %v", manager, err)
+	}
 }

@@ -35,6 +35,10 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	if !ok {
 		return
 	}
+	if plan.Manifest.IsUnknown() {
+		// Planned without the server version (DRA): now it is known.
+		diags.Append(setRenderedOutputs(ctx, plan, rendered)...)
+	}
 	if !annotateSpec(rendered, w, *plan, diags) {
 		return
 	}
