@@ -10,14 +10,17 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
-// Every resource example must plan cleanly: the schema accepts it and every
+// Every resource and data source example must plan cleanly: the schema accepts it and every
 // plan-time GPU rule passes. Planning needs no cluster, so none is
 // configured.
-func TestAccExamples_resourcesPlan(t *testing.T) {
+func TestAccExamples_plan(t *testing.T) {
 	clearClusterEnv(t)
-	files, err := filepath.Glob(filepath.Join(acctest.RepoRoot(t), "examples", "resources", "*", "resource.tf"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no resource examples found: %v", err)
+	root := acctest.RepoRoot(t)
+	resources, _ := filepath.Glob(filepath.Join(root, "examples", "resources", "*", "resource.tf"))
+	dataSources, _ := filepath.Glob(filepath.Join(root, "examples", "data-sources", "*", "data-source.tf"))
+	files := append(resources, dataSources...)
+	if len(resources) == 0 || len(dataSources) == 0 {
+		t.Fatalf("examples not found under %s/examples", root)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) {
@@ -30,7 +33,7 @@ func TestAccExamples_resourcesPlan(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:             string(src),
 					PlanOnly:           true,
-					ExpectNonEmptyPlan: true,
+					ExpectNonEmptyPlan: true, // resources to create, outputs to record
 				}},
 			})
 		})

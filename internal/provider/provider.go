@@ -199,7 +199,9 @@ func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 
 // DataSources lists the provider's data sources.
 func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{}
+	return []func() datasource.DataSource{
+		NewAcceleratorsDataSource,
+	}
 }
 
 func userAgent(version string) string {
