@@ -23,6 +23,14 @@
 //   - sizing.go, probes.go, storage.go, dra.go: one concern each.
 //   - render.go, pod.go: assembling Deployment/Job objects.
 //   - manifest.go: the canonical, diff-friendly YAML.
+//   - pool*.go: node pool policies: validation, the labels and taints nodes
+//     must carry, each cloud's node-pool shapes, the device-plugin config,
+//     the plan-time pool id, and ApplyPool, which places a workload on a pool
+//     with the same rules a workload uses, so the two cannot disagree.
+//   - capacity*.go: live pool capacity from nodes and pods, and which pools
+//     a pending pod could use and why not.
+//   - values*.go: Helm values for FiftyOne, Flyte, the GPU Operator, the
+//     NVIDIA device plugin and Numaflow, placed by the same rules.
 //
 // Nothing in this package panics on any input; see FuzzRender.
 package render

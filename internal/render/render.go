@@ -34,6 +34,9 @@ type Options struct {
 	// use; Render only defaults it (DefaultFieldManager) and returns it so the
 	// apply code has one source.
 	FieldManager string
+	// Pool is the node pool policy the workload was placed with (after
+	// ApplyPool): its extra labels and taints are added to the placement.
+	Pool *PoolPolicy
 }
 
 // Rendered is the output of Render.
@@ -98,6 +101,11 @@ func build(w Workload, in gpuIntent, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 	place := profileFor(cloud).place(in)
+	if opts.Pool != nil {
+		labels, tolerations := PoolPlacementExtras(*opts.Pool)
+		maps.Copy(place.nodeSelector, labels)
+		place.tolerations = append(place.tolerations, tolerations...)
+	}
 	nodeSelector, affinity := nodeScheduling(place)
 	r := &Rendered{
 		NodeSelector:   nodeSelector,

@@ -1,0 +1,92 @@
+package render
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func idPolicies() []PoolPolicy {
+	return []PoolPolicy{
+		validPool(),
+		{},
+		{Name: "mig", Cloud: "generic", Accelerator: "a100-40gb", GPUsPerNode: 8, Partition: PartitionAllBalanced, MIGStrategy: "mixed"},
+		{Name: "shared", Cloud: "aks", Accelerator: "t4", GPUsPerNode: 4, Sharing: "mps", Replicas: 8, Spot: true, Dedicated: ptr(false),
+			Labels: map[string]string{"example.com/team": "ml", "tier": ""},
+			Taints: []Taint{{Key: "z", Effect: "NoExecute"}, {Key: "a", Value: "1", Effect: "NoSchedule"}}},
+		{Name: "odd:name/with:colons", Cloud: "x", Accelerator: "ü", GPUsPerNode: -3, Replicas: 1 << 62},
+	}
+}
+
+func TestPoolIDRoundTrip(t *testing.T) {
+	for _, p := range idPolicies() {
+		id := EncodePoolID(p)
+		got, err := DecodePoolID(id)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if want := canonicalPool(p); !reflect.DeepEqual(got, want) {
+			t.Errorf("round trip:\nwant %+v\ngot  %+v", want, got)
+		}
+		if again := EncodePoolID(got); again != id {
+			t.Errorf("re-encoding changed the id:\n%s\n%s", id, again)
+		}
+	}
+}
+
+func TestPoolIDIsReadableAndCanonical(t *testing.T) {
+	id := EncodePoolID(PoolPolicy{Name: "l4-serving", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1})
+	if !strings.HasPrefix(id, "gke/l4/l4-serving:") {
+		t.Errorf("id %q lacks the readable prefix", id)
+	}
+	// Meaning, not spelling: taint order and an explicit default do not
+	// change the id.
+	a := PoolPolicy{Name: "p", Cloud: "eks", Dedicated: ptr(true), Labels: map[string]string{},
+		Taints: []Taint{{Key: "b", Effect: "NoSchedule"}, {Key: "a", Effect: "NoSchedule"}}}
+	b := PoolPolicy{Name: "p", Cloud: "eks", Taints: []Taint{{Key: "a", Effect: "NoSchedule"}, {Key: "b", Effect: "NoSchedule"}}}
+	if EncodePoolID(a) != EncodePoolID(b) {
+		t.Error("equivalent policies must have the same id")
+	}
+	if EncodePoolID(a) == EncodePoolID(poolWith(func(p *PoolPolicy) { p.Dedicated = ptr(false) })) {
+		t.Error("different policies must have different ids")
+	}
+}
+
+func TestDecodePoolIDErrors(t *testing.T) {
+	valid := EncodePoolID(validPool())
+	prefix, payload, _ := strings.Cut(valid, ":")
+	encode := func(json string) string { return prefix + ":" + base64.RawURLEncoding.EncodeToString([]byte(json)) }
+	cases := []struct{ name, id, want string }{
+		{"empty", "", "pool id is empty"},
+		{"no separator", "gke/l4/gpu", "has no ':'"},
+		{"bad base64", prefix + ":%%%", "not unpadded base64url"},
+		{"padded base64", prefix + ":" + payload + "==", "not unpadded base64url"},
+		{"not json", encode("not json"), "not a pool policy"},
+		{"unknown field", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4","colour":"red"}`), `unknown field "colour"`},
+		{"wrong type", encode(`{"v":1,"gpus_per_node":"eight"}`), "not a pool policy"},
+		{"trailing data", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4"}{}`), "trailing data"},
+		{"future version", encode(`{"v":2,"name":"gpu","cloud":"gke","accelerator":"l4"}`), "version 2 is not supported"},
+		{"missing version", encode(`{"name":"gpu","cloud":"gke","accelerator":"l4"}`), "version 0 is not supported"},
+		{"edited prefix", "gke/a100-40gb/gpu:" + payload, "does not match its payload"},
+		{"too long", prefix + ":" + strings.Repeat("A", maxPoolIDLength), "longer than any policy"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodePoolID(c.id)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want error containing %q, got %v", c.want, err)
+			}
+		})
+	}
+}
+
+func TestRenderedPoolCarriesItsID(t *testing.T) {
+	p := validPool()
+	r, diags := RenderPool(p)
+	requireNoErrors(t, diags)
+	got, err := DecodePoolID(r.ID)
+	if err != nil || !reflect.DeepEqual(got, canonicalPool(p)) {
+		t.Fatalf("RenderPool id decodes to %+v, %v", got, err)
+	}
+}

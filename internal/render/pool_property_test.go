@@ -1,0 +1,263 @@
+package render
+
+import (
+	"maps"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// poolVariants are the policies the property tests render for one cloud
+// and model: whatever combinations the cloud allows.
+func poolVariants(cloud Cloud, a Accelerator) []PoolPolicy {
+	counts := gpuCounts(machinesFor(cloud, &a))
+	if len(counts) == 0 {
+		counts = []int64{1, 8}
+	}
+	base := PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: a.Name, GPUsPerNode: counts[0]}
+	edit := func(f func(p *PoolPolicy)) PoolPolicy {
+		p := base
+		f(&p)
+		return p
+	}
+	out := []PoolPolicy{
+		base,
+		edit(func(p *PoolPolicy) { p.GPUsPerNode = counts[len(counts)-1] }),
+		edit(func(p *PoolPolicy) { p.Spot = cloud != CloudGeneric }),
+		edit(func(p *PoolPolicy) {
+			p.Labels = map[string]string{"example.com/team": "ml", "tier": "gpu"}
+			p.Taints = []Taint{{Key: "example.com/team", Value: "ml", Effect: "NoSchedule"}, {Key: "example.com/drain", Effect: "NoExecute"}}
+		}),
+	}
+	if cloud != CloudGKE {
+		out = append(out, edit(func(p *PoolPolicy) { p.Dedicated = ptr(false) }))
+	}
+	if cloud != CloudEKSAuto {
+		out = append(out,
+			edit(func(p *PoolPolicy) { p.Sharing, p.Replicas = SharingTimeSlicing, 4 }),
+			edit(func(p *PoolPolicy) { p.Sharing, p.Replicas, p.Spot = SharingMPS, 8, cloud != CloudGeneric }))
+	}
+	return append(out, migVariants(cloud, a, edit)...)
+}
+
+func migVariants(cloud Cloud, a Accelerator, edit func(func(p *PoolPolicy)) PoolPolicy) []PoolPolicy {
+	if !a.OffersMIG() || cloud == CloudEKSAuto {
+		return nil
+	}
+	if cloud == CloudGKE {
+		size := gkePartitionSizes[a.Name][0]
+		return []PoolPolicy{
+			edit(func(p *PoolPolicy) { p.Partition = size }),
+			edit(func(p *PoolPolicy) { p.Partition, p.Sharing, p.Replicas = size, SharingTimeSlicing, 2 }),
+		}
+	}
+	first, last := a.MIGProfiles[0].Name, a.MIGProfiles[len(a.MIGProfiles)-1].Name
+	out := []PoolPolicy{
+		edit(func(p *PoolPolicy) { p.Partition = first }),
+		edit(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = migLayoutPrefix+last, MIGStrategyMixed }),
+		edit(func(p *PoolPolicy) {
+			p.Partition, p.MIGStrategy, p.Sharing, p.Replicas = first, MIGStrategyMixed, SharingTimeSlicing, 3
+		}),
+	}
+	if _, ok := migBalanced[a.Name]; ok {
+		out = append(out, edit(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = PartitionAllBalanced, MIGStrategyMixed }))
+	}
+	return out
+}
+
+// poolNode is a node as the pool's cloud and GPU Operator would create it:
+// the labels added for the pool and those the cloud sets, the pool's taints,
+// and the resources the device plugin advertises.
+func poolNode(name string, r *PoolRendered) corev1.Node {
+	labels := maps.Clone(r.CloudSetLabels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, r.NodeLabels)
+	resources := corev1.ResourceList{}
+	for res, n := range r.ResourcesPerNode {
+		resources[corev1.ResourceName(res)] = *resource.NewQuantity(n, resource.DecimalSI)
+	}
+	return corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: r.NodeTaints},
+		Status:     corev1.NodeStatus{Capacity: resources, Allocatable: resources},
+	}
+}
+
+func isSharedMIG(p PoolPolicy) bool { return p.Partition != "" && p.Sharing != "" }
+
+func policyName(p PoolPolicy) string {
+	return p.Cloud + "/" + p.Accelerator + "/x" + strconv.FormatInt(p.GPUsPerNode, 10) + "/" + p.Partition + "/" +
+		p.MIGStrategy + "/" + p.Sharing + "/spot=" + strconv.FormatBool(p.Spot) + "/labels=" + strconv.Itoa(len(p.Labels))
+}
+
+// TestPoolAdmitsItsOwnPlacement is the central promise: a node built from
+// RenderPool's labels and taints admits a pod with RenderPool's placement,
+// for every resource the pool advertises.
+func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
+	forEachPoolVariant(t, func(t *testing.T, p PoolPolicy, r *PoolRendered) {
+		pools := SummarizeCapacity([]corev1.Node{poolNode("n", r)}, nil)
+		if len(pools) != 1 {
+			t.Fatalf("want one pool from one GPU node, got %d", len(pools))
+		}
+		for _, res := range r.ResourceNames {
+			m := MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, res)[0]
+			if !m.Fits {
+				t.Errorf("%s: the pool's own placement does not fit its node: %v", res, m.Reasons)
+			}
+		}
+	})
+}
+
+// TestWorkloadOnPoolMatchesPool renders a workload through ApplyPool and
+// Render, the path gpu_workload takes, and requires the same placement as
+// the pool (plus PoolPlacementExtras) and a resource the pool advertises.
+func TestWorkloadOnPoolMatchesPool(t *testing.T) {
+	forEachPoolVariant(t, func(t *testing.T, p PoolPolicy, r *PoolRendered) {
+		w := Workload{Name: "w", Kind: KindDeployment, Image: "img", GPU: GPU{Count: 1}}
+		if isSharedMIG(p) {
+			_, diags := ApplyPool(w, p)
+			requireDiag(t, diags, SeverityError, "node_pool", "never both")
+			return
+		}
+		partitions := []string{""}
+		if p.Partition == PartitionAllBalanced {
+			partitions = sliceProfileNames(mustResolve(t, p))
+		}
+		pools := SummarizeCapacity([]corev1.Node{poolNode("n", r)}, nil)
+		for _, partition := range partitions {
+			w.GPU.Partition = partition
+			placed, diags := ApplyPool(w, p)
+			requireNoErrors(t, diags)
+			rendered, diags := Render(placed, Options{})
+			requireNoErrors(t, diags)
+			selector, tolerations := withPoolExtras(rendered, p)
+			if m := MatchingPools(pools, selector, rendered.Affinity, tolerations, rendered.ResourceName)[0]; !m.Fits {
+				t.Fatalf("workload (partition %q) does not fit the pool's node: %v", partition, m.Reasons)
+			}
+			if !strings.Contains(strings.Join(r.ResourceNames, " "), rendered.ResourceName) {
+				t.Errorf("workload requests %s, pool advertises %v", rendered.ResourceName, r.ResourceNames)
+			}
+			if partition != "" {
+				continue // all-balanced: same node, different resource
+			}
+			if !reflect.DeepEqual(selector, r.NodeSelector) || !reflect.DeepEqual(rendered.Affinity, r.Affinity) ||
+				!reflect.DeepEqual(tolerations, r.Tolerations) || rendered.ResourceName != r.ResourceName {
+				t.Errorf("pool and workload disagree:\npool     %v %v %v %s\nworkload %v %v %v %s",
+					r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName,
+					selector, rendered.Affinity, tolerations, rendered.ResourceName)
+			}
+		}
+	})
+}
+
+// TestPoolsOfDifferentModelsAreDistinct: a whole-GPU pod for one model's
+// pool never fits the node of another model's pool on the same cloud.
+func TestPoolsOfDifferentModelsAreDistinct(t *testing.T) {
+	for _, cloud := range PoolCloudNames() {
+		var rendered []*PoolRendered
+		var nodes []corev1.Node
+		for _, a := range Accelerators() {
+			if !profileFor(Cloud(cloud)).offers(&a) {
+				continue
+			}
+			r, diags := RenderPool(poolVariants(Cloud(cloud), a)[0])
+			requireNoErrors(t, diags)
+			rendered = append(rendered, r)
+			nodes = append(nodes, poolNode(a.Name, r))
+		}
+		pools := SummarizeCapacity(nodes, nil)
+		for i, r := range rendered {
+			fits := 0
+			for _, m := range MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName) {
+				if m.Fits {
+					fits++
+				}
+			}
+			if fits != 1 {
+				t.Errorf("%s: the pod of %s fits %d pools, want exactly its own", cloud, nodes[i].Name, fits)
+			}
+		}
+	}
+}
+
+func forEachPoolVariant(t *testing.T, check func(t *testing.T, p PoolPolicy, r *PoolRendered)) {
+	t.Helper()
+	for _, cloud := range PoolCloudNames() {
+		for _, a := range Accelerators() {
+			if !profileFor(Cloud(cloud)).offers(&a) {
+				continue
+			}
+			for _, p := range poolVariants(Cloud(cloud), a) {
+				t.Run(policyName(p), func(t *testing.T) {
+					r, diags := RenderPool(p)
+					requireNoErrors(t, diags)
+					checkShapes(t, p, r)
+					check(t, p, r)
+				})
+			}
+		}
+	}
+}
+
+func mustResolve(t *testing.T, p PoolPolicy) []migSlice {
+	t.Helper()
+	a, _ := LookupAccelerator(p.Accelerator)
+	_, cut, ok := resolvePoolPartition(p.Partition, &a)
+	if !ok {
+		t.Fatalf("partition %q does not resolve", p.Partition)
+	}
+	return cut
+}
+
+// withPoolExtras merges PoolPlacementExtras into a rendered workload, the
+// way render.go is meant to.
+func withPoolExtras(r *Rendered, p PoolPolicy) (map[string]string, []corev1.Toleration) {
+	labels, tolerations := PoolPlacementExtras(p)
+	selector := maps.Clone(r.NodeSelector)
+	if len(labels) > 0 && selector == nil {
+		selector = map[string]string{}
+	}
+	maps.Copy(selector, labels)
+	return selector, normalizeTolerations(append(r.Tolerations, tolerations...))
+}
+
+// checkShapes: exactly the pool's cloud shape is set, and a Karpenter
+// NodePool requires only labels Karpenter or GFD put on the node.
+func checkShapes(t *testing.T, p PoolPolicy, r *PoolRendered) {
+	t.Helper()
+	want := map[string]bool{
+		"gke": p.Cloud == "gke", "aks": p.Cloud == "aks", "eks": p.Cloud == "eks",
+		"karpenter": p.Cloud == "karpenter" || p.Cloud == "eks-auto",
+	}
+	got := map[string]bool{"gke": r.GKE != nil, "aks": r.AKS != nil, "eks": r.EKS != nil, "karpenter": r.KarpenterNodePool != ""}
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("cloud shapes: want %v, got %v", want, got)
+	}
+	if r.KarpenterNodePool == "" {
+		return
+	}
+	var np karpenterNodePoolManifest
+	if err := yaml.UnmarshalStrict([]byte(r.KarpenterNodePool), &np); err != nil {
+		t.Fatalf("NodePool does not parse: %v\n%s", err, r.KarpenterNodePool)
+	}
+	for _, req := range np.Spec.Template.Spec.Requirements {
+		if len(req.Values) != 1 || r.CloudSetLabels[req.Key] != req.Values[0] {
+			t.Errorf("requirement %v is not a cloud-set label", req)
+		}
+	}
+	var templateLabels map[string]string
+	if np.Spec.Template.Metadata != nil {
+		templateLabels = np.Spec.Template.Metadata.Labels
+	}
+	if !reflect.DeepEqual(templateLabels, r.NodeLabels) {
+		t.Errorf("template labels %v, want NodeLabels %v", templateLabels, r.NodeLabels)
+	}
+}

@@ -1,0 +1,315 @@
+package render
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// poolIntent is a PoolPolicy resolved against the catalog. Fields are zero
+// when the value is unset, unknown or invalid.
+type poolIntent struct {
+	name  string
+	cloud Cloud
+	accel *Accelerator
+	gpus  int64
+	// layout is the mig-manager layout ("all-2g.10gb", "all-balanced") and
+	// cut what one GPU is cut into; both empty without MIG.
+	layout      string
+	cut         []migSlice
+	migStrategy string // single or mixed, with MIG
+	sharing     string
+	replicas    int64
+	spot        bool
+	dedicated   bool
+	labels      map[string]string
+	taints      []Taint
+}
+
+func (pi poolIntent) hasMIG() bool { return len(pi.cut) > 0 }
+
+// usesGPUOperator: MIG and sharing are configured through the GPU Operator
+// (node labels + device plugin config) everywhere except GKE, which does
+// both natively, and EKS Auto Mode, whose NVIDIA device plugin is managed
+// by AWS and reads no per-node config.
+func (pi poolIntent) usesGPUOperator() bool {
+	switch pi.cloud {
+	case CloudAKS, CloudEKS, CloudKarpenter, CloudGeneric:
+		return true
+	}
+	return false
+}
+
+func (pi poolIntent) needsDevicePluginConfig() bool {
+	return pi.usesGPUOperator() && (pi.sharing != "" || pi.hasMIG())
+}
+
+// ValidatePool checks a node pool policy from configuration alone. Zero
+// values are treated as unknown: rules needing them are skipped and missing
+// required values are not reported (RenderPool reports them).
+func ValidatePool(p PoolPolicy) Diagnostics {
+	_, diags := validatePool(p, false)
+	return diags
+}
+
+// validatePool runs every rule; strict means values are final.
+func validatePool(p PoolPolicy, strict bool) (poolIntent, Diagnostics) {
+	var diags Diagnostics
+	pi := poolIntent{spot: p.Spot, dedicated: p.Dedicated == nil || *p.Dedicated}
+	pi.name = checkPoolName(p.Name, strict, &diags)
+	pi.cloud = checkPoolCloud(p.Cloud, strict, &diags)
+	pi.accel = checkPoolAccelerator(p.Accelerator, pi.cloud, strict, &diags)
+	pi.gpus = checkGPUsPerNode(p.GPUsPerNode, pi.cloud, pi.accel, strict, &diags)
+	checkPoolPartition(p, &pi, strict, &diags)
+	checkPoolSharing(p, &pi, strict, &diags)
+	checkSharedPartitions(pi, &diags)
+	checkPoolCloudNotes(p, pi, &diags)
+	pi.labels = checkPoolLabels(p.Labels, pi, &diags)
+	pi.taints = checkPoolTaints(p.Taints, pi, strict, &diags)
+	return pi, diags
+}
+
+func checkPoolName(name string, strict bool, diags *Diagnostics) string {
+	requireSet(diags, strict, name, at("name"), "a DNS-1123 label such as \"l4-inference\"")
+	if name == "" {
+		return ""
+	}
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		diags.addError(at("name"), "Invalid pool name",
+			strconv.Quote(name)+" is not a valid name: "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 label "+
+				"(at most 63 lower-case letters, digits or '-'), because it names the Karpenter NodePool and the "+
+				"device plugin config and is a node label value.")
+		return ""
+	}
+	return name
+}
+
+func checkPoolCloud(raw string, strict bool, diags *Diagnostics) Cloud {
+	requireSet(diags, strict, raw, at("cloud"), "one of "+quoteList(PoolCloudNames()))
+	if raw == "" {
+		return ""
+	}
+	cloud, err := ParseCloud(raw)
+	if err != nil {
+		diags.addError(at("cloud"), "Unknown cloud",
+			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+quoteList(PoolCloudNames())+".")
+		return ""
+	}
+	if cloud == CloudGKEAutopilot {
+		diags.addError(at("cloud"), "GKE Autopilot has no node pools",
+			"Autopilot creates nodes per pod from the pod's own GPU request, so there is no pool to describe. "+
+				"Allowed: use gpu_workload with cloud = \"gke-autopilot\" directly, or one of "+quoteList(PoolCloudNames())+".")
+		return ""
+	}
+	return cloud
+}
+
+func checkPoolAccelerator(name string, cloud Cloud, strict bool, diags *Diagnostics) *Accelerator {
+	requireSet(diags, strict, name, at("accelerator"), "one of "+quoteList(AcceleratorNames()))
+	if name == "" {
+		return nil
+	}
+	return resolveAccelerator(name, cloud, at("accelerator"), diags)
+}
+
+// checkGPUsPerNode: the count must exist as a machine shape where the
+// catalog knows the shapes (pool_machines.go); elsewhere 1 to 16.
+func checkGPUsPerNode(n int64, cloud Cloud, a *Accelerator, strict bool, diags *Diagnostics) int64 {
+	path := at("gpus_per_node")
+	allowed := "an integer from 1 to " + strconv.Itoa(MaxGPUsPerPod) + " (the most GPUs one machine carries)"
+	switch {
+	case n == 0:
+		if strict {
+			diags.addError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+		}
+		return 0
+	case n < 0 || n > MaxGPUsPerPod:
+		diags.addError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+allowed+".")
+		return 0
+	}
+	shapes := machinesFor(cloud, a)
+	if counts := gpuCounts(shapes); len(counts) > 0 && !slices.Contains(counts, n) {
+		diags.addError(path, "No machine with that many GPUs",
+			"No "+string(cloud)+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
+				string(cloud)+": "+formatCounts(counts)+describeShapes(shapes)+".")
+		return 0
+	}
+	return n
+}
+
+// describeShapes names the machines behind the allowed counts.
+func describeShapes(shapes []machineShape) string {
+	var parts []string
+	for _, s := range shapes {
+		if s.name != "" {
+			parts = append(parts, s.name+" has "+strconv.FormatInt(s.gpus, 10))
+		}
+	}
+	if len(parts) == 0 {
+		return " (any N1 machine type)"
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// checkPoolPartition resolves partition and mig_strategy into pi.
+func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnostics) {
+	if p.MIGStrategy != "" && !slices.Contains(MIGStrategyNames(), p.MIGStrategy) {
+		diags.addError(at("mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+
+				" (how the device plugin exposes MIG; single is the default).")
+	}
+	if p.Partition == PartitionAllBalanced && p.MIGStrategy == MIGStrategySingle {
+		// Decidable without the accelerator, so reported at plan time.
+		diags.addError(at("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
+	}
+	if p.Partition == "" {
+		if p.MIGStrategy != "" && strict {
+			diags.addError(at("mig_strategy"), "mig_strategy without partition",
+				"mig_strategy only applies to partitioned GPUs. Allowed: set partition, or remove mig_strategy.")
+		}
+		return
+	}
+	a := pi.accel
+	if a == nil {
+		return // unknown, or already reported
+	}
+	if !a.OffersMIG() {
+		diags.addError(at("partition"), "Accelerator has no MIG",
+			a.DisplayName+" cannot be partitioned. Allowed: remove partition for whole GPUs, or a model with MIG: "+
+				quoteList(MIGAcceleratorNames())+".")
+		return
+	}
+	layout, cut, ok := resolvePoolPartition(p.Partition, a)
+	if !ok {
+		diags.addError(at("partition"), "Unsupported MIG partition",
+			strconv.Quote(p.Partition)+" is not a MIG profile or mig-manager layout of "+a.DisplayName+
+				". Allowed values: "+quoteList(poolPartitionNames(a))+".")
+		return
+	}
+	pi.layout, pi.cut = layout, cut
+	pi.migStrategy = poolMIGStrategy(p, layout, strict, diags)
+	checkPoolPartitionOnCloud(*pi, p.MIGStrategy, diags)
+}
+
+const allBalancedDetail = "all-balanced cuts every GPU into several profiles, which only the \"mixed\" strategy " +
+	"advertises as separate resources (nvidia.com/mig-<profile>). Allowed: mig_strategy = \"mixed\", or a " +
+	"single-profile partition such as \"all-<profile>\"."
+
+// poolMIGStrategy defaults the strategy to single, except all-balanced,
+// which cannot work under single: every profile would be advertised as
+// nvidia.com/gpu and a pod could not say which one it gets.
+func poolMIGStrategy(p PoolPolicy, layout string, strict bool, diags *Diagnostics) string {
+	strategy := p.MIGStrategy
+	if layout == PartitionAllBalanced {
+		if strategy == "" && strict {
+			diags.addError(at("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
+		}
+		return MIGStrategyMixed
+	}
+	if strategy != MIGStrategyMixed {
+		return MIGStrategySingle
+	}
+	return strategy
+}
+
+func checkPoolPartitionOnCloud(pi poolIntent, rawStrategy string, diags *Diagnostics) {
+	switch pi.cloud {
+	case CloudGKE:
+		a := pi.accel
+		if rawStrategy == MIGStrategyMixed {
+			diags.addError(at("mig_strategy"), "MIG strategy not available on GKE",
+				"GKE does not run the NVIDIA device plugin's \"mixed\" strategy: a node pool has one gpu_partition_size and "+
+					"partitions are requested as nvidia.com/gpu. Allowed on GKE: \"single\", or leave mig_strategy unset.")
+		}
+		sizes := gkePartitionSizes[a.Name]
+		if pi.layout == PartitionAllBalanced || !slices.Contains(sizes, pi.cut[0].profile.Name) {
+			diags.addError(at("partition"), "MIG partition not offered by GKE",
+				"GKE node pools are created with one gpu_partition_size, and cannot use "+strconv.Quote(pi.layout)+
+					" on "+a.Name+". Allowed on GKE for "+a.Name+": "+quoteList(sizes)+".")
+		}
+	case CloudEKSAuto:
+		diags.addError(at("partition"), "MIG not configurable on EKS Auto Mode",
+			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads "+
+				LabelMIGConfig+". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator.")
+	}
+}
+
+// checkPoolSharing resolves sharing and replicas into pi.
+func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnostics) {
+	sharing := p.Sharing
+	if sharing != "" && !slices.Contains(SharingNames(), sharing) {
+		diags.addError(at("sharing"), "Unknown sharing mode",
+			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+quoteList(SharingNames())+".")
+		sharing = ""
+	}
+	replicas := p.Replicas
+	switch {
+	case replicas < 0 || replicas == 1:
+		diags.addError(at("replicas"), "Invalid replicas",
+			"replicas is "+strconv.FormatInt(replicas, 10)+"; sharing a GPU needs at least 2 clients. Allowed: 2 or more.")
+		replicas = 0
+	case replicas > 0 && p.Sharing == "" && strict:
+		diags.addError(at("replicas"), "replicas without sharing",
+			"replicas only applies to shared GPUs. Allowed: set sharing to one of "+quoteList(SharingNames())+", or remove replicas.")
+	case replicas == 0 && sharing != "" && strict:
+		diags.addError(at("replicas"), "Missing replicas",
+			"With sharing = "+strconv.Quote(sharing)+", replicas says how many pods share one GPU. Allowed: 2 or more "+
+				"(at most "+strconv.Itoa(MaxMPSClients)+" with MPS or on GKE).")
+	}
+	if sharing != "" && replicas > MaxMPSClients && (sharing == SharingMPS || pi.cloud == CloudGKE) {
+		who := "CUDA MPS serves at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU"
+		if pi.cloud == CloudGKE {
+			who = "GKE allows at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU (max_shared_clients_per_gpu)"
+		}
+		diags.addError(at("replicas"), "Too many clients per GPU",
+			who+", got "+strconv.FormatInt(replicas, 10)+". Allowed: 2 to "+strconv.Itoa(MaxMPSClients)+".")
+	}
+	if sharing != "" && pi.cloud == CloudEKSAuto {
+		diags.addError(at("sharing"), "GPU sharing not configurable on EKS Auto Mode",
+			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no "+LabelDevicePluginConfig+
+				" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud "+
+				"\"karpenter\" or \"eks\" with the GPU Operator.")
+	}
+	pi.sharing, pi.replicas = sharing, replicas
+}
+
+// checkSharedPartitions: sharing a MIG partition. GKE time-shares
+// partitions; the NVIDIA device plugin time-slices only mixed-strategy MIG
+// resources; nobody runs MPS on MIG devices. Where it works it is allowed,
+// with a warning, because gpu_workload itself never asks for a shared
+// partition (validate_gpu.go checkSharingCombinations).
+func checkSharedPartitions(pi poolIntent, diags *Diagnostics) {
+	if pi.sharing == "" || !pi.hasMIG() {
+		return
+	}
+	switch {
+	case pi.sharing == SharingMPS:
+		diags.addError(at("sharing"), "MPS with MIG is not supported",
+			"The NVIDIA device plugin cannot run MPS on MIG devices, and GKE does not combine MPS with partitions. "+
+				"Allowed: sharing = \"time-slicing\" (on GKE, or with mig_strategy = \"mixed\" elsewhere), or remove partition.")
+	case pi.cloud != CloudGKE && pi.migStrategy != MIGStrategyMixed:
+		diags.addError(at("sharing"), "Time-slicing needs the mixed MIG strategy",
+			"The NVIDIA device plugin time-slices MIG devices only under the \"mixed\" strategy (nvidia.com/mig-<profile> "+
+				"resources). Allowed: mig_strategy = \"mixed\", or remove sharing.")
+	default:
+		diags.addWarning(at("sharing"), "No gpu_workload can use this pool",
+			"gpu_workload requests either a MIG partition or a shared GPU, never a shared partition, so it cannot be "+
+				"placed on this pool. Other pods can request "+quoteList(poolResourceNames(pi))+
+				". Allowed for gpu_workload: remove sharing or remove partition.")
+	}
+}
+
+func checkPoolCloudNotes(p PoolPolicy, pi poolIntent, diags *Diagnostics) {
+	if pi.spot && pi.cloud == CloudGeneric {
+		diags.addWarning(at("spot"), "spot has no effect on generic clusters",
+			"Generic clusters have no standard label or taint for spot capacity, so spot = true changes nothing. "+
+				"Allowed: remove spot; it selects capacity on "+quoteList(slices.DeleteFunc(PoolCloudNames(), func(c string) bool { return c == string(CloudGeneric) }))+".")
+	}
+	if pi.cloud == CloudGKE && p.Dedicated != nil && !*p.Dedicated {
+		diags.addWarning(at("dedicated"), "GKE taints GPU nodes itself",
+			"GKE adds nvidia.com/gpu=present:NoSchedule to GPU node pools whenever the cluster also has non-GPU pools, "+
+				"and dedicated = false cannot remove it. Allowed: leave dedicated unset (true) on GKE.")
+	}
+}

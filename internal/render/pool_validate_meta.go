@@ -1,0 +1,150 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
+)
+
+// checkPoolLabels validates the extra node labels and returns them.
+func checkPoolLabels(labels map[string]string, pi poolIntent, diags *Diagnostics) map[string]string {
+	toAdd, cloudSet := derivedPoolLabels(pi)
+	for _, key := range sortedKeys(labels) {
+		path := at("labels", MapKey(key))
+		value := labels[key]
+		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
+			diags.addError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+			continue
+		}
+		if msgs := content.IsLabelValue(value); len(msgs) > 0 {
+			diags.addError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
+				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
+		}
+		if derived, ok := toAdd[key]; ok {
+			diags.addError(path, "Label set by the pool",
+				strconv.Quote(key)+" is derived from the other attributes (here "+strconv.Quote(derived)+") and added by the pool. "+
+					"Allowed: remove it from labels; change the attribute it comes from instead.")
+			continue
+		}
+		if derived, ok := cloudSet[key]; ok {
+			diags.addError(path, "Label set by the cloud",
+				strconv.Quote(key)+" is set on the nodes by "+string(pi.cloud)+" or the GPU Operator (here "+strconv.Quote(derived)+
+					"), and the placement already selects on it. Allowed: remove it from labels.")
+			continue
+		}
+		if prefix, reserved := reservedLabelPrefix(key, pi.cloud); reserved {
+			diags.addError(path, "Reserved label prefix",
+				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+reservedBy(prefix)+
+					". Allowed: a key under your own prefix, such as \"example.com/team\", or without a prefix.")
+		}
+	}
+	return maps.Clone(labels)
+}
+
+// reservedLabelPrefix reports label domains that node pools cannot set:
+// kubernetes.io and k8s.io (the kubelet's NodeRestriction admission lets a
+// node set only node.kubernetes.io/ and kubelet.kubernetes.io/ keys there),
+// AKS's kubernetes.azure.com/ (azure-aks-docs use-labels.md "Reserved
+// prefixes"), and Karpenter's own domains on Karpenter and EKS Auto Mode
+// (NodePool template labels in them are rejected).
+func reservedLabelPrefix(key string, c Cloud) (string, bool) {
+	domain, _, found := strings.Cut(key, "/")
+	if !found {
+		return "", false
+	}
+	switch domain {
+	case "node.kubernetes.io", "kubelet.kubernetes.io":
+		return "", false
+	}
+	reserved := []string{"kubernetes.io", "k8s.io"}
+	switch c {
+	case CloudAKS:
+		reserved = append(reserved, "kubernetes.azure.com")
+	case CloudKarpenter:
+		reserved = append(reserved, "karpenter.sh", "karpenter.k8s.aws")
+	case CloudEKSAuto:
+		reserved = append(reserved, "karpenter.sh", "eks.amazonaws.com")
+	}
+	for _, r := range reserved {
+		if domain == r || strings.HasSuffix(domain, "."+r) {
+			return r + "/", true
+		}
+	}
+	return "", false
+}
+
+func reservedBy(prefix string) string {
+	switch prefix {
+	case "kubernetes.azure.com/":
+		return "AKS reserves for its own node labels"
+	case "karpenter.sh/", "karpenter.k8s.aws/", "eks.amazonaws.com/":
+		return "Karpenter reserves for labels it derives from the instance"
+	}
+	return "Kubernetes reserves; nodes may not label themselves with it (NodeRestriction)"
+}
+
+// checkPoolTaints validates the extra taints and returns them.
+func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *Diagnostics) []Taint {
+	derived := derivedPoolTaints(pi)
+	for i, t := range taints {
+		checkTaintFields(i, t, strict, diags)
+		if t.Key == "" || t.Effect == "" {
+			continue
+		}
+		if j := slices.IndexFunc(taints[:i], func(o Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }); j >= 0 {
+			diags.addError(at("taints", i), "Duplicate taint",
+				"taints["+strconv.Itoa(j)+"] already has key "+strconv.Quote(t.Key)+" with effect "+t.Effect+
+					"; a node keeps one taint per key and effect. Allowed: one entry per key and effect.")
+			continue
+		}
+		if d := slices.IndexFunc(derived, func(o poolTaint) bool {
+			return o.taint.Key == t.Key && string(o.taint.Effect) == t.Effect
+		}); d >= 0 {
+			diags.addError(at("taints", i), "Taint added by the pool",
+				t.Key+":"+t.Effect+" is already on the nodes ("+derived[d].because+"). Allowed: remove it"+
+					dedicatedHint(pi)+".")
+		}
+	}
+	return slices.Clone(taints)
+}
+
+func dedicatedHint(pi poolIntent) string {
+	if pi.cloud == CloudGKE || !pi.dedicated {
+		return ""
+	}
+	return ", or set dedicated = false to manage the GPU taint yourself"
+}
+
+func checkTaintFields(i int, t Taint, strict bool, diags *Diagnostics) {
+	switch {
+	case t.Key == "":
+		if strict {
+			diags.addError(at("taints", i, "key"), "Missing taint key", "A taint needs a key. Allowed: a label-style key such as \"example.com/dedicated\".")
+		}
+	default:
+		if msgs := content.IsLabelKey(t.Key); len(msgs) > 0 {
+			diags.addError(at("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+		}
+	}
+	if t.Value != "" {
+		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
+			diags.addError(at("taints", i, "value"), "Invalid taint value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+
+				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
+		}
+	}
+	switch {
+	case t.Effect == "":
+		if strict {
+			diags.addError(at("taints", i, "effect"), "Missing taint effect", "Allowed values: "+quoteList(TaintEffectNames())+".")
+		}
+	case !slices.Contains(TaintEffectNames(), t.Effect):
+		diags.addError(at("taints", i, "effect"), "Invalid taint effect",
+			strconv.Quote(t.Effect)+" is not a taint effect. Allowed values: "+quoteList(TaintEffectNames())+
+				" (Kubernetes spelling; the provider converts to each cloud's form).")
+	}
+}

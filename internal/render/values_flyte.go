@@ -1,0 +1,425 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// FlyteValues configures flytepropeller's k8s plugin (domain.md §1): how a
+// task's GPU request and accelerator become a resource name, node affinity
+// and tolerations. It is cluster-wide, so it holds no GPU count: tasks ask
+// for that themselves.
+//
+// What Flyte can express, per cloud (device = the string a task passes to
+// flytekit's GPUAccelerator, or the value Flyte v2 maps an accelerator to):
+//   - gke, gke-autopilot: device = cloud.google.com/gke-accelerator value,
+//     which equals flytekit's constants (nvidia-tesla-t4, nvidia-l4, ...);
+//     MIG partitions through cloud.google.com/gke-gpu-partition-size and
+//     "unpartitioned" through a DoesNotExist requirement on it. Flyte cannot
+//     add gke-accelerator-count (Autopilot then sizes the node from the
+//     request) nor keep whole-GPU tasks off time-shared pools.
+//   - eks: device = k8s.amazonaws.com/accelerator, which the node groups
+//     carry with flytekit's names (catalog.go EKSAccelerator). No partitions.
+//   - eks-auto, karpenter: device = instance-gpu-name ("t4", "l40s"), not
+//     flytekit's constants. No partitions.
+//   - aks: device = a VM size (node.kubernetes.io/instance-type): AKS has no
+//     model label, and a task selects one size. No partitions.
+//   - generic: device = a GPU Feature Discovery product name
+//     (nvidia.com/gpu.product); a task selects one (PCIe or SXM). No
+//     partitions: single-strategy MIG rewrites the product name instead.
+type FlyteValues struct {
+	// FlyteVersion is 1 (the default; flyte-core, and flyte-binary of the
+	// v1 line) or 2 (flyte-binary of Flyte v2), which configures GPUs
+	// through accelerator-devices and accelerator-device-classes.
+	FlyteVersion int64 // flyte_version
+	// Accelerators are the catalog ids tasks may request; v2 maps each to
+	// its device, and every version checks the cloud offers them.
+	Accelerators []string // accelerators
+	// Sharing makes GPU tasks request shared slots ("time-slicing", "mps"):
+	// the GPU resource name becomes the cloud's shared resource.
+	Sharing string // sharing
+	// Interruptible sends Flyte's interruptible tasks to spot capacity and
+	// keeps the others off it.
+	Interruptible       bool                // interruptible
+	DefaultTolerations  []corev1.Toleration // default_tolerations: added to every task pod
+	DefaultNodeSelector map[string]string   // default_node_selector: added to every task pod
+	// DefaultEnvVars go to every task pod (Flyte v1 only: v2's chart sets
+	// default-env-vars itself and a values list would replace it).
+	DefaultEnvVars map[string]string // default_env_vars
+}
+
+// Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
+const (
+	flyteKeyGPUResourceName          = "gpu-resource-name"
+	flyteKeyResourceTolerations      = "resource-tolerations"
+	flyteKeyGPUDeviceNodeLabel       = "gpu-device-node-label"
+	flyteKeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
+	flyteKeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
+	flyteKeyGPUUnpartitionedTol      = "gpu-unpartitioned-toleration"
+	flyteKeyDefaultTolerations       = "default-tolerations"
+	flyteKeyDefaultNodeSelector      = "default-node-selector"
+	flyteKeyDefaultEnvVars           = "default-env-vars"
+	flyteKeyInterruptibleTolerations = "interruptible-tolerations"
+	flyteKeyInterruptibleReq         = "interruptible-node-selector-requirement"
+	flyteKeyNonInterruptibleReq      = "non-interruptible-node-selector-requirement"
+	flyteKeyAcceleratorDevices       = "accelerator-devices"
+	flyteKeyAcceleratorDeviceClass   = "accelerator-device-classes"
+	// flyteNvidiaDeviceClass is core.GPUAccelerator_NVIDIA_GPU's name.
+	flyteNvidiaDeviceClass = "NVIDIA_GPU"
+)
+
+// FlyteGPUKeys lists every k8s plugin key the flyte targets may write, for
+// tests and documentation.
+func FlyteGPUKeys() []string {
+	return []string{
+		flyteKeyGPUResourceName, flyteKeyResourceTolerations, flyteKeyGPUDeviceNodeLabel, flyteKeyGPUPartitionSizeLabel,
+		flyteKeyGPUUnpartitionedReq, flyteKeyGPUUnpartitionedTol, flyteKeyDefaultTolerations, flyteKeyDefaultNodeSelector,
+		flyteKeyDefaultEnvVars, flyteKeyInterruptibleTolerations, flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq,
+		flyteKeyAcceleratorDevices, flyteKeyAcceleratorDeviceClass,
+	}
+}
+
+// flyteV2AcceleratorNames are the keys of Flyte v2's accelerator-devices
+// default map (flyteplugins config.go on main) that name each catalog model.
+var flyteV2AcceleratorNames = map[string][]string{
+	"a100-40gb": {"A100"},
+	"a100-80gb": {"A100 80G"},
+	"a10g":      {"A10G"},
+	"b200":      {"B200"},
+	"h100-80gb": {"H100", "H100 80G"},
+	"h200":      {"H200"},
+	"l4":        {"L4"},
+	"l40s":      {"L40s"},
+	"t4":        {"T4"},
+	"v100-16gb": {"V100"},
+	"v100-32gb": {"V100"},
+}
+
+// FlytePluginPath is where a target's k8s plugin config lives in its values:
+// flyte-core renders configmap.k8s whole into k8s.yaml; flyte-binary merges
+// configuration.inline over its base config.
+func FlytePluginPath(target string) []string {
+	if target == TargetFlyteCore {
+		return []string{"configmap", "k8s", "plugins", "k8s"}
+	}
+	return []string{"configuration", "inline", "plugins", "k8s"}
+}
+
+func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[string]any, Diagnostics) {
+	var diags Diagnostics
+	v2 := checkFlyteVersion(target, in, &diags)
+	accelerators := resolveAccelerators(GPU{Accelerators: in.Accelerators}, cloud, strict, &diags)
+	diags = prefixFlyteGPUPaths(diags)
+	sharing := in.Sharing
+	if sharing != "" && !slices.Contains(SharingNames(), sharing) {
+		diags.addError(at(blockFlyte, "sharing"), "Unknown sharing mode",
+			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+quoteList(SharingNames())+".")
+		sharing = ""
+	}
+	checkValuesTolerations(at(blockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
+	checkValuesNodeSelector(at(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
+	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
+	checkNoTemplates(in, &diags)
+	if cloud == "" || diags.HasError() {
+		return nil, diags
+	}
+	k8s := map[string]any{}
+	whole := gpuIntent{count: 1, sharing: sharing}
+	place, _ := cloudGPUPlacement(cloud, whole)
+	resourceName := string(place.resourceName)
+	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: mustPlain(normalizeTolerations(place.tolerations))}}
+	class := flyteDeviceClass(cloud, resourceName, place)
+	if v2 {
+		k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
+		if devices := flyteV2Devices(cloud, accelerators, &diags); len(devices) > 0 {
+			k8s[flyteKeyAcceleratorDevices] = singleKeyMaps(devices, func(s string) any { return s })
+		}
+	} else {
+		maps.Copy(k8s, flyteV1Keys(class))
+		flyteDeviceNotes(cloud, accelerators, &diags)
+		if env := flyteEnv(in.DefaultEnvVars, place.env); len(env) > 0 {
+			k8s[flyteKeyDefaultEnvVars] = singleKeyMaps(env, func(s string) any { return s })
+		}
+	}
+	if cloud == CloudGKE && v2 {
+		diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
+			"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
+				"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
+				"LD_LIBRARY_PATH to the chart's base default-env-vars.")
+	}
+	addFlyteDefaults(k8s, in)
+	addFlyteInterruptible(k8s, cloud, in.Interruptible, &diags)
+	flyteCloudNotes(cloud, sharing, &diags)
+	values := map[string]any{}
+	setPath(values, k8s, FlytePluginPath(target)...)
+	if containsTemplate(values) {
+		diags.addError(at(blockFlyte), "Template braces in Flyte values",
+			"Flyte's charts pass these values through Helm's tpl, which would evaluate \"{{\". This is a provider bug; please report it.")
+		return nil, diags
+	}
+	return values, diags
+}
+
+// checkFlyteVersion returns whether v2 keys are wanted.
+func checkFlyteVersion(target string, in FlyteValues, diags *Diagnostics) bool {
+	switch in.FlyteVersion {
+	case 0, 1:
+		return false
+	case 2:
+		if target == TargetFlyteCore {
+			diags.addError(at(blockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
+				"Flyte v2 ships only the flyte-binary chart (flyte-core was removed on Flyte's main branch). Allowed: "+
+					"flyte_version = 1 with flyte-core, or target = \""+TargetFlyteBinary+"\".")
+		}
+		return true
+	}
+	diags.addError(at(blockFlyte, "flyte_version"), "Unknown Flyte version",
+		strconv.FormatInt(in.FlyteVersion, 10)+" is not a Flyte major version. Allowed values: 1, 2.")
+	return false
+}
+
+// prefixFlyteGPUPaths: resolveAccelerators reports at gpu.accelerators[i];
+// the flyte block holds accelerators directly.
+func prefixFlyteGPUPaths(diags Diagnostics) Diagnostics {
+	for i, d := range diags {
+		if len(d.Path) > 0 && d.Path[0] == "gpu" {
+			diags[i].Path = append(at(blockFlyte), d.Path[1:]...)
+		}
+	}
+	return diags
+}
+
+func checkFlyteEnv(env map[string]string, v2 bool, diags *Diagnostics) {
+	if len(env) > 0 && v2 {
+		diags.addError(at(blockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
+			"Flyte v2's chart sets plugins.k8s.default-env-vars (_U_EP_OVERRIDE, _U_INSECURE, _U_USE_ACTIONS) and a list "+
+				"in configuration.inline replaces it, breaking task pods. Allowed: remove default_env_vars, or use flyte_version = 1.")
+	}
+}
+
+// checkNoTemplates: Flyte's charts render these values through tpl, so a
+// user string containing "{{" would be evaluated (or fail the install).
+func checkNoTemplates(in FlyteValues, diags *Diagnostics) {
+	bad := func(path []any, s string) {
+		if strings.Contains(s, "{{") {
+			diags.addError(path, "Template braces in a Flyte value",
+				strconv.Quote(s)+" contains \"{{\", which the Flyte chart would evaluate as a Helm template (tpl). "+
+					"Allowed: a value without \"{{\".")
+		}
+	}
+	for _, k := range sortedKeys(in.DefaultEnvVars) {
+		bad(at(blockFlyte, "default_env_vars", MapKey(k)), k+in.DefaultEnvVars[k])
+	}
+	for _, k := range sortedKeys(in.DefaultNodeSelector) {
+		bad(at(blockFlyte, "default_node_selector", MapKey(k)), k+in.DefaultNodeSelector[k])
+	}
+	for i, t := range in.DefaultTolerations {
+		bad(at(blockFlyte, "default_tolerations", i), t.Key+t.Value)
+	}
+}
+
+// flyteDeviceClass is the NVIDIA device class settings, derived from the
+// cloud's placement: the accelerator label, and on GKE the partition label
+// with the "unpartitioned" rule whole-GPU workloads use (absentLabels).
+type flyteClass struct {
+	resourceName, deviceLabel, partitionLabel string
+	unpartitioned                             *corev1.NodeSelectorRequirement
+}
+
+func flyteDeviceClass(cloud Cloud, resourceName string, whole placement) flyteClass {
+	class := flyteClass{resourceName: resourceName}
+	for _, name := range CloudAccelerators(cloud) {
+		if key, _, ok := acceleratorLabel(cloud, lookupAccelerator(name)); ok {
+			class.deviceLabel = key
+			break
+		}
+	}
+	if cloud == CloudGKE || cloud == CloudGKEAutopilot {
+		class.partitionLabel = gkeLabelPartitionSize
+		if slices.Contains(whole.absentLabels, gkeLabelPartitionSize) {
+			// The valid form of the docs' example (domain.md §1.4 ⚠):
+			// operator DoesNotExist, no values.
+			class.unpartitioned = &corev1.NodeSelectorRequirement{Key: gkeLabelPartitionSize, Operator: corev1.NodeSelectorOpDoesNotExist}
+		}
+	}
+	return class
+}
+
+func flyteV1Keys(c flyteClass) map[string]any {
+	out := map[string]any{flyteKeyGPUResourceName: c.resourceName}
+	if c.deviceLabel != "" {
+		out[flyteKeyGPUDeviceNodeLabel] = c.deviceLabel
+	}
+	if c.partitionLabel != "" {
+		out[flyteKeyGPUPartitionSizeLabel] = c.partitionLabel
+	}
+	if c.unpartitioned != nil {
+		out[flyteKeyGPUUnpartitionedReq] = mustPlain(c.unpartitioned)
+	}
+	return out
+}
+
+// classValues is the v2 AcceleratorDeviceClassConfig of the class.
+func classValues(c flyteClass) map[string]any {
+	out := map[string]any{"resource-name": c.resourceName}
+	if c.deviceLabel != "" {
+		out["device-node-label"] = c.deviceLabel
+	}
+	if c.partitionLabel != "" {
+		out["partition-size-node-label"] = c.partitionLabel
+	}
+	if c.unpartitioned != nil {
+		out["unpartitioned-node-selector-requirement"] = mustPlain(c.unpartitioned)
+	}
+	return out
+}
+
+// flyteV2Devices maps each Flyte v2 accelerator name of the requested
+// models to the cloud's label value, so "T4" means "t4" on EKS Auto Mode.
+func flyteV2Devices(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics) map[string]string {
+	devices := map[string]string{}
+	for i, a := range accelerators {
+		names := flyteV2AcceleratorNames[a.Name]
+		_, values, ok := acceleratorLabel(cloud, a)
+		if !ok || len(values) == 0 {
+			continue
+		}
+		if len(names) == 0 {
+			diags.addWarning(at(blockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
+				"Flyte v2 has no accelerator name for "+a.DisplayName+", so tasks cannot request it by name. Allowed: "+
+					"remove it, or request it by device "+strconv.Quote(values[0])+".")
+			continue
+		}
+		for _, n := range names {
+			if prev, dup := devices[n]; dup && prev != values[0] {
+				diags.addWarning(at(blockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
+					"Flyte v2 calls both models "+strconv.Quote(n)+"; it keeps device "+strconv.Quote(prev)+". Allowed: list one of them.")
+				continue
+			}
+			devices[n] = values[0]
+		}
+		warnSeveralValues(cloud, a, values, i, diags)
+	}
+	return devices
+}
+
+// flyteDeviceNotes tells v1 users which device string selects each model
+// where it is not flytekit's constant.
+func flyteDeviceNotes(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics) {
+	for i, a := range accelerators {
+		key, values, ok := acceleratorLabel(cloud, a)
+		if !ok || len(values) == 0 {
+			continue
+		}
+		if !slices.Contains(values, a.FlyteDevice) {
+			diags.addWarning(at(blockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
+				"On "+string(cloud)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
+					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(a.FlyteDevice)+".")
+		}
+		warnSeveralValues(cloud, a, values, i, diags)
+	}
+}
+
+func warnSeveralValues(cloud Cloud, a *Accelerator, values []string, i int, diags *Diagnostics) {
+	if len(values) > 1 {
+		diags.addWarning(at(blockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
+			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+quoteList(values)+
+				" on "+string(cloud)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
+				"your node pools have.")
+	}
+}
+
+// flyteEnv is the user's env over the cloud's driver environment.
+func flyteEnv(user, cloudEnv map[string]string) map[string]string {
+	env := maps.Clone(cloudEnv)
+	if env == nil {
+		env = map[string]string{}
+	}
+	maps.Copy(env, user)
+	return env
+}
+
+func addFlyteDefaults(k8s map[string]any, in FlyteValues) {
+	if len(in.DefaultTolerations) > 0 {
+		k8s[flyteKeyDefaultTolerations] = mustPlain(normalizeTolerations(in.DefaultTolerations))
+	}
+	if len(in.DefaultNodeSelector) > 0 {
+		k8s[flyteKeyDefaultNodeSelector] = singleKeyMaps(in.DefaultNodeSelector, func(s string) any { return s })
+	}
+}
+
+// addFlyteInterruptible derives the spot rules from the cloud profile: the
+// labels and tolerations spot placement adds over on-demand placement.
+func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, diags *Diagnostics) {
+	if !interruptible {
+		return
+	}
+	onDemand, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1})
+	spot, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1, spot: true})
+	var added []string
+	for k, v := range spot.nodeSelector {
+		if onDemand.nodeSelector[k] != v {
+			added = append(added, k)
+		}
+	}
+	if len(added) != 1 {
+		diags.addWarning(at(blockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
+			string(cloud)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
+				"interruptible, or set default_node_selector yourself.")
+		return
+	}
+	key := added[0]
+	value := spot.nodeSelector[key]
+	k8s[flyteKeyInterruptibleReq] = mustPlain(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}})
+	// NotIn also matches nodes without the label: everything but spot.
+	k8s[flyteKeyNonInterruptibleReq] = mustPlain(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{value}})
+	var extra []corev1.Toleration
+	for _, t := range spot.tolerations {
+		if !slices.Contains(onDemand.tolerations, t) {
+			extra = append(extra, t)
+		}
+	}
+	if len(extra) > 0 {
+		k8s[flyteKeyInterruptibleTolerations] = mustPlain(normalizeTolerations(extra))
+	}
+}
+
+// flyteCloudNotes warns about placement rules Flyte cannot express.
+func flyteCloudNotes(cloud Cloud, sharing string, diags *Diagnostics) {
+	if cloud == CloudGKEAutopilot {
+		diags.addWarning(at(blockFlyte), "GPU tasks need an accelerator on Autopilot",
+			"Autopilot provisions GPU nodes only for pods that select "+gkeLabelAccelerator+"; Flyte adds that selection only "+
+				"for tasks that set an accelerator, and never adds "+gkeLabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
+	}
+	if sharing != "" && (cloud == CloudGKE || cloud == CloudGKEAutopilot) {
+		diags.addWarning(at(blockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
+			"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+gkeLabelSharingStrategy+
+				", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
+				"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
+	}
+}
+
+// containsTemplate reports whether any string in v contains "{{".
+func containsTemplate(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.Contains(t, "{{")
+	case map[string]any:
+		for k, e := range t {
+			if strings.Contains(k, "{{") || containsTemplate(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if containsTemplate(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+)
+
+// migPartedConfig is mig-parted's config file (NVIDIA mig-parted
+// "version: v1" format), the "config.yaml" key of the mig-manager ConfigMap.
+type migPartedConfig struct {
+	Version    string                      `json:"version"`
+	MIGConfigs map[string][]migPartedEntry `json:"mig-configs"`
+}
+
+type migPartedEntry struct {
+	Devices    string           `json:"devices"`
+	MIGEnabled bool             `json:"mig-enabled"`
+	MIGDevices map[string]int64 `json:"mig-devices,omitempty"`
+}
+
+// migManagerConfig validates the custom layouts and, when there are any,
+// returns the mig-parted config holding them. A custom config replaces the
+// operator's default one entirely, so it also carries "all-disabled" (the
+// default layout) and every layout a node pool selects.
+func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *Diagnostics) string {
+	if len(layouts) == 0 {
+		return ""
+	}
+	if cloud == CloudGKE || cloud == CloudEKSAuto {
+		diags.addError(with(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
+			string(cloud)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
+				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")
+		return ""
+	}
+	config := migPartedConfig{Version: "v1", MIGConfigs: map[string][]migPartedEntry{
+		MIGConfigDisabled: {{Devices: "all", MIGEnabled: false}},
+	}}
+	for _, name := range sortedAnyKeys(pools.layouts) {
+		if slices.Contains(pools.layoutConflicts, name) {
+			diags.addError(with(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
+				"A custom mig-parted config replaces the GPU Operator's, which names one layout per GPU model; two node "+
+					"pools with different models use "+strconv.Quote(name)+", and one config cannot cut both. Allowed: "+
+					"remove mig_layout (the operator's built-in config serves both pools).")
+			continue
+		}
+		config.MIGConfigs[name] = []migPartedEntry{{Devices: "all", MIGEnabled: true, MIGDevices: pools.layouts[name]}}
+	}
+	for i, l := range layouts {
+		path := with(block, "mig_layout", i)
+		devices, ok := checkMIGLayout(path, l, strategy, diags)
+		if !ok {
+			continue
+		}
+		if _, dup := config.MIGConfigs[l.Name]; dup {
+			diags.addError(with(path, "name"), "Duplicate MIG layout",
+				strconv.Quote(l.Name)+" is already defined (by another layout, a node pool, or as mig-manager's "+
+					"\""+MIGConfigDisabled+"\"). Allowed: a unique name.")
+			continue
+		}
+		config.MIGConfigs[l.Name] = []migPartedEntry{{Devices: "all", MIGEnabled: true, MIGDevices: devices}}
+	}
+	out, err := yaml.Marshal(config)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(string(out), "\n")
+}
+
+// checkMIGLayout checks one layout against its model's MIG profiles: each
+// profile exists, fits as often as asked, and the compute slices add up to
+// at most the GPU's.
+func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics) (map[string]int64, bool) {
+	ok := true
+	if msgs := validation.IsValidLabelValue(l.Name); l.Name == "" || len(msgs) > 0 {
+		diags.addError(with(path, "name"), "Invalid MIG layout name",
+			strconv.Quote(l.Name)+" cannot be a value of the "+LabelMIGConfig+" node label. Allowed: letters, digits, "+
+				"'-', '_' or '.', at most 63, e.g. \"two-3g-one-1g\".")
+		ok = false
+	}
+	a := lookupAccelerator(l.Accelerator)
+	if a == nil || !a.OffersMIG() {
+		diags.addError(with(path, "accelerator"), "Accelerator without MIG",
+			strconv.Quote(l.Accelerator)+" is not a MIG-capable model. Allowed values: "+quoteList(MIGAcceleratorNames())+".")
+		return nil, false
+	}
+	if len(l.Devices) == 0 {
+		diags.addError(with(path, "devices"), "Empty MIG layout",
+			"A layout lists the MIG profiles of one GPU. Allowed: e.g. {\""+a.MIGProfiles[0].Name+"\" = 1}.")
+		return nil, false
+	}
+	used, total := 0, gpuComputeSlices(a)
+	for _, name := range sortedAnyKeys(l.Devices) {
+		count := l.Devices[name]
+		p, known := a.LookupMIGProfile(name)
+		switch {
+		case !known:
+			diags.addError(with(path, "devices", MapKey(name)), "Unknown MIG profile",
+				strconv.Quote(name)+" is not a MIG profile of "+a.DisplayName+". Allowed values: "+quoteList(a.MIGProfileNames())+".")
+			ok = false
+		case count < 1 || count > int64(p.InstancesPerGPU):
+			diags.addError(with(path, "devices", MapKey(name)), "Invalid instance count",
+				strconv.FormatInt(count, 10)+" instances of "+name+" per GPU. Allowed: 1 to "+strconv.Itoa(p.InstancesPerGPU)+".")
+			ok = false
+		default:
+			used += computeSlices(name) * int(count)
+		}
+	}
+	if ok && used > total {
+		diags.addError(with(path, "devices"), "MIG layout does not fit",
+			"The profiles use "+strconv.Itoa(used)+" compute slices; "+a.DisplayName+" has "+strconv.Itoa(total)+". "+
+				"Allowed: profiles whose leading numbers (the \"3\" of 3g.20gb) times their counts add up to at most "+
+				strconv.Itoa(total)+".")
+		ok = false
+	}
+	if ok && len(l.Devices) > 1 && strategy == MIGStrategySingle {
+		diags.addError(with(path, "devices"), "Mixed layout under the single strategy",
+			"Under mig_strategy \"single\" the device plugin requires every MIG device of a node to have the same profile. "+
+				"Allowed: one profile per layout, or mig_strategy = \""+MIGStrategyMixed+"\".")
+		ok = false
+	}
+	return maps.Clone(l.Devices), ok
+}
+
+// computeSlices is the leading number of a profile name ("3g.20gb" → 3).
+func computeSlices(profile string) int {
+	n, err := strconv.Atoi(strings.SplitN(profile, "g", 2)[0])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// gpuComputeSlices is the model's compute slices: its largest profile.
+func gpuComputeSlices(a *Accelerator) int {
+	most := 0
+	for _, p := range a.MIGProfiles {
+		most = max(most, computeSlices(p.Name))
+	}
+	return most
+}
+
+// poolLayoutDevices is what one GPU of a pool is cut into, in mig-parted's
+// mig-devices form.
+func poolLayoutDevices(p PoolPolicy) map[string]int64 {
+	_, cut, ok := resolvePoolPartition(p.Partition, lookupAccelerator(p.Accelerator))
+	if !ok {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, s := range cut {
+		out[s.profile.Name] = s.perGPU
+	}
+	return out
+}

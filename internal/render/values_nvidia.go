@@ -1,0 +1,357 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// GPUOperatorValues configures the NVIDIA GPU Operator chart
+// (NVIDIA/gpu-operator deployments/gpu-operator, domain.md §4.1) for the
+// cluster's GPU node pools: one device plugin config per pool that shares or
+// partitions its GPUs, the operands' tolerations for the pools' taints, and
+// the per-cloud driver and toolkit switches.
+type GPUOperatorValues struct {
+	// NodePools are the gpu_node_pool_policy pools the operator serves;
+	// each pool's device plugin config (RenderPool) becomes an entry of
+	// devicePlugin.config.data named after the pool.
+	NodePools []PoolPolicy // node_pools
+	// ConfigMapName names the device plugin ConfigMap the chart creates;
+	// default DefaultDevicePluginConfigMap.
+	ConfigMapName string // config_map_name
+	// MIGStrategy is the cluster-wide mig.strategy (MIGStrategyNames(),
+	// default single); pools override it per node through their config.
+	MIGStrategy string // mig_strategy
+	// MIGLayouts are custom mig-manager layouts. Only needed for layouts
+	// other than the operator's built-in all-<profile> and all-balanced.
+	MIGLayouts     []MIGLayout         // mig_layout
+	DCGMExporter   *bool               // dcgm_exporter: default true
+	ServiceMonitor *bool               // service_monitor: default true with dcgm_exporter
+	DriverEnabled  *bool               // driver_enabled: default per cloud
+	ToolkitEnabled *bool               // toolkit_enabled: default per cloud
+	Tolerations    []corev1.Toleration // tolerations: extra operand tolerations
+}
+
+// DevicePluginValues configures the standalone NVIDIA device plugin chart
+// (NVIDIA/k8s-device-plugin deployments/helm/nvidia-device-plugin), for
+// clusters without the GPU Operator.
+type DevicePluginValues struct {
+	NodePools []PoolPolicy // node_pools
+	// MIGStrategy is the default config's flags.migStrategy: "none" (the
+	// plugin's default), "single" or "mixed".
+	MIGStrategy string              // mig_strategy
+	Tolerations []corev1.Toleration // tolerations: extra DaemonSet tolerations
+}
+
+// MIGLayout is one custom mig-parted layout, selected per node with the
+// nvidia.com/mig.config label.
+type MIGLayout struct {
+	Name        string           // name: the nvidia.com/mig.config value
+	Accelerator string           // accelerator: catalog id, to check the profiles
+	Devices     map[string]int64 // devices: MIG profile → instances per GPU
+}
+
+// Defaults of the NVIDIA targets.
+const (
+	DefaultDevicePluginConfigMap = "gpu-device-plugin-config"
+	// DefaultDevicePluginConfigName is the entry nodes without a
+	// nvidia.com/device-plugin.config label use.
+	DefaultDevicePluginConfigName = "default"
+	// CustomMIGConfigMap names the mig-parted ConfigMap created for
+	// MIGLayouts; the operator reads its "config.yaml" key.
+	CustomMIGConfigMap = "custom-mig-parted-config"
+	// gkeDriverInstallDir is where GKE installs the NVIDIA driver on the
+	// host (domain.md §5.1: GKE's device plugin mounts it from there).
+	gkeDriverInstallDir = "/home/kubernetes/bin/nvidia"
+)
+
+// Chart defaults that the generated lists replace (Helm replaces lists), so
+// they are kept in front. values_test.go checks them against the real
+// values files in shared/charts.
+var (
+	gpuOperatorDaemonsetTolerations = []corev1.Toleration{tolerateGPUTaint()}
+	gpuOperatorNFDWorkerTolerations = []corev1.Toleration{
+		{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpEqual, Value: "", Effect: corev1.TaintEffectNoSchedule},
+		tolerateGPUTaint(),
+	}
+	devicePluginChartTolerations = []corev1.Toleration{
+		{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
+		tolerateGPUTaint(),
+	}
+	devicePluginChartAffinityTerms = []corev1.NodeSelectorTerm{
+		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/pci-10de.present", Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}},
+		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/cpu-model.vendor_id", Operator: corev1.NodeSelectorOpIn, Values: []string{"NVIDIA"}}}},
+		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: labelGPUPresent, Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}},
+	}
+)
+
+// nvidiaPools is what the NVIDIA targets need from the node pools.
+type nvidiaPools struct {
+	configs     map[string]string // device plugin config name → YAML
+	tolerations []corev1.Toleration
+	// layouts maps each MIG layout a pool selects to what it cuts one GPU
+	// into; layoutConflicts lists layouts two pools cut differently.
+	layouts         map[string]map[string]int64
+	layoutConflicts []string
+}
+
+func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[string]any, Diagnostics) {
+	var diags Diagnostics
+	block := at(blockGPUOperator)
+	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
+	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
+	strategy := in.MIGStrategy
+	if strategy == "" {
+		strategy = MIGStrategySingle
+	} else if !slices.Contains(MIGStrategyNames(), strategy) {
+		diags.addError(with(block, "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+".")
+	}
+	cmName := in.ConfigMapName
+	if cmName == "" {
+		cmName = DefaultDevicePluginConfigMap
+	} else if msgs := validation.IsDNS1123Subdomain(cmName); len(msgs) > 0 {
+		diags.addError(with(block, "config_map_name"), "Invalid ConfigMap name",
+			strconv.Quote(cmName)+" is not a valid ConfigMap name. Allowed: a DNS-1123 subdomain such as \""+DefaultDevicePluginConfigMap+"\".")
+	}
+	migConfig := migManagerConfig(cloud, block, in.MIGLayouts, strategy, pools, &diags)
+	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
+	if in.ServiceMonitor != nil && *in.ServiceMonitor && in.DCGMExporter != nil && !*in.DCGMExporter {
+		diags.addError(with(block, "service_monitor"), "ServiceMonitor without DCGM exporter",
+			"The ServiceMonitor scrapes the DCGM exporter, which dcgm_exporter = false disables. Allowed: enable "+
+				"dcgm_exporter, or remove service_monitor.")
+	}
+	if !strict || diags.HasError() {
+		return nil, diags
+	}
+	values := map[string]any{"mig": map[string]any{"strategy": strategy}}
+	addDriverSwitches(values, cloud, in)
+	if len(pools.configs) > 0 {
+		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
+		setPath(values, map[string]any{
+			"create": true, "name": cmName, "default": DefaultDevicePluginConfigName, "data": stringMapValue(data),
+		}, "devicePlugin", "config")
+	}
+	if migConfig != "" {
+		setPath(values, map[string]any{
+			"create": true, "name": CustomMIGConfigMap, "default": MIGConfigDisabled,
+			"data": map[string]any{"config.yaml": migConfig},
+		}, "migManager", "config")
+	}
+	dcgm := in.DCGMExporter == nil || *in.DCGMExporter
+	monitor := dcgm && (in.ServiceMonitor == nil || *in.ServiceMonitor)
+	values["dcgmExporter"] = map[string]any{"enabled": dcgm, "serviceMonitor": map[string]any{"enabled": monitor}}
+	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
+	setPath(values, mustPlain(mergeTolerations(gpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
+	// NFD labels the GPU nodes the operator then targets; a worker that
+	// cannot run on a tainted GPU node leaves it unlabelled and unserved.
+	setPath(values, mustPlain(mergeTolerations(gpuOperatorNFDWorkerTolerations, operands)),
+		"node-feature-discovery", "worker", "tolerations")
+	return values, diags
+}
+
+// addDriverSwitches: GKE and AKS install the NVIDIA driver on GPU nodes
+// themselves (domain.md §5.1: GKE's device plugin mounts the host driver
+// from /home/kubernetes/bin/nvidia; §5.2: AKS GPU node pools come with the
+// driver unless created without it), and their node images carry the
+// container runtime hook, so the operator must not install a second driver
+// or toolkit there. EKS Auto Mode manages the whole stack (§5.3). Elsewhere
+// the chart defaults (install both) stand unless overridden.
+func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues) {
+	preinstalled := cloud == CloudGKE || cloud == CloudAKS || cloud == CloudEKSAuto
+	driver, toolkit := !preinstalled, !preinstalled
+	if in.DriverEnabled != nil {
+		driver = *in.DriverEnabled
+	}
+	if in.ToolkitEnabled != nil {
+		toolkit = *in.ToolkitEnabled
+	}
+	values["driver"] = map[string]any{"enabled": driver}
+	values["toolkit"] = map[string]any{"enabled": toolkit}
+	if cloud == CloudGKE && !driver {
+		setPath(values, gkeDriverInstallDir, "hostPaths", "driverInstallDir")
+	}
+	if cloud == CloudEKSAuto {
+		// Auto Mode runs its own device plugin; a second one would
+		// advertise every GPU twice.
+		setPath(values, false, "devicePlugin", "enabled")
+	}
+}
+
+func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[string]any, Diagnostics) {
+	var diags Diagnostics
+	block := at(blockDevicePlugin)
+	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
+	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
+	strategy := in.MIGStrategy
+	if strategy == "" {
+		strategy = "none"
+	} else if !slices.Contains(append(MIGStrategyNames(), "none"), strategy) {
+		diags.addError(with(block, "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(strategy)+" is not a device plugin MIG strategy. Allowed values: "+
+				quoteList(append([]string{"none"}, MIGStrategyNames()...))+".")
+	}
+	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
+	if !strict || diags.HasError() {
+		return nil, diags
+	}
+	values := map[string]any{}
+	if len(pools.configs) > 0 {
+		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
+		// This chart calls the entries "map" (the GPU Operator says "data").
+		values["config"] = map[string]any{"map": stringMapValue(data), "default": DefaultDevicePluginConfigName}
+	}
+	whole, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1})
+	selector := map[string]string{}
+	for k, v := range whole.nodeSelector {
+		// nvidia.com/gpu.present is set by the GPU Operator, which a
+		// standalone plugin cluster does not run.
+		if k != labelGPUPresent {
+			selector[k] = v
+		}
+	}
+	if len(selector) > 0 {
+		values["nodeSelector"] = stringMapValue(selector)
+	}
+	values["tolerations"] = mustPlain(mergeTolerations(devicePluginChartTolerations, operandTolerations(cloud, pools.tolerations, in.Tolerations)))
+	values["affinity"] = mustPlain(devicePluginAffinity(cloud, selector))
+	return values, diags
+}
+
+// devicePluginAffinity keeps the chart's NFD-based node terms (a list, so
+// it must be repeated whole) and adds one for the cloud's own GPU node
+// label, so the plugin also runs on clusters without Node Feature Discovery.
+func devicePluginAffinity(cloud Cloud, selector map[string]string) *corev1.Affinity {
+	terms := slices.Clone(devicePluginChartAffinityTerms)
+	var extra []corev1.NodeSelectorRequirement
+	for _, k := range sortedKeys(selector) {
+		extra = append(extra, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{selector[k]}})
+	}
+	if len(extra) == 0 {
+		for _, name := range CloudAccelerators(cloud) {
+			if key, _, ok := acceleratorLabel(cloud, lookupAccelerator(name)); ok && key != labelInstanceType {
+				extra = append(extra, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists})
+				break
+			}
+		}
+	}
+	if len(extra) > 0 {
+		terms = append(terms, corev1.NodeSelectorTerm{MatchExpressions: extra})
+	}
+	return requiredAffinity(terms)
+}
+
+// checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
+func checkNvidiaCloud(cloud Cloud, block []any, what string, diags *Diagnostics) {
+	title := strings.ToUpper(what[:1]) + what[1:]
+	switch cloud {
+	case CloudGKEAutopilot:
+		diags.addError(at("cloud"), title+" cannot run on GKE Autopilot",
+			"Autopilot manages the GPU driver and device plugin itself and does not admit the privileged DaemonSets "+
+				what+" needs. Allowed: a GKE Standard cluster, or leave the GPU stack to Autopilot.")
+	case CloudGKE:
+		diags.addWarning(block, "GKE runs its own device plugin",
+			"GKE deploys its own NVIDIA device plugin on GPU node pools, and shares and partitions GPUs through node-pool "+
+				"settings that gpu_workload already selects on. Running "+what+" too needs those pools to opt out of "+
+				"GKE's plugin (see GKE's GPU Operator guide); otherwise both advertise the GPUs.")
+	case CloudEKSAuto:
+		diags.addWarning(block, "EKS Auto Mode manages the GPU stack",
+			"EKS Auto Mode installs the NVIDIA driver and an AWS-managed device plugin on GPU nodes; "+what+
+				" must not install them again (driver, toolkit and device plugin are disabled here).")
+	}
+}
+
+// renderNvidiaPools renders every pool and collects its device plugin
+// config, the tolerations of its taints and its MIG layout.
+func renderNvidiaPools(cloud Cloud, block []any, pools []PoolPolicy, strict bool, diags *Diagnostics) nvidiaPools {
+	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
+	for i, p := range pools {
+		path := with(block, "node_pools", i)
+		if p.Cloud != "" && cloud != "" && p.Cloud != string(cloud) {
+			diags.addError(with(path, "cloud"), "Node pool on another cloud",
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
+					". Allowed: pools of this cluster's cloud only.")
+			continue
+		}
+		if !strict {
+			diags.merge(prefixDiags(path, ValidatePool(p)))
+			continue
+		}
+		r, more := RenderPool(p)
+		diags.merge(prefixDiags(path, more))
+		if r == nil {
+			continue
+		}
+		if r.DevicePluginConfig != "" {
+			if r.DevicePluginConfigName == DefaultDevicePluginConfigName {
+				diags.addError(with(path, "name"), "Reserved pool name",
+					"\""+DefaultDevicePluginConfigName+"\" names the device plugin config of nodes outside every pool. "+
+						"Allowed: any other pool name.")
+				continue
+			}
+			if _, dup := out.configs[r.DevicePluginConfigName]; dup {
+				diags.addError(with(path, "name"), "Duplicate node pool name",
+					"Two pools are named "+strconv.Quote(r.DevicePluginConfigName)+"; each names its device plugin config. "+
+						"Allowed: unique pool names.")
+				continue
+			}
+			out.configs[r.DevicePluginConfigName] = r.DevicePluginConfig
+		}
+		for _, t := range r.NodeTaints {
+			out.tolerations = append(out.tolerations, tolerationFor(t))
+		}
+		if r.MIGConfig != "" && r.MIGConfig != MIGConfigDisabled {
+			devices := poolLayoutDevices(p)
+			if prev, seen := out.layouts[r.MIGConfig]; seen && !maps.Equal(prev, devices) {
+				out.layoutConflicts = append(out.layoutConflicts, r.MIGConfig)
+			}
+			out.layouts[r.MIGConfig] = devices
+		}
+	}
+	return out
+}
+
+// tolerationFor tolerates exactly one taint.
+func tolerationFor(t corev1.Taint) corev1.Toleration {
+	if t.Value == "" {
+		return corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists, Effect: t.Effect}
+	}
+	return corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpEqual, Value: t.Value, Effect: t.Effect}
+}
+
+// operandTolerations is what node DaemonSets need on the cloud's GPU
+// nodes: the cloud's GPU and spot taints (from the placement rules), the
+// pools' own taints and the user's extras.
+func operandTolerations(cloud Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
+	out := gpuNodeTolerations(cloud)
+	out = append(out, pools...)
+	return append(out, extra...)
+}
+
+// mergeTolerations is a chart's default list (kept: the generated list
+// replaces it) plus more, sorted, without duplicates and without Equal
+// tolerations that an Exists toleration of the same key already covers.
+func mergeTolerations(chartDefaults, more []corev1.Toleration) []corev1.Toleration {
+	all := normalizeTolerations(append(slices.Clone(chartDefaults), more...))
+	return slices.DeleteFunc(all, func(t corev1.Toleration) bool {
+		return t.Operator == corev1.TolerationOpEqual && slices.ContainsFunc(all, func(u corev1.Toleration) bool {
+			return u.Operator == corev1.TolerationOpExists && u.Key == t.Key && (u.Effect == "" || u.Effect == t.Effect)
+		})
+	})
+}
+
+// withDefaultConfig adds the entry for nodes outside every pool. Entries
+// lose their final newline so they print as YAML "|-" blocks, the form
+// NVIDIA's documentation uses.
+func withDefaultConfig(configs map[string]string, defaultConfig string) map[string]string {
+	out := make(map[string]string, len(configs)+1)
+	for k, v := range configs {
+		out[k] = strings.TrimRight(v, "\n")
+	}
+	out[DefaultDevicePluginConfigName] = strings.TrimRight(defaultConfig, "\n")
+	return out
+}

@@ -1,0 +1,227 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// valuesPlaceholderImage stands in for the container image when a values
+// target places a GPU container whose image the chart sets itself: Render
+// needs one, and the values never carry it.
+const valuesPlaceholderImage = "registry.k8s.io/pause:3.10"
+
+// valuesWorkloadName names the synthetic workload when the target has no
+// name of its own; it only shows in DRA claim template names.
+const valuesWorkloadName = "values"
+
+// valuesGPURequest is one GPU container inside a values target: a FiftyOne
+// deployment or job template, a Numaflow UDF. Its fields are Workload
+// fields with the same attribute names, so Render's diagnostics (gpu.count,
+// cpu, env["X"], ...) only need the block's path in front.
+type valuesGPURequest struct {
+	name   string // a DNS-1123 label, or "" for valuesWorkloadName
+	gpu    GPU
+	spot   bool
+	size   string
+	cpu    string
+	memory string
+	env    map[string]string
+}
+
+// valuesPlacement is Render's answer for one GPU container, in the pieces a
+// chart's values are made of.
+type valuesPlacement struct {
+	nodeSelector map[string]string
+	affinity     *corev1.Affinity
+	tolerations  []corev1.Toleration
+	resourceName string // "" with DRA
+	// resources holds the GPU limit and equal request (or the DRA claim),
+	// and CPU/memory only when the request set cpu, memory or size.
+	resources corev1.ResourceRequirements
+	// env is the cloud's driver environment (GKE LD_LIBRARY_PATH) under the
+	// request's own env.
+	env     map[string]string
+	hostIPC bool
+	// claims and claimTemplate are set with DRA: the pod's resourceClaims
+	// and the ResourceClaimTemplate they reference.
+	claims        []corev1.PodResourceClaim
+	claimTemplate Object
+}
+
+// workload is the synthetic gpu_workload Render places: a deployment with a
+// placeholder image, so only the GPU-relevant fields can fail validation.
+func (req valuesGPURequest) workload(cloud Cloud) Workload {
+	name := req.name
+	if name == "" {
+		name = valuesWorkloadName
+	}
+	return Workload{
+		Name: name, Kind: KindDeployment, Cloud: string(cloud), Image: valuesPlaceholderImage,
+		GPU: req.gpu, Spot: req.spot, Size: req.size, CPU: req.cpu, Memory: req.memory, Env: req.env,
+	}
+}
+
+// validateValuesGPU is the plan-time check of a request (Validate's rules).
+func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
+	return Validate(req.workload(cloud))
+}
+
+// placeValuesGPU runs Render on the request, so the values get exactly the
+// placement a gpu_workload with the same GPU block gets. ok is false when
+// Render reported errors (returned, with paths relative to the request).
+func placeValuesGPU(cloud Cloud, req valuesGPURequest) (valuesPlacement, Diagnostics, bool) {
+	r, diags := Render(req.workload(cloud), Options{})
+	if r == nil || r.Deployment == nil || len(r.Deployment.Spec.Template.Spec.Containers) != 1 {
+		return valuesPlacement{}, diags, false
+	}
+	pod := r.Deployment.Spec.Template.Spec
+	c := pod.Containers[0]
+	p := valuesPlacement{
+		nodeSelector: maps.Clone(r.NodeSelector),
+		affinity:     r.Affinity.DeepCopy(),
+		tolerations:  slices.Clone(r.Tolerations),
+		resourceName: r.ResourceName,
+		resources:    *c.Resources.DeepCopy(),
+		env:          map[string]string{},
+		hostIPC:      pod.HostIPC,
+		claims:       slices.Clone(pod.ResourceClaims),
+	}
+	for _, e := range c.Env {
+		p.env[e.Name] = e.Value
+	}
+	if r.ResourceClaimTemplateV1 != nil {
+		p.claimTemplate = r.ResourceClaimTemplateV1
+	} else if r.ResourceClaimTemplateV1beta1 != nil {
+		p.claimTemplate = r.ResourceClaimTemplateV1beta1
+	}
+	// Render sizes every container from presets; a chart value the user did
+	// not ask for would override the chart's own defaults, so keep CPU and
+	// memory only when the request sized the container.
+	if req.size == "" && req.cpu == "" {
+		delete(p.resources.Requests, corev1.ResourceCPU)
+		delete(p.resources.Limits, corev1.ResourceCPU)
+	}
+	if req.size == "" && req.memory == "" {
+		delete(p.resources.Requests, corev1.ResourceMemory)
+		delete(p.resources.Limits, corev1.ResourceMemory)
+	}
+	return p, diags, true
+}
+
+// cpuLimitLikeRequest copies the CPU request into the limits. Chart values
+// are merged over chart defaults (FiftyOne's teamsDoCpuDefault ships
+// limits.cpu: 4), so a request without a limit could land below a default
+// limit and be rejected; an explicit equal limit cannot.
+func cpuLimitLikeRequest(res *corev1.ResourceRequirements) {
+	cpu, ok := res.Requests[corev1.ResourceCPU]
+	if !ok {
+		return
+	}
+	if res.Limits == nil {
+		res.Limits = corev1.ResourceList{}
+	}
+	res.Limits[corev1.ResourceCPU] = cpu
+}
+
+// cloudGPUPlacement is a cloud profile's raw placement for a GPU intent,
+// for targets that configure a whole cluster (Flyte, the device plugin
+// DaemonSets) rather than one container. It is the same profile.place call
+// Render makes.
+func cloudGPUPlacement(cloud Cloud, in gpuIntent) (placement, bool) {
+	profile := profileFor(cloud)
+	if profile == nil {
+		return placement{}, false
+	}
+	return profile.place(in), true
+}
+
+// acceleratorLabel is the node label a cloud selects an accelerator by
+// (the first requirement of its placement term) and the values it accepts,
+// e.g. cloud.google.com/gke-accelerator = [nvidia-tesla-t4].
+func acceleratorLabel(cloud Cloud, a *Accelerator) (key string, values []string, ok bool) {
+	p, found := cloudGPUPlacement(cloud, gpuIntent{accelerators: []*Accelerator{a}, count: 1})
+	if !found || len(p.acceleratorTerms) != 1 || len(p.acceleratorTerms[0]) == 0 {
+		return "", nil, false
+	}
+	first := p.acceleratorTerms[0][0]
+	return first.key, slices.Clone(first.values), true
+}
+
+// gpuNodeTolerations are the tolerations a pod needs to run on any GPU node
+// of the cloud, on-demand or spot: what node DaemonSets (device plugin, GPU
+// Operator operands) must carry.
+func gpuNodeTolerations(cloud Cloud) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, spot := range []bool{false, true} {
+		if p, ok := cloudGPUPlacement(cloud, gpuIntent{count: 1, spot: spot}); ok {
+			out = append(out, p.tolerations...)
+		}
+	}
+	return normalizeTolerations(out)
+}
+
+// checkValuesTolerations validates tolerations typed by the user the way the
+// API server would (core/v1 validation of pod tolerations), so a chart
+// install does not fail on them later.
+func checkValuesTolerations(path []any, tolerations []corev1.Toleration, diags *Diagnostics) {
+	for i, t := range tolerations {
+		p := with(path, i)
+		switch t.Operator {
+		case "", corev1.TolerationOpEqual:
+			if t.Key == "" {
+				diags.addError(with(p, "key"), "Toleration key required",
+					"An empty key matches every taint only with operator \"Exists\". Allowed: set key, or operator = \"Exists\".")
+			}
+			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+				diags.addError(with(p, "value"), "Invalid toleration value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+".")
+			}
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				diags.addError(with(p, "value"), "Value with operator Exists",
+					"operator \"Exists\" matches any value, so value must be empty. Allowed: remove value, or operator = \"Equal\".")
+			}
+		default:
+			diags.addError(with(p, "operator"), "Unknown toleration operator",
+				strconv.Quote(string(t.Operator))+" is not an operator. Allowed values: \"Equal\", \"Exists\".")
+		}
+		if t.Key != "" {
+			if msgs := validation.IsQualifiedName(t.Key); len(msgs) > 0 {
+				diags.addError(with(p, "key"), "Invalid toleration key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+".")
+			}
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			diags.addError(with(p, "effect"), "Unknown toleration effect",
+				strconv.Quote(string(t.Effect))+" is not a taint effect. Allowed values: "+quoteList(tolerationEffectNames())+".")
+		}
+		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+			diags.addError(with(p, "toleration_seconds"), "toleration_seconds needs NoExecute",
+				"toleration_seconds only applies to effect \"NoExecute\". Allowed: remove it, or effect = \"NoExecute\".")
+		}
+	}
+}
+
+// tolerationEffectNames lists the toleration effects; "" (all effects) is
+// allowed too.
+func tolerationEffectNames() []string {
+	return []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
+}
+
+// checkValuesNodeSelector validates label keys and values of a node selector.
+func checkValuesNodeSelector(path []any, selector map[string]string, diags *Diagnostics) {
+	for _, key := range sortedKeys(selector) {
+		p := with(path, MapKey(key))
+		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
+			diags.addError(p, "Invalid node label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+".")
+		}
+		if msgs := validation.IsValidLabelValue(selector[key]); len(msgs) > 0 {
+			diags.addError(p, "Invalid node label value", strconv.Quote(selector[key])+": "+strings.Join(msgs, "; ")+".")
+		}
+	}
+}

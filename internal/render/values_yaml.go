@@ -1,0 +1,245 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	"sigs.k8s.io/yaml"
+)
+
+// CanonicalValuesYAML renders values as the YAML a values file holds:
+// keys sorted at every level, no document marker, one trailing newline,
+// nulls kept (a null tells Helm to delete a chart default). The same values
+// always give the same text, so a one-value change is a one-line diff in a
+// Terraform plan. Long plain strings are folded as in manifest.go.
+func CanonicalValuesYAML(values map[string]any) (string, error) {
+	if values == nil {
+		values = map[string]any{}
+	}
+	// encoding/json sorts map keys and rejects what YAML cannot hold
+	// faithfully (NaN, channels, functions).
+	j, err := json.Marshal(values)
+	if err != nil {
+		return "", fmt.Errorf("encoding values: %w", err)
+	}
+	y, err := yaml.JSONToYAML(j)
+	if err != nil {
+		return "", fmt.Errorf("encoding values as YAML: %w", err)
+	}
+	return string(y), nil
+}
+
+// MergeBaseValues layers generated values over base values files the way
+// `helm install -f base[0] -f base[1] ... -f generated` does: later layers
+// win, nested maps merge key by key, lists and scalars replace, and a null
+// is kept (not resolved), so that Helm, when it coalesces the result with
+// the chart's defaults, deletes that default. The merge itself is Helm's
+// chartutil.MergeTables; inputs are copied first because it mutates them.
+//
+// A layer that puts a map where a lower layer has a scalar or a list (or
+// the reverse) is an error: Helm would silently keep the higher layer's
+// value and drop the other, which is never what a values file meant.
+func MergeBaseValues(base []map[string]any, generated map[string]any) (map[string]any, error) {
+	layers := make([]map[string]any, 0, len(base)+1)
+	for i, b := range base {
+		plain, err := plainMap(b)
+		if err != nil {
+			return nil, fmt.Errorf("base values [%d]: %w", i, err)
+		}
+		layers = append(layers, plain)
+	}
+	top, err := plainMap(generated)
+	if err != nil {
+		return nil, fmt.Errorf("generated values: %w", err)
+	}
+	layers = append(layers, top)
+	for i := len(layers) - 1; i > 0; i-- {
+		for j := i - 1; j >= 0; j-- {
+			if conflict := tableConflict(layers[i], layers[j], nil); conflict != "" {
+				return nil, fmt.Errorf("%s of %s and %s: a map cannot replace a non-map value or the reverse",
+					conflict, layerName(i, len(base)), layerName(j, len(base)))
+			}
+		}
+	}
+	result := layers[len(layers)-1]
+	for i := len(layers) - 2; i >= 0; i-- {
+		result = chartutil.MergeTables(result, layers[i])
+	}
+	return result, nil
+}
+
+func layerName(i, bases int) string {
+	if i == bases {
+		return "the generated values"
+	}
+	return "base values [" + strconv.Itoa(i) + "]"
+}
+
+// tableConflict returns the dotted path of the first key where one side has
+// a map and the other a non-null non-map, or "".
+func tableConflict(upper, lower map[string]any, path []string) string {
+	for _, key := range sortedAnyKeys(upper) {
+		u, l := upper[key], lower[key]
+		if u == nil || l == nil {
+			continue
+		}
+		um, uIsMap := u.(map[string]any)
+		lm, lIsMap := l.(map[string]any)
+		here := append(slices.Clone(path), key)
+		switch {
+		case uIsMap && lIsMap:
+			if c := tableConflict(um, lm, here); c != "" {
+				return c
+			}
+		case uIsMap != lIsMap:
+			return "values key " + strconv.Quote(strings.Join(here, "."))
+		}
+	}
+	return ""
+}
+
+// toPlain converts a Go value (typed Kubernetes structs included) into plain
+// values: map[string]any, []any, string, bool, int64, float64 and nil. Going
+// through JSON applies the API's field names and omitempty rules, so a
+// toleration reads exactly as in a manifest.
+func toPlain(v any) (any, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return normalizeNumbers(out), nil
+}
+
+// plainMap is toPlain for a values map (nil stays an empty map).
+func plainMap(m map[string]any) (map[string]any, error) {
+	if m == nil {
+		return map[string]any{}, nil
+	}
+	v, err := toPlain(m)
+	if err != nil {
+		return nil, err
+	}
+	out, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("values are not a map")
+	}
+	return out, nil
+}
+
+// normalizeNumbers turns json.Number into int64 when integral (what a
+// values file's "replicas: 2" should be) and float64 otherwise.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalizeNumbers(e)
+		}
+		return t
+	case []any:
+		for i, e := range t {
+			t[i] = normalizeNumbers(e)
+		}
+		return t
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		if f, err := t.Float64(); err == nil && !math.IsInf(f, 0) {
+			return f
+		}
+		return t.String()
+	}
+	return v
+}
+
+// mustPlain is toPlain for values built by this package from typed API
+// structs, which always encode; the fallback keeps "nothing panics" true.
+func mustPlain(v any) any {
+	out, err := toPlain(v)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// stringMapValue turns map[string]string into a plain map (nil when empty,
+// so callers can leave the key out).
+func stringMapValue(m map[string]string) map[string]any {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// singleKeyMaps renders a map as Flyte's list of single-key maps, sorted by
+// key: viper lower-cases and dot-splits map keys, and this form is the
+// workaround flytestdlib's sliceToMapHook decodes (domain.md §1.3).
+func singleKeyMaps[V any](m map[string]V, value func(V) any) []any {
+	out := make([]any, 0, len(m))
+	for _, k := range sortedAnyKeys(m) {
+		out = append(out, map[string]any{k: value(m[k])})
+	}
+	return out
+}
+
+// sortedAnyKeys returns the keys of any string-keyed map, sorted.
+func sortedAnyKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// setPath sets values[path...] = v, creating maps on the way; it never
+// overwrites a non-map on the way (returns false instead).
+func setPath(values map[string]any, v any, path ...string) bool {
+	m := values
+	for _, key := range path[:len(path)-1] {
+		next, ok := m[key].(map[string]any)
+		if !ok {
+			if m[key] != nil {
+				return false
+			}
+			next = map[string]any{}
+			m[key] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+	return true
+}
+
+// getPath reads values[path...]; ok is false when a step is missing or not
+// a map.
+func getPath(values map[string]any, path ...string) (any, bool) {
+	var cur any = values
+	for _, key := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[key]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
