@@ -194,6 +194,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadResource,
+		NewNodePoolPolicyResource,
 	}
 }
 

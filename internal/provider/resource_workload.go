@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -73,32 +72,38 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cloudDefaulted, diags := r.planCloud(ctx, req, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	var configuredCloud types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
+	if configuredCloud.IsNull() {
+		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
+	}
+	in := intentOf(ctx, plan, r.defaultCloud())
+	resp.Diagnostics.Append(in.diags...)
+	if configuredCloud.IsNull() && !in.unknown {
+		if in.workload.Cloud == "" {
+			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
+				"Set cloud or node_pool on this resource, or default_cloud in the provider \"gpu\" block. Allowed clouds: "+
+					markdownList(render.CloudNames())+".")
+			return
+		}
+		plan.Cloud = types.StringValue(in.workload.Cloud)
+	}
+	// ValidateConfig reported what configuration alone decides; report only
+	// what the provider's default cloud adds.
+	base := plan
+	base.Cloud = configuredCloud
+	resp.Diagnostics.Append(renderDiagnostics(subtract(in.findings, intentOf(ctx, base, "").findings))...)
+	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
-	conv := &converter{ctx: ctx}
-	w := conv.toWorkload(plan, r.defaultCloud())
-	resp.Diagnostics.Append(conv.diags...)
-	validation := render.Validate(w)
-	if cloudDefaulted {
-		// ValidateConfig could not know the provider's default_cloud: report
-		// what the cloud adds to the findings.
-		withoutCloud := w
-		withoutCloud.Cloud = ""
-		resp.Diagnostics.Append(renderDiagnostics(subtract(validation, render.Validate(withoutCloud)))...)
-	}
-	if resp.Diagnostics.HasError() || validation.HasError() {
-		return
-	}
+	w := in.workload
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
-	if conv.unknown {
+	if in.unknown {
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	rendered, rdiags := render.Render(w, render.Options{ServerVersion: draVersionFromState(ctx, req)})
-	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, validation))...)
+	rendered, rdiags := render.Render(w, in.options(draVersionFromState(ctx, req)))
+	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, in.findings))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -207,30 +212,9 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	conv := &converter{ctx: ctx}
-	w := conv.toWorkload(config, "")
-	resp.Diagnostics.Append(conv.diags...)
-	resp.Diagnostics.Append(renderDiagnostics(render.Validate(w))...)
-}
-
-// planCloud fills cloud from the provider's default_cloud when the
-// configuration leaves it out; one of the two is required. It reports
-// whether the default was used.
-func (r *workloadResource) planCloud(ctx context.Context, req resource.ModifyPlanRequest, plan *workloadModel) (bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	var configured types.String
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configured)...)
-	if diags.HasError() || !configured.IsNull() {
-		return false, diags
-	}
-	if r.defaultCloud() == "" {
-		diags.AddAttributeError(path.Root("cloud"), "Missing cloud",
-			"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
-				markdownList(render.CloudNames())+".")
-		return false, diags
-	}
-	plan.Cloud = types.StringValue(r.defaultCloud())
-	return true, diags
+	in := intentOf(ctx, config, "")
+	resp.Diagnostics.Append(in.diags...)
+	resp.Diagnostics.Append(renderDiagnostics(in.findings)...)
 }
 
 // subtract returns the diagnostics of all that are not in seen, so a rule

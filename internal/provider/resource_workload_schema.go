@@ -163,6 +163,12 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
 		},
+		"node_pool": schema.StringAttribute{
+			MarkdownDescription: "The `id` of a `gpu_node_pool_policy`: the workload takes cloud, accelerator, partition, " +
+				"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot " +
+				"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.",
+			Optional: true,
+		},
 		"force_conflicts": schema.BoolAttribute{
 			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
 			Optional:            true,

@@ -70,19 +70,18 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 // renderForServer renders with the server's version, which decides the
 // resource.k8s.io API version of DRA objects.
 func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, render.Workload, bool) {
-	conv := &converter{ctx: ctx}
-	w := conv.toWorkload(m, defaultCloud)
-	diags.Append(conv.diags...)
+	in := intentOf(ctx, m, defaultCloud)
+	diags.Append(in.diags...)
 	version, err := client.ServerVersion(ctx)
 	if err != nil {
 		diags.AddError("Cannot reach the cluster", err.Error())
-		return nil, w, false
+		return nil, in.raw, false
 	}
 	// Render also runs render.ServerVersionCheck when given a version.
 	sv := render.ServerVersion{Major: version.Major, Minor: version.Minor}
-	rendered, rdiags := render.Render(w, render.Options{ServerVersion: &sv})
+	rendered, rdiags := render.Render(in.workload, in.options(&sv))
 	diags.Append(renderDiagnostics(rdiags)...)
-	return rendered, w, !diags.HasError()
+	return rendered, in.raw, !diags.HasError()
 }
 
 // annotateSpec records the intent on the workload object, for import.
@@ -133,8 +132,8 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *render.Ren
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *render.Rendered, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	conv := &converter{ctx: ctx}
-	before, rdiags := render.Render(conv.toWorkload(prior, defaultCloud), render.Options{})
+	in := intentOf(ctx, prior, defaultCloud)
+	before, rdiags := render.Render(in.workload, in.options(nil))
 	if rdiags.HasError() || before == nil {
 		return diags
 	}
@@ -231,13 +230,12 @@ func cleanedUpAfterFinishing(m workloadModel) bool {
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
 func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, bool) {
-	conv := &converter{ctx: ctx}
-	w := conv.toWorkload(m, defaultCloud)
-	if w.GPU.DRA != nil {
+	in := intentOf(ctx, m, defaultCloud)
+	if in.workload.GPU.DRA != nil {
 		rendered, _, ok := renderForServer(ctx, client, m, defaultCloud, diags)
 		return rendered, ok
 	}
-	rendered, rdiags := render.Render(w, render.Options{})
+	rendered, rdiags := render.Render(in.workload, in.options(nil))
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError()
 }

@@ -30,10 +30,12 @@ type workloadSpec struct {
 	Workload render.Workload `json:"workload"`
 	WaitFor  string          `json:"wait_for,omitempty"`
 	Force    bool            `json:"force_conflicts,omitempty"`
+	NodePool string          `json:"node_pool,omitempty"`
 }
 
 func encodeSpec(w render.Workload, m workloadModel) (string, error) {
-	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool()})
+	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
+		NodePool: m.NodePool.ValueString()})
 	return string(b), err
 }
 
@@ -131,6 +133,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Apply:              types.BoolValue(true),
 		WaitFor:            nullableString(spec.WaitFor),
 		ForceConflicts:     nullableBool(spec.Force),
+		NodePool:           nullableString(spec.NodePool),
 		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
 		UID:                types.StringUnknown(),
 		Manifest:           types.StringUnknown(),

@@ -45,6 +45,7 @@ type workloadModel struct {
 	Apply              types.Bool     `tfsdk:"apply"`
 	WaitFor            types.String   `tfsdk:"wait_for"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
+	NodePool           types.String   `tfsdk:"node_pool"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
 	Manifest           types.String   `tfsdk:"manifest"`

@@ -84,12 +84,12 @@ func numaflowValues(cloud Cloud, in NumaflowValues, strict bool) (map[string]any
 	return numaflowManifest(in, fragment, p), diags
 }
 
-// placeOnPool places the request, first filling its GPU block from the node
-// pool (ApplyPool) and then adding the pool's extra labels and taints, as
-// gpu_workload does with node_pool.
+// placeOnPool places the request as gpu_workload does with node_pool:
+// ApplyPool fills its GPU block from the pool, then Render adds the pool's
+// extra labels and taints (Options.Pool).
 func placeOnPool(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, Diagnostics, bool) {
 	if pool == nil {
-		return placeValuesGPU(cloud, req)
+		return placeValuesGPU(cloud, req, nil)
 	}
 	if pool.Cloud != "" && pool.Cloud != string(cloud) {
 		var diags Diagnostics
@@ -103,20 +103,9 @@ func placeOnPool(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPla
 		return valuesPlacement{}, diags, false
 	}
 	req.gpu, req.spot = w.GPU, w.Spot
-	p, more, ok := placeValuesGPU(cloud, req)
+	p, more, ok := placeValuesGPU(cloud, req, pool)
 	diags.merge(more)
-	if !ok {
-		return p, diags, false
-	}
-	labels, tolerations := PoolPlacementExtras(*pool)
-	for k, v := range labels {
-		if p.nodeSelector == nil {
-			p.nodeSelector = map[string]string{}
-		}
-		p.nodeSelector[k] = v
-	}
-	p.tolerations = normalizeTolerations(append(p.tolerations, tolerations...))
-	return p, diags, true
+	return p, diags, ok
 }
 
 func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *Diagnostics) {

@@ -72,10 +72,11 @@ func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
 }
 
 // placeValuesGPU runs Render on the request, so the values get exactly the
-// placement a gpu_workload with the same GPU block gets. ok is false when
-// Render reported errors (returned, with paths relative to the request).
-func placeValuesGPU(cloud Cloud, req valuesGPURequest) (valuesPlacement, Diagnostics, bool) {
-	r, diags := Render(req.workload(cloud), Options{})
+// placement a gpu_workload with the same GPU block (and node pool) gets. ok
+// is false when Render reported errors (returned, with paths relative to
+// the request).
+func placeValuesGPU(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, Diagnostics, bool) {
+	r, diags := Render(req.workload(cloud), Options{Pool: pool})
 	if r == nil || r.Deployment == nil || len(r.Deployment.Spec.Template.Spec.Containers) != 1 {
 		return valuesPlacement{}, diags, false
 	}

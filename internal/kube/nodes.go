@@ -1,0 +1,157 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+)
+
+// ListNodes lists nodes matching a label selector.
+func (c *Client) ListNodes(ctx context.Context, selector string) ([]corev1.Node, error) {
+	list, err := c.Typed.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node")}, "list", err)
+	}
+	return list.Items, nil
+}
+
+// ListPods lists pods in all namespaces matching a field selector, e.g.
+// "status.phase!=Succeeded,status.phase!=Failed".
+func (c *Client) ListPods(ctx context.Context, fieldSelector string) ([]corev1.Pod, error) {
+	list, err := c.Typed.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
+	if err != nil {
+		return nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Pod")}, "list", err)
+	}
+	return list.Items, nil
+}
+
+// ApplyNodeMetadata server-side applies labels and annotations to a node
+// under the given field manager. Applying an empty set later removes exactly
+// what this manager set, and leaves labels another manager also owns (such
+// as the ones the cloud put there first).
+func (c *Client) ApplyNodeMetadata(ctx context.Context, node, manager string, labels, annotations map[string]string) error {
+	metadata := map[string]any{"name": node}
+	if len(labels) > 0 {
+		metadata["labels"] = labels
+	}
+	if len(annotations) > 0 {
+		metadata["annotations"] = annotations
+	}
+	obj := map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": metadata}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	force := true // only the metadata keys listed; the manager is this policy's own
+	_, err = c.Typed.CoreV1().Nodes().Patch(ctx, node, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: manager, Force: &force})
+	if err != nil {
+		return c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: node}, "apply labels to", err)
+	}
+	return nil
+}
+
+// AddNodeTaints adds the taints a node lacks and returns those it added.
+// Node taints are an atomic list, so server-side apply would take ownership
+// of every taint on the node (the cloud's and kubelet's too); this reads,
+// appends and updates with optimistic concurrency instead, as kubectl taint
+// does.
+func (c *Client) AddNodeTaints(ctx context.Context, node string, taints []corev1.Taint) ([]corev1.Taint, error) {
+	var added []corev1.Taint
+	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
+		added = nil
+		for _, t := range taints {
+			if !hasTaint(current, t) {
+				current = append(current, t)
+				added = append(added, t)
+			}
+		}
+		return current
+	})
+	return added, err
+}
+
+// RemoveNodeTaints removes the given taints (matched by key, value and
+// effect) and nothing else.
+func (c *Client) RemoveNodeTaints(ctx context.Context, node string, taints []corev1.Taint) error {
+	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
+		kept := current[:0]
+		for _, t := range current {
+			if !hasTaint(taints, t) {
+				kept = append(kept, t)
+			}
+		}
+		return kept
+	})
+}
+
+func (c *Client) updateNodeTaints(ctx context.Context, node string, change func([]corev1.Taint) []corev1.Taint) error {
+	ref := ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: node}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.Typed.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		before := len(n.Spec.Taints)
+		updated := change(append([]corev1.Taint(nil), n.Spec.Taints...))
+		if len(updated) == before && sameTaints(updated, n.Spec.Taints) {
+			return nil
+		}
+		n.Spec.Taints = updated
+		_, err = c.Typed.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: c.FieldManager})
+		return err
+	})
+	if err != nil {
+		return c.explain(ref, "update taints of", err)
+	}
+	return nil
+}
+
+func hasTaint(list []corev1.Taint, t corev1.Taint) bool {
+	for _, x := range list {
+		if x.Key == t.Key && x.Value == t.Value && x.Effect == t.Effect {
+			return true
+		}
+	}
+	return false
+}
+
+func sameTaints(a, b []corev1.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, t := range a {
+		if !hasTaint(b, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// PoolFieldManager is the field manager of one node pool policy, so that
+// policies sharing nodes never remove each other's labels.
+func PoolFieldManager(base, policy string) string {
+	m := fmt.Sprintf("%s/pool/%s", base, policy)
+	if len(m) > 128 {
+		m = m[:128]
+	}
+	return m
+}
+
+// GetNode reads a node; a missing node is (nil, nil).
+func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
+	n, err := c.Typed.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: name}, "get", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,260 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
+type nodePoolPolicyModel struct {
+	Name               types.String  `tfsdk:"name"`
+	Cloud              types.String  `tfsdk:"cloud"`
+	Accelerator        types.String  `tfsdk:"accelerator"`
+	GPUsPerNode        types.Int64   `tfsdk:"gpus_per_node"`
+	Partition          types.String  `tfsdk:"partition"`
+	MIGStrategy        types.String  `tfsdk:"mig_strategy"`
+	Sharing            types.String  `tfsdk:"sharing"`
+	Replicas           types.Int64   `tfsdk:"replicas"`
+	Spot               types.Bool    `tfsdk:"spot"`
+	Labels             types.Map     `tfsdk:"labels"`
+	Taints             types.List    `tfsdk:"taints"`
+	Dedicated          types.Bool    `tfsdk:"dedicated"`
+	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
+	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
+	ID                 types.String  `tfsdk:"id"`
+	NodeLabels         types.Map     `tfsdk:"node_labels"`
+	CloudSetLabels     types.Map     `tfsdk:"cloud_set_labels"`
+	NodeTaints         types.List    `tfsdk:"node_taints"`
+	GKE                types.Object  `tfsdk:"gke"`
+	AKS                types.Object  `tfsdk:"aks"`
+	EKS                types.Object  `tfsdk:"eks"`
+	KarpenterNodePool  types.String  `tfsdk:"karpenter_node_pool"`
+	NodeSelector       types.Map     `tfsdk:"node_selector"`
+	Tolerations        types.List    `tfsdk:"tolerations"`
+	Affinity           types.Dynamic `tfsdk:"affinity"`
+	ResourceName       types.String  `tfsdk:"resource_name"`
+	ResourcesPerNode   types.Map     `tfsdk:"resources_per_node"`
+	DevicePluginName   types.String  `tfsdk:"device_plugin_config_name"`
+	DevicePluginYAML   types.String  `tfsdk:"device_plugin_config_yaml"`
+	MIGConfig          types.String  `tfsdk:"mig_config"`
+	ManagedNodes       types.List    `tfsdk:"managed_nodes"`
+	Drift              types.List    `tfsdk:"drift"`
+}
+
+type taintModel struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+type manageNodesModel struct {
+	Selector types.String `tfsdk:"selector"`
+}
+
+type configMapRefModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+var taintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": types.StringType, "effect": types.StringType}
+
+// toPoolPolicy converts the configuration or plan. Unknown values become
+// zero values and set conv.unknown, as for workloads.
+func (c *converter) toPoolPolicy(m nodePoolPolicyModel, defaultCloud string) render.PoolPolicy {
+	p := render.PoolPolicy{
+		Name:        c.str(m.Name),
+		Cloud:       c.str(m.Cloud),
+		Accelerator: c.str(m.Accelerator),
+		GPUsPerNode: c.int64(m.GPUsPerNode),
+		Partition:   c.str(m.Partition),
+		MIGStrategy: c.str(m.MIGStrategy),
+		Sharing:     c.str(m.Sharing),
+		Replicas:    c.int64(m.Replicas),
+		Spot:        c.boolean(m.Spot),
+		Labels:      c.stringMap(m.Labels),
+		Taints:      c.taints(m.Taints),
+	}
+	if p.Cloud == "" && !m.Cloud.IsUnknown() {
+		p.Cloud = defaultCloud
+	}
+	if m.Dedicated.IsUnknown() {
+		c.unknown = true
+	} else if !m.Dedicated.IsNull() {
+		d := m.Dedicated.ValueBool()
+		p.Dedicated = &d
+	}
+	return p
+}
+
+func (c *converter) taints(v types.List) []render.Taint {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	var items []taintModel
+	c.diags.Append(v.ElementsAs(c.ctx, &items, false)...)
+	out := make([]render.Taint, len(items))
+	for i, t := range items {
+		out[i] = render.Taint{Key: c.str(t.Key), Value: c.str(t.Value), Effect: c.str(t.Effect)}
+	}
+	return out
+}
+
+// Structs with tfsdk tags for the cloud shapes, filled from render's.
+type cloudTaintValue struct {
+	Key    string `tfsdk:"key"`
+	Value  string `tfsdk:"value"`
+	Effect string `tfsdk:"effect"`
+}
+
+type gkeGuestAcceleratorValue struct {
+	Type                   string `tfsdk:"type"`
+	Count                  int64  `tfsdk:"count"`
+	GPUPartitionSize       string `tfsdk:"gpu_partition_size"`
+	GPUSharingStrategy     string `tfsdk:"gpu_sharing_strategy"`
+	MaxSharedClientsPerGPU int64  `tfsdk:"max_shared_clients_per_gpu"`
+	GPUDriverVersion       string `tfsdk:"gpu_driver_version"`
+}
+
+type gkeShapeValue struct {
+	MachineType      string                   `tfsdk:"machine_type"`
+	Spot             bool                     `tfsdk:"spot"`
+	Labels           map[string]string        `tfsdk:"labels"`
+	Taints           []cloudTaintValue        `tfsdk:"taints"`
+	GuestAccelerator gkeGuestAcceleratorValue `tfsdk:"guest_accelerator"`
+}
+
+type aksShapeValue struct {
+	VMSize     string            `tfsdk:"vm_size"`
+	Priority   string            `tfsdk:"priority"`
+	NodeLabels map[string]string `tfsdk:"node_labels"`
+	NodeTaints []string          `tfsdk:"node_taints"`
+}
+
+type eksShapeValue struct {
+	InstanceTypes []string          `tfsdk:"instance_types"`
+	CapacityType  string            `tfsdk:"capacity_type"`
+	AMIType       string            `tfsdk:"ami_type"`
+	Labels        map[string]string `tfsdk:"labels"`
+	Taints        []cloudTaintValue `tfsdk:"taints"`
+}
+
+func cloudTaints(in []render.CloudTaint) []cloudTaintValue {
+	out := make([]cloudTaintValue, len(in))
+	for i, t := range in {
+		out[i] = cloudTaintValue(t)
+	}
+	return out
+}
+
+func emptyMapIfNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// setPoolOutputs copies what render derived into the computed attributes.
+func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, p *render.PoolRendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	outputs := nodePoolOutputAttributes()
+	m.ID = types.StringValue(p.ID)
+	m.NodeLabels = nullableMap(emptyMapIfNil(p.NodeLabels))
+	m.CloudSetLabels = nullableMap(emptyMapIfNil(p.CloudSetLabels))
+	m.NodeTaints = taintList(p.NodeTaints, &diags)
+	m.GKE = types.ObjectNull(attrTypesOf(outputs["gke"]))
+	if g := p.GKE; g != nil {
+		m.GKE = objectFrom(ctx, outputs["gke"], gkeShapeValue{
+			MachineType: g.MachineType, Spot: g.Spot, Labels: emptyMapIfNil(g.Labels), Taints: cloudTaints(g.Taints),
+			GuestAccelerator: gkeGuestAcceleratorValue(g.GuestAccelerator),
+		}, &diags)
+	}
+	m.AKS = types.ObjectNull(attrTypesOf(outputs["aks"]))
+	if a := p.AKS; a != nil {
+		m.AKS = objectFrom(ctx, outputs["aks"], aksShapeValue{VMSize: a.VMSize, Priority: a.Priority,
+			NodeLabels: emptyMapIfNil(a.NodeLabels), NodeTaints: emptyIfNil(a.NodeTaints)}, &diags)
+	}
+	m.EKS = types.ObjectNull(attrTypesOf(outputs["eks"]))
+	if e := p.EKS; e != nil {
+		m.EKS = objectFrom(ctx, outputs["eks"], eksShapeValue{InstanceTypes: emptyIfNil(e.InstanceTypes),
+			CapacityType: e.CapacityType, AMIType: e.AMIType, Labels: emptyMapIfNil(e.Labels), Taints: cloudTaints(e.Taints)}, &diags)
+	}
+	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
+	m.NodeSelector = nullableMap(emptyMapIfNil(p.NodeSelector))
+	m.Tolerations = tolerationList(p.Tolerations, &diags)
+	affinity, err := dynamicFrom(p.Affinity)
+	if err != nil {
+		diags.AddError("Cannot encode the pool's affinity", err.Error())
+	}
+	m.Affinity = affinity
+	m.ResourceName = types.StringValue(p.ResourceName)
+	counts := make(map[string]attr.Value, len(p.ResourcesPerNode))
+	for k, v := range p.ResourcesPerNode {
+		counts[k] = types.Int64Value(v)
+	}
+	m.ResourcesPerNode = types.MapValueMust(types.Int64Type, counts)
+	m.DevicePluginName = types.StringValue(p.DevicePluginConfigName)
+	m.DevicePluginYAML = types.StringValue(p.DevicePluginConfig)
+	m.MIGConfig = types.StringValue(p.MIGConfig)
+	return diags
+}
+
+func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
+	values := make([]attr.Value, 0, len(taints))
+	for _, t := range taints {
+		obj, d := types.ObjectValue(taintAttrTypes, map[string]attr.Value{
+			"key": types.StringValue(t.Key), "value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
+		})
+		diags.Append(d...)
+		values = append(values, obj)
+	}
+	list, d := types.ListValue(types.ObjectType{AttrTypes: taintAttrTypes}, values)
+	diags.Append(d...)
+	return list
+}
+
+func tolerationList(tolerations []corev1.Toleration, diags *diag.Diagnostics) types.List {
+	values := make([]attr.Value, 0, len(tolerations))
+	for _, t := range tolerations {
+		obj, d := types.ObjectValue(tolerationAttrTypes, map[string]attr.Value{
+			"key": types.StringValue(t.Key), "operator": types.StringValue(string(t.Operator)),
+			"value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
+		})
+		diags.Append(d...)
+		values = append(values, obj)
+	}
+	list, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, values)
+	diags.Append(d...)
+	return list
+}
+
+// setPoolOutputsUnknown marks every derived attribute unknown, for plans
+// whose inputs are not known yet.
+func setPoolOutputsUnknown(m *nodePoolPolicyModel) {
+	outputs := nodePoolOutputAttributes()
+	m.ID = types.StringUnknown()
+	m.NodeLabels = types.MapUnknown(types.StringType)
+	m.CloudSetLabels = types.MapUnknown(types.StringType)
+	m.NodeTaints = types.ListUnknown(types.ObjectType{AttrTypes: taintAttrTypes})
+	m.GKE = types.ObjectUnknown(attrTypesOf(outputs["gke"]))
+	m.AKS = types.ObjectUnknown(attrTypesOf(outputs["aks"]))
+	m.EKS = types.ObjectUnknown(attrTypesOf(outputs["eks"]))
+	m.KarpenterNodePool = types.StringUnknown()
+	m.NodeSelector = types.MapUnknown(types.StringType)
+	m.Tolerations = types.ListUnknown(types.ObjectType{AttrTypes: tolerationAttrTypes})
+	m.Affinity = types.DynamicUnknown()
+	m.ResourceName = types.StringUnknown()
+	m.ResourcesPerNode = types.MapUnknown(types.Int64Type)
+	m.DevicePluginName = types.StringUnknown()
+	m.DevicePluginYAML = types.StringUnknown()
+	m.MIGConfig = types.StringUnknown()
+}

@@ -1,0 +1,53 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// workloadIntent is a gpu_workload as render sees it: the configuration,
+// placed on its node pool (node_pool), with the provider's default cloud.
+// Every path (validate, plan, apply, read, delete) builds it the same way.
+type workloadIntent struct {
+	// raw is the workload as configured, before the pool filled anything:
+	// what import must restore.
+	raw      render.Workload
+	workload render.Workload
+	pool     *render.PoolPolicy
+	// findings are ApplyPool's and Validate's diagnostics.
+	findings render.Diagnostics
+	unknown  bool
+	diags    diag.Diagnostics
+}
+
+func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloadIntent {
+	conv := &converter{ctx: ctx}
+	raw := conv.toWorkload(m, "")
+	in := workloadIntent{raw: raw, workload: raw}
+	nodePool := conv.str(m.NodePool)
+	if nodePool != "" {
+		pool, err := render.DecodePoolID(nodePool)
+		if err != nil {
+			in.findings = append(in.findings, render.Diagnostic{Severity: render.SeverityError, Path: []any{"node_pool"},
+				Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id."})
+		} else {
+			placed, findings := render.ApplyPool(raw, pool)
+			in.workload, in.pool = placed, &pool
+			in.findings = append(in.findings, findings...)
+		}
+	}
+	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() {
+		in.workload.Cloud = defaultCloud
+	}
+	in.findings = append(in.findings, render.Validate(in.workload)...)
+	in.unknown, in.diags = conv.unknown, conv.diags
+	return in
+}
+
+// options are the render options for this intent.
+func (in workloadIntent) options(version *render.ServerVersion) render.Options {
+	return render.Options{ServerVersion: version, Pool: in.pool}
+}
