@@ -202,6 +202,7 @@ func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewAcceleratorsDataSource,
+		NewClusterCapacityDataSource,
 	}
 }
 

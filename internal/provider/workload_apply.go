@@ -2,13 +2,17 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
@@ -63,7 +67,8 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan)...)
 	if waitErr != nil {
-		diags.AddError(fmt.Sprintf("gpu_workload %s did not become ready", mainRef), explainNotReady(waitErr, rendered))
+		diags.AddError(fmt.Sprintf("gpu_workload %s did not become ready", mainRef),
+			explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered))
 	}
 }
 
@@ -296,9 +301,13 @@ func podSelector(r *render.Rendered) string {
 
 // explainNotReady adds to the scheduler's words what the workload asked
 // for, so the reader can compare it with the node pools.
-func explainNotReady(err error, rendered *render.Rendered) string {
+func explainNotReady(ctx context.Context, client *kube.Client, err error, rendered *render.Rendered) string {
 	var b strings.Builder
 	b.WriteString(err.Error())
+	var notReady *kube.NotReadyError
+	if errors.As(err, &notReady) && notReady.Unschedulable() {
+		b.WriteString(explainPools(ctx, client, rendered))
+	}
 	b.WriteString("\n\nThis workload asked for:")
 	if rendered.ResourceName != "" {
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
@@ -312,6 +321,66 @@ func explainNotReady(err error, rendered *render.Rendered) string {
 	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
 		"(kubectl describe nodes); raise the timeout if nodes are still being provisioned.")
 	return b.String()
+}
+
+// maxPoolsExplained keeps the message readable on clusters with many pools.
+const maxPoolsExplained = 8
+
+// explainPools says which of the cluster's GPU pools could take the pods,
+// and why the others cannot, with the same rules the scheduler applies.
+func explainPools(ctx context.Context, client *kube.Client, rendered *render.Rendered) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pools, err := liveCapacity(ctx, client, "")
+	if err != nil {
+		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
+	}
+	matches := render.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
+	sort.SliceStable(matches, func(i, j int) bool { return matches[i].PlacementNodes > matches[j].PlacementNodes })
+	want := podRequest(rendered)
+	var b strings.Builder
+	b.WriteString("\n\nGPU pools in the cluster:")
+	for i, m := range matches {
+		if i == maxPoolsExplained {
+			fmt.Fprintf(&b, "\n  ... and %d more (data source gpu_cluster_capacity lists them all)", len(matches)-i)
+			break
+		}
+		switch {
+		case m.Fits && m.MaxFree < want:
+			fmt.Fprintf(&b, "\n  %s: labels and taints match, but at most %d %s are free on one node and each pod asks for %d",
+				m.Pool, m.MaxFree, rendered.ResourceName, want)
+		case m.Fits:
+			fmt.Fprintf(&b, "\n  %s: matches; %d node(s) with free %s, at most %d on one node", m.Pool, m.FreeNodes,
+				rendered.ResourceName, m.MaxFree)
+		case len(m.Reasons) > 0:
+			fmt.Fprintf(&b, "\n  %s: %s", m.Pool, strings.Join(m.Reasons, "; "))
+		default:
+			fmt.Fprintf(&b, "\n  %s: does not match", m.Pool)
+		}
+	}
+	if len(matches) == 0 {
+		b.WriteString("\n  (none: no node advertises an NVIDIA resource)")
+	}
+	return b.String()
+}
+
+// podRequest is how many units of the GPU resource one pod requests.
+func podRequest(rendered *render.Rendered) int64 {
+	var spec *corev1.PodSpec
+	switch {
+	case rendered.Deployment != nil:
+		spec = &rendered.Deployment.Spec.Template.Spec
+	case rendered.Job != nil:
+		spec = &rendered.Job.Spec.Template.Spec
+	default:
+		return 0
+	}
+	var total int64
+	for _, c := range spec.Containers {
+		q := c.Resources.Limits[corev1.ResourceName(rendered.ResourceName)]
+		total += q.Value()
+	}
+	return total
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -109,12 +110,12 @@ func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any
 			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
 			nameMax: validation.DNS1123LabelMaxLength,
 		}
-		entry, ok := e.render(cloud, strict, names, &diags)
-		if !ok {
-			continue
+		fields := map[string]any{}
+		addDeploymentFields(fields, d, e.path, &diags)
+		if entry, ok := e.render(cloud, strict, names, &diags); ok {
+			maps.Copy(entry, fields)
+			deployments[d.Key] = entry
 		}
-		addDeploymentFields(entry, d, e.path, &diags)
-		deployments[d.Key] = entry
 	}
 	jobs := map[string]any{}
 	jobNames := map[string]string{}
@@ -124,12 +125,12 @@ func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any
 			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
 			nameMax: fiftyOneJobNameMax,
 		}
-		entry, ok := e.render(cloud, strict, jobNames, &diags)
-		if !ok {
-			continue
+		fields := map[string]any{}
+		addJobFields(fields, j, e.path, &diags)
+		if entry, ok := e.render(cloud, strict, jobNames, &diags); ok {
+			maps.Copy(entry, fields)
+			jobs[j.Key] = entry
 		}
-		addJobFields(entry, j, e.path, &diags)
-		jobs[j.Key] = entry
 	}
 	values := map[string]any{}
 	if len(deployments) > 0 {
@@ -197,7 +198,7 @@ func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *Dia
 	}
 	name := KebabCase(e.key)
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 || len(name) > e.nameMax {
-		if len(name) > e.nameMax {
+		if len(name) > e.nameMax && e.nameMax < validation.DNS1123LabelMaxLength {
 			msgs = append(msgs, "must be no more than "+strconv.Itoa(e.nameMax)+" characters")
 		}
 		diags.addError(path, "Invalid "+e.kind+" key",
