@@ -216,7 +216,7 @@ func TestAccWorkload_unschedulableFailsWithSchedulerReason(t *testing.T) {
 			Config: config,
 			ExpectError: regexp.MustCompile(`(?s)did not become ready.*Unschedulable.*Insufficient nvidia.com/gpu` +
 				`.*GPU pools in the cluster:.*gke/a100-pool: labels and taints match, but at most 8 nvidia.com/gpu are free on one node and each pod asks for 16` +
-				`.*This workload asked for:.*resource: nvidia.com/gpu.*cloud.google.com/gke-accelerator=nvidia-tesla-a100`)),
+				`.*This workload asked for:.*resource: nvidia.com/gpu.*cloud.google.com/gke-accelerator=nvidia-tesla-a100`),
 		}},
 	})
 }
