@@ -155,3 +155,17 @@ func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error)
 	}
 	return n, nil
 }
+
+// MergeNodeLabels sets label values with a merge patch, used to put back
+// values a policy had overwritten.
+func (c *Client) MergeNodeLabels(ctx context.Context, node string, labels map[string]string) error {
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		return err
+	}
+	_, err = c.Typed.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, body, metav1.PatchOptions{FieldManager: c.FieldManager})
+	if err != nil {
+		return c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: node}, "restore labels of", err)
+	}
+	return nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 
@@ -14,32 +13,35 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
 )
 
-// addedTaintsAnnotation records, per policy, the taints the policy added to
-// a node (as opposed to taints the node already had), so destroy removes
-// exactly those.
-func addedTaintsAnnotation(policy string) string { return "pools.gpu.gpuform.io/" + policy }
+// poolRecordAnnotation records, per policy, what the policy changed on a
+// node: the taints it added, the labels it applies, and the previous values
+// of labels it overwrote. Destroy undoes exactly that.
+func poolRecordAnnotation(policy string) string { return "pools.gpu.gpuform.io/" + policy }
+
+type poolRecord struct {
+	Taints  []corev1.Taint    `json:"taints,omitempty"`
+	Labels  []string          `json:"labels,omitempty"`
+	Restore map[string]string `json:"restore,omitempty"`
+}
 
 // poolNodeState is what a policy wants on its nodes.
 type poolNodeState struct {
 	policy   string
 	manager  string
-	labels   map[string]string
-	taints   []corev1.Taint
 	selector string
+	// cloudLabels are set by the cloud or the GPU Operator on real nodes:
+	// added where missing (bare nodes), never overwritten.
+	cloudLabels map[string]string
+	// policyLabels must carry these values: overwritten if need be, and
+	// restored on destroy.
+	policyLabels map[string]string
+	taints       []corev1.Taint
 }
 
 func newPoolNodeState(client *kube.Client, policy, selector string, p *render.PoolRendered) poolNodeState {
-	labels := maps.Clone(p.CloudSetLabels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	// On real clouds the cloud sets these itself and applying the same
-	// values is harmless; on plain nodes (bare metal, tests) nobody else
-	// would, and workloads select them.
-	maps.Copy(labels, p.NodeLabels)
 	return poolNodeState{
-		policy: policy, manager: kube.PoolFieldManager(client.FieldManager, policy),
-		labels: labels, taints: p.NodeTaints, selector: selector,
+		policy: policy, manager: kube.PoolFieldManager(client.FieldManager, policy), selector: selector,
+		cloudLabels: p.CloudSetLabels, policyLabels: p.NodeLabels, taints: p.NodeTaints,
 	}
 }
 
@@ -70,58 +72,94 @@ func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, 
 }
 
 func applyToNode(ctx context.Context, client *kube.Client, want poolNodeState, node *corev1.Node) error {
+	rec := readRecord(node, want.policy)
 	added, err := client.AddNodeTaints(ctx, node.Name, want.taints)
 	if err != nil {
 		return err
 	}
-	previously := recordedTaints(node, want.policy)
-	var stale, record []corev1.Taint
-	for _, t := range previously {
+	var stale []corev1.Taint
+	kept := rec.Taints[:0:0]
+	for _, t := range rec.Taints {
 		if containsTaint(want.taints, t) {
-			record = append(record, t)
+			kept = append(kept, t)
 		} else {
 			stale = append(stale, t)
 		}
 	}
-	record = append(record, added...)
+	rec.Taints = append(kept, added...)
 	if len(stale) > 0 {
 		if err := client.RemoveNodeTaints(ctx, node.Name, stale); err != nil {
 			return err
 		}
 	}
-	encoded, err := json.Marshal(record)
+	labels := labelsToApply(want, node, &rec)
+	encoded, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	return client.ApplyNodeMetadata(ctx, node.Name, want.manager, want.labels,
-		map[string]string{addedTaintsAnnotation(want.policy): string(encoded)})
+	return client.ApplyNodeMetadata(ctx, node.Name, want.manager, labels,
+		map[string]string{poolRecordAnnotation(want.policy): string(encoded)})
 }
 
-// cleanupNode removes what the policy added to a node: its recorded taints,
-// and (by applying nothing under its field manager) its labels and record.
+// labelsToApply decides which labels this policy owns on the node, and
+// remembers values it overwrites.
+func labelsToApply(want poolNodeState, node *corev1.Node, rec *poolRecord) map[string]string {
+	owned := map[string]bool{}
+	for _, k := range rec.Labels {
+		owned[k] = true
+	}
+	apply := map[string]string{}
+	for k, v := range want.cloudLabels {
+		if _, present := node.Labels[k]; owned[k] || !present {
+			apply[k] = v
+		}
+	}
+	if rec.Restore == nil {
+		rec.Restore = map[string]string{}
+	}
+	for k, v := range want.policyLabels {
+		old, present := node.Labels[k]
+		switch {
+		case owned[k] || !present:
+			apply[k] = v
+		case old != v:
+			apply[k] = v
+			rec.Restore[k] = old
+		}
+	}
+	rec.Labels = kube.SortedKeys(apply)
+	return apply
+}
+
+// cleanupNode undoes what the policy changed on a node: removes its taints,
+// drops its labels (by applying nothing under its field manager) and puts
+// back label values it had overwritten.
 func cleanupNode(ctx context.Context, client *kube.Client, policy, manager, name string) error {
 	node, err := client.GetNode(ctx, name)
 	if err != nil || node == nil {
 		return err // a node that is gone needs no cleaning
 	}
-	if taints := recordedTaints(node, policy); len(taints) > 0 {
-		if err := client.RemoveNodeTaints(ctx, name, taints); err != nil {
+	rec := readRecord(node, policy)
+	if len(rec.Taints) > 0 {
+		if err := client.RemoveNodeTaints(ctx, name, rec.Taints); err != nil {
 			return err
 		}
 	}
-	return client.ApplyNodeMetadata(ctx, name, manager, nil, nil)
+	if err := client.ApplyNodeMetadata(ctx, name, manager, nil, nil); err != nil {
+		return err
+	}
+	if len(rec.Restore) > 0 {
+		return client.MergeNodeLabels(ctx, name, rec.Restore)
+	}
+	return nil
 }
 
-func recordedTaints(node *corev1.Node, policy string) []corev1.Taint {
-	raw, ok := node.Annotations[addedTaintsAnnotation(policy)]
-	if !ok {
-		return nil
+func readRecord(node *corev1.Node, policy string) poolRecord {
+	var rec poolRecord
+	if raw, ok := node.Annotations[poolRecordAnnotation(policy)]; ok {
+		_ = json.Unmarshal([]byte(raw), &rec) // an unreadable record is treated as empty
 	}
-	var taints []corev1.Taint
-	if json.Unmarshal([]byte(raw), &taints) != nil {
-		return nil
-	}
-	return taints
+	return rec
 }
 
 func containsTaint(list []corev1.Taint, t corev1.Taint) bool {
@@ -147,9 +185,15 @@ func nodeDrift(ctx context.Context, client *kube.Client, want poolNodeState, man
 			drift = append(drift, fmt.Sprintf("node %s matches manage_nodes.selector but is not managed yet", n.Name))
 			continue
 		}
-		for _, k := range kube.SortedKeys(want.labels) {
-			if got, ok := n.Labels[k]; !ok || got != want.labels[k] {
-				drift = append(drift, fmt.Sprintf("node %s: label %s is %q, want %q", n.Name, k, got, want.labels[k]))
+		rec := readRecord(n, want.policy)
+		for _, k := range kube.SortedKeys(want.policyLabels) {
+			if got, ok := n.Labels[k]; !ok || got != want.policyLabels[k] {
+				drift = append(drift, fmt.Sprintf("node %s: label %s is %q, want %q", n.Name, k, got, want.policyLabels[k]))
+			}
+		}
+		for _, k := range rec.Labels {
+			if v, cloud := want.cloudLabels[k]; cloud && n.Labels[k] != v {
+				drift = append(drift, fmt.Sprintf("node %s: label %s is %q, want %q", n.Name, k, n.Labels[k], v))
 			}
 		}
 		for _, t := range want.taints {

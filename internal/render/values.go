@@ -15,13 +15,18 @@ import (
 //
 // Where things live:
 //   - values.go: targets, the input model, GenerateValues.
-//   - values_placement.go: the bridge to Render's placement.
-//   - values_fiftyone.go, values_kebab.go: FiftyOne Enterprise.
+//   - values_placement.go: the bridge to Render's placement (and checks of
+//     user-typed tolerations and node selectors).
+//   - values_fiftyone.go, values_kebab.go: FiftyOne Enterprise, and Helm's
+//     kebabcase, which names its objects.
 //   - values_flyte.go: flyte-core and flyte-binary (v1 and v2).
-//   - values_nvidia.go: gpu-operator and the standalone device plugin.
+//   - values_nvidia.go, values_mig.go: gpu-operator and the standalone
+//     device plugin; custom mig-parted layouts.
 //   - values_numaflow.go: Numaflow vertex fragments and manifests.
 //   - values_yaml.go: canonical YAML, Helm's merge, plain-value conversion.
-//   - values_chart.go: schema validation and chart preview through Helm.
+//   - values_chart.go, values_preview.go: schema validation and offline
+//     rendering through Helm's own loader, chartutil and engine.
+//   - values_remap.go: values locations back to input attributes.
 //   - values_pods.go: PodFragments, the pods a set of values will produce.
 
 // Values targets, one per chart (or CRD) a values map is generated for.

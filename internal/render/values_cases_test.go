@@ -138,6 +138,13 @@ func extraValuesCases() []valuesCase {
 			}},
 		},
 		{
+			target: TargetFlyteCore, name: "generic-node-pools",
+			description: "Node pools: each pool's resource names (shared, MIG) get its tolerations, extra taints included.",
+			input: ValuesInput{Cloud: string(CloudGeneric), Flyte: &FlyteValues{
+				Accelerators: []string{"t4", "a100-40gb"}, NodePools: nvidiaPoolsCase(CloudGeneric),
+			}},
+		},
+		{
 			target: TargetFiftyOne, name: "gke-autopilot-count",
 			description: "FiftyOne GPU guide, GKE Autopilot: gke-accelerator and gke-accelerator-count selectors, LD_LIBRARY_PATH.",
 			input: ValuesInput{Cloud: string(CloudGKEAutopilot), FiftyOne: &FiftyOneValues{JobTemplates: []FiftyOneJobTemplate{

@@ -106,7 +106,7 @@ func TestSchemaViolationsMapToInputs(t *testing.T) {
 	in := fiftyOneInput(CloudEKS, FiftyOneDeployment{Key: "gpu", GPU: &GPU{Count: 1}}, FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "4"})
 	values := mustGenerate(t, TargetFiftyOne, in)
 	bad, _ := getPath(values, "delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits")
-	bad.(map[string]any)["cpu"] = "4" // what a naive generator would write
+	asMap(t, bad)["cpu"] = "4" // what a naive generator would write
 	setPath(values, int64(0), "delegatedOperatorDeployments", "deployments", "gpu", "replicaCount")
 
 	diags := ValidateValuesAgainstChart(chartDir, values)
@@ -238,11 +238,11 @@ func checkFiftyOneEntryKeys(t *testing.T, name string, values, defaults map[stri
 		entries, _ := getPath(values, s.section, s.list)
 		em, _ := entries.(map[string]any)
 		for key, entry := range em {
-			for field, v := range entry.(map[string]any) {
+			for field, v := range asMap(t, entry) {
 				if field == "enabled" || field == s.extra {
 					continue
 				}
-				def, ok := getPath(template.(map[string]any), field)
+				def, ok := getPath(asMap(t, template), field)
 				if !ok {
 					t.Errorf("%s: %s.%s.%s.%s is not a key of the chart's %s.template", name, s.section, s.list, key, field, s.section)
 					continue
@@ -269,7 +269,7 @@ func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 		t.Errorf("%s: no %s", name, strings.Join(FlytePluginPath(target), "."))
 		return
 	}
-	for key := range k8s.(map[string]any) {
+	for key := range asMap(t, k8s) {
 		if !slices.Contains(flyteDomainKeys, key) {
 			t.Errorf("%s: %s is not a k8s plugin key of domain.md §1.2", name, key)
 		}
@@ -295,7 +295,7 @@ func TestFlyteGPUKeysAreDomainKeys(t *testing.T) {
 	// gke-starter.yaml, the chart's own GPU example, uses the same labels
 	// as our GKE values.
 	starter := sharedChartValues(t, "flyte-binary.gke-starter.master.yaml")
-	k8s := valueAt(t, starter, FlytePluginPath(TargetFlyteBinary)...).(map[string]any)
+	k8s := asMap(t, valueAt(t, starter, FlytePluginPath(TargetFlyteBinary)...))
 	if k8s[flyteKeyGPUDeviceNodeLabel] != gkeLabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != gkeLabelPartitionSize {
 		t.Errorf("gke-starter labels differ: %v", k8s)
 	}

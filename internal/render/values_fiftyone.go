@@ -177,7 +177,7 @@ func (e fiftyOneEntry) render(cloud Cloud, strict bool, names map[string]string,
 	} else {
 		e.addCPUResources(entry, diags)
 	}
-	if !keyOK || Diagnostics((*diags)[before:]).HasError() {
+	if !keyOK || (*diags)[before:].HasError() {
 		return nil, false
 	}
 	e.addCommon(entry)

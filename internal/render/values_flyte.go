@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // FlyteValues configures flytepropeller's k8s plugin (domain.md §1): how a
@@ -50,6 +51,10 @@ type FlyteValues struct {
 	// DefaultEnvVars go to every task pod (Flyte v1 only: v2's chart sets
 	// default-env-vars itself and a values list would replace it).
 	DefaultEnvVars map[string]string // default_env_vars
+	// NodePools are the gpu_node_pool_policy pools GPU tasks run on: each
+	// pool's resource names get the pool's tolerations (its extra taints
+	// included) in resource-tolerations.
+	NodePools []PoolPolicy // node_pools
 }
 
 // Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
@@ -124,32 +129,19 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 	checkValuesNodeSelector(at(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
 	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
 	checkNoTemplates(in, &diags)
-	if cloud == "" || diags.HasError() {
+	if !strict {
+		for i, p := range in.NodePools {
+			diags.merge(prefixDiags(at(blockFlyte, "node_pools", i), ValidatePool(p)))
+		}
 		return nil, diags
 	}
-	k8s := map[string]any{}
-	whole := gpuIntent{count: 1, sharing: sharing}
-	place, _ := cloudGPUPlacement(cloud, whole)
-	resourceName := string(place.resourceName)
-	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: mustPlain(normalizeTolerations(place.tolerations))}}
-	class := flyteDeviceClass(cloud, resourceName, place)
-	if v2 {
-		k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
-		if devices := flyteV2Devices(cloud, accelerators, &diags); len(devices) > 0 {
-			k8s[flyteKeyAcceleratorDevices] = singleKeyMaps(devices, func(s string) any { return s })
-		}
-	} else {
-		maps.Copy(k8s, flyteV1Keys(class))
-		flyteDeviceNotes(cloud, accelerators, &diags)
-		if env := flyteEnv(in.DefaultEnvVars, place.env); len(env) > 0 {
-			k8s[flyteKeyDefaultEnvVars] = singleKeyMaps(env, func(s string) any { return s })
-		}
+	if diags.HasError() {
+		return nil, diags
 	}
-	if cloud == CloudGKE && v2 {
-		diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
-			"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
-				"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
-				"LD_LIBRARY_PATH to the chart's base default-env-vars.")
+	k8s := flyteGPUKeys(cloud, sharing, v2, accelerators, in.DefaultEnvVars, &diags)
+	addFlytePools(k8s, cloud, in.NodePools, &diags)
+	if diags.HasError() {
+		return nil, diags
 	}
 	addFlyteDefaults(k8s, in)
 	addFlyteInterruptible(k8s, cloud, in.Interruptible, &diags)
@@ -162,6 +154,75 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 		return nil, diags
 	}
 	return values, diags
+}
+
+// flyteGPUKeys derives the GPU keys from the cloud's placement of a
+// one-GPU task: its resource name and tolerations, and the device class
+// (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
+func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelerator, env map[string]string, diags *Diagnostics) map[string]any {
+	k8s := map[string]any{}
+	place, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1, sharing: sharing})
+	resourceName := string(place.resourceName)
+	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: mustPlain(normalizeTolerations(place.tolerations))}}
+	class := flyteDeviceClass(cloud, resourceName, place)
+	if !v2 {
+		maps.Copy(k8s, flyteV1Keys(class))
+		flyteDeviceNotes(cloud, accelerators, diags)
+		if all := flyteEnv(env, place.env); len(all) > 0 {
+			k8s[flyteKeyDefaultEnvVars] = singleKeyMaps(all, func(s string) any { return s })
+		}
+		return k8s
+	}
+	k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
+	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
+		k8s[flyteKeyAcceleratorDevices] = singleKeyMaps(devices, func(s string) any { return s })
+	}
+	if cloud == CloudGKE {
+		diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
+			"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
+				"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
+				"LD_LIBRARY_PATH to the chart's base default-env-vars.")
+	}
+	return k8s
+}
+
+// addFlytePools adds, per node pool, its tolerations under each resource
+// name it advertises, so tasks requesting nvidia.com/gpu.shared or
+// nvidia.com/mig-1g.5gb also tolerate that pool's taints. Flyte has no
+// per-resource node selector, so pool labels cannot be selected.
+func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *Diagnostics) {
+	if len(pools) == 0 {
+		return
+	}
+	byResource := map[string][]corev1.Toleration{}
+	existing, _ := fromSingleKeyMaps(k8s[flyteKeyResourceTolerations])
+	for name, v := range existing {
+		var ts []corev1.Toleration
+		_ = decodePlain(v, &ts)
+		byResource[name] = ts
+	}
+	for i, p := range pools {
+		path := at(blockFlyte, "node_pools", i)
+		if p.Cloud != "" && p.Cloud != string(cloud) {
+			diags.addError(with(path, "cloud"), "Node pool on another cloud",
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+". Allowed: pools of this cluster's cloud only.")
+			continue
+		}
+		r, more := RenderPool(p)
+		diags.merge(prefixDiags(path, more))
+		if r == nil {
+			continue
+		}
+		for _, name := range r.ResourceNames {
+			byResource[name] = normalizeTolerations(append(byResource[name], r.Tolerations...))
+		}
+		if len(p.Labels) > 0 {
+			diags.addWarning(with(path, "labels"), "Flyte cannot select node pool labels",
+				"Flyte adds node selectors per accelerator device, not per pool, so tasks do not select this pool's extra labels "+
+					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
+		}
+	}
+	k8s[flyteKeyResourceTolerations] = singleKeyMaps(byResource, func(ts []corev1.Toleration) any { return mustPlain(ts) })
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.
@@ -194,6 +255,12 @@ func prefixFlyteGPUPaths(diags Diagnostics) Diagnostics {
 }
 
 func checkFlyteEnv(env map[string]string, v2 bool, diags *Diagnostics) {
+	for _, name := range sortedKeys(env) {
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.addError(at(blockFlyte, "default_env_vars", MapKey(name)), "Invalid environment variable name",
+				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
+		}
+	}
 	if len(env) > 0 && v2 {
 		diags.addError(at(blockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
 			"Flyte v2's chart sets plugins.k8s.default-env-vars (_U_EP_OVERRIDE, _U_INSECURE, _U_USE_ACTIONS) and a list "+

@@ -144,7 +144,7 @@ func TestCanonicalValuesYAML(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", first, want)
 	}
 	// A one-value change is a one-line diff.
-	values["b"].(map[string]any)["z"] = int64(2)
+	asMap(t, values["b"])["z"] = int64(2)
 	changed := canonical(t, values)
 	if diff := valuesChangedLines(first, changed); diff != 1 {
 		t.Fatalf("%d lines changed", diff)

@@ -154,15 +154,21 @@ func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[stri
 	return values, diags
 }
 
-// addDriverSwitches: GKE and AKS install the NVIDIA driver on GPU nodes
-// themselves (domain.md §5.1: GKE's device plugin mounts the host driver
-// from /home/kubernetes/bin/nvidia; §5.2: AKS GPU node pools come with the
-// driver unless created without it), and their node images carry the
-// container runtime hook, so the operator must not install a second driver
-// or toolkit there. EKS Auto Mode manages the whole stack (§5.3). Elsewhere
-// the chart defaults (install both) stand unless overridden.
+// addDriverSwitches: GKE and AKS install the NVIDIA driver on their GPU
+// nodes themselves, so the operator must not install a second one:
+// domain.md §5.1 (GKE's device plugin mounts the host driver from
+// /home/kubernetes/bin/nvidia, which is also why hostPaths.driverInstallDir
+// points there) and §5.2 (AKS GPU node pools, azure-aks-docs
+// use-nvidia-gpu.md, come with the driver). Their node images also carry the
+// NVIDIA container runtime hook, hence toolkit disabled too; domain.md does
+// not source that half, which is why both switches can be overridden. EKS
+// managed node groups run the EKS-optimized accelerated AMI, with driver and
+// toolkit (the AMI RenderPool puts in the node group, eksAcceleratedAMIType),
+// and EKS Auto Mode ships its own driver and device plugin (§5.3).
+// Karpenter and generic clusters keep the chart defaults (the operator
+// installs both): their node images are the cluster's choice.
 func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues) {
-	preinstalled := cloud == CloudGKE || cloud == CloudAKS || cloud == CloudEKSAuto
+	preinstalled := cloud == CloudGKE || cloud == CloudAKS || cloud == CloudEKS || cloud == CloudEKSAuto
 	driver, toolkit := !preinstalled, !preinstalled
 	if in.DriverEnabled != nil {
 		driver = *in.DriverEnabled

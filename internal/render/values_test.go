@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -97,8 +98,8 @@ func TestFiftyOneResources(t *testing.T) {
 		FiftyOneDeployment{Key: "gpuTwo", GPU: &GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"},
 		FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "8"},
 	))
-	gpu := valueAt(t, values, "delegatedOperatorDeployments", "deployments", "gpuTwo", "resources").(map[string]any)
-	limits, requests := gpu["limits"].(map[string]any), gpu["requests"].(map[string]any)
+	gpu := asMap(t, valueAt(t, values, "delegatedOperatorDeployments", "deployments", "gpuTwo", "resources"))
+	limits, requests := asMap(t, gpu["limits"]), asMap(t, gpu["requests"])
 	if limits["nvidia.com/gpu"] != int64(2) || requests["nvidia.com/gpu"] != int64(2) {
 		t.Fatalf("GPU must be the same integer in limits and requests: %v", gpu)
 	}
@@ -139,13 +140,13 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud Cloud, g GPU) map[string]any {
 		in := ValuesInput{Cloud: string(cloud), FiftyOne: &FiftyOneValues{JobTemplates: []FiftyOneJobTemplate{{Key: "gpu", GPU: &g}}}}
-		return valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu").(map[string]any)
+		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(CloudGKEAutopilot, GPU{Count: 1, Accelerator: "t4"})
-	if sel := auto["nodeSelector"].(map[string]any); sel[gkeLabelAccelerator] != "nvidia-tesla-t4" || sel[gkeLabelAcceleratorCount] != "1" {
+	if sel := asMap(t, auto["nodeSelector"]); sel[gkeLabelAccelerator] != "nvidia-tesla-t4" || sel[gkeLabelAcceleratorCount] != "1" {
 		t.Errorf("Autopilot selectors: %v", sel)
 	}
-	if env := auto["env"].(map[string]any); env["LD_LIBRARY_PATH"] != gkeNvidiaLibraryPath {
+	if env := asMap(t, auto["env"]); env["LD_LIBRARY_PATH"] != gkeNvidiaLibraryPath {
 		t.Errorf("Autopilot env: %v", env)
 	}
 	wantToleration := func(entry map[string]any, want corev1.Toleration) {
@@ -161,7 +162,7 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 
 func TestFlyteValues(t *testing.T) {
 	values := mustGenerate(t, TargetFlyteCore, ValuesInput{Cloud: "gke", Flyte: &FlyteValues{Accelerators: []string{"a100-40gb"}}})
-	k8s := valueAt(t, values, FlytePluginPath(TargetFlyteCore)...).(map[string]any)
+	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteCore)...))
 	if k8s[flyteKeyGPUDeviceNodeLabel] != gkeLabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != gkeLabelPartitionSize {
 		t.Fatalf("labels: %v", k8s)
 	}
@@ -203,7 +204,7 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 	requireDiag(t, diags, SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
 
 	values := mustGenerate(t, TargetFlyteBinary, ValuesInput{Cloud: "eks-auto", Flyte: &FlyteValues{FlyteVersion: 2, Accelerators: []string{"t4"}}})
-	k8s := valueAt(t, values, FlytePluginPath(TargetFlyteBinary)...).(map[string]any)
+	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteBinary)...))
 	for _, v1Only := range []string{flyteKeyGPUResourceName, flyteKeyGPUDeviceNodeLabel, flyteKeyDefaultEnvVars} {
 		if _, ok := k8s[v1Only]; ok {
 			t.Errorf("v2 values must not set %s", v1Only)
@@ -218,11 +219,11 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 func TestGPUOperatorValues(t *testing.T) {
 	pools := nvidiaPoolsCase(CloudEKS)
 	values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: "eks", GPUOperator: &GPUOperatorValues{NodePools: pools}})
-	config := valueAt(t, values, "devicePlugin", "config").(map[string]any)
+	config := asMap(t, valueAt(t, values, "devicePlugin", "config"))
 	if config["create"] != true || config["name"] != DefaultDevicePluginConfigMap || config["default"] != DefaultDevicePluginConfigName {
 		t.Fatalf("config: %v", config)
 	}
-	data := config["data"].(map[string]any)
+	data := asMap(t, config["data"])
 	shared, ok := data["shared"].(string)
 	if !ok || !strings.Contains(shared, "renameByDefault: true") || !strings.Contains(shared, "replicas: 4") {
 		t.Fatalf("shared pool config must be a YAML string: %#v", data["shared"])
@@ -231,8 +232,8 @@ func TestGPUOperatorValues(t *testing.T) {
 	if shared != strings.TrimRight(r.DevicePluginConfig, "\n") {
 		t.Fatalf("the operator's config for a pool must be RenderPool's")
 	}
-	if valueAt(t, values, "driver", "enabled") != true || valueAt(t, values, "mig", "strategy") != MIGStrategySingle {
-		t.Fatal("EKS: operator installs the driver; mig.strategy defaults to single")
+	if valueAt(t, values, "driver", "enabled") != false || valueAt(t, values, "mig", "strategy") != MIGStrategySingle {
+		t.Fatal("EKS node groups run the accelerated AMI (driver preinstalled); mig.strategy defaults to single")
 	}
 	var tolerations []corev1.Toleration
 	if err := decodePlain(valueAt(t, values, "daemonsets", "tolerations"), &tolerations); err != nil {
@@ -242,17 +243,21 @@ func TestGPUOperatorValues(t *testing.T) {
 		t.Fatalf("operands must tolerate the pools' taints: %v", tolerations)
 	}
 
-	for _, cloud := range []Cloud{CloudGKE, CloudAKS} {
+	for cloud, preinstalled := range map[Cloud]bool{CloudGKE: true, CloudAKS: true, CloudEKS: true, CloudKarpenter: false, CloudGeneric: false} {
 		values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: string(cloud), GPUOperator: &GPUOperatorValues{}})
-		if valueAt(t, values, "driver", "enabled") != false || valueAt(t, values, "toolkit", "enabled") != false {
-			t.Errorf("%s ships the driver: driver and toolkit must be disabled", cloud)
+		if valueAt(t, values, "driver", "enabled") == preinstalled || valueAt(t, values, "toolkit", "enabled") == preinstalled {
+			t.Errorf("%s: driver and toolkit enabled must be %v", cloud, !preinstalled)
 		}
+	}
+	values = mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: "aks", GPUOperator: &GPUOperatorValues{DriverEnabled: ptr(true)}})
+	if valueAt(t, values, "driver", "enabled") != true || valueAt(t, values, "toolkit", "enabled") != false {
+		t.Error("driver_enabled overrides the cloud default, alone")
 	}
 
 	_, diags := GenerateValues(TargetGPUOperator, ValuesInput{Cloud: "generic", GPUOperator: &GPUOperatorValues{
 		MIGStrategy: "both", ConfigMapName: "Bad_Name", DCGMExporter: ptr(false), ServiceMonitor: ptr(true),
-		NodePools:  []PoolPolicy{{Name: "default", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: SharingMPS, Replicas: 2}, {Name: "x", Cloud: "aks"}},
-		MIGLayouts: []MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
+		NodePools:   []PoolPolicy{{Name: "default", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: SharingMPS, Replicas: 2}, {Name: "x", Cloud: "aks"}},
+		MIGLayouts:  []MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
 		Tolerations: []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists, Value: "b"}},
 	}})
 	requireDiag(t, diags, SeverityError, "gpu_operator.mig_strategy", "single")
@@ -284,11 +289,11 @@ func TestDevicePluginValues(t *testing.T) {
 	values := mustGenerate(t, TargetNvidiaDevicePlugin, ValuesInput{Cloud: "aks", NvidiaDevicePlugin: &DevicePluginValues{
 		NodePools: nvidiaPoolsCase(CloudAKS), MIGStrategy: MIGStrategyMixed,
 	}})
-	config := valueAt(t, values, "config").(map[string]any)
+	config := asMap(t, valueAt(t, values, "config"))
 	if _, ok := config["data"]; ok {
 		t.Fatal("the device plugin chart calls the entries config.map, not data")
 	}
-	if m := config["map"].(map[string]any); !strings.Contains(m[DefaultDevicePluginConfigName].(string), "migStrategy: mixed") {
+	if m := asMap(t, config["map"]); !strings.Contains(fmt.Sprint(m[DefaultDevicePluginConfigName]), "migStrategy: mixed") {
 		t.Fatalf("default config: %v", m)
 	}
 	if valueAt(t, values, "nodeSelector", aksLabelAccelerator) != "nvidia" {
@@ -303,16 +308,16 @@ func TestNumaflowValues(t *testing.T) {
 	if _, ok := fragment["apiVersion"]; ok {
 		t.Fatal("manifest = false gives the vertex fragment only")
 	}
-	resources := valueAt(t, fragment, "udf", "container", "resources").(map[string]any)
-	if resources["limits"].(map[string]any)["nvidia.com/gpu"] != "2" || resources["requests"].(map[string]any)["nvidia.com/gpu"] != "2" {
+	resources := asMap(t, valueAt(t, fragment, "udf", "container", "resources"))
+	if asMap(t, resources["limits"])["nvidia.com/gpu"] != "2" || asMap(t, resources["requests"])["nvidia.com/gpu"] != "2" {
 		t.Fatalf("UDF resources: %v", resources)
 	}
 
 	pipeline := mustGenerate(t, TargetNumaflow, ValuesInput{Cloud: "eks", Numaflow: &NumaflowValues{
 		Name: "p", Image: "img:1", VertexName: "gpu", Manifest: true, GPU: GPU{Count: 1, Accelerator: "a10g"},
 	}})
-	vertices := valueAt(t, pipeline, "spec", "vertices").([]any)
-	if len(vertices) != 3 || vertices[1].(map[string]any)["name"] != "gpu" || pipeline["kind"] != "Pipeline" {
+	vertices := asList(t, valueAt(t, pipeline, "spec", "vertices"))
+	if len(vertices) != 3 || asMap(t, vertices[1])["name"] != "gpu" || pipeline["kind"] != "Pipeline" {
 		t.Fatalf("pipeline: %v", pipeline)
 	}
 
@@ -347,6 +352,54 @@ func TestRemapValuesDiagnostics(t *testing.T) {
 		got := RemapValuesDiagnostics(c.target, in, Diagnostics{d})[0].PathString()
 		if got != c.want {
 			t.Errorf("%s %v → %s, want %s", c.target, c.path, got, c.want)
+		}
+	}
+}
+
+// asMap is a checked type assertion for test values.
+func asMap(t *testing.T, v any) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%T is not a map: %v", v, v)
+	}
+	return m
+}
+
+func asList(t *testing.T, v any) []any {
+	t.Helper()
+	l, ok := v.([]any)
+	if !ok {
+		t.Fatalf("%T is not a list: %v", v, v)
+	}
+	return l
+}
+
+// TestValidateValuesInputSkipsUnknowns: at plan time unknown values arrive
+// as zero values; nothing may be reported as missing.
+func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
+	inputs := map[string]ValuesInput{
+		TargetFiftyOne: {FiftyOne: &FiftyOneValues{
+			Deployments:  []FiftyOneDeployment{{GPU: &GPU{}}, {NodePool: &PoolPolicy{}, GPU: &GPU{}}},
+			JobTemplates: []FiftyOneJobTemplate{{GPU: &GPU{}}},
+		}},
+		TargetFlyteCore:          {Flyte: &FlyteValues{Accelerators: []string{""}, NodePools: []PoolPolicy{{}}}},
+		TargetFlyteBinary:        {Flyte: &FlyteValues{FlyteVersion: 2}},
+		TargetGPUOperator:        {GPUOperator: &GPUOperatorValues{NodePools: []PoolPolicy{{}}}},
+		TargetNvidiaDevicePlugin: {NvidiaDevicePlugin: &DevicePluginValues{NodePools: []PoolPolicy{{}}}},
+		TargetNumaflow:           {Numaflow: &NumaflowValues{Manifest: true, NodePool: &PoolPolicy{}}},
+	}
+	for target, in := range inputs {
+		for _, cloud := range append([]string{""}, CloudNames()...) {
+			if target == TargetGPUOperator || target == TargetNvidiaDevicePlugin {
+				if cloud == string(CloudGKEAutopilot) {
+					continue // an error whatever else is unknown
+				}
+			}
+			in.Cloud = cloud
+			if diags := ValidateValuesInput(target, in); diags.HasError() {
+				t.Errorf("%s on %q: unknown values reported:\n%s", target, cloud, formatDiags(diags.Errors()))
+			}
 		}
 	}
 }

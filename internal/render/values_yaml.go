@@ -208,15 +208,19 @@ func sortedAnyKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// setPath sets values[path...] = v, creating maps on the way; it never
-// overwrites a non-map on the way (returns false instead).
-func setPath(values map[string]any, v any, path ...string) bool {
+// setPath sets values[path...] = v, creating maps on the way. A non-map on
+// the way is left alone (and v not set): generators only write into maps
+// they created.
+func setPath(values map[string]any, v any, path ...string) {
+	if len(path) == 0 {
+		return
+	}
 	m := values
 	for _, key := range path[:len(path)-1] {
 		next, ok := m[key].(map[string]any)
 		if !ok {
 			if m[key] != nil {
-				return false
+				return
 			}
 			next = map[string]any{}
 			m[key] = next
@@ -224,7 +228,6 @@ func setPath(values map[string]any, v any, path ...string) bool {
 		m = next
 	}
 	m[path[len(path)-1]] = v
-	return true
 }
 
 // getPath reads values[path...]; ok is false when a step is missing or not

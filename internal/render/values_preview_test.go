@@ -1,0 +1,210 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+)
+
+// previewChartTemplate mimics the FiftyOne chart's delegated operators: a
+// Deployment per deployments.<key> merged over the template (maps merged,
+// lists replaced), and a ConfigMap holding each job template as a Job
+// manifest with the API's own {{ _id }} placeholders.
+const previewChartTemplate = `
+{{- $tpl := .Values.delegatedOperatorDeployments.template }}
+{{- range $k, $v := .Values.delegatedOperatorDeployments.deployments }}
+{{- if ne $v.enabled false }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ kebabcase $k }}
+spec:
+  selector: {matchLabels: {app: {{ kebabcase $k }}}}
+  template:
+    metadata: {labels: {app: {{ kebabcase $k }}}}
+    spec:
+      {{- with (merge (dict) ($v.nodeSelector | default dict) $tpl.nodeSelector) }}
+      nodeSelector: {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with (merge (dict) ($v.affinity | default dict) $tpl.affinity) }}
+      affinity: {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with ($v.TOLERATIONS_KEY | default $tpl.tolerations) }}
+      tolerations: {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+      - name: {{ kebabcase $k }}
+        image: voxel51/fiftyone-teams-cv-full
+        resources: {{- toYaml (merge (dict) ($v.resources | default dict) $tpl.resources) | nindent 10 }}
+{{- end }}
+{{- end }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-do-templates
+data:
+{{- range $k, $v := .Values.delegatedOperatorJobTemplates.jobs }}
+  {{ $k }}.yaml: |
+    apiVersion: batch/v1
+    kind: Job
+    metadata:
+      name: {{ kebabcase $k | trunc 48 }}-{{ "{{ _id }}" }}
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          {{- with $v.nodeSelector }}
+          nodeSelector: {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- with $v.TOLERATIONS_KEY }}
+          tolerations: {{- toYaml . | nindent 12 }}
+          {{- end }}
+          containers:
+          - name: executor
+            image: voxel51/fiftyone-teams-cv-full
+            resources: {{- toYaml $v.resources | nindent 14 }}
+{{- end }}
+`
+
+const previewChartValues = `
+delegatedOperatorDeployments:
+  template:
+    affinity: {}
+    nodeSelector: {}
+    resources: {limits: {}, requests: {}}
+    tolerations: []
+  deployments: {}
+delegatedOperatorJobTemplates:
+  jobs: {}
+`
+
+// writePreviewChart writes the synthetic chart; tolerationsKey is the
+// values key its templates read tolerations from ("tolerations", or a
+// wrong key to simulate a chart that drops them).
+func writePreviewChart(t *testing.T, tolerationsKey string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "fiftyone-preview")
+	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"Chart.yaml":                "apiVersion: v2\nname: fiftyone-preview\nversion: 0.1.0\n",
+		"values.yaml":               previewChartValues,
+		"templates/operators.yaml":  strings.ReplaceAll(previewChartTemplate, "TOLERATIONS_KEY", tolerationsKey),
+		"templates/NOTES.txt":       "GPU operators: nvidia.com/gpu\n",
+		"templates/_helpers.tpl":    `{{- define "x" }}nvidia.com/gpu{{ end }}`,
+		"templates/unrelated.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {a: b}\n",
+		"values.schema.json":        `{"type": "object", "properties": {"delegatedOperatorDeployments": {"type": "object"}}}`,
+		"templates/service.yaml":    "apiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec: {ports: [{port: 80}]}\n",
+		"templates/empty.yaml":      "{{- if false }}never{{- end }}\n",
+		"templates/second-doc.yaml": "---\n# only a comment\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRenderChartPreview(t *testing.T) {
+	chartDir := writePreviewChart(t, "tolerations")
+	for _, cloud := range []Cloud{CloudAKS, CloudGKEAutopilot, CloudKarpenter} {
+		values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: string(cloud), FiftyOne: fiftyOneCase(cloud)})
+		manifests, diags := RenderChartPreview(chartDir, values, "fiftyone")
+		if len(diags) > 0 {
+			t.Fatalf("%s: %s", cloud, formatDiags(diags))
+		}
+		deployments := manifests["fiftyone-preview/templates/operators.yaml"]
+		if !strings.Contains(deployments, "name: gpu-worker") || !strings.Contains(deployments, "nvidia.com/gpu: 1") {
+			t.Fatalf("%s: GPU manifests:\n%s", cloud, deployments)
+		}
+		if !strings.Contains(deployments, "gpuBatch.yaml") {
+			t.Errorf("%s: the job template ConfigMap carries GPU settings too", cloud)
+		}
+		for name := range manifests {
+			if strings.Contains(name, "unrelated") || strings.Contains(name, "NOTES") || strings.Contains(name, "service") {
+				t.Errorf("%s: %s carries no GPU settings", cloud, name)
+			}
+		}
+	}
+}
+
+func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
+	values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "aks", FiftyOne: fiftyOneCase(CloudAKS)})
+	_, diags := RenderChartPreview(writePreviewChart(t, "tolerationz"), values, "")
+	requireDiag(t, diags, SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "lacks tolerations")
+	requireDiag(t, diags, SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "lacks tolerations")
+
+	// Values at a path the chart does not read never reach a pod.
+	moved := map[string]any{"operators": values["delegatedOperatorDeployments"]}
+	_, diags = RenderChartPreview(writePreviewChart(t, "tolerations"), moved, "")
+	requireDiag(t, diags, SeverityError, "values.operators.deployments.gpuWorker", "no container of the rendered chart")
+
+	// Node selectors that do not reach the pod.
+	setPath(values, "b", "delegatedOperatorDeployments", "template", "x") // harmless extra
+	nodeSel, _ := getPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker")
+	asMap(t, nodeSel)["nodeSelector"] = map[string]any{"kubernetes.azure.com/accelerator": "nvidia", "only-in-values": "x"}
+	chart := writePreviewChart(t, "tolerations")
+	tpl := filepath.Join(chart, "templates", "operators.yaml")
+	data, _ := os.ReadFile(tpl)
+	broken := strings.Replace(string(data), "($v.nodeSelector | default dict)", "(dict)", 1)
+	if err := os.WriteFile(tpl, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags = RenderChartPreview(chart, values, "")
+	requireDiag(t, diags, SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "node selector")
+}
+
+func TestRenderChartPreviewErrors(t *testing.T) {
+	chartDir := writePreviewChart(t, "tolerations")
+	// The chart's schema is enforced as in helm install.
+	_, diags := RenderChartPreview(chartDir, map[string]any{"delegatedOperatorDeployments": "not a map"}, "")
+	if !diags.HasError() {
+		t.Fatal("schema violations must be errors")
+	}
+	if _, diags := RenderChartPreview(filepath.Join(t.TempDir(), "none"), nil, ""); !diags.HasError() {
+		t.Fatal("missing chart")
+	}
+	bad := writePreviewChart(t, "tolerations")
+	if err := os.WriteFile(filepath.Join(bad, "templates", "broken.yaml"), []byte("{{ .Values.x.y.z | required \"x\" }}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, diags := RenderChartPreview(bad, nil, ""); !diags.HasError() {
+		t.Fatal("render errors must be reported")
+	}
+	remote := writePreviewChart(t, "tolerations")
+	if err := os.WriteFile(filepath.Join(remote, "values.schema.json"), []byte(`{"$ref": "https://example.com/s.json"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	requireDiag(t, ValidateValuesAgainstChart(remote, nil), SeverityError, "", "would be downloaded")
+	if _, diags := RenderChartPreview(remote, nil, ""); !diags.HasError() {
+		t.Fatal("remote schema references are refused")
+	}
+}
+
+// TestRenderChartPreviewPackaged: a .tgz works like a directory.
+func TestRenderChartPreviewPackaged(t *testing.T) {
+	ch, err := loader.Load(writePreviewChart(t, "tolerations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := chartutil.Save(ch, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "eks", FiftyOne: fiftyOneCase(CloudEKS)})
+	manifests, diags := RenderChartPreview(archive, values, "ns")
+	if len(diags) > 0 || len(manifests) == 0 {
+		t.Fatalf("packaged chart: %d manifests, diagnostics:\n%s", len(manifests), formatDiags(diags))
+	}
+	if diags := ValidateValuesAgainstChart(archive, values); len(diags) > 0 {
+		t.Fatal(formatDiags(diags))
+	}
+}
