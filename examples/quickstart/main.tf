@@ -22,6 +22,28 @@ provider "gpu" {
   config_path = var.kubeconfig
 }
 
+# The GKE A100 pool, described once. Its outputs are what the cloud's node
+# pool resource and every workload on it need; here it drives a workload.
+resource "gpu_node_pool_policy" "gke_a100" {
+  name          = "a100-pool"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_workload" "gke_batch_on_pool" {
+  name      = "gke-batch"
+  namespace = var.namespace
+  kind      = "job"
+  node_pool = gpu_node_pool_policy.gke_a100.id
+  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  command   = ["python", "score.py"]
+
+  gpu {
+    count = 2
+  }
+}
+
 resource "gpu_workload" "gke_inference" {
   name      = "gke-inference"
   namespace = var.namespace
@@ -61,10 +83,15 @@ resource "gpu_workload" "eks_batch" {
   }
 }
 
+output "gke_node_pool" {
+  description = "What a google_container_node_pool for this pool takes."
+  value       = gpu_node_pool_policy.gke_a100.gke
+}
+
 output "placements" {
   description = "Where each workload runs."
   value = {
-    for w in [gpu_workload.gke_inference, gpu_workload.aks_training, gpu_workload.eks_batch] :
+    for w in [gpu_workload.gke_inference, gpu_workload.gke_batch_on_pool, gpu_workload.aks_training, gpu_workload.eks_batch] :
     w.name => { cloud = w.cloud, resource = w.resource_name, nodes = w.scheduled_nodes }
   }
 }

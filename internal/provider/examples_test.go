@@ -3,8 +3,10 @@ package provider
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -49,4 +51,34 @@ func TestAccExamples_plan(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The quickstart `make demo` applies runs for real against the test cluster:
+// every workload lands on its cloud's simulated pool.
+func TestAccExamples_quickstartApplies(t *testing.T) {
+	ns := acctest.Namespace(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "quickstart", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test harness serves the provider itself; the source address in
+	// required_providers is for real installations.
+	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: body,
+			ConfigVariables: config.Variables{
+				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
+				"namespace":  config.StringVariable(ns),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("gpu_workload.gke_inference", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
+				resource.TestMatchResourceAttr("gpu_workload.gke_batch_on_pool", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
+				resource.TestMatchResourceAttr("gpu_workload.aks_training", "scheduled_nodes.0", regexp.MustCompile(`^aks-nc24adsa100-\d$`)),
+				resource.TestMatchResourceAttr("gpu_workload.eks_batch", "scheduled_nodes.0", regexp.MustCompile(`^eks-g5-\d$`)),
+			),
+		}},
+	})
 }

@@ -221,6 +221,22 @@ func TestAccNodePoolPolicy_nodeDriftIsRepaired(t *testing.T) {
 				}},
 				Check: checkNodeLabel(t, nodes[1], "gpuform.io/test-run", prefix),
 			},
+			{
+				// A node that joins the pool later is reported, then managed.
+				PreConfig: func() {
+					acctest.CreateFakeNodes(t, prefix+"-late", 1, map[string]int64{"nvidia.com/gpu": 8}, map[string]string{acctest.FakeNodeLabel: prefix})
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpu_node_pool_policy.p", "managed_nodes.#", "3"),
+					checkNodeLabel(t, prefix+"-late-0", "gpuform.io/test-run", prefix),
+				),
+			},
 		},
 	})
 }
@@ -359,5 +375,55 @@ func checkConfigMapKey(t *testing.T, ns, name, policy string, want *regexp.Regex
 			return fmt.Errorf("ConfigMap %s/%s key %q = %q, want %s", ns, name, key, cm.Data[key], want)
 		}
 		return nil
+	}
+}
+
+// Asking a pool for what it cannot give fails the plan, with no cluster.
+func TestAccNodePoolPolicy_workloadMustFitPool(t *testing.T) {
+	clearClusterEnv(t)
+	cases := map[string]struct {
+		pool, gpu string
+		want      string
+	}{
+		"another accelerator": {
+			pool: `accelerator = "l4"` + "\n  gpus_per_node = 4", gpu: "count = 1\n    accelerator = \"a100-40gb\"",
+			want: `(?s)Accelerator differs from the node pool.*accelerator = "a100-40gb".*Allowed: accelerator = "l4"`,
+		},
+		"more GPUs than a node has": {
+			pool: `accelerator = "l4"` + "\n  gpus_per_node = 4", gpu: "count = 8",
+			want: `(?s)More GPUs than a node of the pool has.*count = 8.*has 4 GPUs per node`,
+		},
+		"several GPUs from a time-sliced pool": {
+			pool: "accelerator = \"t4\"\n  gpus_per_node = 1\n  sharing = \"time-slicing\"\n  replicas = 4", gpu: "count = 2",
+			want: `(?s)Shared GPUs come one slot at a time.*count = 2.*shares each GPU among 4`,
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name  = "pool"
+  cloud = "generic"
+  %s
+}
+
+resource "gpu_workload" "w" {
+  name      = "w"
+  namespace = "default"
+  node_pool = gpu_node_pool_policy.p.id
+  image     = "registry.invalid/cuda:12"
+  gpu {
+    %s
+  }
+}
+`, c.pool, c.gpu),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(c.want),
+				}},
+			})
+		})
 	}
 }

@@ -42,9 +42,28 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() {
 		in.workload.Cloud = defaultCloud
 	}
-	in.findings = append(in.findings, render.Validate(in.workload)...)
+	in.findings = append(in.findings, notAt(render.Validate(in.workload), in.findings)...)
 	in.unknown, in.diags = conv.unknown, conv.diags
 	return in
+}
+
+// notAt drops findings on attributes that already have an error: the pool's
+// explanation of "count = 2" is more useful than the generic rule's, and
+// one line should not get two errors.
+func notAt(findings, earlier render.Diagnostics) render.Diagnostics {
+	taken := map[string]bool{}
+	for _, d := range earlier {
+		if d.Severity == render.SeverityError {
+			taken[d.PathString()] = true
+		}
+	}
+	var out render.Diagnostics
+	for _, d := range findings {
+		if !taken[d.PathString()] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // options are the render options for this intent.
