@@ -13,7 +13,7 @@ func TestProject_keepsManagedFieldsOnly(t *testing.T) {
 		"containers":       []any{map[string]any{"name": "main", "image": "a", "imagePullPolicy": "Always"}},
 	}}
 	got := Project(live, desired)
-	spec := got["spec"].(map[string]any)
+	spec, _ := got["spec"].(map[string]any)
 	if _, ok := got["status"]; ok {
 		t.Error("status must be dropped")
 	}
@@ -23,7 +23,11 @@ func TestProject_keepsManagedFieldsOnly(t *testing.T) {
 	if _, ok := spec["progressDeadline"]; ok {
 		t.Error("server defaults must be dropped")
 	}
-	c := spec["containers"].([]any)[0].(map[string]any)
+	containers, _ := spec["containers"].([]any)
+	if len(containers) != 1 {
+		t.Fatalf("want one container, got %v", spec["containers"])
+	}
+	c, _ := containers[0].(map[string]any)
 	if _, ok := c["imagePullPolicy"]; ok || c["image"] != "a" {
 		t.Errorf("container should be projected to managed fields, got %v", c)
 	}

@@ -120,16 +120,13 @@ func dedicatedHint(pi poolIntent) string {
 }
 
 func checkTaintFields(i int, t Taint, strict bool, diags *Diagnostics) {
-	switch {
-	case t.Key == "":
+	if t.Key == "" {
 		if strict {
 			diags.addError(at("taints", i, "key"), "Missing taint key", "A taint needs a key. Allowed: a label-style key such as \"example.com/dedicated\".")
 		}
-	default:
-		if msgs := content.IsLabelKey(t.Key); len(msgs) > 0 {
-			diags.addError(at("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
-				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
-		}
+	} else if msgs := content.IsLabelKey(t.Key); len(msgs) > 0 {
+		diags.addError(at("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
+			". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 	}
 	if t.Value != "" {
 		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
