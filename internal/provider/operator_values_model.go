@@ -1,0 +1,456 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// operatorValuesModel is gpu_operator_values' Terraform data. The target
+// blocks mirror render's input structs field for field.
+type operatorValuesModel struct {
+	ID                 types.String  `tfsdk:"id"`
+	Target             types.String  `tfsdk:"target"`
+	Cloud              types.String  `tfsdk:"cloud"`
+	BaseValuesYAML     types.List    `tfsdk:"base_values_yaml"`
+	ChartPath          types.String  `tfsdk:"chart_path"`
+	RenderPreview      types.Bool    `tfsdk:"render_preview"`
+	FiftyOne           types.Object  `tfsdk:"fiftyone"`
+	Flyte              types.Object  `tfsdk:"flyte"`
+	GPUOperator        types.Object  `tfsdk:"gpu_operator"`
+	NvidiaDevicePlugin types.Object  `tfsdk:"nvidia_device_plugin"`
+	Numaflow           types.Object  `tfsdk:"numaflow"`
+	ValuesYAML         types.String  `tfsdk:"values_yaml"`
+	Values             types.Dynamic `tfsdk:"values"`
+	PodFragmentsYAML   types.String  `tfsdk:"pod_fragments_yaml"`
+	PreviewManifests   types.Map     `tfsdk:"preview_manifests"`
+}
+
+type fiftyOneModel struct {
+	Deployment  types.List `tfsdk:"deployment"`
+	JobTemplate types.List `tfsdk:"job_template"`
+}
+
+type fiftyOneImageModel struct {
+	Repository types.String `tfsdk:"repository"`
+	Tag        types.String `tfsdk:"tag"`
+}
+
+type fiftyOneDeploymentModel struct {
+	Key         types.String `tfsdk:"key"`
+	Enabled     types.Bool   `tfsdk:"enabled"`
+	Replicas    types.Int64  `tfsdk:"replicas"`
+	Description types.String `tfsdk:"description"`
+	Image       types.Object `tfsdk:"image"`
+	Env         types.Map    `tfsdk:"env"`
+	GPU         types.Object `tfsdk:"gpu"`
+	NodePool    types.String `tfsdk:"node_pool"`
+	Spot        types.Bool   `tfsdk:"spot"`
+	Size        types.String `tfsdk:"size"`
+	CPU         types.String `tfsdk:"cpu"`
+	Memory      types.String `tfsdk:"memory"`
+}
+
+type fiftyOneJobTemplateModel struct {
+	Key                     types.String `tfsdk:"key"`
+	Enabled                 types.Bool   `tfsdk:"enabled"`
+	Image                   types.Object `tfsdk:"image"`
+	Env                     types.Map    `tfsdk:"env"`
+	GPU                     types.Object `tfsdk:"gpu"`
+	NodePool                types.String `tfsdk:"node_pool"`
+	Spot                    types.Bool   `tfsdk:"spot"`
+	Size                    types.String `tfsdk:"size"`
+	CPU                     types.String `tfsdk:"cpu"`
+	Memory                  types.String `tfsdk:"memory"`
+	BackoffLimit            types.Int64  `tfsdk:"backoff_limit"`
+	ActiveDeadlineSeconds   types.Int64  `tfsdk:"active_deadline_seconds"`
+	TTLSecondsAfterFinished types.Int64  `tfsdk:"ttl_seconds_after_finished"`
+	Parallelism             types.Int64  `tfsdk:"parallelism"`
+}
+
+type flyteModel struct {
+	FlyteVersion        types.Int64  `tfsdk:"flyte_version"`
+	Accelerators        types.List   `tfsdk:"accelerators"`
+	Sharing             types.String `tfsdk:"sharing"`
+	Interruptible       types.Bool   `tfsdk:"interruptible"`
+	DefaultTolerations  types.List   `tfsdk:"default_tolerations"`
+	DefaultNodeSelector types.Map    `tfsdk:"default_node_selector"`
+	DefaultEnvVars      types.Map    `tfsdk:"default_env_vars"`
+	NodePools           types.List   `tfsdk:"node_pools"`
+}
+
+type gpuOperatorModel struct {
+	NodePools      types.List   `tfsdk:"node_pools"`
+	ConfigMapName  types.String `tfsdk:"config_map_name"`
+	MIGStrategy    types.String `tfsdk:"mig_strategy"`
+	MIGLayout      types.List   `tfsdk:"mig_layout"`
+	DCGMExporter   types.Bool   `tfsdk:"dcgm_exporter"`
+	ServiceMonitor types.Bool   `tfsdk:"service_monitor"`
+	DriverEnabled  types.Bool   `tfsdk:"driver_enabled"`
+	ToolkitEnabled types.Bool   `tfsdk:"toolkit_enabled"`
+	Tolerations    types.List   `tfsdk:"tolerations"`
+}
+
+type migLayoutModel struct {
+	Name        types.String `tfsdk:"name"`
+	Accelerator types.String `tfsdk:"accelerator"`
+	Devices     types.Map    `tfsdk:"devices"`
+}
+
+type devicePluginModel struct {
+	NodePools   types.List   `tfsdk:"node_pools"`
+	MIGStrategy types.String `tfsdk:"mig_strategy"`
+	Tolerations types.List   `tfsdk:"tolerations"`
+}
+
+type numaflowModel struct {
+	Kind        types.String `tfsdk:"kind"`
+	Name        types.String `tfsdk:"name"`
+	Namespace   types.String `tfsdk:"namespace"`
+	VertexName  types.String `tfsdk:"vertex_name"`
+	Image       types.String `tfsdk:"image"`
+	GPU         types.Object `tfsdk:"gpu"`
+	NodePool    types.String `tfsdk:"node_pool"`
+	Spot        types.Bool   `tfsdk:"spot"`
+	Size        types.String `tfsdk:"size"`
+	CPU         types.String `tfsdk:"cpu"`
+	Memory      types.String `tfsdk:"memory"`
+	Env         types.Map    `tfsdk:"env"`
+	Annotations types.Map    `tfsdk:"annotations"`
+	Manifest    types.Bool   `tfsdk:"manifest"`
+}
+
+type tolerationInputModel struct {
+	Key               types.String `tfsdk:"key"`
+	Operator          types.String `tfsdk:"operator"`
+	Value             types.String `tfsdk:"value"`
+	Effect            types.String `tfsdk:"effect"`
+	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
+}
+
+// valuesConverter builds render.ValuesInput from the model. Pool ids that
+// do not decode become error findings on the attribute that holds them, so
+// they are reported with render's own diagnostics.
+type valuesConverter struct {
+	*converter
+	findings render.Diagnostics
+	// poolUnknown: some pool id is not known yet, so neither is the cloud
+	// an unset cloud attribute would follow.
+	poolUnknown bool
+}
+
+// toValuesInput converts the target blocks; Cloud is left to the caller,
+// which decides between configuration, pools and default_cloud.
+func (c *valuesConverter) toValuesInput(m operatorValuesModel) render.ValuesInput {
+	return render.ValuesInput{
+		FiftyOne:           c.fiftyOne(m.FiftyOne),
+		Flyte:              c.flyte(m.Flyte),
+		GPUOperator:        c.gpuOperator(m.GPUOperator),
+		NvidiaDevicePlugin: c.devicePlugin(m.NvidiaDevicePlugin),
+		Numaflow:           c.numaflow(m.Numaflow),
+	}
+}
+
+// objects decodes a list block into target (a pointer to a slice of
+// models); false when the list is null or unknown.
+func (c *valuesConverter) objects(v types.List, target any) bool {
+	if v.IsUnknown() {
+		c.unknown = true
+		return false
+	}
+	if v.IsNull() {
+		return false
+	}
+	c.diags.Append(v.ElementsAs(c.ctx, target, false)...)
+	return true
+}
+
+// strings shadows converter.strings: an unknown element (a value from
+// another resource) makes the list unknown instead of failing conversion.
+func (c *valuesConverter) strings(v types.List) []string {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := make([]string, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			c.unknown = true
+			return nil
+		}
+		out = append(out, s.ValueString())
+	}
+	return out
+}
+
+// stringMap shadows converter.stringMap for the same reason as strings.
+func (c *valuesConverter) stringMap(v types.Map) map[string]string {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := make(map[string]string, len(v.Elements()))
+	for k, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			c.unknown = true
+			return nil
+		}
+		out[k] = s.ValueString()
+	}
+	return out
+}
+
+func (c *valuesConverter) optBool(v types.Bool) *bool {
+	if v.IsNull() || v.IsUnknown() {
+		c.unknown = c.unknown || v.IsUnknown()
+		return nil
+	}
+	b := v.ValueBool()
+	return &b
+}
+
+// optGPU is nil without a gpu block (a CPU-only FiftyOne runner).
+func (c *valuesConverter) optGPU(v types.Object) *render.GPU {
+	if v.IsNull() || v.IsUnknown() {
+		c.unknown = c.unknown || v.IsUnknown()
+		return nil
+	}
+	g := c.gpu(v)
+	return &g
+}
+
+// pool decodes one gpu_node_pool_policy id. An unknown id gives an empty
+// policy (zero values are "unknown" to render), so rules that depend on a
+// pool being present still see one.
+func (c *valuesConverter) pool(v types.String, at []any) *render.PoolPolicy {
+	if v.IsUnknown() {
+		c.unknown, c.poolUnknown = true, true
+		return &render.PoolPolicy{}
+	}
+	if v.IsNull() {
+		return nil
+	}
+	p, err := render.DecodePoolID(v.ValueString())
+	if err != nil {
+		c.findings = append(c.findings, render.Diagnostic{Severity: render.SeverityError, Path: at,
+			Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. " +
+				"gpu_node_pool_policy.a100.id."})
+		return nil
+	}
+	return &p
+}
+
+// pools decodes a list of ids, keeping positions so diagnostics name the
+// right element: unknown or invalid entries become empty policies.
+func (c *valuesConverter) pools(v types.List, at []any) []render.PoolPolicy {
+	if v.IsUnknown() {
+		c.unknown, c.poolUnknown = true, true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := make([]render.PoolPolicy, 0, len(v.Elements()))
+	for i, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok {
+			continue
+		}
+		if p := c.pool(s, append(append([]any{}, at...), i)); p != nil {
+			out = append(out, *p)
+		} else {
+			out = append(out, render.PoolPolicy{})
+		}
+	}
+	return out
+}
+
+func (c *valuesConverter) tolerations(v types.List) []corev1.Toleration {
+	var items []tolerationInputModel
+	if !c.objects(v, &items) {
+		return nil
+	}
+	out := make([]corev1.Toleration, len(items))
+	for i, t := range items {
+		out[i] = corev1.Toleration{
+			Key:               c.str(t.Key),
+			Operator:          corev1.TolerationOperator(c.str(t.Operator)),
+			Value:             c.str(t.Value),
+			Effect:            corev1.TaintEffect(c.str(t.Effect)),
+			TolerationSeconds: c.optInt64(t.TolerationSeconds),
+		}
+	}
+	return out
+}
+
+func (c *valuesConverter) image(v types.Object) *render.FiftyOneImage {
+	var m fiftyOneImageModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.FiftyOneImage{Repository: c.str(m.Repository), Tag: c.str(m.Tag)}
+}
+
+func (c *valuesConverter) fiftyOne(v types.Object) *render.FiftyOneValues {
+	var m fiftyOneModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	out := &render.FiftyOneValues{}
+	var deployments []fiftyOneDeploymentModel
+	c.objects(m.Deployment, &deployments)
+	for i, d := range deployments {
+		out.Deployments = append(out.Deployments, render.FiftyOneDeployment{
+			Key: c.str(d.Key), Enabled: c.optBool(d.Enabled), Replicas: c.optInt32(d.Replicas),
+			Description: c.str(d.Description), Image: c.image(d.Image), Env: c.stringMap(d.Env),
+			GPU: c.optGPU(d.GPU), NodePool: c.pool(d.NodePool, []any{"fiftyone", "deployment", i, "node_pool"}),
+			Spot: c.boolean(d.Spot), Size: c.str(d.Size), CPU: c.str(d.CPU), Memory: c.str(d.Memory),
+		})
+	}
+	var jobs []fiftyOneJobTemplateModel
+	c.objects(m.JobTemplate, &jobs)
+	for i, j := range jobs {
+		out.JobTemplates = append(out.JobTemplates, render.FiftyOneJobTemplate{
+			Key: c.str(j.Key), Enabled: c.optBool(j.Enabled), Image: c.image(j.Image), Env: c.stringMap(j.Env),
+			GPU: c.optGPU(j.GPU), NodePool: c.pool(j.NodePool, []any{"fiftyone", "job_template", i, "node_pool"}),
+			Spot: c.boolean(j.Spot), Size: c.str(j.Size), CPU: c.str(j.CPU), Memory: c.str(j.Memory),
+			BackoffLimit: c.optInt32(j.BackoffLimit), ActiveDeadlineSeconds: c.optInt64(j.ActiveDeadlineSeconds),
+			TTLSecondsAfterFinished: c.optInt32(j.TTLSecondsAfterFinished), Parallelism: c.optInt32(j.Parallelism),
+		})
+	}
+	return out
+}
+
+func (c *valuesConverter) flyte(v types.Object) *render.FlyteValues {
+	var m flyteModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.FlyteValues{
+		FlyteVersion:        c.int64(m.FlyteVersion),
+		Accelerators:        c.strings(m.Accelerators),
+		Sharing:             c.str(m.Sharing),
+		Interruptible:       c.boolean(m.Interruptible),
+		DefaultTolerations:  c.tolerations(m.DefaultTolerations),
+		DefaultNodeSelector: c.stringMap(m.DefaultNodeSelector),
+		DefaultEnvVars:      c.stringMap(m.DefaultEnvVars),
+		NodePools:           c.pools(m.NodePools, []any{"flyte", "node_pools"}),
+	}
+}
+
+func (c *valuesConverter) gpuOperator(v types.Object) *render.GPUOperatorValues {
+	var m gpuOperatorModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.GPUOperatorValues{
+		NodePools:      c.pools(m.NodePools, []any{"gpu_operator", "node_pools"}),
+		ConfigMapName:  c.str(m.ConfigMapName),
+		MIGStrategy:    c.str(m.MIGStrategy),
+		MIGLayouts:     c.migLayouts(m.MIGLayout),
+		DCGMExporter:   c.optBool(m.DCGMExporter),
+		ServiceMonitor: c.optBool(m.ServiceMonitor),
+		DriverEnabled:  c.optBool(m.DriverEnabled),
+		ToolkitEnabled: c.optBool(m.ToolkitEnabled),
+		Tolerations:    c.tolerations(m.Tolerations),
+	}
+}
+
+func (c *valuesConverter) migLayouts(v types.List) []render.MIGLayout {
+	var items []migLayoutModel
+	if !c.objects(v, &items) {
+		return nil
+	}
+	out := make([]render.MIGLayout, len(items))
+	for i, l := range items {
+		out[i] = render.MIGLayout{Name: c.str(l.Name), Accelerator: c.str(l.Accelerator), Devices: c.int64Map(l.Devices)}
+	}
+	return out
+}
+
+func (c *valuesConverter) int64Map(v types.Map) map[string]int64 {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := map[string]int64{}
+	for k, e := range v.Elements() {
+		if n, ok := e.(types.Int64); ok {
+			out[k] = c.int64(n)
+		}
+	}
+	return out
+}
+
+func (c *valuesConverter) devicePlugin(v types.Object) *render.DevicePluginValues {
+	var m devicePluginModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.DevicePluginValues{
+		NodePools:   c.pools(m.NodePools, []any{"nvidia_device_plugin", "node_pools"}),
+		MIGStrategy: c.str(m.MIGStrategy),
+		Tolerations: c.tolerations(m.Tolerations),
+	}
+}
+
+func (c *valuesConverter) numaflow(v types.Object) *render.NumaflowValues {
+	var m numaflowModel
+	if !c.object(v, &m) {
+		return nil
+	}
+	return &render.NumaflowValues{
+		Kind: c.str(m.Kind), Name: c.str(m.Name), Namespace: c.str(m.Namespace), VertexName: c.str(m.VertexName),
+		Image: c.str(m.Image), GPU: c.gpu(m.GPU), NodePool: c.pool(m.NodePool, []any{"numaflow", "node_pool"}),
+		Spot: c.boolean(m.Spot), Size: c.str(m.Size), CPU: c.str(m.CPU), Memory: c.str(m.Memory),
+		Env: c.stringMap(m.Env), Annotations: c.stringMap(m.Annotations), Manifest: c.boolean(m.Manifest),
+	}
+}
+
+// poolClouds lists the clouds of every pool the input references, in
+// order, so an unset cloud can follow the pools as gpu_workload's does.
+func poolClouds(in render.ValuesInput) []string {
+	var pools []render.PoolPolicy
+	add := func(p *render.PoolPolicy) {
+		if p != nil {
+			pools = append(pools, *p)
+		}
+	}
+	if f := in.FiftyOne; f != nil {
+		for _, d := range f.Deployments {
+			add(d.NodePool)
+		}
+		for _, j := range f.JobTemplates {
+			add(j.NodePool)
+		}
+	}
+	if in.Flyte != nil {
+		pools = append(pools, in.Flyte.NodePools...)
+	}
+	if in.GPUOperator != nil {
+		pools = append(pools, in.GPUOperator.NodePools...)
+	}
+	if in.NvidiaDevicePlugin != nil {
+		pools = append(pools, in.NvidiaDevicePlugin.NodePools...)
+	}
+	if in.Numaflow != nil {
+		add(in.Numaflow.NodePool)
+	}
+	var clouds []string
+	for _, p := range pools {
+		clouds = append(clouds, p.Cloud)
+	}
+	return clouds
+}
