@@ -183,6 +183,36 @@ func (c *Client) apply(ctx context.Context, obj runtime.Object, force bool) (*un
 	return live, nil
 }
 
+// PrepareAdoption makes an existing Deployment, created by another tool,
+// acceptable to an apply of obj. Its defaulted rollingUpdate parameters are
+// owned by that tool, and server-side apply cannot remove another manager's
+// fields, so switching to Recreate would be rejected ("may not be specified
+// when strategy type is 'Recreate'"). A merge patch clears them first, as
+// kubectl does. Missing objects need nothing.
+func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error {
+	ref, err := RefOf(obj)
+	if err != nil || ref.GVK.Kind != "Deployment" {
+		return err
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	if t, _, _ := unstructured.NestedString(content, "spec", "strategy", "type"); t != "Recreate" {
+		return nil
+	}
+	ri, err := c.resourceFor(ref)
+	if err != nil {
+		return err
+	}
+	patch := []byte(`{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}`)
+	_, err = ri.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.FieldManager})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return c.explain(ref, "prepare adoption of", err)
+	}
+	return nil
+}
+
 // Get reads an object; a missing object is (nil, nil).
 func (c *Client) Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
 	ri, err := c.resourceFor(ref)

@@ -169,6 +169,12 @@ func workloadAttributes() map[string]schema.Attribute {
 				"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.",
 			Optional: true,
 		},
+		"adopt": schema.BoolAttribute{
+			MarkdownDescription: "Take over a Deployment or Job of the same name that already exists and was not created " +
+				"by `gpu_workload`. Without it, creating over an existing object fails, so that destroy never deletes a " +
+				"workload this resource did not create or import.",
+			Optional: true,
+		},
 		"force_conflicts": schema.BoolAttribute{
 			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
 			Optional:            true,

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -553,5 +554,57 @@ func applyImageAs(t *testing.T, cs kubernetes.Interface, ns, name, manager, imag
 		metav1.PatchOptions{FieldManager: manager, Force: &force})
 	if err != nil {
 		t.Fatalf("applying as %s: %v", manager, err)
+	}
+}
+
+// A Deployment that exists and was not created by gpu_workload is not taken
+// over silently: the create fails unless adopt = true.
+func TestAccWorkload_existingObjectNeedsAdopt(t *testing.T) {
+	ns := acctest.Namespace(t)
+	cs := acctest.Client(t)
+	base := landingCase{cloud: "gke", accelerator: "a100-40gb", count: 1}
+	adopting := base
+	adopting.extra = "adopt = true"
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns, "existing"),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { createForeignDeployment(t, cs, ns, "existing") },
+				Config:    acctest.ProviderBlock(t) + workloadConfig("w", "existing", ns, "deployment", base),
+				ExpectError: regexp.MustCompile(`(?s)Object already exists.*Deployment .*/existing exists and was not created by\s+` +
+					`gpu_workload.*adopt = true`),
+			},
+			{
+				Config: acctest.ProviderBlock(t) + workloadConfig("w", "existing", ns, "deployment", adopting),
+				Check: checkLiveDeployment(t, ns, "existing", "adoption", func(p corev1.PodSpec) bool {
+					return p.Containers[0].Image == "registry.invalid/cuda:12"
+				}),
+			},
+		},
+	})
+}
+
+// createForeignDeployment creates a small Deployment the way another tool
+// would, with no gpu_workload annotation.
+func createForeignDeployment(t *testing.T, cs kubernetes.Interface, ns, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// The selector gpu_workload renders: a selector cannot change on adoption.
+	labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/instance": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "registry.invalid/theirs:1"}}},
+			},
+		},
+	}
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{FieldManager: "someone-else"}); err != nil {
+		t.Fatalf("creating a foreign deployment: %v", err)
 	}
 }

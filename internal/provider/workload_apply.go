@@ -46,6 +46,15 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	if !annotateSpec(rendered, w, *plan, diags) {
 		return
 	}
+	if prior == nil && !plan.Adopt.ValueBool() && !refuseForeignObject(ctx, client, rendered, diags) {
+		return
+	}
+	if prior == nil && plan.Adopt.ValueBool() {
+		if err := client.PrepareAdoption(ctx, rendered.Objects[len(rendered.Objects)-1]); err != nil {
+			diags.AddError("Cannot adopt the existing workload", err.Error())
+			return
+		}
+	}
 	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
 	if !ok {
 		if prior != nil {
@@ -70,6 +79,36 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		diags.AddError(fmt.Sprintf("gpu_workload %s did not become ready", mainRef),
 			explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered))
 	}
+}
+
+// refuseForeignObject stops a create from silently taking over a Deployment
+// or Job that already exists and was not applied by gpu_workload: server-side
+// apply would merge into it, and a later destroy would delete someone else's
+// workload. It reports false when the create must not go on.
+func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *render.Rendered, diags *diag.Diagnostics) bool {
+	ref, err := kube.RefOf(rendered.Objects[len(rendered.Objects)-1])
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return false
+	}
+	live, err := client.Get(ctx, ref)
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return false
+	}
+	if live == nil {
+		return true
+	}
+	if _, ours := live.GetAnnotations()[specAnnotation]; ours {
+		diags.AddError("gpu_workload already exists", fmt.Sprintf("%s was applied by gpu_workload in another "+
+			"configuration or state. Import it (terraform import <address> %s/%s) or remove it first.",
+			ref, ref.Namespace, ref.Name))
+		return false
+	}
+	diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload. "+
+		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
+		"or choose another name.", ref))
+	return false
 }
 
 // renderForServer renders with the server's version, which decides the

@@ -134,6 +134,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		WaitFor:            nullableString(spec.WaitFor),
 		ForceConflicts:     nullableBool(spec.Force),
 		NodePool:           nullableString(spec.NodePool),
+		Adopt:              types.BoolNull(),
 		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
 		UID:                types.StringUnknown(),
 		Manifest:           types.StringUnknown(),

@@ -46,6 +46,7 @@ type workloadModel struct {
 	WaitFor            types.String   `tfsdk:"wait_for"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
 	NodePool           types.String   `tfsdk:"node_pool"`
+	Adopt              types.Bool     `tfsdk:"adopt"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
 	Manifest           types.String   `tfsdk:"manifest"`
