@@ -52,6 +52,138 @@ func TestAccWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    partition = \"1g.5gb\"\n    mig_strategy = \"mixed\"",
 			want: `(?s)MIG strategy not available on GKE.*mig_strategy += "mixed"`,
 		},
+		"invalid name": {
+			cloud: "gke", gpu: "count = 1", extra: `name_override = 1`,
+			want: `(?s)An argument named "name_override" is not expected here`,
+		},
+		"job block on a deployment": {
+			cloud: "gke", gpu: "count = 1", extra: "job {\n    backoff_limit = 1\n  }",
+			want: `(?s)job block is for jobs`,
+		},
+		"invalid label key": {
+			cloud: "gke", gpu: "count = 1", extra: `labels = { "bad key!" = "x" }`,
+			want: `(?s)Invalid label key.*bad key!`,
+		},
+		"reserved label": {
+			cloud: "gke", gpu: "count = 1", extra: `pod_labels = { "app.kubernetes.io/name" = "x" }`,
+			want: `(?s)Reserved label.*app.kubernetes.io/name`,
+		},
+		"invalid environment variable name": {
+			cloud: "gke", gpu: "count = 1", extra: `env = { "1BAD" = "x" }`,
+			want: `(?s)Invalid environment variable name.*1BAD`,
+		},
+		"port out of range": {
+			cloud: "gke", gpu: "count = 1", extra: `ports = [70000]`,
+			want: `(?s)ports.*must be between 1 and 65535`,
+		},
+		"duplicate port": {
+			cloud: "gke", gpu: "count = 1", extra: `ports = [8000, 8000]`,
+			want: `(?s)Duplicate port`,
+		},
+		"invalid service account name": {
+			cloud: "gke", gpu: "count = 1", extra: `service_account_name = "Bad_Name"`,
+			want: `(?s)Invalid service account name.*service_account_name = "Bad_Name"`,
+		},
+		"unknown size": {
+			cloud: "gke", gpu: "count = 1", extra: `size = "huge"`,
+			want: `(?s)size.*value must be one of.*"small"`,
+		},
+		"invalid shm quantity": {
+			cloud: "gke", gpu: "count = 1", extra: `shm_size = "lots"`,
+			want: `(?s)Invalid quantity.*shm_size = "lots"`,
+		},
+		"negative cpu": {
+			cloud: "gke", gpu: "count = 1", extra: `cpu = "-2"`,
+			want: `(?s)Quantity must be positive.*cpu += "-2"`,
+		},
+		"memory larger than any machine": {
+			cloud: "gke", gpu: "count = 1", extra: `memory = "100Pi"`,
+			want: `(?s)Quantity too large.*memory += "100Pi"`,
+		},
+		"model cache with claim and size": {
+			cloud: "gke", gpu: "count = 1", extra: "model_cache {\n    claim_name = \"w\"\n    size = \"10Gi\"\n  }",
+			want: `(?s)size conflicts with claim_name`,
+		},
+		"model cache without claim or size": {
+			cloud: "gke", gpu: "count = 1", extra: "model_cache {\n    read_only = true\n  }",
+			want: `(?s)Model cache needs a claim`,
+		},
+		"probe without target": {
+			cloud: "gke", gpu: "count = 1", extra: "startup_probe {\n    period_seconds = 5\n  }",
+			want: `(?s)Probe has no target`,
+		},
+		"probe with two targets": {
+			cloud: "gke", gpu: "count = 1", extra: "liveness_probe {\n    http_path = \"/\"\n    port = 80\n    tcp_port = 81\n  }",
+			want: `(?s)Probe has several targets`,
+		},
+		"mig_strategy without partition": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    mig_strategy = \"mixed\"",
+			want: `(?s)mig_strategy without partition.*mig_strategy = "mixed"`,
+		},
+		"partition with a preference list": {
+			cloud: "generic", gpu: "count = 1\n    accelerators = [\"a100-40gb\", \"a100-80gb\"]\n    partition = \"1g.10gb\"",
+			want: `(?s)MIG partition with a preference list`,
+		},
+		"max_shared_clients without sharing": {
+			cloud: "gke", gpu: "count = 1\n    accelerator = \"l4\"\n    max_shared_clients = 4",
+			want: `(?s)max_shared_clients without sharing.*max_shared_clients = 4`,
+		},
+		"one shared client": {
+			cloud: "gke", gpu: "count = 1\n    accelerator = \"l4\"\n    sharing = \"mps\"\n    max_shared_clients = 1",
+			want: `(?s)Invalid max_shared_clients`,
+		},
+		"GKE partition GKE does not offer": {
+			cloud: "gke", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    partition = \"4g.20gb\"",
+			want: `(?s)MIG partition not offered by GKE.*partition += "4g.20gb"`,
+		},
+		"too many GKE shared clients": {
+			cloud: "gke", gpu: "count = 1\n    accelerator = \"l4\"\n    sharing = \"time-slicing\"\n    max_shared_clients = 49",
+			want: `(?s)Too many shared clients for GKE.*max_shared_clients = 49`,
+		},
+		"DRA with a MIG partition": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    partition = \"1g.5gb\"\n    dra {}",
+			want: `(?s)DRA together with MIG partition`,
+		},
+		"DRA with sharing": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"t4\"\n    sharing = \"mps\"\n    dra {}",
+			want: `(?s)Sharing together with DRA`,
+		},
+		"DRA empty selector": {
+			cloud: "generic", gpu: "count = 1\n    dra {\n      selectors = [\"\"]\n    }",
+			want: `(?s)Empty selector`,
+		},
+		"accelerator and accelerators": {
+			cloud: "gke", gpu: "count = 1\n    accelerator = \"l4\"\n    accelerators = [\"t4\"]",
+			want: `(?s)Invalid Attribute Combination|Conflicting accelerator settings`,
+		},
+		"duplicate preference": {
+			cloud: "gke", gpu: "count = 1\n    accelerators = [\"l4\", \"l4\"]",
+			want: `(?s)accelerators.*duplicate|Duplicate accelerator`,
+		},
+		"more GPUs than any machine": {
+			cloud: "gke", gpu: "count = 17\n    accelerator = \"a100-40gb\"",
+			want: `(?s)Too many GPUs for one pod.*count += 17`,
+		},
+		"zero active deadline": {
+			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  job {\n    active_deadline_seconds = 0\n  }",
+			want: `(?s)Value too small.*active_deadline_seconds = 0`,
+		},
+		"Autopilot without an accelerator": {
+			cloud: "gke-autopilot", gpu: "count = 1",
+			want: `(?s)GKE Autopilot needs an accelerator`,
+		},
+		"unknown wait_for": {
+			cloud: "gke", gpu: "count = 1", extra: `wait_for = "forever"`,
+			want: `(?s)wait_for.*value must be one of`,
+		},
+		"unknown kind": {
+			cloud: "gke", gpu: "count = 1", extra: `kind = "cronjob"`,
+			want: `(?s)kind.*value must be one of.*"deployment"`,
+		},
+		"invalid node_pool id": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/a100/pool:not-base64!"`,
+			want: `(?s)Invalid node_pool.*gpu_node_pool_policy`,
+		},
 		"replicas on a job": {
 			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  replicas = 2",
 			want: `(?s)replicas is for deployments.*replicas += 2`,
