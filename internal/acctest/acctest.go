@@ -31,6 +31,10 @@ const EnvKubeconfig = "TF_ACC_KUBECONFIG"
 // sets it; running `go test` by hand with TF_ACC=1 needs it too.
 func Kubeconfig(t testing.TB) string {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		// As terraform-plugin-testing does: `go test` alone runs unit tests.
+		t.Skip("acceptance test: set TF_ACC=1 (make test does, and starts the local cluster)")
+	}
 	p := os.Getenv(EnvKubeconfig)
 	if p == "" {
 		t.Fatalf("%s is not set: run `make test` (starts the local GPU cluster) or point %s at a cluster's kubeconfig",

@@ -38,6 +38,9 @@ type ObjectRef struct {
 }
 
 func (r ObjectRef) String() string {
+	if r.Name == "" {
+		return r.GVK.Kind + "s"
+	}
 	if r.Namespace == "" {
 		return fmt.Sprintf("%s %s", r.GVK.Kind, r.Name)
 	}

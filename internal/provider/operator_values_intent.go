@@ -215,9 +215,7 @@ func parseBaseValues(texts []string) ([]map[string]any, render.Diagnostics) {
 	for i, text := range texts {
 		values, err := parseValuesYAML(text)
 		if err != nil {
-			diags = append(diags, errorAt([]any{"base_values_yaml", i}, "Invalid base values",
-				fmt.Sprintf("base_values_yaml[%d] is not a YAML map of values: %v. Allowed: the contents of a values "+
-					"file, e.g. file(\"values.yaml\") or yamlencode({ ... }).", i, err)))
+			diags = append(diags, baseValuesError(i, err))
 			continue
 		}
 		out = append(out, values)
@@ -235,9 +233,17 @@ func parseValuesYAML(text string) (map[string]any, error) {
 		return map[string]any{}, nil
 	case map[string]any:
 		return v, nil
+	case []any:
+		return nil, fmt.Errorf("the document is a list, not a map")
 	default:
-		return nil, fmt.Errorf("the document is a %T, not a map", v)
+		return nil, fmt.Errorf("the document is a single value (%v), not a map", v)
 	}
+}
+
+func baseValuesError(i int, err error) render.Diagnostic {
+	return errorAt([]any{"base_values_yaml", i}, "Invalid base values",
+		fmt.Sprintf("base_values_yaml[%d] is not a YAML map of values: %v. Allowed: the contents of a values file, "+
+			"e.g. file(\"values.yaml\") or yamlencode({ ... }).", i, err))
 }
 
 // podFragmentsYAML lists the pods the values produce. Base values can give
@@ -247,7 +253,7 @@ func podFragmentsYAML(target string, values map[string]any) (string, render.Diag
 	warn := func(err error) render.Diagnostics {
 		return render.Diagnostics{{Severity: render.SeverityWarning, Path: []any{"base_values_yaml"},
 			Summary: "Pod fragments unavailable",
-			Detail:  "The merged values do not have the shape target " + target + " expects (" + err.Error() + "), so " +
+			Detail: "The merged values do not have the shape target " + target + " expects (" + err.Error() + "), so " +
 				"pod_fragments_yaml is empty. Allowed: base values that keep the chart's value types."}}
 	}
 	pods, err := render.PodFragments(target, values)

@@ -195,6 +195,7 @@ func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadResource,
 		NewNodePoolPolicyResource,
+		NewOperatorValuesResource,
 	}
 }
 

@@ -17,7 +17,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
 )
 
-var _ resource.ResourceWithSchema = &operatorValuesResource{}
+// Schema is part of resource.Resource.
+var _ resource.Resource = &operatorValuesResource{}
 
 // Schema describes gpu_operator_values. Attribute names and nesting mirror
 // render's input structs (render.ValuesInput) exactly, because render's
@@ -31,13 +32,18 @@ func (r *operatorValuesResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"chart's pods land where the pools are and tolerate what they carry. Everything is computed at plan time " +
 			"from configuration alone: this resource never contacts a cluster, and destroying it only forgets the values.",
 		Attributes: operatorValuesAttributes(),
-		Blocks: map[string]schema.Block{
-			"fiftyone":             fiftyOneBlock(),
-			"flyte":                flyteBlock(),
-			"gpu_operator":         gpuOperatorBlock(),
-			"nvidia_device_plugin": devicePluginBlock(),
-			"numaflow":             numaflowBlock(),
-		},
+		Blocks:     operatorValuesBlocks(),
+	}
+}
+
+// operatorValuesBlocks are the target blocks, one per render input struct.
+func operatorValuesBlocks() map[string]schema.Block {
+	return map[string]schema.Block{
+		"fiftyone":             fiftyOneBlock(),
+		"flyte":                flyteBlock(),
+		"gpu_operator":         gpuOperatorBlock(),
+		"nvidia_device_plugin": devicePluginBlock(),
+		"numaflow":             numaflowBlock(),
 	}
 }
 
@@ -180,11 +186,42 @@ func podSizingAttributes(what string) map[string]schema.Attribute {
 // valuesGPUBlock is gpu_workload's gpu block (the same attributes and
 // validators, built by the same function), optional here: without it a
 // FiftyOne entry is a CPU runner.
+//
+// count cannot be Required here: the framework checks required attributes
+// of absent optional blocks too, so gpuCountRequired enforces it when the
+// block is present.
 func valuesGPUBlock(description string) schema.SingleNestedBlock {
 	b := gpuBlock()
 	b.MarkdownDescription = description + " Same attributes as `gpu_workload`'s `gpu` block."
-	b.Validators = nil
+	b.Validators = []validator.Object{gpuCountRequired{}}
+	if count, ok := b.Attributes["count"].(schema.Int64Attribute); ok {
+		count.Required, count.Optional = false, true
+		count.MarkdownDescription += " Required in this block."
+		b.Attributes["count"] = count
+	}
 	return b
+}
+
+// gpuCountRequired reports a present gpu block without count.
+type gpuCountRequired struct{}
+
+var _ validator.Object = gpuCountRequired{}
+
+func (gpuCountRequired) Description(context.Context) string {
+	return "count must be set when the gpu block is present"
+}
+
+func (v gpuCountRequired) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (gpuCountRequired) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if count, ok := req.ConfigValue.Attributes()["count"]; ok && count.IsNull() {
+		resp.Diagnostics.AddAttributeError(req.Path.AtName("count"), "Missing GPU count",
+			"A gpu block needs count: GPUs (or MIG partitions, or shared slots) per pod. Allowed: count = 1 or more; "+
+				"leave the gpu block out for a CPU-only runner.")
+	}
 }
 
 func tolerationsBlock(description string) schema.ListNestedBlock {

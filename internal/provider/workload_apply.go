@@ -354,11 +354,33 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	for _, k := range kube.SortedKeys(rendered.NodeSelector) {
 		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
 	}
+	b.WriteString(describeAffinity(rendered.Affinity))
 	for _, t := range rendered.Tolerations {
 		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
 	}
 	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
 		"(kubectl describe nodes); raise the timeout if nodes are still being provisioned.")
+	return b.String()
+}
+
+// describeAffinity lists the required node affinity terms (ORed) with
+// their requirements (ANDed), as the scheduler reads them.
+func describeAffinity(affinity *corev1.Affinity) string {
+	if affinity == nil || affinity.NodeAffinity == nil || affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, term := range affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		parts := make([]string, 0, len(term.MatchExpressions))
+		for _, e := range term.MatchExpressions {
+			parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s %s", e.Key, e.Operator, strings.Join(e.Values, ","))))
+		}
+		prefix := "node affinity"
+		if i > 0 {
+			prefix = "  or"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", prefix, strings.Join(parts, " and "))
+	}
 	return b.String()
 }
 
@@ -375,7 +397,15 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *render.Ren
 		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
 	}
 	matches := render.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
-	sort.SliceStable(matches, func(i, j int) bool { return matches[i].PlacementNodes > matches[j].PlacementNodes })
+	// Closest first: pools the pods fit, then pools whose labels and taints
+	// admit them, then those with the fewest reasons against.
+	sort.SliceStable(matches, func(i, j int) bool {
+		a, b := matches[i], matches[j]
+		if a.PlacementNodes != b.PlacementNodes {
+			return a.PlacementNodes > b.PlacementNodes
+		}
+		return len(a.Reasons) < len(b.Reasons)
+	})
 	want := podRequest(rendered)
 	var b strings.Builder
 	b.WriteString("\n\nGPU pools in the cluster:")

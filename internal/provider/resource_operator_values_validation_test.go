@@ -1,0 +1,251 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// phrases builds a regexp matching the parts in order, whatever Terraform's
+// line wrapping does to the spaces inside them.
+func phrases(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// Plan-time validation of gpu_operator_values, with no cluster configured:
+// each rule fails the plan on the attribute that caused it (Terraform
+// quotes its source line) and says what is allowed.
+func TestAccOperatorValues_planTimeValidation(t *testing.T) {
+	gkePool := `
+resource "gpu_node_pool_policy" "gke" {
+  name          = "a100"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+`
+	cases := map[string]struct {
+		prelude, body string
+		want          *regexp.Regexp
+	}{
+		"block of another target": {
+			body: `target = "flyte-core"
+  cloud  = "gke"
+  fiftyone {
+    deployment {
+      key = "gpuL4"
+    }
+  }`,
+			want: phrases(`Block not used by this target`, `fiftyone {`,
+				`target is "flyte-core", which reads only the flyte block`),
+		},
+		"two target blocks": {
+			body: `target = "numaflow"
+  cloud  = "gke"
+  flyte {}
+  numaflow {
+    gpu {
+      count = 1
+    }
+  }`,
+			want: phrases(`Block not used by this target`, `flyte {}`, `reads only the numaflow block`),
+		},
+		"missing target block": {
+			body: `target = "gpu-operator"
+  cloud  = "generic"`,
+			want: phrases(`Missing block`, `target = "gpu-operator" is generated from the gpu_operator block`,
+				`Allowed: add a gpu_operator block`),
+		},
+		"key that is not a DNS label in kebab-case": {
+			body: `target = "fiftyone"
+  cloud  = "gke"
+  fiftyone {
+    deployment {
+      key = "gpu.Worker"
+    }
+  }`,
+			want: phrases(`Invalid deployment key`, `key = "gpu.Worker"`, `kebabcase("gpu.Worker") = "gpu.worker"`,
+				`must not contain dots`),
+		},
+		"GPU requests differ from count": {
+			body: `target = "fiftyone"
+  cloud  = "gke"
+  fiftyone {
+    deployment {
+      key = "gpuA100"
+      gpu {
+        count       = 2
+        requests    = 1
+        accelerator = "a100-40gb"
+      }
+    }
+  }`,
+			want: phrases(`GPU requests must equal the limit`, `requests = 1`),
+		},
+		"accelerator the cloud does not offer": {
+			body: `target = "numaflow"
+  cloud  = "gke"
+  numaflow {
+    gpu {
+      count       = 1
+      accelerator = "a10g"
+    }
+  }`,
+			want: phrases(`Accelerator not offered on gke`, `accelerator = "a10g"`),
+		},
+		"flyte accelerator the cloud does not offer": {
+			body: `target = "flyte-core"
+  cloud  = "aks"
+  flyte {
+    accelerators = ["l4"]
+  }`,
+			want: phrases(`Accelerator not offered on aks`, `accelerators = ["l4"]`),
+		},
+		"gpu block without count": {
+			body: `target = "fiftyone"
+  cloud  = "gke"
+  fiftyone {
+    job_template {
+      key = "gpuBatch"
+      gpu {
+        accelerator = "l4"
+      }
+    }
+  }`,
+			want: phrases(`Missing GPU count`, `gpu {`, `A gpu block needs count`),
+		},
+		"invalid node_pool id": {
+			body: `target = "fiftyone"
+  cloud  = "gke"
+  fiftyone {
+    deployment {
+      key       = "gpuA100"
+      node_pool = "gke/a100-40gb/a100:not*base64"
+      gpu {
+        count = 1
+      }
+    }
+  }`,
+			want: phrases(`Invalid node_pool`, `node_pool = "gke/a100-40gb/a100:not*base64"`, `not unpadded base64url`,
+				`the id of a gpu_node_pool_policy`),
+		},
+		"invalid node_pools id": {
+			body: `target = "gpu-operator"
+  cloud  = "generic"
+  gpu_operator {
+    node_pools = ["generic/t4/shared"]
+  }`,
+			want: phrases(`Invalid node_pool`, `node_pools = ["generic/t4/shared"]`, `has no ':'`),
+		},
+		"node pool on another cloud": {
+			prelude: gkePool,
+			body: `target = "fiftyone"
+  cloud  = "aks"
+  fiftyone {
+    deployment {
+      key       = "gpuA100"
+      node_pool = gpu_node_pool_policy.gke.id
+      gpu {
+        count = 1
+      }
+    }
+  }`,
+			want: phrases(`Node pool on another cloud`, `The pool is on "gke" but cloud is "aks"`),
+		},
+		"base values that are not YAML": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  base_values_yaml = ["configuration: [1"]
+  flyte {}`,
+			want: phrases(`Invalid base values`, `base_values_yaml = ["configuration: [1"]`, `base_values_yaml[0] is not a YAML map`),
+		},
+		"base values that are not a map": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  base_values_yaml = ["a: 1", "- 1\n- 2\n"]
+  flyte {}`,
+			want: phrases(`Invalid base values`, `base_values_yaml[1] is not a YAML map`, `not a map`),
+		},
+		"base values with a map where a list is generated": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  base_values_yaml = [yamlencode({ configuration = { inline = { plugins = { k8s = { "resource-tolerations" = { a = 1 } } } } } })]
+  flyte {}`,
+			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.resource-tolerations`,
+				`a map cannot replace a non-map value`),
+		},
+		"render_preview without chart_path": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  render_preview = true
+  flyte {}`,
+			want: phrases(`render_preview needs chart_path`, `render_preview = true`),
+		},
+		"chart_path that is not a chart": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  chart_path = "/nonexistent/chart"
+  flyte {}`,
+			want: phrases(`Cannot load chart`, `chart_path = "/nonexistent/chart"`, `a chart directory (with Chart.yaml)`),
+		},
+		"numaflow without a gpu block": {
+			body: `target = "numaflow"
+  cloud  = "gke"
+  numaflow {
+    name = "embeddings"
+  }`,
+			want: phrases(`Missing gpu block`, `numaflow {`),
+		},
+		"no cloud anywhere": {
+			body: `target = "flyte-core"
+  flyte {}`,
+			want: phrases(`Missing cloud`, `default_cloud in the provider "gpu" block`, "`gke`"),
+		},
+		"Flyte v2 on flyte-core": {
+			body: `target = "flyte-core"
+  cloud  = "gke"
+  flyte {
+    flyte_version = 2
+  }`,
+			want: phrases(`flyte-core has no Flyte v2`, `flyte_version = 2`),
+		},
+		"device plugin on GKE Autopilot": {
+			body: `target = "nvidia-device-plugin"
+  cloud  = "gke-autopilot"
+  nvidia_device_plugin {}`,
+			want: phrases(`The NVIDIA device plugin cannot run on GKE Autopilot`, `cloud  = "gke-autopilot"`),
+		},
+		"rule only the provider's default cloud breaks": {
+			prelude: "provider \"gpu\" {\n  default_cloud = \"gke-autopilot\"\n}\n",
+			body: `target = "gpu-operator"
+  gpu_operator {}`,
+			want: phrases(`The GPU Operator cannot run on GKE Autopilot`, `Autopilot manages the GPU driver`),
+		},
+		"unknown target": {
+			body: `target = "kserve"
+  cloud  = "gke"`,
+			want: phrases(`Invalid Attribute Value Match`, `target = "kserve"`, `"fiftyone"`),
+		},
+	}
+	clearClusterEnv(t)
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			config := fmt.Sprintf("%s\nresource \"gpu_operator_values\" \"bad\" {\n  %s\n}\n", c.prelude, c.body)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      config,
+					PlanOnly:    true,
+					ExpectError: c.want,
+				}},
+			})
+		})
+	}
+}
