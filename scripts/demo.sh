@@ -61,4 +61,14 @@ for name, p in sorted(json.load(sys.stdin).items()):
     print("%-16s cloud=%-10s resource=%-16s nodes=%s" % (name, p["cloud"], p["resource"], ",".join(p["nodes"])))
 '
 echo
+echo "== Helm values written for the same pool (helm upgrade -f ...)"
+"$terraform" output -no-color -json helm_values | python3 -c '
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1])
+for chart, values in sorted(json.load(sys.stdin).items()):
+    path = out / f"values-{chart}.yaml"
+    path.write_text(values)
+    print(f"{chart:20} {path}  ({len(values.splitlines())} lines)")
+' "$out"
+echo
 echo "State and CLI config are in $out; \`make demo-down\` removes them and the cluster."

@@ -83,6 +83,47 @@ resource "gpu_workload" "eks_batch" {
   }
 }
 
+# Helm values for the charts teams run, from the same pool: FiftyOne's GPU
+# delegated operator, flytepropeller's GPU settings and the GPU Operator.
+resource "gpu_operator_values" "fiftyone" {
+  target = "fiftyone"
+
+  fiftyone {
+    deployment {
+      key       = "gpuA100"
+      node_pool = gpu_node_pool_policy.gke_a100.id
+      gpu {
+        count = 1
+      }
+    }
+  }
+}
+
+resource "gpu_operator_values" "flyte" {
+  target = "flyte-core"
+
+  flyte {
+    node_pools = [gpu_node_pool_policy.gke_a100.id]
+  }
+}
+
+resource "gpu_operator_values" "gpu_operator" {
+  target = "gpu-operator"
+
+  gpu_operator {
+    node_pools = [gpu_node_pool_policy.gke_a100.id]
+  }
+}
+
+output "helm_values" {
+  description = "Values files for helm upgrade -f, by chart."
+  value = {
+    "fiftyone-teams-app" = gpu_operator_values.fiftyone.values_yaml
+    "flyte-core"         = gpu_operator_values.flyte.values_yaml
+    "gpu-operator"       = gpu_operator_values.gpu_operator.values_yaml
+  }
+}
+
 output "gke_node_pool" {
   description = "What a google_container_node_pool for this pool takes."
   value       = gpu_node_pool_policy.gke_a100.gke
