@@ -82,3 +82,37 @@ func TestAccExamples_quickstartApplies(t *testing.T) {
 		}},
 	})
 }
+
+// The provider example plans with its variables set and no cluster: the
+// block is validated without connecting.
+func TestAccExamples_providerPlans(t *testing.T) {
+	clearClusterEnv(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "provider", "provider.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: string(src) + `
+resource "gpu_workload" "offline" {
+  name      = "offline"
+  namespace = "default"
+  image     = "registry.invalid/cuda:12"
+  apply     = false
+  gpu {
+    count       = 1
+    accelerator = "a100-40gb"
+  }
+}
+`,
+			ConfigVariables: config.Variables{
+				"cluster_endpoint": config.StringVariable("https://203.0.113.10"),
+				"cluster_ca":       config.StringVariable("LS0tLS1CRUdJTg=="),
+				"cluster_name":     config.StringVariable("ml"),
+			},
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
