@@ -108,6 +108,16 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:    true,
 			ElementType: types.StringType,
 		},
+		"secret_env": schema.MapNestedAttribute{
+			MarkdownDescription: "Environment variables read from Secrets when the pod starts, e.g. " +
+				"`{ HF_TOKEN = { name = \"hf\", key = \"token\" } }`. Only the reference is in the manifest and the " +
+				"state, never the secret's value.",
+			Optional: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{Required: true, MarkdownDescription: "Secret in the workload's namespace."},
+				"key":  schema.StringAttribute{Required: true, MarkdownDescription: "Key in the Secret."},
+			}},
+		},
 		"ports": schema.ListAttribute{
 			MarkdownDescription: "Container ports (TCP).",
 			Optional:            true,

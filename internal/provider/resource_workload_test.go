@@ -307,6 +307,9 @@ resource "gpu_workload" "w" {
   image     = "registry.invalid/cuda:12"
   env       = { MODEL = "llama" }
   shm_size  = "4Gi"
+  secret_env = {
+    HF_TOKEN = { name = "hf", key = "token" }
+  }
   gpu {
     count        = 1
     accelerators = ["a100-80gb", "a100-40gb"]
@@ -323,7 +326,12 @@ resource "gpu_workload" "w" {
 		// Import blocks arrived in Terraform 1.5.
 		TerraformVersionChecks: []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_5_0)},
 		Steps: []resource.TestStep{
-			{Config: config},
+			{
+				Config: config,
+				// Secret values never reach the manifest or the state: only the reference.
+				Check: resource.TestMatchResourceAttr("gpu_workload.w", "manifest",
+					regexp.MustCompile(`- name: HF_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: token\n\s+name: hf\n`)),
+			},
 			{
 				ResourceName:      "gpu_workload.w",
 				ImportState:       true,

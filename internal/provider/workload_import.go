@@ -118,6 +118,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Command:            nullableStrings(w.Command),
 		Args:               nullableStrings(w.Args),
 		Env:                nullableMap(w.Env),
+		SecretEnv:          secretRefsValue(w.SecretEnv),
 		Ports:              nullableInt32s(w.Ports),
 		ServiceAccountName: nullableString(w.ServiceAccountName),
 		Labels:             nullableMap(w.Labels),
@@ -201,4 +202,18 @@ func jobFrom(j *render.JobControls) jobModel {
 		TTLSecondsAfterFinished: nullableInt32(j.TTLSecondsAfterFinished), Completions: nullableInt32(j.Completions),
 		Parallelism: nullableInt32(j.Parallelism),
 	}
+}
+
+func secretRefsValue(refs map[string]render.SecretKeyRef) types.Map {
+	elemType := types.ObjectType{AttrTypes: secretRefAttrTypes}
+	if refs == nil {
+		return types.MapNull(elemType)
+	}
+	values := make(map[string]attr.Value, len(refs))
+	for name, r := range refs {
+		values[name] = types.ObjectValueMust(secretRefAttrTypes, map[string]attr.Value{
+			"name": types.StringValue(r.Name), "key": types.StringValue(r.Key),
+		})
+	}
+	return types.MapValueMust(elemType, values)
 }

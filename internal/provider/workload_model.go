@@ -24,6 +24,7 @@ type workloadModel struct {
 	Command            types.List     `tfsdk:"command"`
 	Args               types.List     `tfsdk:"args"`
 	Env                types.Map      `tfsdk:"env"`
+	SecretEnv          types.Map      `tfsdk:"secret_env"`
 	Ports              types.List     `tfsdk:"ports"`
 	ServiceAccountName types.String   `tfsdk:"service_account_name"`
 	Labels             types.Map      `tfsdk:"labels"`
@@ -222,6 +223,7 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) render.Work
 		Command:            c.strings(m.Command),
 		Args:               c.strings(m.Args),
 		Env:                c.stringMap(m.Env),
+		SecretEnv:          c.secretRefs(m.SecretEnv),
 		Ports:              c.int32s(m.Ports),
 		ServiceAccountName: c.str(m.ServiceAccountName),
 		Labels:             c.stringMap(m.Labels),
@@ -248,6 +250,30 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) render.Work
 		w.Cloud = defaultCloud
 	}
 	return w
+}
+
+type secretRefModel struct {
+	Name types.String `tfsdk:"name"`
+	Key  types.String `tfsdk:"key"`
+}
+
+var secretRefAttrTypes = map[string]attr.Type{"name": types.StringType, "key": types.StringType}
+
+func (c *converter) secretRefs(v types.Map) map[string]render.SecretKeyRef {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	refs := map[string]secretRefModel{}
+	c.diags.Append(v.ElementsAs(c.ctx, &refs, false)...)
+	out := make(map[string]render.SecretKeyRef, len(refs))
+	for name, r := range refs {
+		out[name] = render.SecretKeyRef{Name: c.str(r.Name), Key: c.str(r.Key)}
+	}
+	return out
 }
 
 func (c *converter) gpu(v types.Object) render.GPU {

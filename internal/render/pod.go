@@ -122,7 +122,7 @@ func container(w Workload, in gpuIntent, place placement) (corev1.Container, boo
 		Image:          w.Image,
 		Command:        append([]string(nil), w.Command...),
 		Args:           append([]string(nil), w.Args...),
-		Env:            containerEnv(w.Env, place.env),
+		Env:            append(containerEnv(w.Env, place.env), secretEnv(w.SecretEnv)...),
 		Ports:          containerPorts(w.Ports),
 		Resources:      res,
 		StartupProbe:   buildProbe(w.StartupProbe, startupDefaults, w.Ports),
@@ -179,6 +179,19 @@ func containerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
 	env := make([]corev1.EnvVar, 0, len(merged))
 	for _, name := range sortedKeys(merged) {
 		env = append(env, corev1.EnvVar{Name: name, Value: merged[name]})
+	}
+	return env
+}
+
+// secretEnv references Secret keys, sorted by variable name, after the
+// plain variables.
+func secretEnv(refs map[string]SecretKeyRef) []corev1.EnvVar {
+	env := make([]corev1.EnvVar, 0, len(refs))
+	for _, name := range sortedKeys(refs) {
+		ref := refs[name]
+		env = append(env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
+		}})
 	}
 	return env
 }

@@ -169,7 +169,35 @@ func validateAnnotations(annotations map[string]string, attribute string, diags 
 // GPUs it allocated; a hand-set value hides or exposes the wrong devices.
 var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
 
+// validateSecretEnv checks Secret references; values are never seen.
+func validateSecretEnv(w Workload, diags *Diagnostics) {
+	for _, name := range sortedKeys(w.SecretEnv) {
+		path := at("secret_env", MapKey(name))
+		ref := w.SecretEnv[name]
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.addError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+				". Allowed: letters, digits, '_', '-' and '.', not starting with a digit.")
+		}
+		if _, both := w.Env[name]; both {
+			diags.addError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
+		}
+		if ref.Name != "" {
+			if msgs := validation.IsDNS1123Subdomain(ref.Name); len(msgs) > 0 {
+				diags.addError(path, "Invalid Secret name", strconv.Quote(ref.Name)+": "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 subdomain such as \"model-credentials\".")
+			}
+		}
+		if ref.Key != "" {
+			if msgs := validation.IsConfigMapKey(ref.Key); len(msgs) > 0 {
+				diags.addError(path, "Invalid Secret key", strconv.Quote(ref.Key)+": "+strings.Join(msgs, "; ")+
+					". Allowed: letters, digits, '-', '_' and '.'.")
+			}
+		}
+	}
+}
+
 func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
+	validateSecretEnv(w, diags)
 	for _, name := range sortedKeys(w.Env) {
 		path := at("env", MapKey(name))
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
@@ -269,7 +297,7 @@ func checkQuantity(diags *Diagnostics, raw string, path []any, maximum resource.
 	return q, true
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -261,3 +261,32 @@ func TestDiagnosticPathString(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestSecretEnvIsAReferenceOnly(t *testing.T) {
+	w := Workload{Name: "app", Namespace: "ml", Kind: KindDeployment, Cloud: "gke", Image: "img",
+		GPU:       GPU{Count: 1, Accelerator: "l4"},
+		SecretEnv: map[string]SecretKeyRef{"HF_TOKEN": {Name: "hf", Key: "token"}}}
+	r, diags := Render(w, Options{})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	env := r.Deployment.Spec.Template.Spec.Containers[0].Env
+	last := env[len(env)-1]
+	if last.Name != "HF_TOKEN" || last.Value != "" || last.ValueFrom == nil || last.ValueFrom.SecretKeyRef.Name != "hf" ||
+		last.ValueFrom.SecretKeyRef.Key != "token" {
+		t.Fatalf("secret_env must render a secretKeyRef and no value: %+v", last)
+	}
+
+	w.Env = map[string]string{"HF_TOKEN": "plain"}
+	w.SecretEnv["bad name"] = SecretKeyRef{Name: "Not_A_Name", Key: "k/ey"}
+	got := Validate(w)
+	for _, want := range []string{"Variable set twice", "Invalid environment variable name", "Invalid Secret name", "Invalid Secret key"} {
+		found := false
+		for _, d := range got {
+			found = found || (d.Summary == want && d.Path[0] == "secret_env")
+		}
+		if !found {
+			t.Errorf("want %q at secret_env, got %v", want, got)
+		}
+	}
+}

@@ -27,9 +27,13 @@ type Workload struct {
 	Args    []string // args
 	// Env is rendered sorted by name; it wins over cloud defaults such as
 	// GKE's LD_LIBRARY_PATH.
-	Env                map[string]string // env
-	Ports              []int32           // ports (TCP container ports)
-	ServiceAccountName string            // service_account_name
+	Env map[string]string // env
+	// SecretEnv are variables read from Secrets when the pod starts: only
+	// the reference is in the manifest (and in Terraform state), never the
+	// secret value.
+	SecretEnv          map[string]SecretKeyRef // secret_env
+	Ports              []int32                 // ports (TCP container ports)
+	ServiceAccountName string                  // service_account_name
 
 	GPU GPU // gpu
 
@@ -55,6 +59,12 @@ type Workload struct {
 
 	// Job applies to jobs only.
 	Job *JobControls // job
+}
+
+// SecretKeyRef names one key of a Secret in the workload's namespace.
+type SecretKeyRef struct {
+	Name string `json:"name"` // name: the Secret
+	Key  string `json:"key"`  // key: the key in the Secret
 }
 
 // GPU is the accelerator request.
