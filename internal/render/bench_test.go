@@ -24,6 +24,18 @@ func BenchmarkRenderDeployment(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderDeploymentSkipManifest is what the provider pays per
+// workload: validation and the typed objects, without render's YAML.
+func BenchmarkRenderDeploymentSkipManifest(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, diags := Render(w, Options{SkipManifest: true}); r == nil || diags.HasError() || r.Manifest != "" {
+			b.Fatal(diags)
+		}
+	}
+}
+
 func BenchmarkValidate(b *testing.B) {
 	w := benchWorkload(b)
 	b.ReportAllocs()

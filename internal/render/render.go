@@ -37,6 +37,10 @@ type Options struct {
 	// Pool is the node pool policy the workload was placed with (after
 	// ApplyPool): its extra labels and taints are added to the placement.
 	Pool *PoolPolicy
+	// SkipManifest leaves Rendered.Manifest empty. Encoding YAML is most of
+	// a render's cost; callers that encode the objects themselves (the
+	// provider projects live objects onto them) skip it.
+	SkipManifest bool
 }
 
 // Rendered is the output of Render.
@@ -154,6 +158,9 @@ func build(w Workload, in gpuIntent, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 
+	if opts.SkipManifest {
+		return r, true
+	}
 	manifest, err := manifestYAML(r.Objects)
 	if err != nil {
 		return nil, false
