@@ -36,7 +36,7 @@ resource "gpu_workload" "gke_batch_on_pool" {
   namespace = var.namespace
   kind      = "job"
   node_pool = gpu_node_pool_policy.gke_a100.id
-  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["python", "score.py"]
 
   gpu {
@@ -62,7 +62,7 @@ resource "gpu_workload" "aks_training" {
   namespace = var.namespace
   kind      = "job"
   cloud     = "aks"
-  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["python", "train.py"]
 
   gpu {
@@ -75,7 +75,7 @@ resource "gpu_workload" "eks_batch" {
   name      = "eks-batch"
   namespace = var.namespace
   cloud     = "eks"
-  image     = "ghcr.io/example/scorer:1.0"
+  image     = "registry.example/ml/scorer:1.0"
 
   gpu {
     count       = 2

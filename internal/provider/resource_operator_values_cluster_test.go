@@ -103,7 +103,7 @@ resource "gpu_operator_values" "numaflow" {
   numaflow {
     kind     = "monovertex"
     name     = "embeddings"
-    image    = "ghcr.io/example/embed-udf:1.0"
+    image    = "registry.example/ml/embed-udf:1.0"
     manifest = true
     cpu      = "2"
     memory   = "8Gi"

@@ -301,7 +301,7 @@ resource "gpu_operator_values" "numaflow" {
   numaflow {
     name      = "embeddings"
     namespace = "pipelines"
-    image     = "ghcr.io/example/embed-udf:1.0"
+    image     = "registry.example/ml/embed-udf:1.0"
     manifest  = true
     gpu {
       count       = 1
@@ -320,7 +320,7 @@ resource "gpu_operator_values" "numaflow" {
 			expectValue("gpu_operator_values.numaflow", valuesAt("spec", "vertices", 1, "nodeSelector", "cloud.google.com/gke-accelerator"),
 				knownvalue.StringExact("nvidia-l4")),
 			expectValue("gpu_operator_values.numaflow", valuesAt("spec", "vertices", 1, "udf", "container", "image"),
-				knownvalue.StringExact("ghcr.io/example/embed-udf:1.0")),
+				knownvalue.StringExact("registry.example/ml/embed-udf:1.0")),
 		)},
 	})
 }

@@ -88,7 +88,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Int64{int64validator.Between(0, 10000)},
 		},
 		"image": schema.StringAttribute{
-			MarkdownDescription: "Container image, e.g. `nvcr.io/nvidia/pytorch:24.08-py3`.",
+			MarkdownDescription: "Container image, e.g. `registry.example/nvidia/pytorch:24.08-py3`.",
 			Required:            true,
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},

@@ -26,7 +26,7 @@ func goldenWorkload(cloud Cloud, name, kind string, g GPU) Workload {
 		Name:  name,
 		Kind:  kind,
 		Cloud: string(cloud),
-		Image: "ghcr.io/example/" + name + ":1.0",
+		Image: "registry.example/ml/" + name + ":1.0",
 		GPU:   g,
 	}
 }

@@ -65,7 +65,7 @@ func gridCase(target string, cloud Cloud) valuesCase {
 	case TargetNumaflow:
 		c.description = "Minimal Pipeline (generator → GPU UDF → log) with the UDF placed as gpu_workload would be."
 		c.input.Numaflow = &NumaflowValues{
-			Name: "embeddings", Namespace: "pipelines", Image: "ghcr.io/example/embed-udf:1.0", Manifest: true,
+			Name: "embeddings", Namespace: "pipelines", Image: "registry.example/ml/embed-udf:1.0", Manifest: true,
 			GPU: GPU{Count: 1, Accelerator: valuesAccel[cloud]}, CPU: "2", Memory: "8Gi",
 		}
 	}
@@ -174,7 +174,7 @@ func extraValuesCases() []valuesCase {
 			target: TargetNumaflow, name: "generic-dra-monovertex",
 			description: "MonoVertex with a DRA claim: a v1 List holding the ResourceClaimTemplate (resource.k8s.io/v1) and the MonoVertex.",
 			input: ValuesInput{Cloud: string(CloudGeneric), Numaflow: &NumaflowValues{
-				Kind: NumaflowKindMonoVertex, Name: "rerank", Image: "ghcr.io/example/rerank:2.0", Manifest: true,
+				Kind: NumaflowKindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
 				GPU: GPU{Count: 1, DRA: &DRA{}},
 			}},
 		},

@@ -29,7 +29,7 @@ resource "gpu_workload" "training" {
   namespace = "ml"
   kind      = "job"
   node_pool = gpu_node_pool_policy.a100.id
-  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["python", "train.py"]
 
   gpu {

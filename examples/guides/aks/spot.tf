@@ -28,7 +28,7 @@ resource "gpu_workload" "batch" {
   namespace = "ml"
   kind      = "job"
   node_pool = gpu_node_pool_policy.a100_spot.id
-  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  image     = "registry.example/nvidia/pytorch:24.08-py3"
 
   gpu {
     count = 1

@@ -19,7 +19,7 @@ resource "gpu_workload" "embedder" {
   name      = "embedder"
   namespace = "ml"
   node_pool = gpu_node_pool_policy.l4_spot.id
-  image     = "ghcr.io/example/embedder:2.1"
+  image     = "registry.example/ml/embedder:2.1"
 
   gpu {
     count = 1

@@ -48,7 +48,7 @@ resource "gpu_workload" "scorer" {
   name      = "scorer"
   namespace = "ml"
   node_pool = gpu_node_pool_policy.a10g.id
-  image     = "ghcr.io/example/scorer:1.0"
+  image     = "registry.example/ml/scorer:1.0"
 
   gpu {
     count = 2

@@ -34,7 +34,7 @@ resource "gpu_workload" "classifier" {
   name      = "classifier"
   namespace = "ml"
   node_pool = gpu_node_pool_policy.t4_shared.id
-  image     = "ghcr.io/example/classifier:0.9"
+  image     = "registry.example/ml/classifier:0.9"
   replicas  = 4
 
   gpu {

@@ -149,7 +149,7 @@ resource "gpu_operator_values" "numaflow" {
   numaflow {
     name      = "embeddings"
     namespace = "pipelines"
-    image     = "ghcr.io/example/embed-udf:1.0"
+    image     = "registry.example/ml/embed-udf:1.0"
     manifest  = true
     cpu       = "2"
     memory    = "8Gi"
@@ -178,7 +178,7 @@ output "gpu_operator_device_plugin_config" {
 #
 # resource "helm_release" "gpu_operator" {
 #   name       = "gpu-operator"
-#   repository = "https://helm.ngc.nvidia.com/nvidia"
+#   repository = var.nvidia_helm_repository
 #   chart      = "gpu-operator"
 #   namespace  = "gpu-operator"
 #   values     = [gpu_operator_values.gpu_operator.values_yaml]

@@ -32,7 +32,7 @@ resource "gpu_workload" "training" {
   namespace = "ml"
   kind      = "job"
   cloud     = "aks"
-  image     = "nvcr.io/nvidia/pytorch:24.08-py3"
+  image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["torchrun", "--nproc-per-node=4", "train.py"]
 
   gpu {
@@ -68,7 +68,7 @@ resource "gpu_workload" "autopilot" {
   name      = "summarizer"
   namespace = "ml"
   cloud     = "gke-autopilot"
-  image     = "ghcr.io/example/summarizer:3.2"
+  image     = "registry.example/ml/summarizer:3.2"
 
   gpu {
     count       = 2
@@ -81,7 +81,7 @@ resource "gpu_workload" "eks_auto" {
   name      = "reranker"
   namespace = "ml"
   cloud     = "eks-auto"
-  image     = "ghcr.io/example/reranker:1.4"
+  image     = "registry.example/ml/reranker:1.4"
 
   gpu {
     count       = 1
@@ -95,7 +95,7 @@ resource "gpu_workload" "generic" {
   name      = "classifier"
   namespace = "ml"
   cloud     = "generic"
-  image     = "ghcr.io/example/classifier:0.9"
+  image     = "registry.example/ml/classifier:0.9"
 
   gpu {
     count       = 1
@@ -109,7 +109,7 @@ resource "gpu_workload" "batch_embed" {
   name      = "embedder"
   namespace = "ml"
   cloud     = "karpenter"
-  image     = "ghcr.io/example/embedder:2.1"
+  image     = "registry.example/ml/embedder:2.1"
   spot      = true
 
   gpu {
@@ -123,7 +123,7 @@ resource "gpu_workload" "gitops" {
   name      = "batch-scorer"
   namespace = "ml"
   cloud     = "eks"
-  image     = "ghcr.io/example/scorer:1.0"
+  image     = "registry.example/ml/scorer:1.0"
   apply     = false
 
   gpu {
