@@ -35,23 +35,12 @@ func (r *nodePoolPolicyResource) Metadata(_ context.Context, req resource.Metada
 }
 
 func (r *nodePoolPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
 	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	r.data = data
 }
 
-func (r *nodePoolPolicyResource) defaultCloud() string {
-	if r.data == nil {
-		return ""
-	}
-	return r.data.DefaultCloud
-}
+func (r *nodePoolPolicyResource) defaultCloud() string { return r.data.defaultCloud() }
 
 // ValidateConfig runs every rule that configuration alone decides.
 func (r *nodePoolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -37,23 +36,12 @@ func (r *operatorValuesResource) Metadata(_ context.Context, req resource.Metada
 }
 
 func (r *operatorValuesResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
 	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	r.data = data
 }
 
-func (r *operatorValuesResource) defaultCloud() string {
-	if r.data == nil {
-		return ""
-	}
-	return r.data.DefaultCloud
-}
+func (r *operatorValuesResource) defaultCloud() string { return r.data.defaultCloud() }
 
 // ValidateConfig runs every rule that configuration alone decides.
 // Terraform points these diagnostics at the offending line, which it does

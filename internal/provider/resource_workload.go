@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -43,23 +42,12 @@ func (r *workloadResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 func (r *workloadResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	if data := configureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
 	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	r.data = data
 }
 
-func (r *workloadResource) defaultCloud() string {
-	if r.data == nil {
-		return ""
-	}
-	return r.data.DefaultCloud
-}
+func (r *workloadResource) defaultCloud() string { return r.data.defaultCloud() }
 
 // ModifyPlan validates the workload and renders the manifest from
 // configuration alone: no cluster call happens while planning.
