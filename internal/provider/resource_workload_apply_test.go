@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -159,4 +160,40 @@ func createForeignDeployment(t *testing.T, cs kubernetes.Interface, ns, name str
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatalf("creating a foreign deployment: %v", err)
 	}
+}
+
+// With replicas unset, an autoscaler owns them: scaling the Deployment is
+// not drift, and the next plan is empty.
+func TestAccWorkload_unsetReplicasLeftToAutoscaler(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + workloadConfig("w", "scaled", ns, "deployment",
+		landingCase{cloud: "generic", accelerator: "h100-80gb", count: 1})
+	cs := acctest.Client(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					scale, err := cs.AppsV1().Deployments(ns).GetScale(ctx, "scaled", metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					scale.Spec.Replicas = 2
+					_, err = cs.AppsV1().Deployments(ns).UpdateScale(ctx, "scaled", scale,
+						metav1.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"})
+					if err != nil {
+						t.Fatalf("scaling as an autoscaler would: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
 }

@@ -83,9 +83,10 @@ func workloadAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
 		},
 		"replicas": schema.Int64Attribute{
-			MarkdownDescription: "Replicas of a `deployment` (default 1). Not allowed for a `job`.",
-			Optional:            true,
-			Validators:          []validator.Int64{int64validator.Between(0, 10000)},
+			MarkdownDescription: "Replicas of a `deployment`. Not allowed for a `job`. Unset, the provider does not manage " +
+				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply.",
+			Optional:   true,
+			Validators: []validator.Int64{int64validator.Between(0, 10000)},
 		},
 		"image": schema.StringAttribute{
 			MarkdownDescription: "Container image, e.g. `registry.example/nvidia/pytorch:24.08-py3`.",

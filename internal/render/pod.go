@@ -34,7 +34,9 @@ func deployment(w Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, 
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: meta,
 		Spec: appsv1.DeploymentSpec{
-			Replicas: &replicas,
+			// Unset replicas stay unset: the server defaults them to 1 and a
+			// HorizontalPodAutoscaler can own them without a tug of war.
+			Replicas: w.Replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
 			Strategy: strategy,
 			Template: pod,

@@ -14,7 +14,8 @@ type Workload struct {
 	Kind      string // kind: one of KindNames()
 	Cloud     string // cloud: one of CloudNames()
 
-	// Replicas applies to deployments only; nil means 1.
+	// Replicas applies to deployments only; nil leaves spec.replicas to the
+	// server (1) or to an autoscaler.
 	Replicas *int32 // replicas
 
 	Labels         map[string]string // labels, on every object
