@@ -166,49 +166,6 @@ func (c *valuesConverter) objects(v types.List, target any) bool {
 	return true
 }
 
-// strings shadows converter.strings: an unknown element (a value from
-// another resource) makes the list unknown instead of failing conversion.
-func (c *valuesConverter) strings(v types.List) []string {
-	if v.IsUnknown() {
-		c.unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	out := make([]string, 0, len(v.Elements()))
-	for _, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			c.unknown = true
-			return nil
-		}
-		out = append(out, s.ValueString())
-	}
-	return out
-}
-
-// stringMap shadows converter.stringMap for the same reason as strings.
-func (c *valuesConverter) stringMap(v types.Map) map[string]string {
-	if v.IsUnknown() {
-		c.unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	out := make(map[string]string, len(v.Elements()))
-	for k, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			c.unknown = true
-			return nil
-		}
-		out[k] = s.ValueString()
-	}
-	return out
-}
-
 func (c *valuesConverter) optBool(v types.Bool) *bool {
 	if v.IsNull() || v.IsUnknown() {
 		c.unknown = c.unknown || v.IsUnknown()

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // Plan-time validation of gpu_workload: each rule fails the plan, with no
@@ -214,4 +216,39 @@ resource "gpu_workload" "bad" {
 			})
 		})
 	}
+}
+
+// Values that come from other resources are unknown while planning, down to
+// single list elements and map values: the plan must still work, with the
+// manifest unknown until apply.
+func TestAccWorkload_plansWithUnknownElements(t *testing.T) {
+	clearClusterEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "model" {
+  input = "llama"
+}
+
+resource "gpu_workload" "w" {
+  name      = "w"
+  namespace = "default"
+  cloud     = "gke"
+  image     = "registry.invalid/cuda:12"
+  apply     = false
+  args      = ["--model", terraform_data.model.output]
+  env       = { MODEL = terraform_data.model.output }
+  gpu {
+    count       = 1
+    accelerator = "l4"
+  }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("gpu_workload.w", tfjsonpath.New("manifest")),
+			}},
+			Check: resource.TestMatchResourceAttr("gpu_workload.w", "manifest", regexp.MustCompile(`value: llama`)),
+		}},
+	})
 }

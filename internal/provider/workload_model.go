@@ -154,6 +154,9 @@ func (c *converter) optInt64(v types.Int64) *int64 {
 	return &n
 }
 
+// strings converts a list element by element: an unknown element (a value
+// from another resource) makes the whole list unknown rather than failing
+// the conversion, so plans stay possible.
 func (c *converter) strings(v types.List) []string {
 	if v.IsUnknown() {
 		c.unknown = true
@@ -162,8 +165,15 @@ func (c *converter) strings(v types.List) []string {
 	if v.IsNull() {
 		return nil
 	}
-	var out []string
-	c.diags.Append(v.ElementsAs(c.ctx, &out, true)...)
+	out := make([]string, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			c.unknown = true
+			return nil
+		}
+		out = append(out, s.ValueString())
+	}
 	return out
 }
 
@@ -175,11 +185,14 @@ func (c *converter) int32s(v types.List) []int32 {
 	if v.IsNull() {
 		return nil
 	}
-	var wide []int64
-	c.diags.Append(v.ElementsAs(c.ctx, &wide, true)...)
-	out := make([]int32, len(wide))
-	for i, n := range wide {
-		out[i] = int32(n)
+	out := make([]int32, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		n, ok := e.(types.Int64)
+		if !ok || n.IsUnknown() {
+			c.unknown = true
+			return nil
+		}
+		out = append(out, int32(n.ValueInt64()))
 	}
 	return out
 }
@@ -192,8 +205,15 @@ func (c *converter) stringMap(v types.Map) map[string]string {
 	if v.IsNull() {
 		return nil
 	}
-	out := map[string]string{}
-	c.diags.Append(v.ElementsAs(c.ctx, &out, true)...)
+	out := make(map[string]string, len(v.Elements()))
+	for k, e := range v.Elements() {
+		s, ok := e.(types.String)
+		if !ok || s.IsUnknown() {
+			c.unknown = true
+			return nil
+		}
+		out[k] = s.ValueString()
+	}
 	return out
 }
 
