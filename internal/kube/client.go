@@ -23,6 +23,12 @@ type Client struct {
 	Typed        kubernetes.Interface
 	Dynamic      dynamic.Interface
 	FieldManager string
+
+	cache  *watchCache
+	health *serverHealth
+
+	versionMu sync.Mutex
+	version   *ServerVersion
 }
 
 // Lazy builds the Client on first use. The provider hands one Lazy to every
@@ -65,7 +71,7 @@ func (l *Lazy) Client() (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newClient(restConfig, l.cfg.FieldManager)
+	c, err := newClient(restConfig, l.cfg.FieldManager, l.cfg.CacheSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +79,7 @@ func (l *Lazy) Client() (*Client, error) {
 	return c, nil
 }
 
-func newClient(restConfig *rest.Config, fieldManager string) (*Client, error) {
+func newClient(restConfig *rest.Config, fieldManager, cacheSelector string) (*Client, error) {
 	typed, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return nil, fmt.Errorf("creating the Kubernetes client for %s: %w", restConfig.Host, err)
@@ -82,7 +88,12 @@ func newClient(restConfig *rest.Config, fieldManager string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the Kubernetes dynamic client for %s: %w", restConfig.Host, err)
 	}
-	return &Client{Host: restConfig.Host, Typed: typed, Dynamic: dyn, FieldManager: fieldManager}, nil
+	c := &Client{Host: restConfig.Host, Typed: typed, Dynamic: dyn, FieldManager: fieldManager,
+		cache: newWatchCache(dyn, cacheSelector)}
+	c.health = newServerHealth(restConfig.Host, func(ctx context.Context) error {
+		return typed.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
+	})
+	return c, nil
 }
 
 // ServerVersion is the API server's major and minor version.
@@ -96,9 +107,23 @@ func (v ServerVersion) AtLeast(major, minor int) bool {
 	return v.Major > major || (v.Major == major && v.Minor >= minor)
 }
 
-// ServerVersion asks the API server for its version. It is also the
-// cheapest call that proves the credentials work.
+// ServerVersion asks the API server for its version once per client; it is
+// also the cheapest call that proves the credentials work. Failures are not
+// remembered, so a server that comes back is asked again.
 func (c *Client) ServerVersion(ctx context.Context) (ServerVersion, error) {
+	c.versionMu.Lock()
+	defer c.versionMu.Unlock()
+	if c.version != nil {
+		return *c.version, nil
+	}
+	v, err := c.askServerVersion(ctx)
+	if err == nil {
+		c.version = &v
+	}
+	return v, err
+}
+
+func (c *Client) askServerVersion(ctx context.Context) (ServerVersion, error) {
 	info, err := c.Typed.Discovery().ServerVersion()
 	if err != nil {
 		return ServerVersion{}, fmt.Errorf("cannot reach the Kubernetes API server at %s: %w", c.Host, err)

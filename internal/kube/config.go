@@ -30,6 +30,10 @@ type Config struct {
 	Exec                 *ExecConfig
 	FieldManager         string
 	UserAgent            string
+	// CacheSelector is the label selector of the objects the provider
+	// manages; reads and waits on them are served from a watch cache.
+	// Empty turns the cache off.
+	CacheSelector string
 	// Unknown is set while the provider configuration depends on values
 	// Terraform only learns during apply (a cluster created in the same
 	// run). Plans then work offline and refreshes keep the prior state.

@@ -138,7 +138,7 @@ func (c *Client) onlyImperative(ctx context.Context, conflict *ConflictError) (b
 	if len(conflict.Managers) == 0 {
 		return false, nil
 	}
-	live, err := c.Get(ctx, conflict.Ref)
+	live, err := c.GetFresh(ctx, conflict.Ref) // the cache drops managed fields
 	if err != nil || live == nil {
 		return false, err
 	}
@@ -216,8 +216,34 @@ func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error 
 	return nil
 }
 
-// Get reads an object; a missing object is (nil, nil).
+// cachedKinds are the kinds whose reads and waits the watch cache serves:
+// what gpu_workload creates, all labelled as managed by the provider.
+var cachedKinds = map[string]bool{"Deployment": true, "Job": true, "PersistentVolumeClaim": true, "ResourceClaimTemplate": true}
+
+// cached returns the watch cache for the object's resource and namespace.
+func (c *Client) cached(ctx context.Context, ref ObjectRef) (*cacheEntry, bool) {
+	name, ok := resources[ref.GVK]
+	if !ok || !cachedKinds[ref.GVK.Kind] {
+		return nil, false
+	}
+	return c.cache.entry(ctx, ref.GVK.GroupVersion().WithResource(name), ref.Namespace)
+}
+
+// Get reads an object; a missing object is (nil, nil). Objects the provider
+// manages come from the watch cache (without managed fields); anything the
+// cache does not hold is read from the server, so a miss is never taken on
+// the cache's word.
 func (c *Client) Get(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
+	if e, ok := c.cached(ctx, ref); ok {
+		if live := e.get(ref.Namespace, ref.Name); live != nil {
+			return live, nil
+		}
+	}
+	return c.GetFresh(ctx, ref)
+}
+
+// GetFresh reads an object from the server; a missing object is (nil, nil).
+func (c *Client) GetFresh(ctx context.Context, ref ObjectRef) (*unstructured.Unstructured, error) {
 	ri, err := c.resourceFor(ref)
 	if err != nil {
 		return nil, err

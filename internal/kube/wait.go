@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // WaitMode says what "ready" means for a workload.
@@ -74,84 +73,164 @@ func (e *NotReadyError) Unschedulable() bool {
 	return false
 }
 
+// WaitTarget is the object a wait follows: the version an apply just
+// wrote. A cached copy older than it (another UID, an earlier generation)
+// says nothing about this rollout, so the wait ignores it.
+type WaitTarget struct {
+	Ref        ObjectRef
+	UID        types.UID
+	Generation int64
+}
+
+// TargetOf returns the wait target for an object as the server returned it.
+func TargetOf(obj runtime.Object) (WaitTarget, error) {
+	ref, err := RefOf(obj)
+	if err != nil {
+		return WaitTarget{}, err
+	}
+	accessor, err := metaAccessor(obj)
+	if err != nil {
+		return WaitTarget{}, err
+	}
+	return WaitTarget{Ref: ref, UID: accessor.GetUID(), Generation: accessor.GetGeneration()}, nil
+}
+
+func (t WaitTarget) describes(live *unstructured.Unstructured) bool {
+	return (t.UID == "" || live.GetUID() == t.UID) && live.GetGeneration() >= t.Generation
+}
+
 // WaitReady blocks until the workload is ready in the given mode, the
-// context ends, or the workload fails. It follows the object with a watch
-// instead of polling, re-establishing the watch when the server closes it.
-func (c *Client) WaitReady(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string) error {
+// context ends, the workload fails or the API server stops answering. It is
+// served from the shared watch cache; where the cache cannot serve (list
+// or watch not permitted) it follows the object with a watch of its own.
+func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode, podSelector string) error {
 	if mode == WaitNone {
 		return nil
 	}
 	start := time.Now()
-	for {
-		done, failure, rv, err := c.checkReady(ctx, ref, mode, podSelector)
-		if err != nil {
-			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
-		}
-		if failure != "" {
-			return c.notReady(ctx, ref, mode, start, podSelector, failure, nil)
-		}
-		if done {
-			return nil
-		}
-		if err := c.waitForChange(ctx, ref, mode, rv, podSelector); err != nil {
-			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
-		}
+	ref := target.Ref
+	objects, ok := c.cached(ctx, ref)
+	var pods *cacheEntry
+	if ok && mode == WaitScheduled {
+		pods, ok = c.cachedPods(ctx, ref.Namespace)
 	}
-}
-
-// waitForChange returns after the first event on the object (or, in the
-// scheduled mode, on its pods), or when the watch ends.
-func (c *Client) waitForChange(ctx context.Context, ref ObjectRef, mode WaitMode, rv, podSelector string) error {
-	var w watch.Interface
-	var err error
-	if mode == WaitScheduled {
-		w, err = c.Typed.CoreV1().Pods(ref.Namespace).Watch(ctx, metav1.ListOptions{LabelSelector: podSelector})
-	} else {
-		ri, rerr := c.resourceFor(ref)
-		if rerr != nil {
-			return rerr
-		}
-		w, err = ri.Watch(ctx, metav1.ListOptions{
-			FieldSelector:   fields.OneTermEqualSelector("metadata.name", ref.Name).String(),
-			ResourceVersion: rv,
-		})
+	if !ok {
+		return c.waitReadyDirect(ctx, ref, mode, podSelector)
 	}
+	selector, err := labels.Parse(podSelector)
 	if err != nil {
-		return err
+		return fmt.Errorf("waiting for %s: %w", ref, err)
 	}
-	defer w.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case _, ok := <-w.ResultChan():
-		_ = ok // a closed watch is re-established by the caller's next check
+	seen := false
+	var failure string
+	err = c.waitOnCache(ctx, func() (bool, error) {
+		live := objects.get(ref.Namespace, ref.Name)
+		switch {
+		case live == nil && seen:
+			return false, fmt.Errorf("%s disappeared while waiting for it", ref)
+		case live == nil || !target.describes(live):
+			return false, nil
+		}
+		seen = true
+		var done bool
+		done, failure = readyIn(live, ref, mode, pods, selector)
+		return done || failure != "", nil
+	}, objects, pods)
+	if err == nil && failure == "" {
 		return nil
 	}
+	return c.notReady(ctx, ref, mode, start, podSelector, failure, err)
 }
 
-func (c *Client) checkReady(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string) (bool, string, string, error) {
-	live, err := c.Get(ctx, ref)
-	if err != nil {
-		return false, "", "", err
-	}
-	if live == nil {
-		return false, "", "", fmt.Errorf("%s disappeared while waiting for it", ref)
-	}
-	rv := live.GetResourceVersion()
-	switch mode {
-	case WaitScheduled:
-		ok, err := c.podsRunning(ctx, ref.Namespace, podSelector)
-		return ok, "", rv, err
-	case WaitComplete:
-		done, failure := jobDone(live)
-		return done, failure, rv, nil
+// readyIn judges one cached object (and, when waiting for scheduling, its
+// cached pods).
+func readyIn(live *unstructured.Unstructured, ref ObjectRef, mode WaitMode, pods *cacheEntry, selector labels.Selector) (bool, string) {
+	switch {
+	case mode == WaitScheduled:
+		return allRunning(podsIn(pods, live.GetNamespace(), selector)), ""
+	case mode == WaitComplete || ref.GVK.Kind == "Job":
+		return jobDone(live)
 	default:
-		if ref.GVK.Kind == "Job" {
-			done, failure := jobDone(live)
-			return done, failure, rv, nil
+		return deploymentRolledOut(live)
+	}
+}
+
+// waitOnCache re-evaluates check after every change to the given entries
+// until it reports done or fails, the context ends, or the API server
+// stops answering.
+func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), entries ...*cacheEntry) error {
+	outage, release := c.health.watch()
+	defer release()
+	var live []*cacheEntry
+	for _, e := range entries {
+		if e != nil {
+			live = append(live, e)
+			defer e.hold()()
 		}
-		done, failure := deploymentRolledOut(live)
-		return done, failure, rv, nil
+	}
+	for {
+		changed := make([]<-chan struct{}, 2)
+		for i, e := range live {
+			changed[i] = e.changes()
+		}
+		done, err := check()
+		if done || err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-outage.down:
+			return outage.err
+		case <-changed[0]:
+		case <-changed[1]:
+		}
+	}
+}
+
+// notReady builds the error for a wait that ended without success, asking
+// the pods why. The context may already be over, so it uses a short one of
+// its own.
+func (c *Client) notReady(ctx context.Context, ref ObjectRef, mode WaitMode, start time.Time, selector, failure string, cause error) error {
+	if cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
+		return fmt.Errorf("waiting for %s: %w", ref, cause)
+	}
+	explainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	problems, _ := c.PodProblems(explainCtx, ref.Namespace, selector)
+	return &NotReadyError{Ref: ref, Mode: mode, Waited: time.Since(start), Pods: problems, Failure: failure}
+}
+
+// WaitGone blocks until the object no longer exists and no pod matches the
+// selector, so that a destroy frees the GPUs before Terraform moves on.
+func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string) error {
+	objects, ok := c.cached(ctx, ref)
+	var pods *cacheEntry
+	if ok && podSelector != "" {
+		pods, ok = c.cachedPods(ctx, ref.Namespace)
+	}
+	selector, err := labels.Parse(podSelector)
+	if !ok || err != nil {
+		return c.waitGoneDirect(ctx, ref, podSelector)
+	}
+	for {
+		err := c.waitOnCache(ctx, func() (bool, error) {
+			return objects.get(ref.Namespace, ref.Name) == nil &&
+				(pods == nil || len(pods.list(selector)) == 0), nil
+		}, objects, pods)
+		if err != nil {
+			return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
+		}
+		// The cache holds only labelled objects: confirm with the server.
+		live, err := c.GetFresh(ctx, ref)
+		if err != nil || live == nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s to be deleted: %w", ref, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 }
 
@@ -190,128 +269,3 @@ func condition(obj *unstructured.Unstructured, condType string) map[string]any {
 	return nil
 }
 
-func (c *Client) podsRunning(ctx context.Context, namespace, selector string) (bool, error) {
-	pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return false, err
-	}
-	if len(pods.Items) == 0 {
-		return false, nil
-	}
-	for _, p := range pods.Items {
-		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodSucceeded {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// notReady builds the error for a wait that ended without success, asking
-// the pods why. The context may already be over, so it uses a short one of
-// its own.
-func (c *Client) notReady(ctx context.Context, ref ObjectRef, mode WaitMode, start time.Time, selector, failure string, cause error) error {
-	if cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
-		return fmt.Errorf("waiting for %s: %w", ref, cause)
-	}
-	explainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	problems, _ := c.PodProblems(explainCtx, ref.Namespace, selector)
-	return &NotReadyError{Ref: ref, Mode: mode, Waited: time.Since(start), Pods: problems, Failure: failure}
-}
-
-// PodProblems lists the pods that are not running, with the scheduler's or
-// kubelet's own reason.
-func (c *Client) PodProblems(ctx context.Context, namespace, selector string) ([]PodProblem, error) {
-	pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, err
-	}
-	var out []PodProblem
-	for i := range pods.Items {
-		if p, ok := podProblem(&pods.Items[i]); ok {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
-	return out, nil
-}
-
-func podProblem(pod *corev1.Pod) (PodProblem, bool) {
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			return PodProblem{Pod: pod.Name, Reason: cond.Reason, Message: cond.Message}, true
-		}
-	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
-			return PodProblem{Pod: pod.Name, Reason: w.Reason, Message: w.Message}, true
-		}
-	}
-	if pod.Status.Phase == corev1.PodFailed {
-		return PodProblem{Pod: pod.Name, Reason: "Failed", Message: pod.Status.Message}, true
-	}
-	return PodProblem{}, false
-}
-
-// ScheduledNodes lists the distinct nodes the selected pods run on.
-func (c *Client) ScheduledNodes(ctx context.Context, namespace, selector string) ([]string, error) {
-	pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var nodes []string
-	for _, p := range pods.Items {
-		if n := p.Spec.NodeName; n != "" && !seen[n] {
-			seen[n] = true
-			nodes = append(nodes, n)
-		}
-	}
-	sort.Strings(nodes)
-	return nodes, nil
-}
-
-// WaitGone blocks until the object no longer exists and no pod matches the
-// selector, so that a destroy frees the GPUs before Terraform moves on.
-func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string) error {
-	for {
-		live, err := c.Get(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if live == nil {
-			return c.waitPodsGone(ctx, ref.Namespace, podSelector)
-		}
-		if err := c.waitForChange(ctx, ref, WaitRollout, live.GetResourceVersion(), ""); err != nil {
-			return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
-		}
-	}
-}
-
-func (c *Client) waitPodsGone(ctx context.Context, namespace, selector string) error {
-	if selector == "" {
-		return nil
-	}
-	for {
-		pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil {
-			return err
-		}
-		if len(pods.Items) == 0 {
-			return nil
-		}
-		w, err := c.Typed.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{
-			LabelSelector: selector, ResourceVersion: pods.ResourceVersion,
-		})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			w.Stop()
-			return fmt.Errorf("waiting for %d pod(s) to terminate: %w", len(pods.Items), ctx.Err())
-		case <-w.ResultChan():
-			w.Stop()
-		}
-	}
-}

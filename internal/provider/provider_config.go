@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
 )
 
 // Environment variables honoured by the provider block, named as the
@@ -34,8 +35,9 @@ const (
 func resolveKubeConfig(ctx context.Context, m providerModel, version string) (kube.Config, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	cfg := kube.Config{
-		FieldManager: stringOr(m.FieldManager, ""),
-		UserAgent:    userAgent(version),
+		FieldManager:  stringOr(m.FieldManager, ""),
+		UserAgent:     userAgent(version),
+		CacheSelector: render.LabelManagedBy + "=" + render.ManagedBy,
 	}
 	if anyUnknown(m) {
 		cfg.Unknown = true

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
@@ -66,9 +68,10 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	if prior != nil {
 		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.defaultCloud())...)
 	}
-	mainRef, _ := kube.RefOf(main)
+	target, _ := kube.TargetOf(main)
+	mainRef := target.Ref
 	selector := podSelector(rendered)
-	waitErr := client.WaitReady(ctx, mainRef, waitMode(*plan), selector)
+	waitErr := client.WaitReady(ctx, target, waitMode(*plan), selector)
 	nodes, err := client.ScheduledNodes(context.WithoutCancel(ctx), mainRef.Namespace, selector)
 	if err != nil && waitErr == nil {
 		waitErr = err
@@ -91,12 +94,21 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ren
 		diags.AddError("Cannot create gpu_workload", err.Error())
 		return false
 	}
-	live, err := client.Get(ctx, ref)
+	// Straight from the server: the cache only holds labelled objects and a
+	// moment-old copy could miss an object created just now.
+	live, err := client.GetFresh(ctx, ref)
 	if err != nil {
 		diags.AddError("Cannot create gpu_workload", err.Error())
 		return false
 	}
 	if live == nil {
+		return true
+	}
+	if interruptedCreate(live, rendered, client.FieldManager) {
+		diags.AddWarning("Taking over a workload from an interrupted apply", fmt.Sprintf("%s already exists "+
+			"with exactly this configuration, applied by this provider's field manager %q, but is not in the "+
+			"state: an earlier apply created it and was interrupted (API server outage, Ctrl-C) before it could "+
+			"record it. It is managed by this resource from now on.", ref, client.FieldManager))
 		return true
 	}
 	if _, ours := live.GetAnnotations()[specAnnotation]; ours {
@@ -108,6 +120,24 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ren
 	diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload. "+
 		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
 		"or choose another name.", ref))
+	return false
+}
+
+// interruptedCreate reports whether a live object is what this create
+// would write, applied by this provider: the trace of a create whose
+// response was lost. Taking it over is what the interrupted apply would
+// have recorded; anything else needs import or adopt.
+func interruptedCreate(live *unstructured.Unstructured, rendered *render.Rendered, fieldManager string) bool {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	want, ok := main.GetAnnotations()[specAnnotation]
+	if !ok || live.GetAnnotations()[specAnnotation] != want {
+		return false
+	}
+	for _, entry := range live.GetManagedFields() {
+		if entry.Manager == fieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
 	return false
 }
 

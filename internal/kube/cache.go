@@ -1,0 +1,244 @@
+package kube
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// cacheIdle is how long an informer nobody reads or waits on keeps its
+// watch open. A Terraform run ends the provider process long before; the
+// limit matters for processes serving many runs (tests, debug sessions).
+const cacheIdle = 30 * time.Second
+
+// watchCache serves reads and waits from one list-and-watch per resource
+// and namespace, shared by every resource in the provider process. A
+// refresh of 300 workloads in one namespace is then one LIST and one WATCH
+// instead of 300 GETs, and 300 rollout waits share that one watch instead
+// of opening one each. Only objects carrying the provider's managed-by label
+// are cached; anything else is read directly, so an object the cache has
+// not seen is never reported missing on the cache's word alone.
+type watchCache struct {
+	dyn      dynamic.Interface
+	selector string
+
+	mu      sync.Mutex
+	entries map[cacheKey]*cacheEntry
+	janitor bool
+}
+
+type cacheKey struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+}
+
+// cacheEntry is one running informer.
+type cacheEntry struct {
+	informer cache.SharedIndexInformer
+	stop     chan struct{}
+	synced   chan struct{} // closed once the initial list is in the store
+	failed   chan struct{} // closed when the list is refused (RBAC) or fails before syncing
+	failOnce sync.Once
+	failErr  error
+
+	lastUsed atomic.Int64
+	waiters  atomic.Int32
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every event
+}
+
+func newWatchCache(dyn dynamic.Interface, selector string) *watchCache {
+	return &watchCache{dyn: dyn, selector: selector, entries: map[cacheKey]*cacheEntry{}}
+}
+
+// entry returns the synced informer for a resource in a namespace, starting
+// it on first use. It reports false when the cache cannot serve this
+// resource (no selector configured, list or watch forbidden, the list
+// failed): callers then talk to the API server directly, which also gives
+// the clearer error.
+func (wc *watchCache) entry(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (*cacheEntry, bool) {
+	if wc == nil || wc.selector == "" || namespace == "" {
+		return nil, false
+	}
+	key := cacheKey{gvr: gvr, namespace: namespace}
+	e := wc.getOrStart(key)
+	e.touch()
+	select {
+	case <-e.synced:
+	case <-e.failed:
+	case <-ctx.Done():
+		return nil, false
+	}
+	select {
+	case <-e.failed: // refused, or stopped as idle just now
+		wc.forget(key, e)
+		return nil, false
+	default:
+		return e, true
+	}
+}
+
+func (wc *watchCache) getOrStart(key cacheKey) *cacheEntry {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if e, ok := wc.entries[key]; ok {
+		return e
+	}
+	e := wc.start(key)
+	wc.entries[key] = e
+	if !wc.janitor {
+		wc.janitor = true
+		go wc.stopIdle()
+	}
+	return e
+}
+
+func (wc *watchCache) start(key cacheKey) *cacheEntry {
+	selector := wc.selector
+	informer := dynamicinformer.NewFilteredDynamicInformer(wc.dyn, key.gvr, key.namespace, 0, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.LabelSelector = selector }).Informer()
+	e := &cacheEntry{
+		informer: informer,
+		stop:     make(chan struct{}),
+		synced:   make(chan struct{}),
+		failed:   make(chan struct{}),
+		changed:  make(chan struct{}),
+	}
+	// Managed fields are most of an object's size and only the conflict
+	// check reads them, with a direct GET.
+	_ = informer.SetTransform(dropManagedFields)
+	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if !informer.HasSynced() || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			e.fail(err)
+			return
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	notify := func(any) { e.notify() }
+	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    notify,
+		UpdateFunc: func(_, obj any) { notify(obj) },
+		DeleteFunc: notify,
+	})
+	go informer.Run(e.stop)
+	go func() {
+		if cache.WaitForCacheSync(e.stop, informer.HasSynced) {
+			close(e.synced)
+		}
+	}()
+	return e
+}
+
+func dropManagedFields(obj any) (any, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		u.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// fail stops an informer that cannot serve: a later call starts a new one,
+// so an API server that comes back is used again.
+func (e *cacheEntry) fail(err error) {
+	e.failOnce.Do(func() {
+		e.failErr = err
+		close(e.failed)
+		close(e.stop)
+	})
+}
+
+func (wc *watchCache) forget(key cacheKey, e *cacheEntry) {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if wc.entries[key] == e {
+		delete(wc.entries, key)
+	}
+}
+
+// stopIdle stops informers nobody used for cacheIdle. It exits when none
+// are left; the next getOrStart starts it again.
+func (wc *watchCache) stopIdle() {
+	ticker := time.NewTicker(cacheIdle / 3)
+	defer ticker.Stop()
+	for range ticker.C {
+		wc.mu.Lock()
+		for key, e := range wc.entries {
+			if e.waiters.Load() == 0 && time.Since(time.Unix(0, e.lastUsed.Load())) > cacheIdle {
+				e.fail(nil)
+				delete(wc.entries, key)
+			}
+		}
+		empty := len(wc.entries) == 0
+		if empty {
+			wc.janitor = false
+		}
+		wc.mu.Unlock()
+		if empty {
+			return
+		}
+	}
+}
+
+func (e *cacheEntry) touch() { e.lastUsed.Store(time.Now().UnixNano()) }
+
+func (e *cacheEntry) notify() {
+	e.mu.Lock()
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// changes returns a channel closed at the next event. Take it before
+// checking the store, so that an event between the check and the wait is
+// not missed.
+func (e *cacheEntry) changes() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+// get returns a copy of a cached object, or nil when the cache has none.
+func (e *cacheEntry) get(namespace, name string) *unstructured.Unstructured {
+	e.touch()
+	item, exists, err := e.informer.GetStore().GetByKey(namespace + "/" + name)
+	if err != nil || !exists {
+		return nil
+	}
+	u, ok := item.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	return u.DeepCopy()
+}
+
+// list returns copies of the cached objects matching a label selector.
+func (e *cacheEntry) list(selector labels.Selector) []*unstructured.Unstructured {
+	e.touch()
+	var out []*unstructured.Unstructured
+	for _, item := range e.informer.GetStore().List() {
+		u, ok := item.(*unstructured.Unstructured)
+		if ok && selector.Matches(labels.Set(u.GetLabels())) {
+			out = append(out, u.DeepCopy())
+		}
+	}
+	return out
+}
+
+// hold marks the entry as in use by a wait, so it is not stopped as idle.
+func (e *cacheEntry) hold() (release func()) {
+	e.waiters.Add(1)
+	return func() {
+		e.touch()
+		e.waiters.Add(-1)
+	}
+}

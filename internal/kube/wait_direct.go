@@ -1,0 +1,147 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// The direct waits are the fallback where the watch cache cannot serve:
+// an identity allowed to get and watch objects but not to list them. Each
+// follows its object with a watch of its own.
+
+// waitReadyDirect re-reads the object after every event of a watch on it,
+// re-establishing the watch when the server closes it.
+func (c *Client) waitReadyDirect(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string) error {
+	if mode == WaitNone {
+		return nil
+	}
+	start := time.Now()
+	for {
+		done, failure, rv, err := c.checkReady(ctx, ref, mode, podSelector)
+		if err != nil {
+			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
+		}
+		if failure != "" {
+			return c.notReady(ctx, ref, mode, start, podSelector, failure, nil)
+		}
+		if done {
+			return nil
+		}
+		if err := c.waitForChange(ctx, ref, mode, rv, podSelector); err != nil {
+			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
+		}
+	}
+}
+
+// waitForChange returns after the first event on the object (or, in the
+// scheduled mode, on its pods), or when the watch ends.
+func (c *Client) waitForChange(ctx context.Context, ref ObjectRef, mode WaitMode, rv, podSelector string) error {
+	var w watch.Interface
+	var err error
+	if mode == WaitScheduled {
+		w, err = c.Typed.CoreV1().Pods(ref.Namespace).Watch(ctx, metav1.ListOptions{LabelSelector: podSelector})
+	} else {
+		ri, rerr := c.resourceFor(ref)
+		if rerr != nil {
+			return rerr
+		}
+		w, err = ri.Watch(ctx, metav1.ListOptions{
+			FieldSelector:   fields.OneTermEqualSelector("metadata.name", ref.Name).String(),
+			ResourceVersion: rv,
+		})
+	}
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case _, ok := <-w.ResultChan():
+		_ = ok // a closed watch is re-established by the caller's next check
+		return nil
+	}
+}
+
+func (c *Client) checkReady(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string) (bool, string, string, error) {
+	live, err := c.GetFresh(ctx, ref)
+	if err != nil {
+		return false, "", "", err
+	}
+	if live == nil {
+		return false, "", "", fmt.Errorf("%s disappeared while waiting for it", ref)
+	}
+	rv := live.GetResourceVersion()
+	switch mode {
+	case WaitScheduled:
+		ok, err := c.podsRunningDirect(ctx, ref.Namespace, podSelector)
+		return ok, "", rv, err
+	case WaitComplete:
+		done, failure := jobDone(live)
+		return done, failure, rv, nil
+	default:
+		if ref.GVK.Kind == "Job" {
+			done, failure := jobDone(live)
+			return done, failure, rv, nil
+		}
+		done, failure := deploymentRolledOut(live)
+		return done, failure, rv, nil
+	}
+}
+
+// waitGoneDirect follows the object, then its pods, with watches.
+func (c *Client) waitGoneDirect(ctx context.Context, ref ObjectRef, podSelector string) error {
+	for {
+		live, err := c.GetFresh(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if live == nil {
+			return c.waitPodsGone(ctx, ref.Namespace, podSelector)
+		}
+		if err := c.waitForChange(ctx, ref, WaitRollout, live.GetResourceVersion(), ""); err != nil {
+			return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
+		}
+	}
+}
+
+func (c *Client) waitPodsGone(ctx context.Context, namespace, selector string) error {
+	if selector == "" {
+		return nil
+	}
+	for {
+		pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) == 0 {
+			return nil
+		}
+		w, err := c.Typed.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{
+			LabelSelector: selector, ResourceVersion: pods.ResourceVersion,
+		})
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			w.Stop()
+			return fmt.Errorf("waiting for %d pod(s) to terminate: %w", len(pods.Items), ctx.Err())
+		case <-w.ResultChan():
+			w.Stop()
+		}
+	}
+}
+
+func (c *Client) podsRunningDirect(ctx context.Context, namespace, selector string) (bool, error) {
+	pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return false, err
+	}
+	return allRunning(pods.Items), nil
+}
