@@ -62,3 +62,30 @@ func BenchmarkBuildWithoutManifest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderOnPoolID is what the provider pays per workload of `make
+// bench` (cloud "generic", gpu { count = 1 }, node_pool), as its intentOf
+// and apply do: decode the pool id, place the workload on the pool, validate,
+// and render the objects without render's YAML.
+func BenchmarkRenderOnPoolID(b *testing.B) {
+	one := int32(1)
+	id := EncodePoolID(PoolPolicy{Name: "bench", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8,
+		Labels: map[string]string{"gpuform.io/bench": "x"},
+		Taints: []Taint{{Key: "gpuform.io/bench", Value: "x", Effect: TaintNoSchedule}}})
+	w := Workload{Name: "gpu-000", Namespace: "bench", Kind: KindDeployment, Cloud: "generic", Replicas: &one,
+		Image: "registry.example/cuda:12", GPU: GPU{Count: 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		pool, err := DecodePoolID(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		placed, diags := ApplyPool(w, pool)
+		if diags = append(diags, Validate(placed)...); diags.HasError() {
+			b.Fatal(diags)
+		}
+		if r, diags := Render(placed, Options{Pool: &pool, SkipManifest: true}); r == nil || diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}

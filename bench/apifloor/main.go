@@ -1,0 +1,279 @@
+// Command apifloor is the benchmark's API floor: what creating and deleting
+// N GPU Deployments costs against the API server alone, with no Terraform.
+//
+// It renders the same Deployments gpu_workload applies (bench/spec, i.e.
+// internal/render), server-side-applies them with -concurrency requests in
+// flight and waits until every one is available, following ONE watch on
+// the namespace's Deployments. The second measured phase deletes them all
+// (foreground propagation, -concurrency in flight) and waits, again with a
+// watch, until they and their pods are gone. Timings go to stdout as JSON:
+//
+//	apifloor -kubeconfig .localcluster/kubeconfig -namespace ns -n 100 -pool-id "$(...)"
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// Result is the JSON printed on stdout. Seconds are wall-clock.
+type Result struct {
+	N             int     `json:"n"`
+	Namespace     string  `json:"namespace"`
+	Concurrency   int     `json:"concurrency"`
+	FieldManager  string  `json:"field_manager"`
+	RenderSeconds float64 `json:"render_seconds"` // part of apply_seconds
+	ApplySeconds  float64 `json:"apply_seconds"`  // render + apply + wait until all available
+	DeleteSeconds float64 `json:"delete_seconds"` // delete + wait until they and their pods are gone
+}
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster")
+	namespace := flag.String("namespace", "", "existing namespace to create the Deployments in")
+	n := flag.Int("n", 10, "number of Deployments")
+	poolID := flag.String("pool-id", "", "node_pool id the workloads are placed with (bench/spec.PoolID)")
+	concurrency := flag.Int("concurrency", 10, "requests in flight (Terraform's default parallelism is 10)")
+	qps := flag.Float64("qps", -1, "client-side rate limit; negative disables it (the floor is the server's cost)")
+	timeout := flag.Duration("timeout", 20*time.Minute, "limit for each phase")
+	flag.Parse()
+	if *namespace == "" || *poolID == "" || *n < 1 || *concurrency < 1 {
+		fmt.Fprintln(os.Stderr, "apifloor: -namespace, -pool-id and -n >= 1 are required")
+		flag.Usage()
+		os.Exit(2)
+	}
+	res, err := run(*kubeconfig, *namespace, *poolID, *n, *concurrency, float32(*qps), *timeout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apifloor:", err)
+		os.Exit(1)
+	}
+	out, _ := json.Marshal(res)
+	fmt.Println(string(out))
+}
+
+func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout time.Duration) (*Result, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = qps, max(int(qps)*2, concurrency)
+	cfg.UserAgent = "gpu-bench-apifloor"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	info, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return nil, err
+	}
+	major, _ := strconv.Atoi(strings.TrimSuffix(info.Major, "+"))
+	minor, _ := strconv.Atoi(strings.TrimSuffix(info.Minor, "+"))
+	version := &render.ServerVersion{Major: major, Minor: minor}
+	res := &Result{N: n, Namespace: ns, Concurrency: concurrency, FieldManager: spec.FloorFieldManager}
+
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	names, err := applyAll(ctx, cs, ns, poolID, n, concurrency, version, res)
+	if err != nil {
+		return nil, err
+	}
+	res.ApplySeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "apifloor: %d Deployments available in %.2fs\n", n, res.ApplySeconds)
+
+	ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start = time.Now()
+	if err := deleteAll(ctx, cs, ns, names, concurrency); err != nil {
+		return nil, err
+	}
+	res.DeleteSeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "apifloor: %d Deployments and their pods gone in %.2fs\n", n, res.DeleteSeconds)
+	return res, nil
+}
+
+// applyAll renders, starts the one watch, applies with concurrency in
+// flight and returns when every Deployment has rolled out.
+func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n, concurrency int, version *render.ServerVersion, res *Result) ([]string, error) {
+	renderStart := time.Now()
+	names := make([]string, n)
+	bodies := make([][]byte, n)
+	for i := range n {
+		names[i] = spec.Name(i)
+		r, err := spec.Render(names[i], ns, poolID, version)
+		if err != nil {
+			return nil, err
+		}
+		if bodies[i], err = applyBody(r.Deployment); err != nil {
+			return nil, err
+		}
+	}
+	res.RenderSeconds = time.Since(renderStart).Seconds()
+
+	deployments := cs.AppsV1().Deployments(ns)
+	list, err := deployments.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pending := map[string]bool{}
+	for _, name := range names {
+		pending[name] = true
+	}
+	w, err := deployments.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	force := false
+	err = spec.InParallel(ctx, n, concurrency, func(i int) error {
+		_, err := deployments.Patch(ctx, names[i], types.ApplyPatchType, bodies[i],
+			metav1.PatchOptions{FieldManager: spec.FloorFieldManager, Force: &force})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("server-side apply: %w", err)
+	}
+	for len(pending) > 0 {
+		ev, err := next(ctx, w)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for %d Deployments to become available: %w", len(pending), err)
+		}
+		if d, ok := ev.Object.(*appsv1.Deployment); ok && ev.Type != watch.Deleted && rolledOut(d) {
+			delete(pending, d.Name)
+		}
+	}
+	return names, nil
+}
+
+// applyBody is the object as the provider sends it: no status, no
+// creationTimestamp.
+func applyBody(d *appsv1.Deployment) ([]byte, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	return u.MarshalJSON()
+}
+
+// rolledOut is the provider's readiness rule (kube.deploymentRolledOut).
+func rolledOut(d *appsv1.Deployment) bool {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	s := d.Status
+	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.Replicas == want && s.AvailableReplicas == want
+}
+
+// deleteAll deletes with foreground propagation and waits, with one watch on
+// the Deployments, until they are gone, then until no pod is left.
+func deleteAll(ctx context.Context, cs kubernetes.Interface, ns string, names []string, concurrency int) error {
+	deployments := cs.AppsV1().Deployments(ns)
+	list, err := deployments.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	remaining := map[string]bool{}
+	for _, d := range list.Items {
+		remaining[d.Name] = true
+	}
+	w, err := deployments.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	foreground := metav1.DeletePropagationForeground
+	err = spec.InParallel(ctx, len(names), concurrency, func(i int) error {
+		err := deployments.Delete(ctx, names[i], metav1.DeleteOptions{PropagationPolicy: &foreground})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	for len(remaining) > 0 {
+		ev, err := next(ctx, w)
+		if err != nil {
+			return fmt.Errorf("waiting for %d Deployments to be deleted: %w", len(remaining), err)
+		}
+		if d, ok := ev.Object.(*appsv1.Deployment); ok && ev.Type == watch.Deleted {
+			delete(remaining, d.Name)
+		}
+	}
+	return waitPodsGone(ctx, cs, ns)
+}
+
+// waitPodsGone: foreground deletion already waited for the ReplicaSets and
+// their pods, so this normally returns after the list.
+func waitPodsGone(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	pods := cs.CoreV1().Pods(ns)
+	list, err := pods.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	left := map[string]bool{}
+	for _, p := range list.Items {
+		left[p.Name] = true
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for len(left) > 0 {
+		ev, err := next(ctx, w)
+		if err != nil {
+			return fmt.Errorf("waiting for %d pods to terminate: %w", len(left), err)
+		}
+		if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
+			delete(left, p.Name)
+		}
+	}
+	return nil
+}
+
+// next returns the watch's next event. A closed watch or an error event is
+// an error: with a fresh resourceVersion and a run of minutes neither
+// happens, and re-listing would add requests the floor should not have.
+func next(ctx context.Context, w watch.Interface) (watch.Event, error) {
+	select {
+	case <-ctx.Done():
+		return watch.Event{}, ctx.Err()
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			return ev, errors.New("the watch was closed by the server")
+		}
+		if ev.Type == watch.Error {
+			return ev, apierrors.FromObject(ev.Object)
+		}
+		return ev, nil
+	}
+}

@@ -1,0 +1,387 @@
+// Command driver is `make bench`: the scripted performance benchmark of
+// gpu_workload on the local cluster (scripts/bench.sh runs it).
+//
+// For each run and each N it measures, in an order that alternates between
+// runs: N gpu_workload resources (terraform plan with no state, apply,
+// refresh plan that must be empty, destroy), N terraform_data resources with
+// the same attributes (the Terraform-core floor) and bench/apifloor (the API
+// floor). It adds the API server's request counts of the refresh plan, the
+// provider's peak memory and the Go benchmarks of internal/render, and
+// writes medians, ratios and every raw number to a Markdown file.
+//
+//	driver run -id x7k2p -kubeconfig .localcluster/kubeconfig -n "100 300" -runs 3 ...
+//	driver cleanup -id x7k2p -kubeconfig ...   # remove the run's nodes and namespaces
+//	driver metrics -kubeconfig ...             # print apiserver_request_total by verb and resource
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+)
+
+// logw receives progress; stdout stays free for `metrics`.
+var logw io.Writer = os.Stderr
+
+func logf(format string, args ...any) { _, _ = fmt.Fprintf(logw, format, args...) }
+
+func logln(args ...any) { _, _ = fmt.Fprintln(logw, args...) }
+
+// Subjects of a run.
+const (
+	subjectGPU   = "gpu_workload"
+	subjectData  = "terraform_data"
+	subjectFloor = "API floor"
+)
+
+type config struct {
+	id, kubeconfig, terraform, provider, apifloor, out, root, benchtime string
+	ns                                                                  []int
+	runs                                                                int
+	keep                                                                bool
+}
+
+// measurement is one subject at one N in one run. Floor steps are "apply"
+// and "destroy" (its delete phase).
+type measurement struct {
+	Run                int                `json:"run"`
+	N                  int                `json:"n"`
+	Subject            string             `json:"subject"`
+	Position           int                `json:"position"` // 1-based place in the run's order
+	Seconds            map[string]float64 `json:"seconds"`
+	ProviderHWMKiB     map[string]int64   `json:"provider_vmhwm_kib,omitempty"`
+	TerraformMaxRSSKiB map[string]int64   `json:"terraform_maxrss_kib,omitempty"`
+}
+
+// requestSample is the API requests of one refresh plan and of an idle
+// interval of the same length right after it.
+type requestSample struct {
+	Run            int                    `json:"run"`
+	N              int                    `json:"n"`
+	RefreshSeconds float64                `json:"refresh_seconds"`
+	Refresh        map[requestKey]float64 `json:"refresh"`
+	Idle           map[requestKey]float64 `json:"idle"`
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: driver run|cleanup|metrics [flags]")
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	var cfg config
+	var ns string
+	fs.StringVar(&cfg.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "admin kubeconfig of the cluster")
+	fs.StringVar(&cfg.id, "id", "", "run id: names and labels everything created (gpuform.io/bench=<id>)")
+	fs.StringVar(&cfg.terraform, "terraform", "terraform", "terraform CLI")
+	fs.StringVar(&cfg.provider, "provider", "bin/terraform-provider-gpu", "provider binary (dev_overrides)")
+	fs.StringVar(&cfg.apifloor, "apifloor", "bin/gpu-bench-apifloor", "API floor binary (bench/apifloor)")
+	fs.StringVar(&cfg.out, "out", "bench/results.md", "Markdown report to write")
+	fs.StringVar(&cfg.root, "root", ".", "repository root (go benchmarks, commit)")
+	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime for the render benchmarks")
+	fs.StringVar(&ns, "n", "100 300", "numbers of workloads, space separated")
+	fs.IntVar(&cfg.runs, "runs", 3, "runs per N (medians are over runs)")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the Terraform working directories")
+	_ = fs.Parse(args)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch cmd {
+	case "run":
+		if cfg.ns, err = parseNs(ns); err == nil {
+			err = run(ctx, cfg)
+		}
+	case "cleanup":
+		err = withClient(cfg, func(cs *kubernetes.Clientset) error {
+			if cfg.id == "" {
+				return errors.New("-id is required")
+			}
+			return cleanup(context.WithoutCancel(ctx), cs, cfg.id)
+		})
+	case "metrics":
+		err = withClient(cfg, func(cs *kubernetes.Clientset) error {
+			counts, err := scrapeRequests(ctx, cs)
+			for _, k := range sortedKeys(counts) {
+				fmt.Printf("%-8s %-50s %.0f\n", k.Verb, k.Resource, counts[k])
+			}
+			return err
+		})
+	default:
+		err = fmt.Errorf("unknown command %q (run, cleanup, metrics)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func withClient(cfg config, f func(*kubernetes.Clientset) error) error {
+	cs, err := newClient(cfg.kubeconfig)
+	if err != nil {
+		return err
+	}
+	return f(cs)
+}
+
+func parseNs(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("BENCH_N: %q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("BENCH_N is empty")
+	}
+	return out, nil
+}
+
+// bench holds what one `run` shares between its measurements.
+type bench struct {
+	cfg       config
+	cs        *kubernetes.Clientset
+	work      string
+	cliConfig string
+	poolID    string
+	results   []measurement
+	requests  []requestSample
+}
+
+func run(ctx context.Context, cfg config) (err error) {
+	if cfg.id == "" {
+		return errors.New("-id is required")
+	}
+	for _, p := range []*string{&cfg.provider, &cfg.apifloor, &cfg.kubeconfig, &cfg.out} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return err
+		}
+	}
+	b := &bench{cfg: cfg, poolID: spec.PoolID(cfg.id)}
+	if b.cs, err = newClient(cfg.kubeconfig); err != nil {
+		return err
+	}
+	meta, err := collectMeta(ctx, b.cs, cfg)
+	if err != nil {
+		return err
+	}
+	logf("== bench %s: N=%v, %d run(s), %s, %s\n", cfg.id, cfg.ns, cfg.runs, meta.Terraform, meta.Machine)
+
+	logln("== Go benchmarks of internal/render")
+	goBench, err := runGoBenchmarks(ctx, cfg.root, cfg.benchtime)
+	if err != nil {
+		return err
+	}
+
+	if b.work, err = os.MkdirTemp("", "gpu-bench-"+cfg.id+"-"); err != nil {
+		return err
+	}
+	if b.cliConfig, err = writeCLIConfig(b.work, cfg.provider); err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*time.Minute)
+		defer cancel()
+		if cerr := cleanup(cctx, b.cs, cfg.id); cerr != nil {
+			logln("cleanup failed:", cerr)
+		}
+		if err == nil && !cfg.keep {
+			_ = os.RemoveAll(b.work)
+		} else {
+			logln("terraform working directories and logs kept in", b.work)
+		}
+	}()
+
+	maxN := slices.Max(cfg.ns)
+	nodes := (maxN+spec.GPUsPerNode-1)/spec.GPUsPerNode + 1
+	logf("== creating %d kwok nodes bench-%s-* with %d GPUs each\n", nodes, cfg.id, spec.GPUsPerNode)
+	if _, err := createNodes(ctx, b.cs, cfg.id, nodes); err != nil {
+		return err
+	}
+	meta.Nodes = nodes
+
+	for r := 1; r <= cfg.runs; r++ {
+		for _, n := range cfg.ns {
+			for pos, subject := range order(r) {
+				logf("== run %d/%d, N=%d, %s\n", r, cfg.runs, n, subject)
+				m := measurement{Run: r, N: n, Subject: subject, Position: pos + 1, Seconds: map[string]float64{}}
+				switch subject {
+				case subjectGPU:
+					err = b.gpuWorkload(ctx, &m)
+				case subjectData:
+					err = b.terraformData(ctx, &m)
+				case subjectFloor:
+					err = b.apiFloor(ctx, &m)
+				}
+				if err != nil {
+					return fmt.Errorf("run %d, N=%d, %s: %w", r, n, subject, err)
+				}
+				b.results = append(b.results, m)
+				logf("   %s\n", formatSteps(m))
+			}
+		}
+	}
+	meta.Finished = time.Now().UTC()
+	report := renderReport(meta, b.results, b.requests, goBench)
+	if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
+		return err
+	}
+	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests}, "", "  ")
+	rawPath := strings.TrimSuffix(cfg.out, ".md") + ".json"
+	if err := os.WriteFile(rawPath, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	logf("== wrote %s and %s (%s)\n", cfg.out, rawPath, meta.Finished.Sub(meta.Started).Round(time.Second))
+	logf("%s", summary(meta, b.results))
+	return nil
+}
+
+// order alternates the subjects' order between runs, so that none always
+// runs first (cold caches) or last (a cluster still settling).
+func order(run int) []string {
+	subjects := []string{subjectGPU, subjectData, subjectFloor}
+	if run%2 == 0 {
+		slices.Reverse(subjects)
+	}
+	return subjects
+}
+
+func (b *bench) namespace(m *measurement, suffix string) string {
+	return fmt.Sprintf("bench-%s-n%d-r%d-%s", b.cfg.id, m.N, m.Run, suffix)
+}
+
+func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
+	ns := b.namespace(m, "gw")
+	if err := createNamespace(ctx, b.cs, b.cfg.id, ns); err != nil {
+		return err
+	}
+	ws, err := newWorkspace(filepath.Join(b.work, ns), b.cfg.terraform, b.cliConfig, b.cfg.provider,
+		gpuWorkloadHCL(b.cfg.kubeconfig, ns, b.poolID, m.N))
+	if err != nil {
+		return err
+	}
+	m.ProviderHWMKiB, m.TerraformMaxRSSKiB = map[string]int64{}, map[string]int64{}
+	for _, step := range terraformSteps {
+		var before map[requestKey]float64
+		if step == stepRefresh {
+			before = b.scrape(ctx)
+		}
+		res, err := ws.run(ctx, step, true)
+		if err != nil {
+			return err
+		}
+		m.Seconds[step], m.ProviderHWMKiB[step], m.TerraformMaxRSSKiB[step] = res.Seconds, res.ProviderHWMKiB, res.TerraformMaxRSSKiB
+		if step == stepRefresh && before != nil {
+			b.recordRequests(ctx, m, before, res.Seconds)
+		}
+	}
+	return deleteNamespace(ctx, b.cs, ns)
+}
+
+// recordRequests keeps the refresh plan's request delta and that of an
+// idle interval of the same length, the background the reader subtracts.
+func (b *bench) recordRequests(ctx context.Context, m *measurement, before map[requestKey]float64, seconds float64) {
+	after := b.scrape(ctx)
+	if after == nil {
+		return
+	}
+	idleStart := after
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(time.Duration(seconds * float64(time.Second))):
+	}
+	idleEnd := b.scrape(ctx)
+	if idleEnd == nil {
+		return
+	}
+	b.requests = append(b.requests, requestSample{Run: m.Run, N: m.N, RefreshSeconds: seconds,
+		Refresh: delta(before, after), Idle: delta(idleStart, idleEnd)})
+}
+
+func (b *bench) scrape(ctx context.Context) map[requestKey]float64 {
+	counts, err := scrapeRequests(ctx, b.cs)
+	if err != nil {
+		logln("   warning: no request counts:", err)
+		return nil
+	}
+	return counts
+}
+
+func (b *bench) terraformData(ctx context.Context, m *measurement) error {
+	ns := b.namespace(m, "data") // only a value in the objects; never created
+	ws, err := newWorkspace(filepath.Join(b.work, ns), b.cfg.terraform, b.cliConfig, b.cfg.provider,
+		terraformDataHCL(ns, b.poolID, m.N))
+	if err != nil {
+		return err
+	}
+	for _, step := range terraformSteps {
+		res, err := ws.run(ctx, step, false)
+		if err != nil {
+			return err
+		}
+		m.Seconds[step] = res.Seconds
+	}
+	return nil
+}
+
+// floorResult is what bench/apifloor prints.
+type floorResult struct {
+	ApplySeconds  float64 `json:"apply_seconds"`
+	DeleteSeconds float64 `json:"delete_seconds"`
+}
+
+func (b *bench) apiFloor(ctx context.Context, m *measurement) error {
+	ns := b.namespace(m, "api")
+	if err := createNamespace(ctx, b.cs, b.cfg.id, ns); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.cfg.apifloor, "-kubeconfig", b.cfg.kubeconfig, "-namespace", ns,
+		"-n", strconv.Itoa(m.N), "-pool-id", b.poolID, "-concurrency", "10")
+	cmd.Stderr = logw
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("apifloor: %w", err)
+	}
+	var res floorResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return fmt.Errorf("apifloor printed %q: %w", out, err)
+	}
+	m.Seconds[stepApply], m.Seconds[stepDestroy] = res.ApplySeconds, res.DeleteSeconds
+	return deleteNamespace(ctx, b.cs, ns)
+}
+
+func formatSteps(m measurement) string {
+	var parts []string
+	for _, step := range terraformSteps {
+		if s, ok := m.Seconds[step]; ok {
+			part := fmt.Sprintf("%s %.2fs", step, s)
+			if kib := m.ProviderHWMKiB[step]; kib > 0 {
+				part += fmt.Sprintf(" (provider %s)", mib(kib))
+			}
+			parts = append(parts, part)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseRequests(t *testing.T) {
+	text := `# HELP apiserver_request_total [STABLE] Counter of apiserver requests
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="",verb="GET",version="v1"} 40
+apiserver_request_total{code="404",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="",verb="GET",version="v1"} 2
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="status",verb="PUT",version="v1"} 7
+apiserver_request_total{code="200",component="",dry_run="",group="",resource="",scope="",subresource="/version",verb="GET",version=""} 3
+apiserver_request_duration_seconds_count{verb="GET"} 99
+`
+	got := parseRequests(text)
+	want := map[requestKey]float64{
+		{"GET", "deployments"}:        42,
+		{"PUT", "deployments/status"}: 7,
+		{"GET", nonResource}:          3,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if !touchedByProvider("deployments/status") || touchedByProvider("leases") || !touchedByProvider(nonResource) {
+		t.Error("touchedByProvider")
+	}
+}
+
+func TestParseGoBench(t *testing.T) {
+	out := `goos: linux
+BenchmarkRenderDeploymentSkipManifest-2   	   75184	     15956 ns/op	   13410 B/op	     158 allocs/op
+BenchmarkGenerateValues/flyte-core-2      	   41418	     31204 ns/op	   13457 B/op	     176 allocs/op
+PASS
+`
+	got := parseGoBench(strings.NewReader(out))
+	if len(got) != 2 || got[0].Name != "BenchmarkRenderDeploymentSkipManifest" || got[0].NsPerOp != 15956 ||
+		got[1].Name != "BenchmarkGenerateValues/flyte-core" || got[1].AllocsPerOp != 176 || got[1].BytesPerOp != 13457 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestOrderAlternates(t *testing.T) {
+	if a, b := order(1), order(2); a[0] != b[2] || a[2] != b[0] {
+		t.Fatalf("order(1) = %v, order(2) = %v", a, b)
+	}
+}

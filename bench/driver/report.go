@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+)
+
+// meta describes the run for the report header.
+type meta struct {
+	ID, Commit, Machine, Terraform, Server, Benchtime string
+	Started, Finished                                 time.Time
+	Ns                                                []int
+	Runs, Nodes                                       int
+}
+
+func collectMeta(ctx context.Context, cs kubernetes.Interface, cfg config) (meta, error) {
+	m := meta{ID: cfg.id, Started: time.Now().UTC(), Ns: cfg.ns, Runs: cfg.runs, Benchtime: cfg.benchtime}
+	m.Terraform = terraformVersion(cfg.terraform)
+	info, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return m, fmt.Errorf("cannot reach the cluster: %w", err)
+	}
+	m.Server = info.GitVersion
+	m.Commit = gitCommit(cfg.root, cfg.out)
+	m.Machine = machine()
+	_ = ctx
+	return m, nil
+}
+
+// gitCommit is the short commit, "+dirty" when tracked files other than the
+// report differ from it.
+func gitCommit(root, out string) string {
+	head, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	commit := strings.TrimSpace(string(head))
+	args := []string{"-C", root, "status", "--porcelain", "--untracked-files=no", "--", "."}
+	if rel, err := filepath.Rel(mustAbs(root), out); err == nil && !strings.HasPrefix(rel, "..") {
+		args = append(args, ":(exclude)"+rel)
+	}
+	if status, err := exec.Command("git", args...).Output(); err == nil && len(strings.TrimSpace(string(status))) > 0 {
+		commit += "+dirty"
+	}
+	return commit
+}
+
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
+}
+
+func machine() string {
+	cpu, mem, kernel := "unknown CPU", "unknown memory", ""
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kib, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+				mem = fmt.Sprintf("%.1f GiB memory", kib/(1<<20))
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		kernel = ", Linux " + strings.TrimSpace(string(data))
+	}
+	return fmt.Sprintf("%d CPUs (nproc; %s), %s%s", runtime.NumCPU(), cpu, mem, kernel)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// seconds collects one subject's step times at n over the runs.
+func seconds(results []measurement, n int, subject, step string) []float64 {
+	var out []float64
+	for _, m := range results {
+		if v, ok := m.Seconds[step]; ok && m.N == n && m.Subject == subject {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// comparison is one row of the per-N table.
+type comparison struct {
+	label, step, against, goalText string
+	goal                           float64 // 0: informational
+}
+
+var comparisons = []comparison{
+	{"plan, no state", stepPlan, subjectData, "≤ 5×", 5},
+	{"apply (waits for rollout)", stepApply, subjectFloor, "≤ 1.3×", 1.3},
+	{"refresh plan, no changes", stepRefresh, subjectData, "–", 0},
+	{"destroy (waits until gone)", stepDestroy, subjectFloor, "≤ 1.3×", 1.3},
+}
+
+func fmtSeconds(xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f s", median(xs))
+}
+
+func perNTable(b *strings.Builder, results []measurement, n int) {
+	fmt.Fprintf(b, "| step | gpu_workload median | terraform_data median | API floor median | ratio | goal | met? |\n")
+	fmt.Fprintf(b, "|---|---:|---:|---:|---|---|---|\n")
+	for _, c := range comparisons {
+		gw := seconds(results, n, subjectGPU, c.step)
+		data := seconds(results, n, subjectData, c.step)
+		floor := seconds(results, n, subjectFloor, c.step)
+		ratio, met := "–", "–"
+		if against := seconds(results, n, c.against, c.step); len(gw) > 0 && len(against) > 0 && median(against) > 0 {
+			r := median(gw) / median(against)
+			ratio = fmt.Sprintf("%.2f× vs %s", r, c.against)
+			if c.goal > 0 {
+				met = yesNo(r <= c.goal)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.label, fmtSeconds(gw), fmtSeconds(data),
+			fmtSeconds(floor), ratio, c.goalText, met)
+	}
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// mib formats KiB as decimal megabytes, the unit of the goal.
+func mib(kib int64) string { return fmt.Sprintf("%.0f MB", float64(kib)*1024/1e6) }
+
+const memoryGoalKiB = 150e6 / 1024 // 150 MB
+
+func renderReport(m meta, results []measurement, requests []requestSample, goBench []goBenchmark) string {
+	var b strings.Builder
+	b.WriteString("# gpu_workload performance benchmark\n\n")
+	b.WriteString("Written by `make bench` (`scripts/bench.sh` runs `bench/driver`), with every raw number also in `results.json`; " +
+		"rerun it to refresh both. " +
+		"`BENCH_N=\"100 300\"` and `BENCH_RUNS=3` are the defaults; `BENCH_N=10 BENCH_RUNS=1 make bench` is a quick smoke run.\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n")
+	fmt.Fprintf(&b, "| date | %s (took %s) |\n", m.Started.Format("2006-01-02 15:04 MST"), m.Finished.Sub(m.Started).Round(time.Second))
+	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
+	fmt.Fprintf(&b, "| machine | %s |\n", m.Machine)
+	fmt.Fprintf(&b, "| terraform | %s, `-parallelism` left at its default of 10 |\n", m.Terraform)
+	fmt.Fprintf(&b, "| cluster | local kube-apiserver %s, controller-manager, scheduler and kwok (`scripts/localcluster`); %d extra kwok nodes with %d `nvidia.com/gpu` each for the run |\n",
+		m.Server, m.Nodes, spec.GPUsPerNode)
+	fmt.Fprintf(&b, "| N | %s, %d run(s) each, medians over runs |\n\n", joinInts(m.Ns), m.Runs)
+
+	b.WriteString("## What is measured\n\n")
+	fmt.Fprintf(&b, "- **gpu_workload**: `count = N` Deployments, `cloud = %q`, `replicas = %d`, `image = %q`, `gpu { count = %d }`, "+
+		"each in a fresh namespace per run. Steps: `terraform plan` with no state, `terraform apply -auto-approve` "+
+		"(includes its own plan; waits for every rollout), `terraform plan -detailed-exitcode` after apply (checked to exit 0: "+
+		"no changes), `terraform destroy -auto-approve` (includes its refresh; waits until Deployments and pods are gone).\n",
+		spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
+	fmt.Fprintf(&b, "- The workloads set `node_pool` to the literal id of a pool (%s, %d GPUs per node) whose label and taint `%s=<run id>` "+
+		"only the run's kwok nodes carry: the pods land on those nodes and never take GPUs from the fixture nodes other tests use. "+
+		"This adds the pool's selector, toleration and H100 affinity to each pod.\n", spec.Accelerator, spec.GPUsPerNode, spec.LabelKey)
+	b.WriteString("- **terraform_data** (Terraform-core floor): the same N with `input` = the same attributes as an object, same four steps.\n")
+	b.WriteString("- **API floor** (`bench/apifloor`): renders the same Deployments with `internal/render`, server-side-applies them " +
+		"with 10 requests in flight (field manager `" + spec.FloorFieldManager + "`, no client-side rate limit) and waits for all to be " +
+		"available with one watch; then deletes them (foreground, 10 in flight) and waits with a watch until they and their pods are gone.\n")
+	b.WriteString("- The three subjects run one after the other in each run; the order alternates between runs. " +
+		"Ratios are of medians: plan against terraform_data, apply and destroy against the API floor.\n\n")
+
+	for _, n := range m.Ns {
+		fmt.Fprintf(&b, "## N = %d\n\n", n)
+		perNTable(&b, results, n)
+		b.WriteString("\n")
+	}
+	memoryReport(&b, m, results)
+	requestReport(&b, requests)
+	goBenchReport(&b, goBench, m.Benchtime)
+	rawReport(&b, results)
+	return b.String()
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func memoryReport(b *strings.Builder, m meta, results []measurement) {
+	b.WriteString("## Provider memory\n\n")
+	b.WriteString("Peak resident memory (`VmHWM` from `/proc/<pid>/status`) of the `terraform-provider-gpu` processes terraform " +
+		"starts, polled every 100 ms while each gpu_workload step runs; terraform's own peak (`ru_maxrss`) for comparison. " +
+		"Goal: provider ≤ 150 MB at the largest N.\n\n")
+	b.WriteString("| N | step | provider median | provider max | terraform median | goal | met? |\n|---:|---|---:|---:|---:|---|---|\n")
+	maxN := slices.Max(m.Ns)
+	for _, n := range m.Ns {
+		for _, step := range terraformSteps {
+			var prov, tf []float64
+			for _, r := range results {
+				if r.N == n && r.Subject == subjectGPU {
+					prov = append(prov, float64(r.ProviderHWMKiB[step]))
+					tf = append(tf, float64(r.TerraformMaxRSSKiB[step]))
+				}
+			}
+			if len(prov) == 0 {
+				continue
+			}
+			peak := slices.Max(prov)
+			goal, met := "–", "–"
+			if n == maxN {
+				goal, met = "≤ 150 MB", yesNo(peak > 0 && peak <= memoryGoalKiB)
+			}
+			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s |\n", n, step, mib(int64(median(prov))), mib(int64(peak)),
+				mib(int64(median(tf))), goal, met)
+		}
+	}
+	b.WriteString("\n")
+}
+
+func requestReport(b *strings.Builder, samples []requestSample) {
+	b.WriteString("## API requests of the refresh plan\n\n")
+	if len(samples) == 0 {
+		b.WriteString("No request counts (reading `/metrics` failed; see the run's output).\n\n")
+		return
+	}
+	b.WriteString("Delta of the kube-apiserver's `apiserver_request_total` (read from `/metrics` with the admin kubeconfig) " +
+		"across the refresh plan, and across an idle interval of the same length right after it: the background " +
+		"(kwok, controllers, and anything else using the shared cluster at the time). Medians over runs, by verb and " +
+		"resource, for the resources gpu_workload touches; everything else is summed in one row. \"difference\" is " +
+		"refresh minus idle: the provider's share when the background is steady. Other users of the shared cluster " +
+		"(acceptance tests) add noise to both columns; every run's full deltas are in `results.json` beside this file.\n\n")
+	byN := map[int][]requestSample{}
+	var ns []int
+	for _, s := range samples {
+		if _, ok := byN[s.N]; !ok {
+			ns = append(ns, s.N)
+		}
+		byN[s.N] = append(byN[s.N], s)
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		set := byN[n]
+		var secs []float64
+		var refreshSets, idleSets []map[requestKey]float64
+		for _, s := range set {
+			secs = append(secs, s.RefreshSeconds)
+			refreshSets, idleSets = append(refreshSets, s.Refresh), append(idleSets, s.Idle)
+		}
+		fmt.Fprintf(b, "### N = %d (refresh plan %.2f s median, %d run(s))\n\n", n, median(secs), len(set))
+		b.WriteString("| verb | resource | refresh plan | idle, same length | difference |\n|---|---|---:|---:|---:|\n")
+		keys := sortedKeys(append(slices.Clone(refreshSets), idleSets...)...)
+		var otherRefresh, otherIdle, totalRefresh, totalIdle []float64
+		for range set {
+			otherRefresh, otherIdle = append(otherRefresh, 0), append(otherIdle, 0)
+			totalRefresh, totalIdle = append(totalRefresh, 0), append(totalIdle, 0)
+		}
+		for _, k := range keys {
+			for i := range set {
+				totalRefresh[i] += refreshSets[i][k]
+				totalIdle[i] += idleSets[i][k]
+				if !touchedByProvider(k.Resource) {
+					otherRefresh[i] += refreshSets[i][k]
+					otherIdle[i] += idleSets[i][k]
+				}
+			}
+			if !touchedByProvider(k.Resource) {
+				continue
+			}
+			row(b, k.Verb, k.Resource, medianOf(refreshSets, k), medianOf(idleSets, k))
+		}
+		row(b, "all", "every other resource (leases, nodes, events, ...)", median(otherRefresh), median(otherIdle))
+		row(b, "all", "**total**", median(totalRefresh), median(totalIdle))
+		b.WriteString("\n")
+	}
+}
+
+func row(b *strings.Builder, verb, resource string, refresh, idle float64) {
+	fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %+.0f |\n", verb, resource, refresh, idle, refresh-idle)
+}
+
+func medianOf(sets []map[requestKey]float64, k requestKey) float64 {
+	xs := make([]float64, len(sets))
+	for i, s := range sets {
+		xs[i] = s[k]
+	}
+	return median(xs)
+}
+
+func goBenchReport(b *strings.Builder, results []goBenchmark, benchtime string) {
+	b.WriteString("## Go benchmarks (internal/render)\n\n")
+	fmt.Fprintf(b, "`go test -run '^$' -bench . -benchmem -benchtime %s ./internal/render/...`. The goal of at most 50 µs per "+
+		"workload render applies to the render the provider performs per workload (without render's own YAML, which the "+
+		"provider skips).\n\n", benchtime)
+	b.WriteString("| benchmark | µs/op | B/op | allocs/op | goal | met? |\n|---|---:|---:|---:|---|---|\n")
+	for _, r := range results {
+		goal, met := "–", "–"
+		if renderGoalBenchmarks[r.Name] {
+			goal, met = "≤ 50 µs", yesNo(r.NsPerOp <= renderGoalNs)
+		}
+		fmt.Fprintf(b, "| %s | %.1f | %d | %d | %s | %s |\n", strings.TrimPrefix(r.Name, "Benchmark"), r.NsPerOp/1000,
+			r.BytesPerOp, r.AllocsPerOp, goal, met)
+	}
+	b.WriteString("\n")
+}
+
+func rawReport(b *strings.Builder, results []measurement) {
+	b.WriteString("## Raw runs\n\nSeconds per step; for the API floor, apply and delete are its two phases. " +
+		"`#` is the subject's place in the run's order.\n\n")
+	b.WriteString("| run | N | # | subject | plan | apply | refresh plan | destroy | provider peak |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
+	for _, m := range results {
+		cells := make([]string, 0, len(terraformSteps))
+		for _, step := range terraformSteps {
+			if v, ok := m.Seconds[step]; ok {
+				cells = append(cells, fmt.Sprintf("%.2f", v))
+			} else {
+				cells = append(cells, "–")
+			}
+		}
+		peak := "–"
+		if len(m.ProviderHWMKiB) > 0 {
+			var most int64
+			for _, v := range m.ProviderHWMKiB {
+				most = max(most, v)
+			}
+			peak = mib(most)
+		}
+		fmt.Fprintf(b, "| %d | %d | %d | %s | %s | %s |\n", m.Run, m.N, m.Position, m.Subject, strings.Join(cells, " | "), peak)
+	}
+}
+
+// summary is printed at the end of a run: the per-N tables.
+func summary(m meta, results []measurement) string {
+	var b strings.Builder
+	for _, n := range m.Ns {
+		fmt.Fprintf(&b, "\nN = %d\n", n)
+		perNTable(&b, results, n)
+	}
+	return b.String()
+}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+)
+
+// Terraform steps, in the order they run.
+const (
+	stepPlan    = "plan"    // terraform plan with no state
+	stepApply   = "apply"   // terraform apply -auto-approve (waits for rollout)
+	stepRefresh = "refresh" // terraform plan with nothing changed: must be empty
+	stepDestroy = "destroy" // terraform destroy -auto-approve
+)
+
+var terraformSteps = []string{stepPlan, stepApply, stepRefresh, stepDestroy}
+
+// stepTimeout bounds one terraform command (and one API floor run), so a
+// hung step fails the benchmark instead of blocking it.
+const stepTimeout = 30 * time.Minute
+
+// workspace is one Terraform configuration and its local state.
+type workspace struct {
+	dir       string
+	terraform string
+	env       []string
+	provider  string // provider binary, to find its processes
+}
+
+// writeCLIConfig writes a CLI configuration with dev_overrides for the
+// freshly built provider; the user's ~/.terraformrc is never read.
+func writeCLIConfig(dir, providerBin string) (string, error) {
+	path := filepath.Join(dir, "terraformrc")
+	content := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"gpuform/gpu\" = %q\n  }\n  direct {}\n}\n",
+		filepath.Dir(providerBin))
+	return path, os.WriteFile(path, []byte(content), 0o600)
+}
+
+func newWorkspace(dir, terraform, cliConfig, providerBin, hcl string) (*workspace, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(hcl), 0o600); err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(),
+		"TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
+	return &workspace{dir: dir, terraform: terraform, env: env, provider: providerBin}, nil
+}
+
+// gpuWorkloadHCL is N gpu_workload resources. Terraform's parallelism is
+// left at its default (10).
+func gpuWorkloadHCL(kubeconfig, namespace, poolID string, n int) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    gpu = { source = "gpuform/gpu" }
+  }
+}
+
+provider "gpu" {
+  config_path = %q
+}
+
+locals {
+  node_pool = %q
+}
+
+resource "gpu_workload" "bench" {
+  count     = %d
+  name      = format(%q, count.index)
+  namespace = %q
+  cloud     = %q
+  replicas  = %d
+  image     = %q
+  node_pool = local.node_pool
+
+  gpu {
+    count = %d
+  }
+}
+`, kubeconfig, poolID, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
+}
+
+// terraformDataHCL is the Terraform-core floor: N terraform_data resources
+// holding the same attributes as an object.
+func terraformDataHCL(namespace, poolID string, n int) string {
+	return fmt.Sprintf(`locals {
+  node_pool = %q
+}
+
+resource "terraform_data" "bench" {
+  count = %d
+  input = %s
+}
+`, poolID, n, spec.HCLObject(namespace, "local.node_pool"))
+}
+
+// stepResult is one timed terraform command.
+type stepResult struct {
+	Seconds float64
+	// ProviderHWMKiB is the highest VmHWM of any terraform-provider-gpu
+	// process terraform started during the step; TerraformMaxRSSKiB is
+	// terraform's own peak RSS (from wait4).
+	ProviderHWMKiB     int64
+	TerraformMaxRSSKiB int64
+}
+
+// run times one step. Every step's output goes to <dir>/<step>.log.
+func (w *workspace) run(ctx context.Context, step string, sampleMemory bool) (stepResult, error) {
+	var args []string
+	wantCode := 0
+	switch step {
+	case stepPlan:
+		args, wantCode = []string{"plan", "-detailed-exitcode"}, 2 // changes to make
+	case stepApply:
+		args = []string{"apply", "-auto-approve"}
+	case stepRefresh:
+		args = []string{"plan", "-detailed-exitcode"} // 0: no changes
+	case stepDestroy:
+		args = []string{"destroy", "-auto-approve"}
+	default:
+		return stepResult{}, fmt.Errorf("unknown step %q", step)
+	}
+	args = append(args, "-input=false", "-no-color")
+	logPath := filepath.Join(w.dir, step+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return stepResult{}, err
+	}
+	defer func() { _ = logFile.Close() }()
+
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.terraform, args...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = w.dir, w.env, logFile, logFile
+	// Its own process group: a Ctrl-C reaches terraform once, from here,
+	// as one interrupt (two make it exit without writing state), so it
+	// stops its providers and writes its state.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return stepResult{}, err
+	}
+	var stopSampler func() int64
+	if sampleMemory {
+		stopSampler = sampleChildren(cmd.Process.Pid, filepath.Base(w.provider))
+	}
+	err = cmd.Wait()
+	res := stepResult{Seconds: time.Since(start).Seconds()}
+	if stopSampler != nil {
+		res.ProviderHWMKiB = stopSampler()
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.TerraformMaxRSSKiB = ru.Maxrss
+	}
+	code := cmd.ProcessState.ExitCode()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return res, fmt.Errorf("terraform %s: %w (log: %s)", step, err, logPath)
+	}
+	if code != wantCode {
+		return res, fmt.Errorf("terraform %s exited %d, expected %d%s (log: %s)\n%s",
+			step, code, wantCode, refreshHint(step, code), logPath, tail(logPath, 40))
+	}
+	return res, nil
+}
+
+func refreshHint(step string, code int) string {
+	if step == stepRefresh && code == 2 {
+		return ": the refresh plan after apply is not empty (drift or a non-idempotent read)"
+	}
+	return ""
+}
+
+func tail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// sampleChildren polls /proc every 100 ms for processes whose parent is pid
+// and whose executable is named exe, and keeps the highest VmHWM (the
+// kernel's own peak RSS of the process, so a short spike between polls is
+// still seen as long as one poll happens before the process exits). The
+// returned function stops polling and returns the peak in KiB.
+func sampleChildren(pid int, exe string) func() int64 {
+	stop := make(chan struct{})
+	done := make(chan int64)
+	go func() {
+		var peak int64
+		known := map[int]bool{} // pid -> is a matching child
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			entries, _ := os.ReadDir("/proc")
+			for _, e := range entries {
+				child, err := strconv.Atoi(e.Name())
+				if err != nil {
+					continue
+				}
+				match, seen := known[child]
+				if !seen {
+					match = parentOf(child) == pid && exeName(child) == exe
+					known[child] = match
+				}
+				if match {
+					peak = max(peak, vmHWM(child))
+				}
+			}
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(stop)
+		return <-done
+	}
+}
+
+func parentOf(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// pid (comm) state ppid ...; comm may contain spaces and parentheses.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return -1
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) < 2 {
+		return -1
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+func exeName(pid int) string {
+	target, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(strings.TrimSuffix(target, " (deleted)"))
+}
+
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(v)), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
+}
+
+func terraformVersion(terraform string) string {
+	out, err := exec.Command(terraform, "version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(first)
+}

@@ -1,0 +1,117 @@
+// Package spec is the benchmark's workload, in one place for both sides: the
+// driver writes it as HCL for gpu_workload and terraform_data, and the API
+// floor renders it with internal/render exactly as the provider does, so
+// both apply the same Deployments.
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// The workload: one GPU, cloud "generic", one replica, a placeholder image.
+const (
+	Image       = "registry.example/cuda:12"
+	Cloud       = "generic"
+	Accelerator = "h100-80gb"
+	GPUsPerNode = 8
+	Replicas    = 1
+	GPUCount    = 1
+)
+
+// LabelKey marks everything one benchmark run creates (nodes, namespaces)
+// with the run id as value. Nodes also carry it as a taint, and the pool
+// selects and tolerates it, so benchmark pods land only on benchmark nodes
+// and never take GPUs from the fixture nodes other tests use.
+const LabelKey = "gpuform.io/bench"
+
+// FloorFieldManager is the API floor's server-side apply manager, distinct
+// from the provider's (terraform-provider-gpu).
+const FloorFieldManager = "gpu-bench-apifloor"
+
+// Name is the i-th workload's name; the HCL uses format(NameFormat, count.index).
+func Name(i int) string { return fmt.Sprintf(NameFormat, i) }
+
+// NameFormat is shared by Name and the generated HCL.
+const NameFormat = "gpu-%03d"
+
+// Pool is the node pool the workloads are placed with (node_pool): GPU
+// Operator style H100 nodes with the run's label and taint.
+func Pool(id string) render.PoolPolicy {
+	return render.PoolPolicy{
+		Name:        "bench-" + id,
+		Cloud:       Cloud,
+		Accelerator: Accelerator,
+		GPUsPerNode: GPUsPerNode,
+		Labels:      map[string]string{LabelKey: id},
+		Taints:      []render.Taint{{Key: LabelKey, Value: id, Effect: string(corev1.TaintEffectNoSchedule)}},
+	}
+}
+
+// PoolID is the literal node_pool value both sides use (the id a
+// gpu_node_pool_policy with Pool(id) would output).
+func PoolID(id string) string { return render.EncodePoolID(Pool(id)) }
+
+// Workload is what the provider's converter builds from the HCL the driver
+// writes (kind defaults to deployment).
+func Workload(name, namespace string) render.Workload {
+	replicas := int32(Replicas)
+	return render.Workload{
+		Name:      name,
+		Namespace: namespace,
+		Kind:      render.KindDeployment,
+		Cloud:     Cloud,
+		Replicas:  &replicas,
+		Image:     Image,
+		GPU:       render.GPU{Count: GPUCount},
+	}
+}
+
+// Render does what gpu_workload's apply does before its server-side apply:
+// decode node_pool, place the workload on the pool, render for the server
+// version without render's YAML. (The provider also adds an annotation
+// recording the intent, for import; the floor leaves it out.)
+func Render(name, namespace, poolID string, version *render.ServerVersion) (*render.Rendered, error) {
+	pool, err := render.DecodePoolID(poolID)
+	if err != nil {
+		return nil, err
+	}
+	w, diags := render.ApplyPool(Workload(name, namespace), pool)
+	if diags.HasError() {
+		return nil, fmt.Errorf("placing %s on the pool: %s", name, summaries(diags))
+	}
+	r, diags := render.Render(w, render.Options{ServerVersion: version, Pool: &pool, SkipManifest: true})
+	if diags.HasError() || r == nil {
+		return nil, fmt.Errorf("rendering %s: %s", name, summaries(diags))
+	}
+	if r.Deployment == nil {
+		return nil, fmt.Errorf("rendering %s: no Deployment", name)
+	}
+	return r, nil
+}
+
+// HCLObject is the workload's attributes as an HCL object expression, for
+// terraform_data's input (the comparable object of the Terraform-core floor).
+func HCLObject(namespace, poolRef string) string {
+	return fmt.Sprintf(`{
+    name      = format(%q, count.index)
+    namespace = %q
+    cloud     = %q
+    replicas  = %d
+    image     = %q
+    node_pool = %s
+    gpu       = { count = %d }
+  }`, NameFormat, namespace, Cloud, Replicas, Image, poolRef, GPUCount)
+}
+
+func summaries(diags render.Diagnostics) string {
+	parts := make([]string, 0, len(diags))
+	for _, d := range diags.Errors() {
+		parts = append(parts, d.PathString()+": "+d.Summary+": "+d.Detail)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `make bench`: the scripted performance benchmark on the local cluster.
+# Builds the benchmark driver and the API floor (bench/), then runs N
+# gpu_workload resources, N terraform_data resources and the API floor for
+# every N in BENCH_N, BENCH_RUNS times, plus the Go benchmarks of
+# internal/render, and writes BENCH_OUT (default bench/results.md).
+#
+#   BENCH_N="100 300"   numbers of workloads (default)
+#   BENCH_RUNS=3        runs per N; the report shows medians
+#   BENCH_OUT=...       report path (raw numbers go beside it, .json)
+#   BENCH_GO_BENCHTIME  go test -benchtime (default 1s)
+#   BENCH_KEEP=1        keep the terraform working directories and logs
+#
+# Everything the run creates on the cluster (kwok nodes bench-<id>-<i>,
+# namespaces bench-<id>-...) is labelled gpuform.io/bench=<id> and removed at
+# the end, also when the run fails or is interrupted.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+state_dir="${GPU_CLUSTER_DIR:-$root/.localcluster}"
+kubeconfig="$state_dir/kubeconfig"
+provider_bin="${PROVIDER_BIN:-$root/bin/terraform-provider-gpu}"
+driver="$root/bin/gpu-bench"
+apifloor="$root/bin/gpu-bench-apifloor"
+
+build() {
+	go build -C "$root" -o "$driver" ./bench/driver
+	go build -C "$root" -o "$apifloor" ./bench/apifloor
+}
+
+# run_id is 5 random lower-case letters and digits, unique enough to share
+# the cluster with other runs and tests.
+run_id() {
+	local id
+	id="$(LC_ALL=C tr -dc 'a-z0-9' </dev/urandom | head -c 5)" || true
+	echo "$id"
+}
+
+cleanup() {
+	# The driver cleans up after itself; this catches a driver that died.
+	"$driver" cleanup -kubeconfig "$kubeconfig" -id "$id" >/dev/null 2>&1 || true
+}
+
+main() {
+	if [[ ! -r $kubeconfig ]]; then
+		echo "bench: no cluster kubeconfig at $kubeconfig (run make cluster-up)" >&2
+		exit 1
+	fi
+	if [[ ! -x $provider_bin ]]; then
+		echo "bench: no provider binary at $provider_bin (run make build)" >&2
+		exit 1
+	fi
+	build
+	id="$(run_id)"
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	cd "$root"
+	"$driver" run \
+		-id "$id" \
+		-kubeconfig "$kubeconfig" \
+		-terraform "$("$root/scripts/terraform.sh")" \
+		-provider "$provider_bin" \
+		-apifloor "$apifloor" \
+		-root "$root" \
+		-n "${BENCH_N:-100 300}" \
+		-runs "${BENCH_RUNS:-3}" \
+		-out "${BENCH_OUT:-$root/bench/results.md}" \
+		-benchtime "${BENCH_GO_BENCHTIME:-1s}" \
+		-keep="$([[ ${BENCH_KEEP:-} == 1 ]] && echo true || echo false)"
+}
+
+main "$@"
