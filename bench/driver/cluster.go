@@ -153,6 +153,28 @@ func deleteNamespace(ctx context.Context, cs kubernetes.Interface, name string) 
 	return err
 }
 
+// deleteNamespaceAndWait also waits (up to two minutes) until the namespace
+// controller is done with it: its sweep lists and deletes every resource
+// type, which would otherwise land in the next measurement's request counts.
+func deleteNamespaceAndWait(ctx context.Context, cs kubernetes.Interface, name string) error {
+	if err := deleteNamespace(ctx, cs, name); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("namespace %s still terminating: %w", name, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
 // cleanup removes everything labelled with the run id: namespaces first,
 // waiting until they are gone (their pods run on the bench nodes and kwok
 // finishes their deletion), then the nodes. Safe to call repeatedly.

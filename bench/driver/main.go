@@ -294,7 +294,7 @@ func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 			b.recordRequests(ctx, m, before, res.Seconds)
 		}
 	}
-	return deleteNamespace(ctx, b.cs, ns)
+	return deleteNamespaceAndWait(ctx, b.cs, ns)
 }
 
 // recordRequests keeps the refresh plan's request delta and that of an
@@ -369,7 +369,7 @@ func (b *bench) apiFloor(ctx context.Context, m *measurement) error {
 		return fmt.Errorf("apifloor printed %q: %w", out, err)
 	}
 	m.Seconds[stepApply], m.Seconds[stepDestroy] = res.ApplySeconds, res.DeleteSeconds
-	return deleteNamespace(ctx, b.cs, ns)
+	return deleteNamespaceAndWait(ctx, b.cs, ns)
 }
 
 func formatSteps(m measurement) string {

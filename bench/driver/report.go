@@ -256,7 +256,7 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 	b.WriteString("Delta of the kube-apiserver's `apiserver_request_total` (read from `/metrics` with the admin kubeconfig) " +
 		"across the refresh plan, and across an idle interval of the same length right after it: the background " +
 		"(kwok, controllers, and anything else using the shared cluster at the time). Medians over runs, by verb and " +
-		"resource, for the resources gpu_workload touches; everything else is summed in one row. \"difference\" is " +
+		"resource, for the resources gpu_workload touches (rows whose medians are both 0 left out); everything else is summed in one row. \"difference\" is " +
 		"refresh minus idle: the provider's share when the background is steady. Other users of the shared cluster " +
 		"(acceptance tests) add noise to both columns; every run's full deltas are in `results.json` beside this file.\n\n")
 	byN := map[int][]requestSample{}
@@ -293,10 +293,11 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 					otherIdle[i] += idleSets[i][k]
 				}
 			}
-			if !touchedByProvider(k.Resource) {
+			refresh, idle := medianOf(refreshSets, k), medianOf(idleSets, k)
+			if !touchedByProvider(k.Resource) || (refresh == 0 && idle == 0) {
 				continue
 			}
-			row(b, k.Verb, k.Resource, medianOf(refreshSets, k), medianOf(idleSets, k))
+			row(b, k.Verb, k.Resource, refresh, idle)
 		}
 		row(b, "all", "every other resource (leases, nodes, events, ...)", median(otherRefresh), median(otherIdle))
 		row(b, "all", "**total**", median(totalRefresh), median(totalIdle))

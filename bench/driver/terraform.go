@@ -198,34 +198,37 @@ func tail(path string, lines int) string {
 	return strings.Join(all, "\n")
 }
 
-// sampleChildren polls /proc every 100 ms for processes whose parent is pid
-// and whose executable is named exe, and keeps the highest VmHWM (the
-// kernel's own peak RSS of the process, so a short spike between polls is
-// still seen as long as one poll happens before the process exits). The
-// returned function stops polling and returns the peak in KiB.
+// sampleChildren follows the processes whose parent is pid and whose
+// executable is named exe, and keeps the highest VmHWM: the kernel's own
+// peak RSS of the process, so only growth in its last poll interval before
+// it exits can be missed. Known processes are read every 10 ms; /proc is
+// scanned for new ones every 50 ms. The returned function stops and
+// returns the peak in KiB.
 func sampleChildren(pid int, exe string) func() int64 {
 	stop := make(chan struct{})
 	done := make(chan int64)
 	go func() {
 		var peak int64
 		known := map[int]bool{} // pid -> is a matching child
-		tick := time.NewTicker(100 * time.Millisecond)
+		var tracked []int
+		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
-		for {
-			entries, _ := os.ReadDir("/proc")
-			for _, e := range entries {
-				child, err := strconv.Atoi(e.Name())
-				if err != nil {
-					continue
+		for i := 0; ; i++ {
+			if i%5 == 0 {
+				entries, _ := os.ReadDir("/proc")
+				for _, e := range entries {
+					child, err := strconv.Atoi(e.Name())
+					if _, seen := known[child]; err != nil || seen {
+						continue
+					}
+					known[child] = parentOf(child) == pid && exeName(child) == exe
+					if known[child] {
+						tracked = append(tracked, child)
+					}
 				}
-				match, seen := known[child]
-				if !seen {
-					match = parentOf(child) == pid && exeName(child) == exe
-					known[child] = match
-				}
-				if match {
-					peak = max(peak, vmHWM(child))
-				}
+			}
+			for _, child := range tracked {
+				peak = max(peak, vmHWM(child))
 			}
 			select {
 			case <-stop:
