@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -27,11 +27,11 @@ func NewAcceleratorsDataSource() datasource.DataSource {
 type acceleratorsDataSource struct{}
 
 type acceleratorsModel struct {
-	Cloud        types.String `tfsdk:"cloud"`
-	MIG          types.Bool   `tfsdk:"mig"`
-	MinMemoryGiB types.Int64  `tfsdk:"min_memory_gib"`
-	Names        types.List   `tfsdk:"names"`
-	Accelerators types.List   `tfsdk:"accelerators"`
+	Cloud        types.String  `tfsdk:"cloud"`
+	MIG          types.Bool    `tfsdk:"mig"`
+	MinMemoryGiB types.Float64 `tfsdk:"min_memory_gib"`
+	Names        types.List    `tfsdk:"names"`
+	Accelerators types.List    `tfsdk:"accelerators"`
 }
 
 var migProfileAttrTypes = map[string]attr.Type{"name": types.StringType, "instances_per_gpu": types.Int64Type}
@@ -68,10 +68,13 @@ func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				MarkdownDescription: "With `true`, only models with Multi-Instance GPU; with `false`, only models without.",
 				Optional:            true,
 			},
-			"min_memory_gib": schema.Int64Attribute{
-				MarkdownDescription: "Only models with at least this much memory per GPU (GiB).",
+			// A number, not an integer: minimums are often computed (model
+			// weights x 1.2), and the framework answers a fraction given to
+			// an integer attribute with "always an error in the provider".
+			"min_memory_gib": schema.Float64Attribute{
+				MarkdownDescription: "Only models with at least this much memory per GPU (GiB). Fractions are allowed, e.g. `local.weights_gib * 1.2`.",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
 			"names": schema.ListAttribute{
 				MarkdownDescription: "Catalog ids of the matching models, sorted; the values `gpu_workload.gpu.accelerator` takes.",
@@ -148,7 +151,9 @@ func acceleratorMatches(a render.Accelerator, m acceleratorsModel, clouds []stri
 	if !m.MIG.IsNull() && m.MIG.ValueBool() != a.OffersMIG() {
 		return false
 	}
-	return m.MinMemoryGiB.IsNull() || a.MemoryMiB >= m.MinMemoryGiB.ValueInt64()*1024
+	// In floating point: an int64 min*1024 overflowed for huge minimums and
+	// then matched every model; a float product only grows to +Inf.
+	return m.MinMemoryGiB.IsNull() || float64(a.MemoryMiB) >= m.MinMemoryGiB.ValueFloat64()*1024
 }
 
 // offeringClouds inverts render.CloudAccelerators: model → clouds.

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
@@ -59,7 +60,7 @@ func (d *clusterCapacityDataSource) Metadata(_ context.Context, req datasource.M
 }
 
 func (d *clusterCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if data, ok := req.ProviderData.(*providerData); ok {
+	if data := configureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
 		d.data = data
 	}
 }
@@ -77,8 +78,10 @@ func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.Schem
 			"whenever Terraform reads data sources.",
 		Attributes: map[string]schema.Attribute{
 			"selector": schema.StringAttribute{
-				MarkdownDescription: "Only nodes matching this label selector.",
-				Optional:            true,
+				MarkdownDescription: "Only nodes matching this label selector, e.g. `cloud.google.com/gke-nodepool=a100`. " +
+					"Checked while validating, before the cluster is read.",
+				Optional:   true,
+				Validators: []validator.String{labelSelector()},
 			},
 			"pools": schema.ListNestedAttribute{
 				MarkdownDescription: "GPU pools, sorted by key. Nodes without NVIDIA resources are left out.",

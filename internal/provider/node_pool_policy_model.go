@@ -100,11 +100,17 @@ func (c *converter) taints(v types.List) []render.Taint {
 	if v.IsNull() {
 		return nil
 	}
-	var items []taintModel
-	c.diags.Append(v.ElementsAs(c.ctx, &items, false)...)
-	out := make([]render.Taint, len(items))
-	for i, t := range items {
-		out[i] = render.Taint{Key: c.str(t.Key), Value: c.str(t.Value), Effect: c.str(t.Effect)}
+	out := make([]render.Taint, len(v.Elements()))
+	for i, e := range v.Elements() {
+		// Element by element: a null element (rejectNulls reports it) or an
+		// unknown one must not fail the whole conversion. It stays a blank
+		// taint, which render skips as unknown, so later indices still
+		// match the configuration.
+		obj, ok := e.(types.Object)
+		var t taintModel
+		if ok && c.object(obj, &t) {
+			out[i] = render.Taint{Key: c.str(t.Key), Value: c.str(t.Value), Effect: c.str(t.Effect)}
+		}
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -77,8 +79,10 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"while planning.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
-				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443`. Env: `KUBE_HOST`.",
-				Optional:            true,
+				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443` (`https://` is " +
+					"assumed without a scheme). Env: `KUBE_HOST`.",
+				Optional:   true,
+				Validators: []validator.String{apiServerURL()},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Bearer token for the API server. Env: `KUBE_TOKEN`.",
@@ -86,25 +90,33 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Sensitive:           true,
 			},
 			"cluster_ca_certificate": schema.StringAttribute{
-				MarkdownDescription: "PEM-encoded CA bundle that signs the API server's certificate. Env: `KUBE_CLUSTER_CA_CERT_DATA`.",
-				Optional:            true,
-				Sensitive:           true,
+				MarkdownDescription: "PEM-encoded CA bundle that signs the API server's certificate; conflicts with " +
+					"`insecure = true`. Env: `KUBE_CLUSTER_CA_CERT_DATA`.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{pemCertificate("cluster_ca_certificate")},
 			},
 			"client_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded client certificate for TLS client authentication. Env: `KUBE_CLIENT_CERT_DATA`.",
 				Optional:            true,
 				Sensitive:           true,
-				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("client_key"))},
+				Validators: []validator.String{
+					stringvalidator.AlsoRequires(path.MatchRoot("client_key")),
+					pemCertificate("client_certificate"),
+				},
 			},
 			"client_key": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded private key of `client_certificate`. Env: `KUBE_CLIENT_KEY_DATA`.",
 				Optional:            true,
 				Sensitive:           true,
-				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("client_certificate"))},
+				Validators: []validator.String{
+					stringvalidator.AlsoRequires(path.MatchRoot("client_certificate")),
+					pemPrivateKey("client_key"),
+				},
 			},
 			"insecure": schema.BoolAttribute{
 				MarkdownDescription: "Skip verification of the API server's TLS certificate. Off by default; " +
-					"turning it on produces a warning. Env: `KUBE_INSECURE`.",
+					"turning it on produces a warning, and together with `cluster_ca_certificate` an error. Env: `KUBE_INSECURE`.",
 				Optional: true,
 			},
 			"config_path": schema.StringAttribute{
@@ -118,6 +130,13 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"(separated by the OS path list separator).",
 				Optional:    true,
 				ElementType: types.StringType,
+				// An empty list would silently skip KUBE_CONFIG_PATH(S) and
+				// KUBECONFIG, and an empty path fails only at apply.
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1),
+					listvalidator.NoNullValues(),
+					listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
+				},
 			},
 			"config_context": schema.StringAttribute{
 				MarkdownDescription: "Context of the kubeconfig to use instead of its current context. Env: `KUBE_CTX`.",
@@ -138,25 +157,32 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 		Blocks: map[string]schema.Block{
 			"exec": schema.SingleNestedBlock{
 				MarkdownDescription: "Credential plugin that prints an ExecCredential, e.g. `aws eks get-token` " +
-					"or `gke-gcloud-auth-plugin`. It never prompts.",
+					"or `gke-gcloud-auth-plugin`. It never prompts. Conflicts with `token` and `client_certificate`, " +
+					"which client-go would use instead without running the plugin.",
 				Attributes: map[string]schema.Attribute{
 					"api_version": schema.StringAttribute{
-						MarkdownDescription: "ExecCredential API version. Defaults to `" + kube.DefaultExecAPIVersion + "`.",
-						Optional:            true,
+						MarkdownDescription: "ExecCredential API version: one of " + markdownList(execAPIVersions) +
+							". Defaults to `" + kube.DefaultExecAPIVersion + "`.",
+						Optional:   true,
+						Validators: []validator.String{stringvalidator.OneOf(execAPIVersions...)},
 					},
 					"command": schema.StringAttribute{
-						MarkdownDescription: "Command to run.",
+						MarkdownDescription: "Command to run; required in the block.",
 						Optional:            true,
 					},
+					// Nulls are refused here: Configure could only fail on
+					// them with a framework error that blames the provider.
 					"args": schema.ListAttribute{
 						MarkdownDescription: "Arguments of the command.",
 						Optional:            true,
 						ElementType:         types.StringType,
+						Validators:          []validator.List{listvalidator.NoNullValues()},
 					},
 					"env": schema.MapAttribute{
 						MarkdownDescription: "Extra environment variables for the command.",
 						Optional:            true,
 						ElementType:         types.StringType,
+						Validators:          []validator.Map{mapvalidator.NoNullValues()},
 					},
 				},
 			},

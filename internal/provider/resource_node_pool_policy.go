@@ -50,29 +50,11 @@ func (r *nodePoolPolicyResource) ValidateConfig(ctx context.Context, req resourc
 		return
 	}
 	conv := &converter{ctx: ctx}
-	p := conv.toPoolPolicy(config, "")
+	p := withoutSchemaErrors(conv.toPoolPolicy(config, ""))
 	resp.Diagnostics.Append(conv.diags...)
-	resp.Diagnostics.Append(renderDiagnostics(render.ValidatePool(p))...)
+	resp.Diagnostics.Append(renderDiagnostics(locatable(render.ValidatePool(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
-}
-
-// requireBlockAttributes enforces what the nested blocks need when present
-// (attributes of an optional block cannot be marked required).
-func requireBlockAttributes(ctx context.Context, m nodePoolPolicyModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	conv := &converter{ctx: ctx}
-	var nodes manageNodesModel
-	if conv.object(m.ManageNodes, &nodes) && nodes.Selector.IsNull() {
-		diags.AddAttributeError(path.Root("manage_nodes").AtName("selector"), "Missing selector",
-			"manage_nodes needs selector: a label selector of the nodes to manage, e.g. \"cloud.google.com/gke-nodepool=a100\".")
-	}
-	var cm configMapRefModel
-	if conv.object(m.DevicePluginConfig, &cm) && (cm.Namespace.IsNull() || cm.Name.IsNull()) {
-		diags.AddAttributeError(path.Root("device_plugin_config"), "Missing ConfigMap reference",
-			"device_plugin_config needs namespace and name of the ConfigMap the device plugin reads "+
-				"(the GPU Operator's devicePlugin.config.name).")
-	}
-	return append(diags, conv.diags...)
+	resp.Diagnostics.Append(rejectNulls(config)...)
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.
@@ -104,7 +86,8 @@ func (r *nodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if cloudDefaulted {
 		withoutCloud := p
 		withoutCloud.Cloud = ""
-		resp.Diagnostics.Append(renderDiagnostics(subtract(validation, render.ValidatePool(withoutCloud)))...)
+		added := subtract(validation, render.ValidatePool(withoutCloud))
+		resp.Diagnostics.Append(renderDiagnostics(locatable(fromDefaultCloud(added, p.Cloud)))...)
 	}
 	if resp.Diagnostics.HasError() || validation.HasError() {
 		return
@@ -117,7 +100,7 @@ func (r *nodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	rendered, rdiags := render.RenderPool(p)
-	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, validation))...)
+	resp.Diagnostics.Append(renderDiagnostics(locatable(subtract(rdiags, validation)))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

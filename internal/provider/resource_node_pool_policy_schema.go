@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -37,9 +38,13 @@ func (r *nodePoolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequ
 					"nodes that appear later show up in the plan (`drift`); destroy removes only what this policy added.",
 				Attributes: map[string]schema.Attribute{
 					"selector": schema.StringAttribute{
-						MarkdownDescription: "Label selector of the nodes, e.g. `cloud.google.com/gke-nodepool=a100`.",
-						Optional:            true,
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+						MarkdownDescription: "Label selector of the nodes, e.g. `cloud.google.com/gke-nodepool=a100`. " +
+							"Required in the block; an empty selector (every node) is refused.",
+						Optional: true,
+						Validators: []validator.String{
+							stringvalidator.LengthAtLeast(1),
+							labelSelector(),
+						},
 					},
 				},
 			},
@@ -48,8 +53,16 @@ func (r *nodePoolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequ
 					"`device_plugin_config_name` key of a ConfigMap the NVIDIA device plugin or GPU Operator reads " +
 					"(`devicePlugin.config.name`). Several policies can share one ConfigMap: each owns only its key.",
 				Attributes: map[string]schema.Attribute{
-					"namespace": schema.StringAttribute{MarkdownDescription: "Namespace of the ConfigMap, e.g. `gpu-operator`.", Optional: true},
-					"name":      schema.StringAttribute{MarkdownDescription: "Name of the ConfigMap, e.g. `device-plugin-config`.", Optional: true},
+					"namespace": schema.StringAttribute{
+						MarkdownDescription: "Namespace of the ConfigMap, e.g. `gpu-operator`. Required in the block.",
+						Optional:            true,
+						Validators:          []validator.String{dnsLabel("ConfigMap namespace")},
+					},
+					"name": schema.StringAttribute{
+						MarkdownDescription: "Name of the ConfigMap, e.g. `device-plugin-config`. Required in the block.",
+						Optional:            true,
+						Validators:          []validator.String{dnsSubdomain("ConfigMap name")},
+					},
 				},
 			},
 		},
@@ -75,9 +88,10 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.OneOf(render.AcceleratorNames()...)},
 		},
 		"gpus_per_node": schema.Int64Attribute{
-			MarkdownDescription: "Physical GPUs per node; must be a count some machine type of the cloud has.",
-			Required:            true,
-			Validators:          []validator.Int64{int64validator.Between(1, 16)},
+			MarkdownDescription: "Physical GPUs per node, 1 to " + strconv.Itoa(render.MaxGPUsPerPod) +
+				"; must be a count some machine type of the cloud has.",
+			Required:   true,
+			Validators: []validator.Int64{int64validator.Between(1, render.MaxGPUsPerPod)},
 		},
 		"partition": schema.StringAttribute{
 			MarkdownDescription: "MIG partitioning of every GPU: a profile such as `2g.10gb`, a mig-manager layout such as " +
@@ -96,8 +110,10 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.OneOf(render.SharingNames()...)},
 		},
 		"replicas": schema.Int64Attribute{
-			MarkdownDescription: "Time-slicing replicas or MPS clients per GPU (at least 2).",
-			Optional:            true,
+			MarkdownDescription: "Time-slicing replicas or MPS clients per GPU: at least " + strconv.Itoa(minSharedReplicas) +
+				", at most " + strconv.Itoa(render.MaxMPSClients) + " with MPS or on GKE. Required with `sharing`.",
+			Optional:   true,
+			Validators: []validator.Int64{int64validator.AtLeast(minSharedReplicas)},
 		},
 		"spot": schema.BoolAttribute{
 			MarkdownDescription: "Spot / preemptible capacity.",
@@ -114,10 +130,12 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"key":   schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
 				"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+				// No schema validator: Terraform cannot show the line of a
+				// diagnostic inside a nested attribute's object, so render
+				// checks the effect and reports it on the list element.
 				"effect": schema.StringAttribute{
 					Required:            true,
 					MarkdownDescription: "One of " + markdownList(render.TaintEffectNames()) + ".",
-					Validators:          []validator.String{stringvalidator.OneOf(render.TaintEffectNames()...)},
 				},
 			}},
 		},

@@ -160,8 +160,10 @@ func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagno
 			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+
 				" (how the device plugin exposes MIG; single is the default).")
 	}
-	if p.Partition == PartitionAllBalanced && p.MIGStrategy == MIGStrategySingle {
-		// Decidable without the accelerator, so reported at plan time.
+	if p.Partition == PartitionAllBalanced && p.MIGStrategy == MIGStrategySingle && !rejectsMIGLayouts(pi.cloud) {
+		// Decidable without the accelerator, so reported at plan time. Not
+		// on clouds that reject the layout itself: "use mixed" would be
+		// advice that leads to the next error.
 		diags.addError(at("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
 	}
 	if p.Partition == "" {
@@ -189,7 +191,7 @@ func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagno
 		return
 	}
 	pi.layout, pi.cut = layout, cut
-	pi.migStrategy = poolMIGStrategy(p, layout, strict, diags)
+	pi.migStrategy = poolMIGStrategy(p.MIGStrategy, pi.cloud, layout, strict, diags)
 	checkPoolPartitionOnCloud(*pi, p.MIGStrategy, diags)
 }
 
@@ -200,11 +202,12 @@ const allBalancedDetail = "all-balanced cuts every GPU into several profiles, wh
 // poolMIGStrategy defaults the strategy to single, except all-balanced,
 // which cannot work under single: every profile would be advertised as
 // nvidia.com/gpu and a pod could not say which one it gets.
-func poolMIGStrategy(p PoolPolicy, layout string, strict bool, diags *Diagnostics) string {
-	strategy := p.MIGStrategy
+func poolMIGStrategy(strategy string, cloud Cloud, layout string, strict bool, diags *Diagnostics) string {
 	if layout == PartitionAllBalanced {
-		if strategy == "" && strict {
-			diags.addError(at("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
+		if strategy == "" && strict && !rejectsMIGLayouts(cloud) {
+			// On partition: mig_strategy is unset, so Terraform has no
+			// line of it to show, and partition is what asks for mixed.
+			diags.addError(at("partition"), "all-balanced needs the mixed strategy", allBalancedDetail)
 		}
 		return MIGStrategyMixed
 	}
@@ -213,6 +216,10 @@ func poolMIGStrategy(p PoolPolicy, layout string, strict bool, diags *Diagnostic
 	}
 	return strategy
 }
+
+// rejectsMIGLayouts: clouds where checkPoolPartitionOnCloud refuses
+// all-balanced whatever the strategy.
+func rejectsMIGLayouts(c Cloud) bool { return c == CloudGKE || c == CloudEKSAuto }
 
 func checkPoolPartitionOnCloud(pi poolIntent, rawStrategy string, diags *Diagnostics) {
 	switch pi.cloud {
@@ -254,7 +261,9 @@ func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnost
 		diags.addError(at("replicas"), "replicas without sharing",
 			"replicas only applies to shared GPUs. Allowed: set sharing to one of "+quoteList(SharingNames())+", or remove replicas.")
 	case replicas == 0 && sharing != "" && strict:
-		diags.addError(at("replicas"), "Missing replicas",
+		// On sharing: replicas is unset, so Terraform has no line of it to
+		// show, and sharing is what needs it.
+		diags.addError(at("sharing"), "Missing replicas",
 			"With sharing = "+strconv.Quote(sharing)+", replicas says how many pods share one GPU. Allowed: 2 or more "+
 				"(at most "+strconv.Itoa(MaxMPSClients)+" with MPS or on GKE).")
 	}

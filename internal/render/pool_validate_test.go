@@ -47,7 +47,7 @@ func poolRuleCases() []poolRuleCase {
 		{"unknown partition", a100Pool(func(p *PoolPolicy) { p.Partition = "9g.1tb" }), false, e, "partition", `"all-1g.5gb"`},
 		{"unknown partition lists balanced", a100Pool(func(p *PoolPolicy) { p.Partition = "all-9g.1tb" }), false, e, "partition", `"all-balanced"`},
 		{"balanced with single", a100Pool(func(p *PoolPolicy) { p.Cloud, p.Partition, p.MIGStrategy = "generic", PartitionAllBalanced, "single" }), false, e, "mig_strategy", `mig_strategy = "mixed"`},
-		{"balanced with default strategy at apply", a100Pool(func(p *PoolPolicy) { p.Cloud, p.Partition = "generic", PartitionAllBalanced }), true, e, "mig_strategy", "several profiles"},
+		{"balanced with default strategy at apply", a100Pool(func(p *PoolPolicy) { p.Cloud, p.Partition = "generic", PartitionAllBalanced }), true, e, "partition", "several profiles"},
 		{"unknown mig strategy", a100Pool(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = "2g.10gb", "none" }), false, e, "mig_strategy", `Allowed values: "single", "mixed"`},
 		{"mig strategy without partition", poolWith(func(p *PoolPolicy) { p.MIGStrategy = "mixed" }), true, e, "mig_strategy", "set partition"},
 		{"gke has no mixed", a100Pool(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = "2g.10gb", "mixed" }), false, e, "mig_strategy", "GKE does not run"},
@@ -57,7 +57,7 @@ func poolRuleCases() []poolRuleCase {
 		{"unknown sharing", poolWith(func(p *PoolPolicy) { p.Sharing, p.Replicas = "vgpu", 2 }), false, e, "sharing", `Allowed values: "time-slicing", "mps"`},
 		{"replicas one", poolWith(func(p *PoolPolicy) { p.Sharing, p.Replicas = "time-slicing", 1 }), false, e, "replicas", "at least 2"},
 		{"replicas without sharing", poolWith(func(p *PoolPolicy) { p.Replicas = 4 }), true, e, "replicas", "set sharing"},
-		{"sharing without replicas", poolWith(func(p *PoolPolicy) { p.Sharing = "mps" }), true, e, "replicas", "how many pods share one GPU"},
+		{"sharing without replicas", poolWith(func(p *PoolPolicy) { p.Sharing = "mps" }), true, e, "sharing", "how many pods share one GPU"},
 		{"mps client limit", poolWith(func(p *PoolPolicy) { p.Cloud, p.Sharing, p.Replicas = "generic", "mps", 49 }), false, e, "replicas", "CUDA MPS serves at most 48"},
 		{"gke client limit", poolWith(func(p *PoolPolicy) { p.Sharing, p.Replicas = "time-slicing", 49 }), false, e, "replicas", "GKE allows at most 48"},
 		{"eks auto has no sharing", poolWith(func(p *PoolPolicy) { p.Cloud, p.Sharing, p.Replicas = "eks-auto", "time-slicing", 4 }), false, e, "sharing", "AWS-managed NVIDIA device plugin"},
@@ -172,5 +172,16 @@ func TestPoolLabelPrefixesAllowed(t *testing.T) {
 	})
 	if diags := ValidatePool(p); len(diags) > 0 {
 		t.Fatalf("want none, got:\n%s", formatDiags(diags))
+	}
+}
+
+// On clouds that refuse all-balanced outright, advising the mixed strategy
+// would only lead to the next error: the layout error stands alone.
+func TestPoolAllBalancedOnGKEIsOneError(t *testing.T) {
+	for _, strategy := range []string{"", MIGStrategySingle} {
+		_, diags := RenderPool(a100Pool(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = PartitionAllBalanced, strategy }))
+		if len(diags) != 1 || diags[0].Summary != "MIG partition not offered by GKE" {
+			t.Errorf("mig_strategy %q: want only the GKE partition error, got:\n%s", strategy, formatDiags(diags))
+		}
 	}
 }

@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// Invalid filters of gpu_accelerators fail the plan on the filter, with no
+// cluster, and say what is allowed.
+func TestAccAcceleratorsDataSource_planTimeValidation(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		want *regexp.Regexp
+	}{
+		"unknown cloud": {body: `cloud = "gcp"`,
+			want: phrases(`Invalid Attribute Value Match`, `cloud = "gcp"`, `must be one of`, `"gke-autopilot"`)},
+		"empty cloud": {body: `cloud = ""`,
+			want: phrases(`Invalid Attribute Value Match`, `cloud = ""`, `must be one of`, `"generic"`)},
+		"negative min_memory_gib": {body: `min_memory_gib = -1`,
+			want: phrases(`Invalid Attribute Value`, `min_memory_gib = -1`, `must be at least 0`)},
+		"mig that is not a bool": {body: `mig = "sometimes"`,
+			want: phrases(`Incorrect attribute value type`, `mig = "sometimes"`, `a bool is required`)},
+		"names set by hand": {body: `names = ["t4"]`,
+			want: phrases(`Invalid Configuration for Read-Only Attribute`, `names = ["t4"]`, `Cannot set value for this attribute`)},
+		"filter that does not exist": {body: `gpu_count = 8`,
+			want: phrases(`Unsupported argument`, `gpu_count = 8`, `An argument named "gpu_count" is not expected here`)},
+	}
+	clearClusterEnv(t)
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			planFails(t, fmt.Sprintf("data \"gpu_accelerators\" \"bad\" {\n  %s\n}\n", c.body), c.want)
+		})
+	}
+}
+
+// A minimum above every model matches none: an integer min_memory_gib*1024
+// used to overflow for huge minimums and then matched every model.
+func TestAcceleratorMatches_hugeMinimum(t *testing.T) {
+	for _, minimum := range []float64{1 << 20, math.MaxInt64 / 1024 * 2, math.MaxInt64, math.MaxFloat64} {
+		m := acceleratorsModel{MIG: types.BoolNull(), MinMemoryGiB: types.Float64Value(minimum)}
+		for _, a := range render.Accelerators() {
+			if acceleratorMatches(a, m, nil) {
+				t.Errorf("min_memory_gib = %g matches %s (%d MiB)", minimum, a.Name, a.MemoryMiB)
+			}
+		}
+	}
+}
+
+// A fraction is a minimum like any other (computed ones often are), not a
+// conversion error.
+func TestAccAcceleratorsDataSource_fractionalMinimum(t *testing.T) {
+	clearClusterEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: "data \"gpu_accelerators\" \"big\" {\n  min_memory_gib = 80 * 1.5\n}\n",
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.#", "2"),
+				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.0", "b200"),
+				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.1", "h200"),
+			),
+		}},
+	})
+}

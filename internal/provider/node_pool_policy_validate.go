@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+// minSharedReplicas: sharing a GPU means at least two pods on it.
+const minSharedReplicas = 2
+
+// withoutSchemaErrors blanks the values the schema's validators reject, so
+// render, which treats blank as unknown, does not report the same mistake a
+// second time ("Unknown cloud" next to "Invalid Attribute Value Match").
+// gke-autopilot is kept: render says why it has no pools and what to use
+// instead, which the schema's list of allowed values does not.
+func withoutSchemaErrors(p render.PoolPolicy) render.PoolPolicy {
+	if p.Cloud != string(render.CloudGKEAutopilot) {
+		p.Cloud = onlyIfIn(p.Cloud, render.PoolCloudNames())
+	}
+	p.Accelerator = onlyIfIn(p.Accelerator, render.AcceleratorNames())
+	p.MIGStrategy = onlyIfIn(p.MIGStrategy, render.MIGStrategyNames())
+	p.Sharing = onlyIfIn(p.Sharing, render.SharingNames())
+	if p.GPUsPerNode < 1 || p.GPUsPerNode > render.MaxGPUsPerPod {
+		p.GPUsPerNode = 0
+	}
+	if p.Replicas < minSharedReplicas {
+		p.Replicas = 0
+	}
+	return p
+}
+
+func onlyIfIn(value string, allowed []string) string {
+	if slices.Contains(allowed, value) {
+		return value
+	}
+	return ""
+}
+
+// locatable shortens paths into the objects of the taints list to the
+// list element. Terraform shows the source line of a list element, but
+// not of an attribute inside a nested attribute's object: for
+// taints[0].effect it would quote only the resource's first line. The
+// summary names the field ("Invalid taint effect").
+func locatable(ds render.Diagnostics) render.Diagnostics {
+	out := make(render.Diagnostics, len(ds))
+	for i, d := range ds {
+		if len(d.Path) > 2 && d.Path[0] == "taints" {
+			d.Path = d.Path[:2]
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// fromDefaultCloud explains diagnostics that only the provider's
+// default_cloud causes: the resource's own configuration has no cloud line
+// to blame.
+func fromDefaultCloud(ds render.Diagnostics, cloud string) render.Diagnostics {
+	out := make(render.Diagnostics, len(ds))
+	for i, d := range ds {
+		d.Detail += " (cloud is " + strconv.Quote(cloud) + " from default_cloud in the provider \"gpu\" block; " +
+			"set cloud on this resource to use another.)"
+		out[i] = d
+	}
+	return out
+}
+
+// requireBlockAttributes enforces what the nested blocks need when present
+// (attributes of an optional block cannot be marked required). Each error
+// is on the missing attribute, which Terraform shows as the block's line.
+func requireBlockAttributes(ctx context.Context, m nodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	conv := &converter{ctx: ctx}
+	var nodes manageNodesModel
+	if conv.object(m.ManageNodes, &nodes) && nodes.Selector.IsNull() {
+		diags.AddAttributeError(path.Root("manage_nodes").AtName("selector"), "Missing selector",
+			"manage_nodes needs selector: a label selector of the nodes to manage, e.g. \"cloud.google.com/gke-nodepool=a100\".")
+	}
+	var cm configMapRefModel
+	if conv.object(m.DevicePluginConfig, &cm) {
+		requireRef(&diags, "namespace", cm.Namespace, "\"gpu-operator\"")
+		requireRef(&diags, "name", cm.Name, "the GPU Operator's devicePlugin.config.name, e.g. \"device-plugin-config\"")
+	}
+	return append(diags, conv.diags...)
+}
+
+func requireRef(diags *diag.Diagnostics, attribute string, v types.String, example string) {
+	if !v.IsNull() {
+		return
+	}
+	diags.AddAttributeError(path.Root("device_plugin_config").AtName(attribute), "Missing ConfigMap "+attribute,
+		"device_plugin_config needs the namespace and name of the ConfigMap the device plugin reads. Allowed: "+
+			attribute+" = "+example+".")
+}
+
+// rejectNulls reports null list elements and map values, which the
+// conversion to render would otherwise turn into "" (a label without a
+// value) or fail on with a framework error that blames the provider.
+func rejectNulls(m nodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for i, e := range m.Taints.Elements() {
+		if e.IsNull() {
+			diags.AddAttributeError(path.Root("taints").AtListIndex(i), "Null taint",
+				"taints["+strconv.Itoa(i)+"] is null. Allowed: an object with key, effect and optionally value; "+
+					"leave conditional taints out with a for expression, e.g. [for t in local.taints : t if t != null].")
+		}
+	}
+	for key, e := range m.Labels.Elements() {
+		if e.IsNull() {
+			diags.AddAttributeError(path.Root("labels").AtMapKey(key), "Null label value",
+				"labels["+strconv.Quote(key)+"] is null, which is neither a label value nor no label. Allowed: a string "+
+					"(\"\" for a label without value), or leave the key out, e.g. with a for expression.")
+		}
+	}
+	return diags
+}

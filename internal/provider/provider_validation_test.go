@@ -1,0 +1,108 @@
+package provider
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"regexp"
+	"testing"
+	"time"
+)
+
+// providerRule is one invalid provider block. env is set for the case
+// (after the cluster variables are cleared).
+type providerRule struct {
+	block string
+	env   map[string]string
+	want  *regexp.Regexp
+}
+
+// Plan-time validation of the provider block, with no cluster: each rule
+// fails the plan on the attribute that caused it (Terraform quotes its
+// source line) and says what is allowed. Without these, most of them would
+// pass the plan and fail the apply in client-go, after other resources
+// have been created.
+func TestAccProvider_planTimeValidation(t *testing.T) {
+	cert, key := testCertificate(t)
+	cases := map[string]providerRule{
+		"unknown default_cloud": {block: `default_cloud = "gcp"`,
+			want: phrases(`Invalid Attribute Value Match`, `default_cloud = "gcp"`, `must be one of`, `"gke-autopilot"`)},
+		"config_path and config_paths": {block: "config_path = \"~/.kube/config\"\n  config_paths = [\"~/.kube/other\"]",
+			want: phrases(`Invalid Attribute Combination`, `config_path = "~/.kube/config"`, `"config_paths" cannot be specified when "config_path" is specified`)},
+		"empty config_paths": {block: `config_paths = []`,
+			want: phrases(`Invalid Attribute Value`, `config_paths = []`, `must contain at least 1 elements`)},
+		"empty path in config_paths": {block: `config_paths = ["~/.kube/config", ""]`,
+			want: phrases(`Invalid Attribute Value Length`, `config_paths = ["~/.kube/config", ""]`, `config_paths[1] string length must be at least 1`)},
+		"null in config_paths": {block: `config_paths = ["~/.kube/config", null]`,
+			want: phrases(`Null List Value`, `config_paths = ["~/.kube/config", null]`, `contains a null value`)},
+		"null exec argument": {block: "host = \"https://203.0.113.10\"\n  exec {\n    command = \"aws\"\n    args = [\"eks\", null]\n  }",
+			want: phrases(`Null List Value`, `args = ["eks", null]`, `contains a null value`)},
+		"client_certificate without client_key": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q", cert),
+			want: phrases(`Invalid Attribute Combination`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
+				`"client_key" must be specified when "client_certificate" is specified`)},
+		"client_key without client_certificate": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_key = %q", key),
+			want: phrases(`Invalid Attribute Combination`, `client_key = "-----BEGIN EC PRIVATE KEY-----`,
+				`"client_certificate" must be specified when "client_key" is specified`)},
+		"CA that is not PEM": {block: "host = \"https://203.0.113.10\"\n  cluster_ca_certificate = \"LS0tLS1CRUdJTi...\"",
+			want: phrases(`Invalid cluster_ca_certificate`, `cluster_ca_certificate = "LS0tLS1CRUdJTi..."`,
+				`no PEM CERTIFICATE block found`, `Allowed: PEM text with a CERTIFICATE block`, `base64decode()`)},
+		"CA block that is not a certificate": {block: "host = \"https://203.0.113.10\"\n  cluster_ca_certificate = \"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----\\n\"",
+			want: phrases(`Invalid cluster_ca_certificate`, `a CERTIFICATE block does not parse`, `Allowed: PEM text with a CERTIFICATE block`)},
+		"client key that is not PEM": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q\n  client_key = \"secret\"", cert),
+			want: phrases(`Invalid client_key`, `client_key = "secret"`, `no PEM PRIVATE KEY or RSA PRIVATE KEY or EC PRIVATE KEY block found`)},
+		"host with another scheme": {block: `host = "ftp://203.0.113.10"`,
+			want: phrases(`Invalid host`, `host = "ftp://203.0.113.10"`, `scheme "ftp" is not http or https`, `Allowed: the API server's URL`)},
+		"host without a host name": {block: `host = "https://"`,
+			want: phrases(`Invalid host`, `host = "https://"`, `no host name`, `Allowed: the API server's URL`)},
+		"insecure with a CA": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  insecure = true\n  cluster_ca_certificate = %q", cert),
+			want: phrases(`insecure together with cluster_ca_certificate`, `insecure = true`, `Allowed: keep cluster_ca_certificate and remove insecure`)},
+		"exec without command": {block: "host = \"https://203.0.113.10\"\n  exec {\n    args = [\"eks\", \"get-token\"]\n  }",
+			want: phrases(`Missing exec command`, `exec {`, `Allowed: a command such as "aws"`)},
+		"exec with an unknown api_version": {block: "host = \"https://203.0.113.10\"\n  exec {\n    api_version = \"v1\"\n    command = \"aws\"\n  }",
+			want: phrases(`Invalid Attribute Value Match`, `api_version = "v1"`, `must be one of`, `"client.authentication.k8s.io/v1beta1"`)},
+		"exec with a token": {block: "host = \"https://203.0.113.10\"\n  token = \"abc\"\n  exec {\n    command = \"aws\"\n  }",
+			want: phrases(`token conflicts with exec`, `token = "abc"`, `never runs the exec plugin`, `Allowed: either the exec block or token`)},
+		"exec with a client certificate": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q\n  client_key = %q\n  exec {\n    command = \"aws\"\n  }", cert, key),
+			want: phrases(`client_certificate conflicts with exec`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
+				`Allowed: either the exec block or client_certificate`)},
+		"empty field_manager": {block: `field_manager = ""`,
+			want: phrases(`Invalid Attribute Value Length`, `field_manager = ""`, `length must be between 1 and 128`)},
+		"KUBE_INSECURE that is not a bool": {env: map[string]string{envInsecure: "maybe"},
+			want: phrases(`Invalid KUBE_INSECURE`, `KUBE_INSECURE must be true or false, got "maybe"`)},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			clearClusterEnv(t)
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			planFails(t, fmt.Sprintf("provider \"gpu\" {\n  %s\n}\n\ndata \"gpu_accelerators\" \"all\" {}\n", c.block), c.want)
+		})
+	}
+}
+
+// testCertificate returns a self-signed certificate and its key, PEM.
+func testCertificate(t *testing.T) (string, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+}
