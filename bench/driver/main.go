@@ -5,9 +5,11 @@
 // runs: N gpu_workload resources (terraform plan with no state, apply,
 // refresh plan that must be empty, destroy), N terraform_data resources with
 // the same attributes (the Terraform-core floor) and bench/apifloor (the API
-// floor). It adds the API server's request counts of the refresh plan, the
-// provider's peak memory and the Go benchmarks of internal/render, and
-// writes medians, ratios and every raw number to a Markdown file.
+// floor). It adds the API server's request counts of the refresh plan (the
+// /metrics delta next to an idle interval of the same length, and exactly,
+// from a second refresh plan through a counting proxy), the provider's peak
+// memory and the Go benchmarks of internal/render, and writes medians and
+// ratios to a Markdown file and every raw number to JSON beside it.
 //
 //	driver run -id x7k2p -kubeconfig .localcluster/kubeconfig -n "100 300" -runs 3 ...
 //	driver cleanup -id x7k2p -kubeconfig ...   # remove the run's nodes and namespaces
@@ -77,6 +79,9 @@ type requestSample struct {
 	RefreshSeconds float64                `json:"refresh_seconds"`
 	Refresh        map[requestKey]float64 `json:"refresh"`
 	Idle           map[requestKey]float64 `json:"idle"`
+	// Counted are the requests of a second refresh plan made through the
+	// counting proxy: exactly the provider's.
+	Counted map[requestKey]float64 `json:"counted"`
 }
 
 func main() {
@@ -165,6 +170,9 @@ type bench struct {
 	poolID    string
 	results   []measurement
 	requests  []requestSample
+
+	proxy           *countingProxy
+	proxyKubeconfig string
 }
 
 func run(ctx context.Context, cfg config) (err error) {
@@ -196,6 +204,14 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	if b.cliConfig, err = writeCLIConfig(b.work, cfg.provider); err != nil {
+		return err
+	}
+	if b.proxy, err = startCountingProxy(cfg.kubeconfig); err != nil {
+		return err
+	}
+	defer b.proxy.close()
+	b.proxyKubeconfig = filepath.Join(b.work, "proxy.kubeconfig")
+	if err := b.proxy.writeKubeconfig(b.proxyKubeconfig); err != nil {
 		return err
 	}
 	defer func() {
@@ -285,13 +301,15 @@ func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 		if step == stepRefresh {
 			before = b.scrape(ctx)
 		}
-		res, err := ws.run(ctx, step, true)
+		res, err := ws.run(ctx, step, runOpts{sampleMemory: true})
 		if err != nil {
 			return err
 		}
 		m.Seconds[step], m.ProviderHWMKiB[step], m.TerraformMaxRSSKiB[step] = res.Seconds, res.ProviderHWMKiB, res.TerraformMaxRSSKiB
 		if step == stepRefresh && before != nil {
-			b.recordRequests(ctx, m, before, res.Seconds)
+			if err := b.recordRequests(ctx, ws, m, before, res.Seconds); err != nil {
+				return err
+			}
 		}
 	}
 	return deleteNamespaceAndWait(ctx, b.cs, ns)
@@ -299,23 +317,31 @@ func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 
 // recordRequests keeps the refresh plan's request delta and that of an
 // idle interval of the same length, the background the reader subtracts.
-func (b *bench) recordRequests(ctx context.Context, m *measurement, before map[requestKey]float64, seconds float64) {
+// Then a second, untimed refresh plan goes through the counting proxy: its
+// counts are the provider's alone.
+func (b *bench) recordRequests(ctx context.Context, ws *workspace, m *measurement, before map[requestKey]float64, seconds float64) error {
 	after := b.scrape(ctx)
 	if after == nil {
-		return
+		return nil
 	}
 	idleStart := after
 	select {
 	case <-ctx.Done():
-		return
+		return ctx.Err()
 	case <-time.After(time.Duration(seconds * float64(time.Second))):
 	}
 	idleEnd := b.scrape(ctx)
 	if idleEnd == nil {
-		return
+		return nil
 	}
-	b.requests = append(b.requests, requestSample{Run: m.Run, N: m.N, RefreshSeconds: seconds,
-		Refresh: delta(before, after), Idle: delta(idleStart, idleEnd)})
+	sample := requestSample{Run: m.Run, N: m.N, RefreshSeconds: seconds, Refresh: delta(before, after), Idle: delta(idleStart, idleEnd)}
+	b.proxy.take()
+	if _, err := ws.run(ctx, stepRefresh, runOpts{log: "refresh-counted.log", extraArgs: []string{"-var", "kubeconfig=" + b.proxyKubeconfig}}); err != nil {
+		return fmt.Errorf("refresh plan through the counting proxy: %w", err)
+	}
+	sample.Counted = b.proxy.take()
+	b.requests = append(b.requests, sample)
+	return nil
 }
 
 func (b *bench) scrape(ctx context.Context) map[requestKey]float64 {
@@ -335,7 +361,7 @@ func (b *bench) terraformData(ctx context.Context, m *measurement) error {
 		return err
 	}
 	for _, step := range terraformSteps {
-		res, err := ws.run(ctx, step, false)
+		res, err := ws.run(ctx, step, runOpts{})
 		if err != nil {
 			return err
 		}

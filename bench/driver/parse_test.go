@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,32 @@ func TestMedian(t *testing.T) {
 func TestOrderAlternates(t *testing.T) {
 	if a, b := order(1), order(2); a[0] != b[2] || a[2] != b[0] {
 		t.Fatalf("order(1) = %v, order(2) = %v", a, b)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		method, url, contentType string
+		want                     requestKey
+	}{
+		{"GET", "/apis/apps/v1/namespaces/ns/deployments/gpu-000", "", requestKey{"GET", "deployments"}},
+		{"GET", "/apis/apps/v1/namespaces/ns/deployments?labelSelector=a%3Db", "", requestKey{"LIST", "deployments"}},
+		{"GET", "/apis/apps/v1/namespaces/ns/deployments?watch=true&sendInitialEvents=true", "", requestKey{"WATCH", "deployments"}},
+		{"PATCH", "/apis/apps/v1/namespaces/ns/deployments/gpu-000", "application/apply-patch+yaml", requestKey{"APPLY", "deployments"}},
+		{"PATCH", "/apis/apps/v1/namespaces/ns/deployments/gpu-000", "application/merge-patch+json", requestKey{"PATCH", "deployments"}},
+		{"DELETE", "/api/v1/namespaces/ns/pods", "", requestKey{"DELETECOLLECTION", "pods"}},
+		{"PUT", "/apis/apps/v1/namespaces/ns/deployments/gpu-000/status", "", requestKey{"PUT", "deployments/status"}},
+		{"GET", "/api/v1/nodes", "", requestKey{"LIST", "nodes"}},
+		{"GET", "/api/v1/namespaces/ns", "", requestKey{"GET", "namespaces"}},
+		{"GET", "/version", "", requestKey{"GET", nonResource}},
+		{"GET", "/apis/apps/v1", "", requestKey{"GET", nonResource}},
+	} {
+		r := httptest.NewRequest(c.method, c.url, nil)
+		if c.contentType != "" {
+			r.Header.Set("Content-Type", c.contentType)
+		}
+		if got := classify(r); got != c.want {
+			t.Errorf("%s %s = %v, want %v", c.method, c.url, got, c.want)
+		}
 	}
 }

@@ -219,7 +219,7 @@ func joinInts(xs []int) string {
 func memoryReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("## Provider memory\n\n")
 	b.WriteString("Peak resident memory (`VmHWM` from `/proc/<pid>/status`) of the `terraform-provider-gpu` processes terraform " +
-		"starts, polled every 100 ms while each gpu_workload step runs; terraform's own peak (`ru_maxrss`) for comparison. " +
+		"starts, polled every 10 ms while each gpu_workload step runs; terraform's own peak (`ru_maxrss`) for comparison. " +
 		"Goal: provider ≤ 150 MB at the largest N.\n\n")
 	b.WriteString("| N | step | provider median | provider max | terraform median | goal | met? |\n|---:|---|---:|---:|---:|---|---|\n")
 	maxN := slices.Max(m.Ns)
@@ -253,12 +253,14 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 		b.WriteString("No request counts (reading `/metrics` failed; see the run's output).\n\n")
 		return
 	}
-	b.WriteString("Delta of the kube-apiserver's `apiserver_request_total` (read from `/metrics` with the admin kubeconfig) " +
-		"across the refresh plan, and across an idle interval of the same length right after it: the background " +
-		"(kwok, controllers, and anything else using the shared cluster at the time). Medians over runs, by verb and " +
-		"resource, for the resources gpu_workload touches (rows whose medians are both 0 left out); everything else is summed in one row. \"difference\" is " +
-		"refresh minus idle: the provider's share when the background is steady. Other users of the shared cluster " +
-		"(acceptance tests) add noise to both columns; every run's full deltas are in `results.json` beside this file.\n\n")
+	b.WriteString("\"/metrics\" columns: delta of the kube-apiserver's `apiserver_request_total` (read from `/metrics` with the " +
+		"admin kubeconfig) across the timed refresh plan, and across an idle interval of the same length right after " +
+		"it: the background (kwok, controllers, and anything else using the shared cluster at the time, such as " +
+		"acceptance tests). \"difference\" is refresh minus idle. \"provider, exact\": a second, untimed refresh plan " +
+		"of the same state whose provider talks to the API server through a counting proxy in the driver " +
+		"(`-var kubeconfig=...`), so it counts that provider's requests only. Medians over runs, by verb and resource, " +
+		"for the resources gpu_workload touches (all-zero rows left out); everything else is summed in one row. " +
+		"Every run's full deltas are in `results.json`.\n\n")
 	byN := map[int][]requestSample{}
 	var ns []int
 	for _, s := range samples {
@@ -271,42 +273,40 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 	for _, n := range ns {
 		set := byN[n]
 		var secs []float64
-		var refreshSets, idleSets []map[requestKey]float64
+		var counted, refresh, idle []map[requestKey]float64
 		for _, s := range set {
 			secs = append(secs, s.RefreshSeconds)
-			refreshSets, idleSets = append(refreshSets, s.Refresh), append(idleSets, s.Idle)
+			counted, refresh, idle = append(counted, s.Counted), append(refresh, s.Refresh), append(idle, s.Idle)
 		}
 		fmt.Fprintf(b, "### N = %d (refresh plan %.2f s median, %d run(s))\n\n", n, median(secs), len(set))
-		b.WriteString("| verb | resource | refresh plan | idle, same length | difference |\n|---|---|---:|---:|---:|\n")
-		keys := sortedKeys(append(slices.Clone(refreshSets), idleSets...)...)
-		var otherRefresh, otherIdle, totalRefresh, totalIdle []float64
-		for range set {
-			otherRefresh, otherIdle = append(otherRefresh, 0), append(otherIdle, 0)
-			totalRefresh, totalIdle = append(totalRefresh, 0), append(totalIdle, 0)
-		}
-		for _, k := range keys {
+		b.WriteString("| verb | resource | provider, exact | /metrics: refresh plan | /metrics: idle, same length | difference |\n" +
+			"|---|---|---:|---:|---:|---:|\n")
+		all := append(append(slices.Clone(counted), refresh...), idle...)
+		other := [3][]float64{make([]float64, len(set)), make([]float64, len(set)), make([]float64, len(set))}
+		total := [3][]float64{make([]float64, len(set)), make([]float64, len(set)), make([]float64, len(set))}
+		for _, k := range sortedKeys(all...) {
+			shown := touchedByProvider(k.Resource) || medianOf(counted, k) > 0
 			for i := range set {
-				totalRefresh[i] += refreshSets[i][k]
-				totalIdle[i] += idleSets[i][k]
-				if !touchedByProvider(k.Resource) {
-					otherRefresh[i] += refreshSets[i][k]
-					otherIdle[i] += idleSets[i][k]
+				for c, series := range [][]map[requestKey]float64{counted, refresh, idle} {
+					total[c][i] += series[i][k]
+					if !shown {
+						other[c][i] += series[i][k]
+					}
 				}
 			}
-			refresh, idle := medianOf(refreshSets, k), medianOf(idleSets, k)
-			if !touchedByProvider(k.Resource) || (refresh == 0 && idle == 0) {
-				continue
+			c, r, d := medianOf(counted, k), medianOf(refresh, k), medianOf(idle, k)
+			if shown && c+r+d > 0 {
+				row(b, k.Verb, k.Resource, c, r, d)
 			}
-			row(b, k.Verb, k.Resource, refresh, idle)
 		}
-		row(b, "all", "every other resource (leases, nodes, events, ...)", median(otherRefresh), median(otherIdle))
-		row(b, "all", "**total**", median(totalRefresh), median(totalIdle))
+		row(b, "all", "every other resource (leases, nodes, events, ...)", median(other[0]), median(other[1]), median(other[2]))
+		row(b, "all", "**total**", median(total[0]), median(total[1]), median(total[2]))
 		b.WriteString("\n")
 	}
 }
 
-func row(b *strings.Builder, verb, resource string, refresh, idle float64) {
-	fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %+.0f |\n", verb, resource, refresh, idle, refresh-idle)
+func row(b *strings.Builder, verb, resource string, counted, refresh, idle float64) {
+	fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.0f | %+.0f |\n", verb, resource, counted, refresh, idle, refresh-idle)
 }
 
 func medianOf(sets []map[requestKey]float64, k requestKey) float64 {

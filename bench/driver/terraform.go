@@ -68,8 +68,13 @@ func gpuWorkloadHCL(kubeconfig, namespace, poolID string, n int) string {
   }
 }
 
+variable "kubeconfig" {
+  type    = string
+  default = %q
+}
+
 provider "gpu" {
-  config_path = %q
+  config_path = var.kubeconfig
 }
 
 locals {
@@ -116,8 +121,15 @@ type stepResult struct {
 	TerraformMaxRSSKiB int64
 }
 
-// run times one step. Every step's output goes to <dir>/<step>.log.
-func (w *workspace) run(ctx context.Context, step string, sampleMemory bool) (stepResult, error) {
+// runOpts are the options of one terraform command.
+type runOpts struct {
+	sampleMemory bool
+	log          string   // log file name in the workspace; default <step>.log
+	extraArgs    []string // e.g. -var kubeconfig=...
+}
+
+// run times one step. Its output goes to <dir>/<step>.log.
+func (w *workspace) run(ctx context.Context, step string, opts runOpts) (stepResult, error) {
 	var args []string
 	wantCode := 0
 	switch step {
@@ -132,8 +144,11 @@ func (w *workspace) run(ctx context.Context, step string, sampleMemory bool) (st
 	default:
 		return stepResult{}, fmt.Errorf("unknown step %q", step)
 	}
-	args = append(args, "-input=false", "-no-color")
-	logPath := filepath.Join(w.dir, step+".log")
+	args = append(append(args, "-input=false", "-no-color"), opts.extraArgs...)
+	if opts.log == "" {
+		opts.log = step + ".log"
+	}
+	logPath := filepath.Join(w.dir, opts.log)
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return stepResult{}, err
@@ -156,7 +171,7 @@ func (w *workspace) run(ctx context.Context, step string, sampleMemory bool) (st
 		return stepResult{}, err
 	}
 	var stopSampler func() int64
-	if sampleMemory {
+	if opts.sampleMemory {
 		stopSampler = sampleChildren(cmd.Process.Pid, filepath.Base(w.provider))
 	}
 	err = cmd.Wait()
