@@ -79,7 +79,12 @@ func (p *APIProxy) Stop() {
 // Start makes the API server reachable again, on the same address.
 func (p *APIProxy) Start() {
 	p.t.Helper()
-	p.listen(p.addr)
+	p.mu.Lock()
+	running := p.listener != nil
+	p.mu.Unlock()
+	if !running {
+		p.listen(p.addr)
+	}
 }
 
 func (p *APIProxy) listen(addr string) {

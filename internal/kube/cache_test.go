@@ -13,6 +13,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -184,7 +185,7 @@ func TestAccCache_waitsShareOneWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if observed := live.Object["status"].(map[string]any)["observedGeneration"]; observed != updated.Generation {
+	if observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration"); observed != updated.Generation {
 		t.Fatalf("wait returned before the controller observed generation %d (observed %v)", updated.Generation, observed)
 	}
 }
@@ -204,7 +205,9 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 	defer cancel()
 
 	done := make(chan error, 1)
-	go func() { done <- c.WaitReady(ctx, WaitTarget{Ref: refs[0], Generation: 1}, WaitRollout, "app="+refs[0].Name) }()
+	go func() {
+		done <- c.WaitReady(ctx, WaitTarget{Ref: refs[0], Generation: 1}, WaitRollout, "app="+refs[0].Name)
+	}()
 	time.Sleep(2 * time.Second) // the wait is now following the watch
 	proxy.Stop()
 

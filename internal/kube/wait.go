@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -192,6 +193,9 @@ func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), en
 // the pods why. The context may already be over, so it uses a short one of
 // its own.
 func (c *Client) notReady(ctx context.Context, ref ObjectRef, mode WaitMode, start time.Time, selector, failure string, cause error) error {
+	if apierrors.IsForbidden(cause) {
+		return c.explain(ref, "wait for", cause)
+	}
 	if cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
 		return fmt.Errorf("waiting for %s: %w", ref, cause)
 	}
@@ -268,4 +272,3 @@ func condition(obj *unstructured.Unstructured, condType string) map[string]any {
 	}
 	return nil
 }
-

@@ -189,6 +189,32 @@ func TestAccRBAC_missingPermissionIsNamed(t *testing.T) {
 	})
 }
 
+// An identity from before the shared watch (no list on the workload's
+// kinds) keeps working: reads and waits go to the server object by object.
+func TestAccRBAC_withoutListReadsDirectly(t *testing.T) {
+	ns := acctest.Namespace(t)
+	token := leastPrivilegeToken(t, ns, func(rule *rbacv1.PolicyRule) {
+		if !slices.Contains(rule.Resources, "pods") {
+			rule.Verbs = slices.DeleteFunc(rule.Verbs, func(v string) bool { return v == "list" })
+		}
+	})
+	host, ca := clusterEndpoint(t, acctest.Kubeconfig(t))
+	clearClusterEnv(t)
+	config := tokenProviderBlock(host, token, ca) + smallWorkload(ns, "")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns, "probe"),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  resource.TestMatchResourceAttr("gpu_workload.test", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
+}
+
 func tokenProviderBlock(host, token, ca string) string {
 	return fmt.Sprintf("provider \"gpu\" {\n  host                   = %q\n  token                  = %q\n  cluster_ca_certificate = %q\n}\n",
 		host, token, ca)

@@ -67,7 +67,12 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	in := intentOf(ctx, plan, r.defaultCloud())
 	resp.Diagnostics.Append(in.diags...)
-	if configuredCloud.IsNull() && !in.unknown {
+	// The cloud comes from node_pool or default_cloud, both known at plan
+	// unless node_pool itself is; other unknown attributes do not change
+	// it, and leaving it null then would contradict the final plan.
+	if configuredCloud.IsNull() && plan.NodePool.IsUnknown() {
+		plan.Cloud = types.StringUnknown()
+	} else if configuredCloud.IsNull() {
 		if in.workload.Cloud == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud or node_pool on this resource, or default_cloud in the provider \"gpu\" block. Allowed clouds: "+

@@ -79,7 +79,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan)...)
 	if waitErr != nil {
-		diags.AddError(fmt.Sprintf("gpu_workload %s did not become ready", mainRef),
+		summary := fmt.Sprintf("gpu_workload %s did not become ready", mainRef)
+		if !errors.As(waitErr, new(*kube.NotReadyError)) {
+			summary = fmt.Sprintf("Waiting for gpu_workload %s failed", mainRef)
+		}
+		diags.AddError(summary,
 			explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered))
 	}
 }
@@ -371,10 +375,15 @@ func podSelector(r *render.Rendered) string {
 // explainNotReady adds to the scheduler's words what the workload asked
 // for, so the reader can compare it with the node pools.
 func explainNotReady(ctx context.Context, client *kube.Client, err error, rendered *render.Rendered) string {
+	var notReady *kube.NotReadyError
+	if !errors.As(err, &notReady) {
+		// The wait itself failed (outage, permissions): the pool advice
+		// below would send the reader down the wrong path.
+		return err.Error()
+	}
 	var b strings.Builder
 	b.WriteString(err.Error())
-	var notReady *kube.NotReadyError
-	if errors.As(err, &notReady) && notReady.Unschedulable() {
+	if notReady.Unschedulable() {
 		b.WriteString(explainPools(ctx, client, rendered))
 	}
 	b.WriteString("\n\nThis workload asked for:")

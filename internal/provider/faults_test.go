@@ -1,0 +1,316 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
+
+// faultPool is a time-sliced pool on the test's own fake nodes (created by
+// the test, possibly later), which workloads reach through node_pool.
+func faultPool(kubeconfig, ns, prefix string) string {
+	return fmt.Sprintf(`
+provider "gpu" {
+  config_path = %[1]q
+}
+
+resource "gpu_node_pool_policy" "pool" {
+  name          = %[3]q
+  cloud         = "generic"
+  accelerator   = "t4"
+  gpus_per_node = 8
+  labels        = { "gpuform.io/test-run" = %[3]q }
+  manage_nodes {
+    selector = "%[4]s=%[3]s"
+  }
+}
+`, kubeconfig, ns, prefix, acctest.FakeNodeLabel)
+}
+
+// faultWorkload is one one-GPU Deployment on the pool; after names a
+// workload whose creation it waits for, so an apply creates them one by one.
+func faultWorkload(ns, name, after string, extra ...string) string {
+	annotations := strings.Join(extra, "\n")
+	if after != "" {
+		annotations += fmt.Sprintf("\nannotations = { after = gpu_workload.%s.uid }", after)
+	}
+	return fmt.Sprintf(`
+resource "gpu_workload" %[2]q {
+  name      = %[2]q
+  namespace = %[1]q
+  node_pool = gpu_node_pool_policy.pool.id
+  image     = "registry.example/cuda:12"
+  %[3]s
+  gpu {
+    count = 1
+  }
+}
+`, ns, name, annotations)
+}
+
+func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
+	t.Helper()
+	clearClusterEnv(t)
+	return acctest.NewTerraform(t, providerserver.NewProtocol6WithError(New("test")()), config)
+}
+
+// liveDeployments maps the names of the namespace's Deployments to UIDs.
+func liveDeployments(t *testing.T, ns string) map[string]string {
+	t.Helper()
+	list, err := acctest.Client(t).AppsV1().Deployments(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range list.Items {
+		out[d.Name] = string(d.UID)
+	}
+	return out
+}
+
+// stateWorkloads maps the names of the gpu_workload instances in the state
+// to the UIDs recorded for them.
+func stateWorkloads(tf *acctest.Terraform) map[string]string {
+	out := map[string]string{}
+	for _, r := range tf.State() {
+		if r.Type == "gpu_workload" {
+			uid, _ := r.Values["uid"].(string)
+			name, _ := r.Values["name"].(string)
+			out[name] = uid
+		}
+	}
+	return out
+}
+
+// The API server goes away in the middle of an apply that creates six
+// workloads one after another. The apply fails saying so; the state holds
+// only workloads that really exist, with their real UIDs; once the server
+// is back the next apply converges: six Deployments, none twice, and a
+// plan with no changes.
+func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
+	ns := acctest.Namespace(t)
+	prefix := "outage-" + rand.String(6)
+	acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)
+	proxy, kubeconfig := acctest.NewAPIProxy(t)
+
+	names := []string{"w0", "w1", "w2", "w3", "w4", "w5"}
+	config := faultPool(kubeconfig, ns, prefix)
+	for i, name := range names {
+		after := ""
+		if i > 0 {
+			after = names[i-1]
+		}
+		config += faultWorkload(ns, name, after)
+	}
+	tf := newFaultTerraform(t, config)
+	t.Cleanup(func() {
+		proxy.Start()
+		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+
+	// Cut the server off as soon as the third Deployment exists.
+	go func() {
+		for len(liveDeployments(t, ns)) < 3 {
+			time.Sleep(50 * time.Millisecond)
+		}
+		proxy.Stop()
+	}()
+	out, err := tf.Run("apply", "-auto-approve", "-input=false")
+	if err == nil {
+		t.Fatalf("apply succeeded although the API server went away:\n%s", out)
+	}
+	if !regexp.MustCompile(`(lost contact with|cannot reach) the Kubernetes API server at https://127\.0\.0\.1`).MatchString(out) {
+		t.Fatalf("the failed apply does not say the API server was unreachable:\n%s", out)
+	}
+
+	live, recorded := liveDeployments(t, ns), stateWorkloads(tf)
+	for name, uid := range recorded {
+		if live[name] != uid {
+			t.Errorf("state records %s with UID %q, the cluster has %q", name, uid, live[name])
+		}
+	}
+	if len(recorded) == 0 || len(recorded) == len(names) || len(live)-len(recorded) > 1 {
+		t.Errorf("after the outage: state %v, cluster %v; want some but not all workloads, "+
+			"and at most the one in flight missing from the state", recorded, live)
+	}
+
+	proxy.Start()
+	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+		t.Fatalf("apply after the outage: %v\n%s", err, out)
+	}
+	live, recorded = liveDeployments(t, ns), stateWorkloads(tf)
+	if got := sortedKeys(live); strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("Deployments after converging: %v, want %v", got, names)
+	}
+	for name, uid := range live {
+		if recorded[name] != uid {
+			t.Errorf("%s: state UID %q, cluster UID %q", name, recorded[name], uid)
+		}
+	}
+	if code, out := tf.ExitCode("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+		t.Fatalf("plan after converging: exit %d, want 0 (no changes)\n%s", code, out)
+	}
+}
+
+// Terraform is interrupted (Ctrl-C) while it waits for a rollout that
+// cannot finish yet. It stops promptly; once capacity arrives the next
+// apply converges to one ready Deployment and an empty plan.
+func TestAccFaults_interruptedRolloutWait(t *testing.T) {
+	ns := acctest.Namespace(t)
+	prefix := "interrupt-" + rand.String(6)
+	// The pool's one node is cordoned until after the interrupt.
+	node := acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)[0]
+	cordon(t, node, true)
+	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "trainer", ""))
+	t.Cleanup(func() {
+		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+
+	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for len(liveDeployments(t, ns)) == 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // now waiting: the pool has no node yet
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("interrupted apply succeeded:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "Interrupt received") {
+		t.Fatalf("terraform did not see the interrupt:\n%s", out)
+	}
+
+	cordon(t, node, false)
+	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+		t.Fatalf("apply after the interrupt: %v\n%s", err, out)
+	}
+	live, recorded := liveDeployments(t, ns), stateWorkloads(tf)
+	if len(live) != 1 || live["trainer"] == "" || recorded["trainer"] != live["trainer"] {
+		t.Fatalf("after converging: cluster %v, state %v; want the one trainer in both", live, recorded)
+	}
+	if code, out := tf.ExitCode("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+		t.Fatalf("plan after converging: exit %d, want 0 (no changes)\n%s", code, out)
+	}
+}
+
+// A create whose response never arrived leaves an object the state does
+// not know. The next apply recognises it (this configuration, applied by
+// this provider's field manager) and takes it over with a warning instead of
+// failing or creating a second one; another configuration's object with
+// the same name still needs import or adopt.
+func TestAccFaults_createWhoseResponseWasLost(t *testing.T) {
+	ns := acctest.Namespace(t)
+	prefix := "lost-" + rand.String(6)
+	acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)
+	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "server", ""))
+	t.Cleanup(func() {
+		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	uid := liveDeployments(t, ns)["server"]
+	if out, err := tf.Run("state", "rm", "gpu_workload.server"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+
+	out, err := tf.Run("apply", "-auto-approve", "-input=false")
+	if err != nil || !strings.Contains(out, "Warning: Taking over a workload from an interrupted apply") {
+		t.Fatalf("apply after a lost create response: %v; want success with a take-over warning:\n%s", err, out)
+	}
+	if live, recorded := liveDeployments(t, ns), stateWorkloads(tf); len(live) != 1 || live["server"] != uid || recorded["server"] != uid {
+		t.Fatalf("cluster %v, state %v; want the original server (UID %s) in both", live, recorded, uid)
+	}
+
+	// The same name from a different configuration is not taken over.
+	if out, err := tf.Run("state", "rm", "gpu_workload.server"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	tf.Write(faultPool(acctest.Kubeconfig(t), ns, prefix) + faultWorkload(ns, "server", "", `labels = { team = "other" }`))
+	out, err = tf.Run("apply", "-auto-approve", "-input=false")
+	if err == nil || !strings.Contains(out, "gpu_workload already exists") {
+		t.Fatalf("apply of another configuration onto the same name: %v; want \"gpu_workload already exists\":\n%s", err, out)
+	}
+	if out, err := tf.Run("import", "gpu_workload.server", ns+"/server"); err != nil {
+		t.Fatalf("import for cleanup: %v\n%s", err, out)
+	}
+}
+
+// A create timeout ends the rollout wait within a second or two of its
+// value, measured from the moment the Deployment exists to the end of the
+// apply, and the error says how long it waited.
+func TestAccFaults_timeoutHonoured(t *testing.T) {
+	ns := acctest.Namespace(t)
+	prefix := "timeout-" + rand.String(6) // a pool with no nodes: never ready
+	const timeout = 5 * time.Second
+	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+
+		faultWorkload(ns, "slow", "", fmt.Sprintf("timeouts {\n create = %q\n }", timeout)))
+	t.Cleanup(func() {
+		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+
+	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for len(liveDeployments(t, ns)) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	created := time.Now()
+	err := cmd.Wait()
+	waited := time.Since(created)
+	if err == nil {
+		t.Fatalf("apply succeeded on a pool without nodes:\n%s", out)
+	}
+	if msg := acctest.Flatten(out.String()); !strings.Contains(msg, "was not ready (wait_for = \"rollout\") after 5s") {
+		t.Fatalf("the error does not say how long it waited:\n%s", msg)
+	}
+	if waited < timeout-time.Second || waited > timeout+2*time.Second {
+		t.Fatalf("create timeout %s: the apply ended %s after the Deployment appeared, want within [%s, %s]",
+			timeout, waited.Round(100*time.Millisecond), timeout-time.Second, timeout+2*time.Second)
+	}
+}
+
+func cordon(t *testing.T, node string, unschedulable bool) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"unschedulable":%t}}`, unschedulable)
+	_, err := acctest.Client(t).CoreV1().Nodes().Patch(context.Background(), node, k8stypes.MergePatchType,
+		[]byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
