@@ -63,3 +63,20 @@ func TestGoreleaserConfigMatchesRegistryLayout(t *testing.T) {
 		t.Errorf("terraform-registry-manifest.json: %v", err)
 	}
 }
+
+func TestQuietUnlessLogging(t *testing.T) {
+	for _, name := range logEnv {
+		t.Setenv(name, "")
+	}
+	quietUnlessLogging()
+	if got := os.Getenv("TF_LOG_SDK_FRAMEWORK"); got != "off" {
+		t.Fatalf("without TF_LOG the SDK logs must be off, TF_LOG_SDK_FRAMEWORK=%q", got)
+	}
+
+	t.Setenv("TF_LOG_SDK_FRAMEWORK", "")
+	t.Setenv("TF_LOG", "DEBUG")
+	quietUnlessLogging()
+	if got := os.Getenv("TF_LOG_SDK_FRAMEWORK"); got != "" {
+		t.Fatalf("with TF_LOG=DEBUG the SDK logs must be left alone, TF_LOG_SDK_FRAMEWORK=%q", got)
+	}
+}
