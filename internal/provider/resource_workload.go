@@ -207,7 +207,8 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	}
 	in := intentOf(ctx, config, "")
 	resp.Diagnostics.Append(in.diags...)
-	resp.Diagnostics.Append(renderDiagnostics(in.findings)...)
+	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
+	resp.Diagnostics.Append(renderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
 }
 
 // subtract returns the diagnostics of all that are not in seen, so a rule
