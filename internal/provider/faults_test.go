@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
@@ -61,10 +63,25 @@ resource "gpu_workload" %[2]q {
 `, ns, name, annotations)
 }
 
+// newFaultTerraform prepares the terraform CLI for config and destroys
+// what it applied when the test ends.
 func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
 	t.Helper()
 	clearClusterEnv(t)
-	return acctest.NewTerraform(t, providerserver.NewProtocol6WithError(New("test")()), config)
+	tf := acctest.NewTerraform(t, providerserver.NewProtocol6WithError(New("test")()), config)
+	t.Cleanup(func() {
+		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+	return tf
+}
+
+// startApply starts an apply and returns once its first Deployment exists.
+func startApply(t *testing.T, tf *acctest.Terraform, ns string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd, out := startApply(t, tf, ns)
+	return cmd, out
 }
 
 // liveDeployments maps the names of the namespace's Deployments to UIDs.
@@ -116,21 +133,26 @@ func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
 		config += faultWorkload(ns, name, after)
 	}
 	tf := newFaultTerraform(t, config)
-	t.Cleanup(func() {
-		proxy.Start()
-		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-	})
+	t.Cleanup(proxy.Start) // runs before the destroy newFaultTerraform registered
 
 	// Cut the server off as soon as the third Deployment exists.
+	applied := make(chan struct{})
 	go func() {
-		for len(liveDeployments(t, ns)) < 3 {
-			time.Sleep(50 * time.Millisecond)
+		deployments := acctest.Client(t).AppsV1().Deployments(ns)
+		for {
+			select {
+			case <-applied:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if list, err := deployments.List(context.Background(), metav1.ListOptions{}); err == nil && len(list.Items) >= 3 {
+				proxy.Stop()
+				return
+			}
 		}
-		proxy.Stop()
 	}()
 	out, err := tf.Run("apply", "-auto-approve", "-input=false")
+	close(applied)
 	if err == nil {
 		t.Fatalf("apply succeeded although the API server went away:\n%s", out)
 	}
@@ -177,19 +199,8 @@ func TestAccFaults_interruptedRolloutWait(t *testing.T) {
 	node := acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)[0]
 	cordon(t, node, true)
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "trainer", ""))
-	t.Cleanup(func() {
-		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-	})
 
-	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for len(liveDeployments(t, ns)) == 0 {
-		time.Sleep(50 * time.Millisecond)
-	}
+	cmd, out := startApply(t, tf, ns)
 	time.Sleep(time.Second) // now waiting: the pool has no node yet
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -224,11 +235,6 @@ func TestAccFaults_createWhoseResponseWasLost(t *testing.T) {
 	prefix := "lost-" + rand.String(6)
 	acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "server", ""))
-	t.Cleanup(func() {
-		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-	})
 	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
@@ -268,19 +274,8 @@ func TestAccFaults_timeoutHonoured(t *testing.T) {
 	const timeout = 5 * time.Second
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+
 		faultWorkload(ns, "slow", "", fmt.Sprintf("timeouts {\n create = %q\n }", timeout)))
-	t.Cleanup(func() {
-		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-	})
 
-	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for len(liveDeployments(t, ns)) == 0 {
-		time.Sleep(20 * time.Millisecond)
-	}
+	cmd, out := startApply(t, tf, ns)
 	created := time.Now()
 	err := cmd.Wait()
 	waited := time.Since(created)
