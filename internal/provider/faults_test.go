@@ -80,7 +80,13 @@ func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
 // startApply starts an apply and returns once its first Deployment exists.
 func startApply(t *testing.T, tf *acctest.Terraform, ns string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd, out := startApply(t, tf, ns)
+	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for len(liveDeployments(t, ns)) == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
 	return cmd, out
 }
 
