@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -78,5 +80,31 @@ func TestQuietUnlessLogging(t *testing.T) {
 	quietUnlessLogging()
 	if got := os.Getenv("TF_LOG_SDK_FRAMEWORK"); got != "" {
 		t.Fatalf("with TF_LOG=DEBUG the SDK logs must be left alone, TF_LOG_SDK_FRAMEWORK=%q", got)
+	}
+}
+
+func TestTuneGCLeavesExplicitSettingsAlone(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Fatalf("GC percent %d, want %d", got, gcPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != memoryLimit {
+		t.Fatalf("memory limit %d, want %d", got, memoryLimit)
+	}
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	t.Setenv("GOGC", "50")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC set: GC percent changed to %d", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("GOMEMLIMIT set: memory limit changed to %d", got)
 	}
 }
