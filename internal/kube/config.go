@@ -91,10 +91,12 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client configuration: %w", err)
 	}
-	// client-go's defaults (5 QPS, burst 10) throttle a plan with hundreds
-	// of workloads; the API server's own priority and fairness protects it.
-	restConfig.QPS = 50
-	restConfig.Burst = 100
+	// No client-side rate limit: client-go's default (5 QPS, burst 10), or
+	// any fixed rate, makes an apply of hundreds of workloads wait on the
+	// limiter instead of the server. Terraform's -parallelism already bounds
+	// how many requests are in flight, and the API server's priority and
+	// fairness protects it from every client alike.
+	restConfig.QPS = -1
 	if c.UserAgent != "" {
 		restConfig.UserAgent = c.UserAgent
 	}

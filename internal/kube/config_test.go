@@ -90,8 +90,8 @@ func TestRESTConfig_hostTokenOverridesFile(t *testing.T) {
 	if rc.Host != "https://10.0.0.1:6443" || rc.BearerToken != "t0k" || !rc.Insecure {
 		t.Fatalf("unexpected config: host %q token %q insecure %v", rc.Host, rc.BearerToken, rc.Insecure)
 	}
-	if rc.QPS < 50 {
-		t.Errorf("QPS %v: client-go's default would throttle large plans", rc.QPS)
+	if rc.QPS >= 0 || rc.RateLimiter != nil {
+		t.Errorf("QPS %v, rate limiter %v: a client-side limit would throttle large applies", rc.QPS, rc.RateLimiter)
 	}
 }
 
