@@ -83,9 +83,11 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	// ValidateConfig reported what configuration alone decides; report only
 	// what the provider's default cloud adds.
-	base := plan
-	base.Cloud = configuredCloud
-	resp.Diagnostics.Append(renderDiagnostics(subtract(in.findings, intentOf(ctx, base, "").findings))...)
+	if r.defaultCloud() != "" {
+		base := plan
+		base.Cloud = configuredCloud
+		resp.Diagnostics.Append(renderDiagnostics(subtract(in.findings, intentOf(ctx, base, "").findings))...)
+	}
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,6 +38,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			"\n\nTo only render the manifest (GitOps), set apply = false.")
 		return
 	}
+	start := time.Now()
 	rendered, w, ok := renderForServer(ctx, client, *plan, r.defaultCloud(), diags)
 	if !ok {
 		return
@@ -71,7 +73,10 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	target, _ := kube.TargetOf(main)
 	mainRef := target.Ref
 	selector := podSelector(rendered)
+	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
 	waitErr := client.WaitReady(ctx, target, waitMode(*plan), selector)
+	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
+		"ready": waitErr == nil})
 	nodes, err := client.ScheduledNodes(context.WithoutCancel(ctx), mainRef.Namespace, selector)
 	if err != nil && waitErr == nil {
 		waitErr = err
