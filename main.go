@@ -65,7 +65,7 @@ func quietUnlessLogging() {
 // (bench/results.md).
 const (
 	gcPercent   = 400
-	memoryLimit = 128 << 20
+	memoryLimit = 96 << 20
 )
 
 func tuneGC() {

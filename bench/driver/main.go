@@ -69,6 +69,20 @@ type measurement struct {
 	Seconds            map[string]float64 `json:"seconds"`
 	ProviderHWMKiB     map[string]int64   `json:"provider_vmhwm_kib,omitempty"`
 	TerraformMaxRSSKiB map[string]int64   `json:"terraform_maxrss_kib,omitempty"`
+	CPUSeconds         map[string]float64 `json:"cpu_seconds,omitempty"`          // terraform and its providers
+	ProviderCPUSeconds map[string]float64 `json:"provider_cpu_seconds,omitempty"` // the provider processes
+	MachineBusy        map[string]float64 `json:"machine_busy,omitempty"`         // share of all CPUs
+}
+
+// record keeps one terraform step's numbers.
+func (m *measurement) record(step string, res stepResult) {
+	if m.CPUSeconds == nil {
+		m.CPUSeconds, m.ProviderCPUSeconds, m.MachineBusy = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	}
+	m.Seconds[step], m.CPUSeconds[step], m.MachineBusy[step] = res.Seconds, res.CPUSeconds, res.MachineBusy
+	if res.ProviderCPUSeconds > 0 {
+		m.ProviderCPUSeconds[step] = res.ProviderCPUSeconds
+	}
 }
 
 // requestSample is the API requests of one refresh plan and of an idle
@@ -305,7 +319,8 @@ func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 		if err != nil {
 			return err
 		}
-		m.Seconds[step], m.ProviderHWMKiB[step], m.TerraformMaxRSSKiB[step] = res.Seconds, res.ProviderHWMKiB, res.TerraformMaxRSSKiB
+		m.record(step, res)
+		m.ProviderHWMKiB[step], m.TerraformMaxRSSKiB[step] = res.ProviderHWMKiB, res.TerraformMaxRSSKiB
 		if step == stepRefresh && before != nil {
 			if err := b.recordRequests(ctx, ws, m, before, res.Seconds); err != nil {
 				return err
@@ -365,7 +380,7 @@ func (b *bench) terraformData(ctx context.Context, m *measurement) error {
 		if err != nil {
 			return err
 		}
-		m.Seconds[step] = res.Seconds
+		m.record(step, res)
 	}
 	return nil
 }

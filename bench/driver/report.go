@@ -202,6 +202,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 		b.WriteString("\n")
 	}
 	memoryReport(&b, m, results)
+	cpuReport(&b, m, results)
 	requestReport(&b, requests)
 	goBenchReport(&b, goBench, m.Benchtime)
 	rawReport(&b, results)
@@ -219,7 +220,8 @@ func joinInts(xs []int) string {
 func memoryReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("## Provider memory\n\n")
 	b.WriteString("Peak resident memory (`VmHWM` from `/proc/<pid>/status`) of the `terraform-provider-gpu` processes terraform " +
-		"starts, polled every 10 ms while each gpu_workload step runs; terraform's own peak (`ru_maxrss`) for comparison. " +
+		"starts, polled every 10 ms while each gpu_workload step runs; for comparison the `ru_maxrss` of terraform, which " +
+		"Linux reports as the larger of terraform's own peak and its waited-for children's (the provider), so it is never below the provider's. " +
 		"Goal: provider ≤ 150 MB at the largest N.\n\n")
 	b.WriteString("| N | step | provider median | provider max | terraform median | goal | met? |\n|---:|---|---:|---:|---:|---|---|\n")
 	maxN := slices.Max(m.Ns)
@@ -242,6 +244,42 @@ func memoryReport(b *strings.Builder, m meta, results []measurement) {
 			}
 			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s |\n", n, step, mib(int64(median(prov))), mib(int64(peak)),
 				mib(int64(median(tf))), goal, met)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// cpuReport shows where the CPU went: the machine has few cores, and the
+// control plane, terraform and the provider share them.
+func cpuReport(b *strings.Builder, m meta, results []measurement) {
+	b.WriteString("## CPU\n\n")
+	b.WriteString("Medians of CPU seconds per step: terraform with the providers it waited for (`wait4` rusage), the " +
+		"provider processes alone (last `/proc/<pid>/stat` sample), and how busy the whole machine was (`/proc/stat`, " +
+		"all CPUs, control plane included) while the step ran. The API floor program is not listed: its own CPU is " +
+		"small, and its time is the cluster's.\n\n")
+	b.WriteString("| N | step | subject | wall | terraform + provider CPU | provider CPU | machine busy |\n|---:|---|---|---:|---:|---:|---:|\n")
+	for _, n := range m.Ns {
+		for _, step := range terraformSteps {
+			for _, subject := range []string{subjectGPU, subjectData} {
+				var wall, cpu, prov, busy []float64
+				for _, r := range results {
+					if r.N == n && r.Subject == subject && r.CPUSeconds != nil {
+						wall = append(wall, r.Seconds[step])
+						cpu = append(cpu, r.CPUSeconds[step])
+						prov = append(prov, r.ProviderCPUSeconds[step])
+						busy = append(busy, r.MachineBusy[step])
+					}
+				}
+				if len(wall) == 0 {
+					continue
+				}
+				provider := "–"
+				if subject == subjectGPU {
+					provider = fmt.Sprintf("%.2f s", median(prov))
+				}
+				fmt.Fprintf(b, "| %d | %s | %s | %.2f s | %.2f s | %s | %.0f%% |\n", n, step, subject, median(wall),
+					median(cpu), provider, 100*median(busy))
+			}
 		}
 	}
 	b.WriteString("\n")

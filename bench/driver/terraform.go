@@ -119,6 +119,13 @@ type stepResult struct {
 	// terraform's own peak RSS (from wait4).
 	ProviderHWMKiB     int64
 	TerraformMaxRSSKiB int64
+	// CPUSeconds is the CPU time of terraform and the children it waited
+	// for (its providers); ProviderCPUSeconds that of the provider
+	// processes alone (last /proc sample); MachineBusy the share of all
+	// CPUs the whole machine (cluster included) was busy during the step.
+	CPUSeconds         float64
+	ProviderCPUSeconds float64
+	MachineBusy        float64
 }
 
 // runOpts are the options of one terraform command.
@@ -166,22 +173,23 @@ func (w *workspace) run(ctx context.Context, step string, opts runOpts) (stepRes
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = time.Minute
 
-	start := time.Now()
+	start, busyBefore := time.Now(), readMachineCPU()
 	if err := cmd.Start(); err != nil {
 		return stepResult{}, err
 	}
-	var stopSampler func() int64
+	var stopSampler func() (int64, float64)
 	if opts.sampleMemory {
 		stopSampler = sampleChildren(cmd.Process.Pid, filepath.Base(w.provider))
 	}
 	err = cmd.Wait()
-	res := stepResult{Seconds: time.Since(start).Seconds()}
+	res := stepResult{Seconds: time.Since(start).Seconds(), MachineBusy: readMachineCPU().busySince(busyBefore)}
 	if stopSampler != nil {
-		res.ProviderHWMKiB = stopSampler()
+		res.ProviderHWMKiB, res.ProviderCPUSeconds = stopSampler()
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		res.TerraformMaxRSSKiB = ru.Maxrss
 	}
+	res.CPUSeconds = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	code := cmd.ProcessState.ExitCode()
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
@@ -219,12 +227,17 @@ func tail(path string, lines int) string {
 // it exits can be missed. Known processes are read every 10 ms; /proc is
 // scanned for new ones every 50 ms. The returned function stops and
 // returns the peak in KiB.
-func sampleChildren(pid int, exe string) func() int64 {
+func sampleChildren(pid int, exe string) func() (int64, float64) {
 	stop := make(chan struct{})
-	done := make(chan int64)
+	type result struct {
+		peak int64
+		cpu  float64
+	}
+	done := make(chan result)
 	go func() {
 		var peak int64
 		known := map[int]bool{} // pid -> is a matching child
+		lastCPU := map[int]float64{}
 		var tracked []int
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
@@ -244,18 +257,26 @@ func sampleChildren(pid int, exe string) func() int64 {
 			}
 			for _, child := range tracked {
 				peak = max(peak, vmHWM(child))
+				if cpu, ok := processCPU(child); ok {
+					lastCPU[child] = cpu
+				}
 			}
 			select {
 			case <-stop:
-				done <- peak
+				var cpu float64
+				for _, c := range lastCPU {
+					cpu += c
+				}
+				done <- result{peak, cpu}
 				return
 			case <-tick.C:
 			}
 		}
 	}()
-	return func() int64 {
+	return func() (int64, float64) {
 		close(stop)
-		return <-done
+		r := <-done
+		return r.peak, r.cpu
 	}
 }
 
