@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,6 +157,15 @@ func (e *cacheEntry) fail(err error) {
 		close(e.failed)
 		close(e.stop)
 	})
+}
+
+// stoppedErr explains a watch that stopped under a wait, e.g. because the
+// identity lost its list or watch permission.
+func (e *cacheEntry) stoppedErr() error {
+	if e.failErr == nil {
+		return errors.New("the watch serving this wait stopped")
+	}
+	return fmt.Errorf("the watch serving this wait stopped: %w", e.failErr)
 }
 
 func (wc *watchCache) forget(key cacheKey, e *cacheEntry) {

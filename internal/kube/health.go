@@ -30,6 +30,7 @@ type serverHealth struct {
 
 	mu      sync.Mutex
 	users   int
+	running bool
 	current *outage
 }
 
@@ -48,7 +49,8 @@ func (h *serverHealth) watch() (*outage, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.users++
-	if h.users == 1 {
+	if !h.running {
+		h.running = true
 		go h.run()
 	}
 	o := h.current
@@ -66,6 +68,9 @@ func (h *serverHealth) run() {
 	for range ticker.C {
 		h.mu.Lock()
 		idle := h.users == 0
+		if idle {
+			h.running = false
+		}
 		h.mu.Unlock()
 		if idle {
 			return

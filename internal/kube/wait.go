@@ -170,9 +170,9 @@ func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), en
 		}
 	}
 	for {
-		changed := make([]<-chan struct{}, 2)
+		changed, failed := make([]<-chan struct{}, 2), make([]<-chan struct{}, 2)
 		for i, e := range live {
-			changed[i] = e.changes()
+			changed[i], failed[i] = e.changes(), e.failed
 		}
 		done, err := check()
 		if done || err != nil {
@@ -183,6 +183,10 @@ func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), en
 			return ctx.Err()
 		case <-outage.down:
 			return outage.err
+		case <-failed[0]:
+			return live[0].stoppedErr()
+		case <-failed[1]:
+			return live[1].stoppedErr()
 		case <-changed[0]:
 		case <-changed[1]:
 		}
