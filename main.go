@@ -3,13 +3,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 	"runtime/debug"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider"
 )
@@ -28,10 +27,11 @@ func main() {
 	quietUnlessLogging()
 	tuneGC()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: providerAddress,
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	err := tf6server.Serve(providerAddress, provider.ProtocolServer(version), opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -16,8 +16,6 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
@@ -68,7 +66,7 @@ resource "gpu_workload" %[2]q {
 func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
 	t.Helper()
 	clearClusterEnv(t)
-	tf := acctest.NewTerraform(t, providerserver.NewProtocol6WithError(New("test")()), config)
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
 	t.Cleanup(func() {
 		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
 			t.Errorf("terraform destroy: %v\n%s", err, out)

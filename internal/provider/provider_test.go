@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -24,7 +23,7 @@ import (
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gpu": providerserver.NewProtocol6WithError(New("test")()),
+	"gpu": func() (tfprotov6.ProviderServer, error) { return ProtocolServer("test")(), nil },
 }
 
 // clusterEnv lists the variables the provider reads, cleared by tests that
