@@ -99,25 +99,3 @@ func requireRef(diags *diag.Diagnostics, attribute string, v types.String, examp
 		"device_plugin_config needs the namespace and name of the ConfigMap the device plugin reads. Allowed: "+
 			attribute+" = "+example+".")
 }
-
-// rejectNulls reports null list elements and map values, which the
-// conversion to render would otherwise turn into "" (a label without a
-// value) or fail on with a framework error that blames the provider.
-func rejectNulls(m nodePoolPolicyModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for i, e := range m.Taints.Elements() {
-		if e.IsNull() {
-			diags.AddAttributeError(path.Root("taints").AtListIndex(i), "Null taint",
-				"taints["+strconv.Itoa(i)+"] is null. Allowed: an object with key, effect and optionally value; "+
-					"leave conditional taints out with a for expression, e.g. [for t in local.taints : t if t != null].")
-		}
-	}
-	for key, e := range m.Labels.Elements() {
-		if e.IsNull() {
-			diags.AddAttributeError(path.Root("labels").AtMapKey(key), "Null label value",
-				"labels["+strconv.Quote(key)+"] is null, which is neither a label value nor no label. Allowed: a string "+
-					"(\"\" for a label without value), or leave the key out, e.g. with a for expression.")
-		}
-	}
-	return diags
-}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -134,7 +133,6 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				// KUBECONFIG, and an empty path fails only at apply.
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
-					listvalidator.NoNullValues(),
 					listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1)),
 				},
 			},
@@ -176,13 +174,11 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 						MarkdownDescription: "Arguments of the command.",
 						Optional:            true,
 						ElementType:         types.StringType,
-						Validators:          []validator.List{listvalidator.NoNullValues()},
 					},
 					"env": schema.MapAttribute{
 						MarkdownDescription: "Extra environment variables for the command.",
 						Optional:            true,
 						ElementType:         types.StringType,
-						Validators:          []validator.Map{mapvalidator.NoNullValues()},
 					},
 				},
 			},

@@ -54,7 +54,6 @@ func (r *nodePoolPolicyResource) ValidateConfig(ctx context.Context, req resourc
 	resp.Diagnostics.Append(conv.diags...)
 	resp.Diagnostics.Append(renderDiagnostics(locatable(render.ValidatePool(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
-	resp.Diagnostics.Append(rejectNulls(config)...)
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.

@@ -8,9 +8,11 @@ import (
 )
 
 // Terraform types integer attributes as numbers, so fractions reach the
-// provider. Each one fails validation on its own line, naming the attribute,
-// instead of the framework's conversion error that blames the provider.
-func TestAccWholeNumbers_fractionsRejected(t *testing.T) {
+// provider, and collections may hold nulls. Each one fails validation on its
+// own line, naming the attribute and what is allowed, instead of the
+// framework's conversion error that blames the provider (fractions) or a
+// silent "" (nulls).
+func TestAccConfigChecks_fractionsAndNulls(t *testing.T) {
 	cases := map[string]struct{ config, want string }{
 		"gpu count": {
 			config: workloadWith(`gpu {
@@ -39,6 +41,20 @@ func TestAccWholeNumbers_fractionsRejected(t *testing.T) {
     count = 1e20
   }`),
 			want: `(?s)Not a whole number.*gpu\.count takes a whole number, got 1e\+20\.`,
+		},
+		"null map value": {
+			config: workloadWith(`env = { A = "1", B = null }
+  gpu {
+    count = 1
+  }`),
+			want: phrases(`Null element`, `env = { A = "1", B = null }`, `env["B"] is null`, `Allowed: a value, or leave the element out`).String(),
+		},
+		"null list element": {
+			config: workloadWith(`args = ["--epochs", null]
+  gpu {
+    count = 1
+  }`),
+			want: `(?s)Null element.*args\[1\] is null`,
 		},
 		"pool policy": {
 			config: `

@@ -18,41 +18,48 @@ import (
 )
 
 // ProtocolServer is the provider's protocol 6 server: the framework's, with
-// whole-number attributes checked first. Terraform types an integer
-// attribute as a number, so `count = 1.5` reaches the provider, and the
-// framework's conversion then fails with "This is always an error in the
-// provider" and no line. This check answers with the attribute and what is
-// allowed instead. main and the tests serve the same thing.
+// two checks of the raw configuration first, for mistakes the framework
+// turns into errors that blame the provider and point at no line:
+//   - a fraction in an integer attribute: Terraform types integer
+//     attributes as numbers, so `count = 1.5` reaches the provider, and the
+//     framework's conversion fails with "This is always an error in the
+//     provider";
+//   - a null element in a list, set or map (`labels = { team = null }`),
+//     which the framework's conversion would otherwise turn into "" or an
+//     empty object without a word.
+//
+// Both answer with the attribute and what is allowed. main and the tests
+// serve the same thing.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := New(version)()
-		return &wholeNumberServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)}
+		return &checkedServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)}
 	}
 }
 
-// wholeNumberServer rejects fractions in integer attributes during
-// validation and passes everything else to the framework.
-type wholeNumberServer struct {
+// checkedServer runs the configuration checks during validation and passes
+// everything else to the framework.
+type checkedServer struct {
 	tfprotov6.ProviderServer
 	schemas *schemaIndex
 }
 
-func (s *wholeNumberServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
-	if diags := fractions(ctx, s.schemas.provider(ctx), req.Config); len(diags) > 0 {
+func (s *checkedServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	if diags := configProblems(ctx, s.schemas.provider(ctx), req.Config); len(diags) > 0 {
 		return &tfprotov6.ValidateProviderConfigResponse{Diagnostics: diags}, nil
 	}
 	return s.ProviderServer.ValidateProviderConfig(ctx, req)
 }
 
-func (s *wholeNumberServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if diags := fractions(ctx, s.schemas.resource(ctx, req.TypeName), req.Config); len(diags) > 0 {
+func (s *checkedServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if diags := configProblems(ctx, s.schemas.resource(ctx, req.TypeName), req.Config); len(diags) > 0 {
 		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: diags}, nil
 	}
 	return s.ProviderServer.ValidateResourceConfig(ctx, req)
 }
 
-func (s *wholeNumberServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	if diags := fractions(ctx, s.schemas.dataSource(ctx, req.TypeName), req.Config); len(diags) > 0 {
+func (s *checkedServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	if diags := configProblems(ctx, s.schemas.dataSource(ctx, req.TypeName), req.Config); len(diags) > 0 {
 		return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: diags}, nil
 	}
 	return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
@@ -65,10 +72,8 @@ type typedSchema interface {
 	TypeAtTerraformPath(context.Context, *tftypes.AttributePath) (attr.Type, error)
 }
 
-// fractions reports every known number that is not a whole number, or does
-// not fit in 64 bits, where the schema has an integer attribute (or list,
-// set or map element).
-func fractions(ctx context.Context, schema typedSchema, config *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+// configProblems walks the configuration once for both checks.
+func configProblems(ctx context.Context, schema typedSchema, config *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
 	if schema == nil || config == nil {
 		return nil
 	}
@@ -78,24 +83,57 @@ func fractions(ctx context.Context, schema typedSchema, config *tfprotov6.Dynami
 	}
 	var diags []*tfprotov6.Diagnostic
 	_ = tftypes.Walk(value, func(p *tftypes.AttributePath, v tftypes.Value) (bool, error) {
-		if !v.Type().Is(tftypes.Number) || !v.IsKnown() || v.IsNull() {
-			return true, nil
+		if d := nullElement(ctx, schema, p, v); d != nil {
+			diags = append(diags, d)
 		}
-		if !isIntegerAttribute(ctx, schema, p) {
-			return true, nil
-		}
-		var n big.Float
-		if err := v.As(&n); err == nil && !isInt64(&n) {
-			diags = append(diags, &tfprotov6.Diagnostic{
-				Severity:  tfprotov6.DiagnosticSeverityError,
-				Summary:   "Not a whole number",
-				Detail:    fmt.Sprintf("%s takes a whole number, got %s.", readablePath(p), n.Text('g', -1)),
-				Attribute: p,
-			})
+		if d := fraction(ctx, schema, p, v); d != nil {
+			diags = append(diags, d)
 		}
 		return true, nil
 	})
 	return diags
+}
+
+// fraction reports a known number that is not a whole number, or does not
+// fit in 64 bits, where the schema has an integer attribute or element.
+func fraction(ctx context.Context, schema typedSchema, p *tftypes.AttributePath, v tftypes.Value) *tfprotov6.Diagnostic {
+	if !v.Type().Is(tftypes.Number) || !v.IsKnown() || v.IsNull() || !isIntegerAttribute(ctx, schema, p) {
+		return nil
+	}
+	var n big.Float
+	if err := v.As(&n); err != nil || isInt64(&n) {
+		return nil
+	}
+	return &tfprotov6.Diagnostic{
+		Severity:  tfprotov6.DiagnosticSeverityError,
+		Summary:   "Not a whole number",
+		Detail:    fmt.Sprintf("%s takes a whole number, got %s.", readablePath(p), n.Text('g', -1)),
+		Attribute: p,
+	}
+}
+
+// nullElement reports a null element of a list, set or map attribute.
+// Dynamic attributes (Helm values, where null means "delete this key") are
+// left alone: their paths do not resolve to a collection type.
+func nullElement(ctx context.Context, schema typedSchema, p *tftypes.AttributePath, v tftypes.Value) *tfprotov6.Diagnostic {
+	if !v.IsNull() || len(p.Steps()) == 0 {
+		return nil
+	}
+	if _, isName := p.LastStep().(tftypes.AttributeName); isName {
+		return nil
+	}
+	parent, err := schema.TypeAtTerraformPath(ctx, p.WithoutLastStep())
+	if _, collection := parent.(attr.TypeWithElementType); err != nil || !collection {
+		return nil
+	}
+	return &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "Null element",
+		Detail: fmt.Sprintf("%s is null, which this attribute does not take. Allowed: a value, or leave the element out, "+
+			"e.g. with a for expression: [for x in local.xs : x if x != null] or { for k, v in local.m : k => v if v != null }.",
+			readablePath(p)),
+		Attribute: p,
+	}
 }
 
 // isIntegerAttribute reports whether the schema types the path as an int64
