@@ -518,18 +518,7 @@ func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *render.
 	selector, d := types.MapValueFrom(ctx, types.StringType, rendered.NodeSelector)
 	diags.Append(d...)
 	m.NodeSelector = selector
-	tolerations := make([]attr.Value, 0, len(rendered.Tolerations))
-	for _, t := range rendered.Tolerations {
-		obj, d := types.ObjectValue(tolerationAttrTypes, map[string]attr.Value{
-			"key": types.StringValue(t.Key), "operator": types.StringValue(string(t.Operator)),
-			"value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
-		})
-		diags.Append(d...)
-		tolerations = append(tolerations, obj)
-	}
-	list, d := types.ListValue(types.ObjectType{AttrTypes: tolerationAttrTypes}, tolerations)
-	diags.Append(d...)
-	m.Tolerations = list
+	m.Tolerations = tolerationList(rendered.Tolerations, &diags)
 	return diags
 }
 
