@@ -118,11 +118,12 @@ func isGPUNode(n *corev1.Node) bool {
 			}
 		}
 	}
-	l := n.Labels
-	return l[gkeLabelAccelerator] != "" || l[labelGPUPresent] == "true" || l[labelGFDProduct] != "" ||
-		l[aksLabelAccelerator] == "nvidia" || l[eksLabelAccelerator] != "" ||
-		positive(l["karpenter.k8s.aws/instance-gpu-count"]) || positive(l["eks.amazonaws.com/instance-gpu-count"]) ||
-		positive(l["karpenter.azure.com/sku-gpu-count"])
+	for _, e := range cloudOrder {
+		if e.profile.marksGPUNode(n.Labels) {
+			return true
+		}
+	}
+	return false
 }
 
 func positive(s string) bool {
@@ -214,9 +215,9 @@ func commonLabels(nodes []NodeCapacity) map[string]string {
 	return common
 }
 
-// readPoolState reads GKE's and the GPU Operator's MIG and sharing labels.
+// readPoolState reads the GPU Operator's MIG and sharing labels, then
+// each cloud's own (GKE's win where a node carries both).
 func readPoolState(pool *PoolCapacity, l map[string]string) {
-	pool.MIGPartition = l[gkeLabelPartitionSize]
 	if cfg := l[LabelMIGConfig]; cfg != MIGConfigDisabled {
 		pool.MIGConfig = cfg
 	}
@@ -226,22 +227,13 @@ func readPoolState(pool *PoolCapacity, l map[string]string) {
 	}) {
 		pool.MIGStrategy = MIGStrategyMixed
 	}
-	switch gke := l[gkeLabelSharingStrategy]; {
-	case gke != "":
-		pool.Sharing = ourSharingName(gke)
-		pool.SharedClients = parseCount(l[gkeLabelMaxSharedClients])
-	case l[labelSharingStrategy] != "" && l[labelSharingStrategy] != "none":
-		pool.Sharing = l[labelSharingStrategy]
+	if s := l[labelSharingStrategy]; s != "" && s != "none" {
+		pool.Sharing = s
 		pool.SharedClients = parseCount(l[labelGPUReplicas])
 	}
-}
-
-// ourSharingName maps GKE's "time-sharing" back to "time-slicing".
-func ourSharingName(gke string) string {
-	if gke == "time-sharing" {
-		return SharingTimeSlicing
+	for _, e := range cloudOrder {
+		e.profile.readPoolState(l, pool)
 	}
-	return gke
 }
 
 func parseCount(s string) int64 {

@@ -3,21 +3,9 @@ package render
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-)
-
-// Node labels that name the pool a node belongs to (domain.md §5).
-const (
-	gkeLabelNodePool    = "cloud.google.com/gke-nodepool"
-	aksLabelAgentPool   = "kubernetes.azure.com/agentpool"
-	aksLegacyAgentPool  = "agentpool"
-	aksNAPLabelGPUName  = "karpenter.azure.com/sku-gpu-name"
-	eksLabelNodeGroup   = "eks.amazonaws.com/nodegroup"
-	eksAutoComputeType  = "eks.amazonaws.com/compute-type"
-	eksAutoLabelGPUName = "eks.amazonaws.com/instance-gpu-name"
 )
 
 // nodeClass is where a node belongs and what GPU it has.
@@ -28,24 +16,20 @@ type nodeClass struct {
 	accel   *Accelerator
 }
 
-// classifyNode groups by the most specific pool label present: the cloud's
-// own node-pool label first (a GKE or AKS node may also carry GFD labels),
-// then Karpenter's, then the GPU Operator's, then the instance type.
+// classifyNode groups by the most specific pool label present: each
+// profile in registry order recognises its own nodes (a cloud's own
+// node-pool label first, since a GKE or AKS node may also carry GFD labels;
+// then Karpenter's, then the GPU Operator's), then the instance type.
 func classifyNode(n *corev1.Node) nodeClass {
 	l := n.Labels
-	var c nodeClass
+	c, found := nodeClass{}, false
+	for _, e := range cloudOrder {
+		if c, found = e.profile.classify(n); found {
+			break
+		}
+	}
 	switch {
-	case l[gkeLabelAccelerator] != "":
-		c = classifyGKE(n)
-	case l[aksLabelAgentPool] != "" || l[aksLegacyAgentPool] != "" || l[aksNAPLabelGPUName] != "":
-		c = classifyAKS(l)
-	case l[eksLabelNodeGroup] != "":
-		c = nodeClass{cloud: CloudEKS, key: "eks/" + l[eksLabelNodeGroup], product: cmp.Or(l[eksLabelAccelerator], l[labelInstanceType])}
-		c.accel = cmp.Or(acceleratorForInstanceType(l[labelInstanceType]), acceleratorForEKS(l[eksLabelAccelerator]))
-	case l[karpenterLabelNodePool] != "":
-		c = classifyKarpenter(l)
-	case l[labelGFDProduct] != "" || l[labelGPUPresent] == "true":
-		c = nodeClass{cloud: CloudGeneric, key: genericPoolKey(l), product: l[labelGFDProduct]}
+	case found:
 	case l[labelInstanceType] != "":
 		c = nodeClass{key: "instance-type/" + l[labelInstanceType], product: l[labelInstanceType]}
 	default:
@@ -55,94 +39,6 @@ func classifyNode(n *corev1.Node) nodeClass {
 		c.accel = cmp.Or(acceleratorForGFDProduct(l[labelGFDProduct]), acceleratorForInstanceType(l[labelInstanceType]))
 	}
 	return c
-}
-
-// classifyGKE: Autopilot nodes are named gk3-... and live in
-// auto-provisioned (nap-...) pools; NAP on Standard looks the same.
-func classifyGKE(n *corev1.Node) nodeClass {
-	l := n.Labels
-	cloud := CloudGKE
-	pool := l[gkeLabelNodePool]
-	if strings.HasPrefix(n.Name, "gk3-") || strings.HasPrefix(pool, "nap-") {
-		cloud = CloudGKEAutopilot
-	}
-	if pool == "" {
-		pool = l[gkeLabelAccelerator]
-	}
-	return nodeClass{cloud: cloud, key: string(cloud) + "/" + pool, product: l[gkeLabelAccelerator],
-		accel: acceleratorForGKE(l[gkeLabelAccelerator])}
-}
-
-// classifyAKS: agent pools, or node auto-provisioning (Karpenter on Azure).
-func classifyAKS(l map[string]string) nodeClass {
-	pool := cmp.Or(l[aksLabelAgentPool], l[aksLegacyAgentPool])
-	if pool == "" {
-		pool = "nap-" + cmp.Or(l[karpenterLabelNodePool], l[aksNAPLabelGPUName])
-	}
-	c := nodeClass{cloud: CloudAKS, key: "aks/" + pool, product: l[labelInstanceType]}
-	if size := l[labelInstanceType]; size != "" {
-		for i := range catalog {
-			if slices.Contains(catalog[i].AKSVMSizes, size) {
-				c.accel = &catalog[i]
-			}
-		}
-	}
-	return c
-}
-
-// classifyKarpenter: EKS Auto Mode uses eks.amazonaws.com/ instance labels,
-// self-managed Karpenter karpenter.k8s.aws/ ones.
-func classifyKarpenter(l map[string]string) nodeClass {
-	cloud := CloudKarpenter
-	if l[eksAutoComputeType] == "auto" || l[eksAutoLabelGPUName] != "" {
-		cloud = CloudEKSAuto
-	}
-	prefix := karpenterLabelPrefix(cloud)
-	c := nodeClass{cloud: cloud, key: string(cloud) + "/" + l[karpenterLabelNodePool], product: l[prefix+"instance-gpu-name"]}
-	c.accel = acceleratorForAWSGPU(l[prefix+"instance-gpu-name"], l[prefix+"instance-gpu-memory"], l[labelInstanceType])
-	return c
-}
-
-// acceleratorForAWSGPU matches EC2's GPU name; where two models share it
-// (a100, v100), the per-GPU memory or the instance type decides.
-func acceleratorForAWSGPU(name, memoryMiB, instanceType string) *Accelerator {
-	if name == "" {
-		return nil
-	}
-	var candidates []*Accelerator
-	for i := range catalog {
-		if catalog[i].AWSGPUName == name {
-			candidates = append(candidates, &catalog[i])
-		}
-	}
-	if len(candidates) == 1 {
-		return candidates[0]
-	}
-	for _, a := range candidates {
-		if a.AWSGPUMemoryMiB > 0 && strconv.FormatInt(a.AWSGPUMemoryMiB, 10) == memoryMiB {
-			return a
-		}
-	}
-	if a := acceleratorForInstanceType(instanceType); a != nil && slices.Contains(candidates, a) {
-		return a
-	}
-	return nil
-}
-
-// acceleratorForEKS matches the cluster-autoscaler accelerator label; it is
-// ambiguous for nvidia-tesla-v100 (16 and 32 GB), which then stays unknown
-// unless the instance type resolved it.
-func acceleratorForEKS(value string) *Accelerator {
-	var found *Accelerator
-	for i := range catalog {
-		if value != "" && catalog[i].EKSAccelerator == value {
-			if found != nil {
-				return nil
-			}
-			found = &catalog[i]
-		}
-	}
-	return found
 }
 
 // acceleratorForGFDProduct matches nvidia.com/gpu.product, including the
@@ -161,18 +57,6 @@ func acceleratorForGFDProduct(product string) *Accelerator {
 		}
 	}
 	return nil
-}
-
-// genericPoolKey groups GPU Operator nodes by model and configuration.
-func genericPoolKey(l map[string]string) string {
-	parts := []string{"generic", cmp.Or(l[labelGFDProduct], "unknown-gpu")}
-	if cfg := l[LabelMIGConfig]; cfg != "" && cfg != MIGConfigDisabled {
-		parts = append(parts, "mig-"+cfg)
-	}
-	if s := l[labelSharingStrategy]; s != "" && s != "none" {
-		parts = append(parts, s+"-"+cmp.Or(l[labelGPUReplicas], "0"))
-	}
-	return strings.Join(parts, "/")
 }
 
 // requestsByNode sums the GPU requests of the pods bound to each node that

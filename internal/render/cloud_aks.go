@@ -1,6 +1,21 @@
+// Every rule of AKS: workloads, VM sizes, node pools, live nodes and chart
+// values.
+//
+// Upstream sources of its labels and facts: azure-aks-docs use-labels.md
+// (kubernetes.azure.com/ labels and reserved prefixes), use-nvidia-gpu.md
+// (accelerator=nvidia, the sku=gpu taint convention, preinstalled driver),
+// spot-node-pool.md (scalesetpriority label and taint); Azure "GPU
+// optimized virtual machine sizes" (VM sizes and GPU counts); AKS node
+// auto-provisioning (karpenter.azure.com/ labels).
 package render
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // AKS node labels (azure-aks-docs use-labels.md, use-nvidia-gpu.md).
 const (
@@ -11,9 +26,16 @@ const (
 	// tolerating a taint that is absent is harmless.
 	aksGPUTaintKey   = "sku"
 	aksGPUTaintValue = "gpu"
+
+	// Labels that name the pool of an AKS node (domain.md §5): agent pools,
+	// the legacy key, and node auto-provisioning (Karpenter on Azure).
+	aksLabelAgentPool  = "kubernetes.azure.com/agentpool"
+	aksLegacyAgentPool = "agentpool"
+	aksNAPLabelGPUName = "karpenter.azure.com/sku-gpu-name"
 )
 
-type aksProfile struct{}
+// aksProfile: the GPU Operator configures MIG and sharing on AKS.
+type aksProfile struct{ operatorProfile }
 
 func (aksProfile) offers(a *Accelerator) bool { return len(a.AKSVMSizes) > 0 }
 
@@ -43,3 +65,106 @@ func (aksProfile) place(in gpuIntent) placement {
 	}
 	return p
 }
+
+// aksMachines lists, per catalog id, the Azure VM sizes and their GPU count
+// (Azure "GPU optimized virtual machine sizes": NCasT4_v3, NCv3, NDv2,
+// NDasrA100_v4, NC_A100_v4, NDm_A100_v4, ND_H100_v5, ND_H200_v5). The sizes
+// are exactly the catalog's AKSVMSizes (a test keeps them in step).
+var aksMachines = map[string][]machineShape{
+	"t4":        {{"Standard_NC4as_T4_v3", 1}, {"Standard_NC8as_T4_v3", 1}, {"Standard_NC16as_T4_v3", 1}, {"Standard_NC64as_T4_v3", 4}},
+	"v100-16gb": {{"Standard_NC6s_v3", 1}, {"Standard_NC12s_v3", 2}, {"Standard_NC24s_v3", 4}, {"Standard_NC24rs_v3", 4}},
+	"v100-32gb": {{"Standard_ND40rs_v2", 8}},
+	"a100-40gb": {{"Standard_ND96asr_v4", 8}},
+	"a100-80gb": {{"Standard_NC24ads_A100_v4", 1}, {"Standard_NC48ads_A100_v4", 2}, {"Standard_NC96ads_A100_v4", 4}, {"Standard_ND96amsr_A100_v4", 8}},
+	"h100-80gb": {{"Standard_ND96isr_H100_v5", 8}},
+	"h200":      {{"Standard_ND96isr_H200_v5", 8}},
+}
+
+func (aksProfile) machines(a *Accelerator) []machineShape { return catalogMachines(aksMachines, a) }
+
+func (aksProfile) acceleratorForMachine(name string) *Accelerator {
+	return catalogAcceleratorForMachine(aksMachines, name)
+}
+
+// reservedLabelDomains: azure-aks-docs use-labels.md "Reserved prefixes".
+func (aksProfile) reservedLabelDomains() []reservedDomain {
+	return []reservedDomain{{"kubernetes.azure.com", "AKS reserves for its own node labels"}}
+}
+
+// poolLabels: AKS labels NVIDIA nodes accelerator=nvidia, and the VM size
+// is the well-known instance-type label.
+func (aksProfile) poolLabels(pi poolIntent, _, set map[string]string) {
+	set[aksLabelAccelerator] = "nvidia"
+	if size := firstValue(machinesWithGPUs(catalogMachines(aksMachines, pi.accel), pi.gpus)); size != "" {
+		set[labelInstanceType] = size
+	}
+	if pi.spot {
+		set[aksLabelScaleSetPriority] = "spot"
+	}
+}
+
+// poolTaints: the documented sku=gpu convention on dedicated pools, and
+// AKS's own spot taint.
+func (aksProfile) poolTaints(pi poolIntent) []poolTaint {
+	var out []poolTaint
+	if pi.dedicated {
+		out = append(out, poolTaint{taint: noScheduleTaint(aksGPUTaintKey, aksGPUTaintValue), because: "dedicated = true"})
+	}
+	if pi.spot {
+		out = append(out, poolTaint{taint: noScheduleTaint(aksLabelScaleSetPriority, "spot"), byCloud: true,
+			because: "AKS adds it to spot node pools"})
+	}
+	return out
+}
+
+// nodePoolShape lists every taint and the spot label even though AKS adds
+// the spot ones itself: azurerm's node pool otherwise plans a replacement
+// on every apply (hashicorp/terraform-provider-azurerm#25615; its docs ask
+// for "the applicable node_labels and node_taints" with priority Spot).
+func (aksProfile) nodePoolShape(r *PoolRendered, pi poolIntent, taints []poolTaint) {
+	np := &AKSNodePool{
+		VMSize:     firstValue(machinesWithGPUs(catalogMachines(aksMachines, pi.accel), pi.gpus)),
+		Priority:   "Regular",
+		NodeLabels: maps.Clone(r.NodeLabels),
+	}
+	if pi.spot {
+		np.Priority = "Spot"
+		if np.NodeLabels == nil {
+			np.NodeLabels = map[string]string{}
+		}
+		np.NodeLabels[aksLabelScaleSetPriority] = "spot"
+	}
+	for _, t := range taints {
+		np.NodeTaints = append(np.NodeTaints, kubectlTaint(t.taint))
+	}
+	r.AKS = np
+}
+
+// classify: agent pools, or node auto-provisioning (Karpenter on Azure).
+func (aksProfile) classify(n *corev1.Node) (nodeClass, bool) {
+	l := n.Labels
+	if l[aksLabelAgentPool] == "" && l[aksLegacyAgentPool] == "" && l[aksNAPLabelGPUName] == "" {
+		return nodeClass{}, false
+	}
+	pool := cmp.Or(l[aksLabelAgentPool], l[aksLegacyAgentPool])
+	if pool == "" {
+		pool = "nap-" + cmp.Or(l[karpenterLabelNodePool], l[aksNAPLabelGPUName])
+	}
+	c := nodeClass{cloud: CloudAKS, key: "aks/" + pool, product: l[labelInstanceType]}
+	if size := l[labelInstanceType]; size != "" {
+		for i := range catalog {
+			if slices.Contains(catalog[i].AKSVMSizes, size) {
+				c.accel = &catalog[i]
+			}
+		}
+	}
+	return c, true
+}
+
+func (aksProfile) marksGPUNode(l map[string]string) bool {
+	return l[aksLabelAccelerator] == "nvidia" || positive(l["karpenter.azure.com/sku-gpu-count"])
+}
+
+// driverPreinstalled: AKS GPU node pools come with the driver
+// (use-nvidia-gpu.md, domain.md §5.2).
+func (aksProfile) driverPreinstalled() bool { return true }

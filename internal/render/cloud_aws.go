@@ -1,9 +1,19 @@
+// What the AWS clouds (eks, eks-auto, karpenter) share: EC2 GPU instance
+// shapes, the names EC2 gives its GPUs, and the labels AWS tooling sets.
+// The per-cloud rules are in cloud_eks.go and cloud_karpenter.go.
+//
+// Upstream sources: AWS "Amazon EC2 accelerated computing instances"
+// specifications (instance types, GPU counts, GPU names and memory as the
+// EC2 DescribeInstanceTypes API reports them, which Karpenter and EKS Auto
+// Mode copy into instance-gpu-* labels); cluster-autoscaler's AWS cloud
+// provider (k8s.amazonaws.com/accelerator); EKS managed node group docs
+// (eks.amazonaws.com/capacityType, nodegroup); Karpenter's well-known labels
+// (karpenter.sh/capacity-type, karpenter.sh/nodepool).
 package render
 
 import (
+	"slices"
 	"strconv"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // AWS node labels.
@@ -15,100 +25,62 @@ const (
 	eksLabelCapacityType = "eks.amazonaws.com/capacityType"
 	// karpenterLabelCapacityType is set by Karpenter and EKS Auto Mode.
 	karpenterLabelCapacityType = "karpenter.sh/capacity-type"
+	// karpenterLabelNodePool is set by Karpenter (and EKS Auto Mode, and
+	// AKS node auto-provisioning) to the NodePool name.
+	karpenterLabelNodePool = "karpenter.sh/nodepool"
 )
 
-// eksProfile is EKS with managed node groups.
-type eksProfile struct{}
-
-func (eksProfile) offers(a *Accelerator) bool { return a.EKSAccelerator != "" }
-
-func (eksProfile) validate(in gpuIntent, _ bool) Diagnostics {
-	return warnSharedClientsWithoutLabel(CloudEKS, in)
+// awsMachines lists, per catalog id, the EC2 instance types and their GPU
+// count (AWS "Amazon EC2 accelerated computing instances" specifications:
+// G4dn, G5, G6, G6e, P3, P3dn, P4d, P4de, P5, P5e, P5en, P6-B200). Smallest
+// first, so the first entry with a count is the cheapest suggestion.
+var awsMachines = map[string][]machineShape{
+	"t4":        {{"g4dn.xlarge", 1}, {"g4dn.2xlarge", 1}, {"g4dn.4xlarge", 1}, {"g4dn.8xlarge", 1}, {"g4dn.16xlarge", 1}, {"g4dn.12xlarge", 4}, {"g4dn.metal", 8}},
+	"a10g":      {{"g5.xlarge", 1}, {"g5.2xlarge", 1}, {"g5.4xlarge", 1}, {"g5.8xlarge", 1}, {"g5.16xlarge", 1}, {"g5.12xlarge", 4}, {"g5.24xlarge", 4}, {"g5.48xlarge", 8}},
+	"l4":        {{"g6.xlarge", 1}, {"g6.2xlarge", 1}, {"g6.4xlarge", 1}, {"g6.8xlarge", 1}, {"g6.16xlarge", 1}, {"g6.12xlarge", 4}, {"g6.24xlarge", 4}, {"g6.48xlarge", 8}},
+	"l40s":      {{"g6e.xlarge", 1}, {"g6e.2xlarge", 1}, {"g6e.4xlarge", 1}, {"g6e.8xlarge", 1}, {"g6e.16xlarge", 1}, {"g6e.12xlarge", 4}, {"g6e.24xlarge", 4}, {"g6e.48xlarge", 8}},
+	"v100-16gb": {{"p3.2xlarge", 1}, {"p3.8xlarge", 4}, {"p3.16xlarge", 8}},
+	"v100-32gb": {{"p3dn.24xlarge", 8}},
+	"a100-40gb": {{"p4d.24xlarge", 8}},
+	"a100-80gb": {{"p4de.24xlarge", 8}},
+	// p5.4xlarge is the single-H100 size added in 2025.
+	"h100-80gb": {{"p5.4xlarge", 1}, {"p5.48xlarge", 8}},
+	"h200":      {{"p5e.48xlarge", 8}, {"p5en.48xlarge", 8}},
+	"b200":      {{"p6-b200.48xlarge", 8}},
 }
 
-func (eksProfile) resource(in gpuIntent) corev1.ResourceName { return devicePluginResource(in) }
+// ec2Machines is embedded by every AWS profile: they sell the same EC2
+// instance types.
+type ec2Machines struct{}
 
-func (eksProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
-	// Node groups are commonly tainted nvidia.com/gpu=true:NoSchedule.
-	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	for i, a := range in.accelerators {
-		term := []labelRequirement{{key: eksLabelAccelerator, values: []string{a.EKSAccelerator}}}
-		// V100 16GB and 32GB share "nvidia-tesla-v100": the instance type
-		// (p3 vs p3dn) tells them apart.
-		if len(a.AWSInstanceTypes) > 0 {
-			term = append(term, labelRequirement{key: labelInstanceType, values: a.AWSInstanceTypes})
+func (ec2Machines) machines(a *Accelerator) []machineShape { return catalogMachines(awsMachines, a) }
+
+func (ec2Machines) acceleratorForMachine(name string) *Accelerator {
+	return catalogAcceleratorForMachine(awsMachines, name)
+}
+
+// acceleratorForAWSGPU matches EC2's GPU name; where two models share it
+// (a100, v100), the per-GPU memory or the instance type decides.
+func acceleratorForAWSGPU(name, memoryMiB, instanceType string) *Accelerator {
+	if name == "" {
+		return nil
+	}
+	var candidates []*Accelerator
+	for i := range catalog {
+		if catalog[i].AWSGPUName == name {
+			candidates = append(candidates, &catalog[i])
 		}
-		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
-			term = append(term, devicePluginMIGRequirement(a, *in.partition))
+	}
+	if len(candidates) == 1 {
+		return candidates[0]
+	}
+	for _, a := range candidates {
+		if a.AWSGPUMemoryMiB > 0 && strconv.FormatInt(a.AWSGPUMemoryMiB, 10) == memoryMiB {
+			return a
 		}
-		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
-	if in.spot {
-		p.nodeSelector[eksLabelCapacityType] = "SPOT"
+	if a := acceleratorForInstanceType(instanceType); a != nil && slices.Contains(candidates, a) {
+		return a
 	}
-	return p
-}
-
-// awsKarpenterProfile covers EKS Auto Mode (labelPrefix
-// "eks.amazonaws.com/") and self-managed Karpenter ("karpenter.k8s.aws/").
-// Both derive GPU labels from EC2 instance data, so they share one rule set.
-type awsKarpenterProfile struct{ labelPrefix string }
-
-func (k awsKarpenterProfile) cloud() Cloud {
-	if k.labelPrefix == "eks.amazonaws.com/" {
-		return CloudEKSAuto
-	}
-	return CloudKarpenter
-}
-
-func (awsKarpenterProfile) offers(a *Accelerator) bool { return a.AWSGPUName != "" }
-
-func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
-	return warnSharedClientsWithoutLabel(k.cloud(), in)
-}
-
-func (awsKarpenterProfile) resource(in gpuIntent) corev1.ResourceName {
-	return devicePluginResource(in)
-}
-
-func (k awsKarpenterProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
-	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
-	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
-	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	for i, a := range in.accelerators {
-		term := []labelRequirement{{key: k.labelPrefix + "instance-gpu-name", values: []string{a.AWSGPUName}}}
-		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
-		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
-		if a.AWSGPUMemoryMiB > 0 {
-			term = append(term, labelRequirement{
-				key:    k.labelPrefix + "instance-gpu-memory",
-				values: []string{strconv.FormatInt(a.AWSGPUMemoryMiB, 10)},
-			})
-		}
-		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
-			term = append(term, devicePluginMIGRequirement(a, *in.partition))
-		}
-		p.acceleratorTerms = append(p.acceleratorTerms, term)
-	}
-	if in.spot {
-		p.nodeSelector[karpenterLabelCapacityType] = "spot"
-	}
-	return p
-}
-
-// warnSharedClientsWithoutLabel: outside GKE and generic (GFD) clusters no
-// node label says how many clients share a GPU, so max_shared_clients cannot
-// select anything. The pod still requests nvidia.com/gpu.shared, which only
-// exists where the device plugin shares GPUs.
-func warnSharedClientsWithoutLabel(c Cloud, in gpuIntent) Diagnostics {
-	var diags Diagnostics
-	if in.sharing != "" && in.maxSharedClients > 0 {
-		diags.addWarning(at("gpu", "max_shared_clients"), "max_shared_clients has no effect on "+string(c),
-			"No node label on "+string(c)+" records the device plugin's replica count, so max_shared_clients = "+
-				strconv.FormatInt(in.maxSharedClients, 10)+" is ignored; the pod requests "+string(ResourceNvidiaGPUShared)+
-				". It selects nodes on: \"gke\", \"gke-autopilot\", \"generic\".")
-	}
-	return diags
+	return nil
 }

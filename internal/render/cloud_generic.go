@@ -1,7 +1,18 @@
+// Every rule of a generic cluster running the NVIDIA GPU Operator (e.g.
+// on-premises): workloads, pools, live nodes and chart values.
+//
+// Upstream sources of its labels and facts: NVIDIA GPU Feature Discovery's
+// labels (nvidia.com/gpu.product, gpu.count, gpu.replicas, gpu.sharing-
+// strategy, mig.strategy) and the GPU Operator's (nvidia.com/gpu.present,
+// nvidia.com/mig.config, nvidia.com/device-plugin.config), from the GPU
+// Operator and k8s-device-plugin documentation (domain.md §4.3).
 package render
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -15,7 +26,7 @@ const (
 // genericProfile assumes the NVIDIA GPU Operator: GPU Feature Discovery
 // labels, the nvidia.com/gpu taint convention, and a device plugin whose MIG
 // and sharing settings are visible as node labels.
-type genericProfile struct{}
+type genericProfile struct{ operatorProfile }
 
 func (genericProfile) offers(*Accelerator) bool { return true }
 
@@ -52,4 +63,64 @@ func (genericProfile) place(in gpuIntent) placement {
 		}
 	}
 	return p
+}
+
+func (genericProfile) poolNotes(_ PoolPolicy, pi poolIntent, diags *Diagnostics) {
+	if pi.spot {
+		diags.addWarning(at("spot"), "spot has no effect on generic clusters",
+			"Generic clusters have no standard label or taint for spot capacity, so spot = true changes nothing. "+
+				"Allowed: remove spot; it selects capacity on "+quoteList(slices.DeleteFunc(PoolCloudNames(), func(c string) bool { return c == string(CloudGeneric) }))+".")
+	}
+}
+
+// poolLabels: on a GPU Operator cluster, the operator and GPU Feature
+// Discovery label the nodes (domain.md §4.3).
+func (genericProfile) poolLabels(pi poolIntent, _, set map[string]string) {
+	set[labelGPUPresent] = "true"
+	if pi.accel != nil && len(pi.accel.GFDProducts) > 0 {
+		set[labelGFDProduct] = pi.accel.GFDProducts[0]
+	}
+	if pi.gpus > 0 {
+		set["nvidia.com/gpu.count"] = strconv.FormatInt(pi.gpus, 10)
+	}
+	set[labelSharingStrategy] = "none"
+	if pi.sharing != "" {
+		set[labelSharingStrategy] = pi.sharing
+		// GFD reports nvidia.com/gpu's replicas; MIG resources get their
+		// own nvidia.com/mig-<profile>.replicas labels.
+		if pi.replicas > 0 && !pi.hasMIG() {
+			set[labelGPUReplicas] = strconv.FormatInt(pi.replicas, 10)
+		}
+	}
+	if pi.hasMIG() {
+		set["nvidia.com/mig.strategy"] = pi.migStrategy
+	}
+}
+
+// selectsSharedClients: GFD's nvidia.com/gpu.replicas covers nvidia.com/gpu
+// only, not MIG resources.
+func (genericProfile) selectsSharedClients(pi poolIntent) bool { return !pi.hasMIG() }
+
+func (genericProfile) classify(n *corev1.Node) (nodeClass, bool) {
+	l := n.Labels
+	if l[labelGFDProduct] == "" && l[labelGPUPresent] != "true" {
+		return nodeClass{}, false
+	}
+	return nodeClass{cloud: CloudGeneric, key: genericPoolKey(l), product: l[labelGFDProduct]}, true
+}
+
+func (genericProfile) marksGPUNode(l map[string]string) bool {
+	return l[labelGPUPresent] == "true" || l[labelGFDProduct] != ""
+}
+
+// genericPoolKey groups GPU Operator nodes by model and configuration.
+func genericPoolKey(l map[string]string) string {
+	parts := []string{"generic", cmp.Or(l[labelGFDProduct], "unknown-gpu")}
+	if cfg := l[LabelMIGConfig]; cfg != "" && cfg != MIGConfigDisabled {
+		parts = append(parts, "mig-"+cfg)
+	}
+	if s := l[labelSharingStrategy]; s != "" && s != "none" {
+		parts = append(parts, s+"-"+cmp.Or(l[labelGPUReplicas], "0"))
+	}
+	return strings.Join(parts, "/")
 }

@@ -1,8 +1,20 @@
+// Every rule of GKE Standard and Autopilot: workloads, machine shapes,
+// node pools, live nodes and chart values.
+//
+// Upstream sources of its labels and facts: the GKE cluster-autoscaler
+// labels package (cloud.google.com/gke-* node labels); Google Cloud's "GPU
+// machine types" and "Run GPUs in GKE Standard node pools" pages
+// (accelerators, machine shapes, the nvidia.com/gpu=present taint, driver
+// install dir); GKE's "Running multi-instance GPUs", "GPU time-sharing" and
+// "NVIDIA MPS" pages (partition sizes, sharing labels, client limits); GKE
+// Autopilot's "Deploy GPU workloads" page (gke-accelerator-count).
 package render
 
 import (
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -24,6 +36,17 @@ const (
 	// driver libraries (host /home/kubernetes/bin/nvidia → /usr/local/nvidia).
 	// Stock CUDA images do not search it, hence LD_LIBRARY_PATH.
 	gkeNvidiaLibraryPath = "/usr/local/nvidia/lib64"
+
+	// gkeDriverInstallDir is where GKE installs the NVIDIA driver on the
+	// host (domain.md §5.1: GKE's device plugin mounts it from there).
+	gkeDriverInstallDir = "/home/kubernetes/bin/nvidia"
+
+	// gkeLabelNodePool names the node pool a node belongs to (domain.md §5).
+	gkeLabelNodePool = "cloud.google.com/gke-nodepool"
+
+	// gkeGPUTaintValue: GKE itself taints GPU pools nvidia.com/gpu=present
+	// when the cluster also has non-GPU pools.
+	gkeGPUTaintValue = "present"
 )
 
 // gkePartitionSizes are the MIG partitions a GKE node pool can be created
@@ -39,7 +62,10 @@ var gkePartitionSizes = map[string][]string{
 
 // gkeProfile covers GKE Standard and Autopilot; they share labels, taints and
 // GPU mechanics, Autopilot additionally selects the GPU count.
-type gkeProfile struct{ autopilot bool }
+type gkeProfile struct {
+	baseProfile
+	autopilot bool
+}
 
 func (gkeProfile) offers(a *Accelerator) bool { return len(a.GKEAccelerators) > 0 }
 
@@ -133,4 +159,254 @@ func gkeSharingStrategy(sharing string) string {
 		return "time-sharing"
 	}
 	return sharing
+}
+
+// checkEnv: the provider sets LD_LIBRARY_PATH to GKE's driver libraries.
+func (gkeProfile) checkEnv(name, value string, path []any, diags *Diagnostics) {
+	if name == "LD_LIBRARY_PATH" && !strings.Contains(value, gkeNvidiaLibraryPath) {
+		diags.addWarning(path, "LD_LIBRARY_PATH hides the GKE NVIDIA libraries",
+			"On GKE the driver libraries are mounted at "+gkeNvidiaLibraryPath+" and the provider sets LD_LIBRARY_PATH to it; "+
+				"this value replaces it. Allowed: include "+gkeNvidiaLibraryPath+" in the value, or leave LD_LIBRARY_PATH unset.")
+	}
+}
+
+// gkeMachines lists, per cloud.google.com/gke-accelerator value, the
+// machine types GKE node pools can use and their GPU count (Google Cloud
+// "GPU machine types" page: A2 Standard/Ultra, A3 High/Mega/Ultra, A4, G2
+// and the N1 attachable GPUs). A2, A3, A4 and G2 machines come with their
+// GPUs, so guest_accelerator.count must equal the machine's count. N1 GPUs
+// (T4, V100) attach to any N1 machine type in the counts listed; name is ""
+// there because the machine type is the user's choice.
+var gkeMachines = map[string][]machineShape{
+	"nvidia-tesla-t4":       {{"", 1}, {"", 2}, {"", 4}},
+	"nvidia-tesla-v100":     {{"", 1}, {"", 2}, {"", 4}, {"", 8}},
+	"nvidia-l4":             {{"g2-standard-4", 1}, {"g2-standard-8", 1}, {"g2-standard-12", 1}, {"g2-standard-16", 1}, {"g2-standard-32", 1}, {"g2-standard-24", 2}, {"g2-standard-48", 4}, {"g2-standard-96", 8}},
+	"nvidia-tesla-a100":     {{"a2-highgpu-1g", 1}, {"a2-highgpu-2g", 2}, {"a2-highgpu-4g", 4}, {"a2-highgpu-8g", 8}, {"a2-megagpu-16g", 16}},
+	"nvidia-a100-80gb":      {{"a2-ultragpu-1g", 1}, {"a2-ultragpu-2g", 2}, {"a2-ultragpu-4g", 4}, {"a2-ultragpu-8g", 8}},
+	"nvidia-h100-80gb":      {{"a3-highgpu-1g", 1}, {"a3-highgpu-2g", 2}, {"a3-highgpu-4g", 4}, {"a3-highgpu-8g", 8}},
+	"nvidia-h100-mega-80gb": {{"a3-megagpu-8g", 8}},
+	"nvidia-h200-141gb":     {{"a3-ultragpu-8g", 8}},
+	"nvidia-b200":           {{"a4-highgpu-8g", 8}},
+}
+
+func (gkeProfile) machines(a *Accelerator) []machineShape {
+	if a == nil {
+		return nil
+	}
+	return gkeMachines[gkePoolAccelerator(a)]
+}
+
+func (gkeProfile) acceleratorForMachine(name string) *Accelerator {
+	for gkeAccel, shapes := range gkeMachines {
+		if shapesInclude(shapes, name) {
+			return acceleratorForGKE(gkeAccel)
+		}
+	}
+	return nil
+}
+
+// gkePoolAccelerator is the gke-accelerator value a node pool is created
+// with: the model's first one. (H100 80GB's second value, the A3 Mega
+// variant, only exists as 8-GPU machines; workloads accept both.)
+func gkePoolAccelerator(a *Accelerator) string {
+	if a == nil || len(a.GKEAccelerators) == 0 {
+		return ""
+	}
+	return a.GKEAccelerators[0]
+}
+
+// acceleratorForGKE maps a cloud.google.com/gke-accelerator value back to
+// the catalog.
+func acceleratorForGKE(value string) *Accelerator {
+	for i := range catalog {
+		if slices.Contains(catalog[i].GKEAccelerators, value) {
+			return &catalog[i]
+		}
+	}
+	return nil
+}
+
+// poolsUnsupported: Autopilot creates nodes per pod.
+func (g gkeProfile) poolsUnsupported() (summary, detail string) {
+	if !g.autopilot {
+		return "", ""
+	}
+	return "GKE Autopilot has no node pools",
+		"Autopilot creates nodes per pod from the pod's own GPU request, so there is no pool to describe. " +
+			"Allowed: use gpu_workload with cloud = \"gke-autopilot\" directly"
+}
+
+// mechanism: GKE partitions and shares GPUs from node-pool settings.
+func (gkeProfile) mechanism() gpuMechanism { return mechanismCloudNative }
+
+// rejectsMIGLayouts: a GKE node pool has one gpu_partition_size. (Autopilot
+// has no pools; its chart values are refused as a whole by checkNvidiaStack.)
+func (g gkeProfile) rejectsMIGLayouts() bool { return !g.autopilot }
+
+func (gkeProfile) checkPoolPartition(pi poolIntent, rawStrategy string, diags *Diagnostics) {
+	a := pi.accel
+	if rawStrategy == MIGStrategyMixed {
+		diags.addError(at("mig_strategy"), "MIG strategy not available on GKE",
+			"GKE does not run the NVIDIA device plugin's \"mixed\" strategy: a node pool has one gpu_partition_size and "+
+				"partitions are requested as nvidia.com/gpu. Allowed on GKE: \"single\", or leave mig_strategy unset.")
+	}
+	sizes := gkePartitionSizes[a.Name]
+	if pi.layout == PartitionAllBalanced || !slices.Contains(sizes, pi.cut[0].profile.Name) {
+		diags.addError(at("partition"), "MIG partition not offered by GKE",
+			"GKE node pools are created with one gpu_partition_size, and cannot use "+strconv.Quote(pi.layout)+
+				" on "+a.Name+". Allowed on GKE for "+a.Name+": "+quoteList(sizes)+".")
+	}
+}
+
+func (gkeProfile) sharedClientsLimit() string {
+	return "GKE allows at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU (max_shared_clients_per_gpu)"
+}
+
+func (gkeProfile) poolNotes(p PoolPolicy, _ poolIntent, diags *Diagnostics) {
+	if p.Dedicated != nil && !*p.Dedicated {
+		diags.addWarning(at("dedicated"), "GKE taints GPU nodes itself",
+			"GKE adds nvidia.com/gpu=present:NoSchedule to GPU node pools whenever the cluster also has non-GPU pools, "+
+				"and dedicated = false cannot remove it. Allowed: leave dedicated unset (true) on GKE.")
+	}
+}
+
+// poolLabels: GKE labels GPU nodes from the node pool's guest_accelerator,
+// spot and driver settings; nothing needs adding.
+func (gkeProfile) poolLabels(pi poolIntent, _, set map[string]string) {
+	if v := gkePoolAccelerator(pi.accel); v != "" {
+		set[gkeLabelAccelerator] = v
+	}
+	// gke-accelerator-count is left out: only Autopilot nodes are documented
+	// to carry it (domain.md §5.1), and Standard placement never needs it.
+	set["cloud.google.com/gke-gpu-driver-version"] = "latest"
+	if pi.hasMIG() {
+		set[gkeLabelPartitionSize] = pi.cut[0].profile.Name
+	}
+	if pi.sharing != "" {
+		set[gkeLabelSharingStrategy] = gkeSharingStrategy(pi.sharing)
+		if pi.replicas > 0 {
+			set[gkeLabelMaxSharedClients] = strconv.FormatInt(pi.replicas, 10)
+		}
+	}
+	if pi.spot {
+		set[gkeLabelSpot] = "true"
+	}
+}
+
+// poolTaints: present whatever dedicated says: GKE adds it on its own (only
+// tolerating pods land), and rejects a second nvidia.com/gpu taint.
+func (gkeProfile) poolTaints(poolIntent) []poolTaint {
+	return []poolTaint{gpuTaint(gkeGPUTaintValue, "GKE adds it to GPU node pools", true)}
+}
+
+func (gkeProfile) addsGPUTaint() bool { return true }
+
+// selectsSharedClients: gke-max-shared-clients-per-gpu records replicas.
+func (gkeProfile) selectsSharedClients(poolIntent) bool { return true }
+
+func (gkeProfile) nodePoolShape(r *PoolRendered, pi poolIntent, taints []poolTaint) {
+	np := &GKENodePool{
+		MachineType: firstValue(machinesWithGPUs(gkeMachines[gkePoolAccelerator(pi.accel)], pi.gpus)),
+		Spot:        pi.spot,
+		Labels:      maps.Clone(r.NodeLabels),
+		Taints:      cloudTaints(taints),
+		GuestAccelerator: GKEGuestAccelerator{
+			Type: gkePoolAccelerator(pi.accel), Count: pi.gpus, GPUDriverVersion: "LATEST",
+		},
+	}
+	if pi.hasMIG() {
+		np.GuestAccelerator.GPUPartitionSize = pi.cut[0].profile.Name
+	}
+	if pi.sharing != "" {
+		np.GuestAccelerator.GPUSharingStrategy = "TIME_SHARING"
+		if pi.sharing == SharingMPS {
+			np.GuestAccelerator.GPUSharingStrategy = "MPS"
+		}
+		np.GuestAccelerator.MaxSharedClientsPerGPU = pi.replicas
+	}
+	r.GKE = np
+}
+
+// classify: Autopilot nodes are named gk3-... and live in auto-provisioned
+// (nap-...) pools; NAP on Standard looks the same.
+func (gkeProfile) classify(n *corev1.Node) (nodeClass, bool) {
+	l := n.Labels
+	if l[gkeLabelAccelerator] == "" {
+		return nodeClass{}, false
+	}
+	cloud := CloudGKE
+	pool := l[gkeLabelNodePool]
+	if strings.HasPrefix(n.Name, "gk3-") || strings.HasPrefix(pool, "nap-") {
+		cloud = CloudGKEAutopilot
+	}
+	if pool == "" {
+		pool = l[gkeLabelAccelerator]
+	}
+	return nodeClass{cloud: cloud, key: string(cloud) + "/" + pool, product: l[gkeLabelAccelerator],
+		accel: acceleratorForGKE(l[gkeLabelAccelerator])}, true
+}
+
+func (gkeProfile) marksGPUNode(l map[string]string) bool { return l[gkeLabelAccelerator] != "" }
+
+// readPoolState: GKE's partition and sharing labels win over the GPU
+// Operator's.
+func (gkeProfile) readPoolState(l map[string]string, pool *PoolCapacity) {
+	pool.MIGPartition = l[gkeLabelPartitionSize]
+	if gke := l[gkeLabelSharingStrategy]; gke != "" {
+		pool.Sharing = SharingTimeSlicing // GKE's "time-sharing"
+		if gke != "time-sharing" {
+			pool.Sharing = gke
+		}
+		pool.SharedClients = parseCount(l[gkeLabelMaxSharedClients])
+	}
+}
+
+// driverPreinstalled: GKE installs the driver on GPU nodes (domain.md
+// §5.1), and its node image carries the container runtime hook.
+func (g gkeProfile) driverPreinstalled() bool { return !g.autopilot }
+
+func (g gkeProfile) driverInstallDir() string {
+	if g.autopilot {
+		return ""
+	}
+	return gkeDriverInstallDir
+}
+
+func (g gkeProfile) checkNvidiaStack(what string, block []any, diags *Diagnostics) {
+	if g.autopilot {
+		diags.addError(at("cloud"), strings.ToUpper(what[:1])+what[1:]+" cannot run on GKE Autopilot",
+			"Autopilot manages the GPU driver and device plugin itself and does not admit the privileged DaemonSets "+
+				what+" needs. Allowed: a GKE Standard cluster, or leave the GPU stack to Autopilot.")
+		return
+	}
+	diags.addWarning(block, "GKE runs its own device plugin",
+		"GKE deploys its own NVIDIA device plugin on GPU node pools, and shares and partitions GPUs through node-pool "+
+			"settings that gpu_workload already selects on. Running "+what+" too needs those pools to opt out of "+
+			"GKE's plugin (see GKE's GPU Operator guide); otherwise both advertise the GPUs.")
+}
+
+func (gkeProfile) flytePartitionLabel() string { return gkeLabelPartitionSize }
+
+func (g gkeProfile) flyteNotes(sharing string, diags *Diagnostics) {
+	if g.autopilot {
+		diags.addWarning(at(blockFlyte), "GPU tasks need an accelerator on Autopilot",
+			"Autopilot provisions GPU nodes only for pods that select "+gkeLabelAccelerator+"; Flyte adds that selection only "+
+				"for tasks that set an accelerator, and never adds "+gkeLabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
+	}
+	if sharing != "" {
+		diags.addWarning(at(blockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
+			"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+gkeLabelSharingStrategy+
+				", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
+				"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
+	}
+}
+
+func (g gkeProfile) flyteV2Notes(diags *Diagnostics) {
+	if g.autopilot {
+		return
+	}
+	diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
+		"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
+			"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
+			"LD_LIBRARY_PATH to the chart's base default-env-vars.")
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -25,14 +26,30 @@ const (
 	CloudGeneric Cloud = "generic"
 )
 
-// cloudOrder is the documentation order of CloudNames.
-var cloudOrder = []Cloud{CloudGKE, CloudGKEAutopilot, CloudAKS, CloudEKS, CloudEKSAuto, CloudKarpenter, CloudGeneric}
+// cloudOrder is the registry of clouds: each name with the profile that
+// holds every rule of that cloud, in documentation order (CloudNames). The
+// order also decides which profile recognises a live node first
+// (classifyNode): clouds whose own node-pool label is most specific come
+// before Karpenter and generic GPU Operator labels. Adding a cloud is one
+// entry here and one cloud_<name>.go file implementing cloudProfile.
+var cloudOrder = []struct {
+	name    Cloud
+	profile cloudProfile
+}{
+	{CloudGKE, gkeProfile{autopilot: false}},
+	{CloudGKEAutopilot, gkeProfile{autopilot: true}},
+	{CloudAKS, aksProfile{}},
+	{CloudEKS, eksProfile{}},
+	{CloudEKSAuto, awsKarpenterProfile{auto: true}},
+	{CloudKarpenter, awsKarpenterProfile{auto: false}},
+	{CloudGeneric, genericProfile{}},
+}
 
 // CloudNames lists the accepted cloud values.
 func CloudNames() []string {
 	names := make([]string, len(cloudOrder))
 	for i, c := range cloudOrder {
-		names[i] = string(c)
+		names[i] = string(c.name)
 	}
 	return names
 }
@@ -41,8 +58,8 @@ func CloudNames() []string {
 // value is echoed into state, so normalising it would cause diffs).
 func ParseCloud(s string) (Cloud, error) {
 	for _, c := range cloudOrder {
-		if string(c) == s {
-			return c, nil
+		if string(c.name) == s {
+			return c.name, nil
 		}
 	}
 	if s == "" {
@@ -67,9 +84,21 @@ func CloudAccelerators(c Cloud) []string {
 	return names
 }
 
-// cloudProfile holds every placement rule of one cloud. Each implementation
-// lives in its own file so a reader finds all of a cloud's rules in one place.
+// cloudProfile is everything one cloud decides. Each implementation lives
+// in its own cloud_<name>.go file, so a reader finds all of a cloud's rules
+// (workloads, machines, pools, live nodes, chart values) in one place.
+// Profiles embed baseProfile (pool_rules.go), whose methods are the neutral
+// answer, and override what their cloud does differently.
 type cloudProfile interface {
+	workloadRules
+	machineRules
+	poolRules
+	nodeRules
+	stackRules
+}
+
+// workloadRules place one workload's GPU request.
+type workloadRules interface {
 	// offers reports whether nodes with this accelerator exist on the cloud.
 	offers(a *Accelerator) bool
 	// validate reports combinations this cloud cannot run. It only sees
@@ -80,27 +109,38 @@ type cloudProfile interface {
 	// place returns what a pod needs to land on, and be admitted to, a node
 	// matching the intent. in has passed validate.
 	place(in gpuIntent) placement
+	// checkEnv warns about a container variable that undoes the cloud's
+	// own driver setup.
+	checkEnv(name, value string, path []any, diags *Diagnostics)
 }
 
+// profileFor is the registered profile of c, nil for an unknown cloud
+// (workload code reports that itself).
 func profileFor(c Cloud) cloudProfile {
-	switch c {
-	case CloudGKE:
-		return gkeProfile{autopilot: false}
-	case CloudGKEAutopilot:
-		return gkeProfile{autopilot: true}
-	case CloudAKS:
-		return aksProfile{}
-	case CloudEKS:
-		return eksProfile{}
-	case CloudEKSAuto:
-		return awsKarpenterProfile{labelPrefix: "eks.amazonaws.com/"}
-	case CloudKarpenter:
-		return awsKarpenterProfile{labelPrefix: "karpenter.k8s.aws/"}
-	case CloudGeneric:
-		return genericProfile{}
+	for _, e := range cloudOrder {
+		if e.name == c {
+			return e.profile
+		}
 	}
 	return nil
 }
+
+// rulesFor is profileFor, with the neutral baseProfile answers for an
+// unknown or unset cloud (lenient validation runs before the cloud is known).
+func rulesFor(c Cloud) cloudProfile {
+	if p := profileFor(c); p != nil {
+		return p
+	}
+	return unknownCloud{}
+}
+
+// unknownCloud offers nothing and places nothing.
+type unknownCloud struct{ baseProfile }
+
+func (unknownCloud) offers(*Accelerator) bool               { return false }
+func (unknownCloud) validate(gpuIntent, bool) Diagnostics   { return nil }
+func (unknownCloud) resource(gpuIntent) corev1.ResourceName { return ResourceNvidiaGPU }
+func (unknownCloud) place(in gpuIntent) placement           { return newPlacement(ResourceNvidiaGPU) }
 
 // gpuIntent is the GPU request after parsing the Workload: catalog entries
 // instead of names. Fields are zero when unset or unknown.
@@ -161,4 +201,19 @@ func newPlacement(resource corev1.ResourceName) placement {
 // offeredByMessage explains which accelerators a cloud offers, for Details.
 func offeredByMessage(c Cloud) string {
 	return fmt.Sprintf("Accelerators offered on %q: %s.", c, quoteList(CloudAccelerators(c)))
+}
+
+// warnSharedClientsWithoutLabel: outside GKE and generic (GFD) clusters no
+// node label says how many clients share a GPU, so max_shared_clients cannot
+// select anything. The pod still requests nvidia.com/gpu.shared, which only
+// exists where the device plugin shares GPUs.
+func warnSharedClientsWithoutLabel(c Cloud, in gpuIntent) Diagnostics {
+	var diags Diagnostics
+	if in.sharing != "" && in.maxSharedClients > 0 {
+		diags.addWarning(at("gpu", "max_shared_clients"), "max_shared_clients has no effect on "+string(c),
+			"No node label on "+string(c)+" records the device plugin's replica count, so max_shared_clients = "+
+				strconv.FormatInt(in.maxSharedClients, 10)+" is ignored; the pod requests "+string(ResourceNvidiaGPUShared)+
+				". It selects nodes on: \"gke\", \"gke-autopilot\", \"generic\".")
+	}
+	return diags
 }

@@ -88,8 +88,8 @@ func TaintEffectNames() []string {
 func PoolCloudNames() []string {
 	var names []string
 	for _, c := range cloudOrder {
-		if c != CloudGKEAutopilot {
-			names = append(names, string(c))
+		if summary, _ := c.profile.poolsUnsupported(); summary == "" {
+			names = append(names, string(c.name))
 		}
 	}
 	return names

@@ -34,7 +34,7 @@ func (pi poolIntent) selectableClients() int64 {
 	switch {
 	case pi.sharing == "":
 		return 0
-	case pi.cloud == CloudGKE, pi.cloud == CloudGeneric && !pi.hasMIG():
+	case rulesFor(pi.cloud).selectsSharedClients(pi):
 		return pi.replicas
 	}
 	return 0

@@ -9,10 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// eksAcceleratedAMIType is the EKS-optimized Amazon Linux 2023 AMI with the
-// NVIDIA driver and container toolkit (aws_eks_node_group ami_type).
-const eksAcceleratedAMIType = "AL2023_x86_64_NVIDIA"
-
 // RenderPool validates p with every value final and derives the node
 // labels, taints, cloud node-pool shape, device plugin config and workload
 // placement. On error diagnostics it returns nil; warnings come back with
@@ -88,10 +84,10 @@ func poolResources(pi poolIntent) map[string]int64 {
 	if pi.sharing != "" && pi.replicas > 0 {
 		replicas = pi.replicas
 	}
-	nativeGKE := pi.cloud == CloudGKE
+	cloudPlugin := rulesFor(pi.cloud).mechanism() == mechanismCloudNative
 	if !pi.hasMIG() {
 		name := string(ResourceNvidiaGPU)
-		if pi.sharing != "" && !nativeGKE {
+		if pi.sharing != "" && !cloudPlugin {
 			name = string(ResourceNvidiaGPUShared)
 		}
 		out[name] = mulSat(pi.gpus, replicas)
@@ -99,10 +95,10 @@ func poolResources(pi poolIntent) map[string]int64 {
 	}
 	for _, s := range pi.cut {
 		name := string(ResourceNvidiaGPU)
-		if !nativeGKE && pi.migStrategy == MIGStrategyMixed {
+		if !cloudPlugin && pi.migStrategy == MIGStrategyMixed {
 			name = s.profile.MixedResourceName()
 		}
-		if pi.sharing != "" && !nativeGKE {
+		if pi.sharing != "" && !cloudPlugin {
 			name += sharedResourceSuffix
 		}
 		out[name] = addSat(out[name], mulSat(mulSat(pi.gpus, s.perGPU), replicas))
@@ -145,62 +141,7 @@ func addSat(a, b int64) int64 {
 }
 
 func setCloudShape(r *PoolRendered, pi poolIntent, taints []poolTaint) {
-	switch pi.cloud {
-	case CloudGKE:
-		r.GKE = gkeNodePool(pi, r.NodeLabels, taints)
-	case CloudAKS:
-		r.AKS = aksNodePool(pi, r.NodeLabels, taints)
-	case CloudEKS:
-		r.EKS = eksNodeGroup(pi, r.NodeLabels, taints)
-	case CloudKarpenter, CloudEKSAuto:
-		r.KarpenterNodePool = karpenterNodePool(pi, r.NodeLabels, r.CloudSetLabels, taints)
-	}
-}
-
-func gkeNodePool(pi poolIntent, labels map[string]string, taints []poolTaint) *GKENodePool {
-	np := &GKENodePool{
-		MachineType: firstValue(machinesWithGPUs(machinesFor(CloudGKE, pi.accel), pi.gpus)),
-		Spot:        pi.spot,
-		Labels:      maps.Clone(labels),
-		Taints:      cloudTaints(taints),
-		GuestAccelerator: GKEGuestAccelerator{
-			Type: gkePoolAccelerator(pi.accel), Count: pi.gpus, GPUDriverVersion: "LATEST",
-		},
-	}
-	if pi.hasMIG() {
-		np.GuestAccelerator.GPUPartitionSize = pi.cut[0].profile.Name
-	}
-	if pi.sharing != "" {
-		np.GuestAccelerator.GPUSharingStrategy = "TIME_SHARING"
-		if pi.sharing == SharingMPS {
-			np.GuestAccelerator.GPUSharingStrategy = "MPS"
-		}
-		np.GuestAccelerator.MaxSharedClientsPerGPU = pi.replicas
-	}
-	return np
-}
-
-// aksNodePool lists every taint and the spot label even though AKS adds
-// the spot ones itself: azurerm's node pool otherwise plans a replacement
-// on every apply (hashicorp/terraform-provider-azurerm#25615; its docs ask
-// for "the applicable node_labels and node_taints" with priority Spot).
-func aksNodePool(pi poolIntent, labels map[string]string, taints []poolTaint) *AKSNodePool {
-	np := &AKSNodePool{
-		VMSize:     firstValue(machinesWithGPUs(machinesFor(CloudAKS, pi.accel), pi.gpus)),
-		Priority:   "Regular",
-		NodeLabels: maps.Clone(labels),
-	}
-	if pi.spot {
-		np.Priority = "Spot"
-		if np.NodeLabels == nil {
-			np.NodeLabels = map[string]string{}
-		}
-		np.NodeLabels[aksLabelScaleSetPriority] = "spot"
-	}
-	for _, t := range taints {
-		np.NodeTaints = append(np.NodeTaints, kubectlTaint(t.taint))
-	}
-	return np
+	rulesFor(pi.cloud).nodePoolShape(r, pi, taints)
 }
 
 // kubectlTaint is the "key=value:Effect" form (kubectl taint, AKS
@@ -210,20 +151,6 @@ func kubectlTaint(t corev1.Taint) string {
 		return t.Key + ":" + string(t.Effect)
 	}
 	return t.Key + "=" + t.Value + ":" + string(t.Effect)
-}
-
-func eksNodeGroup(pi poolIntent, labels map[string]string, taints []poolTaint) *EKSNodeGroup {
-	ng := &EKSNodeGroup{
-		InstanceTypes: machinesWithGPUs(machinesFor(CloudEKS, pi.accel), pi.gpus),
-		CapacityType:  "ON_DEMAND",
-		AMIType:       eksAcceleratedAMIType,
-		Labels:        maps.Clone(labels),
-		Taints:        cloudTaints(taints),
-	}
-	if pi.spot {
-		ng.CapacityType = "SPOT"
-	}
-	return ng
 }
 
 // cloudTaints converts the taints a node-pool API must be given (not those

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,11 +36,7 @@ func (pi poolIntent) hasMIG() bool { return len(pi.cut) > 0 }
 // both natively, and EKS Auto Mode, whose NVIDIA device plugin is managed
 // by AWS and reads no per-node config.
 func (pi poolIntent) usesGPUOperator() bool {
-	switch pi.cloud {
-	case CloudAKS, CloudEKS, CloudKarpenter, CloudGeneric:
-		return true
-	}
-	return false
+	return rulesFor(pi.cloud).mechanism() == mechanismGPUOperator
 }
 
 func (pi poolIntent) needsDevicePluginConfig() bool {
@@ -97,10 +94,8 @@ func checkPoolCloud(raw string, strict bool, diags *Diagnostics) Cloud {
 			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+quoteList(PoolCloudNames())+".")
 		return ""
 	}
-	if cloud == CloudGKEAutopilot {
-		diags.addError(at("cloud"), "GKE Autopilot has no node pools",
-			"Autopilot creates nodes per pod from the pod's own GPU request, so there is no pool to describe. "+
-				"Allowed: use gpu_workload with cloud = \"gke-autopilot\" directly, or one of "+quoteList(PoolCloudNames())+".")
+	if summary, detail := rulesFor(cloud).poolsUnsupported(); summary != "" {
+		diags.addError(at("cloud"), summary, detail+", or one of "+quoteList(PoolCloudNames())+".")
 		return ""
 	}
 	return cloud
@@ -219,28 +214,10 @@ func poolMIGStrategy(strategy string, cloud Cloud, layout string, strict bool, d
 
 // rejectsMIGLayouts: clouds where checkPoolPartitionOnCloud refuses
 // all-balanced whatever the strategy.
-func rejectsMIGLayouts(c Cloud) bool { return c == CloudGKE || c == CloudEKSAuto }
+func rejectsMIGLayouts(c Cloud) bool { return rulesFor(c).rejectsMIGLayouts() }
 
 func checkPoolPartitionOnCloud(pi poolIntent, rawStrategy string, diags *Diagnostics) {
-	switch pi.cloud {
-	case CloudGKE:
-		a := pi.accel
-		if rawStrategy == MIGStrategyMixed {
-			diags.addError(at("mig_strategy"), "MIG strategy not available on GKE",
-				"GKE does not run the NVIDIA device plugin's \"mixed\" strategy: a node pool has one gpu_partition_size and "+
-					"partitions are requested as nvidia.com/gpu. Allowed on GKE: \"single\", or leave mig_strategy unset.")
-		}
-		sizes := gkePartitionSizes[a.Name]
-		if pi.layout == PartitionAllBalanced || !slices.Contains(sizes, pi.cut[0].profile.Name) {
-			diags.addError(at("partition"), "MIG partition not offered by GKE",
-				"GKE node pools are created with one gpu_partition_size, and cannot use "+strconv.Quote(pi.layout)+
-					" on "+a.Name+". Allowed on GKE for "+a.Name+": "+quoteList(sizes)+".")
-		}
-	case CloudEKSAuto:
-		diags.addError(at("partition"), "MIG not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads "+
-				LabelMIGConfig+". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator.")
-	}
+	rulesFor(pi.cloud).checkPoolPartition(pi, rawStrategy, diags)
 }
 
 // checkPoolSharing resolves sharing and replicas into pi.
@@ -267,20 +244,13 @@ func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnost
 			"With sharing = "+strconv.Quote(sharing)+", replicas says how many pods share one GPU. Allowed: 2 or more "+
 				"(at most "+strconv.Itoa(MaxMPSClients)+" with MPS or on GKE).")
 	}
-	if sharing != "" && replicas > MaxMPSClients && (sharing == SharingMPS || pi.cloud == CloudGKE) {
-		who := "CUDA MPS serves at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU"
-		if pi.cloud == CloudGKE {
-			who = "GKE allows at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU (max_shared_clients_per_gpu)"
-		}
+	rules := rulesFor(pi.cloud)
+	if limit := rules.sharedClientsLimit(); sharing != "" && replicas > MaxMPSClients && (sharing == SharingMPS || limit != "") {
+		who := cmp.Or(limit, "CUDA MPS serves at most "+strconv.Itoa(MaxMPSClients)+" clients per GPU")
 		diags.addError(at("replicas"), "Too many clients per GPU",
 			who+", got "+strconv.FormatInt(replicas, 10)+". Allowed: 2 to "+strconv.Itoa(MaxMPSClients)+".")
 	}
-	if sharing != "" && pi.cloud == CloudEKSAuto {
-		diags.addError(at("sharing"), "GPU sharing not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no "+LabelDevicePluginConfig+
-				" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud "+
-				"\"karpenter\" or \"eks\" with the GPU Operator.")
-	}
+	rules.checkPoolSharing(sharing, diags)
 	pi.sharing, pi.replicas = sharing, replicas
 }
 
@@ -298,7 +268,7 @@ func checkSharedPartitions(pi poolIntent, diags *Diagnostics) {
 		diags.addError(at("sharing"), "MPS with MIG is not supported",
 			"The NVIDIA device plugin cannot run MPS on MIG devices, and GKE does not combine MPS with partitions. "+
 				"Allowed: sharing = \"time-slicing\" (on GKE, or with mig_strategy = \"mixed\" elsewhere), or remove partition.")
-	case pi.cloud != CloudGKE && pi.migStrategy != MIGStrategyMixed:
+	case rulesFor(pi.cloud).mechanism() != mechanismCloudNative && pi.migStrategy != MIGStrategyMixed:
 		diags.addError(at("sharing"), "Time-slicing needs the mixed MIG strategy",
 			"The NVIDIA device plugin time-slices MIG devices only under the \"mixed\" strategy (nvidia.com/mig-<profile> "+
 				"resources). Allowed: mig_strategy = \"mixed\", or remove sharing.")
@@ -311,14 +281,5 @@ func checkSharedPartitions(pi poolIntent, diags *Diagnostics) {
 }
 
 func checkPoolCloudNotes(p PoolPolicy, pi poolIntent, diags *Diagnostics) {
-	if pi.spot && pi.cloud == CloudGeneric {
-		diags.addWarning(at("spot"), "spot has no effect on generic clusters",
-			"Generic clusters have no standard label or taint for spot capacity, so spot = true changes nothing. "+
-				"Allowed: remove spot; it selects capacity on "+quoteList(slices.DeleteFunc(PoolCloudNames(), func(c string) bool { return c == string(CloudGeneric) }))+".")
-	}
-	if pi.cloud == CloudGKE && p.Dedicated != nil && !*p.Dedicated {
-		diags.addWarning(at("dedicated"), "GKE taints GPU nodes itself",
-			"GKE adds nvidia.com/gpu=present:NoSchedule to GPU node pools whenever the cluster also has non-GPU pools, "+
-				"and dedicated = false cannot remove it. Allowed: leave dedicated unset (true) on GKE.")
-	}
+	rulesFor(pi.cloud).poolNotes(p, pi, diags)
 }

@@ -36,55 +36,37 @@ func checkPoolLabels(labels map[string]string, pi poolIntent, diags *Diagnostics
 					"), and the placement already selects on it. Allowed: remove it from labels.")
 			continue
 		}
-		if prefix, reserved := reservedLabelPrefix(key, pi.cloud); reserved {
+		if prefix, by, reserved := reservedLabelPrefix(key, pi.cloud); reserved {
 			diags.addError(path, "Reserved label prefix",
-				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+reservedBy(prefix)+
+				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+by+
 					". Allowed: a key under your own prefix, such as \"example.com/team\", or without a prefix.")
 		}
 	}
 	return maps.Clone(labels)
 }
 
-// reservedLabelPrefix reports label domains that node pools cannot set:
-// kubernetes.io and k8s.io (the kubelet's NodeRestriction admission lets a
-// node set only node.kubernetes.io/ and kubelet.kubernetes.io/ keys there),
-// AKS's kubernetes.azure.com/ (azure-aks-docs use-labels.md "Reserved
-// prefixes"), and Karpenter's own domains on Karpenter and EKS Auto Mode
-// (NodePool template labels in them are rejected).
-func reservedLabelPrefix(key string, c Cloud) (string, bool) {
+// reservedLabelPrefix reports label domains that node pools cannot set,
+// and who keeps them: kubernetes.io and k8s.io (the kubelet's
+// NodeRestriction admission lets a node set only node.kubernetes.io/ and
+// kubelet.kubernetes.io/ keys there), and the cloud's own domains
+// (reservedLabelDomains of its profile).
+func reservedLabelPrefix(key string, c Cloud) (prefix, by string, reserved bool) {
 	domain, _, found := strings.Cut(key, "/")
 	if !found {
-		return "", false
+		return "", "", false
 	}
 	switch domain {
 	case "node.kubernetes.io", "kubelet.kubernetes.io":
-		return "", false
+		return "", "", false
 	}
-	reserved := []string{"kubernetes.io", "k8s.io"}
-	switch c {
-	case CloudAKS:
-		reserved = append(reserved, "kubernetes.azure.com")
-	case CloudKarpenter:
-		reserved = append(reserved, "karpenter.sh", "karpenter.k8s.aws")
-	case CloudEKSAuto:
-		reserved = append(reserved, "karpenter.sh", "eks.amazonaws.com")
-	}
-	for _, r := range reserved {
-		if domain == r || strings.HasSuffix(domain, "."+r) {
-			return r + "/", true
+	const kube = "Kubernetes reserves; nodes may not label themselves with it (NodeRestriction)"
+	domains := append([]reservedDomain{{"kubernetes.io", kube}, {"k8s.io", kube}}, rulesFor(c).reservedLabelDomains()...)
+	for _, r := range domains {
+		if domain == r.domain || strings.HasSuffix(domain, "."+r.domain) {
+			return r.domain + "/", r.by, true
 		}
 	}
-	return "", false
-}
-
-func reservedBy(prefix string) string {
-	switch prefix {
-	case "kubernetes.azure.com/":
-		return "AKS reserves for its own node labels"
-	case "karpenter.sh/", "karpenter.k8s.aws/", "eks.amazonaws.com/":
-		return "Karpenter reserves for labels it derives from the instance"
-	}
-	return "Kubernetes reserves; nodes may not label themselves with it (NodeRestriction)"
+	return "", "", false
 }
 
 // checkPoolTaints validates the extra taints and returns them.
@@ -113,7 +95,7 @@ func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *Diagnost
 }
 
 func dedicatedHint(pi poolIntent) string {
-	if pi.cloud == CloudGKE || !pi.dedicated {
+	if rulesFor(pi.cloud).addsGPUTaint() || !pi.dedicated {
 		return ""
 	}
 	return ", or set dedicated = false to manage the GPU taint yourself"

@@ -209,12 +209,7 @@ func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
 				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
 					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
 		}
-		if name == "LD_LIBRARY_PATH" && (cloud == CloudGKE || cloud == CloudGKEAutopilot) &&
-			!strings.Contains(w.Env[name], gkeNvidiaLibraryPath) {
-			diags.addWarning(path, "LD_LIBRARY_PATH hides the GKE NVIDIA libraries",
-				"On GKE the driver libraries are mounted at "+gkeNvidiaLibraryPath+" and the provider sets LD_LIBRARY_PATH to it; "+
-					"this value replaces it. Allowed: include "+gkeNvidiaLibraryPath+" in the value, or leave LD_LIBRARY_PATH unset.")
-		}
+		rulesFor(cloud).checkEnv(name, w.Env[name], path, diags)
 	}
 	seen := map[int32]int{}
 	for i, port := range w.Ports {

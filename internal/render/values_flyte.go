@@ -177,12 +177,7 @@ func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelera
 	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
 		k8s[flyteKeyAcceleratorDevices] = singleKeyMaps(devices, func(s string) any { return s })
 	}
-	if cloud == CloudGKE {
-		diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
-			"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
-				"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
-				"LD_LIBRARY_PATH to the chart's base default-env-vars.")
-	}
+	rulesFor(cloud).flyteV2Notes(diags)
 	return k8s
 }
 
@@ -305,12 +300,12 @@ func flyteDeviceClass(cloud Cloud, resourceName string, whole placement) flyteCl
 			break
 		}
 	}
-	if cloud == CloudGKE || cloud == CloudGKEAutopilot {
-		class.partitionLabel = gkeLabelPartitionSize
-		if slices.Contains(whole.absentLabels, gkeLabelPartitionSize) {
+	if key := rulesFor(cloud).flytePartitionLabel(); key != "" {
+		class.partitionLabel = key
+		if slices.Contains(whole.absentLabels, key) {
 			// The valid form of the docs' example (domain.md §1.4 ⚠):
 			// operator DoesNotExist, no values.
-			class.unpartitioned = &corev1.NodeSelectorRequirement{Key: gkeLabelPartitionSize, Operator: corev1.NodeSelectorOpDoesNotExist}
+			class.unpartitioned = &corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpDoesNotExist}
 		}
 	}
 	return class
@@ -457,17 +452,7 @@ func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, 
 
 // flyteCloudNotes warns about placement rules Flyte cannot express.
 func flyteCloudNotes(cloud Cloud, sharing string, diags *Diagnostics) {
-	if cloud == CloudGKEAutopilot {
-		diags.addWarning(at(blockFlyte), "GPU tasks need an accelerator on Autopilot",
-			"Autopilot provisions GPU nodes only for pods that select "+gkeLabelAccelerator+"; Flyte adds that selection only "+
-				"for tasks that set an accelerator, and never adds "+gkeLabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
-	}
-	if sharing != "" && (cloud == CloudGKE || cloud == CloudGKEAutopilot) {
-		diags.addWarning(at(blockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
-			"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+gkeLabelSharingStrategy+
-				", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
-				"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
-	}
+	rulesFor(cloud).flyteNotes(sharing, diags)
 }
 
 // containsTemplate reports whether any string in v contains "{{".

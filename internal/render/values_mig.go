@@ -31,7 +31,7 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 	if len(layouts) == 0 {
 		return ""
 	}
-	if cloud == CloudGKE || cloud == CloudEKSAuto {
+	if rejectsMIGLayouts(cloud) {
 		diags.addError(with(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
 			string(cloud)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
 				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")

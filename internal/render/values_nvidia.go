@@ -64,9 +64,6 @@ const (
 	// CustomMIGConfigMap names the mig-parted ConfigMap created for
 	// MIGLayouts; the operator reads its "config.yaml" key.
 	CustomMIGConfigMap = "custom-mig-parted-config"
-	// gkeDriverInstallDir is where GKE installs the NVIDIA driver on the
-	// host (domain.md §5.1: GKE's device plugin mounts it from there).
-	gkeDriverInstallDir = "/home/kubernetes/bin/nvidia"
 )
 
 // Chart defaults that the generated lists replace (Helm replaces lists), so
@@ -168,7 +165,8 @@ func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[stri
 // Karpenter and generic clusters keep the chart defaults (the operator
 // installs both): their node images are the cluster's choice.
 func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues) {
-	preinstalled := cloud == CloudGKE || cloud == CloudAKS || cloud == CloudEKS || cloud == CloudEKSAuto
+	rules := rulesFor(cloud)
+	preinstalled := rules.driverPreinstalled()
 	driver, toolkit := !preinstalled, !preinstalled
 	if in.DriverEnabled != nil {
 		driver = *in.DriverEnabled
@@ -178,12 +176,11 @@ func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues)
 	}
 	values["driver"] = map[string]any{"enabled": driver}
 	values["toolkit"] = map[string]any{"enabled": toolkit}
-	if cloud == CloudGKE && !driver {
-		setPath(values, gkeDriverInstallDir, "hostPaths", "driverInstallDir")
+	if dir := rules.driverInstallDir(); dir != "" && !driver {
+		setPath(values, dir, "hostPaths", "driverInstallDir")
 	}
-	if cloud == CloudEKSAuto {
-		// Auto Mode runs its own device plugin; a second one would
-		// advertise every GPU twice.
+	if rules.managesDevicePlugin() {
+		// A second device plugin would advertise every GPU twice.
 		setPath(values, false, "devicePlugin", "enabled")
 	}
 }
@@ -253,22 +250,7 @@ func devicePluginAffinity(cloud Cloud, selector map[string]string) *corev1.Affin
 
 // checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
 func checkNvidiaCloud(cloud Cloud, block []any, what string, diags *Diagnostics) {
-	title := strings.ToUpper(what[:1]) + what[1:]
-	switch cloud {
-	case CloudGKEAutopilot:
-		diags.addError(at("cloud"), title+" cannot run on GKE Autopilot",
-			"Autopilot manages the GPU driver and device plugin itself and does not admit the privileged DaemonSets "+
-				what+" needs. Allowed: a GKE Standard cluster, or leave the GPU stack to Autopilot.")
-	case CloudGKE:
-		diags.addWarning(block, "GKE runs its own device plugin",
-			"GKE deploys its own NVIDIA device plugin on GPU node pools, and shares and partitions GPUs through node-pool "+
-				"settings that gpu_workload already selects on. Running "+what+" too needs those pools to opt out of "+
-				"GKE's plugin (see GKE's GPU Operator guide); otherwise both advertise the GPUs.")
-	case CloudEKSAuto:
-		diags.addWarning(block, "EKS Auto Mode manages the GPU stack",
-			"EKS Auto Mode installs the NVIDIA driver and an AWS-managed device plugin on GPU nodes; "+what+
-				" must not install them again (driver, toolkit and device plugin are disabled here).")
-	}
+	rulesFor(cloud).checkNvidiaStack(what, block, diags)
 }
 
 // renderNvidiaPools renders every pool and collects its device plugin

@@ -1,0 +1,283 @@
+// Every rule of Karpenter on AWS and of EKS Auto Mode (which runs Karpenter
+// with AWS-managed NodeClasses, device plugin and driver): workloads,
+// NodePools, live nodes and chart values. EC2 shapes and labels shared with
+// EKS node groups are in cloud_aws.go.
+//
+// Upstream sources of its labels and facts: Karpenter's well-known labels
+// (karpenter.k8s.aws/instance-gpu-name, -gpu-count, -gpu-memory, derived from
+// EC2 DescribeInstanceTypes; karpenter.sh/capacity-type, karpenter.sh/nodepool)
+// and its karpenter.sh/v1 NodePool API (pkg/apis/v1/nodepool.go); EKS Auto
+// Mode's "Supported labels" and "Create a NodePool" pages (eks.amazonaws.com/
+// instance-gpu-*, compute-type, the eks.amazonaws.com NodeClass) and its GPU
+// page (AWS-managed NVIDIA driver and device plugin, no MIG or sharing
+// configuration).
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// EKS Auto Mode labels that tell its nodes from self-managed Karpenter's.
+const (
+	eksAutoComputeType  = "eks.amazonaws.com/compute-type"
+	eksAutoLabelGPUName = "eks.amazonaws.com/instance-gpu-name"
+)
+
+// awsKarpenterProfile covers EKS Auto Mode (auto, eks.amazonaws.com/
+// labels) and self-managed Karpenter (karpenter.k8s.aws/ labels). Both
+// derive GPU labels from EC2 instance data, so they share one rule set.
+type awsKarpenterProfile struct {
+	operatorProfile
+	ec2Machines
+	auto bool
+}
+
+func (k awsKarpenterProfile) cloud() Cloud {
+	if k.auto {
+		return CloudEKSAuto
+	}
+	return CloudKarpenter
+}
+
+// labelPrefix is the domain of the instance-gpu-* labels.
+func (k awsKarpenterProfile) labelPrefix() string {
+	if k.auto {
+		return "eks.amazonaws.com/"
+	}
+	return "karpenter.k8s.aws/"
+}
+
+func (awsKarpenterProfile) offers(a *Accelerator) bool { return a.AWSGPUName != "" }
+
+func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
+	return warnSharedClientsWithoutLabel(k.cloud(), in)
+}
+
+func (awsKarpenterProfile) resource(in gpuIntent) corev1.ResourceName {
+	return devicePluginResource(in)
+}
+
+func (k awsKarpenterProfile) place(in gpuIntent) placement {
+	p := newPlacement(devicePluginResource(in))
+	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
+	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
+	p.tolerations = append(p.tolerations, tolerateGPUTaint())
+	for i, a := range in.accelerators {
+		term := []labelRequirement{{key: k.labelPrefix() + "instance-gpu-name", values: []string{a.AWSGPUName}}}
+		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
+		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
+		if a.AWSGPUMemoryMiB > 0 {
+			term = append(term, labelRequirement{
+				key:    k.labelPrefix() + "instance-gpu-memory",
+				values: []string{strconv.FormatInt(a.AWSGPUMemoryMiB, 10)},
+			})
+		}
+		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
+			term = append(term, devicePluginMIGRequirement(a, *in.partition))
+		}
+		p.acceleratorTerms = append(p.acceleratorTerms, term)
+	}
+	if in.spot {
+		p.nodeSelector[karpenterLabelCapacityType] = "spot"
+	}
+	return p
+}
+
+// mechanism: EKS Auto Mode's AWS-managed device plugin reads no per-node
+// config; self-managed Karpenter nodes run the GPU Operator.
+func (k awsKarpenterProfile) mechanism() gpuMechanism {
+	if k.auto {
+		return mechanismCloudManaged
+	}
+	return mechanismGPUOperator
+}
+
+func (k awsKarpenterProfile) rejectsMIGLayouts() bool { return k.auto }
+
+func (k awsKarpenterProfile) checkPoolPartition(_ poolIntent, _ string, diags *Diagnostics) {
+	if k.auto {
+		diags.addError(at("partition"), "MIG not configurable on EKS Auto Mode",
+			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads "+
+				LabelMIGConfig+". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator.")
+	}
+}
+
+func (k awsKarpenterProfile) checkPoolSharing(sharing string, diags *Diagnostics) {
+	if sharing != "" && k.auto {
+		diags.addError(at("sharing"), "GPU sharing not configurable on EKS Auto Mode",
+			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no "+LabelDevicePluginConfig+
+				" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud "+
+				"\"karpenter\" or \"eks\" with the GPU Operator.")
+	}
+}
+
+// reservedLabelDomains: NodePool template labels in Karpenter's own
+// domains are rejected.
+func (k awsKarpenterProfile) reservedLabelDomains() []reservedDomain {
+	const by = "Karpenter reserves for labels it derives from the instance"
+	domain := "karpenter.k8s.aws"
+	if k.auto {
+		domain = "eks.amazonaws.com"
+	}
+	return []reservedDomain{{"karpenter.sh", by}, {domain, by}}
+}
+
+// poolLabels: Karpenter and EKS Auto Mode label nodes from EC2 instance
+// data, which is why the NodePool selects on these keys.
+func (k awsKarpenterProfile) poolLabels(pi poolIntent, _, set map[string]string) {
+	prefix := k.labelPrefix()
+	if pi.accel != nil {
+		set[prefix+"instance-gpu-name"] = pi.accel.AWSGPUName
+		if pi.accel.AWSGPUMemoryMiB > 0 {
+			set[prefix+"instance-gpu-memory"] = strconv.FormatInt(pi.accel.AWSGPUMemoryMiB, 10)
+		}
+	}
+	if pi.gpus > 0 {
+		set[prefix+"instance-gpu-count"] = strconv.FormatInt(pi.gpus, 10)
+	}
+	set[karpenterLabelCapacityType] = "on-demand"
+	if pi.spot {
+		set[karpenterLabelCapacityType] = "spot"
+	}
+	if pi.name != "" {
+		set[karpenterLabelNodePool] = pi.name
+	}
+}
+
+// classify: EKS Auto Mode uses eks.amazonaws.com/ instance labels,
+// self-managed Karpenter karpenter.k8s.aws/ ones; both profiles recognise
+// both, so the node's own labels decide.
+func (awsKarpenterProfile) classify(n *corev1.Node) (nodeClass, bool) {
+	l := n.Labels
+	if l[karpenterLabelNodePool] == "" {
+		return nodeClass{}, false
+	}
+	k := awsKarpenterProfile{auto: l[eksAutoComputeType] == "auto" || l[eksAutoLabelGPUName] != ""}
+	prefix := k.labelPrefix()
+	c := nodeClass{cloud: k.cloud(), key: string(k.cloud()) + "/" + l[karpenterLabelNodePool], product: l[prefix+"instance-gpu-name"]}
+	c.accel = acceleratorForAWSGPU(l[prefix+"instance-gpu-name"], l[prefix+"instance-gpu-memory"], l[labelInstanceType])
+	return c, true
+}
+
+func (k awsKarpenterProfile) marksGPUNode(l map[string]string) bool {
+	return positive(l[k.labelPrefix()+"instance-gpu-count"])
+}
+
+// driverPreinstalled and managesDevicePlugin: EKS Auto Mode ships its own
+// driver and device plugin (domain.md §5.3); Karpenter's node images are
+// the cluster's choice, so the GPU Operator installs both.
+func (k awsKarpenterProfile) driverPreinstalled() bool  { return k.auto }
+func (k awsKarpenterProfile) managesDevicePlugin() bool { return k.auto }
+
+func (k awsKarpenterProfile) checkNvidiaStack(what string, block []any, diags *Diagnostics) {
+	if k.auto {
+		diags.addWarning(block, "EKS Auto Mode manages the GPU stack",
+			"EKS Auto Mode installs the NVIDIA driver and an AWS-managed device plugin on GPU nodes; "+what+
+				" must not install them again (driver, toolkit and device plugin are disabled here).")
+	}
+}
+
+func (k awsKarpenterProfile) nodePoolShape(r *PoolRendered, pi poolIntent, taints []poolTaint) {
+	r.KarpenterNodePool = karpenterNodePool(pi, k.nodeClassRef(), r.NodeLabels, r.CloudSetLabels, taints)
+}
+
+// nodeClassRef is a placeholder named "default": networking, AMI and IAM
+// belong to the cluster, not to the GPU pool.
+func (k awsKarpenterProfile) nodeClassRef() karpenterNodeClassRef {
+	if k.auto {
+		return karpenterNodeClassRef{Group: "eks.amazonaws.com", Kind: "NodeClass", Name: "default"}
+	}
+	return karpenterNodeClassRef{Group: "karpenter.k8s.aws", Kind: "EC2NodeClass", Name: "default"}
+}
+
+// karpenterNodePoolManifest mirrors the fields of a karpenter.sh/v1
+// NodePool that a GPU pool sets. Karpenter's Go types are not a dependency
+// of this module; the JSON names are Karpenter's (pkg/apis/v1/nodepool.go).
+type karpenterNodePoolManifest struct {
+	APIVersion string                `json:"apiVersion"`
+	Kind       string                `json:"kind"`
+	Metadata   karpenterMeta         `json:"metadata"`
+	Spec       karpenterNodePoolSpec `json:"spec"`
+}
+
+type karpenterMeta struct {
+	Name   string            `json:"name,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+type karpenterNodePoolSpec struct {
+	Template karpenterTemplate `json:"template"`
+}
+
+type karpenterTemplate struct {
+	Metadata *karpenterMeta        `json:"metadata,omitempty"` // nil without labels
+	Spec     karpenterTemplateSpec `json:"spec"`
+}
+
+type karpenterTemplateSpec struct {
+	NodeClassRef karpenterNodeClassRef            `json:"nodeClassRef"`
+	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`
+	Taints       []corev1.Taint                   `json:"taints,omitempty"`
+}
+
+type karpenterNodeClassRef struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	Name  string `json:"name"`
+}
+
+// karpenterNodePool renders the NodePool for self-managed Karpenter
+// (EC2NodeClass) or EKS Auto Mode (NodeClass).
+//
+// Requirements are exactly the pool's cloud-set labels (instance GPU name,
+// count and, where AWS uses one GPU name for two models, memory; capacity
+// type; the GFD product for "single" MIG), each "In [value]". Karpenter
+// only launches a node for a pod whose selectors its requirements and
+// template labels satisfy, so deriving both from the labels the placement
+// selects on keeps NodePool and workloads in step. A requirement on a key
+// Karpenter does not know (nvidia.com/gpu.product) with one value is also
+// applied as a node label at launch, until GPU Feature Discovery sets the
+// same value.
+func karpenterNodePool(pi poolIntent, ref karpenterNodeClassRef, labels, cloudSet map[string]string, taints []poolTaint) string {
+	np := karpenterNodePoolManifest{
+		APIVersion: "karpenter.sh/v1",
+		Kind:       "NodePool",
+		Metadata:   karpenterMeta{Name: pi.name, Labels: map[string]string{LabelManagedBy: ManagedBy}},
+		Spec: karpenterNodePoolSpec{Template: karpenterTemplate{
+			Spec: karpenterTemplateSpec{
+				NodeClassRef: ref,
+				Requirements: karpenterRequirements(cloudSet),
+				Taints:       taintList(taints),
+			},
+		}},
+	}
+	if len(labels) > 0 {
+		np.Spec.Template.Metadata = &karpenterMeta{Labels: maps.Clone(labels)}
+	}
+	out, err := yaml.Marshal(np)
+	if err != nil {
+		return "" // unreachable: plain strings and maps always marshal
+	}
+	return string(out)
+}
+
+// karpenterRequirements turns cloud-set labels into NodePool requirements,
+// sorted by key. karpenter.sh/nodepool is left out: Karpenter sets it and
+// rejects it as a requirement.
+func karpenterRequirements(cloudSet map[string]string) []corev1.NodeSelectorRequirement {
+	var out []corev1.NodeSelectorRequirement
+	for _, key := range slices.Sorted(maps.Keys(cloudSet)) {
+		if key == karpenterLabelNodePool {
+			continue
+		}
+		out = append(out, corev1.NodeSelectorRequirement{
+			Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{cloudSet[key]},
+		})
+	}
+	return out
+}
