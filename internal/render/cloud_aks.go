@@ -43,21 +43,15 @@ func (aksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 	return warnSharedClientsWithoutLabel(CloudAKS, in)
 }
 
-func (aksProfile) resource(in gpuIntent) corev1.ResourceName { return devicePluginResource(in) }
-
 func (aksProfile) place(in gpuIntent) placement {
 	p := newPlacement(devicePluginResource(in))
 	// AKS labels every NVIDIA GPU node with accelerator=nvidia; the VM size
 	// is the only node label that identifies the model.
 	p.nodeSelector[aksLabelAccelerator] = "nvidia"
 	p.tolerations = append(p.tolerations, tolerateEqual(aksGPUTaintKey, aksGPUTaintValue))
-	for i, a := range in.accelerators {
-		term := []labelRequirement{{key: labelInstanceType, values: a.AKSVMSizes}}
-		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
-			term = append(term, devicePluginMIGRequirement(a, *in.partition))
-		}
-		p.acceleratorTerms = append(p.acceleratorTerms, term)
-	}
+	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
+		return []labelRequirement{{key: labelInstanceType, values: a.AKSVMSizes}}
+	})
 	if in.spot {
 		// AKS labels and taints spot pools with scalesetpriority=spot.
 		p.nodeSelector[aksLabelScaleSetPriority] = "spot"

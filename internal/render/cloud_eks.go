@@ -38,24 +38,19 @@ func (eksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 	return warnSharedClientsWithoutLabel(CloudEKS, in)
 }
 
-func (eksProfile) resource(in gpuIntent) corev1.ResourceName { return devicePluginResource(in) }
-
 func (eksProfile) place(in gpuIntent) placement {
 	p := newPlacement(devicePluginResource(in))
 	// Node groups are commonly tainted nvidia.com/gpu=true:NoSchedule.
 	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	for i, a := range in.accelerators {
+	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: eksLabelAccelerator, values: []string{a.EKSAccelerator}}}
 		// V100 16GB and 32GB share "nvidia-tesla-v100": the instance type
 		// (p3 vs p3dn) tells them apart.
 		if len(a.AWSInstanceTypes) > 0 {
 			term = append(term, labelRequirement{key: labelInstanceType, values: a.AWSInstanceTypes})
 		}
-		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
-			term = append(term, devicePluginMIGRequirement(a, *in.partition))
-		}
-		p.acceleratorTerms = append(p.acceleratorTerms, term)
-	}
+		return term
+	})
 	if in.spot {
 		p.nodeSelector[eksLabelCapacityType] = "SPOT"
 	}

@@ -40,8 +40,6 @@ func (genericProfile) validate(in gpuIntent, _ bool) Diagnostics {
 	return diags
 }
 
-func (genericProfile) resource(in gpuIntent) corev1.ResourceName { return devicePluginResource(in) }
-
 func (genericProfile) place(in gpuIntent) placement {
 	p := newPlacement(devicePluginResource(in))
 	p.nodeSelector[labelGPUPresent] = "true"

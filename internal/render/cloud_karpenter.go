@@ -58,16 +58,12 @@ func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
 	return warnSharedClientsWithoutLabel(k.cloud(), in)
 }
 
-func (awsKarpenterProfile) resource(in gpuIntent) corev1.ResourceName {
-	return devicePluginResource(in)
-}
-
 func (k awsKarpenterProfile) place(in gpuIntent) placement {
 	p := newPlacement(devicePluginResource(in))
 	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
 	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
 	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	for i, a := range in.accelerators {
+	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: k.labelPrefix() + "instance-gpu-name", values: []string{a.AWSGPUName}}}
 		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
 		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
@@ -77,11 +73,8 @@ func (k awsKarpenterProfile) place(in gpuIntent) placement {
 				values: []string{strconv.FormatInt(a.AWSGPUMemoryMiB, 10)},
 			})
 		}
-		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
-			term = append(term, devicePluginMIGRequirement(a, *in.partition))
-		}
-		p.acceleratorTerms = append(p.acceleratorTerms, term)
-	}
+		return term
+	})
 	if in.spot {
 		p.nodeSelector[karpenterLabelCapacityType] = "spot"
 	}

@@ -53,6 +53,22 @@ func devicePluginMIGRequirement(a *Accelerator, profile MIGProfile) labelRequire
 	return labelRequirement{key: labelGFDProduct, values: a.GFDMIGProducts(profile)}
 }
 
+// devicePluginTerms is one placement term per accelerator, from the cloud's
+// own label requirements (cloudTerm) on a cluster running the NVIDIA device
+// plugin. A "single" strategy MIG request also selects GFD's MIG product
+// name on its first choice, the model the partition was resolved against.
+func devicePluginTerms(in gpuIntent, cloudTerm func(a *Accelerator) []labelRequirement) [][]labelRequirement {
+	var terms [][]labelRequirement
+	for i, a := range in.accelerators {
+		term := cloudTerm(a)
+		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
+			term = append(term, devicePluginMIGRequirement(a, *in.partition))
+		}
+		terms = append(terms, term)
+	}
+	return terms
+}
+
 // devicePluginResource is the resource to request from the NVIDIA device
 // plugin for an intent (every cloud except GKE, which has its own plugin).
 func devicePluginResource(in gpuIntent) corev1.ResourceName {

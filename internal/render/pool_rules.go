@@ -150,6 +150,10 @@ type operatorProfile struct{ baseProfile }
 
 func (operatorProfile) mechanism() gpuMechanism { return mechanismGPUOperator }
 
+// resource: the NVIDIA device plugin's names (nvidia.com/mig-<profile>
+// under "mixed", nvidia.com/gpu.shared when shared).
+func (operatorProfile) resource(in gpuIntent) corev1.ResourceName { return devicePluginResource(in) }
+
 func (operatorProfile) poolTaints(pi poolIntent) []poolTaint { return conventionalGPUTaint(pi) }
 
 // dedicatedGPUTaintValue: EKS node groups, Karpenter and EKS Auto Mode
