@@ -116,5 +116,6 @@ func acceleratorForEKS(value string) *Accelerator {
 }
 
 // driverPreinstalled: node groups run the EKS-optimized accelerated AMI
-// (eksAcceleratedAMIType), with driver and toolkit.
+// (eksAcceleratedAMIType, which nodePoolShape puts in the node group), with
+// driver and toolkit.
 func (eksProfile) driverPreinstalled() bool { return true }

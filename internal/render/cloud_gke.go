@@ -361,8 +361,9 @@ func (gkeProfile) readPoolState(l map[string]string, pool *PoolCapacity) {
 	}
 }
 
-// driverPreinstalled: GKE installs the driver on GPU nodes (domain.md
-// §5.1), and its node image carries the container runtime hook.
+// driverPreinstalled: GKE installs the driver on GPU nodes itself, and its
+// device plugin mounts it from /home/kubernetes/bin/nvidia (domain.md §5.1),
+// which is why driverInstallDir points there.
 func (g gkeProfile) driverPreinstalled() bool { return !g.autopilot }
 
 func (g gkeProfile) driverInstallDir() string {

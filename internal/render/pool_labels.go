@@ -8,7 +8,7 @@ import (
 type poolTaint struct {
 	taint corev1.Taint
 	// byCloud: the cloud adds it; a node-pool shape must not repeat it
-	// (except AKS spot, see aksNodePool).
+	// (except AKS spot, see aksProfile.nodePoolShape).
 	byCloud bool
 	// because explains, for Details, why the pool has it.
 	because string

@@ -32,9 +32,8 @@ type poolIntent struct {
 func (pi poolIntent) hasMIG() bool { return len(pi.cut) > 0 }
 
 // usesGPUOperator: MIG and sharing are configured through the GPU Operator
-// (node labels + device plugin config) everywhere except GKE, which does
-// both natively, and EKS Auto Mode, whose NVIDIA device plugin is managed
-// by AWS and reads no per-node config.
+// (node labels + device plugin config); the cloud's profile says whether
+// (mechanism).
 func (pi poolIntent) usesGPUOperator() bool {
 	return rulesFor(pi.cloud).mechanism() == mechanismGPUOperator
 }
@@ -110,7 +109,7 @@ func checkPoolAccelerator(name string, cloud Cloud, strict bool, diags *Diagnost
 }
 
 // checkGPUsPerNode: the count must exist as a machine shape where the
-// catalog knows the shapes (pool_machines.go); elsewhere 1 to 16.
+// catalog knows the shapes (the cloud profile's machines); elsewhere 1 to 16.
 func checkGPUsPerNode(n int64, cloud Cloud, a *Accelerator, strict bool, diags *Diagnostics) int64 {
 	path := at("gpus_per_node")
 	allowed := "an integer from 1 to " + strconv.Itoa(MaxGPUsPerPod) + " (the most GPUs one machine carries)"

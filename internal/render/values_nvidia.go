@@ -151,19 +151,13 @@ func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[stri
 	return values, diags
 }
 
-// addDriverSwitches: GKE and AKS install the NVIDIA driver on their GPU
-// nodes themselves, so the operator must not install a second one:
-// domain.md §5.1 (GKE's device plugin mounts the host driver from
-// /home/kubernetes/bin/nvidia, which is also why hostPaths.driverInstallDir
-// points there) and §5.2 (AKS GPU node pools, azure-aks-docs
-// use-nvidia-gpu.md, come with the driver). Their node images also carry the
-// NVIDIA container runtime hook, hence toolkit disabled too; domain.md does
-// not source that half, which is why both switches can be overridden. EKS
-// managed node groups run the EKS-optimized accelerated AMI, with driver and
-// toolkit (the AMI RenderPool puts in the node group, eksAcceleratedAMIType),
-// and EKS Auto Mode ships its own driver and device plugin (§5.3).
-// Karpenter and generic clusters keep the chart defaults (the operator
-// installs both): their node images are the cluster's choice.
+// addDriverSwitches: where the cloud's node image carries the NVIDIA driver
+// (its profile's driverPreinstalled, which names the source), the operator
+// must not install a second one. Those images also carry the NVIDIA
+// container runtime hook, hence toolkit disabled too; domain.md does not
+// source that half, which is why both switches can be overridden. Clouds
+// whose node images are the cluster's choice (Karpenter, generic) keep the
+// chart defaults: the operator installs both.
 func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues) {
 	rules := rulesFor(cloud)
 	preinstalled := rules.driverPreinstalled()
