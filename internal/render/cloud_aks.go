@@ -7,6 +7,7 @@
 // spot-node-pool.md (scalesetpriority label and taint); Azure "GPU
 // optimized virtual machine sizes" (VM sizes and GPU counts); AKS node
 // auto-provisioning (karpenter.azure.com/ labels).
+
 package render
 
 import (

@@ -9,6 +9,7 @@
 // provider (k8s.amazonaws.com/accelerator); EKS managed node group docs
 // (eks.amazonaws.com/capacityType, nodegroup); Karpenter's well-known labels
 // (karpenter.sh/capacity-type, karpenter.sh/nodepool).
+
 package render
 
 import (

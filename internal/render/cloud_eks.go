@@ -8,6 +8,7 @@
 // eks.amazonaws.com/nodegroup, set by EKS); the aws_eks_node_group
 // ami_type list and the EKS-optimized accelerated AMI docs (driver and
 // container toolkit preinstalled).
+
 package render
 
 import (

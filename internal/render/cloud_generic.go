@@ -6,6 +6,7 @@
 // strategy, mig.strategy) and the GPU Operator's (nvidia.com/gpu.present,
 // nvidia.com/mig.config, nvidia.com/device-plugin.config), from the GPU
 // Operator and k8s-device-plugin documentation (domain.md §4.3).
+
 package render
 
 import (

@@ -8,6 +8,7 @@
 // install dir); GKE's "Running multi-instance GPUs", "GPU time-sharing" and
 // "NVIDIA MPS" pages (partition sizes, sharing labels, client limits); GKE
 // Autopilot's "Deploy GPU workloads" page (gke-accelerator-count).
+
 package render
 
 import (

@@ -11,6 +11,7 @@
 // instance-gpu-*, compute-type, the eks.amazonaws.com NodeClass) and its GPU
 // page (AWS-managed NVIDIA driver and device plugin, no MIG or sharing
 // configuration).
+
 package render
 
 import (
