@@ -49,10 +49,10 @@ func (p matrixPool) policy() PoolPolicy {
 
 // layout is what one GPU of the pool is cut into: profile -> instances.
 func (p matrixPool) layout() map[string]int64 {
-	switch {
-	case p.partition == "":
+	switch p.partition {
+	case "":
 		return nil
-	case p.partition == PartitionAllBalanced:
+	case PartitionAllBalanced:
 		return p.facts().balanced
 	}
 	return map[string]int64{p.partition: p.facts().mig[p.partition]}
@@ -491,6 +491,12 @@ func TestPlacementFactsMatchRenderPool(t *testing.T) {
 			}
 			if _, conflicts := p.node(); len(conflicts) > 0 {
 				t.Errorf("%s/%s: %s", c, p.name, strings.Join(conflicts, "; "))
+			}
+			// Nothing on EKS sets the cluster-autoscaler accelerator label
+			// that EKS workloads select: the node group must carry it.
+			if got := p.rendered.NodeLabels[factEKSAccelerator]; c == string(CloudEKS) && got != p.facts().eksLabel {
+				t.Errorf("%s/%s: the node group must add %s=%s; RenderPool's NodeLabels have %q", c, p.name,
+					factEKSAccelerator, p.facts().eksLabel, got)
 			}
 			wantTaints := p.factTaints()
 			for i := range wantTaints {
