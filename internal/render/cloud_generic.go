@@ -54,6 +54,8 @@ func (genericProfile) place(in gpuIntent) placement {
 		}
 		p.acceleratorTerms = append(p.acceleratorTerms, []labelRequirement{products})
 	}
+	// The terms select the plain product when there are accelerators.
+	p.excludedValues = wholeGPUExclusions(in, len(in.accelerators) > 0)
 	if in.sharing != "" {
 		// Device plugin label values are exactly our sharing names.
 		p.nodeSelector[labelSharingStrategy] = in.sharing

@@ -60,11 +60,7 @@ func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
 }
 
 func (k awsKarpenterProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
-	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
-	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
-	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
+	p := devicePluginPlacement(in, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: k.labelPrefix() + "instance-gpu-name", values: []string{a.AWSGPUName}}}
 		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
 		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
@@ -76,6 +72,14 @@ func (k awsKarpenterProfile) place(in gpuIntent) placement {
 		}
 		return term
 	})
+	if k.auto {
+		// EKS Auto Mode's AWS-managed device plugin neither partitions nor
+		// shares GPUs (mechanismCloudManaged): every node is whole.
+		p.excludedValues = nil
+	}
+	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
+	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
+	p.tolerations = append(p.tolerations, tolerateGPUTaint())
 	if in.spot {
 		p.nodeSelector[karpenterLabelCapacityType] = "spot"
 	}

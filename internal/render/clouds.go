@@ -192,6 +192,11 @@ type placement struct {
 	// GKE's partition label for a whole-GPU pod: the partitioned pool has the
 	// same accelerator label and taint, and would hand the pod a MIG slice.
 	absentLabels []string
+	// excludedValues are "label NotIn values" requirements every acceptable
+	// node must meet, e.g. GFD's MIG or -SHARED product names for a
+	// whole-GPU pod (wholeGPUExclusions). NotIn also matches nodes without
+	// the label, so nodes GFD has not labelled still fit.
+	excludedValues []labelRequirement
 }
 
 func newPlacement(resource corev1.ResourceName) placement {

@@ -53,20 +53,23 @@ func devicePluginMIGRequirement(a *Accelerator, profile MIGProfile) labelRequire
 	return labelRequirement{key: labelGFDProduct, values: a.GFDMIGProducts(profile)}
 }
 
-// devicePluginTerms is one placement term per accelerator, from the cloud's
-// own label requirements (cloudTerm) on a cluster running the NVIDIA device
-// plugin. A "single" strategy MIG request also selects GFD's MIG product
-// name on its first choice, the model the partition was resolved against.
-func devicePluginTerms(in gpuIntent, cloudTerm func(a *Accelerator) []labelRequirement) [][]labelRequirement {
-	var terms [][]labelRequirement
+// devicePluginPlacement is the placement on a cluster running the NVIDIA
+// device plugin: its resource names, one term per accelerator from the
+// cloud's own label requirements (cloudTerm), and, for whole GPUs, the
+// exclusion of partitioned and shared nodes (wholeGPUExclusions). A "single"
+// strategy MIG request also selects GFD's MIG product name on its first
+// choice, the model the partition was resolved against.
+func devicePluginPlacement(in gpuIntent, cloudTerm func(a *Accelerator) []labelRequirement) placement {
+	p := newPlacement(devicePluginResource(in))
 	for i, a := range in.accelerators {
 		term := cloudTerm(a)
 		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
 			term = append(term, devicePluginMIGRequirement(a, *in.partition))
 		}
-		terms = append(terms, term)
+		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
-	return terms
+	p.excludedValues = wholeGPUExclusions(in, false)
+	return p
 }
 
 // devicePluginResource is the resource to request from the NVIDIA device
@@ -116,31 +119,92 @@ func nodeScheduling(p placement) (map[string]string, *corev1.Affinity) {
 		affinity = requiredAffinity(requiredTerms(p.acceleratorTerms))
 		affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = preferredTerms(p.acceleratorTerms)
 	}
-	affinity = requireAbsent(affinity, p.absentLabels)
+	affinity = requireAll(affinity, exclusions(p))
 	if len(selector) == 0 {
 		selector = nil
 	}
 	return selector, affinity
 }
 
-// requireAbsent ANDs "label DoesNotExist" into every required node selector
-// term (terms are ORed, so each needs it), creating the affinity if needed.
-func requireAbsent(affinity *corev1.Affinity, labels []string) *corev1.Affinity {
-	if len(labels) == 0 {
+// exclusions are the placement's "must not carry" requirements:
+// DoesNotExist for absentLabels, NotIn for excludedValues.
+func exclusions(p placement) []corev1.NodeSelectorRequirement {
+	var out []corev1.NodeSelectorRequirement
+	for _, l := range p.absentLabels {
+		out = append(out, corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist})
+	}
+	for _, r := range p.excludedValues {
+		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: corev1.NodeSelectorOpNotIn, Values: slices.Clone(r.values)})
+	}
+	return out
+}
+
+// requireAll ANDs requirements into every required node selector term
+// (terms are ORed, so each needs them), creating the affinity if needed.
+func requireAll(affinity *corev1.Affinity, reqs []corev1.NodeSelectorRequirement) *corev1.Affinity {
+	if len(reqs) == 0 {
 		return affinity
 	}
-	absent := make([]corev1.NodeSelectorRequirement, len(labels))
-	for i, l := range labels {
-		absent[i] = corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist}
-	}
 	if affinity == nil {
-		return requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: absent}})
+		return requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: reqs}})
 	}
 	required := affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	for i := range required.NodeSelectorTerms {
-		required.NodeSelectorTerms[i].MatchExpressions = append(required.NodeSelectorTerms[i].MatchExpressions, absent...)
+		required.NodeSelectorTerms[i].MatchExpressions = append(required.NodeSelectorTerms[i].MatchExpressions, slices.Clone(reqs)...)
 	}
 	return affinity
+}
+
+// wholeGPUExclusions keeps a whole-GPU pod off nodes of the same model whose
+// GPUs are cut into MIG instances or shared, where the NVIDIA device plugin
+// runs (GKE's own plugin has its own labels: gkeProfile.place). Such nodes carry the same cloud labels and taint, and under the
+// "single" MIG strategy, or time-slicing/MPS without renameByDefault, they
+// advertise their slices as nvidia.com/gpu, so the pod would get a slice.
+// What marks them (domain.md §4.1-4.3):
+//   - nvidia.com/gpu.product: GFD appends -MIG-<profile> under "single";
+//     productSelected skips it when the term already selects the plain
+//     product (generic). (GFD also appends -SHARED to a shared GPU whose
+//     resource keeps its name; the sharing-strategy label below, set by the
+//     same GFD, already marks that node.)
+//   - nvidia.com/mig.config: the mig-manager layout pools put on MIG nodes
+//     (all-<profile>, all-balanced); whole-GPU pools carry all-disabled.
+//   - nvidia.com/gpu.sharing-strategy: the device plugin's "time-slicing" or
+//     "mps" ("none" when unshared).
+//
+// Every requirement is NotIn, so unpartitioned nodes without these labels
+// (GFD not running yet, or not at all) still fit.
+func wholeGPUExclusions(in gpuIntent, productSelected bool) []labelRequirement {
+	// A DRA claim is allocated by the DRA driver, not the device plugin.
+	if !in.wholeGPUs() || in.dra {
+		return nil
+	}
+	var products, layouts []string
+	for _, a := range in.accelerators {
+		for _, profile := range a.MIGProfiles {
+			products = appendMissing(products, a.GFDMIGProducts(profile)...)
+			layouts = appendMissing(layouts, migLayoutPrefix+profile.Name)
+		}
+		if _, ok := migBalanced[a.Name]; ok {
+			layouts = appendMissing(layouts, PartitionAllBalanced)
+		}
+	}
+	var out []labelRequirement
+	if len(products) > 0 && !productSelected {
+		out = append(out, labelRequirement{key: labelGFDProduct, values: products})
+	}
+	if len(layouts) > 0 {
+		out = append(out, labelRequirement{key: LabelMIGConfig, values: layouts})
+	}
+	return append(out, labelRequirement{key: labelSharingStrategy, values: []string{SharingMPS, SharingTimeSlicing}})
+}
+
+func appendMissing(list []string, values ...string) []string {
+	for _, v := range values {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
 }
 
 func (r labelRequirement) expression() corev1.NodeSelectorRequirement {
