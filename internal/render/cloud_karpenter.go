@@ -55,8 +55,38 @@ func (k awsKarpenterProfile) labelPrefix() string {
 
 func (awsKarpenterProfile) offers(a *Accelerator) bool { return a.AWSGPUName != "" }
 
+// validate: EKS Auto Mode cannot configure MIG or sharing (see
+// checkPoolPartition), so a workload asking for either never schedules.
 func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
-	return warnSharedClientsWithoutLabel(k.cloud(), in)
+	if !k.auto {
+		return warnSharedClientsWithoutLabel(k.cloud(), in)
+	}
+	var diags Diagnostics
+	if in.partition != nil {
+		summary, detail := eksAutoNoMIG()
+		diags.addError(at("gpu", "partition"), summary, detail)
+	}
+	if in.sharing != "" {
+		summary, detail := eksAutoNoSharing()
+		diags.addError(at("gpu", "sharing"), summary, detail)
+	}
+	return diags
+}
+
+// eksAutoNoMIG and eksAutoNoSharing explain, for pools and workloads alike,
+// why EKS Auto Mode has neither (its GPU page: AWS-managed device plugin,
+// no GPU Operator).
+func eksAutoNoMIG() (summary, detail string) {
+	return "MIG not configurable on EKS Auto Mode",
+		"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads " +
+			LabelMIGConfig + ". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator."
+}
+
+func eksAutoNoSharing() (summary, detail string) {
+	return "GPU sharing not configurable on EKS Auto Mode",
+		"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no " + LabelDevicePluginConfig +
+			" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud " +
+			"\"karpenter\" or \"eks\" with the GPU Operator."
 }
 
 func (k awsKarpenterProfile) place(in gpuIntent) placement {
@@ -99,18 +129,15 @@ func (k awsKarpenterProfile) rejectsMIGLayouts() bool { return k.auto }
 
 func (k awsKarpenterProfile) checkPoolPartition(_ poolIntent, _ string, diags *Diagnostics) {
 	if k.auto {
-		diags.addError(at("partition"), "MIG not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads "+
-				LabelMIGConfig+". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator.")
+		summary, detail := eksAutoNoMIG()
+		diags.addError(at("partition"), summary, detail)
 	}
 }
 
 func (k awsKarpenterProfile) checkPoolSharing(sharing string, diags *Diagnostics) {
 	if sharing != "" && k.auto {
-		diags.addError(at("sharing"), "GPU sharing not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no "+LabelDevicePluginConfig+
-				" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud "+
-				"\"karpenter\" or \"eks\" with the GPU Operator.")
+		summary, detail := eksAutoNoSharing()
+		diags.addError(at("sharing"), summary, detail)
 	}
 }
 
