@@ -21,6 +21,14 @@ func TestWorkload_planRejectsPlacementNoMachineCanServe(t *testing.T) {
 			cloud: "eks-auto", gpu: "count = 1\n    accelerator = \"l4\"\n    sharing = \"time-slicing\"",
 			want: `(?s)GPU sharing not configurable on EKS Auto Mode.*sharing += "time-slicing"`,
 		},
+		"16 L4 on GKE Autopilot": {
+			cloud: "gke-autopilot", gpu: "count = 16\n    accelerator = \"l4\"",
+			want: `(?s)GPU count not offered on gke-autopilot.*count += 16.*1, 2, 4 or 8`,
+		},
+		"16 L40S on EKS": {
+			cloud: "eks", gpu: "count = 16\n    accelerator = \"l40s\"",
+			want: `(?s)No machine has that many GPUs.*count += 16.*"eks" offers.*"l40s"`,
+		},
 	}
 	clearClusterEnv(t)
 	for name, c := range cases {
