@@ -45,7 +45,7 @@ func (aksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 }
 
 func (aksProfile) place(in gpuIntent) placement {
-	p := devicePluginPlacement(in, func(a *Accelerator) []labelRequirement {
+	p := devicePluginPlacement(in, true, func(a *Accelerator) []labelRequirement {
 		return []labelRequirement{{key: labelInstanceType, values: a.AKSVMSizes}}
 	})
 	// AKS labels every NVIDIA GPU node with accelerator=nvidia; the VM size

@@ -40,7 +40,7 @@ func (eksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 }
 
 func (eksProfile) place(in gpuIntent) placement {
-	p := devicePluginPlacement(in, func(a *Accelerator) []labelRequirement {
+	p := devicePluginPlacement(in, true, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: eksLabelAccelerator, values: []string{a.EKSAccelerator}}}
 		// V100 16GB and 32GB share "nvidia-tesla-v100": the instance type
 		// (p3 vs p3dn) tells them apart.

@@ -56,10 +56,11 @@ func (genericProfile) place(in gpuIntent) placement {
 		if in.partition != nil && in.migStrategy == MIGStrategySingle {
 			products = devicePluginMIGRequirement(a, *in.partition)
 		}
-		p.acceleratorTerms = append(p.acceleratorTerms, []labelRequirement{products})
+		// products already names the plain (unpartitioned) product.
+		term := append([]labelRequirement{products}, wholeGPUModelExclusions(in, a, true)...)
+		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
-	// The terms select the plain product when there are accelerators.
-	p.excludedValues = wholeGPUExclusions(in, len(in.accelerators) > 0)
+	p.excludedValues = wholeGPUNodeExclusions(in)
 	if in.sharing != "" {
 		// Device plugin label values are exactly our sharing names.
 		p.nodeSelector[labelSharingStrategy] = in.sharing

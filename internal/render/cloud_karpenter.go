@@ -90,7 +90,9 @@ func eksAutoNoSharing() (summary, detail string) {
 }
 
 func (k awsKarpenterProfile) place(in gpuIntent) placement {
-	p := devicePluginPlacement(in, func(a *Accelerator) []labelRequirement {
+	// EKS Auto Mode's AWS-managed device plugin neither partitions nor
+	// shares GPUs (mechanismCloudManaged): every node is whole.
+	p := devicePluginPlacement(in, !k.auto, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: k.labelPrefix() + "instance-gpu-name", values: []string{a.AWSGPUName}}}
 		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
 		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
@@ -102,11 +104,6 @@ func (k awsKarpenterProfile) place(in gpuIntent) placement {
 		}
 		return term
 	})
-	if k.auto {
-		// EKS Auto Mode's AWS-managed device plugin neither partitions nor
-		// shares GPUs (mechanismCloudManaged): every node is whole.
-		p.excludedValues = nil
-	}
 	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
 	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
 	p.tolerations = append(p.tolerations, tolerateGPUTaint())
