@@ -451,7 +451,11 @@ func devicePluginBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Standalone NVIDIA device plugin (`NVIDIA/k8s-device-plugin`), for target " +
 			"`nvidia-device-plugin` on clusters without the GPU Operator: `config.map` per pool, node selection, " +
-			"tolerations of the pools' taints.",
+			"tolerations of the pools' taints. Where the plugin is ours to configure (not `gke`, `eks-auto`) it " +
+			"turns on GPU Feature Discovery (`gfd.enabled`), whose labels (`nvidia.com/gpu.product`, " +
+			"`nvidia.com/gpu.sharing-strategy`) workloads select, together with the chart's Node Feature " +
+			"Discovery subchart, whose worker tolerates the pools' taints; set `nfd.enabled: false` in " +
+			"`base_values_yaml` if the cluster already runs NFD.",
 		Attributes: map[string]schema.Attribute{
 			"node_pools": poolIDsAttribute("the plugin serves"),
 			"mig_strategy": schema.StringAttribute{

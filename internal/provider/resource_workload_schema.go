@@ -247,7 +247,11 @@ func gpuBlock() schema.SingleNestedBlock {
 		Attributes: map[string]schema.Attribute{
 			"count": schema.Int64Attribute{
 				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container " +
-					"limit, with an equal request: Kubernetes never overcommits extended resources.",
+					"limit, with an equal request: Kubernetes never overcommits extended resources. All of a pod's " +
+					"GPUs are on one machine, so a count no machine of the cloud holds for the accelerator (the " +
+					"provider's machine tables) is a plan error listing the counts that exist; on " +
+					"`gke-autopilot` the count must be one Autopilot offers for the model. Unknown machines " +
+					"(`generic`) accept any count. With a preference list, models that cannot hold the count get a warning.",
 				Required: true,
 			},
 			"requests": schema.Int64Attribute{

@@ -45,14 +45,13 @@ func (aksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 }
 
 func (aksProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
+	p := devicePluginPlacement(in, true, func(a *Accelerator) []labelRequirement {
+		return []labelRequirement{{key: labelInstanceType, values: a.AKSVMSizes}}
+	})
 	// AKS labels every NVIDIA GPU node with accelerator=nvidia; the VM size
 	// is the only node label that identifies the model.
 	p.nodeSelector[aksLabelAccelerator] = "nvidia"
 	p.tolerations = append(p.tolerations, tolerateEqual(aksGPUTaintKey, aksGPUTaintValue))
-	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
-		return []labelRequirement{{key: labelInstanceType, values: a.AKSVMSizes}}
-	})
 	if in.spot {
 		// AKS labels and taints spot pools with scalesetpriority=spot.
 		p.nodeSelector[aksLabelScaleSetPriority] = "spot"

@@ -40,10 +40,7 @@ func (eksProfile) validate(in gpuIntent, _ bool) Diagnostics {
 }
 
 func (eksProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
-	// Node groups are commonly tainted nvidia.com/gpu=true:NoSchedule.
-	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
+	p := devicePluginPlacement(in, true, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: eksLabelAccelerator, values: []string{a.EKSAccelerator}}}
 		// V100 16GB and 32GB share "nvidia-tesla-v100": the instance type
 		// (p3 vs p3dn) tells them apart.
@@ -52,6 +49,8 @@ func (eksProfile) place(in gpuIntent) placement {
 		}
 		return term
 	})
+	// Node groups are commonly tainted nvidia.com/gpu=true:NoSchedule.
+	p.tolerations = append(p.tolerations, tolerateGPUTaint())
 	if in.spot {
 		p.nodeSelector[eksLabelCapacityType] = "SPOT"
 	}

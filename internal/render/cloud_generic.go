@@ -43,7 +43,11 @@ func (genericProfile) validate(in gpuIntent, _ bool) Diagnostics {
 
 func (genericProfile) place(in gpuIntent) placement {
 	p := newPlacement(devicePluginResource(in))
-	p.nodeSelector[labelGPUPresent] = "true"
+	// No nvidia.com/gpu.present: only the GPU Operator sets it, not the
+	// standalone device plugin with GFD, and the GPU resource request
+	// already keeps the pod on GPU nodes. Every label selected here is
+	// GPU Feature Discovery's (enableGFD turns it on in our device plugin
+	// values; the GPU Operator runs it by default).
 	p.tolerations = append(p.tolerations, tolerateGPUTaint())
 	for _, a := range in.accelerators {
 		products := labelRequirement{key: labelGFDProduct, values: a.GFDProducts}
@@ -52,8 +56,11 @@ func (genericProfile) place(in gpuIntent) placement {
 		if in.partition != nil && in.migStrategy == MIGStrategySingle {
 			products = devicePluginMIGRequirement(a, *in.partition)
 		}
-		p.acceleratorTerms = append(p.acceleratorTerms, []labelRequirement{products})
+		// products already names the plain (unpartitioned) product.
+		term := append([]labelRequirement{products}, wholeGPUModelExclusions(in, a, true)...)
+		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
+	p.excludedValues = wholeGPUNodeExclusions(in)
 	if in.sharing != "" {
 		// Device plugin label values are exactly our sharing names.
 		p.nodeSelector[labelSharingStrategy] = in.sharing

@@ -197,6 +197,14 @@ func (gkeProfile) machines(a *Accelerator) []machineShape {
 	return gkeMachines[gkePoolAccelerator(a)]
 }
 
+// exactGPUCounts: Autopilot picks the node from the pod's
+// cloud.google.com/gke-accelerator-count selector and accepts only the GPU
+// counts its GPU table lists per accelerator (GKE "Deploy GPU workloads in
+// Autopilot": e.g. nvidia-tesla-t4 1, 2, 4; nvidia-l4 1, 2, 4, 8), which are
+// the counts of the machines above. Standard pools take any count up to a
+// machine's.
+func (g gkeProfile) exactGPUCounts() bool { return g.autopilot }
+
 func (gkeProfile) acceleratorForMachine(name string) *Accelerator {
 	for gkeAccel, shapes := range gkeMachines {
 		if shapesInclude(shapes, name) {

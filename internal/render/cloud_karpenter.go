@@ -55,16 +55,44 @@ func (k awsKarpenterProfile) labelPrefix() string {
 
 func (awsKarpenterProfile) offers(a *Accelerator) bool { return a.AWSGPUName != "" }
 
+// validate: EKS Auto Mode cannot configure MIG or sharing (see
+// checkPoolPartition), so a workload asking for either never schedules.
 func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
-	return warnSharedClientsWithoutLabel(k.cloud(), in)
+	if !k.auto {
+		return warnSharedClientsWithoutLabel(k.cloud(), in)
+	}
+	var diags Diagnostics
+	if in.partition != nil {
+		summary, detail := eksAutoNoMIG()
+		diags.addError(at("gpu", "partition"), summary, detail)
+	}
+	if in.sharing != "" {
+		summary, detail := eksAutoNoSharing()
+		diags.addError(at("gpu", "sharing"), summary, detail)
+	}
+	return diags
+}
+
+// eksAutoNoMIG and eksAutoNoSharing explain, for pools and workloads alike,
+// why EKS Auto Mode has neither (its GPU page: AWS-managed device plugin,
+// no GPU Operator).
+func eksAutoNoMIG() (summary, detail string) {
+	return "MIG not configurable on EKS Auto Mode",
+		"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads " +
+			LabelMIGConfig + ". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator."
+}
+
+func eksAutoNoSharing() (summary, detail string) {
+	return "GPU sharing not configurable on EKS Auto Mode",
+		"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no " + LabelDevicePluginConfig +
+			" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud " +
+			"\"karpenter\" or \"eks\" with the GPU Operator."
 }
 
 func (k awsKarpenterProfile) place(in gpuIntent) placement {
-	p := newPlacement(devicePluginResource(in))
-	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
-	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
-	p.tolerations = append(p.tolerations, tolerateGPUTaint())
-	p.acceleratorTerms = devicePluginTerms(in, func(a *Accelerator) []labelRequirement {
+	// EKS Auto Mode's AWS-managed device plugin neither partitions nor
+	// shares GPUs (mechanismCloudManaged): every node is whole.
+	p := devicePluginPlacement(in, !k.auto, func(a *Accelerator) []labelRequirement {
 		term := []labelRequirement{{key: k.labelPrefix() + "instance-gpu-name", values: []string{a.AWSGPUName}}}
 		// "a100" is both p4d (40 GB) and p4de (80 GB); "v100" both p3 and
 		// p3dn. Per-GPU memory (MiB, from EC2) tells them apart.
@@ -76,6 +104,9 @@ func (k awsKarpenterProfile) place(in gpuIntent) placement {
 		}
 		return term
 	})
+	// Neither EKS Auto Mode nor Karpenter taints GPU nodes by itself, but
+	// NodePools commonly add nvidia.com/gpu:NoSchedule; tolerating is harmless.
+	p.tolerations = append(p.tolerations, tolerateGPUTaint())
 	if in.spot {
 		p.nodeSelector[karpenterLabelCapacityType] = "spot"
 	}
@@ -95,18 +126,15 @@ func (k awsKarpenterProfile) rejectsMIGLayouts() bool { return k.auto }
 
 func (k awsKarpenterProfile) checkPoolPartition(_ poolIntent, _ string, diags *Diagnostics) {
 	if k.auto {
-		diags.addError(at("partition"), "MIG not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin and no GPU Operator mig-manager, so nothing reads "+
-				LabelMIGConfig+". Allowed: remove partition, or use cloud \"karpenter\" or \"eks\" with the GPU Operator.")
+		summary, detail := eksAutoNoMIG()
+		diags.addError(at("partition"), summary, detail)
 	}
 }
 
 func (k awsKarpenterProfile) checkPoolSharing(sharing string, diags *Diagnostics) {
 	if sharing != "" && k.auto {
-		diags.addError(at("sharing"), "GPU sharing not configurable on EKS Auto Mode",
-			"EKS Auto Mode runs an AWS-managed NVIDIA device plugin that reads no "+LabelDevicePluginConfig+
-				" config, so GPUs cannot be time-sliced or shared through MPS. Allowed: remove sharing, or use cloud "+
-				"\"karpenter\" or \"eks\" with the GPU Operator.")
+		summary, detail := eksAutoNoSharing()
+		diags.addError(at("sharing"), summary, detail)
 	}
 }
 

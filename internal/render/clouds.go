@@ -165,10 +165,12 @@ func (in gpuIntent) wholeGPUs() bool {
 	return in.partition == nil && in.sharing == ""
 }
 
-// labelRequirement is "node label key has one of values".
+// labelRequirement is "node label key has one of values", or with notIn
+// "node label key is absent or has none of values".
 type labelRequirement struct {
 	key    string
 	values []string
+	notIn  bool
 }
 
 // placement is a cloud's answer for one intent. gpu.go turns it into
@@ -192,6 +194,11 @@ type placement struct {
 	// GKE's partition label for a whole-GPU pod: the partitioned pool has the
 	// same accelerator label and taint, and would hand the pod a MIG slice.
 	absentLabels []string
+	// excludedValues are NotIn requirements every acceptable node must
+	// meet, whichever accelerator it has, e.g. no sharing strategy for a
+	// whole-GPU pod (wholeGPUNodeExclusions). NotIn also matches nodes
+	// without the label, so nodes GFD has not labelled still fit.
+	excludedValues []labelRequirement
 }
 
 func newPlacement(resource corev1.ResourceName) placement {

@@ -53,20 +53,29 @@ func devicePluginMIGRequirement(a *Accelerator, profile MIGProfile) labelRequire
 	return labelRequirement{key: labelGFDProduct, values: a.GFDMIGProducts(profile)}
 }
 
-// devicePluginTerms is one placement term per accelerator, from the cloud's
-// own label requirements (cloudTerm) on a cluster running the NVIDIA device
-// plugin. A "single" strategy MIG request also selects GFD's MIG product
-// name on its first choice, the model the partition was resolved against.
-func devicePluginTerms(in gpuIntent, cloudTerm func(a *Accelerator) []labelRequirement) [][]labelRequirement {
-	var terms [][]labelRequirement
+// devicePluginPlacement is the placement on a cluster running the NVIDIA
+// device plugin: its resource names and one term per accelerator from the
+// cloud's own label requirements (cloudTerm). A "single" strategy MIG
+// request also selects GFD's MIG product name on its first choice, the
+// model the partition was resolved against. Where the cluster may partition
+// or share GPUs (partitionable), a whole-GPU request excludes such nodes
+// (wholeGPUModelExclusions, wholeGPUNodeExclusions).
+func devicePluginPlacement(in gpuIntent, partitionable bool, cloudTerm func(a *Accelerator) []labelRequirement) placement {
+	p := newPlacement(devicePluginResource(in))
 	for i, a := range in.accelerators {
 		term := cloudTerm(a)
 		if i == 0 && in.partition != nil && in.migStrategy == MIGStrategySingle {
 			term = append(term, devicePluginMIGRequirement(a, *in.partition))
 		}
-		terms = append(terms, term)
+		if partitionable {
+			term = append(term, wholeGPUModelExclusions(in, a, false)...)
+		}
+		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
-	return terms
+	if partitionable {
+		p.excludedValues = wholeGPUNodeExclusions(in)
+	}
+	return p
 }
 
 // devicePluginResource is the resource to request from the NVIDIA device
@@ -103,7 +112,7 @@ func nodeScheduling(p placement) (map[string]string, *corev1.Affinity) {
 	case 1:
 		var expressions []corev1.NodeSelectorRequirement
 		for _, r := range p.acceleratorTerms[0] {
-			if len(r.values) == 1 {
+			if len(r.values) == 1 && !r.notIn {
 				selector[r.key] = r.values[0]
 				continue
 			}
@@ -116,35 +125,100 @@ func nodeScheduling(p placement) (map[string]string, *corev1.Affinity) {
 		affinity = requiredAffinity(requiredTerms(p.acceleratorTerms))
 		affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = preferredTerms(p.acceleratorTerms)
 	}
-	affinity = requireAbsent(affinity, p.absentLabels)
+	affinity = requireAll(affinity, exclusions(p))
 	if len(selector) == 0 {
 		selector = nil
 	}
 	return selector, affinity
 }
 
-// requireAbsent ANDs "label DoesNotExist" into every required node selector
-// term (terms are ORed, so each needs it), creating the affinity if needed.
-func requireAbsent(affinity *corev1.Affinity, labels []string) *corev1.Affinity {
-	if len(labels) == 0 {
+// exclusions are the placement's "must not carry" requirements:
+// DoesNotExist for absentLabels, NotIn for excludedValues.
+func exclusions(p placement) []corev1.NodeSelectorRequirement {
+	var out []corev1.NodeSelectorRequirement
+	for _, l := range p.absentLabels {
+		out = append(out, corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist})
+	}
+	for _, r := range p.excludedValues {
+		out = append(out, r.expression())
+	}
+	return out
+}
+
+// requireAll ANDs requirements into every required node selector term
+// (terms are ORed, so each needs them), creating the affinity if needed.
+func requireAll(affinity *corev1.Affinity, reqs []corev1.NodeSelectorRequirement) *corev1.Affinity {
+	if len(reqs) == 0 {
 		return affinity
 	}
-	absent := make([]corev1.NodeSelectorRequirement, len(labels))
-	for i, l := range labels {
-		absent[i] = corev1.NodeSelectorRequirement{Key: l, Operator: corev1.NodeSelectorOpDoesNotExist}
-	}
 	if affinity == nil {
-		return requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: absent}})
+		return requiredAffinity([]corev1.NodeSelectorTerm{{MatchExpressions: reqs}})
 	}
 	required := affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	for i := range required.NodeSelectorTerms {
-		required.NodeSelectorTerms[i].MatchExpressions = append(required.NodeSelectorTerms[i].MatchExpressions, absent...)
+		required.NodeSelectorTerms[i].MatchExpressions = append(required.NodeSelectorTerms[i].MatchExpressions, slices.Clone(reqs)...)
 	}
 	return affinity
 }
 
+// Whole-GPU exclusions keep a whole-GPU pod off nodes of the same model
+// whose GPUs are cut into MIG instances or shared, where the NVIDIA device
+// plugin runs (GKE's own plugin has its own labels: gkeProfile.place). Such
+// nodes carry the same cloud labels and taint, and under the "single" MIG
+// strategy, or time-slicing/MPS without renameByDefault, they advertise
+// their slices as nvidia.com/gpu, so the pod would get a slice. What marks
+// them (domain.md §4.1-4.3):
+//   - nvidia.com/gpu.product: GFD appends -MIG-<profile> under "single".
+//     (GFD also appends -SHARED to a shared GPU whose resource keeps its
+//     name; the sharing-strategy label, set by the same GFD, marks it too.)
+//   - nvidia.com/mig.config: the mig-manager layout pools put on MIG nodes
+//     (all-<profile>, all-balanced); whole-GPU pools carry all-disabled.
+//   - nvidia.com/gpu.sharing-strategy: the device plugin's "time-slicing" or
+//     "mps" ("none" when unshared).
+//
+// Every requirement is NotIn, so unpartitioned nodes without these labels
+// (GFD not running yet, or not at all) still fit.
+
+// wholeGPUModelExclusions are the per-model exclusions, ANDed into the
+// model's own placement term. productSelected skips gpu.product when the
+// term already selects the plain product names (generic).
+func wholeGPUModelExclusions(in gpuIntent, a *Accelerator, productSelected bool) []labelRequirement {
+	if !exclusiveGPUs(in) || !a.OffersMIG() {
+		return nil
+	}
+	var products, layouts []string
+	for _, profile := range a.MIGProfiles {
+		products = append(products, a.GFDMIGProducts(profile)...)
+		layouts = append(layouts, migLayoutPrefix+profile.Name)
+	}
+	if _, ok := migBalanced[a.Name]; ok {
+		layouts = append(layouts, PartitionAllBalanced)
+	}
+	var out []labelRequirement
+	if !productSelected {
+		out = append(out, labelRequirement{key: labelGFDProduct, values: products, notIn: true})
+	}
+	return append(out, labelRequirement{key: LabelMIGConfig, values: layouts, notIn: true})
+}
+
+// wholeGPUNodeExclusions hold for every model: no shared node.
+func wholeGPUNodeExclusions(in gpuIntent) []labelRequirement {
+	if !exclusiveGPUs(in) {
+		return nil
+	}
+	return []labelRequirement{{key: labelSharingStrategy, values: []string{SharingMPS, SharingTimeSlicing}, notIn: true}}
+}
+
+// exclusiveGPUs: the pod asks the device plugin for whole GPUs (a DRA claim
+// is allocated by the DRA driver instead).
+func exclusiveGPUs(in gpuIntent) bool { return in.wholeGPUs() && !in.dra }
+
 func (r labelRequirement) expression() corev1.NodeSelectorRequirement {
-	return corev1.NodeSelectorRequirement{Key: r.key, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(r.values)}
+	op := corev1.NodeSelectorOpIn
+	if r.notIn {
+		op = corev1.NodeSelectorOpNotIn
+	}
+	return corev1.NodeSelectorRequirement{Key: r.key, Operator: op, Values: slices.Clone(r.values)}
 }
 
 func requiredAffinity(terms []corev1.NodeSelectorTerm) *corev1.Affinity {
@@ -179,12 +253,12 @@ func requiredTerms(accelerators [][]labelRequirement) []corev1.NodeSelectorTerm 
 }
 
 func singleSharedKey(accelerators [][]labelRequirement) (string, bool) {
-	if len(accelerators) == 0 || len(accelerators[0]) != 1 {
+	if len(accelerators) == 0 || len(accelerators[0]) != 1 || accelerators[0][0].notIn {
 		return "", false
 	}
 	key := accelerators[0][0].key
 	for _, term := range accelerators[1:] {
-		if len(term) != 1 || term[0].key != key {
+		if len(term) != 1 || term[0].key != key || term[0].notIn {
 			return "", false
 		}
 	}
@@ -198,7 +272,7 @@ func preferredTerms(accelerators [][]labelRequirement) []corev1.PreferredSchedul
 	for i, term := range accelerators {
 		terms[i] = corev1.PreferredSchedulingTerm{
 			Weight:     preferenceWeight(i, len(accelerators)),
-			Preference: corev1.NodeSelectorTerm{MatchExpressions: expressions(term)},
+			Preference: corev1.NodeSelectorTerm{MatchExpressions: expressions(selecting(term))},
 		}
 	}
 	return terms
@@ -212,6 +286,12 @@ func preferenceWeight(index, total int) int32 {
 		step = 100 / total
 	}
 	return int32(max(100-index*step, 1))
+}
+
+// selecting drops a term's NotIn requirements: a preference only needs to
+// name the model, the required terms already exclude what must not match.
+func selecting(term []labelRequirement) []labelRequirement {
+	return slices.DeleteFunc(slices.Clone(term), func(r labelRequirement) bool { return r.notIn })
 }
 
 func expressions(term []labelRequirement) []corev1.NodeSelectorRequirement {

@@ -15,6 +15,10 @@ type machineRules interface {
 	machines(a *Accelerator) []machineShape
 	// acceleratorForMachine recognises a model from a machine type name.
 	acceleratorForMachine(name string) *Accelerator
+	// exactGPUCounts: a pod must ask for exactly a machine's GPU count
+	// (GKE Autopilot sizes the node from gke-accelerator-count), not just
+	// no more than the largest machine.
+	exactGPUCounts() bool
 }
 
 // poolRules: what a node pool policy may say on the cloud, and the labels,
@@ -118,6 +122,7 @@ func (baseProfile) checkEnv(string, string, []any, *Diagnostics) {}
 
 func (baseProfile) machines(*Accelerator) []machineShape      { return nil }
 func (baseProfile) acceleratorForMachine(string) *Accelerator { return nil }
+func (baseProfile) exactGPUCounts() bool                      { return false }
 
 func (baseProfile) poolsUnsupported() (summary, detail string)                  { return "", "" }
 func (baseProfile) mechanism() gpuMechanism                                     { return mechanismNone }

@@ -131,8 +131,10 @@ func TestRenderAutopilotCountOnlyForWholeGPUs(t *testing.T) {
 	}
 }
 
+// TestRenderMIGOnDevicePluginClouds: every cloud where the GPU Operator
+// configures MIG (EKS Auto Mode cannot: TestEKSAutoRejectsMIGAndSharing).
 func TestRenderMIGOnDevicePluginClouds(t *testing.T) {
-	for _, cloud := range []Cloud{CloudAKS, CloudEKS, CloudEKSAuto, CloudKarpenter, CloudGeneric} {
+	for _, cloud := range []Cloud{CloudAKS, CloudEKS, CloudKarpenter, CloudGeneric} {
 		w := validWorkload()
 		w.Cloud, w.GPU = string(cloud), GPU{Count: 1, Accelerator: "a100-80gb", Partition: "3g.40gb"}
 		r := mustRender(t, w, Options{})

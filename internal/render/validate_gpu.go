@@ -25,6 +25,7 @@ func parseGPUIntent(w Workload, cloud Cloud, strict bool) (gpuIntent, Diagnostic
 	if profile := profileFor(cloud); profile != nil {
 		diags.merge(profile.validate(in, strict))
 	}
+	checkCountFitsMachines(g, in, cloud, &diags)
 	return in, diags
 }
 

@@ -323,6 +323,7 @@ func TestNvidiaChartDefaultsUnchanged(t *testing.T) {
 	check("gpu-operator", operator, []string{"node-feature-discovery", "worker", "tolerations"}, &[]corev1.Toleration{}, gpuOperatorNFDWorkerTolerations)
 	check("nvidia-device-plugin", plugin, []string{"tolerations"}, &[]corev1.Toleration{}, devicePluginChartTolerations)
 	check("nvidia-device-plugin", plugin, []string{"affinity"}, &corev1.Affinity{}, requiredAffinity(devicePluginChartAffinityTerms))
+	check("nvidia-device-plugin", plugin, []string{"nfd", "worker", "tolerations"}, &[]corev1.Toleration{}, devicePluginNFDWorkerTolerations)
 	if valueAt(t, operator, "mig", "strategy") != MIGStrategySingle {
 		t.Error("gpu-operator's default mig.strategy changed")
 	}

@@ -79,6 +79,10 @@ var (
 		{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
 		tolerateGPUTaint(),
 	}
+	devicePluginNFDWorkerTolerations = []corev1.Toleration{
+		{Key: "node-role.kubernetes.io/master", Operator: corev1.TolerationOpEqual, Value: "", Effect: corev1.TaintEffectNoSchedule},
+		tolerateEqual(string(ResourceNvidiaGPU), "present"),
+	}
 	devicePluginChartAffinityTerms = []corev1.NodeSelectorTerm{
 		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/pci-10de.present", Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}},
 		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/cpu-model.vendor_id", Operator: corev1.NodeSelectorOpIn, Values: []string{"NVIDIA"}}}},
@@ -203,20 +207,33 @@ func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[st
 		values["config"] = map[string]any{"map": stringMapValue(data), "default": DefaultDevicePluginConfigName}
 	}
 	whole, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1})
-	selector := map[string]string{}
-	for k, v := range whole.nodeSelector {
-		// nvidia.com/gpu.present is set by the GPU Operator, which a
-		// standalone plugin cluster does not run.
-		if k != labelGPUPresent {
-			selector[k] = v
-		}
-	}
+	selector := maps.Clone(whole.nodeSelector)
 	if len(selector) > 0 {
 		values["nodeSelector"] = stringMapValue(selector)
 	}
-	values["tolerations"] = mustPlain(mergeTolerations(devicePluginChartTolerations, operandTolerations(cloud, pools.tolerations, in.Tolerations)))
+	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
+	if rulesFor(cloud).mechanism() == mechanismGPUOperator {
+		// Not on GKE or EKS Auto Mode: their own device plugin serves the
+		// GPUs and placement there selects no GFD label.
+		enableGFD(values, operands)
+	}
+	values["tolerations"] = mustPlain(mergeTolerations(devicePluginChartTolerations, operands))
 	values["affinity"] = mustPlain(devicePluginAffinity(cloud, selector))
 	return values, diags
+}
+
+// enableGFD turns on the chart's GPU Feature Discovery (gfd.enabled, off by
+// default in chart 0.20.0), which also deploys its Node Feature Discovery
+// subchart (dependency condition "nfd.enabled,gfd.enabled"). Placement
+// relies on GFD's labels: nvidia.com/gpu.product selects the model on
+// generic clusters and the MIG partition under the "single" strategy
+// everywhere, and nvidia.com/gpu.sharing-strategy keeps whole-GPU pods off
+// shared nodes. NFD's worker must run on tainted GPU nodes: it sets the PCI
+// label the plugin's and GFD's node affinity select, and the chart's own
+// worker tolerations only tolerate nvidia.com/gpu=present.
+func enableGFD(values map[string]any, operands []corev1.Toleration) {
+	setPath(values, true, "gfd", "enabled")
+	setPath(values, mustPlain(mergeTolerations(devicePluginNFDWorkerTolerations, operands)), "nfd", "worker", "tolerations")
 }
 
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so

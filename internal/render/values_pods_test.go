@@ -164,7 +164,13 @@ func TestPlacementAgreement(t *testing.T) {
 	for _, cloudName := range CloudNames() {
 		cloud := Cloud(cloudName)
 		for _, accel := range CloudAccelerators(cloud) {
-			g := GPU{Count: 1, Accelerator: accel}
+			// The smallest machine's count: Autopilot takes no other
+			// (B200 comes in 8-GPU machines only).
+			count := int64(1)
+			if counts := gpuCounts(machinesFor(cloud, lookupAccelerator(accel))); len(counts) > 0 {
+				count = counts[0]
+			}
+			g := GPU{Count: count, Accelerator: accel}
 			w := Workload{Name: "w", Kind: KindDeployment, Cloud: cloudName, Image: "img", GPU: g}
 			r, diags := Render(w, Options{})
 			requireNoErrors(t, diags)

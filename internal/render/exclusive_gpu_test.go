@@ -1,0 +1,110 @@
+package render
+
+import (
+	"maps"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// podAcceptsNode reports whether a node with these labels satisfies the
+// rendered nodeSelector and required node affinity (the scheduler's
+// NodeAffinity filter: selector ANDed with ORed terms of ANDed expressions).
+func podAcceptsNode(t *testing.T, r *Rendered, node map[string]string) bool {
+	t.Helper()
+	set := labels.Set(node)
+	if !labels.SelectorFromSet(r.NodeSelector).Matches(set) {
+		return false
+	}
+	if r.Affinity == nil || r.Affinity.NodeAffinity == nil || r.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return true
+	}
+	for _, term := range r.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if termMatches(t, term, set) {
+			return true
+		}
+	}
+	return false
+}
+
+func termMatches(t *testing.T, term corev1.NodeSelectorTerm, set labels.Set) bool {
+	t.Helper()
+	ops := map[corev1.NodeSelectorOperator]selection.Operator{
+		corev1.NodeSelectorOpIn: selection.In, corev1.NodeSelectorOpNotIn: selection.NotIn,
+		corev1.NodeSelectorOpExists: selection.Exists, corev1.NodeSelectorOpDoesNotExist: selection.DoesNotExist,
+	}
+	for _, e := range term.MatchExpressions {
+		req, err := labels.NewRequirement(e.Key, ops[e.Operator], e.Values)
+		if err != nil {
+			t.Fatalf("requirement %+v: %v", e, err)
+		}
+		if !req.Matches(set) {
+			return false
+		}
+	}
+	return true
+}
+
+// poolNodeLabels is what a node of the pool carries: the labels the policy
+// adds, those the cloud and GPU Operator set, and extra labels GPU Feature
+// Discovery sets for the configuration (domain.md §4.3).
+func poolNodeLabels(t *testing.T, p PoolPolicy, gfd map[string]string) map[string]string {
+	t.Helper()
+	r, diags := RenderPool(p)
+	requireNoErrors(t, diags)
+	out := map[string]string{}
+	maps.Copy(out, r.CloudSetLabels)
+	maps.Copy(out, r.NodeLabels)
+	maps.Copy(out, gfd)
+	return out
+}
+
+// TestWholeGPUAvoidsPartitionedAndSharedNodes (issue #12 finding 1): a
+// whole-GPU pod must not select nodes whose GPUs are cut into MIG instances
+// ("single" strategy advertises them as nvidia.com/gpu) or time-sliced /
+// MPS-shared, on any cloud where the NVIDIA device plugin runs; and it must
+// still select unpartitioned nodes, with or without GFD's labels.
+func TestWholeGPUAvoidsPartitionedAndSharedNodes(t *testing.T) {
+	for _, cloud := range []Cloud{CloudEKS, CloudAKS, CloudKarpenter, CloudGeneric} {
+		t.Run(string(cloud), func(t *testing.T) {
+			w := validWorkload()
+			w.Cloud, w.GPU.Accelerator = string(cloud), "a100-40gb"
+			r, diags := Render(w, Options{})
+			requireNoErrors(t, diags)
+			pool := func(edit func(p *PoolPolicy)) PoolPolicy {
+				p := PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: "a100-40gb", GPUsPerNode: 8}
+				edit(&p)
+				return p
+			}
+			whole := pool(func(*PoolPolicy) {})
+			// Unshared GFD labels, as GFD sets them on a whole-GPU node.
+			wholeGFD := map[string]string{labelGFDProduct: "NVIDIA-A100-SXM4-40GB", labelSharingStrategy: "none",
+				labelGPUReplicas: "1", "nvidia.com/mig.strategy": "single", labelGPUPresent: "true"}
+			if !podAcceptsNode(t, r, poolNodeLabels(t, whole, nil)) {
+				t.Errorf("whole-GPU pod rejects a whole-GPU pool's nodes without GFD labels; selector %v affinity %v", r.NodeSelector, r.Affinity)
+			}
+			if !podAcceptsNode(t, r, poolNodeLabels(t, whole, wholeGFD)) {
+				t.Errorf("whole-GPU pod rejects a whole-GPU pool's nodes with GFD labels; selector %v affinity %v", r.NodeSelector, r.Affinity)
+			}
+			migSingle := pool(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = "1g.5gb", MIGStrategySingle })
+			if podAcceptsNode(t, r, poolNodeLabels(t, migSingle, map[string]string{"nvidia.com/mig.strategy": "single"})) {
+				t.Errorf("whole-GPU pod accepts a MIG single-strategy node (it advertises MIG instances as nvidia.com/gpu)")
+			}
+			for _, sharing := range []string{SharingTimeSlicing, SharingMPS} {
+				shared := pool(func(p *PoolPolicy) { p.Sharing, p.Replicas = sharing, 4 })
+				gfd := map[string]string{labelSharingStrategy: sharing, labelGPUReplicas: "4"}
+				if podAcceptsNode(t, r, poolNodeLabels(t, shared, gfd)) {
+					t.Errorf("whole-GPU pod accepts a %s node", sharing)
+				}
+				// Without renameByDefault the device plugin keeps the name
+				// nvidia.com/gpu and GFD appends -SHARED to the product.
+				gfd[labelGFDProduct] = "NVIDIA-A100-SXM4-40GB-SHARED"
+				if podAcceptsNode(t, r, poolNodeLabels(t, shared, gfd)) {
+					t.Errorf("whole-GPU pod accepts a %s node whose product ends in -SHARED", sharing)
+				}
+			}
+		})
+	}
+}

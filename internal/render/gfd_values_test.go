@@ -1,0 +1,63 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// gfdOnlyNode is a GPU node of a cluster set up from our nvidia-device-plugin
+// values: Node Feature Discovery's PCI label and GPU Feature Discovery's
+// labels (domain.md §4.3), but no nvidia.com/gpu.present, which only the GPU
+// Operator sets.
+var gfdOnlyNode = map[string]string{
+	"feature.node.kubernetes.io/pci-10de.present": "true",
+	labelGFDProduct:        "NVIDIA-H100-80GB-HBM3",
+	"nvidia.com/gpu.count": "8",
+	labelSharingStrategy:   "none",
+	labelGPUReplicas:       "1",
+}
+
+// TestGenericPlacementMatchesDevicePluginValues (issue #12 finding 5): on a
+// generic cluster set up from the generated nvidia-device-plugin values,
+// GPU Feature Discovery must run (and reach tainted GPU nodes), and every
+// workload must select only labels that GFD or NFD set there.
+func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
+	values := mustGenerate(t, TargetNvidiaDevicePlugin, ValuesInput{Cloud: string(CloudGeneric),
+		NvidiaDevicePlugin: &DevicePluginValues{NodePools: []PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: ptr(true)}}}})
+	if enabled, _ := getPath(values, "gfd", "enabled"); enabled != true {
+		t.Errorf("gfd.enabled = %v: without GPU Feature Discovery no node carries the nvidia.com/gpu.product workloads select", enabled)
+	}
+	var workerTolerations []corev1.Toleration
+	if v, ok := getPath(values, "nfd", "worker", "tolerations"); !ok || decodePlain(v, &workerTolerations) != nil {
+		t.Errorf("nfd.worker.tolerations not set (%v): the chart's NFD worker tolerates only nvidia.com/gpu=present", v)
+	}
+	dedicated := corev1.Taint{Key: "nvidia.com/gpu", Value: dedicatedGPUTaintValue, Effect: corev1.TaintEffectNoSchedule}
+	if !slices.ContainsFunc(workerTolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), &dedicated, false) }) {
+		t.Errorf("NFD worker does not tolerate a dedicated pool's %v, so its nodes never get the PCI label GFD and the plugin need", dedicated)
+	}
+
+	for name, gpu := range map[string]GPU{
+		"h100":    {Count: 1, Accelerator: "h100-80gb"},
+		"any GPU": {Count: 1},
+	} {
+		w := validWorkload()
+		w.Cloud, w.GPU = string(CloudGeneric), gpu
+		r, diags := Render(w, Options{})
+		requireNoErrors(t, diags)
+		if !podAcceptsNode(t, r, gfdOnlyNode) {
+			t.Errorf("%s: the pod does not fit a GFD-labelled node without the GPU Operator: selector %v affinity %v", name, r.NodeSelector, r.Affinity)
+		}
+	}
+}
+
+// TestGPUOperatorValuesKeepGFD: the GPU Operator runs GFD by default
+// (gfd.enabled: true, domain.md §4.1); generic placement relies on it.
+func TestGPUOperatorValuesKeepGFD(t *testing.T) {
+	values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: string(CloudGeneric), GPUOperator: &GPUOperatorValues{}})
+	if enabled, ok := getPath(values, "gfd", "enabled"); ok && enabled != true {
+		t.Errorf("gpu-operator values set gfd.enabled = %v", enabled)
+	}
+}

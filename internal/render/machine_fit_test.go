@@ -1,0 +1,59 @@
+package render
+
+import "testing"
+
+// TestGPUCountMustFitAMachine (issue #12 finding 2): a pod's GPUs are all on
+// one machine, so asking more than any machine of the cloud carries for the
+// model can never schedule, node_pool or not.
+func TestGPUCountMustFitAMachine(t *testing.T) {
+	cases := []struct {
+		name, cloud string
+		gpu         GPU
+		path, want  string
+	}{
+		{"autopilot 16 L4", "gke-autopilot", GPU{Count: 16, Accelerator: "l4"}, "gpu.count", `"l4" (NVIDIA L4) with 1, 2, 4 or 8 GPUs per machine`},
+		{"autopilot count it does not offer", "gke-autopilot", GPU{Count: 3, Accelerator: "l4"}, "gpu.count", "gke-accelerator-count selector must be one of these"},
+		{"gke 8 T4", "gke", GPU{Count: 8, Accelerator: "t4"}, "gpu.count", `"t4" (NVIDIA T4) with 1, 2 or 4 GPUs per machine`},
+		{"eks 16 L40S", "eks", GPU{Count: 16, Accelerator: "l40s"}, "gpu.count", "1, 4 or 8 GPUs per machine"},
+		{"aks 8 T4", "aks", GPU{Count: 8, Accelerator: "t4"}, "gpu.count", "1 or 4 GPUs per machine"},
+		{"karpenter 2 H100 fits nowhere but 1 and 8", "karpenter", GPU{Count: 9, Accelerator: "h100-80gb"}, "gpu.count", "1 or 8"},
+		{"preference list where no model fits", "eks", GPU{Count: 16, Accelerators: []string{"l4", "a10g"}}, "gpu.count", `"a10g"`},
+		{"MIG instances beyond a machine", "eks", GPU{Count: 9, Accelerator: "a100-40gb", Partition: "7g.40gb"}, "gpu.count", "at most 8 7g.40gb instances"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := validWorkload()
+			w.Cloud, w.GPU = c.cloud, c.gpu
+			requireDiag(t, Validate(w), SeverityError, c.path, c.want)
+		})
+	}
+}
+
+func TestGPUCountThatFitsPlans(t *testing.T) {
+	cases := []struct {
+		name, cloud string
+		gpu         GPU
+	}{
+		{"gke 3 L4 fit on a 4-GPU machine", "gke", GPU{Count: 3, Accelerator: "l4"}},
+		{"autopilot 8 L4", "gke-autopilot", GPU{Count: 8, Accelerator: "l4"}},
+		{"gke 16 A100 on a2-megagpu-16g", "gke", GPU{Count: 16, Accelerator: "a100-40gb"}},
+		{"generic knows no machines", "generic", GPU{Count: 16, Accelerator: "t4"}},
+		{"any GPU", "eks", GPU{Count: 8}},
+		{"MIG instances on one machine", "eks", GPU{Count: 8, Accelerator: "a100-40gb", Partition: "7g.40gb"}},
+		{"small MIG instances on one machine", "eks", GPU{Count: 16, Accelerator: "a100-40gb", Partition: "1g.5gb"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := validWorkload()
+			w.Cloud, w.GPU = c.cloud, c.gpu
+			requireNoErrors(t, Validate(w))
+		})
+	}
+	// A preference list where only some models fit warns on the others and
+	// still plans.
+	w := validWorkload()
+	w.Cloud, w.GPU = "aks", GPU{Count: 8, Accelerators: []string{"a100-80gb", "t4"}}
+	diags := Validate(w)
+	requireNoErrors(t, diags)
+	requireDiag(t, diags, SeverityWarning, "gpu.accelerators[1]", "1 or 4 GPUs per machine")
+}
