@@ -60,10 +60,9 @@ func (genericProfile) place(in gpuIntent) placement {
 		term := append([]labelRequirement{products}, wholeGPUModelExclusions(in, a, true)...)
 		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
-	p.excludedValues = wholeGPUNodeExclusions(in)
+	p.excludedValues = append(wholeGPUNodeExclusions(in), anyModelExclusions(in)...)
+	selectSharingStrategy(in, &p)
 	if in.sharing != "" {
-		// Device plugin label values are exactly our sharing names.
-		p.nodeSelector[labelSharingStrategy] = in.sharing
 		if in.maxSharedClients > 0 {
 			p.nodeSelector[labelGPUReplicas] = strconv.FormatInt(in.maxSharedClients, 10)
 		}
@@ -89,9 +88,7 @@ func (genericProfile) poolLabels(pi poolIntent, _, set map[string]string) {
 	if pi.gpus > 0 {
 		set["nvidia.com/gpu.count"] = strconv.FormatInt(pi.gpus, 10)
 	}
-	set[labelSharingStrategy] = "none"
 	if pi.sharing != "" {
-		set[labelSharingStrategy] = pi.sharing
 		// GFD reports nvidia.com/gpu's replicas; MIG resources get their
 		// own nvidia.com/mig-<profile>.replicas labels.
 		if pi.replicas > 0 && !pi.hasMIG() {

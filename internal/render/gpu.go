@@ -73,9 +73,20 @@ func devicePluginPlacement(in gpuIntent, partitionable bool, cloudTerm func(a *A
 		p.acceleratorTerms = append(p.acceleratorTerms, term)
 	}
 	if partitionable {
-		p.excludedValues = wholeGPUNodeExclusions(in)
+		p.excludedValues = append(wholeGPUNodeExclusions(in), anyModelExclusions(in)...)
+		selectSharingStrategy(in, &p)
 	}
 	return p
+}
+
+// selectSharingStrategy keeps a shared pod on nodes sharing GPUs its way:
+// time-slicing and MPS both advertise nvidia.com/gpu.shared, so only GFD's
+// nvidia.com/gpu.sharing-strategy label (the device plugin's own names)
+// tells a time-sliced node from an MPS one.
+func selectSharingStrategy(in gpuIntent, p *placement) {
+	if in.sharing != "" {
+		p.nodeSelector[labelSharingStrategy] = in.sharing
+	}
 }
 
 // devicePluginResource is the resource to request from the NVIDIA device
@@ -199,6 +210,32 @@ func wholeGPUModelExclusions(in gpuIntent, a *Accelerator, productSelected bool)
 		out = append(out, labelRequirement{key: labelGFDProduct, values: products, notIn: true})
 	}
 	return append(out, labelRequirement{key: LabelMIGConfig, values: layouts, notIn: true})
+}
+
+// anyModelExclusions keep a whole-GPU pod that names no accelerator off
+// the MIG nodes of every model in the catalog: with no model term to AND
+// the per-model exclusions into, they hold for the whole pod.
+func anyModelExclusions(in gpuIntent) []labelRequirement {
+	if len(in.accelerators) > 0 || !exclusiveGPUs(in) {
+		return nil
+	}
+	products := labelRequirement{key: labelGFDProduct, notIn: true}
+	layouts := labelRequirement{key: LabelMIGConfig, notIn: true}
+	for i := range catalog {
+		for _, r := range wholeGPUModelExclusions(in, &catalog[i], false) {
+			if r.key == labelGFDProduct {
+				products.values = append(products.values, r.values...)
+			} else {
+				layouts.values = append(layouts.values, r.values...)
+			}
+		}
+	}
+	if len(products.values) == 0 {
+		return nil
+	}
+	slices.Sort(layouts.values)
+	layouts.values = slices.Compact(layouts.values)
+	return []labelRequirement{products, layouts}
 }
 
 // wholeGPUNodeExclusions hold for every model: no shared node.

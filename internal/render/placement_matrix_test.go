@@ -126,6 +126,12 @@ func expectFit(in matrixIntent, p matrixPool) verdict {
 	if len(in.accels) > 0 && !slices.Contains(in.accels, p.accel) {
 		return expectNo
 	}
+	// Without GPU Feature Discovery no label names the node's model or
+	// sharing strategy: a pod asking for either must not be placed there on
+	// a guess (the provider's device plugin values turn GFD on).
+	if p.noGFD && (len(in.accels) > 0 || in.sharing != "") {
+		return expectNo
+	}
 	either := false
 	if p.cloud != CloudGeneric { // generic clusters have no spot capacity: spot is a warned no-op
 		if in.spot && !p.spot {

@@ -24,9 +24,9 @@ type matrixPool struct {
 	replicas  int64
 	spot      bool
 	dedicated bool
-	// noGFD: a generic cluster set up from the provider's own
-	// nvidia-device-plugin values, which do not enable GPU Feature Discovery
-	// (and there is no GPU Operator), so no nvidia.com/gpu.* labels exist.
+	// noGFD: a generic cluster running the NVIDIA device plugin without
+	// GPU Feature Discovery or the GPU Operator (values other than the
+	// provider's, which enable GFD), so no nvidia.com/gpu.* labels exist.
 	noGFD bool
 	// rendered is RenderPool's answer; nil on GKE Autopilot, which has no
 	// node pools (Autopilot creates a node per pod from its GPU request).

@@ -47,8 +47,8 @@ func derivedPoolLabels(pi poolIntent) (toAdd, cloudSet map[string]string) {
 
 // operatorLabels are the GPU Operator's per-node selectors (every cloud but
 // GKE, which partitions and shares natively, and EKS Auto Mode, whose
-// device plugin AWS manages), plus the GFD product label that "single"
-// MIG placement selects on.
+// device plugin AWS manages), plus the GFD labels placement selects on:
+// the sharing strategy and the "single" MIG product name.
 func operatorLabels(pi poolIntent, toAdd, set map[string]string) {
 	if !pi.usesGPUOperator() {
 		return
@@ -59,6 +59,9 @@ func operatorLabels(pi poolIntent, toAdd, set map[string]string) {
 	if pi.needsDevicePluginConfig() {
 		toAdd[LabelDevicePluginConfig] = pi.name
 	}
+	// GFD labels every node with the device plugin's sharing strategy;
+	// shared placement selects it (selectSharingStrategy).
+	set[labelSharingStrategy] = sharingStrategyValue(pi.sharing)
 	if pi.hasMIG() && pi.migStrategy == MIGStrategySingle && pi.accel != nil {
 		if products := pi.accel.GFDMIGProducts(pi.cut[0].profile); len(products) > 0 {
 			set[labelGFDProduct] = products[0]
@@ -86,4 +89,12 @@ func firstValue(values []string) string {
 		return ""
 	}
 	return values[0]
+}
+
+// sharingStrategyValue is GFD's sharing-strategy value: the strategy, or "none".
+func sharingStrategyValue(sharing string) string {
+	if sharing == "" {
+		return "none"
+	}
+	return sharing
 }
