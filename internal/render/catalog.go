@@ -14,6 +14,10 @@ type MIGProfile struct {
 	// the whole GPU uses this profile (NVIDIA MIG user guide "supported
 	// profiles" tables). Capacity math multiplies it by GPUs per node.
 	InstancesPerGPU int
+	// MemorySlices is how many of the GPU's memory slices one instance
+	// occupies (the "Fraction of Memory" column of the same tables: 1g.5gb
+	// is 1/8 of an A100 40GB, 3g.20gb 4/8). Layout checks add them up.
+	MemorySlices int
 }
 
 // MixedResourceName is the extended resource the device plugin advertises for
@@ -177,16 +181,17 @@ func (a Accelerator) clone() Accelerator {
 // profiles whose compute-instance count equals the GPU-instance count are
 // advertised by the device plugin, so "+me" variants are left out.
 var (
-	migA100x40GB = []MIGProfile{{"1g.5gb", 7}, {"1g.10gb", 4}, {"2g.10gb", 3}, {"3g.20gb", 2}, {"4g.20gb", 1}, {"7g.40gb", 1}}
+	migA100x40GB = []MIGProfile{{"1g.5gb", 7, 1}, {"1g.10gb", 4, 2}, {"2g.10gb", 3, 2}, {"3g.20gb", 2, 4}, {"4g.20gb", 1, 4}, {"7g.40gb", 1, 8}}
 	// A100 80GB and H100 80GB share the same 80 GB layout.
-	migX80GB = []MIGProfile{{"1g.10gb", 7}, {"1g.20gb", 4}, {"2g.20gb", 3}, {"3g.40gb", 2}, {"4g.40gb", 1}, {"7g.80gb", 1}}
-	// A30 has 4 compute slices, not 7.
-	migA30  = []MIGProfile{{"1g.6gb", 4}, {"2g.12gb", 2}, {"4g.24gb", 1}}
-	migH200 = []MIGProfile{{"1g.18gb", 7}, {"1g.35gb", 4}, {"2g.35gb", 3}, {"3g.71gb", 2}, {"4g.71gb", 1}, {"7g.141gb", 1}}
+	migX80GB = []MIGProfile{{"1g.10gb", 7, 1}, {"1g.20gb", 4, 2}, {"2g.20gb", 3, 2}, {"3g.40gb", 2, 4}, {"4g.40gb", 1, 4}, {"7g.80gb", 1, 8}}
+	// A30 has 4 compute and 4 memory slices, not 7 and 8.
+	migA30  = []MIGProfile{{"1g.6gb", 4, 1}, {"2g.12gb", 2, 2}, {"4g.24gb", 1, 4}}
+	migH200 = []MIGProfile{{"1g.18gb", 7, 1}, {"1g.35gb", 4, 2}, {"2g.35gb", 3, 2}, {"3g.71gb", 2, 4}, {"4g.71gb", 1, 4}, {"7g.141gb", 1, 8}}
 	// B200 (180 GB): confirmed against the GPU Operator's mig-parted
 	// config names (all-1g.23gb ... all-7g.180gb) and GKE's autoscaler GPU
-	// table; instance counts as for the other 7-slice parts.
-	migB200 = []MIGProfile{{"1g.23gb", 7}, {"1g.45gb", 4}, {"2g.45gb", 3}, {"3g.90gb", 2}, {"4g.90gb", 1}, {"7g.180gb", 1}}
+	// table; instance counts and memory fractions as for the other 7-slice
+	// parts.
+	migB200 = []MIGProfile{{"1g.23gb", 7, 1}, {"1g.45gb", 4, 2}, {"2g.45gb", 3, 2}, {"3g.90gb", 2, 4}, {"4g.90gb", 1, 4}, {"7g.180gb", 1, 8}}
 )
 
 // catalog must stay sorted by Name: lookupAccelerator binary-searches it and

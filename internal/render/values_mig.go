@@ -72,8 +72,8 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 }
 
 // checkMIGLayout checks one layout against its model's MIG profiles: each
-// profile exists, fits as often as asked, and the compute slices add up to
-// at most the GPU's.
+// profile exists, fits as often as asked, and together they fit one GPU
+// (migLayoutMisfit).
 func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics) (map[string]int64, bool) {
 	ok := true
 	if msgs := validation.IsValidLabelValue(l.Name); l.Name == "" || len(msgs) > 0 {
@@ -93,7 +93,6 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics
 			"A layout lists the MIG profiles of one GPU. Allowed: e.g. {\""+a.MIGProfiles[0].Name+"\" = 1}.")
 		return nil, false
 	}
-	used, total := 0, gpuComputeSlices(a)
 	for _, name := range sortedAnyKeys(l.Devices) {
 		count := l.Devices[name]
 		p, known := a.LookupMIGProfile(name)
@@ -106,15 +105,11 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics
 			diags.addError(with(path, "devices", MapKey(name)), "Invalid instance count",
 				strconv.FormatInt(count, 10)+" instances of "+name+" per GPU. Allowed: 1 to "+strconv.Itoa(p.InstancesPerGPU)+".")
 			ok = false
-		default:
-			used += computeSlices(name) * int(count)
 		}
 	}
-	if ok && used > total {
-		diags.addError(with(path, "devices"), "MIG layout does not fit",
-			"The profiles use "+strconv.Itoa(used)+" compute slices; "+a.DisplayName+" has "+strconv.Itoa(total)+". "+
-				"Allowed: profiles whose leading numbers (the \"3\" of 3g.20gb) times their counts add up to at most "+
-				strconv.Itoa(total)+".")
+	if misfit := migLayoutMisfit(a, l.Devices); ok && misfit != "" {
+		diags.addError(with(path, "devices"), "MIG layout does not fit", misfit+
+			" Allowed: a combination from the MIG user guide's supported combinations for "+a.DisplayName+".")
 		ok = false
 	}
 	if ok && len(l.Devices) > 1 && strategy == MIGStrategySingle {
@@ -124,24 +119,6 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics
 		ok = false
 	}
 	return maps.Clone(l.Devices), ok
-}
-
-// computeSlices is the leading number of a profile name ("3g.20gb" → 3).
-func computeSlices(profile string) int {
-	n, err := strconv.Atoi(strings.SplitN(profile, "g", 2)[0])
-	if err != nil {
-		return 0
-	}
-	return n
-}
-
-// gpuComputeSlices is the model's compute slices: its largest profile.
-func gpuComputeSlices(a *Accelerator) int {
-	most := 0
-	for _, p := range a.MIGProfiles {
-		most = max(most, computeSlices(p.Name))
-	}
-	return most
 }
 
 // poolLayoutDevices is what one GPU of a pool is cut into, in mig-parted's
