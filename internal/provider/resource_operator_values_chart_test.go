@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
 // writeChart writes a chart directory with the given files.
@@ -33,17 +33,13 @@ func writeChart(t *testing.T, name string, files map[string]string) string {
 }
 
 // realFiftyOneChart is a chart directory holding the real FiftyOne chart's
-// values.yaml and values.schema.json (shared/charts, chart 2.22.1): enough
-// for Helm to coalesce and validate exactly as `helm install` does.
+// values.yaml and values.schema.json (chart 2.22.1, from the charts folder
+// testcharts finds): enough for Helm to coalesce and validate exactly as
+// `helm install` does.
 func realFiftyOneChart(t *testing.T) string {
 	t.Helper()
-	shared := filepath.Join(acctest.RepoRoot(t), "..", "shared", "charts")
 	read := func(name string) string {
-		data, err := os.ReadFile(filepath.Join(shared, name))
-		if err != nil {
-			t.Fatalf("the real chart files must be in %s: %v", shared, err)
-		}
-		return string(data)
+		return string(testcharts.File(t, name))
 	}
 	return writeChart(t, "fiftyone-teams-app", map[string]string{
 		"Chart.yaml":         "apiVersion: v2\nname: fiftyone-teams-app\nversion: 2.22.1\n",

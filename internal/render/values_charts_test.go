@@ -9,20 +9,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
-// sharedChartsDir holds the real default values files (and FiftyOne's
-// schema) of every chart; see shared/charts/SOURCES.md. They are read in
-// place, never copied into the repository.
-const sharedChartsDir = "../../../shared/charts"
-
+// sharedChartFile reads one of the real upstream values files (and
+// FiftyOne's schema) from the charts folder testcharts finds; see
+// SOURCES.md there. They are read in place, never copied into the
+// repository, and a test without them skips (or fails in CI).
 func sharedChartFile(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(sharedChartsDir, name))
-	if err != nil {
-		t.Fatalf("the real chart files must be at %s (shared/charts beside the repository, as in CI): %v", sharedChartsDir, err)
-	}
-	return data
+	return testcharts.File(t, name)
 }
 
 func sharedChartValues(t *testing.T, name string) map[string]any {
