@@ -12,7 +12,7 @@ import (
 // own line, naming the attribute and what is allowed, instead of the
 // framework's conversion error that blames the provider (fractions) or a
 // silent "" (nulls).
-func TestAccConfigChecks_fractionsAndNulls(t *testing.T) {
+func TestConfigChecks_fractionsAndNulls(t *testing.T) {
 	cases := map[string]struct{ config, want string }{
 		"gpu count": {
 			config: workloadWith(`gpu {
@@ -68,9 +68,10 @@ resource "gpu_node_pool_policy" "p" {
 			want: `(?s)Not a whole number.*gpus_per_node = 2\.5.*gpus_per_node takes a whole number, got 2\.5\.`,
 		},
 	}
+	clearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
+			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      c.config,

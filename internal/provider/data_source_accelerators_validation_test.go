@@ -14,7 +14,7 @@ import (
 
 // Invalid filters of gpu_accelerators fail the plan on the filter, with no
 // cluster, and say what is allowed.
-func TestAccAcceleratorsDataSource_planTimeValidation(t *testing.T) {
+func TestAcceleratorsDataSource_planTimeValidation(t *testing.T) {
 	cases := map[string]struct {
 		body string
 		want *regexp.Regexp
@@ -55,9 +55,9 @@ func TestAcceleratorMatches_hugeMinimum(t *testing.T) {
 
 // A fraction is a minimum like any other (computed ones often are), not a
 // conversion error.
-func TestAccAcceleratorsDataSource_fractionalMinimum(t *testing.T) {
+func TestAcceleratorsDataSource_fractionalMinimum(t *testing.T) {
 	clearClusterEnv(t)
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: "data \"gpu_accelerators\" \"big\" {\n  min_memory_gib = 80 * 1.5\n}\n",

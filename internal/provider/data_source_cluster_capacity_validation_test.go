@@ -8,7 +8,7 @@ import (
 
 // Invalid arguments of gpu_cluster_capacity fail the plan on the argument,
 // before any cluster is contacted, and say what is allowed.
-func TestAccClusterCapacityDataSource_planTimeValidation(t *testing.T) {
+func TestClusterCapacityDataSource_planTimeValidation(t *testing.T) {
 	cases := map[string]struct {
 		body string
 		want *regexp.Regexp

@@ -26,7 +26,7 @@ func offline(files []string) []string {
 // Every resource and data source example must plan cleanly: the schema accepts it and every
 // plan-time GPU rule passes. Planning needs no cluster, so none is
 // configured.
-func TestAccExamples_plan(t *testing.T) {
+func TestExamples_plan(t *testing.T) {
 	clearClusterEnv(t)
 	root := acctest.RepoRoot(t)
 	resources, _ := filepath.Glob(filepath.Join(root, "examples", "resources", "*", "resource.tf"))
@@ -41,7 +41,7 @@ func TestAccExamples_plan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resource.Test(t, resource.TestCase{
+			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:             string(src),
@@ -85,13 +85,13 @@ func TestAccExamples_quickstartApplies(t *testing.T) {
 
 // The provider example plans with its variables set and no cluster: the
 // block is validated without connecting.
-func TestAccExamples_providerPlans(t *testing.T) {
+func TestExamples_providerPlans(t *testing.T) {
 	clearClusterEnv(t)
 	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "provider", "provider.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: string(src) + `

@@ -27,7 +27,7 @@ type providerRule struct {
 // source line) and says what is allowed. Without these, most of them would
 // pass the plan and fail the apply in client-go, after other resources
 // have been created.
-func TestAccProvider_planTimeValidation(t *testing.T) {
+func TestProvider_planTimeValidation(t *testing.T) {
 	cert, key := testCertificate(t)
 	cases := map[string]providerRule{
 		"unknown default_cloud": {block: `default_cloud = "gcp"`,

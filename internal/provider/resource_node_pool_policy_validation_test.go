@@ -20,7 +20,7 @@ type poolRule struct {
 // Plan-time validation of gpu_node_pool_policy, with no cluster configured:
 // each rule fails the plan on the attribute that caused it (Terraform
 // quotes its source line) and says what is allowed.
-func TestAccNodePoolPolicy_planTimeValidation(t *testing.T) {
+func TestNodePoolPolicy_planTimeValidation(t *testing.T) {
 	cases := map[string]poolRule{}
 	for _, group := range []map[string]poolRule{
 		poolIdentityRules(), poolMIGRules(), poolSharingRules(), poolLabelAndTaintRules(), poolClusterBlockRules(),
@@ -47,7 +47,7 @@ func TestAccNodePoolPolicy_planTimeValidation(t *testing.T) {
 // planFails plans config with no cluster and expects want in the error.
 func planFails(t *testing.T, config string, want *regexp.Regexp) {
 	t.Helper()
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      config,
@@ -289,7 +289,7 @@ type workloadOnPool struct {
 // cannot give fails the plan on the workload's attribute, with no cluster.
 // TestAccNodePoolPolicy_workloadMustFitPool has the accelerator, count and
 // shared-count cases.
-func TestAccNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
+func TestNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
 	const a100 = "accelerator = \"a100-40gb\"\n  gpus_per_node = 8\n  "
 	const t4 = "accelerator = \"t4\"\n  gpus_per_node = 1\n  "
 	invalidPool := render.EncodePoolID(render.PoolPolicy{Name: "pool", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 3})

@@ -22,7 +22,7 @@ func phrases(parts ...string) *regexp.Regexp {
 // Plan-time validation of gpu_operator_values, with no cluster configured:
 // each rule fails the plan on the attribute that caused it (Terraform
 // quotes its source line) and says what is allowed.
-func TestAccOperatorValues_planTimeValidation(t *testing.T) {
+func TestOperatorValues_planTimeValidation(t *testing.T) {
 	gkePool := `
 resource "gpu_node_pool_policy" "gke" {
   name          = "a100"
@@ -238,7 +238,7 @@ resource "gpu_node_pool_policy" "gke" {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			config := fmt.Sprintf("%s\nresource \"gpu_operator_values\" \"bad\" {\n  %s\n}\n", c.prelude, c.body)
-			resource.Test(t, resource.TestCase{
+			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      config,

@@ -13,7 +13,7 @@ import (
 // Plan-time validation of gpu_workload: each rule fails the plan, with no
 // cluster configured, on the attribute that caused it (Terraform quotes that
 // attribute's source line) and says what is allowed.
-func TestAccWorkload_planTimeValidation(t *testing.T) {
+func TestWorkload_planTimeValidation(t *testing.T) {
 	cases := map[string]struct {
 		cloud, gpu, extra string
 		want              string
@@ -206,7 +206,7 @@ resource "gpu_workload" "bad" {
   }
 }
 `, c.cloud, c.extra, c.gpu)
-			resource.Test(t, resource.TestCase{
+			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      config,
@@ -221,9 +221,9 @@ resource "gpu_workload" "bad" {
 // Values that come from other resources are unknown while planning, down to
 // single list elements and map values: the plan must still work, with the
 // manifest unknown until apply.
-func TestAccWorkload_plansWithUnknownElements(t *testing.T) {
+func TestWorkload_plansWithUnknownElements(t *testing.T) {
 	clearClusterEnv(t)
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
