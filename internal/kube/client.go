@@ -3,10 +3,11 @@ package kube
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	apiversion "k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -109,30 +110,47 @@ func (v ServerVersion) AtLeast(major, minor int) bool {
 
 // ServerVersion asks the API server for its version once per client; it is
 // also the cheapest call that proves the credentials work. Failures are not
-// remembered, so a server that comes back is asked again.
+// remembered, so a server that comes back is asked again. The lock guards
+// only the remembered answer, never the request: a hung server must not
+// hold every parallel apply past its own context.
 func (c *Client) ServerVersion(ctx context.Context) (ServerVersion, error) {
 	c.versionMu.Lock()
-	defer c.versionMu.Unlock()
-	if c.version != nil {
-		return *c.version, nil
+	known := c.version
+	c.versionMu.Unlock()
+	if known != nil {
+		return *known, nil
 	}
 	v, err := c.askServerVersion(ctx)
 	if err == nil {
+		c.versionMu.Lock()
 		c.version = &v
+		c.versionMu.Unlock()
 	}
 	return v, err
 }
 
 func (c *Client) askServerVersion(ctx context.Context) (ServerVersion, error) {
-	info, err := c.Typed.Discovery().ServerVersion()
+	info, err := discovery.ToServerVersionInterfaceWithContext(c.Typed.Discovery()).ServerVersionWithContext(ctx)
 	if err != nil {
 		return ServerVersion{}, fmt.Errorf("cannot reach the Kubernetes API server at %s: %w", c.Host, err)
 	}
-	major, errMajor := strconv.Atoi(strings.TrimSuffix(info.Major, "+"))
-	minor, errMinor := strconv.Atoi(strings.TrimSuffix(info.Minor, "+"))
-	if errMajor != nil || errMinor != nil {
+	v, err := parseServerVersion(info)
+	if err != nil {
 		return ServerVersion{}, fmt.Errorf("the API server at %s reported an unparsable version %q.%q (%s)", c.Host, info.Major, info.Minor, info.GitVersion)
 	}
-	_ = ctx // discovery's ServerVersion takes no context in client-go.
-	return ServerVersion{Major: major, Minor: minor, GitVersion: info.GitVersion}, nil
+	return v, nil
+}
+
+// parseServerVersion reads /version's major and minor (managed services
+// append "+", e.g. minor "33+"), falling back to gitVersion when they are
+// empty, as in builds without version stamping.
+func parseServerVersion(info *apiversion.Info) (ServerVersion, error) {
+	v, err := utilversion.ParseGeneric(info.Major + "." + info.Minor)
+	if err != nil {
+		v, err = utilversion.ParseGeneric(info.GitVersion)
+	}
+	if err != nil {
+		return ServerVersion{}, err
+	}
+	return ServerVersion{Major: int(v.Major()), Minor: int(v.Minor()), GitVersion: info.GitVersion}, nil
 }

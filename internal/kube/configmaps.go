@@ -2,12 +2,11 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
 var configMapGVK = corev1.SchemeGroupVersion.WithKind("ConfigMap")
@@ -64,21 +63,12 @@ func (c *Client) ConfigMapKey(ctx context.Context, namespace, name, key string) 
 }
 
 func (c *Client) applyConfigMapData(ctx context.Context, namespace, name, manager string, data map[string]string) error {
-	obj := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "ConfigMap",
-		"metadata":   map[string]any{"name": name, "namespace": namespace},
-	}
+	body := corev1ac.ConfigMap(name, namespace)
 	if len(data) > 0 {
-		obj["data"] = data
+		body.WithData(data)
 	}
-	body, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	force := true // the manager is this owner's own; it only claims its keys
-	_, err = c.Typed.CoreV1().ConfigMaps(namespace).Patch(ctx, name, types.ApplyPatchType, body,
-		metav1.PatchOptions{FieldManager: manager, Force: &force})
+	// Force only claims this owner's keys; the manager is its own.
+	_, err := c.Typed.CoreV1().ConfigMaps(namespace).Apply(ctx, body, metav1.ApplyOptions{FieldManager: manager, Force: true})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return c.explain(ObjectRef{GVK: configMapGVK, Namespace: namespace, Name: name}, "apply", err)
 	}

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -36,21 +37,16 @@ func (c *Client) ListPods(ctx context.Context, fieldSelector string) ([]corev1.P
 // what this manager set, and leaves labels another manager also owns (such
 // as the ones the cloud put there first).
 func (c *Client) ApplyNodeMetadata(ctx context.Context, node, manager string, labels, annotations map[string]string) error {
-	metadata := map[string]any{"name": node}
+	body := corev1ac.Node(node)
 	if len(labels) > 0 {
-		metadata["labels"] = labels
+		body.WithLabels(labels)
 	}
 	if len(annotations) > 0 {
-		metadata["annotations"] = annotations
+		body.WithAnnotations(annotations)
 	}
-	obj := map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": metadata}
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	force := true // only the metadata keys listed; the manager is this policy's own
-	_, err = c.Typed.CoreV1().Nodes().Patch(ctx, node, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: manager, Force: &force})
+	// Force only takes over the metadata keys listed; the manager is this
+	// policy's own.
+	_, err := c.Typed.CoreV1().Nodes().Apply(ctx, body, metav1.ApplyOptions{FieldManager: manager, Force: true})
 	if err != nil {
 		return c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: node}, "apply labels to", err)
 	}

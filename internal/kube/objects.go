@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,19 +84,47 @@ type ConflictError struct {
 	Managers []string
 }
 
-var conflictManager = regexp.MustCompile(`conflicts? with "([^"]+)"`)
-
+// newConflictError names the managers of a server-side apply conflict from
+// the status causes the API server attaches, one per conflicting field
+// (type FieldManagerConflict, message `conflict with "<manager>" using
+// <apiVersion>`), rather than from the error's text.
 func newConflictError(ref ObjectRef, err error) *ConflictError {
-	msg := err.Error()
-	seen := map[string]bool{}
 	var managers []string
-	for _, m := range conflictManager.FindAllStringSubmatch(msg, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			managers = append(managers, m[1])
+	for _, cause := range managerConflicts(err) {
+		if m, ok := conflictingManager(cause.Message); ok && !slices.Contains(managers, m) {
+			managers = append(managers, m)
 		}
 	}
-	return &ConflictError{Ref: ref, Message: msg, Managers: managers}
+	return &ConflictError{Ref: ref, Message: err.Error(), Managers: managers}
+}
+
+// managerConflicts returns the FieldManagerConflict causes of an API error.
+func managerConflicts(err error) []metav1.StatusCause {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	var out []metav1.StatusCause
+	for _, cause := range status.Status().Details.Causes {
+		if cause.Type == metav1.CauseTypeFieldManagerConflict {
+			out = append(out, cause)
+		}
+	}
+	return out
+}
+
+// conflictingManager reads the quoted manager name of one cause's message.
+func conflictingManager(message string) (string, bool) {
+	rest, ok := strings.CutPrefix(message, "conflict with ")
+	if !ok {
+		return "", false
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	name, err := strconv.Unquote(quoted)
+	return name, err == nil && name != ""
 }
 
 func (e *ConflictError) Error() string {
@@ -286,7 +315,7 @@ func (c *Client) Delete(ctx context.Context, ref ObjectRef, uid types.UID) error
 func (c *Client) explain(ref ObjectRef, verb string, err error) error {
 	var status apierrors.APIStatus
 	switch {
-	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
+	case apierrors.IsConflict(err) && len(managerConflicts(err)) > 0:
 		return newConflictError(ref, err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%s %s was forbidden by the API server at %s: %w. Grant the provider's identity "+

@@ -2,19 +2,67 @@ package kube
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-func TestConflictManagersParsed(t *testing.T) {
-	for msg, want := range map[string]string{
-		`Apply failed with 1 conflict: conflict with "kubectl" using apps/v1: .spec.replicas`:                                    "kubectl",
-		`Apply failed with 2 conflicts: conflicts with "kubectl-edit" using apps/v1:` + "\n- .spec.a\n- .spec.b":                 "kubectl-edit",
-		`Apply failed with 2 conflicts: conflict with "argocd" using apps/v1: .a` + "\nconflict with \"flux\" using apps/v1: .b": "argocd,flux",
-	} {
-		got := strings.Join(newConflictError(ObjectRef{}, errors.New(msg)).Managers, ",")
-		if got != want {
-			t.Errorf("%q: managers %q, want %q", msg, got, want)
+// conflictStatus is the error the API server returns for a server-side
+// apply conflict: one FieldManagerConflict cause per field.
+func conflictStatus(causes ...metav1.StatusCause) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusConflict, Reason: metav1.StatusReasonConflict,
+		Message: "Apply failed with conflicts", Details: &metav1.StatusDetails{Causes: causes},
+	}}
+}
+
+func managerCause(message, field string) metav1.StatusCause {
+	return metav1.StatusCause{Type: metav1.CauseTypeFieldManagerConflict, Message: message, Field: field}
+}
+
+func TestConflictManagersComeFromStatusCauses(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"one field": {conflictStatus(managerCause(`conflict with "kubectl" using apps/v1`, ".spec.replicas")), "kubectl"},
+		"two fields, one manager": {conflictStatus(
+			managerCause(`conflict with "kubectl-edit" using apps/v1`, ".spec.a"),
+			managerCause(`conflict with "kubectl-edit" using apps/v1`, ".spec.b")), "kubectl-edit"},
+		"two managers": {conflictStatus(
+			managerCause(`conflict with "argocd" using apps/v1`, ".a"),
+			managerCause(`conflict with "flux"`, ".b")), "argocd,flux"},
+		"a manager name with a quote": {conflictStatus(managerCause(`conflict with "team \"a\"" using v1`, ".a")), `team "a"`},
+		"other causes ignored": {conflictStatus(
+			metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Message: `conflict with "nobody"`},
+			managerCause(`conflict with "helm" using v1`, ".a")), "helm"},
+		// Text alone is not a conflict: the causes are what the server means.
+		"plain error text": {errors.New(`conflict with "kubectl" using apps/v1`), ""},
+	}
+	for name, c := range cases {
+		got := strings.Join(newConflictError(ObjectRef{}, c.err).Managers, ",")
+		if got != c.want {
+			t.Errorf("%s: managers %q, want %q", name, got, c.want)
 		}
 	}
+}
+
+func TestExplainRecognisesOnlyManagerConflicts(t *testing.T) {
+	c := &Client{Host: "https://example.invalid"}
+	var conflict *ConflictError
+	if err := c.explain(ObjectRef{}, "apply", conflictStatus(managerCause(`conflict with "kubectl"`, ".a"))); !errors.As(err, &conflict) {
+		t.Fatalf("a FieldManagerConflict must become a ConflictError, got %v", err)
+	}
+	optimistic := apierrors.NewConflict(schemaGR(), "x", errors.New("the object has been modified"))
+	if err := c.explain(ObjectRef{}, "update", optimistic); errors.As(err, &conflict) {
+		t.Fatalf("a resourceVersion conflict is not a manager conflict: %v", err)
+	}
+}
+
+func schemaGR() schema.GroupResource {
+	return schema.GroupResource{Group: "apps", Resource: "deployments"}
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,11 +93,19 @@ func podProblem(pod *corev1.Pod) (PodProblem, bool) {
 	return PodProblem{}, false
 }
 
+// scheduledNodesTimeout bounds ScheduledNodes: two lists at most, so a
+// server that does not answer in this time is not answering.
+const scheduledNodesTimeout = 30 * time.Second
+
 // ScheduledNodes lists the distinct nodes the selected pods run on. The
 // pod watch and the workload watch are separate streams, so right after a
 // rollout the cache may not have seen a pod yet; an empty answer is
-// therefore checked with the server.
+// therefore checked with the server. It reads what is there and never
+// waits, so it gets a deadline of its own: callers pass contexts without one
+// (an apply records the nodes even when Terraform is interrupted).
 func (c *Client) ScheduledNodes(ctx context.Context, namespace, selector string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, scheduledNodesTimeout)
+	defer cancel()
 	pods, err := c.listPods(ctx, namespace, selector)
 	if err == nil && len(nodesOf(pods)) == 0 {
 		var list *corev1.PodList

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -157,8 +158,8 @@ func readyIn(live *unstructured.Unstructured, ref ObjectRef, mode WaitMode, pods
 }
 
 // waitOnCache re-evaluates check after every change to the given entries
-// until it reports done or fails, the context ends, or the API server
-// stops answering.
+// (nil entries are ignored; any number may be given) until it reports done
+// or fails, the context ends, or the API server stops answering.
 func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), entries ...*cacheEntry) error {
 	outage, release := c.health.watch()
 	defer release()
@@ -170,27 +171,35 @@ func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), en
 		}
 	}
 	for {
-		changed, failed := make([]<-chan struct{}, 2), make([]<-chan struct{}, 2)
-		for i, e := range live {
-			changed[i], failed[i] = e.changes(), e.failed
-		}
+		wake := wakeCases(ctx, outage, live)
 		done, err := check()
 		if done || err != nil {
 			return err
 		}
-		select {
-		case <-ctx.Done():
+		chosen, _, _ := reflect.Select(wake)
+		switch {
+		case chosen == 0:
 			return ctx.Err()
-		case <-outage.down:
+		case chosen == 1:
 			return outage.err
-		case <-failed[0]:
-			return live[0].stoppedErr()
-		case <-failed[1]:
-			return live[1].stoppedErr()
-		case <-changed[0]:
-		case <-changed[1]:
+		case chosen%2 == 0: // an entry's failed channel
+			return live[(chosen-2)/2].stoppedErr()
 		}
 	}
+}
+
+// wakeCases lists what ends or repeats a wait, for reflect.Select: the
+// context, the outage, then each entry's failure and change channels. The
+// change channels are taken before check runs, so no event is missed.
+func wakeCases(ctx context.Context, o *outage, live []*cacheEntry) []reflect.SelectCase {
+	recv := func(ch <-chan struct{}) reflect.SelectCase {
+		return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
+	}
+	cases := []reflect.SelectCase{recv(ctx.Done()), recv(o.down)}
+	for _, e := range live {
+		cases = append(cases, recv(e.failed), recv(e.changes()))
+	}
+	return cases
 }
 
 // notReady builds the error for a wait that ended without success, asking

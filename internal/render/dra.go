@@ -2,8 +2,6 @@ package render
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -14,32 +12,6 @@ import (
 // ServerVersion is the Kubernetes API server version (major.minor).
 type ServerVersion struct {
 	Major, Minor int
-}
-
-// ParseServerVersion reads the Major/Minor strings of the API server's
-// /version response. Managed services append "+" (EKS and GKE report minor
-// "33+"), so trailing non-digits are ignored.
-func ParseServerVersion(major, minor string) (ServerVersion, error) {
-	ma, err := leadingInt(major)
-	if err != nil {
-		return ServerVersion{}, fmt.Errorf("server major version %q: %w", major, err)
-	}
-	mi, err := leadingInt(minor)
-	if err != nil {
-		return ServerVersion{}, fmt.Errorf("server minor version %q: %w", minor, err)
-	}
-	return ServerVersion{Major: ma, Minor: mi}, nil
-}
-
-func leadingInt(s string) (int, error) {
-	end := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-	if end == -1 {
-		end = len(s)
-	}
-	if end == 0 {
-		return 0, fmt.Errorf("not a number")
-	}
-	return strconv.Atoi(s[:end])
 }
 
 // AtLeast reports whether v >= major.minor.

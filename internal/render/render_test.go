@@ -175,24 +175,3 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 		t.Fatal("objects and input must not share label maps")
 	}
 }
-
-func TestParseServerVersion(t *testing.T) {
-	cases := map[[2]string]ServerVersion{{"1", "33+"}: {1, 33}, {"1", "34"}: {1, 34}, {"1+", "30-eks"}: {1, 30}}
-	for in, want := range cases {
-		if got, err := ParseServerVersion(in[0], in[1]); err != nil || got != want {
-			t.Errorf("%v: %v %v", in, got, err)
-		}
-	}
-	if _, err := ParseServerVersion("v1", "x"); err == nil {
-		t.Error("non-numeric must fail")
-	}
-	for _, tc := range []struct {
-		v       *ServerVersion
-		want    string
-		assumed bool
-	}{{nil, DRAAPIVersionV1, true}, {&ServerVersion{1, 33}, DRAAPIVersionV1beta1, false}, {&ServerVersion{1, 34}, DRAAPIVersionV1, false}, {&ServerVersion{2, 0}, DRAAPIVersionV1, false}} {
-		if got, assumed := DRAAPIVersion(tc.v); got != tc.want || assumed != tc.assumed {
-			t.Errorf("%v: %s %v", tc.v, got, assumed)
-		}
-	}
-}

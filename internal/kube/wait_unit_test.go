@@ -1,0 +1,142 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apiversion "k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// fakeEntry is a cache entry with no informer: enough for waitOnCache, which
+// only follows its change and failure channels.
+func fakeEntry() *cacheEntry {
+	return &cacheEntry{failed: make(chan struct{}), stop: make(chan struct{}), changed: make(chan struct{})}
+}
+
+// healthyClient is a Client whose outage probe always succeeds.
+func healthyClient() *Client {
+	return &Client{health: newServerHealth("https://fake.invalid", func(context.Context) error { return nil })}
+}
+
+// A wait may follow any number of caches (a workload, its pods, its claims):
+// a change to the third wakes it, and the third failing ends it.
+func TestWaitOnCache_followsEveryEntry(t *testing.T) {
+	c := healthyClient()
+	entries := []*cacheEntry{fakeEntry(), nil, fakeEntry(), fakeEntry()}
+	var checks atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		done <- c.waitOnCache(context.Background(), func() (bool, error) {
+			return checks.Add(1) >= 3, nil
+		}, entries...)
+	}()
+	for want := int32(2); want <= 3; want++ {
+		waitFor(t, func() bool { return checks.Load() == want-1 })
+		entries[3].notify()
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("wait ended with %v, want success after two changes of the last entry", err)
+	}
+
+	failing := []*cacheEntry{fakeEntry(), fakeEntry(), fakeEntry()}
+	go func() {
+		done <- c.waitOnCache(context.Background(), func() (bool, error) { return false, nil }, failing...)
+	}()
+	failing[2].fail(errors.New("list forbidden"))
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "list forbidden") {
+		t.Fatalf("a failed third watch must end the wait with its reason, got %v", err)
+	}
+}
+
+func TestWaitOnCache_endsWithContextAndOutage(t *testing.T) {
+	c := healthyClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := c.waitOnCache(ctx, func() (bool, error) { return false, nil }, fakeEntry()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the context's error, got %v", err)
+	}
+
+	down := &Client{health: newServerHealth("https://fake.invalid", func(context.Context) error {
+		return errors.New("connection refused")
+	})}
+	start := time.Now()
+	err := down.waitOnCache(context.Background(), func() (bool, error) { return false, nil }, fakeEntry())
+	if err == nil || !strings.Contains(err.Error(), "lost contact with the Kubernetes API server at https://fake.invalid") {
+		t.Fatalf("want a lost-contact error, got %v", err)
+	}
+	if waited := time.Since(start); waited > time.Duration(probeFailLimit+3)*probeInterval {
+		t.Fatalf("the outage took %s to end the wait", waited)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestParseServerVersion(t *testing.T) {
+	cases := []struct {
+		info         apiversion.Info
+		major, minor int
+	}{
+		{apiversion.Info{Major: "1", Minor: "34", GitVersion: "v1.34.2"}, 1, 34},
+		{apiversion.Info{Major: "1", Minor: "33+", GitVersion: "v1.33.5-eks-113cf36"}, 1, 33},
+		{apiversion.Info{GitVersion: "v1.35.0-gke.100"}, 1, 35}, // unstamped major/minor
+	}
+	for _, c := range cases {
+		v, err := parseServerVersion(&c.info)
+		if err != nil || v.Major != c.major || v.Minor != c.minor {
+			t.Errorf("%+v: got %d.%d, %v; want %d.%d", c.info, v.Major, v.Minor, err, c.major, c.minor)
+		}
+	}
+	if _, err := parseServerVersion(&apiversion.Info{Major: "x", Minor: "y", GitVersion: "dev"}); err == nil {
+		t.Error("an unparsable version must be an error")
+	}
+}
+
+// A server that accepts the connection and never answers /version must not
+// hold a caller past its context, nor block a second caller behind it.
+func TestServerVersion_honoursTheContext(t *testing.T) {
+	release := make(chan struct{})
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer server.Close()
+	defer close(release)
+	typed, err := kubernetes.NewForConfig(&rest.Config{Host: server.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Client{Host: server.URL, Typed: typed}
+
+	hung := make(chan error, 1)
+	go func() { _, err := c.ServerVersion(context.Background()); hung <- err }()
+	time.Sleep(50 * time.Millisecond) // the first call is now in flight
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := c.ServerVersion(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the caller's deadline, got %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("the second caller waited %s behind the first", waited)
+	}
+}
