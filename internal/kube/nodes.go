@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
 )
 
 // ListNodes lists nodes matching a label selector.
@@ -63,7 +65,7 @@ func (c *Client) AddNodeTaints(ctx context.Context, node string, taints []corev1
 	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
 		added = nil
 		for _, t := range taints {
-			if !hasTaint(current, t) {
+			if !render.HasTaint(current, t) {
 				current = append(current, t)
 				added = append(added, t)
 			}
@@ -79,7 +81,7 @@ func (c *Client) RemoveNodeTaints(ctx context.Context, node string, taints []cor
 	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
 		kept := current[:0]
 		for _, t := range current {
-			if !hasTaint(taints, t) {
+			if !render.HasTaint(taints, t) {
 				kept = append(kept, t)
 			}
 		}
@@ -109,21 +111,12 @@ func (c *Client) updateNodeTaints(ctx context.Context, node string, change func(
 	return nil
 }
 
-func hasTaint(list []corev1.Taint, t corev1.Taint) bool {
-	for _, x := range list {
-		if x.Key == t.Key && x.Value == t.Value && x.Effect == t.Effect {
-			return true
-		}
-	}
-	return false
-}
-
 func sameTaints(a, b []corev1.Taint) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for _, t := range a {
-		if !hasTaint(b, t) {
+		if !render.HasTaint(b, t) {
 			return false
 		}
 	}

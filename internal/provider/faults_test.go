@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,7 +181,7 @@ func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
 		t.Fatalf("apply after the outage: %v\n%s", err, out)
 	}
 	live, recorded = liveDeployments(t, ns), stateWorkloads(tf)
-	if got := sortedKeys(live); strings.Join(got, ",") != strings.Join(names, ",") {
+	if got := slices.Sorted(maps.Keys(live)); strings.Join(got, ",") != strings.Join(names, ",") {
 		t.Fatalf("Deployments after converging: %v, want %v", got, names)
 	}
 	for name, uid := range live {
@@ -306,13 +307,4 @@ func cordon(t *testing.T, node string, unschedulable bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -80,7 +80,7 @@ func applyToNode(ctx context.Context, client *kube.Client, want poolNodeState, n
 	var stale []corev1.Taint
 	kept := rec.Taints[:0:0]
 	for _, t := range rec.Taints {
-		if containsTaint(want.taints, t) {
+		if render.HasTaint(want.taints, t) {
 			kept = append(kept, t)
 		} else {
 			stale = append(stale, t)
@@ -162,15 +162,6 @@ func readRecord(node *corev1.Node, policy string) poolRecord {
 	return rec
 }
 
-func containsTaint(list []corev1.Taint, t corev1.Taint) bool {
-	for _, x := range list {
-		if x.Key == t.Key && x.Value == t.Value && x.Effect == t.Effect {
-			return true
-		}
-	}
-	return false
-}
-
 // nodeDrift lists how the matching nodes differ from the policy, including
 // nodes that match the selector but were never labelled.
 func nodeDrift(ctx context.Context, client *kube.Client, want poolNodeState, managed []string) ([]string, error) {
@@ -197,7 +188,7 @@ func nodeDrift(ctx context.Context, client *kube.Client, want poolNodeState, man
 			}
 		}
 		for _, t := range want.taints {
-			if !containsTaint(n.Spec.Taints, t) {
+			if !render.HasTaint(n.Spec.Taints, t) {
 				drift = append(drift, fmt.Sprintf("node %s: taint %s=%s:%s is missing", n.Name, t.Key, t.Value, t.Effect))
 			}
 		}

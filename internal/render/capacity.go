@@ -185,7 +185,7 @@ func finishPool(pool *PoolCapacity) {
 			t.Requested = addSat(t.Requested, r.Requested)
 		}
 		for _, taint := range n.Taints {
-			if !slices.ContainsFunc(pool.Taints, func(t corev1.Taint) bool { return sameTaint(t, taint) }) {
+			if !HasTaint(pool.Taints, taint) {
 				pool.Taints = append(pool.Taints, corev1.Taint{Key: taint.Key, Value: taint.Value, Effect: taint.Effect})
 			}
 		}
@@ -199,8 +199,16 @@ func finishPool(pool *PoolCapacity) {
 	readPoolState(pool, commonLabels(pool.Nodes))
 }
 
-func sameTaint(a, b corev1.Taint) bool {
+// SameTaint is the provider's one taint identity: key, value and effect
+// (a taint's TimeAdded is when, not what). Node pools, capacity and node
+// updates all compare taints with it.
+func SameTaint(a, b corev1.Taint) bool {
 	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
+}
+
+// HasTaint reports whether list holds a taint the same as t.
+func HasTaint(list []corev1.Taint, t corev1.Taint) bool {
+	return slices.ContainsFunc(list, func(x corev1.Taint) bool { return SameTaint(x, t) })
 }
 
 // commonLabels are the labels every node carries with the same value.

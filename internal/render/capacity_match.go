@@ -108,7 +108,7 @@ func formatReasons(counts map[string]int, nodes int) []string {
 func placementMismatches(n *NodeCapacity, nodeSelector map[string]string, affinity *corev1.Affinity,
 	tolerations []corev1.Toleration) []string {
 	var reasons []string
-	for _, key := range sortedKeys(nodeSelector) {
+	for _, key := range slices.Sorted(maps.Keys(nodeSelector)) {
 		want := nodeSelector[key]
 		if got, ok := n.Labels[key]; !ok {
 			reasons = append(reasons, "node selector "+key+"="+want+": node has no "+key+" label")

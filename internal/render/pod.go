@@ -2,6 +2,7 @@ package render
 
 import (
 	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -179,7 +180,7 @@ func containerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
 		return nil
 	}
 	env := make([]corev1.EnvVar, 0, len(merged))
-	for _, name := range sortedKeys(merged) {
+	for _, name := range slices.Sorted(maps.Keys(merged)) {
 		env = append(env, corev1.EnvVar{Name: name, Value: merged[name]})
 	}
 	return env
@@ -189,7 +190,7 @@ func containerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
 // plain variables.
 func secretEnv(refs map[string]SecretKeyRef) []corev1.EnvVar {
 	env := make([]corev1.EnvVar, 0, len(refs))
-	for _, name := range sortedKeys(refs) {
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
 		ref := refs[name]
 		env = append(env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},

@@ -34,7 +34,7 @@ func buildPool(p PoolPolicy, pi poolIntent) *PoolRendered {
 		ResourcesPerNode: poolResources(pi),
 		MIGConfig:        pi.migConfig(),
 	}
-	r.ResourceNames = sortedResourceNames(r.ResourcesPerNode)
+	r.ResourceNames = slices.Sorted(maps.Keys(r.ResourcesPerNode))
 	if len(r.ResourceNames) == 1 {
 		r.ResourceName = r.ResourceNames[0]
 	}
@@ -111,11 +111,7 @@ func poolResources(pi poolIntent) map[string]int64 {
 const sharedResourceSuffix = ".shared"
 
 func poolResourceNames(pi poolIntent) []string {
-	return sortedResourceNames(poolResources(pi))
-}
-
-func sortedResourceNames(m map[string]int64) []string {
-	return slices.Sorted(maps.Keys(m))
+	return slices.Sorted(maps.Keys(poolResources(pi)))
 }
 
 // mulSat and addSat saturate instead of overflowing: replicas is a user

@@ -12,7 +12,7 @@ import (
 // checkPoolLabels validates the extra node labels and returns them.
 func checkPoolLabels(labels map[string]string, pi poolIntent, diags *Diagnostics) map[string]string {
 	toAdd, cloudSet := derivedPoolLabels(pi)
-	for _, key := range sortedKeys(labels) {
+	for _, key := range slices.Sorted(maps.Keys(labels)) {
 		path := at("labels", MapKey(key))
 		value := labels[key]
 		if msgs := content.IsLabelKey(key); len(msgs) > 0 {

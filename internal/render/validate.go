@@ -1,6 +1,7 @@
 package render
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +138,7 @@ func validateMetadata(w Workload, diags *Diagnostics) {
 }
 
 func validateLabels(labels map[string]string, attribute string, diags *Diagnostics) {
-	for _, key := range sortedKeys(labels) {
+	for _, key := range slices.Sorted(maps.Keys(labels)) {
 		path := at(attribute, MapKey(key))
 		if slices.Contains(reservedLabels, key) {
 			diags.addError(path, "Reserved label",
@@ -157,7 +158,7 @@ func validateLabels(labels map[string]string, attribute string, diags *Diagnosti
 }
 
 func validateAnnotations(annotations map[string]string, attribute string, diags *Diagnostics) {
-	for _, key := range sortedKeys(annotations) {
+	for _, key := range slices.Sorted(maps.Keys(annotations)) {
 		if msgs := content.IsLabelKey(strings.ToLower(key)); len(msgs) > 0 {
 			diags.addError(at(attribute, MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
@@ -171,7 +172,7 @@ var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVIC
 
 // validateSecretEnv checks Secret references; values are never seen.
 func validateSecretEnv(w Workload, diags *Diagnostics) {
-	for _, name := range sortedKeys(w.SecretEnv) {
+	for _, name := range slices.Sorted(maps.Keys(w.SecretEnv)) {
 		path := at("secret_env", MapKey(name))
 		ref := w.SecretEnv[name]
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
@@ -198,7 +199,7 @@ func validateSecretEnv(w Workload, diags *Diagnostics) {
 
 func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
 	validateSecretEnv(w, diags)
-	for _, name := range sortedKeys(w.Env) {
+	for _, name := range slices.Sorted(maps.Keys(w.Env)) {
 		path := at("env", MapKey(name))
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
 			diags.addError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
@@ -290,13 +291,4 @@ func checkQuantity(diags *Diagnostics, raw string, path []any, maximum resource.
 		return q, false
 	}
 	return q, true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

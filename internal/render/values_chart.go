@@ -3,6 +3,8 @@ package render
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,7 +84,7 @@ func remoteSchemaRef(ch *chart.Chart) string {
 func findRemoteRef(v any) string {
 	switch t := v.(type) {
 	case map[string]any:
-		for _, k := range sortedAnyKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if s, ok := t[k].(string); ok && k == "$ref" && !strings.HasPrefix(s, "#") {
 				return s
 			}

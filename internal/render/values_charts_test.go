@@ -1,6 +1,7 @@
 package render
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -185,7 +186,7 @@ func TestValuesKeyPathsExistInChartDefaults(t *testing.T) {
 
 func checkPathsExist(t *testing.T, name string, generated, defaults map[string]any, path []string, open [][]string) {
 	t.Helper()
-	for _, key := range sortedAnyKeys(generated) {
+	for _, key := range slices.Sorted(maps.Keys(generated)) {
 		here := append(slices.Clone(path), key)
 		if matchesOpen(here, open) {
 			continue

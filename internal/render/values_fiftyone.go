@@ -2,6 +2,7 @@ package render
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -279,7 +280,7 @@ func (e fiftyOneEntry) checkCPUOnly(diags *Diagnostics) {
 	}
 	checkQuantity(diags, e.cpu, with(e.path, "cpu"), maxCPU, "a CPU quantity such as \"4\" or \"500m\"")
 	checkQuantity(diags, e.memory, with(e.path, "memory"), maxMemory, "a memory quantity such as \"16Gi\"")
-	for _, name := range sortedKeys(e.env) {
+	for _, name := range slices.Sorted(maps.Keys(e.env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
 			diags.addError(with(e.path, "env", MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")

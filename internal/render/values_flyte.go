@@ -250,7 +250,7 @@ func prefixFlyteGPUPaths(diags Diagnostics) Diagnostics {
 }
 
 func checkFlyteEnv(env map[string]string, v2 bool, diags *Diagnostics) {
-	for _, name := range sortedKeys(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
 			diags.addError(at(blockFlyte, "default_env_vars", MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
@@ -273,10 +273,10 @@ func checkNoTemplates(in FlyteValues, diags *Diagnostics) {
 					"Allowed: a value without \"{{\".")
 		}
 	}
-	for _, k := range sortedKeys(in.DefaultEnvVars) {
+	for _, k := range slices.Sorted(maps.Keys(in.DefaultEnvVars)) {
 		bad(at(blockFlyte, "default_env_vars", MapKey(k)), k+in.DefaultEnvVars[k])
 	}
-	for _, k := range sortedKeys(in.DefaultNodeSelector) {
+	for _, k := range slices.Sorted(maps.Keys(in.DefaultNodeSelector)) {
 		bad(at(blockFlyte, "default_node_selector", MapKey(k)), k+in.DefaultNodeSelector[k])
 	}
 	for i, t := range in.DefaultTolerations {

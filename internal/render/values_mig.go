@@ -40,7 +40,7 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 	config := migPartedConfig{Version: "v1", MIGConfigs: map[string][]migPartedEntry{
 		MIGConfigDisabled: {{Devices: "all", MIGEnabled: false}},
 	}}
-	for _, name := range sortedAnyKeys(pools.layouts) {
+	for _, name := range slices.Sorted(maps.Keys(pools.layouts)) {
 		if slices.Contains(pools.layoutConflicts, name) {
 			diags.addError(with(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
 				"A custom mig-parted config replaces the GPU Operator's, which names one layout per GPU model; two node "+
@@ -93,7 +93,7 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics
 			"A layout lists the MIG profiles of one GPU. Allowed: e.g. {\""+a.MIGProfiles[0].Name+"\" = 1}.")
 		return nil, false
 	}
-	for _, name := range sortedAnyKeys(l.Devices) {
+	for _, name := range slices.Sorted(maps.Keys(l.Devices)) {
 		count := l.Devices[name]
 		p, known := a.LookupMIGProfile(name)
 		switch {

@@ -242,7 +242,7 @@ func enableGFD(values map[string]any, operands []corev1.Toleration) {
 func devicePluginAffinity(cloud Cloud, selector map[string]string) *corev1.Affinity {
 	terms := slices.Clone(devicePluginChartAffinityTerms)
 	var extra []corev1.NodeSelectorRequirement
-	for _, k := range sortedKeys(selector) {
+	for _, k := range slices.Sorted(maps.Keys(selector)) {
 		extra = append(extra, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{selector[k]}})
 	}
 	if len(extra) == 0 {

@@ -216,7 +216,7 @@ func tolerationEffectNames() []string {
 
 // checkValuesNodeSelector validates label keys and values of a node selector.
 func checkValuesNodeSelector(path []any, selector map[string]string, diags *Diagnostics) {
-	for _, key := range sortedKeys(selector) {
+	for _, key := range slices.Sorted(maps.Keys(selector)) {
 		p := with(path, MapKey(key))
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
 			diags.addError(p, "Invalid node label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+".")

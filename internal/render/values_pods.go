@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,7 +49,7 @@ func fiftyOnePods(values map[string]any) ([]corev1.PodSpec, error) {
 		if raw != nil && !ok {
 			return nil, fmt.Errorf("%s is not a map", displayValuesPath(stepsOf(section.path)))
 		}
-		for _, key := range sortedAnyKeys(entries) {
+		for _, key := range slices.Sorted(maps.Keys(entries)) {
 			entry, ok := entries[key].(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s.%s is not a map", displayValuesPath(stepsOf(section.path)), key)
@@ -79,7 +80,7 @@ func fiftyOnePod(key string, entry map[string]any, job bool) (corev1.PodSpec, er
 		return spec, err
 	}
 	env, _ := entry["env"].(map[string]any)
-	for _, name := range sortedAnyKeys(env) {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: plainString(env[name])})
 	}
 	spec.Containers = []corev1.Container{c}
@@ -237,7 +238,7 @@ func readFlyteConfig(k8s map[string]any) (flyteConfig, error) {
 	if err != nil {
 		return cfg, err
 	}
-	for _, name := range sortedAnyKeys(devices) {
+	for _, name := range slices.Sorted(maps.Keys(devices)) {
 		if d, ok := devices[name].(string); ok && !slices.Contains(cfg.devices, d) && cfg.deviceLabel != "" {
 			cfg.devices = append(cfg.devices, d)
 		}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -77,7 +78,7 @@ type renderedPod struct {
 func gpuManifests(rendered map[string]string) (map[string]string, []renderedPod) {
 	manifests := map[string]string{}
 	var pods []renderedPod
-	for _, name := range sortedAnyKeys(rendered) {
+	for _, name := range slices.Sorted(maps.Keys(rendered)) {
 		if strings.HasSuffix(name, "NOTES.txt") {
 			continue
 		}
@@ -130,7 +131,7 @@ func podSpecsIn(doc string) []corev1.PodSpec {
 	}
 	if obj["kind"] == "ConfigMap" {
 		data, _ := obj["data"].(map[string]any)
-		for _, k := range sortedAnyKeys(data) {
+		for _, k := range slices.Sorted(maps.Keys(data)) {
 			text, _ := data[k].(string)
 			var inner map[string]any
 			if yaml.Unmarshal([]byte(jinjaPlaceholder.ReplaceAllString(text, "placeholder")), &inner) != nil {
@@ -210,7 +211,7 @@ func findGPUBlocks(v any, path []any, out *[]gpuBlock) {
 		if b, ok := gpuBlockOf(t, path); ok {
 			*out = append(*out, b)
 		}
-		for _, k := range sortedAnyKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			findGPUBlocks(t[k], with(path, k), out)
 		}
 	case []any:
@@ -334,7 +335,7 @@ func sameToleration(a, b corev1.Toleration) bool {
 
 func formatLimits(limits map[string]int64) string {
 	parts := make([]string, 0, len(limits))
-	for _, k := range sortedAnyKeys(limits) {
+	for _, k := range slices.Sorted(maps.Keys(limits)) {
 		parts = append(parts, k+": "+strconv.FormatInt(limits[k], 10))
 	}
 	return strings.Join(parts, ", ")

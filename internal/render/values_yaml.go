@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -84,7 +85,7 @@ func layerName(i, bases int) string {
 // tableConflict returns the dotted path of the first key where one side has
 // a map and the other a non-null non-map, or "".
 func tableConflict(upper, lower map[string]any, path []string) string {
-	for _, key := range sortedAnyKeys(upper) {
+	for _, key := range slices.Sorted(maps.Keys(upper)) {
 		u, l := upper[key], lower[key]
 		if u == nil || l == nil {
 			continue
@@ -192,20 +193,10 @@ func stringMapValue(m map[string]string) map[string]any {
 // workaround flytestdlib's sliceToMapHook decodes (domain.md §1.3).
 func singleKeyMaps[V any](m map[string]V, value func(V) any) []any {
 	out := make([]any, 0, len(m))
-	for _, k := range sortedAnyKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, map[string]any{k: value(m[k])})
 	}
 	return out
-}
-
-// sortedAnyKeys returns the keys of any string-keyed map, sorted.
-func sortedAnyKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // setPath sets values[path...] = v, creating maps on the way. A non-map on
