@@ -1,49 +1,5 @@
 package kube
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
-)
-
-// ToMap converts a typed object to the map form the API server would store,
-// without the fields a client never sets (status, creationTimestamp).
-func ToMap(obj runtime.Object) (map[string]any, error) {
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
-	unstructured.RemoveNestedField(content, "metadata", "creationTimestamp")
-	unstructured.RemoveNestedField(content, "status")
-	if tmpl, ok, _ := unstructured.NestedMap(content, "spec", "template", "metadata"); ok {
-		delete(tmpl, "creationTimestamp")
-		if len(tmpl) == 0 {
-			unstructured.RemoveNestedField(content, "spec", "template", "metadata")
-		} else {
-			_ = unstructured.SetNestedMap(content, tmpl, "spec", "template", "metadata")
-		}
-	}
-	return content, nil
-}
-
-// CanonicalYAML renders objects as a multi-document YAML stream with sorted
-// keys, so that one changed field is one changed line in a plan.
-func CanonicalYAML(objects []map[string]any) (string, error) {
-	docs := make([]string, 0, len(objects))
-	for _, o := range objects {
-		b, err := yaml.Marshal(o)
-		if err != nil {
-			return "", fmt.Errorf("encoding manifest: %w", err)
-		}
-		docs = append(docs, strings.TrimRight(string(b), "\n")+"\n")
-	}
-	return strings.Join(docs, "---\n"), nil
-}
-
 // Project keeps, from the live object, only the fields present in the
 // desired object: what this resource manages. Server defaults, status and
 // fields set by other managers fall away, so only real drift remains.
@@ -122,14 +78,4 @@ func itemName(item any) string {
 	}
 	name, _ := m["name"].(string)
 	return name
-}
-
-// SortedKeys returns a map's keys in order.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

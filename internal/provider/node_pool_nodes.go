@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -127,7 +128,7 @@ func labelsToApply(want poolNodeState, node *corev1.Node, rec *poolRecord) map[s
 			rec.Restore[k] = old
 		}
 	}
-	rec.Labels = kube.SortedKeys(apply)
+	rec.Labels = slices.Sorted(maps.Keys(apply))
 	return apply
 }
 
@@ -177,7 +178,7 @@ func nodeDrift(ctx context.Context, client *kube.Client, want poolNodeState, man
 			continue
 		}
 		rec := readRecord(n, want.policy)
-		for _, k := range kube.SortedKeys(want.policyLabels) {
+		for _, k := range slices.Sorted(maps.Keys(want.policyLabels)) {
 			if got, ok := n.Labels[k]; !ok || got != want.policyLabels[k] {
 				drift = append(drift, fmt.Sprintf("node %s: label %s is %q, want %q", n.Name, k, got, want.policyLabels[k]))
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -270,7 +272,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 			projected = append(projected, map[string]any{})
 			continue
 		}
-		desired, err := kube.ToMap(obj)
+		desired, err := render.ObjectMap(obj)
 		if err != nil {
 			diags.AddError("Cannot read gpu_workload", err.Error())
 			return false, diags
@@ -280,7 +282,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 			state.UID = types.StringValue(string(live.GetUID()))
 		}
 	}
-	manifest, err := kube.CanonicalYAML(projected)
+	manifest, err := render.EncodeManifest(projected)
 	if err != nil {
 		diags.AddError("Cannot read gpu_workload", err.Error())
 		return false, diags
@@ -369,7 +371,7 @@ func waitMode(m workloadModel) kube.WaitMode {
 // podSelector selects the workload's pods. Jobs use the label the job
 // controller sets, which cannot collide with a Deployment of the same name.
 func podSelector(r *render.Rendered) string {
-	keys := kube.SortedKeys(r.SelectorLabels)
+	keys := slices.Sorted(maps.Keys(r.SelectorLabels))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, k+"="+r.SelectorLabels[k])
@@ -395,7 +397,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	if rendered.ResourceName != "" {
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
 	}
-	for _, k := range kube.SortedKeys(rendered.NodeSelector) {
+	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {
 		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
 	}
 	b.WriteString(describeAffinity(rendered.Affinity))
@@ -499,16 +501,7 @@ func podRequest(rendered *render.Rendered) int64 {
 // setRenderedOutputs copies render's outputs into the computed attributes.
 func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *render.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
-	maps := make([]map[string]any, 0, len(rendered.Objects))
-	for _, obj := range rendered.Objects {
-		mp, err := kube.ToMap(obj)
-		if err != nil {
-			diags.AddError("Cannot encode the rendered workload", err.Error())
-			return diags
-		}
-		maps = append(maps, mp)
-	}
-	manifest, err := kube.CanonicalYAML(maps)
+	manifest, err := render.ManifestOf(rendered.Objects)
 	if err != nil {
 		diags.AddError("Cannot encode the rendered workload", err.Error())
 		return diags

@@ -68,7 +68,7 @@ func notAt(findings, earlier render.Diagnostics) render.Diagnostics {
 
 // options are the render options for this intent.
 func (in workloadIntent) options(version *render.ServerVersion) render.Options {
-	// The provider encodes the manifest itself (kube.CanonicalYAML), the same
+	// The provider encodes the manifest itself (render.EncodeManifest), the same
 	// way for plan and refresh, so render's copy would be wasted work.
 	return render.Options{ServerVersion: version, Pool: in.pool, SkipManifest: true}
 }

@@ -1,20 +1,65 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
-	resourcev1beta1 "k8s.io/api/resource/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
-// manifestYAML renders objects as YAML documents separated by "---".
+// The manifest is encoded once, here, for every path that shows it: the
+// plan (the rendered objects), the refresh (the live objects projected onto
+// what the provider manages) and the golden tests. Both go through
+// ObjectMap and EncodeManifest, so what the goldens check is what users see.
+
+// ManifestOf encodes rendered objects as the provider serves them in the
+// plan; the golden tests read the same text through Rendered.Manifest.
+func ManifestOf(objects []Object) (string, error) {
+	maps := make([]map[string]any, 0, len(objects))
+	for _, obj := range objects {
+		m, err := ObjectMap(obj)
+		if err != nil {
+			return "", err
+		}
+		maps = append(maps, m)
+	}
+	return EncodeManifest(maps)
+}
+
+// ObjectMap converts a typed object to the map form the API server would
+// store, without what a client never sets: status, creation timestamps, and
+// metadata left empty (a pod template's or a claim template's), which would
+// print as "{}" and match nothing on the server.
+func ObjectMap(obj runtime.Object) (map[string]any, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", obj, err)
+	}
+	unstructured.RemoveNestedField(content, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(content, "status")
+	dropEmptyMetadata(content, "spec", "template", "metadata")
+	dropEmptyMetadata(content, "spec", "metadata")
+	return content, nil
+}
+
+// dropEmptyMetadata removes a nested metadata's creationTimestamp, and the
+// metadata itself when nothing else is in it.
+func dropEmptyMetadata(content map[string]any, path ...string) {
+	meta, ok, _ := unstructured.NestedMap(content, path...)
+	if !ok {
+		return
+	}
+	delete(meta, "creationTimestamp")
+	if len(meta) == 0 {
+		unstructured.RemoveNestedField(content, path...)
+		return
+	}
+	_ = unstructured.SetNestedMap(content, meta, path...)
+}
+
+// EncodeManifest renders objects as YAML documents separated by "---".
 // sigs.k8s.io/yaml goes through JSON, so field names are the API's and map
 // keys come out sorted: the same input always gives the same text, and a
 // change shows up as a line-level diff in the Terraform plan.
@@ -23,58 +68,14 @@ import (
 // go-yaml v2 default, which kubectl also had). The switch that turns folding
 // off (yaml.FutureLineWrap) is process-global and would change the output of
 // every other YAML user in the provider, such as Helm, so we keep folding.
-func manifestYAML(objects []Object) (string, error) {
-	var b strings.Builder
-	for i, obj := range objects {
-		doc, err := manifestDocument(obj)
+func EncodeManifest(objects []map[string]any) (string, error) {
+	docs := make([]string, 0, len(objects))
+	for _, o := range objects {
+		b, err := yaml.Marshal(o)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("encoding manifest: %w", err)
 		}
-		if i > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(doc)
+		docs = append(docs, strings.TrimRight(string(b), "\n")+"\n")
 	}
-	return b.String(), nil
-}
-
-func manifestDocument(obj Object) ([]byte, error) {
-	j, err := json.Marshal(withoutStatus(obj))
-	if err != nil {
-		return nil, fmt.Errorf("encoding %T: %w", obj, err)
-	}
-	return yaml.JSONToYAML(j)
-}
-
-// specOnly is an object without its status. The status struct of
-// Deployment, Job and PVC has no omitzero, so it would print as
-// "status: {}": noise, and a field the server owns.
-// (metadata.creationTimestamp is omitzero in k8s.io/apimachinery v0.37, so
-// "creationTimestamp: null" no longer appears.)
-type specOnly struct {
-	metav1.TypeMeta `json:",inline"`
-	Metadata        metav1.ObjectMeta `json:"metadata"`
-	Spec            any               `json:"spec"`
-}
-
-func withoutStatus(obj Object) any {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return specOnly{TypeMeta: o.TypeMeta, Metadata: o.ObjectMeta, Spec: o.Spec}
-	case *batchv1.Job:
-		return specOnly{TypeMeta: o.TypeMeta, Metadata: o.ObjectMeta, Spec: o.Spec}
-	case *corev1.PersistentVolumeClaim:
-		return specOnly{TypeMeta: o.TypeMeta, Metadata: o.ObjectMeta, Spec: o.Spec}
-	case *resourcev1.ResourceClaimTemplate:
-		return specOnly{TypeMeta: o.TypeMeta, Metadata: o.ObjectMeta, Spec: claimSpecOnly{Spec: o.Spec.Spec}}
-	case *resourcev1beta1.ResourceClaimTemplate:
-		return specOnly{TypeMeta: o.TypeMeta, Metadata: o.ObjectMeta, Spec: claimSpecOnly{Spec: o.Spec.Spec}}
-	}
-	return obj
-}
-
-// claimSpecOnly drops ResourceClaimTemplateSpec.metadata, which Render never
-// sets and which would print as "metadata: {}".
-type claimSpecOnly struct {
-	Spec any `json:"spec"`
+	return strings.Join(docs, "---\n"), nil
 }

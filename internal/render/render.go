@@ -161,7 +161,7 @@ func build(w Workload, in gpuIntent, opts Options) (*Rendered, bool) {
 	if opts.SkipManifest {
 		return r, true
 	}
-	manifest, err := manifestYAML(r.Objects)
+	manifest, err := ManifestOf(r.Objects)
 	if err != nil {
 		return nil, false
 	}

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func mustRender(t *testing.T, w Workload, opts Options) *Rendered {
@@ -174,4 +175,44 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 	if r.Deployment.Labels["team"] != "ml" || w.Labels["team"] != "ml" {
 		t.Fatal("objects and input must not share label maps")
 	}
+}
+
+// ObjectMap is the one encoding of the plan's and the refresh's manifest:
+// no status, no creation timestamps, and nested metadata dropped only when
+// nothing else is in it.
+func TestObjectMapDropsOnlyWhatClientsNeverSet(t *testing.T) {
+	r, diags := Render(Workload{Name: "w", Namespace: "ns", Kind: "deployment", Cloud: "generic", Image: "img",
+		GPU: GPU{Count: 1, DRA: &DRA{}}}, Options{ServerVersion: &ServerVersion{Major: 1, Minor: 34}})
+	requireNoErrors(t, diags)
+	for _, obj := range r.Objects {
+		m, err := ObjectMap(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m["status"]; ok {
+			t.Errorf("%T: status must be dropped", obj)
+		}
+		if _, ok, _ := unstructured.NestedFieldNoCopy(m, "metadata", "creationTimestamp"); ok {
+			t.Errorf("%T: creationTimestamp must be dropped", obj)
+		}
+		if _, ok, _ := unstructured.NestedFieldNoCopy(m, "spec", "metadata"); ok {
+			t.Errorf("%T: an empty spec.metadata must be dropped", obj)
+		}
+	}
+	if labels, ok, _ := unstructured.NestedStringMap(mustObjectMap(t, r.Objects), "spec", "template", "metadata", "labels"); !ok || len(labels) == 0 {
+		t.Errorf("a pod template's labels must stay: %v", labels)
+	}
+	if got, err := ManifestOf(r.Objects); err != nil || got != r.Manifest {
+		t.Errorf("Rendered.Manifest and ManifestOf must be the same encoding (%v)", err)
+	}
+}
+
+// mustObjectMap encodes the workload object (the last one rendered).
+func mustObjectMap(t *testing.T, objects []Object) map[string]any {
+	t.Helper()
+	m, err := ObjectMap(objects[len(objects)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -222,7 +222,10 @@ func numaflowManifest(in NumaflowValues, fragment map[string]any, p valuesPlacem
 	if p.claimTemplate == nil {
 		return object
 	}
-	template, _ := mustPlain(withoutStatus(p.claimTemplate)).(map[string]any)
+	template, err := ObjectMap(p.claimTemplate)
+	if err != nil {
+		return object
+	}
 	if meta, ok := template["metadata"].(map[string]any); ok {
 		// The template is the workload's, whose labels name the synthetic
 		// workload; the object's namespace is what matters here.
