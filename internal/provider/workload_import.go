@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,18 +26,40 @@ var _ resource.ResourceWithImportState = &workloadResource{}
 const specAnnotation = "gpu.gpuform.io/spec"
 
 // workloadSpec is the annotation's content: the intent plus the attributes
-// that only steer Terraform.
+// that only steer Terraform. It is a stored format: see specVersion.
 type workloadSpec struct {
 	Workload render.Workload `json:"workload"`
 	WaitFor  string          `json:"wait_for,omitempty"`
 	Force    bool            `json:"force_conflicts,omitempty"`
 	NodePool string          `json:"node_pool,omitempty"`
+	// Version is absent in version 1, the format of the first release, so
+	// that annotations already on clusters stay byte-for-byte what this
+	// version writes (a changed annotation would update every workload).
+	// A later incompatible format writes its number here.
+	Version int `json:"v,omitempty"`
 }
+
+// specVersion is the annotation format this provider reads and writes.
+// testdata/formats/spec-annotation holds one fixture per released format.
+const specVersion = 1
 
 func encodeSpec(w render.Workload, m workloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
 		NodePool: m.NodePool.ValueString()})
 	return string(b), err
+}
+
+// decodeSpec reads a spec annotation, refusing formats it does not know
+// rather than guessing at them.
+func decodeSpec(raw string) (workloadSpec, error) {
+	var spec workloadSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		return workloadSpec{}, err
+	}
+	if v := cmp.Or(spec.Version, 1); v != specVersion {
+		return workloadSpec{}, fmt.Errorf("format version %d is newer than this provider reads (%d): upgrade the provider", v, specVersion)
+	}
+	return spec, nil
 }
 
 // ImportState imports `<namespace>/<name>` of a Deployment or Job that
@@ -89,8 +112,8 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		if !ok {
 			continue
 		}
-		var spec workloadSpec
-		if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		spec, err := decodeSpec(raw)
+		if err != nil {
 			return workloadSpec{}, false, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
 		}
 		return spec, true, nil

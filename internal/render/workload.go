@@ -8,58 +8,62 @@ package render
 // Terraform-unknown values as ""/0/nil. Validate therefore skips every rule
 // that needs a zero-valued field, and never reports a required field as
 // missing; Render, which runs once everything is known, does.
+//
+// The JSON names are the spec annotation's format (version 1, written by the
+// first release with the Go field names): they are fixed, whatever the Go
+// fields are called later. The provider's format fixtures check them.
 type Workload struct {
-	Name      string // name
-	Namespace string // namespace; Render uses "default" when empty
-	Kind      string // kind: one of KindNames()
-	Cloud     string // cloud: one of CloudNames()
+	Name      string `json:"Name"`      // name
+	Namespace string `json:"Namespace"` // namespace; Render uses "default" when empty
+	Kind      string `json:"Kind"`      // kind: one of KindNames()
+	Cloud     string `json:"Cloud"`     // cloud: one of CloudNames()
 
 	// Replicas applies to deployments only; nil leaves spec.replicas to the
 	// server (1) or to an autoscaler.
-	Replicas *int32 // replicas
+	Replicas *int32 `json:"Replicas"` // replicas
 
-	Labels         map[string]string // labels, on every object
-	Annotations    map[string]string // annotations, on every object
-	PodLabels      map[string]string // pod_labels, on the pod template
-	PodAnnotations map[string]string // pod_annotations, on the pod template
+	Labels         map[string]string `json:"Labels"`         // labels, on every object
+	Annotations    map[string]string `json:"Annotations"`    // annotations, on every object
+	PodLabels      map[string]string `json:"PodLabels"`      // pod_labels, on the pod template
+	PodAnnotations map[string]string `json:"PodAnnotations"` // pod_annotations, on the pod template
 
-	Image   string   // image
-	Command []string // command
-	Args    []string // args
+	Image   string   `json:"Image"`   // image
+	Command []string `json:"Command"` // command
+	Args    []string `json:"Args"`    // args
 	// Env is rendered sorted by name; it wins over cloud defaults such as
 	// GKE's LD_LIBRARY_PATH.
-	Env map[string]string // env
+	Env map[string]string `json:"Env"` // env
 	// SecretEnv are variables read from Secrets when the pod starts: only
 	// the reference is in the manifest (and in Terraform state), never the
 	// secret value.
-	SecretEnv          map[string]SecretKeyRef // secret_env
-	Ports              []int32                 // ports (TCP container ports)
-	ServiceAccountName string                  // service_account_name
+	SecretEnv          map[string]SecretKeyRef `json:"SecretEnv"`          // secret_env
+	Ports              []int32                 `json:"Ports"`              // ports (TCP container ports)
+	ServiceAccountName string                  `json:"ServiceAccountName"` // service_account_name
 
-	GPU GPU // gpu
+	GPU GPU `json:"GPU"` // gpu
 
 	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
 	// are totals for the container, not per GPU.
-	Size   string // size
-	CPU    string // cpu
-	Memory string // memory
+	Size   string `json:"Size"`   // size
+	CPU    string `json:"CPU"`    // cpu
+	Memory string `json:"Memory"` // memory
 	// ShmSize sizes a memory-backed /dev/shm (PyTorch DataLoader workers and
 	// NCCL need more than the container runtime's 64 MiB default).
-	ShmSize string // shm_size
+	ShmSize string `json:"ShmSize"` // shm_size
 
-	ModelCache *ModelCache // model_cache
+	ModelCache *ModelCache `json:"ModelCache"` // model_cache
 
-	StartupProbe   *Probe // startup_probe
-	LivenessProbe  *Probe // liveness_probe
-	ReadinessProbe *Probe // readiness_probe
+	StartupProbe   *Probe `json:"StartupProbe"`   // startup_probe
+	LivenessProbe  *Probe `json:"LivenessProbe"`  // liveness_probe
+	ReadinessProbe *Probe `json:"ReadinessProbe"` // readiness_probe
 
 	// IPCLock adds the IPC_LOCK capability (pinned host memory for RDMA /
 	// GPUDirect and some inference servers).
-	IPCLock bool // ipc_lock
-	Spot    bool // spot
+	IPCLock bool `json:"IPCLock"` // ipc_lock
+	Spot    bool `json:"Spot"`    // spot
 
 	// Job applies to jobs only.
-	Job *JobControls // job
+	Job *JobControls `json:"Job"` // job
 }
 
 // SecretKeyRef names one key of a Secret in the workload's namespace.
@@ -72,72 +76,72 @@ type SecretKeyRef struct {
 type GPU struct {
 	// Count is whole GPUs, or MIG instances with Partition, or shared slots
 	// with Sharing.
-	Count int64 // count
+	Count int64 `json:"Count"` // count
 	// Requests exists because users copy "requests" from examples; it must
 	// equal Count. The rendered request always equals the limit.
-	Requests *int64 // requests
+	Requests *int64 `json:"Requests"` // requests
 
 	// Accelerator is one model; Accelerators a preference list (first is
 	// preferred). They are mutually exclusive.
-	Accelerator  string   // accelerator
-	Accelerators []string // accelerators
+	Accelerator  string   `json:"Accelerator"`  // accelerator
+	Accelerators []string `json:"Accelerators"` // accelerators
 
 	// Partition is a MIG profile of Accelerator, e.g. "2g.10gb".
-	Partition string // partition
+	Partition string `json:"Partition"` // partition
 	// MIGStrategy is how the cluster's device plugin exposes MIG:
 	// MIGStrategyNames(); "" means single.
-	MIGStrategy string // mig_strategy
+	MIGStrategy string `json:"MIGStrategy"` // mig_strategy
 
 	// Sharing is SharingNames(); MaxSharedClients selects nodes configured
 	// for that many clients per GPU.
-	Sharing          string // sharing
-	MaxSharedClients int64  // max_shared_clients
+	Sharing          string `json:"Sharing"`          // sharing
+	MaxSharedClients int64  `json:"MaxSharedClients"` // max_shared_clients
 
-	DRA *DRA // dra
+	DRA *DRA `json:"DRA"` // dra
 }
 
 // DRA asks for the GPU through Dynamic Resource Allocation instead of the
 // nvidia.com/gpu extended resource.
 type DRA struct {
 	// DeviceClass defaults to DefaultDeviceClass.
-	DeviceClass string // device_class
+	DeviceClass string `json:"DeviceClass"` // device_class
 	// Selectors are CEL expressions over device attributes, ANDed.
-	Selectors []string // selectors
+	Selectors []string `json:"Selectors"` // selectors
 }
 
 // ModelCache mounts a PersistentVolumeClaim for model weights: either an
 // existing claim (ClaimName) or one Render creates (Size, StorageClass,
 // AccessMode).
 type ModelCache struct {
-	ClaimName    string // claim_name
-	Size         string // size
-	StorageClass string // storage_class; "" uses the cluster default
-	MountPath    string // mount_path; default DefaultModelCacheMountPath
-	ReadOnly     bool   // read_only
-	AccessMode   string // access_mode: AccessModeNames(); default ReadWriteOnce
+	ClaimName    string `json:"ClaimName"`    // claim_name
+	Size         string `json:"Size"`         // size
+	StorageClass string `json:"StorageClass"` // storage_class; "" uses the cluster default
+	MountPath    string `json:"MountPath"`    // mount_path; default DefaultModelCacheMountPath
+	ReadOnly     bool   `json:"ReadOnly"`     // read_only
+	AccessMode   string `json:"AccessMode"`   // access_mode: AccessModeNames(); default ReadWriteOnce
 }
 
 // Probe configures one container probe. Exactly one target: HTTPPath (with
 // Port, or the first of Workload.Ports), Exec, or TCPPort. Timing fields
 // default per probe kind (probes.go).
 type Probe struct {
-	HTTPPath            string   // http_path
-	Port                int32    // port
-	Exec                []string // exec
-	TCPPort             int32    // tcp_port
-	InitialDelaySeconds *int32   // initial_delay_seconds
-	PeriodSeconds       *int32   // period_seconds
-	TimeoutSeconds      *int32   // timeout_seconds
-	FailureThreshold    *int32   // failure_threshold
+	HTTPPath            string   `json:"HTTPPath"`            // http_path
+	Port                int32    `json:"Port"`                // port
+	Exec                []string `json:"Exec"`                // exec
+	TCPPort             int32    `json:"TCPPort"`             // tcp_port
+	InitialDelaySeconds *int32   `json:"InitialDelaySeconds"` // initial_delay_seconds
+	PeriodSeconds       *int32   `json:"PeriodSeconds"`       // period_seconds
+	TimeoutSeconds      *int32   `json:"TimeoutSeconds"`      // timeout_seconds
+	FailureThreshold    *int32   `json:"FailureThreshold"`    // failure_threshold
 }
 
 // JobControls are batch/v1 Job settings; nil fields use Kubernetes defaults.
 type JobControls struct {
-	BackoffLimit            *int32 // backoff_limit
-	ActiveDeadlineSeconds   *int64 // active_deadline_seconds
-	TTLSecondsAfterFinished *int32 // ttl_seconds_after_finished
-	Completions             *int32 // completions
-	Parallelism             *int32 // parallelism
+	BackoffLimit            *int32 `json:"BackoffLimit"`            // backoff_limit
+	ActiveDeadlineSeconds   *int64 `json:"ActiveDeadlineSeconds"`   // active_deadline_seconds
+	TTLSecondsAfterFinished *int32 `json:"TTLSecondsAfterFinished"` // ttl_seconds_after_finished
+	Completions             *int32 `json:"Completions"`             // completions
+	Parallelism             *int32 `json:"Parallelism"`             // parallelism
 }
 
 // Workload kinds.

@@ -1,0 +1,127 @@
+package provider
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
+)
+
+var updateFormats = flag.Bool("update-formats", false, "write NEW format fixtures (never rewrites an existing one)")
+
+// The spec annotation (specAnnotation) is on every Deployment and Job an
+// earlier provider version applied; import and drift detection read it.
+// Each fixture is an annotation a released version wrote: it must decode to
+// the same intent, and re-encode to the same bytes (a different annotation
+// would plan an update of every workload after an upgrade). Fixtures are
+// added, never edited; a format change bumps specVersion and adds new ones.
+func specFixtures() map[string]workloadSpec {
+	return map[string]workloadSpec{
+		"v1-deployment-minimal.json": {Workload: render.Workload{Name: "llm", Namespace: "ml", Kind: "deployment", Cloud: "gke",
+			Image: "registry.example/vllm:0.6", GPU: render.GPU{Count: 1, Accelerator: "l4"}}, WaitFor: "rollout"},
+		"v1-job-everything.json": {Workload: render.Workload{
+			Name: "train", Namespace: "ml", Kind: "job", Cloud: "aks", Replicas: nil,
+			Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"note": "x"},
+			PodLabels: map[string]string{"p": "1"}, PodAnnotations: map[string]string{"q": "2"},
+			Image: "nvcr.io/nvidia/pytorch:24.08", Command: []string{"torchrun"}, Args: []string{"train.py"},
+			Env:       map[string]string{"NCCL_DEBUG": "INFO"},
+			SecretEnv: map[string]render.SecretKeyRef{"HF_TOKEN": {Name: "hf", Key: "token"}},
+			Ports:     []int32{8080}, ServiceAccountName: "trainer",
+			GPU: render.GPU{Count: 2, Requests: ptr.To[int64](2), Accelerators: []string{"a100-80gb", "h100-80gb"},
+				MIGStrategy: "single", Sharing: "", MaxSharedClients: 0},
+			Size: "large", CPU: "16", Memory: "128Gi", ShmSize: "16Gi",
+			ModelCache: &render.ModelCache{Size: "200Gi", StorageClass: "premium", MountPath: "/models", AccessMode: "ReadWriteOnce"},
+			StartupProbe: &render.Probe{HTTPPath: "/healthz", Port: 8080, PeriodSeconds: ptr.To[int32](10)},
+			LivenessProbe: &render.Probe{TCPPort: 8080}, ReadinessProbe: &render.Probe{Exec: []string{"true"}, FailureThreshold: ptr.To[int32](3)},
+			IPCLock: true, Spot: true,
+			Job: &render.JobControls{BackoffLimit: ptr.To[int32](1), ActiveDeadlineSeconds: ptr.To[int64](86400),
+				TTLSecondsAfterFinished: ptr.To[int32](600), Completions: ptr.To[int32](1), Parallelism: ptr.To[int32](1)},
+		}, WaitFor: "complete", Force: true, NodePool: "aks/a100-80gb/train:eyJ2IjoxfQ"},
+		"v1-deployment-dra-shared.json": {Workload: render.Workload{Name: "dra", Namespace: "default", Kind: "deployment", Cloud: "generic",
+			Replicas: ptr.To[int32](3), Image: "img", GPU: render.GPU{Count: 1, Sharing: "time-slicing", MaxSharedClients: 4,
+				DRA: &render.DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "L4"`}}}}},
+	}
+}
+
+func TestSpecAnnotationFormatFixtures(t *testing.T) {
+	for name, want := range specFixtures() {
+		path := filepath.Join("testdata", "formats", "spec-annotation", name)
+		encoded, err := encodeSpec(want.Workload, workloadModel{WaitFor: types.StringValue(want.WaitFor),
+			ForceConflicts: types.BoolValue(want.Force), NodePool: types.StringValue(want.NodePool)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFixtureIfNew(t, path, encoded)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		annotation := strings.TrimSpace(string(data))
+		got, err := decodeSpec(annotation)
+		if err != nil {
+			t.Fatalf("%s: an annotation on users' workloads no longer decodes: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s decodes to\n%+v\nwant\n%+v", name, got, want)
+		}
+		if encoded != annotation {
+			t.Errorf("%s: the same intent now encodes differently, so every workload would plan an update:\n%s\n%s", name, annotation, encoded)
+		}
+	}
+}
+
+func TestSpecAnnotationRejectsUnknownVersions(t *testing.T) {
+	if _, err := decodeSpec(`{"v":99,"workload":{}}`); err == nil || !strings.Contains(err.Error(), "version 99") {
+		t.Fatalf("an annotation from a newer provider must be refused, naming its version; got %v", err)
+	}
+}
+
+// Every field of the intent carries an explicit JSON name, so renaming a Go
+// field can never change the annotation's format.
+func TestSpecAnnotationFieldsAreTagged(t *testing.T) {
+	checkTagged(t, reflect.TypeOf(workloadSpec{}), "workloadSpec", map[reflect.Type]bool{})
+}
+
+func checkTagged(t *testing.T, typ reflect.Type, where string, seen map[reflect.Type]bool) {
+	t.Helper()
+	for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.Struct || seen[typ] {
+		return
+	}
+	seen[typ] = true
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "" {
+			t.Errorf("%s.%s has no json name: the spec annotation's format would follow the Go name", where, f.Name)
+		}
+		checkTagged(t, f.Type, where+"."+f.Name, seen)
+	}
+}
+
+func writeFixtureIfNew(t *testing.T, path, content string) {
+	t.Helper()
+	if !*updateFormats {
+		return
+	}
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
