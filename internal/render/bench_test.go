@@ -54,9 +54,11 @@ func BenchmarkBuildWithoutManifest(b *testing.B) {
 	cloud, _ := ParseCloud(w.Cloud)
 	b.ReportAllocs()
 	for b.Loop() {
-		place := profileFor(cloud).place(in)
-		nodeSelector, affinity := nodeScheduling(place)
-		r := &Rendered{NodeSelector: nodeSelector, Affinity: affinity, Tolerations: normalizeTolerations(place.tolerations)}
+		place, ok := placePod(w, in, cloud, nil)
+		if !ok {
+			b.Fatal("placePod failed")
+		}
+		r := &Rendered{NodeSelector: place.nodeSelector, Affinity: place.affinity, Tolerations: place.tolerations}
 		if _, ok := podTemplate(w, in, place, r); !ok {
 			b.Fatal("podTemplate failed")
 		}

@@ -67,11 +67,8 @@ func job(w Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv
 
 // podTemplate assembles the pod: placement from the cloud profile, one
 // container, volumes and DRA claims.
-func podTemplate(w Workload, in gpuIntent, place placement, r *Rendered) (corev1.PodTemplateSpec, bool) {
-	c, ok := container(w, in, place)
-	if !ok {
-		return corev1.PodTemplateSpec{}, false
-	}
+func podTemplate(w Workload, in gpuIntent, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
+	c := container(w, place)
 	spec := corev1.PodSpec{
 		ServiceAccountName: w.ServiceAccountName,
 		NodeSelector:       maps.Clone(r.NodeSelector),
@@ -115,11 +112,7 @@ func podMeta(w Workload) metav1.ObjectMeta {
 }
 
 // container is the workload's only container, named after the workload.
-func container(w Workload, in gpuIntent, place placement) (corev1.Container, bool) {
-	res, ok := containerResources(w, in, place)
-	if !ok {
-		return corev1.Container{}, false
-	}
+func container(w Workload, place podPlacement) corev1.Container {
 	c := corev1.Container{
 		Name:           w.Name,
 		Image:          w.Image,
@@ -127,7 +120,7 @@ func container(w Workload, in gpuIntent, place placement) (corev1.Container, boo
 		Args:           append([]string(nil), w.Args...),
 		Env:            append(containerEnv(w.Env, place.env), secretEnv(w.SecretEnv)...),
 		Ports:          containerPorts(w.Ports),
-		Resources:      res,
+		Resources:      *place.resources.DeepCopy(),
 		StartupProbe:   buildProbe(w.StartupProbe, startupDefaults, w.Ports),
 		LivenessProbe:  buildProbe(w.LivenessProbe, livenessDefaults, w.Ports),
 		ReadinessProbe: buildProbe(w.ReadinessProbe, readinessDefaults, w.Ports),
@@ -137,7 +130,7 @@ func container(w Workload, in gpuIntent, place placement) (corev1.Container, boo
 			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"IPC_LOCK"}},
 		}
 	}
-	return c, true
+	return c
 }
 
 // containerResources sets GPU, CPU and memory.

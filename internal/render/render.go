@@ -104,25 +104,20 @@ func build(w Workload, in gpuIntent, opts Options) (*Rendered, bool) {
 	if err != nil {
 		return nil, false
 	}
-	place := profileFor(cloud).place(in)
-	if opts.Pool != nil {
-		labels, tolerations := PoolPlacementExtras(*opts.Pool)
-		maps.Copy(place.nodeSelector, labels)
-		place.tolerations = append(place.tolerations, tolerations...)
+	place, ok := placePod(w, in, cloud, opts.Pool)
+	if !ok {
+		return nil, false
 	}
-	nodeSelector, affinity := nodeScheduling(place)
 	r := &Rendered{
-		NodeSelector:   nodeSelector,
-		Affinity:       affinity,
-		Tolerations:    normalizeTolerations(place.tolerations),
+		NodeSelector:   place.nodeSelector,
+		Affinity:       place.affinity,
+		Tolerations:    place.tolerations,
 		SelectorLabels: selectorLabels(w),
 		FieldManager:   opts.FieldManager,
+		ResourceName:   string(place.resourceName),
 	}
 	if r.FieldManager == "" {
 		r.FieldManager = DefaultFieldManager
-	}
-	if !in.dra {
-		r.ResourceName = string(place.resourceName)
 	}
 
 	// Each object gets its own metadata (objectMeta clones the maps), so a

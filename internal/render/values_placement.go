@@ -10,13 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// valuesPlaceholderImage stands in for the container image when a values
-// target places a GPU container whose image the chart sets itself: Render
-// needs one, and the values never carry it.
+// valuesPlaceholderImage stands in for the container image in the pods the
+// preview builds for a chart (values_pods.go): a pod needs an image, and the
+// chart chooses its own.
 const valuesPlaceholderImage = "registry.k8s.io/pause:3.10"
 
-// valuesWorkloadName names the synthetic workload when the target has no
-// name of its own; it only shows in DRA claim template names.
+// valuesWorkloadName names the GPU request when the target has no name of
+// its own; it only shows in DRA claim template names.
 const valuesWorkloadName = "values"
 
 // valuesGPURequest is one GPU container inside a values target: a FiftyOne
@@ -33,8 +33,8 @@ type valuesGPURequest struct {
 	env    map[string]string
 }
 
-// valuesPlacement is Render's answer for one GPU container, in the pieces a
-// chart's values are made of.
+// valuesPlacement is placePod's answer for one GPU container, in the pieces
+// a chart's values are made of.
 type valuesPlacement struct {
 	nodeSelector map[string]string
 	affinity     *corev1.Affinity
@@ -53,56 +53,70 @@ type valuesPlacement struct {
 	claimTemplate Object
 }
 
-// workload is the synthetic gpu_workload Render places: a deployment with a
-// placeholder image, so only the GPU-relevant fields can fail validation.
+// workload carries the request in Workload's fields, so the workload rules
+// (and their diagnostic paths: gpu.count, cpu, env["X"]) apply unchanged.
 func (req valuesGPURequest) workload(cloud Cloud) Workload {
 	name := req.name
 	if name == "" {
 		name = valuesWorkloadName
 	}
 	return Workload{
-		Name: name, Kind: KindDeployment, Cloud: string(cloud), Image: valuesPlaceholderImage,
+		Name: name, Cloud: string(cloud),
 		GPU: req.gpu, Spot: req.spot, Size: req.size, CPU: req.cpu, Memory: req.memory, Env: req.env,
 	}
 }
 
-// validateValuesGPU is the plan-time check of a request (Validate's rules).
-func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
-	return Validate(req.workload(cloud))
+// validateGPURequest runs the workload rules that concern one GPU container:
+// name, cloud, the GPU block, env and sizing. Kind, image and the rest
+// belong to the chart, not to the request.
+func validateGPURequest(w Workload, strict bool) (gpuIntent, Diagnostics) {
+	var diags Diagnostics
+	cloud := validateIdentity(w, false, &diags)
+	in, gpuDiags := parseGPUIntent(w, cloud, strict)
+	diags.merge(gpuDiags)
+	validateContainer(w, cloud, &diags)
+	validateSizing(w, in, &diags)
+	return in, diags
 }
 
-// placeValuesGPU runs Render on the request, so the values get exactly the
-// placement a gpu_workload with the same GPU block (and node pool) gets. ok
-// is false when Render reported errors (returned, with paths relative to
-// the request).
+// validateValuesGPU is the plan-time check of a request.
+func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
+	_, diags := validateGPURequest(req.workload(cloud), false)
+	return diags
+}
+
+// placeValuesGPU places the request with placePod, so the values get exactly
+// the placement a gpu_workload with the same GPU block (and node pool) gets.
+// ok is false when validation reported errors (returned, with paths
+// relative to the request).
 func placeValuesGPU(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, Diagnostics, bool) {
-	r, diags := Render(req.workload(cloud), Options{Pool: pool})
-	if r == nil || r.Deployment == nil || len(r.Deployment.Spec.Template.Spec.Containers) != 1 {
+	w := req.workload(cloud)
+	in, diags := validateGPURequest(w, true)
+	if diags.HasError() {
 		return valuesPlacement{}, diags, false
 	}
-	pod := r.Deployment.Spec.Template.Spec
-	c := pod.Containers[0]
+	place, ok := placePod(w, in, cloud, pool)
+	if !ok {
+		return valuesPlacement{}, diags, false
+	}
 	p := valuesPlacement{
-		nodeSelector: maps.Clone(r.NodeSelector),
-		affinity:     r.Affinity.DeepCopy(),
-		tolerations:  slices.Clone(r.Tolerations),
-		resourceName: r.ResourceName,
-		resources:    *c.Resources.DeepCopy(),
-		env:          map[string]string{},
-		hostIPC:      pod.HostIPC,
-		claims:       slices.Clone(pod.ResourceClaims),
+		nodeSelector: place.nodeSelector,
+		affinity:     place.affinity,
+		tolerations:  place.tolerations,
+		resourceName: string(place.resourceName),
+		resources:    place.resources,
+		env:          place.env,
+		hostIPC:      place.hostIPC,
 	}
-	for _, e := range c.Env {
-		p.env[e.Name] = e.Value
+	maps.Copy(p.env, req.env)
+	if in.dra {
+		p.claims = draPodClaims(w)
+		version, _ := DRAAPIVersion(nil)
+		p.claimTemplate = draClaimTemplate(w, objectMeta(w), version, max(in.count, 1))
 	}
-	if r.ResourceClaimTemplateV1 != nil {
-		p.claimTemplate = r.ResourceClaimTemplateV1
-	} else if r.ResourceClaimTemplateV1beta1 != nil {
-		p.claimTemplate = r.ResourceClaimTemplateV1beta1
-	}
-	// Render sizes every container from presets; a chart value the user did
-	// not ask for would override the chart's own defaults, so keep CPU and
-	// memory only when the request sized the container.
+	// placePod sizes every container from presets; a chart value the user
+	// did not ask for would override the chart's own defaults, so keep CPU
+	// and memory only when the request sized the container.
 	if req.size == "" && req.cpu == "" {
 		delete(p.resources.Requests, corev1.ResourceCPU)
 		delete(p.resources.Limits, corev1.ResourceCPU)
