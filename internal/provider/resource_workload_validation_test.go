@@ -60,7 +60,7 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 		},
 		"job block on a deployment": {
 			cloud: "gke", gpu: "count = 1", extra: "job {\n    backoff_limit = 1\n  }",
-			want: `(?s)job block is for jobs`,
+			want: `(?s)job block is for jobs.*backoff_limit = 1.*Allowed: remove the job block`,
 		},
 		"invalid label key": {
 			cloud: "gke", gpu: "count = 1", extra: `labels = { "bad key!" = "x" }`,
@@ -116,7 +116,7 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 		},
 		"probe with two targets": {
 			cloud: "gke", gpu: "count = 1", extra: "liveness_probe {\n    http_path = \"/\"\n    port = 80\n    tcp_port = 81\n  }",
-			want: `(?s)Probe has several targets`,
+			want: `(?s)Probe has several targets.*tcp_port = 81.*liveness_probe sets http_path and tcp_port`,
 		},
 		"mig_strategy without partition": {
 			cloud: "generic", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    mig_strategy = \"mixed\"",
@@ -184,7 +184,11 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 		},
 		"invalid node_pool id": {
 			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/a100/pool:not-base64!"`,
-			want: `(?s)Invalid node_pool.*gpu_node_pool_policy`,
+			want: `(?s)Invalid node_pool.*node_pool = "gke/a100/pool:not-base64!".*gpu_node_pool_policy`,
+		},
+		"garbage node_pool id": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/l4/x:j8fK0Q"`,
+			want: `(?s)Invalid node_pool.*node_pool = "gke/l4/x:j8fK0Q".*not JSON.*Allowed: the id of\s+a gpu_node_pool_policy`,
 		},
 		"replicas on a job": {
 			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  replicas = 2",

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -70,7 +71,7 @@ func DecodePoolID(id string) (PoolPolicy, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&payload); err != nil {
-		return PoolPolicy{}, fmt.Errorf("pool id payload is not a pool policy: %v", err)
+		return PoolPolicy{}, payloadError(err)
 	}
 	if dec.More() {
 		return PoolPolicy{}, errors.New("pool id payload has trailing data after the pool policy")
@@ -83,6 +84,17 @@ func DecodePoolID(id string) (PoolPolicy, error) {
 		return PoolPolicy{}, fmt.Errorf("pool id prefix %q does not match its payload (%q): the id was edited; copy the id attribute unchanged", prefix, want)
 	}
 	return p, nil
+}
+
+// payloadError says what is wrong with a payload in the provider's words.
+// The decoder's own text would quote the payload's bytes, which for a
+// garbled id are control characters in the middle of a plan.
+func payloadError(err error) error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("pool id payload is not a pool policy: the part after the last ':' decodes to bytes that are not JSON; copy the id attribute unchanged")
+	}
+	return errors.New("pool id payload is not a pool policy: its JSON has fields or types gpu_node_pool_policy never writes; copy the id attribute unchanged")
 }
 
 // poolIDPrefix is "<cloud>/<accelerator>/<name>", "-" for unset parts.

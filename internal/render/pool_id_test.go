@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func idPolicies() []PoolPolicy {
@@ -63,7 +64,9 @@ func TestDecodePoolIDErrors(t *testing.T) {
 		{"bad base64", prefix + ":%%%", "not unpadded base64url"},
 		{"padded base64", prefix + ":" + payload + "==", "not unpadded base64url"},
 		{"not json", encode("not json"), "not a pool policy"},
-		{"unknown field", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4","colour":"red"}`), `unknown field "colour"`},
+		{"unknown field", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4","colour":"red"}`), "fields or types gpu_node_pool_policy never writes"},
+		{"binary garbage", prefix + ":" + base64.RawURLEncoding.EncodeToString([]byte("\x8f\x01\x02\x1b[31m")), "bytes that are not JSON"},
+		{"control characters in a field name", encode(`{"v":1,"\u0001\u001b":1}`), "never writes"},
 		{"wrong type", encode(`{"v":1,"gpus_per_node":"eight"}`), "not a pool policy"},
 		{"trailing data", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4"}{}`), "trailing data"},
 		{"future version", encode(`{"v":2,"name":"gpu","cloud":"gke","accelerator":"l4"}`), "version 2 is not supported"},
@@ -76,6 +79,9 @@ func TestDecodePoolIDErrors(t *testing.T) {
 			_, err := DecodePoolID(c.id)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want error containing %q, got %v", c.want, err)
+			}
+			if i := strings.IndexFunc(err.Error(), func(r rune) bool { return !unicode.IsPrint(r) }); i >= 0 {
+				t.Fatalf("the message must be printable text, got %q", err.Error())
 			}
 		})
 	}

@@ -90,6 +90,27 @@ func requireSet(diags *Diagnostics, strict bool, value string, path []any, allow
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 // validateKindFields checks replicas and the job block against kind.
+// jobBlockLine is where a job block shows in the configuration: its first
+// setting (Terraform quotes that line), or the block itself when it is empty.
+func jobBlockLine(j *JobControls) []any {
+	settings := []struct {
+		name string
+		set  bool
+	}{
+		{"backoff_limit", j.BackoffLimit != nil},
+		{"active_deadline_seconds", j.ActiveDeadlineSeconds != nil},
+		{"ttl_seconds_after_finished", j.TTLSecondsAfterFinished != nil},
+		{"completions", j.Completions != nil},
+		{"parallelism", j.Parallelism != nil},
+	}
+	for _, s := range settings {
+		if s.set {
+			return at("job", s.name)
+		}
+	}
+	return at("job")
+}
+
 func validateKindFields(w Workload, diags *Diagnostics) {
 	if w.Kind == KindJob && w.Replicas != nil {
 		diags.addError(at("replicas"), "replicas is for deployments",
@@ -101,7 +122,7 @@ func validateKindFields(w Workload, diags *Diagnostics) {
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
 	if w.Kind == KindDeployment && w.Job != nil {
-		diags.addError(at("job"), "job block is for jobs",
+		diags.addError(jobBlockLine(w.Job), "job block is for jobs",
 			"The job block configures batch/v1 Job settings, but kind is \""+KindDeployment+"\". "+
 				"Allowed: remove the job block, or use kind = \""+KindJob+"\".")
 	}

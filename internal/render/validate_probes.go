@@ -17,19 +17,16 @@ func validateProbe(p *Probe, attribute string, ports []int32, strict bool, diags
 	if p == nil {
 		return
 	}
-	targets := 0
-	for _, set := range []bool{p.HTTPPath != "", len(p.Exec) > 0, p.TCPPort != 0} {
-		if set {
-			targets++
-		}
-	}
+	targets := probeTargets(p)
 	switch {
-	case targets == 0 && strict:
+	case len(targets) == 0 && strict:
 		diags.addError(at(attribute), "Probe has no target",
 			"A probe needs something to check. Allowed: exactly one of http_path (with port or ports), exec, tcp_port.")
-	case targets > 1:
-		diags.addError(at(attribute), "Probe has several targets",
-			"Kubernetes runs one handler per probe. Allowed: exactly one of http_path, exec, tcp_port.")
+	case len(targets) > 1:
+		// Reported on the second target, the line a reader deletes.
+		diags.addError(at(attribute, targets[1]), "Probe has several targets",
+			attribute+" sets "+strings.Join(targets, " and ")+", but Kubernetes runs one handler per probe. "+
+				"Allowed: exactly one of http_path, exec, tcp_port.")
 	}
 	if p.HTTPPath != "" {
 		if !strings.HasPrefix(p.HTTPPath, "/") {
@@ -51,6 +48,21 @@ func validateProbe(p *Probe, attribute string, ports []int32, strict bool, diags
 	checkMin32(diags, p.PeriodSeconds, 1, at(attribute, "period_seconds"))
 	checkMin32(diags, p.TimeoutSeconds, 1, at(attribute, "timeout_seconds"))
 	checkMin32(diags, p.FailureThreshold, 1, at(attribute, "failure_threshold"))
+}
+
+// probeTargets names the handlers a probe sets, in schema order.
+func probeTargets(p *Probe) []string {
+	var set []string
+	if p.HTTPPath != "" {
+		set = append(set, "http_path")
+	}
+	if len(p.Exec) > 0 {
+		set = append(set, "exec")
+	}
+	if p.TCPPort != 0 {
+		set = append(set, "tcp_port")
+	}
+	return set
 }
 
 func checkProbePort(port int32, path []any, diags *Diagnostics) {
