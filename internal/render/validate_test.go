@@ -152,7 +152,7 @@ func TestValidateRules(t *testing.T) {
 
 		// probes
 		{"probe with two targets", func(w *Workload) { w.LivenessProbe = &Probe{HTTPPath: "/h", Port: 80, TCPPort: 80} },
-			SeverityError, "liveness_probe", "exactly one of"},
+			SeverityError, "liveness_probe.tcp_port", "sets http_path and tcp_port"},
 		{"probe path without slash", func(w *Workload) { w.ReadinessProbe = &Probe{HTTPPath: "health", Port: 80} },
 			SeverityError, "readiness_probe.http_path", `starting with "/"`},
 		{"probe zero period", func(w *Workload) { w.StartupProbe = &Probe{TCPPort: 80, PeriodSeconds: ptr(int32(0))} },
