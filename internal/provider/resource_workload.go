@@ -107,6 +107,15 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The resource.k8s.io version depends on the server, asked at apply.
 		plan.Manifest = types.StringUnknown()
 	}
+	if w.Kind == render.KindJob {
+		var stateManifest types.String
+		if !req.State.Raw.IsNull() {
+			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest)...)
+		}
+		replace, diags := jobTemplateReplacement(req, stateManifest.ValueString(), plan.Manifest.ValueString())
+		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
+		resp.Diagnostics.Append(diags...)
+	}
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")

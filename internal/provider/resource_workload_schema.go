@@ -68,12 +68,15 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`.",
-			Optional:            true,
-			Computed:            true,
-			Default:             stringdefault.StaticString(render.KindDeployment),
-			Validators:          []validator.String{stringvalidator.OneOf(render.KindNames()...)},
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`. " +
+				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
+				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, ...) replaces the Job, and the plan " +
+				"marks that attribute as forcing the replacement; a deployment is updated in place.",
+			Optional:      true,
+			Computed:      true,
+			Default:       stringdefault.StaticString(render.KindDeployment),
+			Validators:    []validator.String{stringvalidator.OneOf(render.KindNames()...)},
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"cloud": schema.StringAttribute{
 			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(render.CloudNames()) +

@@ -1,0 +1,84 @@
+package provider
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"sigs.k8s.io/yaml"
+)
+
+// podTemplateAttributes are the attributes that end up in the pod template.
+// A Job's pod template is immutable in Kubernetes (batch/v1 validation
+// rejects any change to spec.template), so changing one of these on a Job
+// can only be done by replacing the Job, as the Kubernetes provider's
+// kubernetes_job_v1 does.
+var podTemplateAttributes = []string{
+	"image", "command", "args", "env", "secret_env", "ports", "service_account_name",
+	"gpu", "size", "cpu", "memory", "shm_size", "model_cache", "startup_probe", "liveness_probe",
+	"readiness_probe", "ipc_lock", "spot", "pod_labels", "pod_annotations", "node_pool",
+}
+
+// jobTemplateReplacement decides, for a Job whose planned pod template
+// differs from the one in state, which changed attributes force the
+// replacement. When the template changed although no attribute did (a new
+// provider version renders it differently, or default_cloud changed), it
+// warns instead: replacing would re-run a Job nobody asked to re-run.
+func jobTemplateReplacement(req resource.ModifyPlanRequest, stateManifest, planManifest string) (path.Paths, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if req.State.Raw.IsNull() || stateManifest == "" || planManifest == "" {
+		return nil, diags
+	}
+	before, okBefore := jobPodTemplate(stateManifest)
+	after, okAfter := jobPodTemplate(planManifest)
+	if !okBefore || !okAfter || reflect.DeepEqual(before, after) {
+		return nil, diags
+	}
+	var changed path.Paths
+	for _, name := range podTemplateAttributes {
+		if attributeChanged(req, name) {
+			changed = append(changed, path.Root(name))
+		}
+	}
+	if len(changed) == 0 {
+		diags.AddWarning("This Job's pod template would change",
+			"The provider now renders this Job's pod template differently, although no attribute of it changed. "+
+				"Kubernetes does not allow changing a Job's pod template, so the update will be refused. Allowed: "+
+				"replace the Job (terraform apply -replace=<address>) if it should run again with the new template, "+
+				"or leave it as it is.")
+	}
+	return changed, diags
+}
+
+// jobPodTemplate reads spec.template of the Job document of a manifest.
+func jobPodTemplate(manifest string) (any, bool) {
+	for _, doc := range strings.Split(manifest, "---\n") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj["kind"] != "Job" {
+			continue
+		}
+		spec, ok := obj["spec"].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		return spec["template"], true
+	}
+	return nil, false
+}
+
+// attributeChanged compares one top-level attribute of the prior state and
+// the plan.
+func attributeChanged(req resource.ModifyPlanRequest, name string) bool {
+	step := tftypes.NewAttributePath().WithAttributeName(name)
+	before, _, errBefore := tftypes.WalkAttributePath(req.State.Raw, step)
+	after, _, errAfter := tftypes.WalkAttributePath(req.Plan.Raw, step)
+	if errBefore != nil || errAfter != nil {
+		return false
+	}
+	b, okB := before.(tftypes.Value)
+	a, okA := after.(tftypes.Value)
+	return okB && okA && !b.Equal(a)
+}

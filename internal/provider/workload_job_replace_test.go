@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
+
+// renderOnly is a gpu_workload with apply = false: planned and stored like
+// any other, without a cluster.
+func renderOnly(kind, image string, extra ...string) string {
+	return fmt.Sprintf(`
+resource "gpu_workload" "w" {
+  name      = "train"
+  namespace = "ml"
+  cloud     = "gke"
+  kind      = %q
+  image     = %q
+  apply     = false
+  %s
+  gpu {
+    count       = 1
+    accelerator = "l4"
+  }
+}
+`, kind, image, strings.Join(extra, "\n  "))
+}
+
+// A Job's pod template is immutable in Kubernetes: changing the image of a
+// Job is planned as a replacement, and of a Deployment as an update
+// (issue #12, finding 7).
+func TestWorkload_jobTemplateChangeReplaces(t *testing.T) {
+	clearClusterEnv(t)
+	for kind, action := range map[string]plancheck.ResourceActionType{
+		"job":        plancheck.ResourceActionDestroyBeforeCreate,
+		"deployment": plancheck.ResourceActionUpdate,
+	} {
+		t.Run(kind, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{
+					{Config: renderOnly(kind, "registry.example/train:1")},
+					{
+						Config: renderOnly(kind, "registry.example/train:2"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("gpu_workload.w", action),
+						}},
+					},
+					// Labels of the Job object, not of its pods, change in place.
+					{
+						Config: renderOnly(kind, "registry.example/train:2", `labels = { team = "a" }`),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("gpu_workload.w", plancheck.ResourceActionUpdate),
+						}},
+					},
+				},
+			})
+		})
+	}
+}
+
+// On a real API server, changing a Job's pod template applies cleanly as a
+// replacement; the in-place update it was planned as before was refused
+// ("field is immutable").
+func TestAccWorkload_jobTemplateChangeAppliesAsReplacement(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := func(value string) string {
+		return acctest.ProviderBlock(t) + workloadConfig("j", "retrain", ns, "job",
+			landingCase{cloud: "generic", accelerator: "h100-80gb", count: 1, extra: fmt.Sprintf(`
+  env = { DATASET = %q }`, value)})
+	}
+	var firstUID string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("v1"),
+				Check: resource.TestCheckResourceAttrWith("gpu_workload.j", "uid", func(uid string) error {
+					firstUID = uid
+					return nil
+				}),
+			},
+			{
+				Config: config("v2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpu_workload.j", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.TestCheckResourceAttrWith("gpu_workload.j", "uid", func(uid string) error {
+					if uid == "" || uid == firstUID {
+						return fmt.Errorf("the Job was not replaced: uid %q, before %q", uid, firstUID)
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
