@@ -173,7 +173,11 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"wait_for": schema.StringAttribute{
 			MarkdownDescription: "What apply waits for: one of " + markdownList(kube.WaitModes()) + ". Defaults to `rollout` " +
-				"for a deployment and `complete` for a job. Waits end with the `timeouts`.",
+				"for a deployment and `complete` for a job. Waits end with the `timeouts` (create and update: 20 minutes). " +
+				"A deployment not ready by then is an error. A job still running (or still pending) by then is not: it " +
+				"stays in the state as created, untainted, with a warning, so the next plan neither deletes nor re-runs a " +
+				"long training run; raise `timeouts { create = \"24h\" }` to wait for it, or set `scheduled` to return " +
+				"once its pods run. A job that fails is an error.",
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
 		},

@@ -85,6 +85,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	}
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan)...)
+	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
+		diags.AddWarning(fmt.Sprintf("Job %s has not finished yet", mainRef),
+			jobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
+		return
+	}
 	if waitErr != nil {
 		summary := fmt.Sprintf("gpu_workload %s did not become ready", mainRef)
 		if !errors.As(waitErr, new(*kube.NotReadyError)) {

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"strings"
 
@@ -9,6 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render"
 )
 
 // podTemplateAttributes are the attributes that end up in the pod template.
@@ -81,4 +86,21 @@ func attributeChanged(req resource.ModifyPlanRequest, name string) bool {
 	b, okB := before.(tftypes.Value)
 	a, okA := after.(tftypes.Value)
 	return okB && okA && !b.Equal(a)
+}
+
+// jobOutlivedTheWait reports whether the wait ended because its time ran out
+// (or Terraform was interrupted) while the Job itself had not failed. Such a
+// Job is kept in state without an error: an error would taint it, and the
+// next apply would delete a training run hours in and start it again.
+func jobOutlivedTheWait(ctx context.Context, plan workloadModel, waitErr error) bool {
+	var notReady *kube.NotReadyError
+	return plan.Kind.ValueString() == render.KindJob && ctx.Err() != nil &&
+		errors.As(waitErr, &notReady) && notReady.Failure == ""
+}
+
+func jobStillRunningDetail(plan workloadModel, explanation string) string {
+	return explanation + "\n\nThe Job keeps running and is recorded in the state as created, not tainted: the next " +
+		"plan shows no change for it and does not re-run it. wait_for = \"" + string(waitMode(plan)) + "\" waited until " +
+		"the create (or update) timeout. To wait longer, raise timeouts { create = \"24h\" }; to return as soon as " +
+		"its pods run, set wait_for = \"scheduled\". A Job that fails is still reported as an error."
 }

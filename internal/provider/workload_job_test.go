@@ -101,3 +101,35 @@ func TestAccWorkload_jobTemplateChangeAppliesAsReplacement(t *testing.T) {
 		},
 	})
 }
+
+// A Job still running (here: still Pending, no A30 node exists) when the
+// create timeout ends is kept in state untainted, with a warning instead of
+// an error, so the next plan leaves it alone instead of deleting and
+// re-running it (issue #12, finding 6).
+func TestAccWorkload_jobOutlivingTheWaitIsKept(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + workloadConfig("j", "long-training", ns, "job",
+		landingCase{cloud: "generic", accelerator: "a30", count: 1, extra: `
+  timeouts {
+    create = "5s"
+  }`})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrSet("gpu_workload.j", "uid"),
+					resource.TestCheckResourceAttr("gpu_workload.j", "scheduled_nodes.#", "0"),
+				),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
