@@ -62,9 +62,10 @@ func TestAcceleratorsDataSource_fractionalMinimum(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: "data \"gpu_accelerators\" \"big\" {\n  min_memory_gib = 80 * 1.5\n}\n",
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.#", "2"),
+				// 120 GiB and up: B200 180, B300 288, GB200 186, H200 141.
+				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.#", "4"),
 				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.0", "b200"),
-				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.1", "h200"),
+				resource.TestCheckResourceAttr("data.gpu_accelerators.big", "names.3", "h200"),
 			),
 		}},
 	})

@@ -55,8 +55,8 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		{"gke-autopilot/nap-g2-standard-24-gpu2-abcd2", "gke-autopilot", "l4", 1, "nvidia.com/gpu", 2},
 		{"generic/NVIDIA-H100-80GB-HBM3", "generic", "h100-80gb", 2, "nvidia.com/gpu", 16},
 		{"generic/Tesla-T4/time-slicing-4", "generic", "t4", 1, "nvidia.com/gpu.shared", 4},
-		// The A10 is not in the catalog: the pool is still reported.
-		{"generic/NVIDIA-A10-SHARED/time-slicing-4", "generic", "", 1, "nvidia.com/gpu", 8},
+		// GFD's "-SHARED" suffix (renameByDefault) is still the A10.
+		{"generic/NVIDIA-A10-SHARED/time-slicing-4", "generic", "a10", 1, "nvidia.com/gpu", 8},
 		{"generic/NVIDIA-A100-SXM4-40GB/mig-all-balanced", "generic", "a100-40gb", 1, "nvidia.com/mig-1g.5gb", 16},
 	}
 	for _, c := range cases {

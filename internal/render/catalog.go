@@ -198,6 +198,15 @@ var (
 // a test enforces the order.
 var catalog = []Accelerator{
 	{
+		// Azure-only part: NVadsA10 v5. Only the sizes with whole GPUs are
+		// listed; the smaller sizes are vGPU fractions (1/6 to 1/2 of a GPU)
+		// that the NVIDIA device plugin does not serve as nvidia.com/gpu.
+		Name: "a10", DisplayName: "NVIDIA A10", MemoryMiB: 24576,
+		AKSVMSizes:  []string{"Standard_NV36ads_A10_v5", "Standard_NV72ads_A10_v5"},
+		GFDProducts: []string{"NVIDIA-A10"},
+		DefaultSize: SizeSmall,
+	},
+	{
 		Name: "a100-40gb", DisplayName: "NVIDIA A100 40GB", MemoryMiB: 40960,
 		GKEAccelerators: []string{"nvidia-tesla-a100"},
 		AWSGPUName:      "a100", AWSGPUMemoryMiB: 40960, // p4d.24xlarge
@@ -249,6 +258,28 @@ var catalog = []Accelerator{
 		DefaultSize: SizeLarge,
 	},
 	{
+		// HGX B300 (Blackwell Ultra), 288 GB: AWS P6-B300 (8 GPUs). EKS managed
+		// node groups carry our accelerator label; Karpenter's
+		// instance-gpu-name value for it is not confirmed, so Karpenter and
+		// EKS Auto Mode do not offer it (AWSGPUName empty) rather than guess.
+		// MIG shapes are not in the catalog yet: MIG is refused.
+		Name: "b300", DisplayName: "NVIDIA B300", MemoryMiB: 294912,
+		EKSAccelerator: "nvidia-b300",
+		GFDProducts:    []string{"NVIDIA-B300-SXM6-AC"},
+		DefaultSize:    SizeLarge,
+	},
+	{
+		// Grace Blackwell GB200 (186 GB per GPU, four GPUs per machine): GKE
+		// A4X (nvidia-gb200), AWS P6e-GB200, Azure ND GB200 v6. MIG is refused
+		// until its shapes are in the catalog.
+		Name: "gb200", DisplayName: "NVIDIA GB200", MemoryMiB: 190464,
+		GKEAccelerators: []string{"nvidia-gb200"},
+		EKSAccelerator:  "nvidia-gb200",
+		AKSVMSizes:      []string{"Standard_ND128isr_NDR_GB200_v6"},
+		GFDProducts:     []string{"NVIDIA-GB200"},
+		DefaultSize:     SizeLarge,
+	},
+	{
 		Name: "h100-80gb", DisplayName: "NVIDIA H100 80GB", MemoryMiB: 81920,
 		GKEAccelerators: []string{"nvidia-h100-80gb", "nvidia-h100-mega-80gb"},
 		AWSGPUName:      "h100", // p5
@@ -259,6 +290,15 @@ var catalog = []Accelerator{
 		GFDProducts: []string{"NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-PCIe"},
 		FlyteDevice: "nvidia-h100",
 		MIGProfiles: migX80GB,
+		DefaultSize: SizeLarge,
+	},
+	{
+		// H100 NVL (94 GB, PCIe): Azure NC H100 v5. A different model from the
+		// 80 GB SXM part, with its own MIG shapes (not in the catalog yet:
+		// MIG is refused).
+		Name: "h100-nvl", DisplayName: "NVIDIA H100 NVL", MemoryMiB: 96256,
+		AKSVMSizes:  []string{"Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5"},
+		GFDProducts: []string{"NVIDIA-H100-NVL"},
 		DefaultSize: SizeLarge,
 	},
 	{
@@ -288,6 +328,16 @@ var catalog = []Accelerator{
 		GFDProducts:    []string{"NVIDIA-L40S"},
 		FlyteDevice:    "nvidia-l40s",
 		DefaultSize:    SizeSmall,
+	},
+	{
+		// RTX PRO 6000 Blackwell Server Edition (96 GB): GKE G4
+		// (nvidia-rtx-pro-6000), AWS G7e. Karpenter's instance-gpu-name value is
+		// not confirmed, so only EKS managed node groups offer it on AWS.
+		Name: "rtx-pro-6000", DisplayName: "NVIDIA RTX PRO 6000", MemoryMiB: 98304,
+		GKEAccelerators: []string{"nvidia-rtx-pro-6000"},
+		EKSAccelerator:  "nvidia-rtx-pro-6000",
+		GFDProducts:     []string{"NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"},
+		DefaultSize:     SizeMedium,
 	},
 	{
 		Name: "t4", DisplayName: "NVIDIA T4", MemoryMiB: 16384,

@@ -128,10 +128,11 @@ func TestGKEPartitionSizesAreCatalogProfiles(t *testing.T) {
 
 func TestAcceleratorsReturnsCopies(t *testing.T) {
 	all := Accelerators()
-	all[0].GFDProducts[0] = "mutated"
-	a, _ := LookupAccelerator(all[0].Name)
+	i := slices.IndexFunc(all, func(a Accelerator) bool { return len(a.MIGProfiles) > 0 })
+	all[i].GFDProducts[0] = "mutated"
+	a, _ := LookupAccelerator(all[i].Name)
 	a.MIGProfiles = nil
-	if again := Accelerators(); again[0].GFDProducts[0] == "mutated" || lookupAccelerator(all[0].Name).MIGProfiles == nil {
+	if again := Accelerators(); again[i].GFDProducts[0] == "mutated" || lookupAccelerator(all[i].Name).MIGProfiles == nil {
 		t.Fatal("callers must not be able to modify the catalog")
 	}
 }

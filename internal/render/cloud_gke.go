@@ -68,7 +68,20 @@ type gkeProfile struct {
 	autopilot bool
 }
 
-func (gkeProfile) offers(a *Accelerator) bool { return len(a.GKEAccelerators) > 0 }
+func (g gkeProfile) offers(a *Accelerator) bool {
+	if g.autopilot {
+		return slices.Contains(gkeAutopilotModels, a.Name)
+	}
+	return len(a.GKEAccelerators) > 0
+}
+
+// gkeAutopilotModels are the catalog models Autopilot's Accelerator compute
+// class provisions (GKE "Deploy GPU workloads in Autopilot", supported GPUs:
+// nvidia-gb200, nvidia-b200, nvidia-h200-141gb, nvidia-h100-mega-80gb,
+// nvidia-h100-80gb, nvidia-a100-80gb, nvidia-tesla-a100, nvidia-l4,
+// nvidia-tesla-t4, nvidia-rtx-pro-6000). Autopilot has no V100: Standard
+// attaches it to N1 machines, which Autopilot does not use.
+var gkeAutopilotModels = []string{"a100-40gb", "a100-80gb", "b200", "gb200", "h100-80gb", "h200", "l4", "rtx-pro-6000", "t4"}
 
 func (g gkeProfile) validate(in gpuIntent, strict bool) Diagnostics {
 	var diags Diagnostics
@@ -173,8 +186,8 @@ func (gkeProfile) checkEnv(name, value string, path []any, diags *Diagnostics) {
 
 // gkeMachines lists, per cloud.google.com/gke-accelerator value, the
 // machine types GKE node pools can use and their GPU count (Google Cloud
-// "GPU machine types" page: A2 Standard/Ultra, A3 High/Mega/Ultra, A4, G2
-// and the N1 attachable GPUs). A2, A3, A4 and G2 machines come with their
+// "GPU machine types" page: A2 Standard/Ultra, A3 High/Mega/Ultra, A4, A4X,
+// G2, G4 and the N1 attachable GPUs). A2, A3, A4 and G2 machines come with their
 // GPUs, so guest_accelerator.count must equal the machine's count. N1 GPUs
 // (T4, V100) attach to any N1 machine type in the counts listed; name is ""
 // there because the machine type is the user's choice.
@@ -188,6 +201,32 @@ var gkeMachines = map[string][]machineShape{
 	"nvidia-h100-mega-80gb": {{"a3-megagpu-8g", 8}},
 	"nvidia-h200-141gb":     {{"a3-ultragpu-8g", 8}},
 	"nvidia-b200":           {{"a4-highgpu-8g", 8}},
+	// A4X: four GB200 GPUs per machine. G4: RTX PRO 6000 in 1, 2, 4 or 8.
+	"nvidia-gb200":        {{"a4x-highgpu-4g", 4}},
+	"nvidia-rtx-pro-6000": {{"g4-standard-48", 1}, {"g4-standard-96", 2}, {"g4-standard-192", 4}, {"g4-standard-384", 8}},
+}
+
+// gkeN1Machines is the N1 machine type a node pool gets for attached T4 or
+// V100 GPUs: a standard N1 shape within the vCPU limit Compute Engine sets
+// per GPU count (GPU machine types page, N1 table: T4 with 1 or 2 GPUs up to
+// 48 vCPUs, 4 up to 96; V100 with 1 GPU up to 12, 2 up to 24, 4 up to 48, 8
+// up to 96). Without a machine type GKE picks its default (e2-medium), which
+// cannot take a GPU. Users who want another N1 shape change machine_type on
+// their node pool resource.
+var gkeN1Machines = map[string]map[int64]string{
+	"nvidia-tesla-t4":   {1: "n1-standard-8", 2: "n1-standard-16", 4: "n1-standard-32"},
+	"nvidia-tesla-v100": {1: "n1-standard-8", 2: "n1-standard-16", 4: "n1-standard-32", 8: "n1-standard-64"},
+}
+
+// gkeMachineType is the machine type of a node pool with gpus GPUs of a: the
+// accelerator-optimized machine that comes with them, or for attached GPUs
+// the N1 machine above.
+func gkeMachineType(a *Accelerator, gpus int64) string {
+	accelerator := gkePoolAccelerator(a)
+	if name := firstValue(machinesWithGPUs(gkeMachines[accelerator], gpus)); name != "" {
+		return name
+	}
+	return gkeN1Machines[accelerator][gpus]
 }
 
 func (gkeProfile) machines(a *Accelerator) []machineShape {
@@ -315,7 +354,7 @@ func (gkeProfile) selectsSharedClients(poolIntent) bool { return true }
 
 func (gkeProfile) nodePoolShape(r *PoolRendered, pi poolIntent, taints []poolTaint) {
 	np := &GKENodePool{
-		MachineType: firstValue(machinesWithGPUs(gkeMachines[gkePoolAccelerator(pi.accel)], pi.gpus)),
+		MachineType: gkeMachineType(pi.accel, pi.gpus),
 		Spot:        pi.spot,
 		Labels:      maps.Clone(r.NodeLabels),
 		Taints:      cloudTaints(taints),
