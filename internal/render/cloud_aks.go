@@ -28,7 +28,7 @@ const (
 	aksGPUTaintKey   = "sku"
 	aksGPUTaintValue = "gpu"
 
-	// Labels that name the pool of an AKS node (domain.md §5): agent pools,
+	// Labels that name the pool of an AKS node (docs/design/clouds.md): agent pools,
 	// the legacy key, and node auto-provisioning (Karpenter on Azure).
 	aksLabelAgentPool  = "kubernetes.azure.com/agentpool"
 	aksLegacyAgentPool = "agentpool"
@@ -166,5 +166,5 @@ func (aksProfile) marksGPUNode(l map[string]string) bool {
 }
 
 // driverPreinstalled: AKS GPU node pools come with the driver
-// (use-nvidia-gpu.md, domain.md §5.2).
+// (use-nvidia-gpu.md, docs/design/clouds.md#aks).
 func (aksProfile) driverPreinstalled() bool { return true }

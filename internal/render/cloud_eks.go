@@ -22,7 +22,7 @@ const (
 	// eksAcceleratedAMIType is the EKS-optimized Amazon Linux 2023 AMI with
 	// the NVIDIA driver and container toolkit (aws_eks_node_group ami_type).
 	eksAcceleratedAMIType = "AL2023_x86_64_NVIDIA"
-	// eksLabelNodeGroup names the managed node group of a node (domain.md §5).
+	// eksLabelNodeGroup names the managed node group of a node (docs/design/clouds.md).
 	eksLabelNodeGroup = "eks.amazonaws.com/nodegroup"
 )
 

@@ -5,7 +5,7 @@
 // labels (nvidia.com/gpu.product, gpu.count, gpu.replicas, gpu.sharing-
 // strategy, mig.strategy) and the GPU Operator's (nvidia.com/gpu.present,
 // nvidia.com/mig.config, nvidia.com/device-plugin.config), from the GPU
-// Operator and k8s-device-plugin documentation (domain.md §4.3).
+// Operator and k8s-device-plugin documentation (docs/design/nvidia.md#gpu-feature-discovery-labels).
 
 package render
 
@@ -79,7 +79,7 @@ func (genericProfile) poolNotes(_ PoolPolicy, pi poolIntent, diags *Diagnostics)
 }
 
 // poolLabels: on a GPU Operator cluster, the operator and GPU Feature
-// Discovery label the nodes (domain.md §4.3).
+// Discovery label the nodes (docs/design/nvidia.md#gpu-feature-discovery-labels).
 func (genericProfile) poolLabels(pi poolIntent, _, set map[string]string) {
 	set[labelGPUPresent] = "true"
 	if pi.accel != nil && len(pi.accel.GFDProducts) > 0 {

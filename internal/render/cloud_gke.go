@@ -39,10 +39,10 @@ const (
 	gkeNvidiaLibraryPath = "/usr/local/nvidia/lib64"
 
 	// gkeDriverInstallDir is where GKE installs the NVIDIA driver on the
-	// host (domain.md §5.1: GKE's device plugin mounts it from there).
+	// host (docs/design/clouds.md#gke: GKE's device plugin mounts it from there).
 	gkeDriverInstallDir = "/home/kubernetes/bin/nvidia"
 
-	// gkeLabelNodePool names the node pool a node belongs to (domain.md §5).
+	// gkeLabelNodePool names the node pool a node belongs to (docs/design/clouds.md).
 	gkeLabelNodePool = "cloud.google.com/gke-nodepool"
 
 	// gkeGPUTaintValue: GKE itself taints GPU pools nvidia.com/gpu=present
@@ -325,7 +325,7 @@ func (gkeProfile) poolLabels(pi poolIntent, _, set map[string]string) {
 		set[gkeLabelAccelerator] = v
 	}
 	// gke-accelerator-count is left out: only Autopilot nodes are documented
-	// to carry it (domain.md §5.1), and Standard placement never needs it.
+	// to carry it (docs/design/clouds.md#gke), and Standard placement never needs it.
 	set["cloud.google.com/gke-gpu-driver-version"] = "latest"
 	if pi.hasMIG() {
 		set[gkeLabelPartitionSize] = pi.cut[0].profile.Name
@@ -410,7 +410,7 @@ func (gkeProfile) readPoolState(l map[string]string, pool *PoolCapacity) {
 }
 
 // driverPreinstalled: GKE installs the driver on GPU nodes itself, and its
-// device plugin mounts it from /home/kubernetes/bin/nvidia (domain.md §5.1),
+// device plugin mounts it from /home/kubernetes/bin/nvidia (docs/design/clouds.md#gke),
 // which is why driverInstallDir points there.
 func (g gkeProfile) driverPreinstalled() bool { return !g.autopilot }
 

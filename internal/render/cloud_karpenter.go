@@ -191,7 +191,7 @@ func (k awsKarpenterProfile) marksGPUNode(l map[string]string) bool {
 }
 
 // driverPreinstalled and managesDevicePlugin: EKS Auto Mode ships its own
-// driver and device plugin (domain.md §5.3); Karpenter's node images are
+// driver and device plugin (docs/design/clouds.md#eks); Karpenter's node images are
 // the cluster's choice, so the GPU Operator installs both.
 func (k awsKarpenterProfile) driverPreinstalled() bool  { return k.auto }
 func (k awsKarpenterProfile) managesDevicePlugin() bool { return k.auto }

@@ -49,7 +49,7 @@ func termMatches(t *testing.T, term corev1.NodeSelectorTerm, set labels.Set) boo
 
 // poolNodeLabels is what a node of the pool carries: the labels the policy
 // adds, those the cloud and GPU Operator set, and extra labels GPU Feature
-// Discovery sets for the configuration (domain.md §4.3).
+// Discovery sets for the configuration (docs/design/nvidia.md#gpu-feature-discovery-labels).
 func poolNodeLabels(t *testing.T, p PoolPolicy, gfd map[string]string) map[string]string {
 	t.Helper()
 	r, diags := RenderPool(p)

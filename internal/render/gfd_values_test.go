@@ -10,7 +10,7 @@ import (
 
 // gfdOnlyNode is a GPU node of a cluster set up from our nvidia-device-plugin
 // values: Node Feature Discovery's PCI label and GPU Feature Discovery's
-// labels (domain.md §4.3), but no nvidia.com/gpu.present, which only the GPU
+// labels (docs/design/nvidia.md#gpu-feature-discovery-labels), but no nvidia.com/gpu.present, which only the GPU
 // Operator sets.
 var gfdOnlyNode = map[string]string{
 	"feature.node.kubernetes.io/pci-10de.present": "true",
@@ -54,7 +54,7 @@ func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 }
 
 // TestGPUOperatorValuesKeepGFD: the GPU Operator runs GFD by default
-// (gfd.enabled: true, domain.md §4.1); generic placement relies on it.
+// (gfd.enabled: true, docs/design/nvidia.md#gpu-operator-chart-values); generic placement relies on it.
 func TestGPUOperatorValuesKeepGFD(t *testing.T) {
 	values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: string(CloudGeneric), GPUOperator: &GPUOperatorValues{}})
 	if enabled, ok := getPath(values, "gfd", "enabled"); ok && enabled != true {

@@ -178,7 +178,7 @@ func requireAll(affinity *corev1.Affinity, reqs []corev1.NodeSelectorRequirement
 // nodes carry the same cloud labels and taint, and under the "single" MIG
 // strategy, or time-slicing/MPS without renameByDefault, they advertise
 // their slices as nvidia.com/gpu, so the pod would get a slice. What marks
-// them (domain.md §4.1-4.3):
+// them (docs/design/nvidia.md):
 //   - nvidia.com/gpu.product: GFD appends -MIG-<profile> under "single".
 //     (GFD also appends -SHARED to a shared GPU whose resource keeps its
 //     name; the sharing-strategy label, set by the same GFD, marks it too.)

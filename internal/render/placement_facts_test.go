@@ -10,7 +10,7 @@ import (
 // Independent fact tables for the placement matrix (placement_matrix_test.go).
 //
 // Everything here is written from the upstream sources named in the comments
-// (and /work/shared/domain.md §4.2, §4.3, §5), NOT from the provider's own
+// (and docs/design/nvidia.md and docs/design/clouds.md), NOT from the provider's own
 // tables: the matrix builds nodes from these facts and asks the Kubernetes
 // scheduler's predicates whether the rendered pod fits, so a wrong rule in the
 // provider cannot hide behind the same wrong fact. The consistency tests in

@@ -163,8 +163,8 @@ func (operatorProfile) poolTaints(pi poolIntent) []poolTaint { return convention
 
 // dedicatedGPUTaintValue: EKS node groups, Karpenter and EKS Auto Mode
 // NodePools, and GPU Operator clusters have no GPU taint of their own;
-// nvidia.com/gpu=true:NoSchedule is the common convention (domain.md §5,
-// §8.6; it matches the tolerations the GPU Operator's daemonsets carry: key
+// nvidia.com/gpu=true:NoSchedule is the common convention (docs/design/clouds.md,
+// docs/design/nvidia.md; it matches the tolerations the GPU Operator's daemonsets carry: key
 // nvidia.com/gpu, operator Exists). Workload placement already tolerates it.
 const dedicatedGPUTaintValue = "true"
 

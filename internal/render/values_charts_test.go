@@ -147,7 +147,7 @@ var chartDefaultsFile = map[string]string{
 	TargetNvidiaDevicePlugin: "nvidia-device-plugin.values.main.yaml",
 }
 
-// flyteDomainKeys are the k8s plugin keys of domain.md §1.2 (v1 table and
+// flyteDomainKeys are the k8s plugin keys of docs/design/flyte.md#plugin-config-keys (v1 table and
 // the v2-only keys).
 var flyteDomainKeys = []string{
 	"gpu-resource-name", "gpu-device-node-label", "gpu-partition-size-node-label", "gpu-unpartitioned-node-selector-requirement",
@@ -161,7 +161,7 @@ var flyteDomainKeys = []string{
 // TestValuesKeyPathsExistInChartDefaults: every generated path exists in
 // the chart's real default values, except below the charts' open maps;
 // there, FiftyOne entries use only keys the template declares (or the
-// chart's per-entry extras) and Flyte only keys of domain.md §1.2.
+// chart's per-entry extras) and Flyte only keys of docs/design/flyte.md#plugin-config-keys.
 func TestValuesKeyPathsExistInChartDefaults(t *testing.T) {
 	fiftyOne := sharedChartValues(t, chartDefaultsFile[TargetFiftyOne])
 	for target, file := range chartDefaultsFile {
@@ -269,7 +269,7 @@ func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 	}
 	for key := range asMap(t, k8s) {
 		if !slices.Contains(flyteDomainKeys, key) {
-			t.Errorf("%s: %s is not a k8s plugin key of domain.md §1.2", name, key)
+			t.Errorf("%s: %s is not a k8s plugin key of docs/design/flyte.md#plugin-config-keys", name, key)
 		}
 	}
 	if containsTemplate(values) {
@@ -280,7 +280,7 @@ func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 func TestFlyteGPUKeysAreDomainKeys(t *testing.T) {
 	for _, k := range FlyteGPUKeys() {
 		if !slices.Contains(flyteDomainKeys, k) {
-			t.Errorf("%s is not in domain.md §1.2", k)
+			t.Errorf("%s is not in docs/design/flyte.md#plugin-config-keys", k)
 		}
 	}
 	// The chart paths exist in the real values files.

@@ -13,7 +13,7 @@ import (
 
 // FiftyOneValues is the GPU part of the FiftyOne Enterprise chart
 // (voxel51/fiftyone-teams-app): delegated-operator Deployments and on-demand
-// Job templates (domain.md §2).
+// Job templates (docs/design/fiftyone.md).
 type FiftyOneValues struct {
 	Deployments  []FiftyOneDeployment  // deployment (blocks)
 	JobTemplates []FiftyOneJobTemplate // job_template (blocks)
@@ -75,7 +75,7 @@ type FiftyOneJobTemplate struct {
 	Parallelism             *int32 // parallelism
 }
 
-// FiftyOne chart constants (voxel51/fiftyone-teams-app-deploy, domain.md §2).
+// FiftyOne chart constants (voxel51/fiftyone-teams-app-deploy, docs/design/fiftyone.md).
 const (
 	// fiftyOneCPUDefaultKey is the shipped CPU runner; its schema entry is
 	// typed from its defaults, so its cpu must stay an integer.

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// FlyteValues configures flytepropeller's k8s plugin (domain.md §1): how a
+// FlyteValues configures flytepropeller's k8s plugin (docs/design/flyte.md): how a
 // task's GPU request and accelerator become a resource name, node affinity
 // and tolerations. It is cluster-wide, so it holds no GPU count: tasks ask
 // for that themselves.
@@ -303,7 +303,7 @@ func flyteDeviceClass(cloud Cloud, resourceName string, whole placement) flyteCl
 	if key := rulesFor(cloud).flytePartitionLabel(); key != "" {
 		class.partitionLabel = key
 		if slices.Contains(whole.absentLabels, key) {
-			// The valid form of the docs' example (domain.md §1.4 ⚠):
+			// The valid form of the docs' example (docs/design/flyte.md#how-propeller-places-a-gpu-task):
 			// operator DoesNotExist, no values.
 			class.unpartitioned = &corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpDoesNotExist}
 		}

@@ -11,7 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 )
 
-// kebabVectors are every result listed in domain.md §2.4: the FiftyOne
+// kebabVectors are every result listed in docs/design/fiftyone.md#kebabcase: the FiftyOne
 // chart's own examples, the digit edge cases, and xstrings' upstream test
 // vectors.
 var kebabVectors = map[string]string{

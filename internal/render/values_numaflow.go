@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// NumaflowValues is the GPU part of a Numaflow UDF (domain.md §3): the
+// NumaflowValues is the GPU part of a Numaflow UDF (docs/design/numaflow.md): the
 // vertex fields of a Pipeline vertex, or the spec fields of a MonoVertex,
 // that place its pods on GPUs. With Manifest it is a whole minimal object
 // instead (generator source → GPU UDF → log sink).

@@ -11,7 +11,7 @@ import (
 )
 
 // GPUOperatorValues configures the NVIDIA GPU Operator chart
-// (NVIDIA/gpu-operator deployments/gpu-operator, domain.md §4.1) for the
+// (NVIDIA/gpu-operator deployments/gpu-operator, docs/design/nvidia.md#gpu-operator-chart-values) for the
 // cluster's GPU node pools: one device plugin config per pool that shares or
 // partitions its GPUs, the operands' tolerations for the pools' taints, and
 // the per-cloud driver and toolkit switches.
@@ -158,8 +158,8 @@ func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[stri
 // addDriverSwitches: where the cloud's node image carries the NVIDIA driver
 // (its profile's driverPreinstalled, which names the source), the operator
 // must not install a second one. Those images also carry the NVIDIA
-// container runtime hook, hence toolkit disabled too; domain.md does not
-// source that half, which is why both switches can be overridden. Clouds
+// container runtime hook, hence toolkit disabled too; no upstream page we found states
+// that half, which is why both switches can be overridden. Clouds
 // whose node images are the cluster's choice (Karpenter, generic) keep the
 // chart defaults: the operator installs both.
 func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues) {

@@ -142,7 +142,7 @@ func stepsOf(path []string) []any {
 	return out
 }
 
-// flytePods simulates flytepropeller for a one-GPU task (domain.md §1.4):
+// flytePods simulates flytepropeller for a one-GPU task (docs/design/flyte.md#how-propeller-places-a-gpu-task):
 // the GPU resource with equal request, resource-tolerations of it,
 // default-tolerations and default-node-selector; then the same task per
 // configured device (required node affinity and toleration on the device

@@ -136,7 +136,7 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 }
 
 // TestFiftyOneCloudGuide: the per-cloud settings of FiftyOne's GPU guide
-// (domain.md §2.3).
+// (docs/design/fiftyone.md#cloud-gpu-examples).
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud Cloud, g GPU) map[string]any {
 		in := ValuesInput{Cloud: string(cloud), FiftyOne: &FiftyOneValues{JobTemplates: []FiftyOneJobTemplate{{Key: "gpu", GPU: &g}}}}

@@ -190,7 +190,7 @@ func stringMapValue(m map[string]string) map[string]any {
 
 // singleKeyMaps renders a map as Flyte's list of single-key maps, sorted by
 // key: viper lower-cases and dot-splits map keys, and this form is the
-// workaround flytestdlib's sliceToMapHook decodes (domain.md §1.3).
+// workaround flytestdlib's sliceToMapHook decodes (docs/design/flyte.md#yaml-shape-of-resource-tolerations).
 func singleKeyMaps[V any](m map[string]V, value func(V) any) []any {
 	out := make([]any, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
