@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Local Kubernetes control plane with fake (kwok) GPU nodes, no Docker needed.
 #
-# Runs the real etcd, kube-apiserver, kube-controller-manager and kube-scheduler of the versions pinned in
-# versions.env as plain processes on 127.0.0.1, plus kwok, which plays the kubelets of the fake GPU nodes
-# declared in fixtures/*.yaml. See README.md next to this script.
+# Builds the real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and kwokctl of the
+# versions pinned in versions.env, and has kwokctl run them as plain processes on 127.0.0.1 (its "binary"
+# runtime, configured by kwok/kwokctl.yaml and kwok/kwok.yaml): kwokctl owns certificates, processes and
+# ports; this script owns the build, the fake GPU nodes of fixtures/*.yaml and the readiness waits. See
+# README.md next to this script.
 #
 # Usage: scripts/localcluster/cluster.sh <command> [options]
 #
@@ -20,12 +22,13 @@
 #       --delete           delete the fixture nodes instead
 #
 # Environment (all optional):
-#   GPU_CLUSTER_DIR        state dir (default <repo>/.localcluster): pids, logs, certs, etcd data, kubeconfig
+#   GPU_CLUSTER_DIR        state dir (default <repo>/.localcluster): kwokctl's workdir (certificates, etcd
+#                          data, logs), the kubeconfig, the env file
 #   GPU_CLUSTER_CACHE      binary cache (default ~/.cache/terraform-provider-gpu/localcluster)
 #   GPU_CLUSTER_APISERVER_PORT (36443)  GPU_CLUSTER_ETCD_PORT (36379)  GPU_CLUSTER_ETCD_PEER_PORT (36380)
 #   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (36257)  GPU_CLUSTER_SCHEDULER_PORT (36259)  GPU_CLUSTER_KWOK_PORT (36250)
 #   GPU_CLUSTER_TIMEOUT    seconds to wait for each readiness step (default 120)
-#   GPU_CLUSTER_STOP_TIMEOUT  seconds between TERM and KILL on down (default 10)
+#   GPU_CLUSTER_STOP_TIMEOUT  seconds down waits for the apiserver port to be released (default 10)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
@@ -51,6 +54,7 @@ KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
 KUBE_BIN_DIR=$CACHE_DIR/bin/kube-$KUBE_VERSION
 ETCD_BIN_DIR=$CACHE_DIR/bin/etcd-$ETCD_VERSION
 KWOK_BIN_DIR=$CACHE_DIR/bin/kwok-$KWOK_VERSION
+KWOKCTL=$KWOK_BIN_DIR/kwokctl
 KUBECTL=$KUBE_BIN_DIR/kubectl
 
 FIXTURES_DIR=$SCRIPT_DIR/fixtures
@@ -58,11 +62,14 @@ KWOK_CONFIG=$SCRIPT_DIR/kwok/kwok.yaml
 FIXTURE_SELECTOR=fixtures.gpuform.io/pool
 FIELD_MANAGER=gpu-localcluster-fixtures
 
-# Start order.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+KWOKCTL_CONFIG=$SCRIPT_DIR/kwok/kwokctl.yaml
+CLUSTER_NAME=gpu-local
 STATE_MARKER=.gpu-localcluster-state
 
-PKI=$STATE_DIR/pki
+# kwokctl keeps each cluster under $KWOK_WORKDIR/clusters/<name>; its certificates are in pki/ there.
+export KWOK_WORKDIR=$STATE_DIR/kwokctl
+PKI=$KWOK_WORKDIR/clusters/$CLUSTER_NAME/pki
+KWOK_LOGS=$KWOK_WORKDIR/clusters/$CLUSTER_NAME/logs
 KUBECONFIG_FILE=$STATE_DIR/kubeconfig
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
@@ -82,7 +89,7 @@ elapsed() { local t=$(($(now_ms) - $1)); printf '%d.%01ds' $((t / 1000)) $((t % 
 bin_path() {
   case $1 in
     etcd) echo "$ETCD_BIN_DIR/etcd" ;;
-    kwok) echo "$KWOK_BIN_DIR/kwok" ;;
+    kwok | kwokctl) echo "$KWOK_BIN_DIR/$1" ;;
     *) echo "$KUBE_BIN_DIR/$1" ;;
   esac
 }
@@ -109,14 +116,14 @@ build_one() {
         die "building etcd failed"
       fi
       ;;
-    kwok)
+    kwok | kwokctl)
       tmp=$(mktemp -d "$dest.tmp.XXXXXX")
       BUILD_TMP=$tmp
-      if ! (cd "$tmp" && GOWORK=off GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"); then
+      if ! (cd "$tmp" && GOWORK=off GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/$name@$KWOK_VERSION"); then
         rm -rf "$tmp"
-        die "building kwok failed"
+        die "building $name failed"
       fi
-      mv -f "$tmp/kwok" "$tmp.bin"
+      mv -f "$tmp/$name" "$tmp.bin"
       rmdir "$tmp"
       tmp=$tmp.bin
       BUILD_TMP=$tmp
@@ -169,206 +176,19 @@ ensure_binaries() {
   fi
 }
 
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl)
+
 cmd_build() {
-  ensure_binaries etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok
+  ensure_binaries "${ALL_BINARIES[@]}"
   local name
-  for name in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok; do
+  for name in "${ALL_BINARIES[@]}"; do
     printf '%s\n' "$(bin_path "$name")"
   done
 }
 
-# ------------------------------------------------------------------------------------------- processes
-
-pidfile() { echo "$STATE_DIR/pids/$1.pid"; }
-
-# our_pid NAME: print the PID from NAME's pid file if that process is alive, runs the binary NAME and has
-# this state dir on its command line (so a recycled PID is never mistaken for ours).
-our_pid() {
-  local name=$1 f pid exe args
-  f=$(pidfile "$name")
-  [[ -s $f ]] || return 1
-  pid=$(<"$f")
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  if [[ -d /proc/$pid ]]; then
-    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1 # unreadable for zombies and foreign users
-    exe=${exe% (deleted)}
-    args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-  elif [[ ! -d /proc/self ]] && command -v ps >/dev/null; then # no procfs (macOS)
-    args=$(ps -p "$pid" -o args= 2>/dev/null) || return 1
-    exe=${args%% *}
-  else
-    return 1
-  fi
-  [[ ${exe##*/} == "$name" && $args == *"$STATE_DIR/"* ]] || return 1
-  echo "$pid"
-}
-
-# start NAME ARGS...: start the binary NAME detached: own session, no terminal, output to logs/NAME.log and
-# no other file descriptor inherited (a daemon holding the caller's pipe or our lock files open would make
-# callers wait for it forever). The wrapper shell writes its own PID and then execs the binary, so the pid
-# file holds the binary's PID whether or not setsid had to fork.
-start() {
-  local name=$1 bin f deadline
-  shift
-  bin=$(bin_path "$name")
-  f=$(pidfile "$name")
-  rm -f "$f"
-  # shellcheck disable=SC2016 # expanded by the wrapper shell
-  nohup setsid bash -c '
-    if [[ -d /proc/$$/fd ]]; then
-      for fd in /proc/$$/fd/*; do
-        fd=${fd##*/}
-        if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-      done
-    fi
-    echo "$$" >"$1.tmp" && mv -f "$1.tmp" "$1" && shift && exec "$@"' \
-    start-wrapper "$f" "$bin" "$@" </dev/null >"$STATE_DIR/logs/$name.log" 2>&1 8>&- 9>&- &
-  deadline=$(($(now_ms) + 5000))
-  until [[ -s $f ]]; do
-    (($(now_ms) < deadline)) || { log "$name did not start (see $STATE_DIR/logs/$name.log)"; return 1; }
-    sleep 0.01
-  done
-  STARTED+=("$name")
-}
-
-# stop_group NAME...: TERM those processes of this state dir, KILL what is left after STOP_TIMEOUT.
-stop_group() {
-  local name pid pids=() names=() deadline i alive
-  for name in "$@"; do
-    if pid=$(our_pid "$name"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-      names+=("$name")
-    fi
-  done
-  ((${#pids[@]})) || return 0
-  deadline=$(($(now_ms) + STOP_TIMEOUT * 1000))
-  while (($(now_ms) < deadline)); do
-    alive=0
-    for name in "${names[@]}"; do
-      if our_pid "$name" >/dev/null; then alive=1; fi
-    done
-    ((alive)) || return 0
-    sleep 0.05
-  done
-  for i in "${!names[@]}"; do
-    if our_pid "${names[$i]}" >/dev/null; then
-      log "${names[$i]} (pid ${pids[$i]}) still running ${STOP_TIMEOUT}s after TERM, sending KILL"
-      kill -KILL "${pids[$i]}" 2>/dev/null || true
-    fi
-  done
-}
-
-# stop_all: etcd last. Stopped together, kube-apiserver can hang in its shutdown retrying the vanished etcd,
-# and etcd waits for the apiserver's open watches.
-stop_all() {
-  stop_group kwok kube-scheduler kube-controller-manager kube-apiserver
-  stop_group etcd
-}
-
-remove_state() {
-  [[ -d $STATE_DIR ]] || return 0
-  if [[ ! -e $STATE_DIR/$STATE_MARKER ]] && [[ -n $(ls -A "$STATE_DIR") ]]; then
-    die "$STATE_DIR exists but was not created by cluster.sh; not deleting it"
-  fi
-  rm -rf -- "$STATE_DIR"
-}
+# --------------------------------------------------------------------------------------------- cluster
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# ------------------------------------------------------------------------------------------------- pki
-
-pki_key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/$1.key" 2>/dev/null; }
-
-# pki_ca NAME CN
-pki_ca() {
-  pki_key "$1"
-  openssl req -x509 -new -key "$PKI/$1.key" -subj "/CN=$2" -days 3650 -sha256 -out "$PKI/$1.crt" \
-    -config <(printf '%s\n' '[req]' 'distinguished_name=dn' '[dn]' '[v3_ca]' \
-      'basicConstraints=critical,CA:TRUE' 'keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign' \
-      'subjectKeyIdentifier=hash') -extensions v3_ca 2>/dev/null
-}
-
-# pki_cert NAME SIGNER SUBJECT EXTENDED_KEY_USAGE [SUBJECT_ALT_NAMES]
-pki_cert() {
-  local name=$1 ca=$2 subj=$3 eku=$4 san=${5:-}
-  pki_key "$name"
-  openssl req -new -key "$PKI/$name.key" -subj "$subj" -out "$PKI/$name.csr" 2>/dev/null
-  openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" \
-    -set_serial "0x$(openssl rand -hex 16)" -days 3650 -sha256 -out "$PKI/$name.crt" \
-    -extfile <(
-      printf '%s\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' \
-        "extendedKeyUsage=$eku" 'authorityKeyIdentifier=keyid'
-      if [[ -n $san ]]; then printf 'subjectAltName=%s\n' "$san"; fi
-    ) 2>/dev/null
-  rm -f "$PKI/$name.csr"
-}
-
-gen_pki() {
-  mkdir -p "$PKI"
-  chmod 0700 "$PKI"
-  pki_ca ca gpu-local-ca
-  pki_ca front-proxy-ca gpu-local-front-proxy-ca
-  # Leaf keys are independent: generate them in parallel (RSA keygen dominates).
-  pki_cert apiserver ca "/CN=kube-apiserver" serverAuth \
-    "IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local" &
-  pki_cert admin ca "/O=system:masters/CN=gpu-local-admin" clientAuth &
-  pki_cert controller-manager ca "/CN=system:kube-controller-manager" clientAuth &
-  pki_cert scheduler ca "/CN=system:kube-scheduler" clientAuth &
-  pki_cert front-proxy-client front-proxy-ca "/CN=front-proxy-client" clientAuth &
-  (openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$PKI/sa.key" 2>/dev/null &&
-    openssl pkey -in "$PKI/sa.key" -pubout -out "$PKI/sa.pub" 2>/dev/null) &
-  local p rc=0
-  for p in $(jobs -p); do wait "$p" || rc=1; done
-  ((rc == 0)) || die "generating certificates with openssl failed"
-}
-
-b64() { base64 <"$1" | tr -d '\n'; }
-
-# write_kubeconfig FILE USER ... : USER entries are "name=cert" (client cert pki/<cert>.crt/.key) or
-# "name=token:<token>". The first user is the current context, named gpu-local, the others gpu-local-<name>.
-write_kubeconfig() {
-  local file=$1 entry uname kind first=1 ctx
-  shift
-  {
-    echo "apiVersion: v1"
-    echo "kind: Config"
-    echo "clusters:"
-    echo "- name: gpu-local"
-    echo "  cluster:"
-    echo "    server: https://127.0.0.1:$APISERVER_PORT"
-    echo "    certificate-authority-data: $(b64 "$PKI/ca.crt")"
-    echo "users:"
-    for entry in "$@"; do
-      uname=${entry%%=*}
-      kind=${entry#*=}
-      echo "- name: $uname"
-      echo "  user:"
-      if [[ $kind == token:* ]]; then
-        echo "    token: ${kind#token:}"
-      else
-        echo "    client-certificate-data: $(b64 "$PKI/$kind.crt")"
-        echo "    client-key-data: $(b64 "$PKI/$kind.key")"
-      fi
-    done
-    echo "contexts:"
-    for entry in "$@"; do
-      uname=${entry%%=*}
-      if ((first)); then ctx=gpu-local; else ctx=$uname; fi
-      echo "- name: $ctx"
-      echo "  context:"
-      echo "    cluster: gpu-local"
-      echo "    user: $uname"
-      echo "    namespace: default"
-      first=0
-    done
-    echo "current-context: gpu-local"
-  } >"$file.tmp"
-  chmod 0600 "$file.tmp"
-  mv -f "$file.tmp" "$file"
-}
-
-# --------------------------------------------------------------------------------------------- cluster
 
 # Ports of a running cluster are recorded in its state dir and win over the environment.
 load_recorded_ports() {
@@ -378,6 +198,41 @@ load_recorded_ports() {
   fi
 }
 
+ports_from_env() {
+  APISERVER_PORT=${GPU_CLUSTER_APISERVER_PORT:-36443}
+  ETCD_PORT=${GPU_CLUSTER_ETCD_PORT:-36379}
+  ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-36380}
+  KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
+  SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
+  KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
+}
+
+check_ports_free() {
+  local port
+  for port in "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT"; do
+    if port_in_use "$port"; then
+      die "127.0.0.1:$port is already in use (another cluster with a different GPU_CLUSTER_DIR?); pick other ports with GPU_CLUSTER_*_PORT"
+    fi
+  done
+}
+
+# kwokctl runs with the binaries this script built: it downloads nothing. The processes it starts outlive
+# it and inherit its file descriptors, so it gets none beyond stdin, stdout and stderr: a daemon holding our
+# lock files would make every later up/down wait forever, and one holding a caller's pipe (make, CI, a test
+# capturing our output) would keep that caller waiting for EOF.
+kwokctl() {
+  (
+    if [[ -d /proc/$BASHPID/fd ]]; then
+      for fd in /proc/$BASHPID/fd/*; do
+        fd=${fd##*/}
+        if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+      done
+    fi
+    KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_ETCD_VERSION=$ETCD_VERSION KWOK_KUBECTL_BINARY=$KUBECTL \
+      exec "$KWOKCTL" "$@"
+  )
+}
+
 curl_api() {
   curl -fsS --max-time 2 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
     "https://127.0.0.1:$APISERVER_PORT$1" 2>/dev/null
@@ -385,14 +240,14 @@ curl_api() {
 
 kc() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context gpu-local "$@"; }
 
-# healthy: every process alive and ours, the apiserver ready. Prints nothing.
+apiserver_ready() { [[ $(curl_api /readyz) == ok ]]; }
+default_sa_exists() { kc get serviceaccount default -n default -o name; }
+
+# healthy: this state dir's cluster is known to kwokctl and its apiserver is ready. Prints nothing.
 healthy() {
-  local name
-  [[ -e $STATE_DIR/$STATE_MARKER ]] || return 1
-  for name in "${COMPONENTS[@]}"; do
-    our_pid "$name" >/dev/null || return 1
-  done
-  [[ $(curl_api /readyz) == ok ]]
+  [[ -e $STATE_DIR/$STATE_MARKER && -f $PKI/ca.crt ]] || return 1
+  kwokctl get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME" || return 1
+  apiserver_ready
 }
 
 # wait_for DESCRIPTION COMMAND...: poll COMMAND every 0.1 s until it succeeds or TIMEOUT passes.
@@ -403,55 +258,75 @@ wait_for() {
   until "$@" >/dev/null 2>&1; do
     if (($(now_ms) > deadline)); then
       log "timed out after ${TIMEOUT}s waiting for $what"
+      show_logs
       return 1
     fi
-    check_processes || return 1
     sleep 0.1
   done
 }
 
-# check_processes: fail fast when a started component died.
-check_processes() {
-  local name
-  for name in "${STARTED[@]}"; do
-    if ! our_pid "$name" >/dev/null; then
-      log "$name exited; last lines of $STATE_DIR/logs/$name.log:"
-      tail -n 20 "$STATE_DIR/logs/$name.log" >&2 || true
-      return 1
-    fi
+# show_logs: the last lines of every component's log, for a start that failed.
+show_logs() {
+  local f
+  for f in "$KWOK_LOGS"/*.log; do
+    [[ -f $f ]] || continue
+    log "last lines of $f:"
+    tail -n 15 "$f" >&2 || true
   done
 }
-STARTED=()
 
-etcd_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" 2>/dev/null | grep -q '"health":"true"'; }
-apiserver_ready() { [[ $(curl_api /readyz) == ok ]]; }
-secure_healthz() { [[ $(curl -ksS --max-time 2 "https://127.0.0.1:$1/healthz" 2>/dev/null) == ok ]]; }
-kwok_healthz() { [[ $(curl -sS --max-time 2 "http://127.0.0.1:$KWOK_PORT/healthz" 2>/dev/null) == ok ]]; }
-default_sa_exists() { kc get serviceaccount default -n default -o name; }
+b64() { base64 <"$1" | tr -d '\n'; }
 
-write_configs() {
+# write_kubeconfig FILE TOKEN: context gpu-local authenticates with kwokctl's admin client certificate,
+# gpu-local-token with the static bearer token; both embed their data, so the file works on its own.
+write_kubeconfig() {
+  local file=$1 token=$2
+  cat >"$file.tmp" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: gpu-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $(b64 "$PKI/ca.crt")
+users:
+- name: gpu-local-admin
+  user:
+    client-certificate-data: $(b64 "$PKI/admin.crt")
+    client-key-data: $(b64 "$PKI/admin.key")
+- name: gpu-local-token
+  user:
+    token: $token
+contexts:
+- name: gpu-local
+  context: {cluster: gpu-local, user: gpu-local-admin, namespace: default}
+- name: gpu-local-token
+  context: {cluster: gpu-local, user: gpu-local-token, namespace: default}
+current-context: gpu-local
+EOF
+  chmod 0600 "$file.tmp"
+  mv -f "$file.tmp" "$file"
+}
+
+# render_config: kwok/kwokctl.yaml with this run's ports and token file filled in.
+render_config() {
+  sed -e "s|@APISERVER_PORT@|$APISERVER_PORT|" -e "s|@ETCD_PORT@|$ETCD_PORT|" \
+    -e "s|@ETCD_PEER_PORT@|$ETCD_PEER_PORT|" -e "s|@KCM_PORT@|$KCM_PORT|" \
+    -e "s|@SCHEDULER_PORT@|$SCHEDULER_PORT|" -e "s|@KWOK_PORT@|$KWOK_PORT|" \
+    -e "s|@TOKEN_FILE@|$STATE_DIR/tokens.csv|" "$KWOKCTL_CONFIG" >"$STATE_DIR/kwokctl.yaml"
+  if grep -q '@[A-Z_]*@' "$STATE_DIR/kwokctl.yaml"; then
+    die "$KWOKCTL_CONFIG has a placeholder render_config does not fill"
+  fi
+}
+
+write_state() {
   local token
   token=$(openssl rand -hex 32)
   printf '%s' "$token" >"$STATE_DIR/admin.token"
   chmod 0600 "$STATE_DIR/admin.token"
   # Static token file: token,user,uid,"groups"
-  printf '%s,gpu-local-token-admin,gpu-local-token-admin,"system:masters"\n' "$token" >"$PKI/tokens.csv"
-  cp "$PKI/ca.crt" "$STATE_DIR/ca.crt"
-  write_kubeconfig "$KUBECONFIG_FILE" gpu-local-admin=admin "gpu-local-token=token:$token"
-  write_kubeconfig "$STATE_DIR/controller-manager.kubeconfig" system:kube-controller-manager=controller-manager
-  write_kubeconfig "$STATE_DIR/scheduler.kubeconfig" system:kube-scheduler=scheduler
-  write_kubeconfig "$STATE_DIR/kwok.kubeconfig" gpu-local-admin=admin
-  # kube-scheduler's --kube-api-qps/--kube-api-burst flags are deprecated in favour of this file.
-  cat >"$STATE_DIR/scheduler.yaml" <<EOF
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: $STATE_DIR/scheduler.kubeconfig
-  qps: 300
-  burst: 600
-leaderElection:
-  leaderElect: false
-EOF
+  printf '%s,gpu-local-token-admin,gpu-local-token-admin,"system:masters"\n' "$token" >"$STATE_DIR/tokens.csv"
+  chmod 0600 "$STATE_DIR/tokens.csv"
   cat >"$STATE_DIR/ports.env" <<EOF
 APISERVER_PORT=$APISERVER_PORT
 ETCD_PORT=$ETCD_PORT
@@ -460,6 +335,7 @@ KCM_PORT=$KCM_PORT
 SCHEDULER_PORT=$SCHEDULER_PORT
 KWOK_PORT=$KWOK_PORT
 EOF
+  render_config
 }
 
 write_env() {
@@ -474,87 +350,51 @@ write_env() {
   mv -f "$STATE_DIR/env.tmp" "$STATE_DIR/env"
 }
 
-check_ports_free() {
-  local port
-  for port in "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT"; do
-    if port_in_use "$port"; then
-      die "127.0.0.1:$port is already in use (another cluster with a different GPU_CLUSTER_DIR?); pick other ports with GPU_CLUSTER_*_PORT"
-    fi
-  done
-}
-
 start_cluster() {
   local t0
   t0=$(now_ms)
-  mkdir -p "$STATE_DIR"/{pids,logs,etcd,kwok}
-  chmod 0700 "$STATE_DIR/etcd"
+  mkdir -p "$STATE_DIR"
   touch "$STATE_DIR/$STATE_MARKER"
-  gen_pki
-  write_configs
-  log "certificates and configs ready ($(elapsed "$t0"))"
-
-  start etcd \
-    --name gpu-local --data-dir "$STATE_DIR/etcd" \
-    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-    --initial-cluster "gpu-local=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new \
-    --unsafe-no-fsync --auto-compaction-retention 1 --log-level warn
-  wait_for "etcd /health" etcd_healthy || return 1
-  log "etcd healthy ($(elapsed "$t0"))"
-
-  start kube-apiserver \
-    --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address 127.0.0.1 \
-    --endpoint-reconciler-type none \
-    --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
-    --client-ca-file "$PKI/ca.crt" \
-    --token-auth-file "$PKI/tokens.csv" \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
-    --service-cluster-ip-range 10.96.0.0/16 \
-    --authorization-mode Node,RBAC \
-    --allow-privileged=true \
-    --requestheader-client-ca-file "$PKI/front-proxy-ca.crt" \
-    --requestheader-allowed-names front-proxy-client \
-    --requestheader-username-headers X-Remote-User \
-    --requestheader-group-headers X-Remote-Group \
-    --requestheader-extra-headers-prefix X-Remote-Extra- \
-    --proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key"
+  write_state
+  # kwokctl waits for the control plane itself; the waits below are what the tests need on top.
+  if ! kwokctl create cluster --name "$CLUSTER_NAME" --config "$STATE_DIR/kwokctl.yaml" --config "$KWOK_CONFIG" \
+    --kube-apiserver-binary "$(bin_path kube-apiserver)" \
+    --kube-controller-manager-binary "$(bin_path kube-controller-manager)" \
+    --kube-scheduler-binary "$(bin_path kube-scheduler)" \
+    --etcd-binary "$(bin_path etcd)" --kwok-controller-binary "$(bin_path kwok)" \
+    --kubeconfig "$STATE_DIR/kwokctl.kubeconfig" --wait "${TIMEOUT}s" >"$STATE_DIR/kwokctl.log" 2>&1; then
+    log "kwokctl create cluster failed:"
+    tail -n 20 "$STATE_DIR/kwokctl.log" >&2 || true
+    show_logs
+    return 1
+  fi
+  cp "$PKI/ca.crt" "$STATE_DIR/ca.crt"
+  write_kubeconfig "$KUBECONFIG_FILE" "$(<"$STATE_DIR/admin.token")"
   wait_for "kube-apiserver /readyz" apiserver_ready || return 1
-  log "kube-apiserver ready ($(elapsed "$t0"))"
-
-  local kcm_kubeconfig=$STATE_DIR/controller-manager.kubeconfig
-  start kube-controller-manager \
-    --kubeconfig "$kcm_kubeconfig" \
-    --authentication-kubeconfig "$kcm_kubeconfig" --authorization-kubeconfig "$kcm_kubeconfig" \
-    --bind-address 127.0.0.1 --secure-port "$KCM_PORT" \
-    --leader-elect=false \
-    --use-service-account-credentials \
-    --service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
-    --cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
-    --cluster-name gpu-local \
-    --kube-api-qps 300 --kube-api-burst 600 \
-    --concurrent-deployment-syncs 20 --concurrent-replicaset-syncs 20 --concurrent-job-syncs 20
-
-  local sched_kubeconfig=$STATE_DIR/scheduler.kubeconfig
-  start kube-scheduler \
-    --config "$STATE_DIR/scheduler.yaml" \
-    --authentication-kubeconfig "$sched_kubeconfig" --authorization-kubeconfig "$sched_kubeconfig" \
-    --bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT"
-
-  KWOK_WORKDIR=$STATE_DIR/kwok start kwok \
-    --kubeconfig "$STATE_DIR/kwok.kubeconfig" \
-    --config "$KWOK_CONFIG" \
-    --server-address "127.0.0.1:$KWOK_PORT"
-
+  log "control plane ready ($(elapsed "$t0"))"
   apply_fixtures || return 1
   wait_for "ServiceAccount default/default (created by kube-controller-manager)" default_sa_exists || return 1
-  log "default ServiceAccount present ($(elapsed "$t0"))"
-  wait_for "kube-controller-manager /healthz" secure_healthz "$KCM_PORT" || return 1
-  wait_for "kube-scheduler /healthz" secure_healthz "$SCHEDULER_PORT" || return 1
-  wait_for "kwok /healthz" kwok_healthz || return 1
   wait_fixture_nodes || return 1
   log "cluster up in $(elapsed "$t0")"
+}
+
+# stop_cluster: kwokctl stops the processes; then wait until the apiserver port is free again, so an 'up'
+# right after a 'down' never finds it taken.
+stop_cluster() {
+  if have_bin "$KWOKCTL" && [[ -d $KWOK_WORKDIR/clusters/$CLUSTER_NAME ]]; then
+    kwokctl delete cluster --name "$CLUSTER_NAME" >"$STATE_DIR/kwokctl-delete.log" 2>&1 ||
+      log "kwokctl delete cluster failed (see $STATE_DIR/kwokctl-delete.log)"
+  fi
+  local deadline=$(($(now_ms) + STOP_TIMEOUT * 1000))
+  while port_in_use "$APISERVER_PORT" && (($(now_ms) < deadline)); do sleep 0.1; done
+}
+
+remove_state() {
+  [[ -d $STATE_DIR ]] || return 0
+  if [[ ! -e $STATE_DIR/$STATE_MARKER ]] && [[ -n $(ls -A "$STATE_DIR") ]]; then
+    die "$STATE_DIR exists but was not created by cluster.sh; not deleting it"
+  fi
+  rm -rf -- "$STATE_DIR"
 }
 
 # ------------------------------------------------------------------------------------------- fixtures
@@ -638,79 +478,63 @@ cmd_up() {
   local t0
   t0=$(now_ms)
   lock_state
-  ensure_binaries etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok
+  ensure_binaries "${ALL_BINARIES[@]}"
+  ports_from_env
   load_recorded_ports
   if healthy; then
     log "cluster in $STATE_DIR is already running; re-applying fixtures"
-    STARTED=("${COMPONENTS[@]}")
     apply_fixtures || die "applying fixtures failed"
     wait_fixture_nodes || die "fixture nodes not Ready"
     write_env
   else
     if [[ -d $STATE_DIR ]]; then
       log "found a stale or unhealthy cluster in $STATE_DIR; cleaning it up"
-      stop_all
+      stop_cluster
       remove_state
     fi
     # Fresh start: the environment decides the ports again.
-    APISERVER_PORT=${GPU_CLUSTER_APISERVER_PORT:-36443}
-    ETCD_PORT=${GPU_CLUSTER_ETCD_PORT:-36379}
-    ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-36380}
-    KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
-    SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
-    KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
+    ports_from_env
     check_ports_free
     CLEANUP_ON_EXIT=1
     start_cluster
     write_env
     CLEANUP_ON_EXIT=0
   fi
-  echo "Local GPU test cluster is up ($(elapsed "$t0")): Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION"
+  echo "Local GPU test cluster is up ($(elapsed "$t0")): Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, kwok and kwokctl $KWOK_VERSION"
   echo "  server      https://127.0.0.1:$APISERVER_PORT"
   echo "  kubeconfig  $KUBECONFIG_FILE  (contexts: gpu-local = admin client cert, gpu-local-token = bearer token)"
   echo "  env         . $STATE_DIR/env   # GPU_LOCAL_HOST, GPU_LOCAL_CA_FILE, GPU_LOCAL_TOKEN_FILE, GPU_LOCAL_KUBECONFIG"
   echo "  kubectl     $KUBECTL --kubeconfig $KUBECONFIG_FILE get nodes"
+  echo "  logs        $KWOK_LOGS"
   echo
   summary
 }
 
 cmd_down() {
   lock_state
+  ports_from_env
   load_recorded_ports
   if [[ ! -d $STATE_DIR ]]; then
     log "nothing to do: $STATE_DIR does not exist"
     return 0
   fi
-  stop_all
+  stop_cluster
   remove_state
   log "stopped and removed $STATE_DIR"
 }
 
 cmd_status() {
+  ports_from_env
   load_recorded_ports
   if [[ ! -e $STATE_DIR/$STATE_MARKER ]]; then
     echo "not running (no cluster state in $STATE_DIR)"
     return 1
   fi
-  local name pid bad=0
-  for name in "${COMPONENTS[@]}"; do
-    if pid=$(our_pid "$name"); then
-      printf '  %-24s running (pid %s)\n' "$name" "$pid"
-    else
-      printf '  %-24s NOT RUNNING\n' "$name"
-      bad=1
-    fi
-  done
-  if apiserver_ready; then
-    printf '  %-24s ok\n' "apiserver /readyz"
-  else
-    printf '  %-24s NOT READY\n' "apiserver /readyz"
-    bad=1
-  fi
-  if ((bad)); then
+  if ! healthy; then
     echo "unhealthy: cluster in $STATE_DIR (run 'cluster.sh up' to restart it, 'cluster.sh down' to remove it)"
     return 1
   fi
+  kwokctl get components --name "$CLUSTER_NAME" 2>/dev/null || true
   echo "running: https://127.0.0.1:$APISERVER_PORT, kubeconfig $KUBECONFIG_FILE"
 }
 
@@ -727,6 +551,7 @@ cmd_fixtures() {
       *) die "fixtures: unknown option $1" ;;
     esac
   done
+  ports_from_env
   load_recorded_ports
   if [[ -z $kubeconfig ]] && healthy; then
     kubeconfig=$KUBECONFIG_FILE
@@ -755,8 +580,8 @@ cmd_fixtures() {
   summary
 }
 
-# A failed or interrupted start stops whatever it started; the state dir (with logs) stays for inspection
-# and the next 'up' cleans it up.
+# A failed or interrupted start stops whatever it started; the state dir (with kwokctl's logs) stays for
+# inspection and the next 'up' cleans it up.
 CLEANUP_ON_EXIT=0
 BUILD_TMP=
 on_exit() {
@@ -764,8 +589,8 @@ on_exit() {
   if [[ -n $BUILD_TMP ]]; then rm -rf -- "$BUILD_TMP"; fi
   if ((rc != 0 && CLEANUP_ON_EXIT)); then
     CLEANUP_ON_EXIT=0
-    log "start failed; stopping what was started (logs stay in $STATE_DIR/logs)"
-    stop_all
+    log "start failed; stopping what was started (logs stay in $KWOK_LOGS)"
+    stop_cluster
   fi
   return "$rc"
 }
