@@ -52,13 +52,17 @@ const (
 
 // gkePartitionSizes are the MIG partitions a GKE node pool can be created
 // with (gpu-partition-size). GKE offers a subset of NVIDIA's profiles: none
-// of the 4g shapes and not the A100 40GB 1g.10gb (GKE autoscaler GPU table).
+// of the 4g shapes of the 7-slice parts and not the A100 40GB 1g.10gb (GKE's
+// cluster-autoscaler GPU table, partitionSizes; on the 4-slice RTX PRO 6000
+// 4g.96gb is the whole GPU and is listed).
 var gkePartitionSizes = map[string][]string{
-	"a100-40gb": {"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"},
-	"a100-80gb": {"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"},
-	"h100-80gb": {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
-	"h200":      {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "7g.141gb"},
-	"b200":      {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "7g.180gb"},
+	"a100-40gb":    {"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"},
+	"a100-80gb":    {"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"h100-80gb":    {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"h200":         {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "7g.141gb"},
+	"b200":         {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "7g.180gb"},
+	"gb200":        {"1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "7g.186gb"},
+	"rtx-pro-6000": {"1g.24gb", "2g.48gb", "4g.96gb"},
 }
 
 // gkeProfile covers GKE Standard and Autopilot; they share labels, taints and
