@@ -202,6 +202,10 @@ var (
 	// RTX PRO 6000 splits into at most four, like the A30: 4 compute and 4
 	// memory slices (1g.24gb is a quarter of 96 GB).
 	migRTXPro6000 = []MIGProfile{{"1g.24gb", 4, 1}, {"2g.48gb", 2, 2}, {"4g.96gb", 1, 4}}
+	// HGX B300 (269 GB visible): GPU Operator 25.10.0 release notes, "Added
+	// support for new MIG profiles with NVIDIA HGX B300"; AWS's
+	// sagemaker-hyperpod-cli lists the same six for p6-b300.48xlarge.
+	migB300 = []MIGProfile{{"1g.34gb", 7, 1}, {"1g.67gb", 4, 2}, {"2g.67gb", 3, 2}, {"3g.135gb", 2, 4}, {"4g.135gb", 1, 4}, {"7g.269gb", 1, 8}}
 )
 
 // catalog must stay sorted by Name: lookupAccelerator binary-searches it and
@@ -268,14 +272,18 @@ var catalog = []Accelerator{
 		DefaultSize: SizeLarge,
 	},
 	{
-		// HGX B300 (Blackwell Ultra), 288 GB: AWS P6-B300 (8 GPUs). EKS managed
-		// node groups carry our accelerator label; Karpenter's
-		// instance-gpu-name value for it is not confirmed, so Karpenter and
-		// EKS Auto Mode do not offer it (AWSGPUName empty) rather than guess.
-		// MIG shapes are not in the catalog yet: MIG is refused.
-		Name: "b300", DisplayName: "NVIDIA B300", MemoryMiB: 294912,
+		// HGX B300 (Blackwell Ultra): NVIDIA quotes 288 GB of HBM3e, the GPU
+		// shows 269 GB (the 7g.269gb whole-GPU profile; AWS quotes about
+		// 2.1 TB for the eight GPUs of a P6-B300), as B200's 192 GB show as
+		// 180. AWS P6-B300 (8 GPUs). EKS managed node groups carry our
+		// accelerator label; Karpenter's instance-gpu-name value for it is
+		// not confirmed, so Karpenter and EKS Auto Mode do not offer it
+		// (AWSGPUName empty) rather than guess. GKE and AKS have no HGX B300
+		// machine (their Blackwell Ultra machines carry GB300).
+		Name: "b300", DisplayName: "NVIDIA B300", MemoryMiB: 275456,
 		EKSAccelerator: "nvidia-b300",
 		GFDProducts:    []string{"NVIDIA-B300-SXM6-AC"},
+		MIGProfiles:    migB300,
 		DefaultSize:    SizeLarge,
 	},
 	{

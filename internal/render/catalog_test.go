@@ -108,6 +108,7 @@ func TestCatalogMIGTables(t *testing.T) {
 		"gb200":        {"1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "4g.93gb", "7g.186gb"},
 		"h100-nvl":     {"1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"},
 		"rtx-pro-6000": {"1g.24gb", "2g.48gb", "4g.96gb"},
+		"b300":         {"1g.34gb", "1g.67gb", "2g.67gb", "3g.135gb", "4g.135gb", "7g.269gb"},
 	}
 	for name, profiles := range want {
 		a, _ := LookupAccelerator(name)

@@ -30,6 +30,8 @@ var migBalanced = map[string][]struct {
 	"gb200":        {{"1g.23gb", 2}, {"2g.47gb", 1}, {"3g.93gb", 1}},
 	"h100-nvl":     {{"1g.12gb", 2}, {"2g.24gb", 1}, {"3g.47gb", 1}},
 	"rtx-pro-6000": {{"1g.24gb", 2}, {"2g.48gb", 1}},
+	// HGX B300: the GPU Operator 25.10.0 all-balanced entry.
+	"b300": {{"1g.34gb", 2}, {"2g.67gb", 1}, {"3g.135gb", 1}},
 }
 
 // migLayoutPrefix is how mig-manager names single-profile layouts:
