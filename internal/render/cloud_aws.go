@@ -50,8 +50,8 @@ var awsMachines = map[string][]machineShape{
 	"h100-80gb": {{"p5.4xlarge", 1}, {"p5.48xlarge", 8}},
 	"h200":      {{"p5e.48xlarge", 8}, {"p5en.48xlarge", 8}},
 	"b200":      {{"p6-b200.48xlarge", 8}},
-	// P6-B300 (8 x B300), P6e-GB200 (4 x GB200 per instance; the
-	// UltraServer is 18 or 36 of them), G7e (RTX PRO 6000 Blackwell Server
+	// P6-B300 (8 x B300), P6e-GB200 (4 x GB200 per instance; an
+	// UltraServer joins them into 36 or 72 GPUs), G7e (RTX PRO 6000 Blackwell Server
 	// Edition, 96 GB: 2x/4x/8xlarge 1, 12xlarge 2, 24xlarge 4, 48xlarge 8).
 	"b300":         {{"p6-b300.48xlarge", 8}},
 	"gb200":        {{"p6e-gb200.36xlarge", 4}},
