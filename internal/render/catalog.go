@@ -192,6 +192,20 @@ var (
 	// table; instance counts and memory fractions as for the other 7-slice
 	// parts.
 	migB200 = []MIGProfile{{"1g.23gb", 7, 1}, {"1g.45gb", 4, 2}, {"2g.45gb", 3, 2}, {"3g.90gb", 2, 4}, {"4g.90gb", 1, 4}, {"7g.180gb", 1, 8}}
+	// GB200 (186 GB), H100 NVL (94 GB) and RTX PRO 6000 (96 GB): the
+	// all-<profile> layouts of the GPU Operator's default-mig-parted-config
+	// (NVIDIA/gpu-operator assets/state-mig-manager/0400_configmap.yaml),
+	// whose counts are the instances per GPU. GKE's cluster-autoscaler GPU
+	// table lists the same GB200 and RTX PRO 6000 shapes.
+	migGB200   = []MIGProfile{{"1g.23gb", 7, 1}, {"1g.47gb", 4, 2}, {"2g.47gb", 3, 2}, {"3g.93gb", 2, 4}, {"4g.93gb", 1, 4}, {"7g.186gb", 1, 8}}
+	migH100NVL = []MIGProfile{{"1g.12gb", 7, 1}, {"1g.24gb", 4, 2}, {"2g.24gb", 3, 2}, {"3g.47gb", 2, 4}, {"4g.47gb", 1, 4}, {"7g.94gb", 1, 8}}
+	// RTX PRO 6000 splits into at most four, like the A30: 4 compute and 4
+	// memory slices (1g.24gb is a quarter of 96 GB).
+	migRTXPro6000 = []MIGProfile{{"1g.24gb", 4, 1}, {"2g.48gb", 2, 2}, {"4g.96gb", 1, 4}}
+	// HGX B300 (269 GB visible): GPU Operator 25.10.0 release notes, "Added
+	// support for new MIG profiles with NVIDIA HGX B300"; AWS's
+	// sagemaker-hyperpod-cli lists the same six for p6-b300.48xlarge.
+	migB300 = []MIGProfile{{"1g.34gb", 7, 1}, {"1g.67gb", 4, 2}, {"2g.67gb", 3, 2}, {"3g.135gb", 2, 4}, {"4g.135gb", 1, 4}, {"7g.269gb", 1, 8}}
 )
 
 // catalog must stay sorted by Name: lookupAccelerator binary-searches it and
@@ -258,25 +272,31 @@ var catalog = []Accelerator{
 		DefaultSize: SizeLarge,
 	},
 	{
-		// HGX B300 (Blackwell Ultra), 288 GB: AWS P6-B300 (8 GPUs). EKS managed
-		// node groups carry our accelerator label; Karpenter's
-		// instance-gpu-name value for it is not confirmed, so Karpenter and
-		// EKS Auto Mode do not offer it (AWSGPUName empty) rather than guess.
-		// MIG shapes are not in the catalog yet: MIG is refused.
-		Name: "b300", DisplayName: "NVIDIA B300", MemoryMiB: 294912,
+		// HGX B300 (Blackwell Ultra): NVIDIA quotes 288 GB of HBM3e, the GPU
+		// shows 269 GB (the 7g.269gb whole-GPU profile; AWS quotes about
+		// 2.1 TB for the eight GPUs of a P6-B300), as B200's 192 GB show as
+		// 180. AWS P6-B300 (8 GPUs). EKS managed node groups carry our
+		// accelerator label; Karpenter's instance-gpu-name value for it is
+		// not confirmed, so Karpenter and EKS Auto Mode do not offer it
+		// (AWSGPUName empty) rather than guess. GKE and AKS have no HGX B300
+		// machine (their Blackwell Ultra machines carry GB300).
+		Name: "b300", DisplayName: "NVIDIA B300", MemoryMiB: 275456,
 		EKSAccelerator: "nvidia-b300",
 		GFDProducts:    []string{"NVIDIA-B300-SXM6-AC"},
+		MIGProfiles:    migB300,
 		DefaultSize:    SizeLarge,
 	},
 	{
-		// Grace Blackwell GB200 (186 GB per GPU, four GPUs per machine): GKE
-		// A4X (nvidia-gb200), AWS P6e-GB200, Azure ND GB200 v6. MIG is refused
-		// until its shapes are in the catalog.
+		// Grace Blackwell GB200 (186 GB per GPU, the 7g.186gb whole-GPU MIG
+		// profile; four GPUs per machine): GKE A4X (nvidia-gb200), AWS
+		// P6e-GB200, Azure ND GB200 v6. Karpenter's instance-gpu-name value
+		// is not confirmed, so Karpenter and EKS Auto Mode do not offer it.
 		Name: "gb200", DisplayName: "NVIDIA GB200", MemoryMiB: 190464,
 		GKEAccelerators: []string{"nvidia-gb200"},
 		EKSAccelerator:  "nvidia-gb200",
 		AKSVMSizes:      []string{"Standard_ND128isr_NDR_GB200_v6"},
 		GFDProducts:     []string{"NVIDIA-GB200"},
+		MIGProfiles:     migGB200,
 		DefaultSize:     SizeLarge,
 	},
 	{
@@ -294,11 +314,11 @@ var catalog = []Accelerator{
 	},
 	{
 		// H100 NVL (94 GB, PCIe): Azure NC H100 v5. A different model from the
-		// 80 GB SXM part, with its own MIG shapes (not in the catalog yet:
-		// MIG is refused).
+		// 80 GB SXM part, with its own MIG shapes (7g.94gb).
 		Name: "h100-nvl", DisplayName: "NVIDIA H100 NVL", MemoryMiB: 96256,
 		AKSVMSizes:  []string{"Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5"},
 		GFDProducts: []string{"NVIDIA-H100-NVL"},
+		MIGProfiles: migH100NVL,
 		DefaultSize: SizeLarge,
 	},
 	{
@@ -337,6 +357,7 @@ var catalog = []Accelerator{
 		GKEAccelerators: []string{"nvidia-rtx-pro-6000"},
 		EKSAccelerator:  "nvidia-rtx-pro-6000",
 		GFDProducts:     []string{"NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition"},
+		MIGProfiles:     migRTXPro6000,
 		DefaultSize:     SizeMedium,
 	},
 	{

@@ -2,6 +2,7 @@ package render
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,7 +96,7 @@ func TestCatalogMIGTables(t *testing.T) {
 	if got := (MIGProfile{Name: "1g.10gb+me"}).MixedResourceName(); got != "nvidia.com/mig-1g.10gb.me" {
 		t.Errorf("+ must become . in resource names, got %q", got)
 	}
-	for _, name := range []string{"t4", "v100-16gb", "v100-32gb", "a10g", "l4", "l40s"} {
+	for _, name := range []string{"t4", "v100-16gb", "v100-32gb", "a10", "a10g", "l4", "l40s"} {
 		if a, _ := LookupAccelerator(name); a.OffersMIG() {
 			t.Errorf("%s has no MIG", name)
 		}
@@ -103,6 +104,11 @@ func TestCatalogMIGTables(t *testing.T) {
 	want := map[string][]string{
 		"a30":  {"1g.6gb", "2g.12gb", "4g.24gb"},
 		"h200": {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"},
+		// The GPU Operator's default-mig-parted-config layouts for these parts.
+		"gb200":        {"1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "4g.93gb", "7g.186gb"},
+		"h100-nvl":     {"1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"},
+		"rtx-pro-6000": {"1g.24gb", "2g.48gb", "4g.96gb"},
+		"b300":         {"1g.34gb", "1g.67gb", "2g.67gb", "3g.135gb", "4g.135gb", "7g.269gb"},
 	}
 	for name, profiles := range want {
 		a, _ := LookupAccelerator(name)
@@ -134,5 +140,27 @@ func TestAcceleratorsReturnsCopies(t *testing.T) {
 	a.MIGProfiles = nil
 	if again := Accelerators(); again[i].GFDProducts[0] == "mutated" || lookupAccelerator(all[i].Name).MIGProfiles == nil {
 		t.Fatal("callers must not be able to modify the catalog")
+	}
+}
+
+// A model's whole-GPU MIG profile ("7g.186gb") names the GPU's memory: the
+// catalog's MemoryMiB and its MIG table cannot disagree by more than the
+// rounding in the profile name.
+func TestMIGWholeProfileMatchesMemory(t *testing.T) {
+	for _, a := range catalog {
+		if !a.OffersMIG() {
+			continue
+		}
+		whole := a.MIGProfiles[len(a.MIGProfiles)-1]
+		gb, err := strconv.Atoi(strings.TrimSuffix(strings.SplitN(whole.Name, ".", 2)[1], "gb"))
+		if err != nil {
+			t.Fatalf("%s: cannot read the memory of %s", a.Name, whole.Name)
+		}
+		if diff := int64(gb) - a.MemoryMiB/1024; diff < -1 || diff > 1 {
+			t.Errorf("%s: whole-GPU profile %s, but MemoryMiB %d is %d GiB", a.Name, whole.Name, a.MemoryMiB, a.MemoryMiB/1024)
+		}
+		if whole.InstancesPerGPU != 1 || whole.MemorySlices != gpuMemorySlices(&a) {
+			t.Errorf("%s: the last profile %s must be the whole GPU", a.Name, whole.Name)
+		}
 	}
 }

@@ -61,10 +61,12 @@ func (aksProfile) place(in gpuIntent) placement {
 }
 
 // aksMachines lists, per catalog id, the Azure VM sizes and their GPU count
-// (Azure "GPU optimized virtual machine sizes": NCasT4_v3, NCv3, NDv2,
-// NDasrA100_v4, NC_A100_v4, NDm_A100_v4, ND_H100_v5, ND_H200_v5, NC_H100_v5,
-// ND_GB200_v6, NVadsA10_v5). The sizes
-// are exactly the catalog's AKSVMSizes (a test keeps them in step).
+// (Azure "GPU accelerated virtual machine sizes",
+// https://learn.microsoft.com/azure/virtual-machines/sizes/overview, one page
+// per series: NCasT4_v3, NCv3, NDv2, NDasrA100_v4, NC_A100_v4, NDm_A100_v4,
+// ND_H100_v5, ND_H200_v5, NC_H100_v5 (sizes/gpu-accelerated/ncadsh100v5-series),
+// ND_GB200_v6 (nd-gb200-v6-series), NVadsA10_v5 (nvadsa10v5-series)). The
+// sizes are exactly the catalog's AKSVMSizes (a test keeps them in step).
 var aksMachines = map[string][]machineShape{
 	"t4":        {{"Standard_NC4as_T4_v3", 1}, {"Standard_NC8as_T4_v3", 1}, {"Standard_NC16as_T4_v3", 1}, {"Standard_NC64as_T4_v3", 4}},
 	"v100-16gb": {{"Standard_NC6s_v3", 1}, {"Standard_NC12s_v3", 2}, {"Standard_NC24s_v3", 4}, {"Standard_NC24rs_v3", 4}},
@@ -73,8 +75,10 @@ var aksMachines = map[string][]machineShape{
 	"a100-80gb": {{"Standard_NC24ads_A100_v4", 1}, {"Standard_NC48ads_A100_v4", 2}, {"Standard_NC96ads_A100_v4", 4}, {"Standard_ND96amsr_A100_v4", 8}},
 	"h100-80gb": {{"Standard_ND96isr_H100_v5", 8}},
 	"h200":      {{"Standard_ND96isr_H200_v5", 8}},
-	// NC H100 v5 carries the H100 NVL; ND GB200 v6 four GB200 GPUs;
-	// NVadsA10 v5 whole-GPU sizes only (see the catalog entry).
+	// NC H100 v5 carries the 94 GB H100 NVL (NC40ads 1, NC80adis 2); ND
+	// GB200 v6 four GB200 GPUs (one VM is a four-GPU tray of the NVL72
+	// rack); NVadsA10 v5 whole-GPU sizes only (NV36ads 1, NV72ads 2; the
+	// smaller sizes are 1/6 to 1/2 of a GPU, see the catalog entry).
 	"h100-nvl": {{"Standard_NC40ads_H100_v5", 1}, {"Standard_NC80adis_H100_v5", 2}},
 	"gb200":    {{"Standard_ND128isr_NDR_GB200_v6", 4}},
 	"a10":      {{"Standard_NV36ads_A10_v5", 1}, {"Standard_NV72ads_A10_v5", 2}},

@@ -32,10 +32,11 @@ const (
 )
 
 // awsMachines lists, per catalog id, the EC2 instance types and their GPU
-// count (AWS "Amazon EC2 accelerated computing instances" specifications:
-// G4dn, G5, G6, G6e, G7e, P3, P3dn, P4d, P4de, P5, P5e, P5en, P6-B200,
-// P6-B300, P6e-GB200). Smallest
-// first, so the first entry with a count is the cheapest suggestion.
+// count (AWS "Amazon EC2 accelerated computing instances" specifications,
+// https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html: G4dn, G5,
+// G6, G6e, G7e, P3, P3dn, P4d, P4de, P5, P5e, P5en, P6-B200, P6-B300,
+// P6e-GB200). Smallest first, so the first entry with a count is the
+// cheapest suggestion.
 var awsMachines = map[string][]machineShape{
 	"t4":        {{"g4dn.xlarge", 1}, {"g4dn.2xlarge", 1}, {"g4dn.4xlarge", 1}, {"g4dn.8xlarge", 1}, {"g4dn.16xlarge", 1}, {"g4dn.12xlarge", 4}, {"g4dn.metal", 8}},
 	"a10g":      {{"g5.xlarge", 1}, {"g5.2xlarge", 1}, {"g5.4xlarge", 1}, {"g5.8xlarge", 1}, {"g5.16xlarge", 1}, {"g5.12xlarge", 4}, {"g5.24xlarge", 4}, {"g5.48xlarge", 8}},
@@ -49,8 +50,9 @@ var awsMachines = map[string][]machineShape{
 	"h100-80gb": {{"p5.4xlarge", 1}, {"p5.48xlarge", 8}},
 	"h200":      {{"p5e.48xlarge", 8}, {"p5en.48xlarge", 8}},
 	"b200":      {{"p6-b200.48xlarge", 8}},
-	// P6-B300 (8 x B300), P6e-GB200 (4 x GB200 per instance of an
-	// UltraServer), G7e (RTX PRO 6000: 1, 2, 4 or 8).
+	// P6-B300 (8 x B300), P6e-GB200 (4 x GB200 per instance; an
+	// UltraServer joins them into 36 or 72 GPUs), G7e (RTX PRO 6000 Blackwell Server
+	// Edition, 96 GB: 2x/4x/8xlarge 1, 12xlarge 2, 24xlarge 4, 48xlarge 8).
 	"b300":         {{"p6-b300.48xlarge", 8}},
 	"gb200":        {{"p6e-gb200.36xlarge", 4}},
 	"rtx-pro-6000": {{"g7e.2xlarge", 1}, {"g7e.4xlarge", 1}, {"g7e.8xlarge", 1}, {"g7e.12xlarge", 2}, {"g7e.24xlarge", 4}, {"g7e.48xlarge", 8}},

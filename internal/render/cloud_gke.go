@@ -52,13 +52,17 @@ const (
 
 // gkePartitionSizes are the MIG partitions a GKE node pool can be created
 // with (gpu-partition-size). GKE offers a subset of NVIDIA's profiles: none
-// of the 4g shapes and not the A100 40GB 1g.10gb (GKE autoscaler GPU table).
+// of the 4g shapes of the 7-slice parts and not the A100 40GB 1g.10gb (GKE's
+// cluster-autoscaler GPU table, partitionSizes; on the 4-slice RTX PRO 6000
+// 4g.96gb is the whole GPU and is listed).
 var gkePartitionSizes = map[string][]string{
-	"a100-40gb": {"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"},
-	"a100-80gb": {"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"},
-	"h100-80gb": {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
-	"h200":      {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "7g.141gb"},
-	"b200":      {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "7g.180gb"},
+	"a100-40gb":    {"1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"},
+	"a100-80gb":    {"1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"h100-80gb":    {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"},
+	"h200":         {"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "7g.141gb"},
+	"b200":         {"1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "7g.180gb"},
+	"gb200":        {"1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "7g.186gb"},
+	"rtx-pro-6000": {"1g.24gb", "2g.48gb", "4g.96gb"},
 }
 
 // gkeProfile covers GKE Standard and Autopilot; they share labels, taints and
@@ -76,8 +80,9 @@ func (g gkeProfile) offers(a *Accelerator) bool {
 }
 
 // gkeAutopilotModels are the catalog models Autopilot's Accelerator compute
-// class provisions (GKE "Deploy GPU workloads in Autopilot", supported GPUs:
-// nvidia-gb200, nvidia-b200, nvidia-h200-141gb, nvidia-h100-mega-80gb,
+// class provisions (GKE "Deploy GPU workloads in Autopilot",
+// https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus,
+// supported GPUs: nvidia-gb200, nvidia-b200, nvidia-h200-141gb, nvidia-h100-mega-80gb,
 // nvidia-h100-80gb, nvidia-a100-80gb, nvidia-tesla-a100, nvidia-l4,
 // nvidia-tesla-t4, nvidia-rtx-pro-6000). Autopilot has no V100: Standard
 // attaches it to N1 machines, which Autopilot does not use.
@@ -185,12 +190,17 @@ func (gkeProfile) checkEnv(name, value string, path []any, diags *Diagnostics) {
 }
 
 // gkeMachines lists, per cloud.google.com/gke-accelerator value, the
-// machine types GKE node pools can use and their GPU count (Google Cloud
-// "GPU machine types" page: A2 Standard/Ultra, A3 High/Mega/Ultra, A4, A4X,
-// G2, G4 and the N1 attachable GPUs). A2, A3, A4 and G2 machines come with their
-// GPUs, so guest_accelerator.count must equal the machine's count. N1 GPUs
-// (T4, V100) attach to any N1 machine type in the counts listed; name is ""
-// there because the machine type is the user's choice.
+// machine types GKE node pools can use and their GPU count (Compute Engine
+// "GPU machine types", https://cloud.google.com/compute/docs/gpus, and
+// "Accelerator-optimized machine family": A2 Standard/Ultra, A3
+// High/Mega/Ultra, A4, A4X, G2, G4 and the N1 attachable GPUs; GKE's
+// cluster-autoscaler GPU table gives the same counts, e.g. nvidia-gb200 4,
+// nvidia-rtx-pro-6000 1, 2, 4, 8). A2, A3, A4, A4X, G2 and G4 machines come
+// with their GPUs, so guest_accelerator.count must equal the machine's
+// count. N1 GPUs (T4, V100) attach to any N1 machine type within a vCPU
+// limit, in the counts listed; name is "" there and the node pool body gets
+// gkeN1Machines. G4's fractional sizes (vGPU slices of one GPU) are left out:
+// the device plugin serves whole GPUs.
 var gkeMachines = map[string][]machineShape{
 	"nvidia-tesla-t4":       {{"", 1}, {"", 2}, {"", 4}},
 	"nvidia-tesla-v100":     {{"", 1}, {"", 2}, {"", 4}, {"", 8}},
@@ -207,12 +217,13 @@ var gkeMachines = map[string][]machineShape{
 }
 
 // gkeN1Machines is the N1 machine type a node pool gets for attached T4 or
-// V100 GPUs: a standard N1 shape within the vCPU limit Compute Engine sets
-// per GPU count (GPU machine types page, N1 table: T4 with 1 or 2 GPUs up to
-// 48 vCPUs, 4 up to 96; V100 with 1 GPU up to 12, 2 up to 24, 4 up to 48, 8
-// up to 96). Without a machine type GKE picks its default (e2-medium), which
-// cannot take a GPU. Users who want another N1 shape change machine_type on
-// their node pool resource.
+// V100 GPUs: 8 vCPUs per GPU, a standard N1 shape within the vCPU limit
+// Compute Engine sets per GPU count (GPU machine types page, N1 table,
+// https://cloud.google.com/compute/docs/gpus: T4 with 1 or 2 GPUs up to 48
+// vCPUs, 4 up to 96; V100 with 1 GPU up to 12, 2 up to 24, 4 up to 48, 8 up
+// to 96; gke_catalog_test.go holds the table to those limits). Without a machine type
+// GKE picks its default (e2-medium), which cannot take a GPU. Users who want
+// another N1 shape change machine_type on their node pool resource.
 var gkeN1Machines = map[string]map[int64]string{
 	"nvidia-tesla-t4":   {1: "n1-standard-8", 2: "n1-standard-16", 4: "n1-standard-32"},
 	"nvidia-tesla-v100": {1: "n1-standard-8", 2: "n1-standard-16", 4: "n1-standard-32", 8: "n1-standard-64"},

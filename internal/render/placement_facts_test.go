@@ -123,15 +123,37 @@ var matrixAccels = map[string]matrixAccel{
 		mig:         matrixMIGx80,
 		balanced:    map[string]int64{"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1},
 	},
+	// RTX PRO 6000 Blackwell Server Edition: GKE G4 (Compute Engine "GPU
+	// machine types"; GKE autoscaler GPU table: 1, 2, 4, 8 GPUs and
+	// partitions 1g.24gb, 2g.48gb, 4g.96gb), EC2 G7e (accelerated computing
+	// specifications), MIG from the GPU Operator's default-mig-parted-config
+	// (four slices at most).
+	"rtx-pro-6000": {
+		gke: "nvidia-rtx-pro-6000", gkeCounts: []int64{1, 2, 4, 8},
+		gkePartitions: []string{"1g.24gb", "2g.48gb", "4g.96gb"},
+		eksLabel:      "nvidia-rtx-pro-6000",
+		awsMachines:   map[int64]string{1: "g7e.2xlarge", 2: "g7e.12xlarge", 4: "g7e.24xlarge", 8: "g7e.48xlarge"},
+		gfdProduct:    "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+		mig:           map[string]int64{"1g.24gb": 4, "2g.48gb": 2, "4g.96gb": 1},
+		balanced:      map[string]int64{"1g.24gb": 2, "2g.48gb": 1},
+	},
+	// H100 NVL (94 GB): Azure NC H100 v5 (NC40ads 1 GPU, NC80adis 2), MIG
+	// from the GPU Operator's default-mig-parted-config "H100 NVL" layouts.
+	"h100-nvl": {
+		aksMachines: map[int64]string{1: "Standard_NC40ads_H100_v5", 2: "Standard_NC80adis_H100_v5"},
+		gfdProduct:  "NVIDIA-H100-NVL",
+		mig:         map[string]int64{"1g.12gb": 7, "1g.24gb": 4, "2g.24gb": 3, "3g.47gb": 2, "4g.47gb": 1, "7g.94gb": 1},
+		balanced:    map[string]int64{"1g.12gb": 2, "2g.24gb": 1, "3g.47gb": 1},
+	},
 }
 
 // matrixCloudAccels are the models each cloud's rows and pools use: one or
 // two whole-GPU models, and MIG models where the cloud can partition.
 var matrixCloudAccels = map[Cloud][]string{
-	CloudGKE:          {"t4", "l4", "a100-40gb", "h100-80gb"},
-	CloudGKEAutopilot: {"t4", "l4", "a100-40gb"},
-	CloudAKS:          {"t4", "a100-80gb", "h100-80gb"},
-	CloudEKS:          {"t4", "l40s", "a100-40gb", "a100-80gb"},
+	CloudGKE:          {"t4", "l4", "a100-40gb", "h100-80gb", "rtx-pro-6000"},
+	CloudGKEAutopilot: {"t4", "l4", "a100-40gb", "rtx-pro-6000"},
+	CloudAKS:          {"t4", "a100-80gb", "h100-80gb", "h100-nvl"},
+	CloudEKS:          {"t4", "l40s", "a100-40gb", "a100-80gb", "rtx-pro-6000"},
 	CloudEKSAuto:      {"t4", "l40s", "a100-40gb", "a100-80gb"},
 	CloudKarpenter:    {"l4", "l40s", "a100-40gb", "a100-80gb"},
 	CloudGeneric:      {"t4", "l4", "a100-40gb", "h100-80gb"},

@@ -26,6 +26,12 @@ var migBalanced = map[string][]struct {
 	"h200":      {{"1g.18gb", 2}, {"2g.35gb", 1}, {"3g.71gb", 1}},
 	"b200":      {{"1g.23gb", 2}, {"2g.45gb", 1}, {"3g.90gb", 1}},
 	"a30":       {{"1g.6gb", 2}, {"2g.12gb", 1}},
+	// "GB200 HGX", "H100 NVL, H800 NVL" and "RTX-PRO-6000-96GB" filters.
+	"gb200":        {{"1g.23gb", 2}, {"2g.47gb", 1}, {"3g.93gb", 1}},
+	"h100-nvl":     {{"1g.12gb", 2}, {"2g.24gb", 1}, {"3g.47gb", 1}},
+	"rtx-pro-6000": {{"1g.24gb", 2}, {"2g.48gb", 1}},
+	// HGX B300: the GPU Operator 25.10.0 all-balanced entry.
+	"b300": {{"1g.34gb", 2}, {"2g.67gb", 1}, {"3g.135gb", 1}},
 }
 
 // migLayoutPrefix is how mig-manager names single-profile layouts:

@@ -43,7 +43,7 @@ func TestValidateRules(t *testing.T) {
 		{"unsupported partition", func(w *Workload) { w.Cloud, w.GPU.Accelerator, w.GPU.Partition = "generic", "a100-40gb", "2g.20gb" },
 			SeverityError, "gpu.partition", `"1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"`},
 		{"partition on model without MIG", func(w *Workload) { w.GPU.Partition = "1g.5gb" }, SeverityError, "gpu.partition",
-			`Models with MIG: "a100-40gb", "a100-80gb", "a30", "b200", "h100-80gb", "h200"`},
+			`Models with MIG: "a100-40gb", "a100-80gb", "a30", "b200", "b300", "gb200", "h100-80gb", "h100-nvl", "h200", "rtx-pro-6000"`},
 		{"partition with preference list", func(w *Workload) {
 			w.GPU.Accelerator, w.GPU.Accelerators, w.GPU.Partition = "", []string{"a100-40gb", "a100-80gb"}, "1g.10gb"
 		}, SeverityError, "gpu.partition", "ambiguous"},
