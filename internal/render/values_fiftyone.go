@@ -299,10 +299,10 @@ func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, dia
 		entry["nodeSelector"] = stringMapValue(p.nodeSelector)
 	}
 	if len(p.tolerations) > 0 {
-		entry["tolerations"] = mustPlain(p.tolerations)
+		entry["tolerations"] = plainOrNil(p.tolerations)
 	}
 	if p.affinity != nil {
-		entry["affinity"] = mustPlain(p.affinity)
+		entry["affinity"] = plainOrNil(p.affinity)
 	}
 	if len(p.env) > 0 {
 		entry["env"] = stringMapValue(p.env)

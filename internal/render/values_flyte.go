@@ -163,7 +163,7 @@ func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelera
 	k8s := map[string]any{}
 	place, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1, sharing: sharing})
 	resourceName := string(place.resourceName)
-	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: mustPlain(normalizeTolerations(place.tolerations))}}
+	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: plainOrNil(normalizeTolerations(place.tolerations))}}
 	class := flyteDeviceClass(cloud, resourceName, place)
 	if !v2 {
 		maps.Copy(k8s, flyteV1Keys(class))
@@ -217,7 +217,7 @@ func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *D
 					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
 		}
 	}
-	k8s[flyteKeyResourceTolerations] = singleKeyMaps(byResource, func(ts []corev1.Toleration) any { return mustPlain(ts) })
+	k8s[flyteKeyResourceTolerations] = singleKeyMaps(byResource, func(ts []corev1.Toleration) any { return plainOrNil(ts) })
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.
@@ -320,7 +320,7 @@ func flyteV1Keys(c flyteClass) map[string]any {
 		out[flyteKeyGPUPartitionSizeLabel] = c.partitionLabel
 	}
 	if c.unpartitioned != nil {
-		out[flyteKeyGPUUnpartitionedReq] = mustPlain(c.unpartitioned)
+		out[flyteKeyGPUUnpartitionedReq] = plainOrNil(c.unpartitioned)
 	}
 	return out
 }
@@ -335,7 +335,7 @@ func classValues(c flyteClass) map[string]any {
 		out["partition-size-node-label"] = c.partitionLabel
 	}
 	if c.unpartitioned != nil {
-		out["unpartitioned-node-selector-requirement"] = mustPlain(c.unpartitioned)
+		out["unpartitioned-node-selector-requirement"] = plainOrNil(c.unpartitioned)
 	}
 	return out
 }
@@ -407,7 +407,7 @@ func flyteEnv(user, cloudEnv map[string]string) map[string]string {
 
 func addFlyteDefaults(k8s map[string]any, in FlyteValues) {
 	if len(in.DefaultTolerations) > 0 {
-		k8s[flyteKeyDefaultTolerations] = mustPlain(normalizeTolerations(in.DefaultTolerations))
+		k8s[flyteKeyDefaultTolerations] = plainOrNil(normalizeTolerations(in.DefaultTolerations))
 	}
 	if len(in.DefaultNodeSelector) > 0 {
 		k8s[flyteKeyDefaultNodeSelector] = singleKeyMaps(in.DefaultNodeSelector, func(s string) any { return s })
@@ -436,9 +436,9 @@ func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, 
 	}
 	key := added[0]
 	value := spot.nodeSelector[key]
-	k8s[flyteKeyInterruptibleReq] = mustPlain(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}})
+	k8s[flyteKeyInterruptibleReq] = plainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}})
 	// NotIn also matches nodes without the label: everything but spot.
-	k8s[flyteKeyNonInterruptibleReq] = mustPlain(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{value}})
+	k8s[flyteKeyNonInterruptibleReq] = plainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{value}})
 	var extra []corev1.Toleration
 	for _, t := range spot.tolerations {
 		if !slices.Contains(onDemand.tolerations, t) {
@@ -446,7 +446,7 @@ func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, 
 		}
 	}
 	if len(extra) > 0 {
-		k8s[flyteKeyInterruptibleTolerations] = mustPlain(normalizeTolerations(extra))
+		k8s[flyteKeyInterruptibleTolerations] = plainOrNil(normalizeTolerations(extra))
 	}
 }
 

@@ -166,17 +166,17 @@ func numaflowFragment(p valuesPlacement, annotations map[string]string) map[stri
 		fragment["nodeSelector"] = stringMapValue(p.nodeSelector)
 	}
 	if len(p.tolerations) > 0 {
-		fragment["tolerations"] = mustPlain(p.tolerations)
+		fragment["tolerations"] = plainOrNil(p.tolerations)
 	}
 	if p.affinity != nil {
-		fragment["affinity"] = mustPlain(p.affinity)
+		fragment["affinity"] = plainOrNil(p.affinity)
 	}
 	if len(p.claims) > 0 {
-		fragment["resourceClaims"] = mustPlain(p.claims)
+		fragment["resourceClaims"] = plainOrNil(p.claims)
 	}
-	container := map[string]any{"resources": mustPlain(p.resources)}
+	container := map[string]any{"resources": plainOrNil(p.resources)}
 	if env := containerEnv(p.env, nil); len(env) > 0 {
-		container["env"] = mustPlain(env)
+		container["env"] = plainOrNil(env)
 	}
 	fragment["udf"] = map[string]any{"container": container}
 	return fragment

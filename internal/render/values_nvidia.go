@@ -147,10 +147,10 @@ func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[stri
 	monitor := dcgm && (in.ServiceMonitor == nil || *in.ServiceMonitor)
 	values["dcgmExporter"] = map[string]any{"enabled": dcgm, "serviceMonitor": map[string]any{"enabled": monitor}}
 	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
-	setPath(values, mustPlain(mergeTolerations(gpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
+	setPath(values, plainOrNil(mergeTolerations(gpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
 	// NFD labels the GPU nodes the operator then targets; a worker that
 	// cannot run on a tainted GPU node leaves it unlabelled and unserved.
-	setPath(values, mustPlain(mergeTolerations(gpuOperatorNFDWorkerTolerations, operands)),
+	setPath(values, plainOrNil(mergeTolerations(gpuOperatorNFDWorkerTolerations, operands)),
 		"node-feature-discovery", "worker", "tolerations")
 	return values, diags
 }
@@ -217,8 +217,8 @@ func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[st
 		// GPUs and placement there selects no GFD label.
 		enableGFD(values, operands)
 	}
-	values["tolerations"] = mustPlain(mergeTolerations(devicePluginChartTolerations, operands))
-	values["affinity"] = mustPlain(devicePluginAffinity(cloud, selector))
+	values["tolerations"] = plainOrNil(mergeTolerations(devicePluginChartTolerations, operands))
+	values["affinity"] = plainOrNil(devicePluginAffinity(cloud, selector))
 	return values, diags
 }
 
@@ -233,7 +233,7 @@ func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[st
 // worker tolerations only tolerate nvidia.com/gpu=present.
 func enableGFD(values map[string]any, operands []corev1.Toleration) {
 	setPath(values, true, "gfd", "enabled")
-	setPath(values, mustPlain(mergeTolerations(devicePluginNFDWorkerTolerations, operands)), "nfd", "worker", "tolerations")
+	setPath(values, plainOrNil(mergeTolerations(devicePluginNFDWorkerTolerations, operands)), "nfd", "worker", "tolerations")
 }
 
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so

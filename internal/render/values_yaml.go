@@ -165,9 +165,10 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// mustPlain is toPlain for values built by this package from typed API
-// structs, which always encode; the fallback keeps "nothing panics" true.
-func mustPlain(v any) any {
+// plainOrNil is toPlain for values built by this package from typed API
+// structs, which always encode; were one not to, the key is left out (nil)
+// rather than the provider panicking.
+func plainOrNil(v any) any {
 	out, err := toPlain(v)
 	if err != nil {
 		return nil
