@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // WaitMode says what "ready" means for a workload.
@@ -230,25 +231,22 @@ func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string
 	if !ok || err != nil {
 		return c.waitGoneDirect(ctx, ref, podSelector)
 	}
-	for {
-		err := c.waitOnCache(ctx, func() (bool, error) {
+	// The cache holds only labelled objects, so once it says gone the server
+	// confirms; an unlabelled leftover is polled for until it goes too.
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if err := c.waitOnCache(ctx, func() (bool, error) {
 			return objects.get(ref.Namespace, ref.Name) == nil &&
 				(pods == nil || len(pods.list(selector)) == 0), nil
-		}, objects, pods)
-		if err != nil {
-			return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
+		}, objects, pods); err != nil {
+			return false, err
 		}
-		// The cache holds only labelled objects: confirm with the server.
 		live, err := c.GetFresh(ctx, ref)
-		if err != nil || live == nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s to be deleted: %w", ref, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
+		return live == nil, err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
 	}
+	return nil
 }
 
 func deploymentRolledOut(d *unstructured.Unstructured) (bool, string) {

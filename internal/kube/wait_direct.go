@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 )
 
 // The direct waits are the fallback where the watch cache cannot serve:
@@ -110,32 +114,38 @@ func (c *Client) waitGoneDirect(ctx context.Context, ref ObjectRef, podSelector 
 	}
 }
 
+// waitPodsGone follows the selected pods with client-go's UntilWithSync
+// (list, then watch, re-listing when the watch expires) until none is left.
 func (c *Client) waitPodsGone(ctx context.Context, namespace, selector string) error {
 	if selector == "" {
 		return nil
 	}
-	for {
-		pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil {
-			return err
-		}
-		if len(pods.Items) == 0 {
-			return nil
-		}
-		w, err := c.Typed.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{
-			LabelSelector: selector, ResourceVersion: pods.ResourceVersion,
-		})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			w.Stop()
-			return fmt.Errorf("waiting for %d pod(s) to terminate: %w", len(pods.Items), ctx.Err())
-		case <-w.ResultChan():
-			w.Stop()
-		}
+	pods := c.Typed.CoreV1().Pods(namespace)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, options metav1.ListOptions) (runtime.Object, error) {
+			options.LabelSelector = selector
+			return pods.List(ctx, options)
+		},
+		WatchFuncWithContext: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			options.LabelSelector = selector
+			return pods.Watch(ctx, options)
+		},
 	}
+	var left cache.Store
+	none := func() bool { return len(left.List()) == 0 }
+	// The wrapper tells the reflector whether the client can stream the
+	// initial list (a real server can; client-go's fakes cannot).
+	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, c.Typed), &corev1.Pod{},
+		func(store cache.Store) (bool, error) { left = store; return none(), nil },
+		func(watch.Event) (bool, error) { return none(), nil })
+	if err != nil {
+		n := 0
+		if left != nil {
+			n = len(left.List())
+		}
+		return fmt.Errorf("waiting for %d pod(s) to terminate: %w", n, err)
+	}
+	return nil
 }
 
 func (c *Client) podsRunningDirect(ctx context.Context, namespace, selector string) (bool, error) {
