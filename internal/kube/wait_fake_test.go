@@ -20,15 +20,16 @@ import (
 // Unit tests of the waits and the watch cache against client-go's fakes;
 // the TestAcc* tests in cache_test.go run the same code on a real server.
 
-func fakePod(ns, name string, lbls map[string]string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}}
+// fakePod is a pod in namespace "ns".
+func fakePod(name string, lbls map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: lbls}}
 }
 
 // waitPodsGone returns once the last selected pod is deleted, and not
 // before; pods outside the selector do not hold it up.
 func TestWaitPodsGone_endsWithTheLastPod(t *testing.T) {
 	sel := map[string]string{"app": "w"}
-	typed := fake.NewClientset(fakePod("ns", "a", sel), fakePod("ns", "b", sel), fakePod("ns", "other", map[string]string{"app": "x"}))
+	typed := fake.NewClientset(fakePod("a", sel), fakePod("b", sel), fakePod("other", map[string]string{"app": "x"}))
 	c := &Client{Typed: typed}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -54,7 +55,7 @@ func TestWaitPodsGone_endsWithTheLastPod(t *testing.T) {
 }
 
 func TestWaitPodsGone_timeoutSaysHowManyAreLeft(t *testing.T) {
-	typed := fake.NewClientset(fakePod("ns", "stuck", map[string]string{"app": "w"}))
+	typed := fake.NewClientset(fakePod("stuck", map[string]string{"app": "w"}))
 	c := &Client{Typed: typed}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -110,4 +111,3 @@ func deploymentObject(ns, name string, lbls map[string]string) *unstructured.Uns
 	}
 	return &unstructured.Unstructured{Object: content}
 }
-
