@@ -3,18 +3,18 @@ package acctest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
@@ -22,15 +22,17 @@ import (
 // ProviderAddress is the address configurations use for the provider.
 const ProviderAddress = "registry.terraform.io/gpuform/gpu"
 
-// Terraform drives the terraform CLI in a directory of its own, against the
-// provider served from the test process (Terraform's reattach mode), for
-// what terraform-plugin-testing cannot do: interrupting a running apply,
-// and reading the state a failed apply left behind.
+// Terraform drives the terraform CLI through HashiCorp's terraform-exec,
+// in a directory of its own, against the provider served from the test
+// process (Terraform's reattach mode), for what terraform-plugin-testing
+// cannot do: interrupting a running apply, and reading the state a failed
+// apply left behind.
 type Terraform struct {
-	t   testing.TB
-	Dir string
-	bin string
-	env []string
+	t        testing.TB
+	Dir      string
+	exec     *tfexec.Terraform
+	reattach *tfexec.ReattachOption
+	out      *lockedBuffer
 }
 
 // NewTerraform serves the provider and prepares a working directory with
@@ -45,19 +47,85 @@ func NewTerraform(t *testing.T, server func() (tfprotov6.ProviderServer, error),
 			t.Fatalf("terraform CLI not found (scripts/terraform.sh installs the pinned one): %v", err)
 		}
 	}
-	tf := &Terraform{t: t, Dir: t.TempDir(), bin: bin}
-	tf.env = append(os.Environ(), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
-		"TF_REATTACH_PROVIDERS="+serveForReattach(t, server))
+	dir := t.TempDir()
+	ex, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	out := &lockedBuffer{}
+	ex.SetStdout(out)
+	ex.SetStderr(out)
+	tf := &Terraform{t: t, Dir: dir, exec: ex, reattach: tfexec.Reattach(serveForReattach(t, server)), out: out}
 	tf.Write(config)
-	if out, err := tf.Run("init", "-input=false"); err != nil {
-		t.Fatalf("terraform init: %v\n%s", err, out)
+	if _, err := tf.run(func(ctx context.Context) error { return ex.Init(ctx, tf.reattach) }); err != nil {
+		t.Fatalf("terraform init: %v", err)
 	}
 	return tf
 }
 
+// run runs one terraform command and returns its output, flattened.
+func (tf *Terraform) run(cmd func(ctx context.Context) error) (string, error) {
+	tf.out.Reset()
+	err := cmd(context.Background())
+	return Flatten(tf.out.String()), err
+}
+
+// Apply runs `terraform apply -auto-approve`.
+func (tf *Terraform) Apply() (string, error) {
+	return tf.run(func(ctx context.Context) error { return tf.exec.Apply(ctx, tf.reattach) })
+}
+
+// Destroy runs `terraform destroy -auto-approve`.
+func (tf *Terraform) Destroy() (string, error) {
+	return tf.run(func(ctx context.Context) error { return tf.exec.Destroy(ctx, tf.reattach) })
+}
+
+// Import runs `terraform import address id`.
+func (tf *Terraform) Import(address, id string) (string, error) {
+	return tf.run(func(ctx context.Context) error { return tf.exec.Import(ctx, address, id, tf.reattach) })
+}
+
+// StateRm runs `terraform state rm address`.
+func (tf *Terraform) StateRm(address string) (string, error) {
+	return tf.run(func(ctx context.Context) error { return tf.exec.StateRm(ctx, address) })
+}
+
+// PlanHasChanges runs `terraform plan -detailed-exitcode`.
+func (tf *Terraform) PlanHasChanges() (bool, string) {
+	tf.t.Helper()
+	var changes bool
+	out, err := tf.run(func(ctx context.Context) error {
+		var err error
+		changes, err = tf.exec.Plan(ctx, tf.reattach)
+		return err
+	})
+	if err != nil {
+		tf.t.Fatalf("terraform plan: %v\n%s", err, out)
+	}
+	return changes, out
+}
+
+// ApplyInBackground starts an apply. interrupt stops it as Ctrl-C does
+// (terraform-exec sends os.Interrupt when the context ends); wait returns
+// the apply's output, flattened, and its error.
+func (tf *Terraform) ApplyInBackground() (interrupt func(), wait func() (string, error)) {
+	tf.out.Reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tf.exec.Apply(ctx, tf.reattach) }()
+	return cancel, func() (string, error) {
+		err := <-done
+		cancel()
+		return Flatten(tf.out.String()), err
+	}
+}
+
 // serveForReattach starts the provider's gRPC server in this process and
-// returns the TF_REATTACH_PROVIDERS value that points Terraform at it.
-func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, error)) string {
+// returns what points Terraform at it (TF_REATTACH_PROVIDERS).
+func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, error)) tfexec.ReattachInfo {
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
@@ -88,14 +156,10 @@ func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, err
 	case <-time.After(30 * time.Second):
 		t.Fatal("the provider server did not start")
 	}
-	encoded, err := json.Marshal(map[string]any{ProviderAddress: map[string]any{
-		"Protocol": cfg.Protocol, "ProtocolVersion": cfg.ProtocolVersion, "Pid": cfg.Pid, "Test": true,
-		"Addr": map[string]string{"Network": cfg.Addr.Network(), "String": cfg.Addr.String()},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(encoded)
+	return tfexec.ReattachInfo{ProviderAddress: tfexec.ReattachConfig{
+		Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true,
+		Addr: tfexec.ReattachConfigAddr{Network: cfg.Addr.Network(), String: cfg.Addr.String()},
+	}}
 }
 
 // Write replaces the configuration.
@@ -107,25 +171,6 @@ func (tf *Terraform) Write(config string) {
 	}
 }
 
-// Command returns a terraform command, to start and interrupt.
-func (tf *Terraform) Command(args ...string) (*exec.Cmd, *bytes.Buffer) {
-	cmd := exec.Command(tf.bin, args...)
-	cmd.Dir = tf.Dir
-	cmd.Env = tf.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	return cmd, &out
-}
-
-// Run runs terraform to completion and returns its output, flattened:
-// without colours, diagnostic box borders and line wrapping, so tests can
-// match messages as the provider wrote them.
-func (tf *Terraform) Run(args ...string) (string, error) {
-	cmd, out := tf.Command(append(args, "-no-color")...)
-	err := cmd.Run()
-	return Flatten(out.String()), err
-}
-
 var boxBorder = regexp.MustCompile(`(?m)^\s*[│╷╵]\s?`)
 
 // Flatten removes Terraform's diagnostic borders and joins wrapped lines.
@@ -133,49 +178,52 @@ func Flatten(out string) string {
 	return strings.Join(strings.Fields(boxBorder.ReplaceAllString(out, "")), " ")
 }
 
-// ExitCode runs terraform and returns its exit code (plan
-// -detailed-exitcode: 0 no changes, 2 changes).
-func (tf *Terraform) ExitCode(args ...string) (int, string) {
-	out, err := tf.Run(args...)
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out
-	case errors.As(err, &exit):
-		return exit.ExitCode(), out
-	default:
-		tf.t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
-		return -1, out
-	}
-}
-
-// StateResource is one resource instance of `terraform show -json`.
+// StateResource is one resource instance of the state.
 type StateResource struct {
-	Address string         `json:"address"`
-	Type    string         `json:"type"`
-	Tainted bool           `json:"tainted"`
-	Values  map[string]any `json:"values"`
+	Address string
+	Type    string
+	Tainted bool
+	Values  map[string]any
 }
 
 // State reads the state as it is, without refreshing it.
 func (tf *Terraform) State() []StateResource {
 	tf.t.Helper()
-	cmd, combined := tf.Command("show", "-json")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout // warnings go to stderr, the JSON to stdout
-	if err := cmd.Run(); err != nil {
-		tf.t.Fatalf("terraform show: %v\n%s", err, combined)
+	state, err := tf.exec.Show(context.Background(), tf.reattach)
+	if err != nil {
+		tf.t.Fatalf("terraform show: %v\n%s", err, tf.out.String())
 	}
-	out := stdout.String()
-	var doc struct {
-		Values struct {
-			RootModule struct {
-				Resources []StateResource `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
+	if state.Values == nil || state.Values.RootModule == nil {
+		return nil
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		tf.t.Fatalf("terraform show -json: %v\n%s", err, out)
+	var out []StateResource
+	for _, r := range state.Values.RootModule.Resources {
+		out = append(out, StateResource{Address: r.Address, Type: r.Type, Tainted: r.Tainted, Values: r.AttributeValues})
 	}
-	return doc.Values.RootModule.Resources
+	return out
+}
+
+// lockedBuffer collects a command's stdout and stderr, which terraform-exec
+// copies from two goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }

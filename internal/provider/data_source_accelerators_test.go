@@ -7,9 +7,9 @@ import (
 )
 
 // The catalog needs no cluster; filters narrow it as documented.
-func TestAccAcceleratorsDataSource_filters(t *testing.T) {
+func TestAcceleratorsDataSource_filters(t *testing.T) {
 	clearClusterEnv(t)
-	resource.Test(t, resource.TestCase{
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -29,9 +29,14 @@ data "gpu_accelerators" "aks" {
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.all", "names.*", "t4"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.all", "names.*", "a10g"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.all", "names.*", "b200"),
+				// MIG-capable on GKE with 80 GB or more: A100 80GB, B200, GB200,
+				// H100 80GB, H200 and RTX PRO 6000 (96 GB); not A100 40GB.
+				resource.TestCheckResourceAttr("data.gpu_accelerators.gke_mig_80", "names.#", "6"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "a100-80gb"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "h100-80gb"),
-				resource.TestCheckNoResourceAttr("data.gpu_accelerators.gke_mig_80", "names.4"),
+				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "gb200"),
+				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "rtx-pro-6000"),
+				checkListLacks("data.gpu_accelerators.gke_mig_80", "names", "a100-40gb"),
 				resource.TestCheckResourceAttr("data.gpu_accelerators.gke_mig_80", "accelerators.0.gke_accelerators.0", "nvidia-a100-80gb"),
 				resource.TestCheckResourceAttr("data.gpu_accelerators.gke_mig_80", "accelerators.0.mig_profiles.0.name", "1g.10gb"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.aks", "names.*", "a100-80gb"),

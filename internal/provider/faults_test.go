@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -69,24 +66,22 @@ func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
 	clearClusterEnv(t)
 	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
 	t.Cleanup(func() {
-		if out, err := tf.Run("destroy", "-auto-approve", "-input=false"); err != nil {
+		if out, err := tf.Destroy(); err != nil {
 			t.Errorf("terraform destroy: %v\n%s", err, out)
 		}
 	})
 	return tf
 }
 
-// startApply starts an apply and returns once its first Deployment exists.
-func startApply(t *testing.T, tf *acctest.Terraform, ns string) (*exec.Cmd, *bytes.Buffer) {
+// startApply starts an apply and returns once its first Deployment exists,
+// with a function that interrupts it and one that waits for its end.
+func startApply(t *testing.T, tf *acctest.Terraform, ns string) (interrupt func(), wait func() (string, error)) {
 	t.Helper()
-	cmd, out := tf.Command("apply", "-auto-approve", "-input=false", "-no-color")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	interrupt, wait = tf.ApplyInBackground()
 	for len(liveDeployments(t, ns)) == 0 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	return cmd, out
+	return interrupt, wait
 }
 
 // liveDeployments maps the names of the namespace's Deployments to UIDs.
@@ -156,7 +151,7 @@ func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
 			}
 		}
 	}()
-	out, err := tf.Run("apply", "-auto-approve", "-input=false")
+	out, err := tf.Apply()
 	close(applied)
 	if err == nil {
 		t.Fatalf("apply succeeded although the API server went away:\n%s", out)
@@ -177,7 +172,7 @@ func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
 	}
 
 	proxy.Start()
-	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply after the outage: %v\n%s", err, out)
 	}
 	live, recorded = liveDeployments(t, ns), stateWorkloads(tf)
@@ -189,8 +184,8 @@ func TestAccFaults_apiServerOutageMidApply(t *testing.T) {
 			t.Errorf("%s: state UID %q, cluster UID %q", name, recorded[name], uid)
 		}
 	}
-	if code, out := tf.ExitCode("plan", "-detailed-exitcode", "-input=false"); code != 0 {
-		t.Fatalf("plan after converging: exit %d, want 0 (no changes)\n%s", code, out)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Fatalf("plan after converging has changes, want none:\n%s", out)
 	}
 }
 
@@ -205,28 +200,27 @@ func TestAccFaults_interruptedRolloutWait(t *testing.T) {
 	cordon(t, node, true)
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "trainer", ""))
 
-	cmd, out := startApply(t, tf, ns)
+	interrupt, wait := startApply(t, tf, ns)
 	time.Sleep(time.Second) // now waiting: the pool has no node yet
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err == nil {
+	interrupt()
+	out, err := wait()
+	if err == nil {
 		t.Fatalf("interrupted apply succeeded:\n%s", out)
 	}
-	if !strings.Contains(out.String(), "Interrupt received") {
+	if !strings.Contains(out, "Interrupt received") {
 		t.Fatalf("terraform did not see the interrupt:\n%s", out)
 	}
 
 	cordon(t, node, false)
-	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply after the interrupt: %v\n%s", err, out)
 	}
 	live, recorded := liveDeployments(t, ns), stateWorkloads(tf)
 	if len(live) != 1 || live["trainer"] == "" || recorded["trainer"] != live["trainer"] {
 		t.Fatalf("after converging: cluster %v, state %v; want the one trainer in both", live, recorded)
 	}
-	if code, out := tf.ExitCode("plan", "-detailed-exitcode", "-input=false"); code != 0 {
-		t.Fatalf("plan after converging: exit %d, want 0 (no changes)\n%s", code, out)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Fatalf("plan after converging has changes, want none:\n%s", out)
 	}
 }
 
@@ -240,15 +234,15 @@ func TestAccFaults_createWhoseResponseWasLost(t *testing.T) {
 	prefix := "lost-" + rand.String(6)
 	acctest.CreateFakeNodes(t, prefix, 1, map[string]int64{"nvidia.com/gpu": 8}, nil)
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "server", ""))
-	if out, err := tf.Run("apply", "-auto-approve", "-input=false"); err != nil {
+	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	uid := liveDeployments(t, ns)["server"]
-	if out, err := tf.Run("state", "rm", "gpu_workload.server"); err != nil {
+	if out, err := tf.StateRm("gpu_workload.server"); err != nil {
 		t.Fatalf("state rm: %v\n%s", err, out)
 	}
 
-	out, err := tf.Run("apply", "-auto-approve", "-input=false")
+	out, err := tf.Apply()
 	if err != nil || !strings.Contains(out, "Warning: Taking over a workload from an interrupted apply") {
 		t.Fatalf("apply after a lost create response: %v; want success with a take-over warning:\n%s", err, out)
 	}
@@ -257,15 +251,15 @@ func TestAccFaults_createWhoseResponseWasLost(t *testing.T) {
 	}
 
 	// The same name from a different configuration is not taken over.
-	if out, err := tf.Run("state", "rm", "gpu_workload.server"); err != nil {
+	if out, err := tf.StateRm("gpu_workload.server"); err != nil {
 		t.Fatalf("state rm: %v\n%s", err, out)
 	}
 	tf.Write(faultPool(acctest.Kubeconfig(t), ns, prefix) + faultWorkload(ns, "server", "", `labels = { team = "other" }`))
-	out, err = tf.Run("apply", "-auto-approve", "-input=false")
+	out, err = tf.Apply()
 	if err == nil || !strings.Contains(out, "gpu_workload already exists") {
 		t.Fatalf("apply of another configuration onto the same name: %v; want \"gpu_workload already exists\":\n%s", err, out)
 	}
-	if out, err := tf.Run("import", "gpu_workload.server", ns+"/server"); err != nil {
+	if out, err := tf.Import("gpu_workload.server", ns+"/server"); err != nil {
 		t.Fatalf("import for cleanup: %v\n%s", err, out)
 	}
 }
@@ -280,16 +274,16 @@ func TestAccFaults_timeoutHonoured(t *testing.T) {
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+
 		faultWorkload(ns, "slow", "", fmt.Sprintf("timeouts {\n create = %q\n }", timeout)))
 
-	cmd, out := startApply(t, tf, ns)
+	_, wait := startApply(t, tf, ns)
 	created := time.Now()
-	err := cmd.Wait()
+	out, err := wait()
 	waited := time.Since(created)
 	if err == nil {
 		t.Fatalf("apply succeeded on a pool without nodes:\n%s", out)
 	}
 	// The provider's own measure of its wait, rounded to the second: the
 	// deadline starts with the create, a moment before the wait does.
-	if msg := acctest.Flatten(out.String()); !regexp.MustCompile(`was not ready \(wait_for = "rollout"\) after [45]s`).MatchString(msg) {
+	if msg := out; !regexp.MustCompile(`was not ready \(wait_for = "rollout"\) after [45]s`).MatchString(msg) {
 		t.Fatalf("the error does not say it waited for the 5s timeout:\n%s", msg)
 	}
 	// Seen from outside, terraform's own exit included.
