@@ -2,15 +2,10 @@ package render
 
 import (
 	"encoding/json"
-	"errors"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
+	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 )
 
 // ValuesPathRoot is the first Path step of diagnostics that point inside a
@@ -31,7 +26,7 @@ func ValidateValuesAgainstChart(chartPath string, values map[string]any) Diagnos
 	if !ok {
 		return diags
 	}
-	if ref := remoteSchemaRef(ch); ref != "" {
+	if ref := ch.RemoteSchemaRef(); ref != "" {
 		diags.addError(nil, "Chart schema needs the network",
 			"The chart's values.schema.json references "+strconv.Quote(ref)+", which would be downloaded during validation. "+
 				"Allowed: a chart whose schema is self-contained.")
@@ -42,19 +37,19 @@ func ValidateValuesAgainstChart(chartPath string, values map[string]any) Diagnos
 		diags.addError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags
 	}
-	coalesced, err := chartutil.CoalesceValues(ch, plain)
+	coalesced, err := ch.Coalesce(plain)
 	if err != nil {
 		diags.addError(nil, "Values do not merge with the chart's", err.Error()+".")
 		return diags
 	}
-	if err := chartutil.ValidateAgainstSchema(ch, coalesced); err != nil {
+	if err := ch.ValidateSchema(coalesced); err != nil {
 		diags.merge(schemaDiagnostics(ch.Name(), err))
 	}
 	return diags
 }
 
-func loadChart(chartPath string, diags *Diagnostics) (*chart.Chart, bool) {
-	ch, err := loader.Load(chartPath)
+func loadChart(chartPath string, diags *Diagnostics) (*helmchart.Chart, bool) {
+	ch, err := helmchart.Load(chartPath)
 	if err != nil {
 		diags.addError(nil, "Cannot load chart",
 			"Helm could not load the chart at "+strconv.Quote(chartPath)+": "+err.Error()+
@@ -62,44 +57,6 @@ func loadChart(chartPath string, diags *Diagnostics) (*chart.Chart, bool) {
 		return nil, false
 	}
 	return ch, true
-}
-
-// remoteSchemaRef returns the first $ref of the chart's schemas (subcharts
-// included) that is not local to the document, or "".
-func remoteSchemaRef(ch *chart.Chart) string {
-	var doc any
-	if len(ch.Schema) > 0 && json.Unmarshal(ch.Schema, &doc) == nil {
-		if ref := findRemoteRef(doc); ref != "" {
-			return ref
-		}
-	}
-	for _, dep := range ch.Dependencies() {
-		if ref := remoteSchemaRef(dep); ref != "" {
-			return ref
-		}
-	}
-	return ""
-}
-
-func findRemoteRef(v any) string {
-	switch t := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if s, ok := t[k].(string); ok && k == "$ref" && !strings.HasPrefix(s, "#") {
-				return s
-			}
-			if ref := findRemoteRef(t[k]); ref != "" {
-				return ref
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if ref := findRemoteRef(e); ref != "" {
-				return ref
-			}
-		}
-	}
-	return ""
 }
 
 // schemaDiagnostics turns Helm's schema error text into one diagnostic per
@@ -209,7 +166,7 @@ func displayValuesPath(steps []any) string {
 
 // ValidateValuesAgainstSchemaJSON validates values (without chart
 // defaults) against one values.schema.json document with Helm's
-// chartutil.ValidateAgainstSingleSchema, for schemas that ship without
+// single-schema validation (helmchart), for schemas that ship without
 // their chart. Remote references are refused as in ValidateValuesAgainstChart.
 func ValidateValuesAgainstSchemaJSON(schema []byte, values map[string]any) Diagnostics {
 	var diags Diagnostics
@@ -218,7 +175,7 @@ func ValidateValuesAgainstSchemaJSON(schema []byte, values map[string]any) Diagn
 		diags.addError(nil, "Invalid schema", "The schema is not JSON: "+err.Error()+".")
 		return diags
 	}
-	if ref := findRemoteRef(doc); ref != "" {
+	if ref := helmchart.RemoteRef(doc); ref != "" {
 		diags.addError(nil, "Schema needs the network",
 			"The schema references "+strconv.Quote(ref)+". Allowed: a self-contained schema.")
 		return diags
@@ -228,13 +185,13 @@ func ValidateValuesAgainstSchemaJSON(schema []byte, values map[string]any) Diagn
 		diags.addError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags
 	}
-	if err := chartutil.ValidateAgainstSingleSchema(plain, schema); err != nil {
-		var schemaErr chartutil.JSONSchemaValidationError
-		if !errors.As(err, &schemaErr) {
-			diags.addError(nil, "Invalid schema", "Helm could not compile the schema: "+err.Error()+".")
-			return diags
-		}
-		diags.merge(schemaDiagnostics("values.schema.json", err))
+	violations, compileErr := helmchart.ValidateAgainstSchemaJSON(plain, schema)
+	if compileErr != nil {
+		diags.addError(nil, "Invalid schema", "Helm could not compile the schema: "+compileErr.Error()+".")
+		return diags
+	}
+	if violations != nil {
+		diags.merge(schemaDiagnostics("values.schema.json", violations))
 	}
 	return diags
 }

@@ -2,17 +2,18 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 )
 
 // previewReleaseName is the release name charts see in a preview.
@@ -34,7 +35,7 @@ func RenderChartPreview(chartPath string, values map[string]any, namespace strin
 	if !ok {
 		return nil, diags
 	}
-	if ref := remoteSchemaRef(ch); ref != "" {
+	if ref := ch.RemoteSchemaRef(); ref != "" {
 		diags.addError(nil, "Chart schema needs the network",
 			"The chart's values.schema.json references "+strconv.Quote(ref)+". Allowed: a chart whose schema is self-contained.")
 		return nil, diags
@@ -47,18 +48,13 @@ func RenderChartPreview(chartPath string, values map[string]any, namespace strin
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
-	options := chartutil.ReleaseOptions{Name: previewReleaseName, Namespace: namespace, Revision: 1, IsInstall: true}
-	renderValues, err := chartutil.ToRenderValues(ch, plain, options, nil)
-	if err != nil {
-		if strings.Contains(err.Error(), "values don't meet the specifications") {
-			diags.merge(schemaDiagnostics(ch.Name(), err))
-		} else {
-			diags.addError(nil, "Values do not merge with the chart's", err.Error()+".")
-		}
+	rendered, err := ch.Render(plain, previewReleaseName, namespace)
+	var invalid *helmchart.ValuesInvalidError
+	switch {
+	case errors.As(err, &invalid):
+		diags.merge(schemaDiagnostics(ch.Name(), err))
 		return nil, diags
-	}
-	rendered, err := engine.Render(ch, renderValues)
-	if err != nil {
+	case err != nil:
 		diags.addError(nil, "Chart does not render", "Helm could not render "+strconv.Quote(ch.Name())+": "+err.Error()+".")
 		return nil, diags
 	}

@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 )
 
 // CanonicalValuesYAML renders values as the YAML a values file holds:
@@ -41,7 +42,7 @@ func CanonicalValuesYAML(values map[string]any) (string, error) {
 // win, nested maps merge key by key, lists and scalars replace, and a null
 // is kept (not resolved), so that Helm, when it coalesces the result with
 // the chart's defaults, deletes that default. The merge itself is Helm's
-// chartutil.MergeTables; inputs are copied first because it mutates them.
+// MergeTables (helmchart); inputs are copied first because it mutates them.
 //
 // A layer that puts a map where a lower layer has a scalar or a list (or
 // the reverse) is an error: Helm would silently keep the higher layer's
@@ -70,7 +71,7 @@ func MergeBaseValues(base []map[string]any, generated map[string]any) (map[strin
 	}
 	result := layers[len(layers)-1]
 	for i := len(layers) - 2; i >= 0; i-- {
-		result = chartutil.MergeTables(result, layers[i])
+		result = helmchart.MergeTables(result, layers[i])
 	}
 	return result, nil
 }
