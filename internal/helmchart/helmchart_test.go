@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// TestOnlyThisPackageImportsHelm keeps Helm behind this package: no other
-// non-test file of the module imports helm.sh/helm.
+// TestOnlyThisPackageImportsHelm keeps Helm behind this package (and its
+// helminstall, which tests and the demo use): no other non-test file of the
+// module imports helm.sh/helm.
 func TestOnlyThisPackageImportsHelm(t *testing.T) {
 	root := filepath.Join("..", "..")
 	checked := 0
