@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -56,14 +57,21 @@ func PreCheck(t testing.TB) {
 	Client(t)
 }
 
-// Client returns a client-go clientset for the acceptance cluster.
-func Client(t testing.TB) kubernetes.Interface {
+// RESTConfig is the client configuration of the acceptance cluster.
+func RESTConfig(t testing.TB) *rest.Config {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", Kubeconfig(t))
 	if err != nil {
 		t.Fatalf("loading %s: %v", EnvKubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
+	return cfg
+}
+
+// Client returns a client-go clientset for the acceptance cluster.
+func Client(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	cfg := RESTConfig(t)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatalf("client for %s: %v", cfg.Host, err)

@@ -20,6 +20,9 @@ type Release struct {
 	Name      string
 	Namespace string
 	Revision  int
+	// Manifest is every object the release applied, as YAML documents
+	// (hooks and CRDs excluded), what `helm get manifest` prints.
+	Manifest string
 }
 
 // UpgradeInstall does what `helm upgrade --install release chart -n
@@ -44,7 +47,7 @@ func UpgradeInstall(ctx context.Context, kubeconfig, chartPath, release, namespa
 		if err != nil {
 			return nil, fmt.Errorf("helm install %s: %w", release, err)
 		}
-		return &Release{Name: rel.Name, Namespace: rel.Namespace, Revision: rel.Version}, nil
+		return &Release{Name: rel.Name, Namespace: rel.Namespace, Revision: rel.Version, Manifest: rel.Manifest}, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("helm history %s: %w", release, err)
 	}
@@ -54,7 +57,7 @@ func UpgradeInstall(ctx context.Context, kubeconfig, chartPath, release, namespa
 	if err != nil {
 		return nil, fmt.Errorf("helm upgrade %s: %w", release, err)
 	}
-	return &Release{Name: rel.Name, Namespace: rel.Namespace, Revision: rel.Version}, nil
+	return &Release{Name: rel.Name, Namespace: rel.Namespace, Revision: rel.Version, Manifest: rel.Manifest}, nil
 }
 
 // Uninstall does what `helm uninstall release -n namespace` does; a release
