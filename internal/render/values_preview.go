@@ -60,12 +60,17 @@ func RenderChartPreview(chartPath string, values map[string]any, namespace strin
 	}
 	manifests, pods := gpuManifests(rendered)
 	diags.merge(checkGPUReached(plain, pods))
+	diags.merge(checkExtendedRequestsHaveLimits(pods))
 	return manifests, diags
 }
 
-// renderedPod is one pod spec found in a rendered template.
+// renderedPod is one pod spec found in a rendered template, with the names
+// that identify its runner: the workload object's name, or for a job
+// template kept in a ConfigMap its data key without ".yaml" (FiftyOne
+// names the key after the values key).
 type renderedPod struct {
 	template string
+	names    []string
 	spec     corev1.PodSpec
 }
 
@@ -83,8 +88,8 @@ func gpuManifests(rendered map[string]string) (map[string]string, []renderedPod)
 			specs := podSpecsIn(doc)
 			gpu := strings.Contains(doc, "nvidia.com/")
 			for _, s := range specs {
-				pods = append(pods, renderedPod{template: name, spec: s})
-				gpu = gpu || podRequestsExtended(s)
+				pods = append(pods, renderedPod{template: name, names: s.names, spec: s.spec})
+				gpu = gpu || podRequestsExtended(s.spec)
 			}
 			if gpu {
 				keep = append(keep, strings.TrimSpace(doc))
@@ -109,36 +114,58 @@ func splitYAMLDocuments(text string) []string {
 	return out
 }
 
-// jinjaPlaceholder matches the {{ _id }}-style placeholders FiftyOne's job
-// templates keep for its own templating, which are not YAML.
-var jinjaPlaceholder = regexp.MustCompile(`\{\{[^}]*\}\}`)
+// jinjaPlaceholder and jinjaStatement match what FiftyOne's job templates
+// keep for its runner's own (Jinja) templating, which is not YAML: the
+// {{ _id }}-style placeholders and the {% for arg in _args %} ... {% endfor %}
+// loop around the arguments. Filling each placeholder with a word and
+// dropping the loop tags leaves the Job manifest the runner would create
+// for one argument.
+var (
+	jinjaPlaceholder = regexp.MustCompile(`\{\{[^}]*\}\}`)
+	jinjaStatement   = regexp.MustCompile(`\{%[^%]*%\}`)
+)
+
+// namedSpec is a pod spec and the names of the runner it belongs to.
+type namedSpec struct {
+	names []string
+	spec  corev1.PodSpec
+}
 
 // podSpecsIn returns the pod specs of a manifest document: the pod template
 // of a workload object, and of Job manifests embedded in ConfigMap data
 // (FiftyOne keeps its job templates there).
-func podSpecsIn(doc string) []corev1.PodSpec {
+func podSpecsIn(doc string) []namedSpec {
 	var obj map[string]any
 	if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj == nil {
 		return nil
 	}
-	var out []corev1.PodSpec
+	var out []namedSpec
 	if spec, ok := podSpecOf(obj); ok {
-		out = append(out, spec)
+		name, _ := getPath(obj, "metadata", "name")
+		out = append(out, namedSpec{names: nonEmpty(name), spec: spec})
 	}
 	if obj["kind"] == "ConfigMap" {
 		data, _ := obj["data"].(map[string]any)
 		for _, k := range slices.Sorted(maps.Keys(data)) {
 			text, _ := data[k].(string)
+			text = jinjaStatement.ReplaceAllString(jinjaPlaceholder.ReplaceAllString(text, "placeholder"), "")
 			var inner map[string]any
-			if yaml.Unmarshal([]byte(jinjaPlaceholder.ReplaceAllString(text, "placeholder")), &inner) != nil {
+			if yaml.Unmarshal([]byte(text), &inner) != nil {
 				continue
 			}
 			if spec, ok := podSpecOf(inner); ok {
-				out = append(out, spec)
+				out = append(out, namedSpec{names: []string{strings.TrimSuffix(k, ".yaml")}, spec: spec})
 			}
 		}
 	}
 	return out
+}
+
+func nonEmpty(v any) []string {
+	if s, ok := v.(string); ok && s != "" {
+		return []string{s}
+	}
+	return nil
 }
 
 // podSpecOf finds the pod spec of a workload object by kind.
@@ -250,8 +277,18 @@ func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
 	findGPUBlocks(values, nil, &blocks)
 	for _, b := range blocks {
 		where := displayValuesPath(b.path)
-		candidates := podsWithLimits(pods, b.limits)
 		path := append(at(ValuesPathRoot), b.path...)
+		runner, named := runnerPods(pods, b.path)
+		if named && len(runner) == 0 {
+			diags.addError(path, "GPU runner did not render",
+				"The values at "+where+" configure a GPU runner, but the rendered chart has no workload or job template "+
+					"named after it. Allowed: values paths the chart reads (check the chart version), and enabled not false.")
+			continue
+		}
+		if !named {
+			runner = pods
+		}
+		candidates := podsWithLimits(runner, b.limits)
 		switch {
 		case len(candidates) == 0:
 			diags.addError(path, "GPU limit did not reach the chart's pods",
@@ -268,6 +305,72 @@ func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
 		}
 	}
 	return diags
+}
+
+// checkExtendedRequestsHaveLimits refuses rendered pods the API server
+// would refuse: an extended resource such as nvidia.com/gpu cannot be
+// overcommitted, so a request needs a limit, and an equal one (core/v1
+// validation of resource requirements). FiftyOne's own GPU guide shows GKE
+// values with the GPU under requests only.
+func checkExtendedRequestsHaveLimits(pods []renderedPod) Diagnostics {
+	var diags Diagnostics
+	for _, p := range pods {
+		for _, c := range p.spec.Containers {
+			for name, request := range c.Resources.Requests {
+				if !isExtendedResource(string(name)) {
+					continue
+				}
+				limit, ok := c.Resources.Limits[name]
+				if !ok || limit.Cmp(request) != 0 {
+					diags.addError(at(ValuesPathRoot), "GPU requested without an equal limit",
+						"Container "+strconv.Quote(c.Name)+" of "+p.template+" requests "+string(name)+" "+request.String()+
+							" but its limit is "+limitText(limit, ok)+"; the API server rejects such a pod, since "+string(name)+
+							" cannot be overcommitted. Allowed: the GPU under resources.limits (a request, if any, equal to it).")
+				}
+			}
+		}
+	}
+	return diags
+}
+
+func limitText(q resource.Quantity, ok bool) string {
+	if !ok {
+		return "missing"
+	}
+	return q.String()
+}
+
+// runnerPods returns the rendered pods named after the GPU block's key (the
+// last name in its values path, as the chart writes it or kebab-cased, as
+// FiftyOne names its Deployments). named is false when no rendered pod
+// carries a name at all that could match, e.g. charts whose GPU pods are
+// named by the chart alone: then every pod is a candidate.
+func runnerPods(pods []renderedPod, path []any) (runner []renderedPod, named bool) {
+	var key string
+	for _, step := range path {
+		if s, ok := step.(string); ok {
+			key = s
+		}
+	}
+	if key == "" {
+		return nil, false
+	}
+	for _, p := range pods {
+		if slices.Contains(p.names, key) || slices.Contains(p.names, KebabCase(key)) {
+			runner = append(runner, p)
+		}
+	}
+	return runner, runnerKeyed(path)
+}
+
+// runnerKeyed: blocks under a map of runners keyed by name (FiftyOne's
+// deployments and jobs) must reach the runner of that name.
+func runnerKeyed(path []any) bool {
+	if len(path) < 2 {
+		return false
+	}
+	parent, _ := path[len(path)-2].(string)
+	return parent == "deployments" || parent == "jobs"
 }
 
 func podsWithLimits(pods []renderedPod, limits map[string]int64) []corev1.PodSpec {

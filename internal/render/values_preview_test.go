@@ -8,6 +8,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
 // previewChartTemplate mimics the FiftyOne chart's delegated operators: a
@@ -68,6 +70,12 @@ data:
           containers:
           - name: executor
             image: voxel51/fiftyone-teams-cv-full
+            command:
+            - {{ "{{ _command }}" }}
+            args:
+            {{ "{% for arg in _args %}" }}
+            - {{ "{{ arg }}" }}
+            {{ "{% endfor %}" }}
             resources: {{- toYaml $v.resources | nindent 14 }}
 {{- end }}
 `
@@ -145,7 +153,7 @@ func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
 	// Values at a path the chart does not read never reach a pod.
 	moved := map[string]any{"operators": values["delegatedOperatorDeployments"]}
 	_, diags = RenderChartPreview(writePreviewChart(t, "tolerations"), moved, "")
-	requireDiag(t, diags, SeverityError, "values.operators.deployments.gpuWorker", "no container of the rendered chart")
+	requireDiag(t, diags, SeverityError, "values.operators.deployments.gpuWorker", "no workload or job template named after it")
 
 	// Node selectors that do not reach the pod.
 	setPath(values, "b", "delegatedOperatorDeployments", "template", "x") // harmless extra
@@ -206,5 +214,68 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 	}
 	if diags := ValidateValuesAgainstChart(archive, values); len(diags) > 0 {
 		t.Fatal(formatDiags(diags))
+	}
+}
+
+// A job template alone (no GPU Deployment) passes the preview: its Job
+// manifest, Jinja loop over _args included, is read like the runner's
+// (issue #15). Before, the loop made the document unreadable and the plan
+// failed unless some GPU Deployment happened to exist.
+func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
+	values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "gke", FiftyOne: &FiftyOneValues{
+		JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &GPU{Count: 1, Accelerator: "l4"}}},
+	}})
+	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
+	requireNoErrors(t, diags)
+}
+
+// The check follows each runner by name: a GPU limit on another runner's
+// container does not stand in for a runner whose settings were dropped.
+func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
+	values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "gke", FiftyOne: &FiftyOneValues{
+		Deployments:  []FiftyOneDeployment{{Key: "gpuWorker", GPU: &GPU{Count: 1, Accelerator: "l4"}}},
+		JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &GPU{Count: 1, Accelerator: "l4"}}},
+	}})
+	chart := writePreviewChart(t, "tolerations")
+	tpl := filepath.Join(chart, "templates", "operators.yaml")
+	data, _ := os.ReadFile(tpl)
+	dropped := strings.Replace(string(data), "resources: {{- toYaml $v.resources | nindent 14 }}", "resources: {}", 1)
+	if err := os.WriteFile(tpl, []byte(dropped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := RenderChartPreview(chart, values, "")
+	requireDiag(t, diags, SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "no container of the rendered chart has that limit")
+}
+
+// FiftyOne's GPU guide shows GKE values with nvidia.com/gpu under requests
+// only; the API server rejects such pods, and so does the preview.
+func TestRenderChartPreviewRefusesGPURequestsWithoutLimits(t *testing.T) {
+	guide := map[string]any{"delegatedOperatorDeployments": map[string]any{"deployments": map[string]any{
+		"gpuWorker": map[string]any{
+			"nodeSelector": map[string]any{"cloud.google.com/gke-accelerator": "nvidia-l4"},
+			"resources":    map[string]any{"requests": map[string]any{"nvidia.com/gpu": 1}},
+		},
+	}}}
+	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), guide, "")
+	requireDiag(t, diags, SeverityError, "values", "the API server rejects such a pod")
+}
+
+// The real FiftyOne chart 2.22.1: a GPU job template alone, and a GPU
+// runner with a job template, both pass the preview.
+func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
+	chart := testcharts.Chart(t, "fiftyone-teams-app")
+	for name, in := range map[string]*FiftyOneValues{
+		"job template alone": {JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &GPU{Count: 1, Accelerator: "l4"}}}},
+		"runner and job": {
+			Deployments:  []FiftyOneDeployment{{Key: "gpuWorker", GPU: &GPU{Count: 1, Accelerator: "l4"}}},
+			JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &GPU{Count: 1, Accelerator: "l4"}}},
+		},
+	} {
+		values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "gke", FiftyOne: in})
+		values["teamsAppSettings"] = map[string]any{"dnsName": "fiftyone.example.test"}
+		_, diags := RenderChartPreview(chart, values, "")
+		if diags.HasError() {
+			t.Errorf("%s: %s", name, formatDiags(diags))
+		}
 	}
 }
