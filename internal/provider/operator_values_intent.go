@@ -113,8 +113,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, render.Diagnostic
 	}
 	merged, err := render.MergeBaseValues(bases, generated)
 	if err != nil {
-		return nil, append(diags, errorAt([]any{"base_values_yaml"}, "Base values do not merge",
-			err.Error()+". Allowed: base values whose maps and non-maps sit where the generated values have them."))
+		return nil, append(diags, errorAt([]any{"base_values_yaml"}, "Base values do not merge", err.Error()+"."))
 	}
 	out := &valuesBuild{values: merged}
 	if src.chartPath != "" {

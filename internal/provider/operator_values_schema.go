@@ -65,8 +65,11 @@ func operatorValuesAttributes() map[string]schema.Attribute {
 		},
 		"base_values_yaml": schema.ListAttribute{
 			MarkdownDescription: "Values files (YAML strings, e.g. `file(\"values.yaml\")`) the generated values are merged " +
-				"over, as `helm install -f base[0] -f base[1] ... -f generated` would: maps merge key by key, lists and " +
-				"scalars are replaced, and the generated values win.",
+				"over, as `helm install -f base[0] -f base[1] ... -f generated` would: maps merge key by key, and the " +
+				"generated values win. Nothing you wrote is dropped silently: `tolerations` lists keep your entries (yours " +
+				"first, then the generated ones), and a key the provider owns (a GPU limit or request, a node selector or " +
+				"affinity entry, Flyte's GPU plugin keys such as `gpu-device-node-label`) that a file sets to another value " +
+				"is a plan error naming the key. Other lists and scalars are replaced by the generated ones.",
 			Optional:    true,
 			ElementType: types.StringType,
 		},

@@ -181,6 +181,14 @@ resource "gpu_node_pool_policy" "gke" {
 			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.resource-tolerations`,
 				`a map cannot replace a non-map value`),
 		},
+		"base values overriding Flyte's device label": {
+			body: `target = "flyte-binary"
+  cloud  = "eks"
+  base_values_yaml = [yamlencode({ configuration = { inline = { plugins = { k8s = { "gpu-device-node-label" = "team.example.com/gpu" } } } } })]
+  flyte {}`,
+			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.gpu-device-node-label`,
+				`base values [0] set "team.example.com/gpu"`, `The provider owns this key`),
+		},
 		"render_preview without chart_path": {
 			body: `target = "flyte-binary"
   cloud  = "eks"

@@ -60,7 +60,7 @@ dropMe: null
 	want := canonical(t, yamlMap(t, `
 daemonsets:
   priorityClassName: system-node-critical            # maps merge key by key
-  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]   # lists replace
+  tolerations: [{key: a, operator: Exists}, {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]   # tolerations are extended
 devicePlugin: {config: {create: true, name: mine, data: {old: "x", shared: "y"}}}
 dropMe: null          # null kept, for Helm to delete the chart default
 extra: from-base-2
@@ -174,4 +174,47 @@ func valuesChangedLines(a, b string) int {
 		}
 	}
 	return n
+}
+
+// A key the provider owns is never replaced silently: a base value that
+// differs from the generated one is an error naming the key, while other
+// keys follow Helm's rule and equal values are fine (issue #15).
+func TestMergeBaseValuesRefusesToOverrideOwnedKeys(t *testing.T) {
+	generated := yamlMap(t, `
+runner:
+  replicaCount: 2
+  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+  resources: {limits: {nvidia.com/gpu: 1, memory: 8Gi}}
+flyte:
+  gpu-device-node-label: cloud.google.com/gke-accelerator
+`)
+	for name, c := range map[string]struct{ base, key string }{
+		"GPU limit":          {"runner: {resources: {limits: {nvidia.com/gpu: 2}}}", `"runner.resources.limits.nvidia.com/gpu"`},
+		"node selector":      {"runner: {nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-t4}}", `"runner.nodeSelector.cloud.google.com/gke-accelerator"`},
+		"Flyte device label": {"flyte: {gpu-device-node-label: k8s.amazonaws.com/accelerator}", `"flyte.gpu-device-node-label"`},
+	} {
+		_, err := MergeBaseValues([]map[string]any{yamlMap(t, c.base)}, generated)
+		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), "base values [0]") {
+			t.Errorf("%s: want an error naming %s and the base file, got %v", name, c.key, err)
+		}
+	}
+	merged, err := MergeBaseValues([]map[string]any{yamlMap(t, `
+runner:
+  replicaCount: 5
+  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4, team: ml}
+  resources: {limits: {memory: 4Gi}}
+`)}, generated)
+	if err != nil {
+		t.Fatalf("other keys follow Helm's rule and equal or extra entries are fine: %v", err)
+	}
+	want := canonical(t, yamlMap(t, `
+flyte: {gpu-device-node-label: cloud.google.com/gke-accelerator}
+runner:
+  replicaCount: 2
+  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4, team: ml}
+  resources: {limits: {nvidia.com/gpu: 1, memory: 8Gi}}
+`))
+	if got := canonical(t, merged); got != want {
+		t.Fatalf("merged:\n%s\nwant:\n%s", got, want)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,14 +40,23 @@ func CanonicalValuesYAML(values map[string]any) (string, error) {
 
 // MergeBaseValues layers generated values over base values files the way
 // `helm install -f base[0] -f base[1] ... -f generated` does: later layers
-// win, nested maps merge key by key, lists and scalars replace, and a null
-// is kept (not resolved), so that Helm, when it coalesces the result with
-// the chart's defaults, deletes that default. The merge itself is Helm's
-// MergeTables (helmchart); inputs are copied first because it mutates them.
+// win, nested maps merge key by key, and a null is kept (not resolved), so
+// that Helm, when it coalesces the result with the chart's defaults,
+// deletes that default. The merge itself is Helm's MergeTables (helmchart);
+// inputs are copied first because it mutates them.
 //
-// A layer that puts a map where a lower layer has a scalar or a list (or
-// the reverse) is an error: Helm would silently keep the higher layer's
-// value and drop the other, which is never what a values file meant.
+// Nothing the user wrote is dropped silently:
+//   - a layer that puts a map where a lower layer has a scalar or a list (or
+//     the reverse) is an error: Helm would keep the higher layer's value and
+//     drop the other;
+//   - a key the provider owns (providerOwnedKey: GPU limits and requests,
+//     node selector and affinity entries, Flyte's GPU plugin keys) that a base
+//     file sets to something other than the generated value is an error
+//     naming the key: Helm would replace the user's value without a word;
+//     other keys follow Helm's rule (the generated value, from an attribute
+//     the user set, wins);
+//   - tolerations lists, which the provider only extends, keep the base
+//     files' entries: the result is theirs followed by the generated ones.
 func MergeBaseValues(base []map[string]any, generated map[string]any) (map[string]any, error) {
 	layers := make([]map[string]any, 0, len(base)+1)
 	for i, b := range base {
@@ -64,16 +74,111 @@ func MergeBaseValues(base []map[string]any, generated map[string]any) (map[strin
 	for i := len(layers) - 1; i > 0; i-- {
 		for j := i - 1; j >= 0; j-- {
 			if conflict := tableConflict(layers[i], layers[j], nil); conflict != "" {
-				return nil, fmt.Errorf("%s of %s and %s: a map cannot replace a non-map value or the reverse",
+				return nil, fmt.Errorf("%s of %s and %s: a map cannot replace a non-map value or the reverse. "+
+					"Allowed: base values whose maps and non-maps sit where the generated values have them",
 					conflict, layerName(i, len(base)), layerName(j, len(base)))
 			}
+		}
+	}
+	for j := range base {
+		if err := ownedKeyConflict(top, layers[j], nil, layerName(j, len(base))); err != nil {
+			return nil, err
 		}
 	}
 	result := layers[len(layers)-1]
 	for i := len(layers) - 2; i >= 0; i-- {
 		result = helmchart.MergeTables(result, layers[i])
 	}
+	keepBaseTolerations(result, layers[:len(base)], nil)
 	return result, nil
+}
+
+// ownedKeyConflict finds a key the generated values set (other than a
+// tolerations list, which is extended instead) that a base layer sets to a
+// different non-null value.
+func ownedKeyConflict(generated, base map[string]any, path []string, layer string) error {
+	for _, key := range slices.Sorted(maps.Keys(generated)) {
+		g, b := generated[key], base[key]
+		if g == nil || b == nil {
+			continue
+		}
+		here := append(slices.Clone(path), key)
+		gm, gIsMap := g.(map[string]any)
+		bm, bIsMap := b.(map[string]any)
+		switch {
+		case gIsMap && bIsMap:
+			if err := ownedKeyConflict(gm, bm, here, layer); err != nil {
+				return err
+			}
+		case key == "tolerations" || !providerOwnedKey(here):
+		case !reflect.DeepEqual(g, b):
+			return fmt.Errorf("values key %s: %s set %s, but the GPU settings need %s there. The provider owns this "+
+				"key and Helm would silently replace the base value. Allowed: remove the key from that base values "+
+				"file, or change the attribute that generates it", strconv.Quote(strings.Join(here, ".")), layer,
+				briefValue(b), briefValue(g))
+		}
+	}
+	return nil
+}
+
+// providerOwnedKey reports whether the provider must own a values key:
+// where a different user value would put GPU pods on the wrong nodes or make
+// the API server refuse them. Extended resources (nvidia.com/gpu,
+// nvidia.com/mig-*) in any resources block, node selectors and affinities,
+// and Flyte's k8s plugin keys that name the GPU resource and node labels.
+func providerOwnedKey(path []string) bool {
+	for _, step := range path {
+		switch step {
+		case "nodeSelector", "affinity", "gpu-resource-name", "gpu-device-node-label",
+			"gpu-partition-size-node-label", "gpu-unpartitioned-node-selector-requirement",
+			"gpu-unpartitioned-toleration", "resource-tolerations":
+			return true
+		}
+	}
+	last := path[len(path)-1]
+	return len(path) >= 2 && (path[len(path)-2] == "limits" || path[len(path)-2] == "requests") && isExtendedResource(last)
+}
+
+// keepBaseTolerations puts, in front of each tolerations list the generated
+// values set, the base layers' tolerations at the same place that it lacks.
+func keepBaseTolerations(merged map[string]any, bases []map[string]any, path []string) {
+	for _, key := range slices.Sorted(maps.Keys(merged)) {
+		here := append(slices.Clone(path), key)
+		switch v := merged[key].(type) {
+		case map[string]any:
+			keepBaseTolerations(v, bases, here)
+		case []any:
+			if key != "tolerations" {
+				continue
+			}
+			var extra []any
+			for _, b := range bases {
+				list, _ := getPath(b, here...)
+				items, _ := list.([]any)
+				for _, item := range items {
+					if !slices.ContainsFunc(v, func(x any) bool { return reflect.DeepEqual(x, item) }) &&
+						!slices.ContainsFunc(extra, func(x any) bool { return reflect.DeepEqual(x, item) }) {
+						extra = append(extra, item)
+					}
+				}
+			}
+			if len(extra) > 0 {
+				merged[key] = append(extra, v...)
+			}
+		}
+	}
+}
+
+// briefValue prints a value for a message, shortened.
+func briefValue(v any) string {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(j) > 80 {
+		return string(j[:77]) + "..."
+	}
+	return string(j)
 }
 
 func layerName(i, bases int) string {
