@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"sigs.k8s.io/yaml"
 
@@ -27,26 +28,38 @@ var podTemplateAttributes = []string{
 	"readiness_probe", "ipc_lock", "spot", "pod_labels", "pod_annotations", "node_pool",
 }
 
+// requireJobReplacement marks the changed pod template attributes of a Job
+// as forcing its replacement.
+func requireJobReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workloadModel) {
+	if req.State.Raw.IsNull() || plan.Kind.ValueString() != render.KindJob {
+		return
+	}
+	var stateManifest types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest)...)
+	replace, diags := jobTemplateReplacement(req, stateManifest.ValueString(), plan.Manifest.ValueString())
+	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
+	resp.Diagnostics.Append(diags...)
+}
+
 // jobTemplateReplacement decides, for a Job whose planned pod template
 // differs from the one in state, which changed attributes force the
 // replacement. When the template changed although no attribute did (a new
 // provider version renders it differently, or default_cloud changed), it
 // warns instead: replacing would re-run a Job nobody asked to re-run.
+// When the planned template is not known (an attribute known only at apply,
+// or a DRA claim whose API version the server decides), every changed or
+// unknown pod template attribute forces the replacement, as Terraform does
+// for any attribute that requires replacement.
 func jobTemplateReplacement(req resource.ModifyPlanRequest, stateManifest, planManifest string) (path.Paths, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if req.State.Raw.IsNull() || stateManifest == "" || planManifest == "" {
-		return nil, diags
-	}
+	changed := changedTemplateAttributes(req)
 	before, okBefore := jobPodTemplate(stateManifest)
 	after, okAfter := jobPodTemplate(planManifest)
-	if !okBefore || !okAfter || reflect.DeepEqual(before, after) {
-		return nil, diags
+	if !okBefore || !okAfter {
+		return changed, diags
 	}
-	var changed path.Paths
-	for _, name := range podTemplateAttributes {
-		if attributeChanged(req, name) {
-			changed = append(changed, path.Root(name))
-		}
+	if reflect.DeepEqual(before, after) {
+		return nil, diags
 	}
 	if len(changed) == 0 {
 		diags.AddWarning("This Job's pod template would change",
@@ -56,6 +69,18 @@ func jobTemplateReplacement(req resource.ModifyPlanRequest, stateManifest, planM
 				"or leave it as it is.")
 	}
 	return changed, diags
+}
+
+// changedTemplateAttributes lists the pod template attributes whose planned
+// value differs from the state, unknown values included.
+func changedTemplateAttributes(req resource.ModifyPlanRequest) path.Paths {
+	var changed path.Paths
+	for _, name := range podTemplateAttributes {
+		if attributeChanged(req, name) {
+			changed = append(changed, path.Root(name))
+		}
+	}
+	return changed
 }
 
 // jobPodTemplate reads spec.template of the Job document of a manifest.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -132,4 +133,42 @@ func TestAccWorkload_jobOutlivingTheWaitIsKept(t *testing.T) {
 			},
 		},
 	})
+}
+
+// imageFromTag is a render-only Job or Deployment whose image tag comes from
+// another resource, so a new tag is unknown until apply.
+func imageFromTag(kind, tag string) string {
+	return fmt.Sprintf(`
+resource "terraform_data" "tag" {
+  input = %q
+}
+`, tag) + renderOnly(kind, "registry.example/train:${terraform_data.tag.output}")
+}
+
+// A pod template attribute that is unknown at plan time (an image tag from
+// another resource) may change the template, so a Job is replaced as for a
+// known change; before, the template could not be compared and the plan was
+// an in-place update Kubernetes refuses.
+func TestWorkload_jobTemplateUnknownAtPlanReplaces(t *testing.T) {
+	clearClusterEnv(t)
+	for kind, action := range map[string]plancheck.ResourceActionType{
+		"job":        plancheck.ResourceActionDestroyBeforeCreate,
+		"deployment": plancheck.ResourceActionUpdate,
+	} {
+		t.Run(kind, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{
+					{Config: imageFromTag(kind, "1")},
+					{
+						Config: imageFromTag(kind, "2"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectUnknownValue("gpu_workload.w", tfjsonpath.New("image")),
+							plancheck.ExpectResourceAction("gpu_workload.w", action),
+						}},
+					},
+				},
+			})
+		})
+	}
 }
