@@ -364,8 +364,9 @@ func jobBlock() schema.SingleNestedBlock {
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
 			"ttl_seconds_after_finished": schema.Int64Attribute{Optional: true, MarkdownDescription: "Delete the finished Job after this many seconds."},
-			"completions":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed."},
-			"parallelism":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
+			"completions": schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed. Immutable " +
+				"in Kubernetes: a change replaces the Job."},
+			"parallelism": schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
 		},
 	}
 }

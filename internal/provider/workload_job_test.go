@@ -172,3 +172,58 @@ func TestWorkload_jobTemplateUnknownAtPlanReplaces(t *testing.T) {
 		})
 	}
 }
+
+// spec.completions of a Job is immutable in Kubernetes too (batch/v1
+// validation allows changing it only on Indexed Jobs, which gpu_workload does
+// not create): changing job.completions replaces the Job on a real API
+// server instead of failing the apply with "field is immutable".
+func TestAccWorkload_jobCompletionsChangeAppliesAsReplacement(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := func(completions int) string {
+		return acctest.ProviderBlock(t) + workloadConfig("j", "sweep", ns, "job",
+			landingCase{cloud: "generic", accelerator: "h100-80gb", count: 1, extra: fmt.Sprintf(`
+  job {
+    completions = %d
+  }`, completions)})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config(1)},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpu_workload.j", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+			},
+		},
+	})
+}
+
+// job.completions is immutable on a NonIndexed Job and replaces it; a
+// mutable Job setting (parallelism) and adding the job block without
+// completions update in place.
+func TestWorkload_jobCompletionsChangeReplaces(t *testing.T) {
+	clearClusterEnv(t)
+	jobBlock := func(settings string) string { return "job {\n    " + settings + "\n  }" }
+	image := "registry.example/train:1"
+	step := func(extra string, action plancheck.ResourceActionType) resource.TestStep {
+		return resource.TestStep{
+			Config: renderOnly("job", image, extra),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("gpu_workload.w", action),
+			}},
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: renderOnly("job", image)},
+			step(jobBlock("parallelism = 2"), plancheck.ResourceActionUpdate),
+			step(jobBlock("parallelism = 2\n    completions = 4"), plancheck.ResourceActionDestroyBeforeCreate),
+			step(jobBlock("parallelism = 1\n    completions = 4"), plancheck.ResourceActionUpdate),
+			step(jobBlock("parallelism = 1\n    completions = 8"), plancheck.ResourceActionDestroyBeforeCreate),
+		},
+	})
+}
