@@ -151,7 +151,7 @@ func jobOutlivedTheWait(ctx context.Context, plan workloadModel, waitErr error) 
 }
 
 func jobStillRunningDetail(plan workloadModel, explanation string) string {
-	return explanation + "\n\nThe Job keeps running and is recorded in the state as created, not tainted: the next " +
+	return explanation + "\n\nThe Job stays in the cluster, pending or running, and is recorded in the state as created, not tainted: the next " +
 		"plan shows no change for it and does not re-run it. wait_for = \"" + string(waitMode(plan)) + "\" waited until " +
 		"the create (or update) timeout. To wait longer, raise timeouts { create = \"24h\" }; to return as soon as " +
 		"its pods run, set wait_for = \"scheduled\". A Job that fails is still reported as an error."
