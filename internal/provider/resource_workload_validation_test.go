@@ -190,6 +190,14 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/l4/x:j8fK0Q"`,
 			want: `(?s)Invalid node_pool.*node_pool = "gke/l4/x:j8fK0Q".*not JSON.*Allowed: the id of\s+a gpu_node_pool_policy`,
 		},
+		"node_pool that is not an id": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "xyz"`,
+			want: `(?s)Invalid node_pool.*node_pool = "xyz".*has no ':'.*Allowed: the id of\s+a\s+gpu_node_pool_policy,\s+e.g.\s+gpu_node_pool_policy.a100.id`,
+		},
+		"node_pool of random text": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "pool: not an id"`,
+			want: `(?s)Invalid node_pool.*node_pool = "pool: not an id".*part after the last ':' is\s+not\s+unpadded\s+base64url.*Allowed: the id of\s+a\s+gpu_node_pool_policy`,
+		},
 		"replicas on a job": {
 			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  replicas = 2",
 			want: `(?s)replicas is for deployments.*replicas += 2`,
