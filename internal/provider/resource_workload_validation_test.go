@@ -62,6 +62,14 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1", extra: "job {\n    backoff_limit = 1\n  }",
 			want: `(?s)job block is for jobs.*backoff_limit = 1.*Allowed: remove the job block`,
 		},
+		"empty job block on a deployment": {
+			cloud: "gke", gpu: "count = 1", extra: "job {}",
+			want: `(?s)job block is for jobs.*The empty job \{\} block configures.*Allowed: remove the job block`,
+		},
+		"probe with http_path and exec": {
+			cloud: "gke", gpu: "count = 1", extra: "readiness_probe {\n    http_path = \"/\"\n    port = 80\n    exec = [\"true\"]\n  }",
+			want: `(?s)Probe has several targets.*exec += \["true"\].*readiness_probe sets http_path and exec`,
+		},
 		"invalid label key": {
 			cloud: "gke", gpu: "count = 1", extra: `labels = { "bad key!" = "x" }`,
 			want: `(?s)Invalid label key.*bad key!`,
