@@ -70,8 +70,9 @@ func workloadAttributes() map[string]schema.Attribute {
 		"kind": schema.StringAttribute{
 			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`. " +
 				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
-				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, ...) replaces the Job, and the plan " +
-				"marks that attribute as forcing the replacement; a deployment is updated in place.",
+				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, cloud, ...) or to `job.completions` " +
+				"replaces the Job, and the plan marks that attribute as forcing the replacement, also when its new value " +
+				"is known only at apply; a deployment is updated in place.",
 			Optional:      true,
 			Computed:      true,
 			Default:       stringdefault.StaticString(render.KindDeployment),

@@ -65,6 +65,9 @@ func requireJobReplacement(ctx context.Context, req resource.ModifyPlanRequest, 
 func jobReplacement(req resource.ModifyPlanRequest, stateManifest, planManifest string) (path.Paths, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	changed := changedAttributes(req, jobImmutableAttributes())
+	if configuredCloudChanged(req) {
+		changed = append(changed, path.Root("cloud"))
+	}
 	before, okBefore := jobImmutableFields(stateManifest)
 	after, okAfter := jobImmutableFields(planManifest)
 	if !okBefore || !okAfter {
@@ -93,6 +96,19 @@ func changedAttributes(req resource.ModifyPlanRequest, paths path.Paths) path.Pa
 		}
 	}
 	return changed
+}
+
+// configuredCloudChanged reports a cloud set in the configuration that
+// differs from the state. A cloud that follows default_cloud or node_pool is
+// not counted: the attribute that changed is elsewhere (node_pool is one of
+// the template attributes; default_cloud only warns, see jobReplacement).
+func configuredCloudChanged(req resource.ModifyPlanRequest) bool {
+	p := path.Root("cloud")
+	configured := valueAt(req.Config.Raw, p)
+	if configured.IsNull() {
+		return false
+	}
+	return !configured.IsKnown() || !configured.Equal(valueAt(req.State.Raw, p))
 }
 
 // jobImmutableFields reads spec.template and spec.completions of the Job

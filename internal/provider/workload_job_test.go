@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -224,6 +225,58 @@ func TestWorkload_jobCompletionsChangeReplaces(t *testing.T) {
 			step(jobBlock("parallelism = 2\n    completions = 4"), plancheck.ResourceActionDestroyBeforeCreate),
 			step(jobBlock("parallelism = 1\n    completions = 4"), plancheck.ResourceActionUpdate),
 			step(jobBlock("parallelism = 1\n    completions = 8"), plancheck.ResourceActionDestroyBeforeCreate),
+		},
+	})
+}
+
+// Moving a Job to another cloud changes its pod template (node selectors,
+// tolerations), so a configured cloud change replaces it like any other.
+func TestWorkload_jobCloudChangeReplaces(t *testing.T) {
+	clearClusterEnv(t)
+	onCloud := func(kind, cloud string) string {
+		return strings.Replace(renderOnly(kind, "registry.example/train:1"), `cloud     = "gke"`, fmt.Sprintf("cloud     = %q", cloud), 1)
+	}
+	for kind, action := range map[string]plancheck.ResourceActionType{
+		"job":        plancheck.ResourceActionDestroyBeforeCreate,
+		"deployment": plancheck.ResourceActionUpdate,
+	} {
+		t.Run(kind, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{
+					{Config: onCloud(kind, "gke")},
+					{
+						Config: onCloud(kind, "generic"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("gpu_workload.w", action),
+						}},
+					},
+				},
+			})
+		})
+	}
+}
+
+// A Job whose cloud follows the provider's default_cloud is not replaced
+// when only default_cloud changes: nobody asked to re-run it (the plan warns
+// that Kubernetes will refuse the new template instead).
+func TestWorkload_jobDefaultCloudChangeDoesNotReplace(t *testing.T) {
+	clearClusterEnv(t)
+	config := func(cloud string) string {
+		job := strings.Replace(renderOnly("job", "registry.example/train:1"), "  cloud     = \"gke\"\n", "", 1)
+		return fmt.Sprintf("provider \"gpu\" {\n  default_cloud = %q\n}\n", cloud) + job
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("gke")},
+			{
+				Config: config("generic"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gpu_workload.w", tfjsonpath.New("cloud"), knownvalue.StringExact("generic")),
+					plancheck.ExpectResourceAction("gpu_workload.w", plancheck.ResourceActionUpdate),
+				}},
+			},
 		},
 	})
 }
