@@ -94,6 +94,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	w := in.workload
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
+		requireJobReplacement(ctx, req, resp, plan)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -107,15 +108,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The resource.k8s.io version depends on the server, asked at apply.
 		plan.Manifest = types.StringUnknown()
 	}
-	if w.Kind == render.KindJob {
-		var stateManifest types.String
-		if !req.State.Raw.IsNull() {
-			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest)...)
-		}
-		replace, diags := jobTemplateReplacement(req, stateManifest.ValueString(), plan.Manifest.ValueString())
-		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
-		resp.Diagnostics.Append(diags...)
-	}
+	requireJobReplacement(ctx, req, resp, plan)
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")

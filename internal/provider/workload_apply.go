@@ -86,7 +86,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan)...)
 	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
-		diags.AddWarning(fmt.Sprintf("Job %s has not finished yet", mainRef),
+		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"
 			jobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
 		return
 	}

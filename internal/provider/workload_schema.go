@@ -70,8 +70,9 @@ func workloadAttributes() map[string]schema.Attribute {
 		"kind": schema.StringAttribute{
 			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`. " +
 				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
-				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, ...) replaces the Job, and the plan " +
-				"marks that attribute as forcing the replacement; a deployment is updated in place.",
+				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, cloud, ...) or to `job.completions` " +
+				"replaces the Job, and the plan marks that attribute as forcing the replacement, also when its new value " +
+				"is known only at apply; a deployment is updated in place.",
 			Optional:      true,
 			Computed:      true,
 			Default:       stringdefault.StaticString(render.KindDeployment),
@@ -364,8 +365,9 @@ func jobBlock() schema.SingleNestedBlock {
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
 			"ttl_seconds_after_finished": schema.Int64Attribute{Optional: true, MarkdownDescription: "Delete the finished Job after this many seconds."},
-			"completions":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed."},
-			"parallelism":                schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
+			"completions": schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed. Immutable " +
+				"in Kubernetes: a change replaces the Job."},
+			"parallelism": schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
 		},
 	}
 }

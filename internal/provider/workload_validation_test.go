@@ -62,6 +62,14 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1", extra: "job {\n    backoff_limit = 1\n  }",
 			want: `(?s)job block is for jobs.*backoff_limit = 1.*Allowed: remove the job block`,
 		},
+		"empty job block on a deployment": {
+			cloud: "gke", gpu: "count = 1", extra: "job {}",
+			want: `(?s)job block is for jobs.*The empty job \{\} block configures.*Allowed: remove the job block`,
+		},
+		"probe with http_path and exec": {
+			cloud: "gke", gpu: "count = 1", extra: "readiness_probe {\n    http_path = \"/\"\n    port = 80\n    exec = [\"true\"]\n  }",
+			want: `(?s)Probe has several targets.*exec += \["true"\].*readiness_probe sets http_path and exec`,
+		},
 		"invalid label key": {
 			cloud: "gke", gpu: "count = 1", extra: `labels = { "bad key!" = "x" }`,
 			want: `(?s)Invalid label key.*bad key!`,
@@ -189,6 +197,14 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 		"garbage node_pool id": {
 			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/l4/x:j8fK0Q"`,
 			want: `(?s)Invalid node_pool.*node_pool = "gke/l4/x:j8fK0Q".*not JSON.*Allowed: the id of\s+a gpu_node_pool_policy`,
+		},
+		"node_pool that is not an id": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "xyz"`,
+			want: `(?s)Invalid node_pool.*node_pool = "xyz".*has no ':'.*Allowed: the id of\s+a\s+gpu_node_pool_policy,\s+e.g.\s+gpu_node_pool_policy.a100.id`,
+		},
+		"node_pool of random text": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = "pool: not an id"`,
+			want: `(?s)Invalid node_pool.*node_pool = "pool: not an id".*part after the last ':' is\s+not\s+unpadded\s+base64url.*Allowed: the id of\s+a\s+gpu_node_pool_policy`,
 		},
 		"replicas on a job": {
 			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  replicas = 2",

@@ -65,7 +65,10 @@ func DecodePoolID(id string) (PoolPolicy, error) {
 	prefix, encoded := id[:i], id[i+1:]
 	raw, err := base64.RawURLEncoding.DecodeString(encoded)
 	if err != nil {
-		return PoolPolicy{}, fmt.Errorf("pool id payload is not unpadded base64url: %v; copy the id attribute unchanged", err)
+		// Not the decoder's "illegal base64 data at input byte N": a byte
+		// offset into an id someone pasted helps nobody.
+		return PoolPolicy{}, errors.New("pool id payload is not a pool policy: the part after the last ':' is not " +
+			"unpadded base64url (letters, digits, '-' and '_'); copy the id attribute unchanged")
 	}
 	var payload poolIDPayload
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -61,8 +61,9 @@ func TestDecodePoolIDErrors(t *testing.T) {
 	cases := []struct{ name, id, want string }{
 		{"empty", "", "pool id is empty"},
 		{"no separator", "gke/l4/gpu", "has no ':'"},
-		{"bad base64", prefix + ":%%%", "not unpadded base64url"},
+		{"bad base64", prefix + ":%%%", "is not unpadded base64url"},
 		{"padded base64", prefix + ":" + payload + "==", "not unpadded base64url"},
+		{"random text with colons", "pool: not an id", "the part after the last ':' is not unpadded base64url"},
 		{"not json", encode("not json"), "not a pool policy"},
 		{"unknown field", encode(`{"v":1,"name":"gpu","cloud":"gke","accelerator":"l4","colour":"red"}`), "fields or types gpu_node_pool_policy never writes"},
 		{"binary garbage", prefix + ":" + base64.RawURLEncoding.EncodeToString([]byte("\x8f\x01\x02\x1b[31m")), "bytes that are not JSON"},
@@ -82,6 +83,12 @@ func TestDecodePoolIDErrors(t *testing.T) {
 			}
 			if i := strings.IndexFunc(err.Error(), func(r rune) bool { return !unicode.IsPrint(r) }); i >= 0 {
 				t.Fatalf("the message must be printable text, got %q", err.Error())
+			}
+			// The decoders' own wording means nothing to someone who pasted an id.
+			for _, decoderText := range []string{"illegal base64 data", "invalid character", "json:", "unexpected end"} {
+				if strings.Contains(err.Error(), decoderText) {
+					t.Fatalf("the message quotes the decoder (%q): %q", decoderText, err.Error())
+				}
 			}
 		})
 	}

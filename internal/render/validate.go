@@ -89,7 +89,6 @@ func requireSet(diags *Diagnostics, strict bool, value string, path []any, allow
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
-// validateKindFields checks replicas and the job block against kind.
 // jobBlockLine is where a job block shows in the configuration: its first
 // setting (Terraform quotes that line), or the block itself when it is empty.
 func jobBlockLine(j *JobControls) []any {
@@ -111,6 +110,7 @@ func jobBlockLine(j *JobControls) []any {
 	return at("job")
 }
 
+// validateKindFields checks replicas and the job block against kind.
 func validateKindFields(w Workload, diags *Diagnostics) {
 	if w.Kind == KindJob && w.Replicas != nil {
 		diags.addError(at("replicas"), "replicas is for deployments",
@@ -122,8 +122,15 @@ func validateKindFields(w Workload, diags *Diagnostics) {
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
 	if w.Kind == KindDeployment && w.Job != nil {
-		diags.addError(jobBlockLine(w.Job), "job block is for jobs",
-			"The job block configures batch/v1 Job settings, but kind is \""+KindDeployment+"\". "+
+		line := jobBlockLine(w.Job)
+		block := "The job block"
+		if len(line) == 1 {
+			// Terraform quotes no line for an empty block, only the
+			// resource, so the message names it.
+			block = "The empty job {} block"
+		}
+		diags.addError(line, "job block is for jobs",
+			block+" configures batch/v1 Job settings, but kind is \""+KindDeployment+"\". "+
 				"Allowed: remove the job block, or use kind = \""+KindJob+"\".")
 	}
 	if w.Job == nil {

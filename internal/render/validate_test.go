@@ -94,7 +94,7 @@ func TestValidateRules(t *testing.T) {
 		// kind-specific
 		{"replicas on job", func(w *Workload) { w.Kind, w.Replicas = "job", ptr(int32(2)) }, SeverityError, "replicas", "job.parallelism"},
 		{"negative replicas", func(w *Workload) { w.Replicas = ptr(int32(-1)) }, SeverityError, "replicas", "0 or more"},
-		{"job block on deployment", func(w *Workload) { w.Job = &JobControls{} }, SeverityError, "job", `kind = "job"`},
+		{"job block on deployment", func(w *Workload) { w.Job = &JobControls{} }, SeverityError, "job", `empty job {} block`},
 		{"negative backoff", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{BackoffLimit: ptr(int32(-1))} }, SeverityError,
 			"job.backoff_limit", "0 or more"},
 		{"zero deadline", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{ActiveDeadlineSeconds: ptr(int64(0))} }, SeverityError,
