@@ -326,11 +326,12 @@ resource "gpu_operator_values" "numaflow" {
 }
 
 // Base values are merged under the generated ones as helm -f would: keys
-// the generator does not write are kept, generated values win, lists are
-// replaced, and the values follow an edit of a base file.
+// the generator does not write are kept, tolerations keep the base entries,
+// a key the provider owns cannot be overridden (a plan error naming it), and
+// the values follow an edit of a base file.
 func TestAccOperatorValues_baseValues(t *testing.T) {
 	clearClusterEnv(t)
-	config := func(replicas int) string {
+	config := func(replicas int, accelerator string) string {
 		return fmt.Sprintf(`
 resource "gpu_operator_values" "merged" {
   target = "fiftyone"
@@ -343,7 +344,7 @@ resource "gpu_operator_values" "merged" {
           gpuA10g = {
             description = "from base"
             tolerations = [{ key = "base-only", operator = "Exists" }]
-            nodeSelector = { "example.com/zone" = "a", "k8s.amazonaws.com/accelerator" = "overridden" }
+            nodeSelector = { "example.com/zone" = "a", "k8s.amazonaws.com/accelerator" = %q }
           }
         }
       }
@@ -360,7 +361,7 @@ resource "gpu_operator_values" "merged" {
     }
   }
 }
-`, replicas)
+`, accelerator, replicas)
 	}
 	gpu := []any{"delegatedOperatorDeployments", "deployments", "gpuA10g"}
 	at := func(more ...any) tfjsonpath.Path { return valuesAt(append(append([]any{}, gpu...), more...)...) }
@@ -369,13 +370,15 @@ resource "gpu_operator_values" "merged" {
 			expectValue("gpu_operator_values.merged", valuesAt("apiSettings", "replicaCount"), knownvalue.Int64Exact(replicas)),
 			expectValue("gpu_operator_values.merged", valuesAt("delegatedOperatorDeployments", "template", "replicaCount"), knownvalue.Int64Exact(3)),
 			expectValue("gpu_operator_values.merged", at("description"), knownvalue.StringExact("from base")),
-			// Generated wins key by key inside maps...
+			// Maps merge key by key; the same value for an owned key is fine...
 			expectValue("gpu_operator_values.merged", at("nodeSelector"), knownvalue.MapExact(map[string]knownvalue.Check{
 				"example.com/zone":              knownvalue.StringExact("a"),
 				"k8s.amazonaws.com/accelerator": knownvalue.StringExact("nvidia-a10g"),
 			})),
-			// ...and lists are replaced, not appended to.
+			// ...and tolerations keep the base entries before the generated ones.
 			expectValue("gpu_operator_values.merged", at("tolerations"), knownvalue.ListExact([]knownvalue.Check{
+				knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"key": knownvalue.StringExact("base-only"), "operator": knownvalue.StringExact("Exists")}),
 				toleration("nvidia.com/gpu", "Exists", ""),
 			})),
 		}
@@ -383,9 +386,9 @@ resource "gpu_operator_values" "merged" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			valuesStep(config(1), []string{"gpu_operator_values.merged"}, checks(1)...),
+			valuesStep(config(1, "nvidia-a10g"), []string{"gpu_operator_values.merged"}, checks(1)...),
 			{
-				Config: config(2),
+				Config: config(2, "nvidia-a10g"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("gpu_operator_values.merged", plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue("gpu_operator_values.merged", tfjsonpath.New("values_yaml"),
@@ -395,8 +398,15 @@ resource "gpu_operator_values" "merged" {
 			},
 			{
 				// Unchanged configuration, unchanged values: no diff.
-				Config:   config(2),
+				Config:   config(2, "nvidia-a10g"),
 				PlanOnly: true,
+			},
+			{
+				// Another value for a key the provider owns is refused, not
+				// silently replaced.
+				Config: config(2, "overridden"),
+				ExpectError: regexp.MustCompile(`(?s)Base values do not merge.*nodeSelector\.k8s\.amazonaws\.com/accelerator.*` +
+					`base values \[0\] set\s+"overridden"`),
 			},
 		},
 	})
