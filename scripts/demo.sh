@@ -70,5 +70,31 @@ for chart, values in sorted(json.load(sys.stdin).items()):
     path.write_text(values)
     print(f"{chart:20} {path}  ({len(values.splitlines())} lines)")
 ' "$out"
+
+# The real thing: helm upgrade --install of the FiftyOne chart with the
+# values generated above (Helm's own library, scripts/chartinstall), then
+# where its GPU runner's pods landed, next to the gpu_workload placements.
+charts="${GPU_CHARTS_DIR:-$root/../shared/charts}"
+echo
+if [[ -d "$charts/src/fiftyone-teams-app" ]]; then
+	echo "== helm upgrade --install fiftyone-teams-app with values-fiftyone-teams-app.yaml"
+	"$kubectl" --kubeconfig "$kubeconfig" create namespace fiftyone-demo --dry-run=client -o yaml |
+		"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+	printf 'namespace: {name: fiftyone-demo}\nteamsAppSettings: {dnsName: fiftyone.demo.test}\n' >"$out/values-fiftyone-site.yaml"
+	(cd "$root" && go run ./scripts/chartinstall -kubeconfig "$kubeconfig" -chart "$charts/src/fiftyone-teams-app" \
+		-release fiftyone -namespace fiftyone-demo -f "$out/values-fiftyone-site.yaml" -f "$out/values-fiftyone-teams-app.yaml")
+	for _ in $(seq 1 100); do
+		pending=$("$kubectl" --kubeconfig "$kubeconfig" -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
+			-o jsonpath='{range .items[?(@.spec.nodeName=="")]}{.metadata.name}{"\n"}{end}')
+		[[ -z "$pending" ]] && break
+		sleep 0.2
+	done
+	echo
+	echo "== Where FiftyOne's GPU runner (delegatedOperatorDeployments.deployments.gpuA100) runs"
+	"$kubectl" --kubeconfig "$kubeconfig" -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
+		-o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,GPU:.spec.containers[0].resources.limits.nvidia\.com/gpu'
+else
+	echo "== charts: skipped: the FiftyOne chart install (no $charts/src/fiftyone-teams-app; set GPU_CHARTS_DIR)"
+fi
 echo
 echo "State and CLI config are in $out; \`make demo-down\` removes them and the cluster."
