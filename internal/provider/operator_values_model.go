@@ -78,6 +78,9 @@ type flyteModel struct {
 	DefaultNodeSelector types.Map    `tfsdk:"default_node_selector"`
 	DefaultEnvVars      types.Map    `tfsdk:"default_env_vars"`
 	NodePools           types.List   `tfsdk:"node_pools"`
+	GPUResourceName     types.String `tfsdk:"gpu_resource_name"`
+	DeviceNodeLabel     types.String `tfsdk:"gpu_device_node_label"`
+	PartitionSizeLabel  types.String `tfsdk:"gpu_partition_size_node_label"`
 }
 
 type gpuOperatorModel struct {
@@ -293,14 +296,17 @@ func (c *valuesConverter) flyte(v types.Object) *render.FlyteValues {
 		return nil
 	}
 	return &render.FlyteValues{
-		FlyteVersion:        c.int64(m.FlyteVersion),
-		Accelerators:        c.strings(m.Accelerators),
-		Sharing:             c.str(m.Sharing),
-		Interruptible:       c.boolean(m.Interruptible),
-		DefaultTolerations:  c.tolerations(m.DefaultTolerations),
-		DefaultNodeSelector: c.stringMap(m.DefaultNodeSelector),
-		DefaultEnvVars:      c.stringMap(m.DefaultEnvVars),
-		NodePools:           c.pools(m.NodePools, []any{"flyte", "node_pools"}),
+		FlyteVersion:           c.int64(m.FlyteVersion),
+		Accelerators:           c.strings(m.Accelerators),
+		Sharing:                c.str(m.Sharing),
+		Interruptible:          c.boolean(m.Interruptible),
+		DefaultTolerations:     c.tolerations(m.DefaultTolerations),
+		DefaultNodeSelector:    c.stringMap(m.DefaultNodeSelector),
+		DefaultEnvVars:         c.stringMap(m.DefaultEnvVars),
+		NodePools:              c.pools(m.NodePools, []any{"flyte", "node_pools"}),
+		GPUResourceName:        c.str(m.GPUResourceName),
+		DeviceNodeLabel:        c.str(m.DeviceNodeLabel),
+		PartitionSizeNodeLabel: c.str(m.PartitionSizeLabel),
 	}
 }
 

@@ -381,6 +381,22 @@ func flyteBlock() schema.SingleNestedBlock {
 				ElementType: types.StringType,
 			},
 			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
+			"gpu_resource_name": schema.StringAttribute{
+				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
+					"extended resource GPU tasks request. Defaults per cloud: " + render.FlyteClassDefaults() + ".",
+				Optional: true,
+			},
+			"gpu_device_node_label": schema.StringAttribute{
+				MarkdownDescription: "`gpu-device-node-label`: the node label propeller selects a task's device by. " +
+					"Defaults to the cloud's (see `gpu_resource_name`). Set it here, not in `base_values_yaml`, which " +
+					"may not override it.",
+				Optional: true,
+			},
+			"gpu_partition_size_node_label": schema.StringAttribute{
+				MarkdownDescription: "`gpu-partition-size-node-label`: the node label of a MIG partition size; " +
+					"`gpu-unpartitioned-node-selector-requirement` follows it. Defaults to the cloud's (see `gpu_resource_name`).",
+				Optional: true,
+			},
 		},
 		Blocks: map[string]schema.Block{
 			"default_tolerations": tolerationsBlock("Tolerations added to every task pod."),

@@ -189,6 +189,14 @@ resource "gpu_node_pool_policy" "gke" {
 			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.gpu-device-node-label`,
 				`base values [0] set "team.example.com/gpu"`, `The provider owns this key`),
 		},
+		"Flyte resource name without a domain": {
+			body: `target = "flyte-core"
+  cloud  = "gke"
+  flyte {
+    gpu_resource_name = "gpu"
+  }`,
+			want: phrases(`Invalid GPU resource name`, `gpu_resource_name = "gpu"`, `domain-prefixed`),
+		},
 		"render_preview without chart_path": {
 			body: `target = "flyte-binary"
   cloud  = "eks"

@@ -55,6 +55,13 @@ type FlyteValues struct {
 	// pool's resource names get the pool's tolerations (its extra taints
 	// included) in resource-tolerations.
 	NodePools []PoolPolicy // node_pools
+	// GPUResourceName, DeviceNodeLabel and PartitionSizeNodeLabel replace
+	// the cloud's defaults (FlyteClassDefaults) for the resource tasks
+	// request and the node labels propeller selects devices and partitions
+	// by; "" keeps the default.
+	GPUResourceName        string // gpu_resource_name
+	DeviceNodeLabel        string // gpu_device_node_label
+	PartitionSizeNodeLabel string // gpu_partition_size_node_label
 }
 
 // Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
@@ -128,6 +135,7 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 	checkValuesTolerations(at(blockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
 	checkValuesNodeSelector(at(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
 	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
+	checkFlyteLabels(in, &diags)
 	checkNoTemplates(in, &diags)
 	if !strict {
 		for i, p := range in.NodePools {
@@ -138,7 +146,7 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 	if diags.HasError() {
 		return nil, diags
 	}
-	k8s := flyteGPUKeys(cloud, sharing, v2, accelerators, in.DefaultEnvVars, &diags)
+	k8s := flyteGPUKeys(cloud, sharing, v2, accelerators, in, &diags)
 	addFlytePools(k8s, cloud, in.NodePools, &diags)
 	if diags.HasError() {
 		return nil, diags
@@ -159,12 +167,13 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
 // one-GPU task: its resource name and tolerations, and the device class
 // (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelerator, env map[string]string, diags *Diagnostics) map[string]any {
+func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelerator, in FlyteValues, diags *Diagnostics) map[string]any {
 	k8s := map[string]any{}
+	env := in.DefaultEnvVars
 	place, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1, sharing: sharing})
-	resourceName := string(place.resourceName)
-	k8s[flyteKeyResourceTolerations] = []any{map[string]any{resourceName: plainOrNil(normalizeTolerations(place.tolerations))}}
-	class := flyteDeviceClass(cloud, resourceName, place)
+	class := flyteDeviceClass(cloud, string(place.resourceName), place)
+	class.override(in)
+	k8s[flyteKeyResourceTolerations] = []any{map[string]any{class.resourceName: plainOrNil(normalizeTolerations(place.tolerations))}}
 	if !v2 {
 		maps.Copy(k8s, flyteV1Keys(class))
 		flyteDeviceNotes(cloud, accelerators, diags)
