@@ -24,7 +24,10 @@ func TestFlyteLabelOverrides(t *testing.T) {
 	if req := asMap(t, k8s["gpu-unpartitioned-node-selector-requirement"]); req["key"] != "team.example.com/partition" {
 		t.Errorf("the unpartitioned requirement follows the partition label: %v", req)
 	}
-	tolerations := k8s[flyteKeyResourceTolerations].([]any)
+	tolerations, ok := k8s[flyteKeyResourceTolerations].([]any)
+	if !ok || len(tolerations) == 0 {
+		t.Fatalf("resource-tolerations: %v", k8s[flyteKeyResourceTolerations])
+	}
 	if _, ok := asMap(t, tolerations[0])["nvidia.com/gpu.shared"]; !ok {
 		t.Errorf("resource-tolerations are keyed by the resource name tasks request: %v", tolerations)
 	}
