@@ -36,25 +36,33 @@ func TestAccOperatorValues_numaflowAcceptedByRealCRDs(t *testing.T) {
 	for _, f := range []string{"numaflow.numaproj.io_pipelines.yaml", "numaflow.numaproj.io_monovertices.yaml"} {
 		installCRD(t, dyn, filepath.Join(dir, f))
 	}
+	// One Pipeline and one MonoVertex per cloud, each with a GPU that
+	// cloud offers.
 	config := ""
-	for _, kind := range []string{"pipeline", "monovertex"} {
-		config += fmt.Sprintf(`
+	var addresses []string
+	for cloud, accelerator := range map[string]string{"gke": "l4", "gke-autopilot": "l4", "aks": "a100-80gb", "eks": "a10g",
+		"eks-auto": "l40s", "karpenter": "l4", "generic": "h100-80gb"} {
+		for _, kind := range []string{"pipeline", "monovertex"} {
+			label := strings.ReplaceAll(cloud, "-", "_") + "_" + kind
+			addresses = append(addresses, "gpu_operator_values."+label)
+			config += fmt.Sprintf(`
 resource "gpu_operator_values" %[1]q {
   target = "numaflow"
-  cloud  = "gke"
+  cloud  = %[2]q
   numaflow {
-    kind      = %[1]q
-    name      = "embed-%[1]s"
-    namespace = %[2]q
+    kind      = %[3]q
+    name      = %[4]q
+    namespace = %[5]q
     image     = "registry.example/ml/embed-udf:1.0"
     manifest  = true
     gpu {
       count       = 1
-      accelerator = "l4"
+      accelerator = %[6]q
     }
   }
 }
-`, kind, ns)
+`, label, cloud, kind, strings.ReplaceAll(label, "_", "-"), ns, accelerator)
+		}
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -62,8 +70,8 @@ resource "gpu_operator_values" %[1]q {
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check: func(s *terraform.State) error {
-				for _, kind := range []string{"pipeline", "monovertex"} {
-					if err := createStrictly(dyn, s, "gpu_operator_values."+kind, ns); err != nil {
+				for _, address := range addresses {
+					if err := createStrictly(dyn, s, address, ns); err != nil {
 						return err
 					}
 				}
@@ -111,28 +119,44 @@ func createStrictly(dyn dynamic.Interface, s *terraform.State, address, ns strin
 // plugin's config file (issue #15).
 func TestAccOperatorValues_gpuOperatorInstalled(t *testing.T) {
 	chartPath := testcharts.Chart(t, "gpu-operator")
+	// Every cloud where the GPU Operator shares and partitions GPUs (GKE
+	// does both natively, GKE Autopilot and EKS Auto Mode refuse the
+	// operator).
+	for cloud, pools := range map[string][2]string{
+		"generic":   {"t4", "a100-40gb"},
+		"aks":       {"t4", "a100-80gb"},
+		"eks":       {"t4", "a100-40gb"},
+		"karpenter": {"l4", "a100-40gb"},
+	} {
+		t.Run(cloud, func(t *testing.T) {
+			installGPUOperator(t, chartPath, cloud, pools[0], pools[1])
+		})
+	}
+}
+
+func installGPUOperator(t *testing.T, chartPath, cloud, sharedModel, migModel string) {
 	ns := acctest.Namespace(t)
 	kubeconfig := acctest.Kubeconfig(t)
-	const release = "gpu-operator"
+	release := "gpu-operator-" + cloud
 	t.Cleanup(func() {
 		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	config := `
-resource "gpu_node_pool_policy" "t4_shared" {
-  name          = "t4-shared"
-  cloud         = "generic"
-  accelerator   = "t4"
+	config := fmt.Sprintf(`
+resource "gpu_node_pool_policy" "shared" {
+  name          = "shared"
+  cloud         = %[1]q
+  accelerator   = %[2]q
   gpus_per_node = 1
   sharing       = "time-slicing"
   replicas      = 4
 }
 
-resource "gpu_node_pool_policy" "a100_mig" {
-  name          = "a100-mig"
-  cloud         = "generic"
-  accelerator   = "a100-40gb"
+resource "gpu_node_pool_policy" "mig" {
+  name          = "mig"
+  cloud         = %[1]q
+  accelerator   = %[3]q
   gpus_per_node = 8
   partition     = "all-balanced"
   mig_strategy  = "mixed"
@@ -140,13 +164,15 @@ resource "gpu_node_pool_policy" "a100_mig" {
 
 resource "gpu_operator_values" "op" {
   target = "gpu-operator"
-  cloud  = "generic"
+  cloud  = %[1]q
   gpu_operator {
     mig_strategy = "mixed"
-    node_pools   = [gpu_node_pool_policy.t4_shared.id, gpu_node_pool_policy.a100_mig.id]
+    node_pools   = [gpu_node_pool_policy.shared.id, gpu_node_pool_policy.mig.id]
   }
 }
-`
+`, cloud, sharedModel, migModel)
+	// One cloud at a time: the chart's ClusterRole and ClusterPolicy have
+	// fixed names, and each subtest uninstalls its release when it ends.
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
