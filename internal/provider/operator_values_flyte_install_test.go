@@ -19,19 +19,39 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
-// The real flyte-binary chart (Flyte v1), installed with the values
-// generated for GKE: from the k8s plugin config propeller reads out of the
-// installed ConfigMap, the pods propeller builds for a flytekit A100 task
-// (device nvidia-tesla-a100) and for an A100.unpartitioned task are created
-// in the cluster; the unpartitioned one lands on the whole-A100 pool, never
-// the MIG pool, and the plain one on an A100 pool (propeller selects the
-// device label only, so a MIG node qualifies too; see
+// flyteChart is one Flyte chart: where it keeps the k8s plugin config once
+// installed, and the values prefix that config sits under.
+type flyteChart struct {
+	chart, target string
+	version       int
+	configKey     string   // data key of the installed ConfigMap
+	valuesPrefix  []string // where that file's content sits in the values
+}
+
+// The real Flyte charts (flyte-core and flyte-binary of Flyte v1,
+// flyte-binary of Flyte v2), installed with the values generated for GKE:
+// from the k8s plugin config propeller reads out of the installed
+// ConfigMap, the pods propeller builds for a flytekit A100 task (device
+// nvidia-tesla-a100) and, on v1, an A100.unpartitioned task are created in
+// the cluster; the unpartitioned one lands on the whole-A100 pool, never the
+// MIG pool, and the plain one on an A100 pool (propeller selects the device
+// label only, so a MIG node qualifies too; see
 // docs/design/flyte.md#how-propeller-places-a-gpu-task) (issue #15).
-func TestAccOperatorValues_flyteBinaryInstalledTasksLand(t *testing.T) {
-	chartPath := testcharts.Chart(t, "flyte-binary")
+func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
+	for _, c := range []flyteChart{
+		{"flyte-core", render.TargetFlyteCore, 1, "k8s.yaml", []string{"configmap", "k8s"}},
+		{"flyte-binary", render.TargetFlyteBinary, 1, "100-inline-config.yaml", []string{"configuration", "inline"}},
+		{"flyte-binary-v2", render.TargetFlyteBinary, 2, "100-inline-config.yaml", []string{"configuration", "inline"}},
+	} {
+		t.Run(c.chart, func(t *testing.T) { installFlyteAndPlaceTasks(t, c) })
+	}
+}
+
+func installFlyteAndPlaceTasks(t *testing.T, c flyteChart) {
+	chartPath := testcharts.Chart(t, c.chart)
 	ns := acctest.Namespace(t)
 	kubeconfig := acctest.Kubeconfig(t)
-	const release = "flyte"
+	release := c.chart
 	t.Cleanup(func() {
 		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 			t.Errorf("cleanup: %v", err)
@@ -41,15 +61,16 @@ func TestAccOperatorValues_flyteBinaryInstalledTasksLand(t *testing.T) {
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
+			Config: fmt.Sprintf(`
 resource "gpu_operator_values" "flyte" {
-  target = "flyte-binary"
+  target = %q
   cloud  = "gke"
   flyte {
-    accelerators = ["a100-40gb"]
+    flyte_version = %d
+    accelerators  = ["a100-40gb"]
   }
 }
-`,
+`, c.target, c.version),
 			Check: func(s *terraform.State) error {
 				values, err := stateValues(s, "gpu_operator_values.flyte")
 				if err != nil {
@@ -60,16 +81,23 @@ resource "gpu_operator_values" "flyte" {
 				if _, err := helminstall.UpgradeInstall(ctx, kubeconfig, chartPath, release, ns, values); err != nil {
 					return err
 				}
-				installed, err := installedFlyteInline(ctx, t, ns)
+				installed, err := installedFlyteConfig(ctx, t, ns, c.configKey)
 				if err != nil {
 					return err
 				}
-				pods, err := render.PodFragments(render.TargetFlyteBinary, map[string]any{"configuration": map[string]any{"inline": installed}})
+				asValues := map[string]any{}
+				nest(asValues, installed, c.valuesPrefix...)
+				pods, err := render.PodFragments(c.target, asValues)
 				if err != nil {
 					return fmt.Errorf("the installed plugin config does not read as propeller's: %w", err)
 				}
-				if len(pods) == 0 {
-					return fmt.Errorf("the installed plugin config gives no task pod")
+				if c.version == 2 {
+					// v2 maps the accelerator to its device in the config
+					// itself: the second pod is the A100 task.
+					if len(pods) < 2 {
+						return fmt.Errorf("want a base and an A100 task pod, got %d", len(pods))
+					}
+					return podLandsOnPools(ctx, t, ns, "a100", pods[1], "gke-a100", "gke-a100-mig")
 				}
 				device, unpartitioned, err := flyteA100Tasks(installed, pods[0])
 				if err != nil {
@@ -82,6 +110,16 @@ resource "gpu_operator_values" "flyte" {
 			},
 		}},
 	})
+}
+
+// nest puts v at path inside m.
+func nest(m map[string]any, v any, path ...string) {
+	for _, p := range path[:len(path)-1] {
+		next := map[string]any{}
+		m[p] = next
+		m = next
+	}
+	m[path[len(path)-1]] = v
 }
 
 // flyteA100Tasks applies propeller's ApplyGPUNodeSelectors to the base task
@@ -118,15 +156,15 @@ func withRequirements(base corev1.PodSpec, toleration corev1.Toleration, reqs ..
 	return pod
 }
 
-// installedFlyteInline reads 100-inline-config.yaml from the ConfigMap the
-// chart installed: what flyte-binary hands propeller.
-func installedFlyteInline(ctx context.Context, t *testing.T, ns string) (map[string]any, error) {
+// installedFlyteConfig reads a config file (a data key) from the ConfigMap
+// the chart installed: what the chart hands propeller.
+func installedFlyteConfig(ctx context.Context, t *testing.T, ns, key string) (map[string]any, error) {
 	maps, err := acctest.Client(t).CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	for _, cm := range maps.Items {
-		if text, ok := cm.Data["100-inline-config.yaml"]; ok {
+		if text, ok := cm.Data[key]; ok {
 			var inline map[string]any
 			if err := yaml.Unmarshal([]byte(text), &inline); err != nil {
 				return nil, fmt.Errorf("%s: %w", cm.Name, err)
@@ -134,7 +172,7 @@ func installedFlyteInline(ctx context.Context, t *testing.T, ns string) (map[str
 			return inline, nil
 		}
 	}
-	return nil, fmt.Errorf("no installed ConfigMap holds 100-inline-config.yaml: the chart dropped the GPU plugin config")
+	return nil, fmt.Errorf("no installed ConfigMap holds %s: the chart dropped the GPU plugin config", key)
 }
 
 // podLandsOnPools creates a task pod and waits until it is scheduled on a
