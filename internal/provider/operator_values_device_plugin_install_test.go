@@ -27,7 +27,9 @@ const fixtureCloudLabel = "fixtures.gpuform.io/cloud"
 // Discovery or GPU Operator labels, as they would on a real cluster.)
 func TestAccOperatorValues_devicePluginInstalledOnTheGPUNodes(t *testing.T) {
 	chartPath := testcharts.Chart(t, "nvidia-device-plugin")
-	for _, cloud := range []string{"aks", "eks", "generic"} {
+	// Every cloud whose users install the device plugin (GKE Autopilot
+	// refuses it).
+	for _, cloud := range []string{"aks", "eks", "eks-auto", "gke", "karpenter", "generic"} {
 		t.Run(cloud, func(t *testing.T) {
 			ns := acctest.Namespace(t)
 			kubeconfig := acctest.Kubeconfig(t)
