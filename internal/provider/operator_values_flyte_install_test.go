@@ -28,13 +28,25 @@ type flyteChart struct {
 	valuesPrefix  []string // where that file's content sits in the values
 }
 
+// flyteCloud is a cloud whose nodes carry the device names flytekit sends
+// (GKE's own labels; EKS node groups labelled by the cluster-autoscaler
+// convention), and the pools of an A100 task there: any A100 pool, and the
+// whole-GPU pool for an unpartitioned task ("" where the cloud has no
+// partition label).
+type flyteCloud struct {
+	cloud             string
+	a100Pools         []string
+	unpartitionedPool string
+}
+
 // The real Flyte charts (flyte-core and flyte-binary of Flyte v1,
-// flyte-binary of Flyte v2), installed with the values generated for GKE:
+// flyte-binary of Flyte v2), installed with the values generated for GKE and
+// for EKS, the clouds whose nodes carry flytekit's device names:
 // from the k8s plugin config propeller reads out of the installed
 // ConfigMap, the pods propeller builds for a flytekit A100 task (device
-// nvidia-tesla-a100) and, on v1, an A100.unpartitioned task are created in
-// the cluster; the unpartitioned one lands on the whole-A100 pool, never the
-// MIG pool, and the plain one on an A100 pool (propeller selects the device
+// nvidia-tesla-a100) and, on v1 GKE, an A100.unpartitioned task are created
+// in the cluster; the unpartitioned one lands on the whole-A100 pool, never
+// the MIG pool, and the plain one on an A100 pool (propeller selects the device
 // label only, so a MIG node qualifies too; see
 // docs/design/flyte.md#how-propeller-places-a-gpu-task) (issue #15).
 func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
@@ -43,15 +55,22 @@ func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
 		{"flyte-binary", render.TargetFlyteBinary, 1, "100-inline-config.yaml", []string{"configuration", "inline"}},
 		{"flyte-binary-v2", render.TargetFlyteBinary, 2, "100-inline-config.yaml", []string{"configuration", "inline"}},
 	} {
-		t.Run(c.chart, func(t *testing.T) { installFlyteAndPlaceTasks(t, c) })
+		for _, cl := range []flyteCloud{
+			{"gke", []string{"gke-a100", "gke-a100-mig"}, "gke-a100"},
+			{"eks", []string{"eks-p4d"}, ""},
+		} {
+			t.Run(c.chart+"/"+cl.cloud, func(t *testing.T) { installFlyteAndPlaceTasks(t, c, cl) })
+		}
 	}
 }
 
-func installFlyteAndPlaceTasks(t *testing.T, c flyteChart) {
+func installFlyteAndPlaceTasks(t *testing.T, c flyteChart, cl flyteCloud) {
 	chartPath := testcharts.Chart(t, c.chart)
 	ns := acctest.Namespace(t)
 	kubeconfig := acctest.Kubeconfig(t)
-	release := c.chart
+	// One release name per chart and cloud: the charts' cluster-scoped
+	// objects are named after the release.
+	release := c.chart + "-" + cl.cloud
 	t.Cleanup(func() {
 		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 			t.Errorf("cleanup: %v", err)
@@ -64,13 +83,13 @@ func installFlyteAndPlaceTasks(t *testing.T, c flyteChart) {
 			Config: fmt.Sprintf(`
 resource "gpu_operator_values" "flyte" {
   target = %q
-  cloud  = "gke"
+  cloud  = %q
   flyte {
     flyte_version = %d
     accelerators  = ["a100-40gb"]
   }
 }
-`, c.target, c.version),
+`, c.target, cl.cloud, c.version),
 			Check: func(s *terraform.State) error {
 				values, err := stateValues(s, "gpu_operator_values.flyte")
 				if err != nil {
@@ -97,16 +116,25 @@ resource "gpu_operator_values" "flyte" {
 					if len(pods) < 2 {
 						return fmt.Errorf("want a base and an A100 task pod, got %d", len(pods))
 					}
-					return podLandsOnPools(ctx, t, ns, "a100", pods[1], "gke-a100", "gke-a100-mig")
+					return podLandsOnPools(ctx, t, ns, "a100", pods[1], cl.a100Pools...)
 				}
 				device, unpartitioned, err := flyteA100Tasks(installed, pods[0])
 				if err != nil {
 					return err
 				}
-				if err := podLandsOnPools(ctx, t, ns, "a100", device, "gke-a100", "gke-a100-mig"); err != nil {
+				if err := podLandsOnPools(ctx, t, ns, "a100", device, cl.a100Pools...); err != nil {
 					return err
 				}
-				return podLandsOnPools(ctx, t, ns, "a100-unpartitioned", unpartitioned, "gke-a100")
+				if cl.unpartitionedPool == "" {
+					if unpartitioned != nil {
+						return fmt.Errorf("%s has no partition label, yet the config names an unpartitioned requirement", cl.cloud)
+					}
+					return nil
+				}
+				if unpartitioned == nil {
+					return fmt.Errorf("the installed config has no gpu-unpartitioned-node-selector-requirement")
+				}
+				return podLandsOnPools(ctx, t, ns, "a100-unpartitioned", *unpartitioned, cl.unpartitionedPool)
 			},
 		}},
 	})
@@ -125,26 +153,32 @@ func nest(m map[string]any, v any, path ...string) {
 // flyteA100Tasks applies propeller's ApplyGPUNodeSelectors to the base task
 // pod for flytekit's A100 (device nvidia-tesla-a100) and A100.unpartitioned,
 // with the label keys and requirement of the installed config.
-func flyteA100Tasks(inline map[string]any, base corev1.PodSpec) (device, unpartitioned corev1.PodSpec, err error) {
+// The unpartitioned pod is nil when the config names no unpartitioned
+// requirement (a cloud without a partition label).
+func flyteA100Tasks(inline map[string]any, base corev1.PodSpec) (device corev1.PodSpec, unpartitioned *corev1.PodSpec, err error) {
 	plugins, _ := inline["plugins"].(map[string]any)
 	k8s, _ := plugins["k8s"].(map[string]any)
 	label, _ := k8s["gpu-device-node-label"].(string)
 	if label == "" {
-		return device, unpartitioned, fmt.Errorf("the installed config names no gpu-device-node-label: %v", k8s)
-	}
-	raw, err := yaml.Marshal(k8s["gpu-unpartitioned-node-selector-requirement"])
-	if err != nil {
-		return device, unpartitioned, err
-	}
-	var noPartition corev1.NodeSelectorRequirement
-	if err := yaml.UnmarshalStrict(raw, &noPartition); err != nil || noPartition.Key == "" {
-		return device, unpartitioned, fmt.Errorf("gpu-unpartitioned-node-selector-requirement is not a requirement: %s", raw)
+		return device, nil, fmt.Errorf("the installed config names no gpu-device-node-label: %v", k8s)
 	}
 	onDevice := corev1.NodeSelectorRequirement{Key: label, Operator: corev1.NodeSelectorOpIn, Values: []string{"nvidia-tesla-a100"}}
 	toleration := corev1.Toleration{Key: label, Operator: corev1.TolerationOpEqual, Value: "nvidia-tesla-a100", Effect: corev1.TaintEffectNoSchedule}
 	device = withRequirements(base, toleration, onDevice)
-	unpartitioned = withRequirements(base, toleration, onDevice, noPartition)
-	return device, unpartitioned, nil
+	req, ok := k8s["gpu-unpartitioned-node-selector-requirement"]
+	if !ok {
+		return device, nil, nil
+	}
+	raw, err := yaml.Marshal(req)
+	if err != nil {
+		return device, nil, err
+	}
+	var noPartition corev1.NodeSelectorRequirement
+	if err := yaml.UnmarshalStrict(raw, &noPartition); err != nil || noPartition.Key == "" {
+		return device, nil, fmt.Errorf("gpu-unpartitioned-node-selector-requirement is not a requirement: %s", raw)
+	}
+	pod := withRequirements(base, toleration, onDevice, noPartition)
+	return device, &pod, nil
 }
 
 func withRequirements(base corev1.PodSpec, toleration corev1.Toleration, reqs ...corev1.NodeSelectorRequirement) corev1.PodSpec {
