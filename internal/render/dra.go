@@ -22,7 +22,7 @@ func (v ServerVersion) AtLeast(major, minor int) bool {
 // String returns "1.33".
 func (v ServerVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
-// DRA API versions Render can emit.
+// DRA API versions Render can emit (docs/design/kubernetes.md#dra-api-versions).
 const (
 	// DRAAPIVersionV1 is GA DRA (Kubernetes 1.34+): requests wrap their
 	// fields in "exactly".
@@ -64,7 +64,8 @@ func ServerVersionCheck(w Workload, v ServerVersion) Diagnostics {
 }
 
 // draClaimName is the claim's name inside the pod (pod.spec.resourceClaims
-// and container resources.claims must agree).
+// and container resources.claims must agree,
+// docs/design/kubernetes.md#the-pod-side-of-a-claim).
 const draClaimName = "gpu"
 
 func draClaimTemplateName(w Workload) string { return w.Name + "-gpu" }
@@ -77,7 +78,8 @@ func draDeviceClass(d *DRA) string {
 }
 
 // draClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
-// for exactly count devices of the class, filtered by the CEL selectors.
+// for exactly count devices of the class, filtered by the CEL selectors
+// (docs/design/kubernetes.md#resourceclaimtemplate-shapes).
 func draClaimTemplate(w Workload, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
 	meta.Name = draClaimTemplateName(w)
 	class := draDeviceClass(w.GPU.DRA)
@@ -130,7 +132,8 @@ func draSelectorsV1beta1(expressions []string) []resourcev1beta1.DeviceSelector 
 }
 
 // draPodClaims references the template from the pod (flat
-// resourceClaimTemplateName, core/v1 since 1.31).
+// resourceClaimTemplateName, core/v1 since 1.31;
+// docs/design/kubernetes.md#the-pod-side-of-a-claim).
 func draPodClaims(w Workload) []corev1.PodResourceClaim {
 	template := draClaimTemplateName(w)
 	return []corev1.PodResourceClaim{{Name: draClaimName, ResourceClaimTemplateName: &template}}

@@ -45,7 +45,8 @@ func checkGPUCount(g GPU, strict bool, diags *Diagnostics) int64 {
 }
 
 // checkGPURequests: Kubernetes does not overcommit extended resources, so a
-// GPU request must equal the limit (which is gpu.count).
+// GPU request must equal the limit (which is gpu.count;
+// docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
 func checkGPURequests(g GPU, in gpuIntent, profile cloudProfile, diags *Diagnostics) {
 	if g.Requests == nil || in.count == 0 || *g.Requests == in.count {
 		return

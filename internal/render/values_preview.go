@@ -197,7 +197,8 @@ func decodePlain(v any, into any) error {
 }
 
 // isExtendedResource: a domain-prefixed resource outside kubernetes.io,
-// such as nvidia.com/gpu or nvidia.com/mig-1g.5gb.
+// such as nvidia.com/gpu or nvidia.com/mig-1g.5gb
+// (docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
 func isExtendedResource(name string) bool {
 	i := strings.IndexByte(name, '/')
 	if i <= 0 {
@@ -310,7 +311,8 @@ func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
 // checkExtendedRequestsHaveLimits refuses rendered pods the API server
 // would refuse: an extended resource such as nvidia.com/gpu cannot be
 // overcommitted, so a request needs a limit, and an equal one (core/v1
-// validation of resource requirements). FiftyOne's own GPU guide shows GKE
+// validation of resource requirements,
+// docs/design/kubernetes.md#extended-resources-are-never-overcommitted). FiftyOne's own GPU guide shows GKE
 // values with the GPU under requests only.
 func checkExtendedRequestsHaveLimits(pods []renderedPod) Diagnostics {
 	var diags Diagnostics

@@ -179,7 +179,9 @@ func SharingNames() []string { return []string{SharingTimeSlicing, SharingMPS} }
 
 // Defaults applied by Render.
 const (
-	DefaultNamespace           = "default"
+	DefaultNamespace = "default"
+	// DefaultDeviceClass is NVIDIA's DRA class for whole GPUs
+	// (docs/design/kubernetes.md#resourceclaimtemplate-shapes).
 	DefaultDeviceClass         = "gpu.nvidia.com"
 	DefaultModelCacheMountPath = "/models"
 	DefaultFieldManager        = "terraform-provider-gpu"
