@@ -28,37 +28,52 @@ type flyteChart struct {
 	valuesPrefix  []string // where that file's content sits in the values
 }
 
-// flyteCloud is a cloud whose nodes carry the device names flytekit sends
-// (GKE's own labels; EKS node groups labelled by the cluster-autoscaler
-// convention), and the pools of an A100 task there: any A100 pool, and the
-// whole-GPU pool for an unpartitioned task ("" where the cloud has no
-// partition label).
+// flyteCloud is one cloud's Flyte GPU task: the catalog accelerator the
+// values allow, the device a v1 task names there (flytekit's constant where
+// the nodes carry it, else the label value the provider's plan warning tells
+// users to pass to GPUAccelerator), Flyte v2's name for it, the pools a task
+// for that device may land on, and the whole-GPU pool of an unpartitioned
+// task ("" where the cloud has no partition label).
 type flyteCloud struct {
 	cloud             string
-	a100Pools         []string
+	accelerator       string
+	device            string
+	v2Name            string
+	pools             []string
 	unpartitionedPool string
 }
 
+// flyteClouds has one GPU task per cloud, on a model the local cluster's
+// fixtures of that cloud have. GKE and EKS nodes carry flytekit's device
+// names; the others carry instance types, instance GPU names or GFD product
+// names (docs/design/flyte.md#flytekit-accelerator-constants).
+var flyteClouds = []flyteCloud{
+	{"gke", "a100-40gb", "nvidia-tesla-a100", "A100", []string{"gke-a100", "gke-a100-mig"}, "gke-a100"},
+	{"gke-autopilot", "l4", "nvidia-l4", "L4", []string{"autopilot-l4"}, "autopilot-l4"},
+	{"aks", "a100-80gb", "Standard_NC24ads_A100_v4", "A100 80G", []string{"aks-nc24adsa100"}, ""},
+	{"eks", "a100-40gb", "nvidia-tesla-a100", "A100", []string{"eks-p4d"}, ""},
+	{"eks-auto", "l40s", "l40s", "L40s", []string{"eksauto-l40s"}, ""},
+	{"karpenter", "l4", "l4", "L4", []string{"karpenter-g6"}, ""},
+	{"generic", "h100-80gb", "NVIDIA-H100-80GB-HBM3", "H100", []string{"generic-h100"}, ""},
+}
+
 // The real Flyte charts (flyte-core and flyte-binary of Flyte v1,
-// flyte-binary of Flyte v2), installed with the values generated for GKE and
-// for EKS, the clouds whose nodes carry flytekit's device names:
-// from the k8s plugin config propeller reads out of the installed
-// ConfigMap, the pods propeller builds for a flytekit A100 task (device
-// nvidia-tesla-a100) and, on v1 GKE, an A100.unpartitioned task are created
-// in the cluster; the unpartitioned one lands on the whole-A100 pool, never
-// the MIG pool, and the plain one on an A100 pool (propeller selects the device
-// label only, so a MIG node qualifies too; see
-// docs/design/flyte.md#how-propeller-places-a-gpu-task) (issue #15).
+// flyte-binary of Flyte v2), installed with the values generated for every
+// cloud: from the k8s plugin config propeller reads out of the installed
+// ConfigMap, the pods propeller builds for a GPU task naming the cloud's
+// device and, where the cloud has a partition label, an unpartitioned task
+// are created in the cluster; the unpartitioned one lands on the whole-GPU
+// pool, never the MIG pool, and the plain one on a pool of that model
+// (propeller selects the device label only, so a MIG node qualifies too; see
+// docs/design/flyte.md#how-propeller-places-a-gpu-task). The chart's own
+// pods stay off the GPU nodes (issue #15).
 func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
 	for _, c := range []flyteChart{
 		{"flyte-core", render.TargetFlyteCore, 1, "k8s.yaml", []string{"configmap", "k8s"}},
 		{"flyte-binary", render.TargetFlyteBinary, 1, "100-inline-config.yaml", []string{"configuration", "inline"}},
 		{"flyte-binary-v2", render.TargetFlyteBinary, 2, "100-inline-config.yaml", []string{"configuration", "inline"}},
 	} {
-		for _, cl := range []flyteCloud{
-			{"gke", []string{"gke-a100", "gke-a100-mig"}, "gke-a100"},
-			{"eks", []string{"eks-p4d"}, ""},
-		} {
+		for _, cl := range flyteClouds {
 			t.Run(c.chart+"/"+cl.cloud, func(t *testing.T) { installFlyteAndPlaceTasks(t, c, cl) })
 		}
 	}
@@ -86,10 +101,10 @@ resource "gpu_operator_values" "flyte" {
   cloud  = %q
   flyte {
     flyte_version = %d
-    accelerators  = ["a100-40gb"]
+    accelerators  = [%q]
   }
 }
-`, c.target, cl.cloud, c.version),
+`, c.target, cl.cloud, c.version, cl.accelerator),
 			Check: func(s *terraform.State) error {
 				values, err := stateValues(s, "gpu_operator_values.flyte")
 				if err != nil {
@@ -104,40 +119,52 @@ resource "gpu_operator_values" "flyte" {
 				if err != nil {
 					return err
 				}
-				asValues := map[string]any{}
-				nest(asValues, installed, c.valuesPrefix...)
-				pods, err := render.PodFragments(c.target, asValues)
-				if err != nil {
-					return fmt.Errorf("the installed plugin config does not read as propeller's: %w", err)
-				}
-				if c.version == 2 {
-					// v2 maps the accelerator to its device in the config
-					// itself: the second pod is the A100 task.
-					if len(pods) < 2 {
-						return fmt.Errorf("want a base and an A100 task pod, got %d", len(pods))
-					}
-					return podLandsOnPools(ctx, t, ns, "a100", pods[1], cl.a100Pools...)
-				}
-				device, unpartitioned, err := flyteA100Tasks(installed, pods[0])
-				if err != nil {
+				if err := placeFlyteTasks(ctx, t, ns, c, cl, installed); err != nil {
 					return err
 				}
-				if err := podLandsOnPools(ctx, t, ns, "a100", device, cl.a100Pools...); err != nil {
-					return err
-				}
-				if cl.unpartitionedPool == "" {
-					if unpartitioned != nil {
-						return fmt.Errorf("%s has no partition label, yet the config names an unpartitioned requirement", cl.cloud)
-					}
-					return nil
-				}
-				if unpartitioned == nil {
-					return fmt.Errorf("the installed config has no gpu-unpartitioned-node-selector-requirement")
-				}
-				return podLandsOnPools(ctx, t, ns, "a100-unpartitioned", *unpartitioned, cl.unpartitionedPool)
+				return chartPodsOffGPUNodes(ctx, t, ns)
 			},
 		}},
 	})
+}
+
+// placeFlyteTasks builds, with propeller's rules and the installed config,
+// the pods of a task naming the cloud's device (and an unpartitioned one
+// where the config has the requirement) and checks where they land.
+func placeFlyteTasks(ctx context.Context, t *testing.T, ns string, c flyteChart, cl flyteCloud, installed map[string]any) error {
+	asValues := map[string]any{}
+	nest(asValues, installed, c.valuesPrefix...)
+	pods, err := render.PodFragments(c.target, asValues)
+	if err != nil {
+		return fmt.Errorf("the installed plugin config does not read as propeller's: %w", err)
+	}
+	rules, err := readFlyteTaskRules(installed, c.version)
+	if err != nil {
+		return err
+	}
+	device := cl.device
+	if c.version == 2 {
+		// v2 tasks name the accelerator; the config maps it to the device.
+		if device = rules.devices[cl.v2Name]; device != cl.device {
+			return fmt.Errorf("accelerator-devices maps %q to %q, but the %s nodes carry %q", cl.v2Name, device, cl.cloud, cl.device)
+		}
+	}
+	task, unpartitioned := rules.tasks(pods[0], device)
+	if err := podLandsOnPools(ctx, t, ns, "gpu", task, cl.pools...); err != nil {
+		return err
+	}
+	if c.version == 2 {
+		return nil
+	}
+	switch {
+	case cl.unpartitionedPool == "" && unpartitioned != nil:
+		return fmt.Errorf("%s has no partition label, yet the config names an unpartitioned requirement", cl.cloud)
+	case cl.unpartitionedPool != "" && unpartitioned == nil:
+		return fmt.Errorf("the installed config has no gpu-unpartitioned-node-selector-requirement")
+	case unpartitioned == nil:
+		return nil
+	}
+	return podLandsOnPools(ctx, t, ns, "gpu-unpartitioned", *unpartitioned, cl.unpartitionedPool)
 }
 
 // nest puts v at path inside m.
@@ -150,35 +177,89 @@ func nest(m map[string]any, v any, path ...string) {
 	m[path[len(path)-1]] = v
 }
 
-// flyteA100Tasks applies propeller's ApplyGPUNodeSelectors to the base task
-// pod for flytekit's A100 (device nvidia-tesla-a100) and A100.unpartitioned,
-// with the label keys and requirement of the installed config.
-// The unpartitioned pod is nil when the config names no unpartitioned
-// requirement (a cloud without a partition label).
-func flyteA100Tasks(inline map[string]any, base corev1.PodSpec) (device corev1.PodSpec, unpartitioned *corev1.PodSpec, err error) {
+// flyteTaskRules are what propeller's ApplyGPUNodeSelectors reads from the
+// k8s plugin config: the device label, the unpartitioned requirement, and on
+// v2 the accelerator-devices map.
+type flyteTaskRules struct {
+	deviceLabel   string
+	unpartitioned *corev1.NodeSelectorRequirement
+	devices       map[string]string
+}
+
+// readFlyteTaskRules reads the rules from the installed config: v1 keeps them
+// in the k8s plugin section, v2 in the NVIDIA_GPU accelerator device class.
+func readFlyteTaskRules(inline map[string]any, version int) (flyteTaskRules, error) {
 	plugins, _ := inline["plugins"].(map[string]any)
 	k8s, _ := plugins["k8s"].(map[string]any)
-	label, _ := k8s["gpu-device-node-label"].(string)
-	if label == "" {
-		return device, nil, fmt.Errorf("the installed config names no gpu-device-node-label: %v", k8s)
+	labelKey, unpartitionedKey := "gpu-device-node-label", "gpu-unpartitioned-node-selector-requirement"
+	var section any = k8s
+	var rules flyteTaskRules
+	if version == 2 {
+		labelKey, unpartitionedKey = "device-node-label", "unpartitioned-node-selector-requirement"
+		section = singleKeyEntry(k8s["accelerator-device-classes"], "NVIDIA_GPU")
+		rules.devices = map[string]string{}
+		for name := range singleKeyNames(k8s["accelerator-devices"]) {
+			rules.devices[name], _ = singleKeyEntry(k8s["accelerator-devices"], name).(string)
+		}
 	}
-	onDevice := corev1.NodeSelectorRequirement{Key: label, Operator: corev1.NodeSelectorOpIn, Values: []string{"nvidia-tesla-a100"}}
-	toleration := corev1.Toleration{Key: label, Operator: corev1.TolerationOpEqual, Value: "nvidia-tesla-a100", Effect: corev1.TaintEffectNoSchedule}
-	device = withRequirements(base, toleration, onDevice)
-	req, ok := k8s["gpu-unpartitioned-node-selector-requirement"]
+	class, _ := section.(map[string]any)
+	rules.deviceLabel, _ = class[labelKey].(string)
+	if rules.deviceLabel == "" {
+		return rules, fmt.Errorf("the installed config names no %s: %v", labelKey, k8s)
+	}
+	req, ok := class[unpartitionedKey]
 	if !ok {
-		return device, nil, nil
+		return rules, nil
 	}
 	raw, err := yaml.Marshal(req)
 	if err != nil {
-		return device, nil, err
+		return rules, err
 	}
-	var noPartition corev1.NodeSelectorRequirement
-	if err := yaml.UnmarshalStrict(raw, &noPartition); err != nil || noPartition.Key == "" {
-		return device, nil, fmt.Errorf("gpu-unpartitioned-node-selector-requirement is not a requirement: %s", raw)
+	rules.unpartitioned = &corev1.NodeSelectorRequirement{}
+	if err := yaml.UnmarshalStrict(raw, rules.unpartitioned); err != nil || rules.unpartitioned.Key == "" {
+		return rules, fmt.Errorf("%s is not a requirement: %s", unpartitionedKey, raw)
 	}
-	pod := withRequirements(base, toleration, onDevice, noPartition)
-	return device, &pod, nil
+	return rules, nil
+}
+
+// tasks applies the rules to the base task pod for a task naming device, and
+// for the same task marked unpartitioned (nil without the requirement).
+func (r flyteTaskRules) tasks(base corev1.PodSpec, device string) (task corev1.PodSpec, unpartitioned *corev1.PodSpec) {
+	onDevice := corev1.NodeSelectorRequirement{Key: r.deviceLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{device}}
+	toleration := corev1.Toleration{Key: r.deviceLabel, Operator: corev1.TolerationOpEqual, Value: device, Effect: corev1.TaintEffectNoSchedule}
+	task = withRequirements(base, toleration, onDevice)
+	if r.unpartitioned == nil {
+		return task, nil
+	}
+	pod := withRequirements(base, toleration, onDevice, *r.unpartitioned)
+	return task, &pod
+}
+
+// singleKeyNames and singleKeyEntry read Flyte's list-of-single-key-maps
+// form (the form of resource-tolerations, accelerator-devices and
+// accelerator-device-classes in the values).
+func singleKeyNames(list any) map[string]bool {
+	names := map[string]bool{}
+	entries, _ := list.([]any)
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		for k := range m {
+			names[k] = true
+		}
+	}
+	return names
+}
+
+func singleKeyEntry(list any, name string) any {
+	entries, _ := list.([]any)
+	for _, e := range entries {
+		if m, ok := e.(map[string]any); ok {
+			if v, ok := m[name]; ok {
+				return v
+			}
+		}
+	}
+	return nil
 }
 
 func withRequirements(base corev1.PodSpec, toleration corev1.Toleration, reqs ...corev1.NodeSelectorRequirement) corev1.PodSpec {

@@ -143,7 +143,6 @@ resource "gpu_operator_values" "fo" {
 // pool, and checks that no pod of the namespace without a GPU request (the
 // chart's API, app and other services) runs on a GPU node.
 func runnerLandsOn(ctx context.Context, t *testing.T, ns, selector, pool string) error {
-	cs := acctest.Client(t)
 	for {
 		placed, err := podPools(ctx, t, ns, selector)
 		if err != nil {
@@ -158,28 +157,42 @@ func runnerLandsOn(ctx context.Context, t *testing.T, ns, selector, pool string)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	all, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	checked := 0
-	for _, p := range all.Items {
-		if p.Spec.NodeName == "" || requestsGPU(p) {
-			continue
-		}
-		checked++
-		node, err := cs.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+	return chartPodsOffGPUNodes(ctx, t, ns)
+}
+
+// chartPodsOffGPUNodes waits until some pod of the namespace without a GPU
+// request (the chart's API, app and other services) is scheduled, and checks
+// that none of them runs on a GPU node.
+func chartPodsOffGPUNodes(ctx context.Context, t *testing.T, ns string) error {
+	cs := acctest.Client(t)
+	for {
+		all, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
 		}
-		if hasGPUCapacity(node) {
-			return fmt.Errorf("chart pod %s without a GPU request runs on GPU node %s", p.Name, node.Name)
+		checked := 0
+		for _, p := range all.Items {
+			if p.Spec.NodeName == "" || requestsGPU(p) {
+				continue
+			}
+			checked++
+			node, err := cs.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if hasGPUCapacity(node) {
+				return fmt.Errorf("chart pod %s without a GPU request runs on GPU node %s", p.Name, node.Name)
+			}
+		}
+		if checked > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("none of the chart's other pods was scheduled: nothing shows they stay off GPU nodes")
+		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	if checked == 0 {
-		return fmt.Errorf("none of the chart's other pods was scheduled: nothing shows they stay off GPU nodes")
-	}
-	return nil
 }
 
 // requestsGPU reports whether any container of the pod limits an NVIDIA
