@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // The workload: one GPU, cloud "generic", one replica, a placeholder image.
@@ -108,7 +109,7 @@ func HCLObject(namespace, poolRef string) string {
   }`, NameFormat, namespace, Cloud, Replicas, Image, poolRef, GPUCount)
 }
 
-func summaries(diags render.Diagnostics) string {
+func summaries(diags gpudiag.Diagnostics) string {
 	parts := make([]string, 0, len(diags))
 	for _, d := range diags.Errors() {
 		parts = append(parts, d.PathString()+": "+d.Summary+": "+d.Detail)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // minSharedReplicas: sharing a GPU means at least two pods on it.
@@ -48,8 +49,8 @@ func onlyIfIn(value string, allowed []string) string {
 // not of an attribute inside a nested attribute's object: for
 // taints[0].effect it would quote only the resource's first line. The
 // summary names the field ("Invalid taint effect").
-func locatable(ds render.Diagnostics) render.Diagnostics {
-	out := make(render.Diagnostics, len(ds))
+func locatable(ds gpudiag.Diagnostics) gpudiag.Diagnostics {
+	out := make(gpudiag.Diagnostics, len(ds))
 	for i, d := range ds {
 		if len(d.Path) > 2 && d.Path[0] == "taints" {
 			d.Path = d.Path[:2]
@@ -62,8 +63,8 @@ func locatable(ds render.Diagnostics) render.Diagnostics {
 // fromDefaultCloud explains diagnostics that only the provider's
 // default_cloud causes: the resource's own configuration has no cloud line
 // to blame.
-func fromDefaultCloud(ds render.Diagnostics, cloud string) render.Diagnostics {
-	out := make(render.Diagnostics, len(ds))
+func fromDefaultCloud(ds gpudiag.Diagnostics, cloud string) gpudiag.Diagnostics {
+	out := make(gpudiag.Diagnostics, len(ds))
 	for i, d := range ds {
 		d.Detail += " (cloud is " + strconv.Quote(cloud) + " from default_cloud in the provider \"gpu\" block; " +
 			"set cloud on this resource to use another.)"

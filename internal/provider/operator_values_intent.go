@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // valuesIntent is a gpu_operator_values as render sees it: the target, the
@@ -22,7 +23,7 @@ type valuesIntent struct {
 	input  render.ValuesInput
 	// findings are the pool id decode errors and ValidateValuesInput's
 	// diagnostics.
-	findings render.Diagnostics
+	findings gpudiag.Diagnostics
 	// cloudUnknown: cloud is unset and follows pools not known yet.
 	cloudUnknown bool
 	unknown      bool
@@ -100,7 +101,7 @@ type valuesBuild struct {
 // build generates the values, merges them over the base values, checks them
 // against the chart and renders the outputs. Diagnostics already in the
 // intent's findings are not repeated.
-func (in valuesIntent) build(src valuesSources) (*valuesBuild, render.Diagnostics) {
+func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnostics) {
 	generated, gdiags := render.GenerateValues(in.target, in.input)
 	diags := subtract(gdiags, in.findings)
 	if gdiags.HasError() {
@@ -134,7 +135,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, render.Diagnostic
 // checkChart validates against the chart's schema and, with
 // render_preview, renders it; diagnostics point at the attribute (or base
 // values file) that produced the offending value.
-func (in valuesIntent) checkChart(src valuesSources, generated map[string]any, bases []map[string]any, out *valuesBuild) render.Diagnostics {
+func (in valuesIntent) checkChart(src valuesSources, generated map[string]any, bases []map[string]any, out *valuesBuild) gpudiag.Diagnostics {
 	diags := in.locate(render.ValidateValuesAgainstChart(src.chartPath, out.values), generated, bases)
 	if diags.HasError() || !src.preview {
 		return diags
@@ -152,8 +153,8 @@ func (in valuesIntent) checkChart(src valuesSources, generated map[string]any, b
 // RemapValuesDiagnostics), a value only a base values file holds to that
 // file's base_values_yaml element. Chart-level problems (loading,
 // rendering) go on chart_path.
-func (in valuesIntent) locate(diags render.Diagnostics, generated map[string]any, bases []map[string]any) render.Diagnostics {
-	out := make(render.Diagnostics, 0, len(diags))
+func (in valuesIntent) locate(diags gpudiag.Diagnostics, generated map[string]any, bases []map[string]any) gpudiag.Diagnostics {
+	out := make(gpudiag.Diagnostics, 0, len(diags))
 	for _, d := range diags {
 		switch {
 		case len(d.Path) == 0:
@@ -208,8 +209,8 @@ func hasValuesPath(values map[string]any, steps []any) bool {
 
 // parseBaseValues reads each base values file as Helm does (sigs.k8s.io/yaml,
 // which Helm's chartutil.ReadValues uses); an empty file is no values.
-func parseBaseValues(texts []string) ([]map[string]any, render.Diagnostics) {
-	var diags render.Diagnostics
+func parseBaseValues(texts []string) ([]map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	out := make([]map[string]any, 0, len(texts))
 	for i, text := range texts {
 		values, err := parseValuesYAML(text)
@@ -239,7 +240,7 @@ func parseValuesYAML(text string) (map[string]any, error) {
 	}
 }
 
-func baseValuesError(i int, err error) render.Diagnostic {
+func baseValuesError(i int, err error) gpudiag.Diagnostic {
 	return errorAt([]any{"base_values_yaml", i}, "Invalid base values",
 		fmt.Sprintf("base_values_yaml[%d] is not a YAML map of values: %v. Allowed: the contents of a values file, "+
 			"e.g. file(\"values.yaml\") or yamlencode({ ... }).", i, err))
@@ -248,9 +249,9 @@ func baseValuesError(i int, err error) render.Diagnostic {
 // podFragmentsYAML lists the pods the values produce. Base values can give
 // the target's keys another shape; that is worth a warning, not a failed
 // plan, since the chart may still accept it.
-func podFragmentsYAML(target string, values map[string]any) (string, render.Diagnostics) {
-	warn := func(err error) render.Diagnostics {
-		return render.Diagnostics{{Severity: render.SeverityWarning, Path: []any{"base_values_yaml"},
+func podFragmentsYAML(target string, values map[string]any) (string, gpudiag.Diagnostics) {
+	warn := func(err error) gpudiag.Diagnostics {
+		return gpudiag.Diagnostics{{Severity: gpudiag.SeverityWarning, Path: []any{"base_values_yaml"},
 			Summary: "Pod fragments unavailable",
 			Detail: "The merged values do not have the shape target " + target + " expects (" + err.Error() + "), so " +
 				"pod_fragments_yaml is empty. Allowed: base values that keep the chart's value types."}}
@@ -269,8 +270,8 @@ func podFragmentsYAML(target string, values map[string]any) (string, render.Diag
 	return string(text), nil
 }
 
-func errorAt(path []any, summary, detail string) render.Diagnostic {
-	return render.Diagnostic{Severity: render.SeverityError, Path: path, Summary: summary, Detail: detail}
+func errorAt(path []any, summary, detail string) gpudiag.Diagnostic {
+	return gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: path, Summary: summary, Detail: detail}
 }
 
 // valuesID is "<target>/<hash>": stable for the same values, and changing

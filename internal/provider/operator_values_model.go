@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // operatorValuesModel is gpu_operator_values' Terraform data. The target
@@ -137,7 +138,7 @@ type tolerationInputModel struct {
 // they are reported with render's own diagnostics.
 type valuesConverter struct {
 	*converter
-	findings render.Diagnostics
+	findings gpudiag.Diagnostics
 	// poolUnknown: some pool id is not known yet, so neither is the cloud
 	// an unset cloud attribute would follow.
 	poolUnknown bool
@@ -201,7 +202,7 @@ func (c *valuesConverter) pool(v types.String, at []any) *render.PoolPolicy {
 	}
 	p, err := render.DecodePoolID(v.ValueString())
 	if err != nil {
-		c.findings = append(c.findings, render.Diagnostic{Severity: render.SeverityError, Path: at,
+		c.findings = append(c.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: at,
 			Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. " +
 				"gpu_node_pool_policy.a100.id."})
 		return nil

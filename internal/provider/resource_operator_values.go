@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 var (
@@ -59,8 +60,8 @@ func (r *operatorValuesResource) ValidateConfig(ctx context.Context, req resourc
 
 // validateValuesSources checks what render does not see: base_values_yaml,
 // render_preview, and the gpu block Numaflow cannot do without.
-func validateValuesSources(ctx context.Context, m operatorValuesModel) render.Diagnostics {
-	var diags render.Diagnostics
+func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	if m.RenderPreview.ValueBool() && m.ChartPath.IsNull() {
 		diags = append(diags, errorAt([]any{"render_preview"}, "render_preview needs chart_path",
 			"Previewing renders a local chart. Allowed: set chart_path to the chart's directory or .tgz, or remove render_preview."))
@@ -84,9 +85,9 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) render.Di
 // block (fiftyone, fiftyone.deployment[1], numaflow.gpu) gets one more,
 // unmatched step: Terraform then descends into that block and quotes its
 // first line, where for the block itself it would quote the resource's.
-func valuesDiagnostics(in render.Diagnostics) diag.Diagnostics {
+func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 	blocks := operatorValuesBlocks()
-	out := make(render.Diagnostics, len(in))
+	out := make(gpudiag.Diagnostics, len(in))
 	for i, d := range in {
 		if isBlockPath(blocks, d.Path) {
 			d.Path = append(append([]any{}, d.Path...), blockSubjectStep)

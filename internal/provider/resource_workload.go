@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 var (
@@ -217,12 +218,12 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 // subtract returns the diagnostics of all that are not in seen, so a rule
 // reported once is not reported again by a later stage.
-func subtract(all, seen render.Diagnostics) render.Diagnostics {
+func subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
 	known := map[string]bool{}
 	for _, d := range seen {
 		known[d.String()] = true
 	}
-	var out render.Diagnostics
+	var out gpudiag.Diagnostics
 	for _, d := range all {
 		if !known[d.String()] {
 			out = append(out, d)
@@ -286,7 +287,7 @@ func pathOf(steps []any) path.Path {
 			}
 		case int:
 			p = p.AtListIndex(v)
-		case render.MapKey:
+		case gpudiag.MapKey:
 			p = p.AtMapKey(string(v))
 		}
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // applyWorkload renders the plan for the live server version, applies every
@@ -529,14 +530,14 @@ func stringList(items []string) types.List {
 }
 
 // renderDiagnostics maps render's diagnostics onto attribute paths.
-func renderDiagnostics(in render.Diagnostics) diag.Diagnostics {
+func renderDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range in {
 		p := pathOf(d.Path)
 		switch {
-		case d.Severity == render.SeverityWarning && len(d.Path) > 0:
+		case d.Severity == gpudiag.SeverityWarning && len(d.Path) > 0:
 			out.AddAttributeWarning(p, d.Summary, d.Detail)
-		case d.Severity == render.SeverityWarning:
+		case d.Severity == gpudiag.SeverityWarning:
 			out.AddWarning(d.Summary, d.Detail)
 		case len(d.Path) > 0:
 			out.AddAttributeError(p, d.Summary, d.Detail)

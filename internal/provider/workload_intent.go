@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // workloadIntent is a gpu_workload as render sees it: the configuration,
@@ -18,7 +19,7 @@ type workloadIntent struct {
 	workload render.Workload
 	pool     *render.PoolPolicy
 	// findings are ApplyPool's and Validate's diagnostics.
-	findings render.Diagnostics
+	findings gpudiag.Diagnostics
 	unknown  bool
 	diags    diag.Diagnostics
 }
@@ -31,7 +32,7 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 	if nodePool != "" {
 		pool, err := render.DecodePoolID(nodePool)
 		if err != nil {
-			in.findings = append(in.findings, render.Diagnostic{Severity: render.SeverityError, Path: []any{"node_pool"},
+			in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"node_pool"},
 				Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id."})
 		} else {
 			placed, findings := render.ApplyPool(raw, pool)
@@ -50,14 +51,14 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 // notAt drops findings on attributes that already have an error: the pool's
 // explanation of "count = 2" is more useful than the generic rule's, and
 // one line should not get two errors.
-func notAt(findings, earlier render.Diagnostics) render.Diagnostics {
+func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
 	taken := map[string]bool{}
 	for _, d := range earlier {
-		if d.Severity == render.SeverityError {
+		if d.Severity == gpudiag.SeverityError {
 			taken[d.PathString()] = true
 		}
 	}
-	var out render.Diagnostics
+	var out gpudiag.Diagnostics
 	for _, d := range findings {
 		if !taken[d.PathString()] {
 			out = append(out, d)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // schemaRejected lists the attribute paths whose values the schema's own
@@ -15,7 +16,7 @@ func schemaRejected(w render.Workload, waitFor string) map[string]bool {
 	rejected := map[string]bool{}
 	reject := func(value string, allowed []string, path ...any) {
 		if value != "" && !slices.Contains(allowed, value) {
-			rejected[render.Diagnostic{Path: path}.PathString()] = true
+			rejected[gpudiag.Diagnostic{Path: path}.PathString()] = true
 		}
 	}
 	reject(w.Kind, render.KindNames(), "kind")
@@ -33,8 +34,8 @@ func schemaRejected(w render.Workload, waitFor string) map[string]bool {
 
 // withoutSchemaRejected drops render findings on attributes the schema
 // validators already reject.
-func withoutSchemaRejected(findings render.Diagnostics, rejected map[string]bool) render.Diagnostics {
-	var out render.Diagnostics
+func withoutSchemaRejected(findings gpudiag.Diagnostics, rejected map[string]bool) gpudiag.Diagnostics {
+	var out gpudiag.Diagnostics
 	for _, d := range findings {
 		if !rejected[d.PathString()] {
 			out = append(out, d)

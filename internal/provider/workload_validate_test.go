@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // A value the schema's OneOf rejects is reported once, by the schema, not
@@ -15,7 +16,7 @@ func TestWithoutSchemaRejected(t *testing.T) {
 		GPU: render.GPU{Count: 2, Accelerators: []string{"a100-40gb", "tpu-v5"}, Sharing: "time-slicing"},
 	}
 	findings := render.Validate(w)
-	paths := func(ds render.Diagnostics) map[string]bool {
+	paths := func(ds gpudiag.Diagnostics) map[string]bool {
 		out := map[string]bool{}
 		for _, d := range ds {
 			out[d.PathString()] = true

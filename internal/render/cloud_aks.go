@@ -15,6 +15,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -40,7 +41,7 @@ type aksProfile struct{ operatorProfile }
 
 func (aksProfile) offers(a *Accelerator) bool { return len(a.AKSVMSizes) > 0 }
 
-func (aksProfile) validate(in gpuIntent, _ bool) Diagnostics {
+func (aksProfile) validate(in gpuIntent, _ bool) gpudiag.Diagnostics {
 	return warnSharedClientsWithoutLabel(CloudAKS, in)
 }
 

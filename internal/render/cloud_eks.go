@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"maps"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -35,7 +36,7 @@ type eksProfile struct {
 
 func (eksProfile) offers(a *Accelerator) bool { return a.EKSAccelerator != "" }
 
-func (eksProfile) validate(in gpuIntent, _ bool) Diagnostics {
+func (eksProfile) validate(in gpuIntent, _ bool) gpudiag.Diagnostics {
 	return warnSharedClientsWithoutLabel(CloudEKS, in)
 }
 

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -31,10 +32,10 @@ type genericProfile struct{ operatorProfile }
 
 func (genericProfile) offers(*Accelerator) bool { return true }
 
-func (genericProfile) validate(in gpuIntent, _ bool) Diagnostics {
-	var diags Diagnostics
+func (genericProfile) validate(in gpuIntent, _ bool) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	if in.spot {
-		diags.addWarning(at("spot"), "spot has no effect on generic clusters",
+		diags.AddWarning(gpudiag.At("spot"), "spot has no effect on generic clusters",
 			"Generic clusters have no standard label or taint for spot/preemptible capacity, so spot = true changes "+
 				"nothing. spot selects capacity on: \"gke\", \"gke-autopilot\", \"aks\", \"eks\", \"eks-auto\", \"karpenter\".")
 	}
@@ -70,11 +71,11 @@ func (genericProfile) place(in gpuIntent) placement {
 	return p
 }
 
-func (genericProfile) poolNotes(_ PoolPolicy, pi poolIntent, diags *Diagnostics) {
+func (genericProfile) poolNotes(_ PoolPolicy, pi poolIntent, diags *gpudiag.Diagnostics) {
 	if pi.spot {
-		diags.addWarning(at("spot"), "spot has no effect on generic clusters",
+		diags.AddWarning(gpudiag.At("spot"), "spot has no effect on generic clusters",
 			"Generic clusters have no standard label or taint for spot capacity, so spot = true changes nothing. "+
-				"Allowed: remove spot; it selects capacity on "+quoteList(slices.DeleteFunc(PoolCloudNames(), func(c string) bool { return c == string(CloudGeneric) }))+".")
+				"Allowed: remove spot; it selects capacity on "+gpudiag.QuoteList(slices.DeleteFunc(PoolCloudNames(), func(c string) bool { return c == string(CloudGeneric) }))+".")
 	}
 }
 

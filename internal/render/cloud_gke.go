@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -88,28 +89,28 @@ func (g gkeProfile) offers(a *Accelerator) bool {
 // attaches it to N1 machines, which Autopilot does not use.
 var gkeAutopilotModels = []string{"a100-40gb", "a100-80gb", "b200", "gb200", "h100-80gb", "h200", "l4", "rtx-pro-6000", "t4"}
 
-func (g gkeProfile) validate(in gpuIntent, strict bool) Diagnostics {
-	var diags Diagnostics
+func (g gkeProfile) validate(in gpuIntent, strict bool) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	if in.partition != nil && in.migStrategy == MIGStrategyMixed {
-		diags.addError(at("gpu", "mig_strategy"), "MIG strategy not available on GKE",
+		diags.AddError(gpudiag.At("gpu", "mig_strategy"), "MIG strategy not available on GKE",
 			"GKE does not run the NVIDIA device plugin's \"mixed\" strategy: a MIG partition is requested as nvidia.com/gpu "+
 				"on nodes labelled "+gkeLabelPartitionSize+". Allowed on GKE: \"single\", or leave mig_strategy unset.")
 	}
 	if in.partition != nil && len(in.accelerators) == 1 {
 		a := in.accelerators[0]
 		if sizes := gkePartitionSizes[a.Name]; !slices.Contains(sizes, in.partition.Name) {
-			diags.addError(at("gpu", "partition"), "MIG partition not offered by GKE",
+			diags.AddError(gpudiag.At("gpu", "partition"), "MIG partition not offered by GKE",
 				"GKE node pools cannot be created with partition "+strconv.Quote(in.partition.Name)+" on "+a.Name+
-					". Partitions GKE offers for "+a.Name+": "+quoteList(sizes)+".")
+					". Partitions GKE offers for "+a.Name+": "+gpudiag.QuoteList(sizes)+".")
 		}
 	}
 	if in.maxSharedClients > gkeMaxSharedClients {
-		diags.addError(at("gpu", "max_shared_clients"), "Too many shared clients for GKE",
+		diags.AddError(gpudiag.At("gpu", "max_shared_clients"), "Too many shared clients for GKE",
 			"GKE allows at most "+strconv.Itoa(gkeMaxSharedClients)+" clients per GPU, got "+
 				strconv.FormatInt(in.maxSharedClients, 10)+". Allowed: 2 to "+strconv.Itoa(gkeMaxSharedClients)+".")
 	}
 	if g.autopilot && strict && len(in.accelerators) == 0 {
-		diags.addError(at("gpu", "accelerator"), "GKE Autopilot needs an accelerator",
+		diags.AddError(gpudiag.At("gpu", "accelerator"), "GKE Autopilot needs an accelerator",
 			"Autopilot provisions GPU nodes only for pods that select "+gkeLabelAccelerator+
 				"; set accelerator or accelerators. "+offeredByMessage(CloudGKEAutopilot))
 	}
@@ -181,9 +182,9 @@ func gkeSharingStrategy(sharing string) string {
 }
 
 // checkEnv: the provider sets LD_LIBRARY_PATH to GKE's driver libraries.
-func (gkeProfile) checkEnv(name, value string, path []any, diags *Diagnostics) {
+func (gkeProfile) checkEnv(name, value string, path []any, diags *gpudiag.Diagnostics) {
 	if name == "LD_LIBRARY_PATH" && !strings.Contains(value, gkeNvidiaLibraryPath) {
-		diags.addWarning(path, "LD_LIBRARY_PATH hides the GKE NVIDIA libraries",
+		diags.AddWarning(path, "LD_LIBRARY_PATH hides the GKE NVIDIA libraries",
 			"On GKE the driver libraries are mounted at "+gkeNvidiaLibraryPath+" and the provider sets LD_LIBRARY_PATH to it; "+
 				"this value replaces it. Allowed: include "+gkeNvidiaLibraryPath+" in the value, or leave LD_LIBRARY_PATH unset.")
 	}
@@ -302,18 +303,18 @@ func (gkeProfile) mechanism() gpuMechanism { return mechanismCloudNative }
 // has no pools; its chart values are refused as a whole by checkNvidiaStack.)
 func (g gkeProfile) rejectsMIGLayouts() bool { return !g.autopilot }
 
-func (gkeProfile) checkPoolPartition(pi poolIntent, rawStrategy string, diags *Diagnostics) {
+func (gkeProfile) checkPoolPartition(pi poolIntent, rawStrategy string, diags *gpudiag.Diagnostics) {
 	a := pi.accel
 	if rawStrategy == MIGStrategyMixed {
-		diags.addError(at("mig_strategy"), "MIG strategy not available on GKE",
+		diags.AddError(gpudiag.At("mig_strategy"), "MIG strategy not available on GKE",
 			"GKE does not run the NVIDIA device plugin's \"mixed\" strategy: a node pool has one gpu_partition_size and "+
 				"partitions are requested as nvidia.com/gpu. Allowed on GKE: \"single\", or leave mig_strategy unset.")
 	}
 	sizes := gkePartitionSizes[a.Name]
 	if pi.layout == PartitionAllBalanced || !slices.Contains(sizes, pi.cut[0].profile.Name) {
-		diags.addError(at("partition"), "MIG partition not offered by GKE",
+		diags.AddError(gpudiag.At("partition"), "MIG partition not offered by GKE",
 			"GKE node pools are created with one gpu_partition_size, and cannot use "+strconv.Quote(pi.layout)+
-				" on "+a.Name+". Allowed on GKE for "+a.Name+": "+quoteList(sizes)+".")
+				" on "+a.Name+". Allowed on GKE for "+a.Name+": "+gpudiag.QuoteList(sizes)+".")
 	}
 }
 
@@ -321,9 +322,9 @@ func (gkeProfile) sharedClientsLimit() string {
 	return "GKE allows at most " + strconv.Itoa(MaxMPSClients) + " clients per GPU (max_shared_clients_per_gpu)"
 }
 
-func (gkeProfile) poolNotes(p PoolPolicy, _ poolIntent, diags *Diagnostics) {
+func (gkeProfile) poolNotes(p PoolPolicy, _ poolIntent, diags *gpudiag.Diagnostics) {
 	if p.Dedicated != nil && !*p.Dedicated {
-		diags.addWarning(at("dedicated"), "GKE taints GPU nodes itself",
+		diags.AddWarning(gpudiag.At("dedicated"), "GKE taints GPU nodes itself",
 			"GKE adds nvidia.com/gpu=present:NoSchedule to GPU node pools whenever the cluster also has non-GPU pools, "+
 				"and dedicated = false cannot remove it. Allowed: leave dedicated unset (true) on GKE.")
 	}
@@ -432,14 +433,14 @@ func (g gkeProfile) driverInstallDir() string {
 	return gkeDriverInstallDir
 }
 
-func (g gkeProfile) checkNvidiaStack(what string, block []any, diags *Diagnostics) {
+func (g gkeProfile) checkNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics) {
 	if g.autopilot {
-		diags.addError(at("cloud"), strings.ToUpper(what[:1])+what[1:]+" cannot run on GKE Autopilot",
+		diags.AddError(gpudiag.At("cloud"), strings.ToUpper(what[:1])+what[1:]+" cannot run on GKE Autopilot",
 			"Autopilot manages the GPU driver and device plugin itself and does not admit the privileged DaemonSets "+
 				what+" needs. Allowed: a GKE Standard cluster, or leave the GPU stack to Autopilot.")
 		return
 	}
-	diags.addWarning(block, "GKE runs its own device plugin",
+	diags.AddWarning(block, "GKE runs its own device plugin",
 		"GKE deploys its own NVIDIA device plugin on GPU node pools, and shares and partitions GPUs through node-pool "+
 			"settings that gpu_workload already selects on. Running "+what+" too needs those pools to opt out of "+
 			"GKE's plugin (see GKE's GPU Operator guide); otherwise both advertise the GPUs.")
@@ -447,25 +448,25 @@ func (g gkeProfile) checkNvidiaStack(what string, block []any, diags *Diagnostic
 
 func (gkeProfile) flytePartitionLabel() string { return gkeLabelPartitionSize }
 
-func (g gkeProfile) flyteNotes(sharing string, diags *Diagnostics) {
+func (g gkeProfile) flyteNotes(sharing string, diags *gpudiag.Diagnostics) {
 	if g.autopilot {
-		diags.addWarning(at(blockFlyte), "GPU tasks need an accelerator on Autopilot",
+		diags.AddWarning(gpudiag.At(blockFlyte), "GPU tasks need an accelerator on Autopilot",
 			"Autopilot provisions GPU nodes only for pods that select "+gkeLabelAccelerator+"; Flyte adds that selection only "+
 				"for tasks that set an accelerator, and never adds "+gkeLabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
 	}
 	if sharing != "" {
-		diags.addWarning(at(blockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
+		diags.AddWarning(gpudiag.At(blockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
 			"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+gkeLabelSharingStrategy+
 				", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
 				"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
 	}
 }
 
-func (g gkeProfile) flyteV2Notes(diags *Diagnostics) {
+func (g gkeProfile) flyteV2Notes(diags *gpudiag.Diagnostics) {
 	if g.autopilot {
 		return
 	}
-	diags.addWarning(at(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
+	diags.AddWarning(gpudiag.At(blockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
 		"On GKE the driver libraries are at "+gkeNvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
 			"so they are not added here. Allowed: use CUDA images that search "+gkeNvidiaLibraryPath+" (NVIDIA's do), or add "+
 			"LD_LIBRARY_PATH to the chart's base default-env-vars.")

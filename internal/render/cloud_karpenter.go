@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -57,18 +58,18 @@ func (awsKarpenterProfile) offers(a *Accelerator) bool { return a.AWSGPUName != 
 
 // validate: EKS Auto Mode cannot configure MIG or sharing (see
 // checkPoolPartition), so a workload asking for either never schedules.
-func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) Diagnostics {
+func (k awsKarpenterProfile) validate(in gpuIntent, _ bool) gpudiag.Diagnostics {
 	if !k.auto {
 		return warnSharedClientsWithoutLabel(k.cloud(), in)
 	}
-	var diags Diagnostics
+	var diags gpudiag.Diagnostics
 	if in.partition != nil {
 		summary, detail := eksAutoNoMIG()
-		diags.addError(at("gpu", "partition"), summary, detail)
+		diags.AddError(gpudiag.At("gpu", "partition"), summary, detail)
 	}
 	if in.sharing != "" {
 		summary, detail := eksAutoNoSharing()
-		diags.addError(at("gpu", "sharing"), summary, detail)
+		diags.AddError(gpudiag.At("gpu", "sharing"), summary, detail)
 	}
 	return diags
 }
@@ -124,17 +125,17 @@ func (k awsKarpenterProfile) mechanism() gpuMechanism {
 
 func (k awsKarpenterProfile) rejectsMIGLayouts() bool { return k.auto }
 
-func (k awsKarpenterProfile) checkPoolPartition(_ poolIntent, _ string, diags *Diagnostics) {
+func (k awsKarpenterProfile) checkPoolPartition(_ poolIntent, _ string, diags *gpudiag.Diagnostics) {
 	if k.auto {
 		summary, detail := eksAutoNoMIG()
-		diags.addError(at("partition"), summary, detail)
+		diags.AddError(gpudiag.At("partition"), summary, detail)
 	}
 }
 
-func (k awsKarpenterProfile) checkPoolSharing(sharing string, diags *Diagnostics) {
+func (k awsKarpenterProfile) checkPoolSharing(sharing string, diags *gpudiag.Diagnostics) {
 	if sharing != "" && k.auto {
 		summary, detail := eksAutoNoSharing()
-		diags.addError(at("sharing"), summary, detail)
+		diags.AddError(gpudiag.At("sharing"), summary, detail)
 	}
 }
 
@@ -196,9 +197,9 @@ func (k awsKarpenterProfile) marksGPUNode(l map[string]string) bool {
 func (k awsKarpenterProfile) driverPreinstalled() bool  { return k.auto }
 func (k awsKarpenterProfile) managesDevicePlugin() bool { return k.auto }
 
-func (k awsKarpenterProfile) checkNvidiaStack(what string, block []any, diags *Diagnostics) {
+func (k awsKarpenterProfile) checkNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics) {
 	if k.auto {
-		diags.addWarning(block, "EKS Auto Mode manages the GPU stack",
+		diags.AddWarning(block, "EKS Auto Mode manages the GPU stack",
 			"EKS Auto Mode installs the NVIDIA driver and an AWS-managed device plugin on GPU nodes; "+what+
 				" must not install them again (driver, toolkit and device plugin are disabled here).")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -63,9 +64,9 @@ func ParseCloud(s string) (Cloud, error) {
 		}
 	}
 	if s == "" {
-		return "", fmt.Errorf("cloud must be set; allowed values: %s", quoteList(CloudNames()))
+		return "", fmt.Errorf("cloud must be set; allowed values: %s", gpudiag.QuoteList(CloudNames()))
 	}
-	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, quoteList(CloudNames()))
+	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, gpudiag.QuoteList(CloudNames()))
 }
 
 // CloudAccelerators lists the catalog ids a cloud offers, sorted. Unknown
@@ -103,7 +104,7 @@ type workloadRules interface {
 	offers(a *Accelerator) bool
 	// validate reports combinations this cloud cannot run. It only sees
 	// values that are known (lenient) unless strict is set (apply time).
-	validate(in gpuIntent, strict bool) Diagnostics
+	validate(in gpuIntent, strict bool) gpudiag.Diagnostics
 	// resource is the extended resource the pod requests for the intent.
 	resource(in gpuIntent) corev1.ResourceName
 	// place returns what a pod needs to land on, and be admitted to, a node
@@ -111,7 +112,7 @@ type workloadRules interface {
 	place(in gpuIntent) placement
 	// checkEnv warns about a container variable that undoes the cloud's
 	// own driver setup.
-	checkEnv(name, value string, path []any, diags *Diagnostics)
+	checkEnv(name, value string, path []any, diags *gpudiag.Diagnostics)
 }
 
 // profileFor is the registered profile of c, nil for an unknown cloud
@@ -137,10 +138,10 @@ func rulesFor(c Cloud) cloudProfile {
 // unknownCloud offers nothing and places nothing.
 type unknownCloud struct{ baseProfile }
 
-func (unknownCloud) offers(*Accelerator) bool               { return false }
-func (unknownCloud) validate(gpuIntent, bool) Diagnostics   { return nil }
-func (unknownCloud) resource(gpuIntent) corev1.ResourceName { return ResourceNvidiaGPU }
-func (unknownCloud) place(in gpuIntent) placement           { return newPlacement(ResourceNvidiaGPU) }
+func (unknownCloud) offers(*Accelerator) bool                     { return false }
+func (unknownCloud) validate(gpuIntent, bool) gpudiag.Diagnostics { return nil }
+func (unknownCloud) resource(gpuIntent) corev1.ResourceName       { return ResourceNvidiaGPU }
+func (unknownCloud) place(in gpuIntent) placement                 { return newPlacement(ResourceNvidiaGPU) }
 
 // gpuIntent is the GPU request after parsing the Workload: catalog entries
 // instead of names. Fields are zero when unset or unknown.
@@ -207,17 +208,17 @@ func newPlacement(resource corev1.ResourceName) placement {
 
 // offeredByMessage explains which accelerators a cloud offers, for Details.
 func offeredByMessage(c Cloud) string {
-	return fmt.Sprintf("Accelerators offered on %q: %s.", c, quoteList(CloudAccelerators(c)))
+	return fmt.Sprintf("Accelerators offered on %q: %s.", c, gpudiag.QuoteList(CloudAccelerators(c)))
 }
 
 // warnSharedClientsWithoutLabel: outside GKE and generic (GFD) clusters no
 // node label says how many clients share a GPU, so max_shared_clients cannot
 // select anything. The pod still requests nvidia.com/gpu.shared, which only
 // exists where the device plugin shares GPUs.
-func warnSharedClientsWithoutLabel(c Cloud, in gpuIntent) Diagnostics {
-	var diags Diagnostics
+func warnSharedClientsWithoutLabel(c Cloud, in gpuIntent) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	if in.sharing != "" && in.maxSharedClients > 0 {
-		diags.addWarning(at("gpu", "max_shared_clients"), "max_shared_clients has no effect on "+string(c),
+		diags.AddWarning(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients has no effect on "+string(c),
 			"No node label on "+string(c)+" records the device plugin's replica count, so max_shared_clients = "+
 				strconv.FormatInt(in.maxSharedClients, 10)+" is ignored; the pod requests "+string(ResourceNvidiaGPUShared)+
 				". It selects nodes on: \"gke\", \"gke-autopilot\", \"generic\".")

@@ -29,7 +29,7 @@
 //   - gpu.go: how a cloud's placement becomes nodeSelector, node affinity and
 //     tolerations, and how the GPU quantity is written into a container.
 //   - workload.go: the input model. Zero values mean "unset or unknown".
-//   - validate.go, validate_gpu.go: plan-time rules, each a Diagnostic with
+//   - validate.go, validate_gpu.go: plan-time rules, each a gpudiag.Diagnostic with
 //     the Terraform attribute path.
 //   - sizing.go, probes.go, storage.go, dra.go: one concern each.
 //   - render.go, pod.go: assembling Deployment/Job objects.

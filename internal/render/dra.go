@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
@@ -52,10 +53,10 @@ func DRAAPIVersion(v *ServerVersion) (apiVersion string, assumed bool) {
 
 // ServerVersionCheck holds the apply-time rules that depend on the cluster
 // version: DRA needs Kubernetes 1.32 or newer.
-func ServerVersionCheck(w Workload, v ServerVersion) Diagnostics {
-	var diags Diagnostics
+func ServerVersionCheck(w Workload, v ServerVersion) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	if w.GPU.DRA != nil && !v.AtLeast(minDRAVersion.Major, minDRAVersion.Minor) {
-		diags.addError(at("gpu", "dra"), "Cluster too old for DRA",
+		diags.AddError(gpudiag.At("gpu", "dra"), "Cluster too old for DRA",
 			"The cluster runs Kubernetes "+v.String()+"; GPU requests through Dynamic Resource Allocation need "+
 				minDRAVersion.String()+" or newer (resource.k8s.io/v1beta1 on 1.32–1.33, resource.k8s.io/v1 from 1.34). "+
 				"Allowed: upgrade the cluster, or remove gpu.dra to request nvidia.com/gpu.")

@@ -1,6 +1,10 @@
 package render
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
 
 // TestEKSAutoRejectsMIGAndSharing (issue #12 finding 3): EKS Auto Mode's
 // AWS-managed device plugin neither partitions nor shares GPUs, so a
@@ -23,9 +27,9 @@ func TestEKSAutoRejectsMIGAndSharing(t *testing.T) {
 			w := validWorkload()
 			w.Cloud = string(CloudEKSAuto)
 			c.edit(&w.GPU)
-			requireDiag(t, Validate(w), SeverityError, c.path, c.substring)
+			requireDiag(t, Validate(w), gpudiag.SeverityError, c.path, c.substring)
 			_, diags := Render(w, Options{})
-			requireDiag(t, diags, SeverityError, c.path, c.substring)
+			requireDiag(t, diags, gpudiag.SeverityError, c.path, c.substring)
 		})
 	}
 	// The same workloads stay valid on self-managed Karpenter.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // GKE Autopilot offers its own GPU list, without the V100 (issue #12,
@@ -18,7 +20,7 @@ func TestAutopilotOffersOnlyItsGPUs(t *testing.T) {
 	}
 	_, diags := Render(Workload{Name: "w", Kind: KindDeployment, Cloud: string(CloudGKEAutopilot), Image: "img",
 		GPU: GPU{Count: 1, Accelerator: "v100-16gb"}}, Options{})
-	requireDiag(t, diags, SeverityError, "gpu.accelerator", `Accelerators offered on "gke-autopilot": "a100-40gb"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu.accelerator", `Accelerators offered on "gke-autopilot": "a100-40gb"`)
 }
 
 // factAutopilotGPUs are the cloud.google.com/gke-accelerator values GKE

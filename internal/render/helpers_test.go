@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -20,30 +22,30 @@ func validWorkload() Workload {
 
 // findDiag returns the first diagnostic at path (PathString form) whose
 // detail contains substring.
-func findDiag(diags Diagnostics, severity Severity, path, substring string) (Diagnostic, bool) {
+func findDiag(diags gpudiag.Diagnostics, severity gpudiag.Severity, path, substring string) (gpudiag.Diagnostic, bool) {
 	for _, d := range diags {
 		if d.Severity == severity && d.PathString() == path && strings.Contains(d.Detail, substring) {
 			return d, true
 		}
 	}
-	return Diagnostic{}, false
+	return gpudiag.Diagnostic{}, false
 }
 
-func requireDiag(t *testing.T, diags Diagnostics, severity Severity, path, substring string) {
+func requireDiag(t *testing.T, diags gpudiag.Diagnostics, severity gpudiag.Severity, path, substring string) {
 	t.Helper()
 	if _, ok := findDiag(diags, severity, path, substring); !ok {
 		t.Fatalf("want %s at %q containing %q; got:\n%s", severity, path, substring, formatDiags(diags))
 	}
 }
 
-func requireNoErrors(t *testing.T, diags Diagnostics) {
+func requireNoErrors(t *testing.T, diags gpudiag.Diagnostics) {
 	t.Helper()
 	if diags.HasError() {
 		t.Fatalf("unexpected errors:\n%s", formatDiags(diags.Errors()))
 	}
 }
 
-func formatDiags(diags Diagnostics) string {
+func formatDiags(diags gpudiag.Diagnostics) string {
 	if len(diags) == 0 {
 		return "  (none)"
 	}

@@ -1,6 +1,10 @@
 package render
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
 
 // TestGPUCountMustFitAMachine (issue #12 finding 2): a pod's GPUs are all on
 // one machine, so asking more than any machine of the cloud carries for the
@@ -24,7 +28,7 @@ func TestGPUCountMustFitAMachine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := validWorkload()
 			w.Cloud, w.GPU = c.cloud, c.gpu
-			requireDiag(t, Validate(w), SeverityError, c.path, c.want)
+			requireDiag(t, Validate(w), gpudiag.SeverityError, c.path, c.want)
 		})
 	}
 }
@@ -55,5 +59,5 @@ func TestGPUCountThatFitsPlans(t *testing.T) {
 	w.Cloud, w.GPU = "aks", GPU{Count: 8, Accelerators: []string{"a100-80gb", "t4"}}
 	diags := Validate(w)
 	requireNoErrors(t, diags)
-	requireDiag(t, diags, SeverityWarning, "gpu.accelerators[1]", "1 or 4 GPUs per machine")
+	requireDiag(t, diags, gpudiag.SeverityWarning, "gpu.accelerators[1]", "1 or 4 GPUs per machine")
 }

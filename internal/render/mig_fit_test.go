@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // TestMIGLayoutFit checks layouts against the MIG user guide: the supported
@@ -76,7 +78,7 @@ func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
 		MIGStrategy: MIGStrategyMixed,
 		MIGLayouts:  []MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
 	}})
-	requireDiag(t, diags, SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
 }
 
 // TestMIGSumsImplyPlacement: for every layout of every catalog model whose

@@ -10,7 +10,7 @@ import (
 // workloads placed on it cannot drift apart.
 //
 // Field names map 1:1 to the gpu_node_pool_policy attributes (snake_case in
-// Diagnostic paths and in the JSON inside pool ids). As with Workload, zero
+// gpudiag.Diagnostic paths and in the JSON inside pool ids). As with Workload, zero
 // values mean "unset OR unknown": ValidatePool skips rules that need them,
 // RenderPool (values final) reports missing required ones.
 type PoolPolicy struct {

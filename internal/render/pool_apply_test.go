@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -48,7 +49,7 @@ func TestApplyPoolConflicts(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, diags := ApplyPool(c.workload, c.pool)
-			requireDiag(t, diags, SeverityError, c.path, c.substring)
+			requireDiag(t, diags, gpudiag.SeverityError, c.path, c.substring)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,7 +125,7 @@ func TestWorkloadOnPoolMatchesPool(t *testing.T) {
 		w := Workload{Name: "w", Kind: KindDeployment, Image: "img", GPU: GPU{Count: 1}}
 		if isSharedMIG(p) {
 			_, diags := ApplyPool(w, p)
-			requireDiag(t, diags, SeverityError, "node_pool", "never both")
+			requireDiag(t, diags, gpudiag.SeverityError, "node_pool", "never both")
 			return
 		}
 		partitions := []string{""}

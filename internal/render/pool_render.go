@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -13,7 +14,7 @@ import (
 // labels, taints, cloud node-pool shape, device plugin config and workload
 // placement. On error diagnostics it returns nil; warnings come back with
 // the result.
-func RenderPool(p PoolPolicy) (*PoolRendered, Diagnostics) {
+func RenderPool(p PoolPolicy) (*PoolRendered, gpudiag.Diagnostics) {
 	pi, diags := validatePool(p, true)
 	if diags.HasError() {
 		return nil, diags
@@ -58,7 +59,7 @@ func poolScheduling(pi poolIntent) (map[string]string, *corev1.Affinity, []corev
 		return nil, nil, nil
 	}
 	w := Workload{Cloud: string(pi.cloud), Spot: pi.spot, GPU: pi.workloadGPU()}
-	// Diagnostics are dropped on purpose: validatePool has judged the pool,
+	// gpudiag.Diagnostics are dropped on purpose: validatePool has judged the pool,
 	// and a shared partition (allowed for pools, warned about) is one
 	// combination a workload may not ask for.
 	in, _ := parseGPUIntent(w, pi.cloud, false)

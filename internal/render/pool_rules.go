@@ -1,6 +1,9 @@
 package render
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	corev1 "k8s.io/api/core/v1"
+)
 
 // The parts of cloudProfile beyond workload placement, and the neutral
 // answers every profile starts from. A cloud file overrides a method only
@@ -35,14 +38,14 @@ type poolRules interface {
 	rejectsMIGLayouts() bool
 	// checkPoolPartition reports MIG partitions the cloud cannot create.
 	// pi has a resolved partition; rawStrategy is mig_strategy as written.
-	checkPoolPartition(pi poolIntent, rawStrategy string, diags *Diagnostics)
+	checkPoolPartition(pi poolIntent, rawStrategy string, diags *gpudiag.Diagnostics)
 	// checkPoolSharing reports sharing the cloud cannot configure.
-	checkPoolSharing(sharing string, diags *Diagnostics)
+	checkPoolSharing(sharing string, diags *gpudiag.Diagnostics)
 	// sharedClientsLimit names who caps clients per GPU at MaxMPSClients
 	// for every sharing mode; empty where only MPS is capped.
 	sharedClientsLimit() string
 	// poolNotes warns about settings that change nothing on the cloud.
-	poolNotes(p PoolPolicy, pi poolIntent, diags *Diagnostics)
+	poolNotes(p PoolPolicy, pi poolIntent, diags *gpudiag.Diagnostics)
 	// reservedLabelDomains are label domains the cloud keeps for itself.
 	reservedLabelDomains() []reservedDomain
 	// poolLabels adds the labels someone must put on the nodes (toAdd) and
@@ -84,14 +87,14 @@ type stackRules interface {
 	managesDevicePlugin() bool
 	// checkNvidiaStack reports why the user cannot, or should not, install
 	// what (e.g. "the GPU Operator") on the cloud.
-	checkNvidiaStack(what string, block []any, diags *Diagnostics)
+	checkNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics)
 	// flytePartitionLabel is the node label naming a node's MIG partition,
 	// when the cloud has one Flyte can select on.
 	flytePartitionLabel() string
 	// flyteNotes warns about placement Flyte cannot express on the cloud.
-	flyteNotes(sharing string, diags *Diagnostics)
+	flyteNotes(sharing string, diags *gpudiag.Diagnostics)
 	// flyteV2Notes warns about what Flyte v2's chart cannot carry.
-	flyteV2Notes(diags *Diagnostics)
+	flyteV2Notes(diags *gpudiag.Diagnostics)
 }
 
 // gpuMechanism is who partitions and shares GPUs on a cloud.
@@ -118,7 +121,7 @@ type reservedDomain struct{ domain, by string }
 // baseProfile is the neutral answer to every rule but workload placement.
 type baseProfile struct{}
 
-func (baseProfile) checkEnv(string, string, []any, *Diagnostics) {}
+func (baseProfile) checkEnv(string, string, []any, *gpudiag.Diagnostics) {}
 
 func (baseProfile) machines(*Accelerator) []machineShape      { return nil }
 func (baseProfile) acceleratorForMachine(string) *Accelerator { return nil }
@@ -127,10 +130,10 @@ func (baseProfile) exactGPUCounts() bool                      { return false }
 func (baseProfile) poolsUnsupported() (summary, detail string)                  { return "", "" }
 func (baseProfile) mechanism() gpuMechanism                                     { return mechanismNone }
 func (baseProfile) rejectsMIGLayouts() bool                                     { return false }
-func (baseProfile) checkPoolPartition(poolIntent, string, *Diagnostics)         {}
-func (baseProfile) checkPoolSharing(string, *Diagnostics)                       {}
+func (baseProfile) checkPoolPartition(poolIntent, string, *gpudiag.Diagnostics) {}
+func (baseProfile) checkPoolSharing(string, *gpudiag.Diagnostics)               {}
 func (baseProfile) sharedClientsLimit() string                                  { return "" }
-func (baseProfile) poolNotes(PoolPolicy, poolIntent, *Diagnostics)              {}
+func (baseProfile) poolNotes(PoolPolicy, poolIntent, *gpudiag.Diagnostics)      {}
 func (baseProfile) reservedLabelDomains() []reservedDomain                      { return nil }
 func (baseProfile) poolLabels(poolIntent, map[string]string, map[string]string) {}
 func (baseProfile) poolTaints(poolIntent) []poolTaint                           { return nil }
@@ -143,10 +146,10 @@ func (baseProfile) readPoolState(map[string]string, *PoolCapacity)              
 func (baseProfile) driverPreinstalled() bool                                    { return false }
 func (baseProfile) driverInstallDir() string                                    { return "" }
 func (baseProfile) managesDevicePlugin() bool                                   { return false }
-func (baseProfile) checkNvidiaStack(string, []any, *Diagnostics)                {}
+func (baseProfile) checkNvidiaStack(string, []any, *gpudiag.Diagnostics)        {}
 func (baseProfile) flytePartitionLabel() string                                 { return "" }
-func (baseProfile) flyteNotes(string, *Diagnostics)                             {}
-func (baseProfile) flyteV2Notes(*Diagnostics)                                   {}
+func (baseProfile) flyteNotes(string, *gpudiag.Diagnostics)                     {}
+func (baseProfile) flyteV2Notes(*gpudiag.Diagnostics)                           {}
 
 // operatorProfile is a cloud whose MIG and sharing the GPU Operator
 // configures, and which has no GPU taint of its own: a dedicated pool gets

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -45,14 +46,14 @@ func (pi poolIntent) needsDevicePluginConfig() bool {
 // ValidatePool checks a node pool policy from configuration alone. Zero
 // values are treated as unknown: rules needing them are skipped and missing
 // required values are not reported (RenderPool reports them).
-func ValidatePool(p PoolPolicy) Diagnostics {
+func ValidatePool(p PoolPolicy) gpudiag.Diagnostics {
 	_, diags := validatePool(p, false)
 	return diags
 }
 
 // validatePool runs every rule; strict means values are final.
-func validatePool(p PoolPolicy, strict bool) (poolIntent, Diagnostics) {
-	var diags Diagnostics
+func validatePool(p PoolPolicy, strict bool) (poolIntent, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	pi := poolIntent{spot: p.Spot, dedicated: p.Dedicated == nil || *p.Dedicated}
 	pi.name = checkPoolName(p.Name, strict, &diags)
 	pi.cloud = checkPoolCloud(p.Cloud, strict, &diags)
@@ -67,13 +68,13 @@ func validatePool(p PoolPolicy, strict bool) (poolIntent, Diagnostics) {
 	return pi, diags
 }
 
-func checkPoolName(name string, strict bool, diags *Diagnostics) string {
-	requireSet(diags, strict, name, at("name"), "a DNS-1123 label such as \"l4-inference\"")
+func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string {
+	requireSet(diags, strict, name, gpudiag.At("name"), "a DNS-1123 label such as \"l4-inference\"")
 	if name == "" {
 		return ""
 	}
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		diags.addError(at("name"), "Invalid pool name",
+		diags.AddError(gpudiag.At("name"), "Invalid pool name",
 			strconv.Quote(name)+" is not a valid name: "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 label "+
 				"(at most 63 lower-case letters, digits or '-'), because it names the Karpenter NodePool and the "+
 				"device plugin config and is a node label value.")
@@ -82,50 +83,50 @@ func checkPoolName(name string, strict bool, diags *Diagnostics) string {
 	return name
 }
 
-func checkPoolCloud(raw string, strict bool, diags *Diagnostics) Cloud {
-	requireSet(diags, strict, raw, at("cloud"), "one of "+quoteList(PoolCloudNames()))
+func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) Cloud {
+	requireSet(diags, strict, raw, gpudiag.At("cloud"), "one of "+gpudiag.QuoteList(PoolCloudNames()))
 	if raw == "" {
 		return ""
 	}
 	cloud, err := ParseCloud(raw)
 	if err != nil {
-		diags.addError(at("cloud"), "Unknown cloud",
-			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+quoteList(PoolCloudNames())+".")
+		diags.AddError(gpudiag.At("cloud"), "Unknown cloud",
+			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+gpudiag.QuoteList(PoolCloudNames())+".")
 		return ""
 	}
 	if summary, detail := rulesFor(cloud).poolsUnsupported(); summary != "" {
-		diags.addError(at("cloud"), summary, detail+", or one of "+quoteList(PoolCloudNames())+".")
+		diags.AddError(gpudiag.At("cloud"), summary, detail+", or one of "+gpudiag.QuoteList(PoolCloudNames())+".")
 		return ""
 	}
 	return cloud
 }
 
-func checkPoolAccelerator(name string, cloud Cloud, strict bool, diags *Diagnostics) *Accelerator {
-	requireSet(diags, strict, name, at("accelerator"), "one of "+quoteList(AcceleratorNames()))
+func checkPoolAccelerator(name string, cloud Cloud, strict bool, diags *gpudiag.Diagnostics) *Accelerator {
+	requireSet(diags, strict, name, gpudiag.At("accelerator"), "one of "+gpudiag.QuoteList(AcceleratorNames()))
 	if name == "" {
 		return nil
 	}
-	return resolveAccelerator(name, cloud, at("accelerator"), diags)
+	return resolveAccelerator(name, cloud, gpudiag.At("accelerator"), diags)
 }
 
 // checkGPUsPerNode: the count must exist as a machine shape where the
 // catalog knows the shapes (the cloud profile's machines); elsewhere 1 to 16.
-func checkGPUsPerNode(n int64, cloud Cloud, a *Accelerator, strict bool, diags *Diagnostics) int64 {
-	path := at("gpus_per_node")
+func checkGPUsPerNode(n int64, cloud Cloud, a *Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
+	path := gpudiag.At("gpus_per_node")
 	allowed := "an integer from 1 to " + strconv.Itoa(MaxGPUsPerPod) + " (the most GPUs one machine carries)"
 	switch {
 	case n == 0:
 		if strict {
-			diags.addError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+			diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
 		}
 		return 0
 	case n < 0 || n > MaxGPUsPerPod:
-		diags.addError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+allowed+".")
+		diags.AddError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+allowed+".")
 		return 0
 	}
 	shapes := machinesFor(cloud, a)
 	if counts := gpuCounts(shapes); len(counts) > 0 && !slices.Contains(counts, n) {
-		diags.addError(path, "No machine with that many GPUs",
+		diags.AddError(path, "No machine with that many GPUs",
 			"No "+string(cloud)+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
 				string(cloud)+": "+formatCounts(counts)+describeShapes(shapes)+".")
 		return 0
@@ -148,21 +149,21 @@ func describeShapes(shapes []machineShape) string {
 }
 
 // checkPoolPartition resolves partition and mig_strategy into pi.
-func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnostics) {
+func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *gpudiag.Diagnostics) {
 	if p.MIGStrategy != "" && !slices.Contains(MIGStrategyNames(), p.MIGStrategy) {
-		diags.addError(at("mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+
+		diags.AddError(gpudiag.At("mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(MIGStrategyNames())+
 				" (how the device plugin exposes MIG; single is the default).")
 	}
 	if p.Partition == PartitionAllBalanced && p.MIGStrategy == MIGStrategySingle && !rejectsMIGLayouts(pi.cloud) {
 		// Decidable without the accelerator, so reported at plan time. Not
 		// on clouds that reject the layout itself: "use mixed" would be
 		// advice that leads to the next error.
-		diags.addError(at("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
+		diags.AddError(gpudiag.At("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
 	}
 	if p.Partition == "" {
 		if p.MIGStrategy != "" && strict {
-			diags.addError(at("mig_strategy"), "mig_strategy without partition",
+			diags.AddError(gpudiag.At("mig_strategy"), "mig_strategy without partition",
 				"mig_strategy only applies to partitioned GPUs. Allowed: set partition, or remove mig_strategy.")
 		}
 		return
@@ -172,16 +173,16 @@ func checkPoolPartition(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagno
 		return // unknown, or already reported
 	}
 	if !a.OffersMIG() {
-		diags.addError(at("partition"), "Accelerator has no MIG",
+		diags.AddError(gpudiag.At("partition"), "Accelerator has no MIG",
 			a.DisplayName+" cannot be partitioned. Allowed: remove partition for whole GPUs, or a model with MIG: "+
-				quoteList(MIGAcceleratorNames())+".")
+				gpudiag.QuoteList(MIGAcceleratorNames())+".")
 		return
 	}
 	layout, cut, ok := resolvePoolPartition(p.Partition, a)
 	if !ok {
-		diags.addError(at("partition"), "Unsupported MIG partition",
+		diags.AddError(gpudiag.At("partition"), "Unsupported MIG partition",
 			strconv.Quote(p.Partition)+" is not a MIG profile or mig-manager layout of "+a.DisplayName+
-				". Allowed values: "+quoteList(poolPartitionNames(a))+".")
+				". Allowed values: "+gpudiag.QuoteList(poolPartitionNames(a))+".")
 		return
 	}
 	pi.layout, pi.cut = layout, cut
@@ -196,12 +197,12 @@ const allBalancedDetail = "all-balanced cuts every GPU into several profiles, wh
 // poolMIGStrategy defaults the strategy to single, except all-balanced,
 // which cannot work under single: every profile would be advertised as
 // nvidia.com/gpu and a pod could not say which one it gets.
-func poolMIGStrategy(strategy string, cloud Cloud, layout string, strict bool, diags *Diagnostics) string {
+func poolMIGStrategy(strategy string, cloud Cloud, layout string, strict bool, diags *gpudiag.Diagnostics) string {
 	if layout == PartitionAllBalanced {
 		if strategy == "" && strict && !rejectsMIGLayouts(cloud) {
 			// On partition: mig_strategy is unset, so Terraform has no
 			// line of it to show, and partition is what asks for mixed.
-			diags.addError(at("partition"), "all-balanced needs the mixed strategy", allBalancedDetail)
+			diags.AddError(gpudiag.At("partition"), "all-balanced needs the mixed strategy", allBalancedDetail)
 		}
 		return MIGStrategyMixed
 	}
@@ -215,38 +216,38 @@ func poolMIGStrategy(strategy string, cloud Cloud, layout string, strict bool, d
 // all-balanced whatever the strategy.
 func rejectsMIGLayouts(c Cloud) bool { return rulesFor(c).rejectsMIGLayouts() }
 
-func checkPoolPartitionOnCloud(pi poolIntent, rawStrategy string, diags *Diagnostics) {
+func checkPoolPartitionOnCloud(pi poolIntent, rawStrategy string, diags *gpudiag.Diagnostics) {
 	rulesFor(pi.cloud).checkPoolPartition(pi, rawStrategy, diags)
 }
 
 // checkPoolSharing resolves sharing and replicas into pi.
-func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnostics) {
+func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *gpudiag.Diagnostics) {
 	sharing := p.Sharing
 	if sharing != "" && !slices.Contains(SharingNames(), sharing) {
-		diags.addError(at("sharing"), "Unknown sharing mode",
-			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+quoteList(SharingNames())+".")
+		diags.AddError(gpudiag.At("sharing"), "Unknown sharing mode",
+			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+gpudiag.QuoteList(SharingNames())+".")
 		sharing = ""
 	}
 	replicas := p.Replicas
 	switch {
 	case replicas < 0 || replicas == 1:
-		diags.addError(at("replicas"), "Invalid replicas",
+		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.FormatInt(replicas, 10)+"; sharing a GPU needs at least 2 clients. Allowed: 2 or more.")
 		replicas = 0
 	case replicas > 0 && p.Sharing == "" && strict:
-		diags.addError(at("replicas"), "replicas without sharing",
-			"replicas only applies to shared GPUs. Allowed: set sharing to one of "+quoteList(SharingNames())+", or remove replicas.")
+		diags.AddError(gpudiag.At("replicas"), "replicas without sharing",
+			"replicas only applies to shared GPUs. Allowed: set sharing to one of "+gpudiag.QuoteList(SharingNames())+", or remove replicas.")
 	case replicas == 0 && sharing != "" && strict:
 		// On sharing: replicas is unset, so Terraform has no line of it to
 		// show, and sharing is what needs it.
-		diags.addError(at("sharing"), "Missing replicas",
+		diags.AddError(gpudiag.At("sharing"), "Missing replicas",
 			"With sharing = "+strconv.Quote(sharing)+", replicas says how many pods share one GPU. Allowed: 2 or more "+
 				"(at most "+strconv.Itoa(MaxMPSClients)+" with MPS or on GKE).")
 	}
 	rules := rulesFor(pi.cloud)
 	if limit := rules.sharedClientsLimit(); sharing != "" && replicas > MaxMPSClients && (sharing == SharingMPS || limit != "") {
 		who := cmp.Or(limit, "CUDA MPS serves at most "+strconv.Itoa(MaxMPSClients)+" clients per GPU")
-		diags.addError(at("replicas"), "Too many clients per GPU",
+		diags.AddError(gpudiag.At("replicas"), "Too many clients per GPU",
 			who+", got "+strconv.FormatInt(replicas, 10)+". Allowed: 2 to "+strconv.Itoa(MaxMPSClients)+".")
 	}
 	rules.checkPoolSharing(sharing, diags)
@@ -258,27 +259,27 @@ func checkPoolSharing(p PoolPolicy, pi *poolIntent, strict bool, diags *Diagnost
 // resources; nobody runs MPS on MIG devices. Where it works it is allowed,
 // with a warning, because gpu_workload itself never asks for a shared
 // partition (validate_gpu.go checkSharingCombinations).
-func checkSharedPartitions(pi poolIntent, diags *Diagnostics) {
+func checkSharedPartitions(pi poolIntent, diags *gpudiag.Diagnostics) {
 	if pi.sharing == "" || !pi.hasMIG() {
 		return
 	}
 	switch {
 	case pi.sharing == SharingMPS:
-		diags.addError(at("sharing"), "MPS with MIG is not supported",
+		diags.AddError(gpudiag.At("sharing"), "MPS with MIG is not supported",
 			"The NVIDIA device plugin cannot run MPS on MIG devices, and GKE does not combine MPS with partitions. "+
 				"Allowed: sharing = \"time-slicing\" (on GKE, or with mig_strategy = \"mixed\" elsewhere), or remove partition.")
 	case rulesFor(pi.cloud).mechanism() != mechanismCloudNative && pi.migStrategy != MIGStrategyMixed:
-		diags.addError(at("sharing"), "Time-slicing needs the mixed MIG strategy",
+		diags.AddError(gpudiag.At("sharing"), "Time-slicing needs the mixed MIG strategy",
 			"The NVIDIA device plugin time-slices MIG devices only under the \"mixed\" strategy (nvidia.com/mig-<profile> "+
 				"resources). Allowed: mig_strategy = \"mixed\", or remove sharing.")
 	default:
-		diags.addWarning(at("sharing"), "No gpu_workload can use this pool",
+		diags.AddWarning(gpudiag.At("sharing"), "No gpu_workload can use this pool",
 			"gpu_workload requests either a MIG partition or a shared GPU, never a shared partition, so it cannot be "+
-				"placed on this pool. Other pods can request "+quoteList(poolResourceNames(pi))+
+				"placed on this pool. Other pods can request "+gpudiag.QuoteList(poolResourceNames(pi))+
 				". Allowed for gpu_workload: remove sharing or remove partition.")
 	}
 }
 
-func checkPoolCloudNotes(p PoolPolicy, pi poolIntent, diags *Diagnostics) {
+func checkPoolCloudNotes(p PoolPolicy, pi poolIntent, diags *gpudiag.Diagnostics) {
 	rulesFor(pi.cloud).poolNotes(p, pi, diags)
 }

@@ -6,38 +6,39 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
 // checkPoolLabels validates the extra node labels and returns them.
-func checkPoolLabels(labels map[string]string, pi poolIntent, diags *Diagnostics) map[string]string {
+func checkPoolLabels(labels map[string]string, pi poolIntent, diags *gpudiag.Diagnostics) map[string]string {
 	toAdd, cloudSet := derivedPoolLabels(pi)
 	for _, key := range slices.Sorted(maps.Keys(labels)) {
-		path := at("labels", MapKey(key))
+		path := gpudiag.At("labels", gpudiag.MapKey(key))
 		value := labels[key]
 		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
-			diags.addError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 			continue
 		}
 		if msgs := content.IsLabelValue(value); len(msgs) > 0 {
-			diags.addError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
 				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 		}
 		if derived, ok := toAdd[key]; ok {
-			diags.addError(path, "Label set by the pool",
+			diags.AddError(path, "Label set by the pool",
 				strconv.Quote(key)+" is derived from the other attributes (here "+strconv.Quote(derived)+") and added by the pool. "+
 					"Allowed: remove it from labels; change the attribute it comes from instead.")
 			continue
 		}
 		if derived, ok := cloudSet[key]; ok {
-			diags.addError(path, "Label set by the cloud",
+			diags.AddError(path, "Label set by the cloud",
 				strconv.Quote(key)+" is set on the nodes by "+string(pi.cloud)+" or the GPU Operator (here "+strconv.Quote(derived)+
 					"), and the placement already selects on it. Allowed: remove it from labels.")
 			continue
 		}
 		if prefix, by, reserved := reservedLabelPrefix(key, pi.cloud); reserved {
-			diags.addError(path, "Reserved label prefix",
+			diags.AddError(path, "Reserved label prefix",
 				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+by+
 					". Allowed: a key under your own prefix, such as \"example.com/team\", or without a prefix.")
 		}
@@ -70,7 +71,7 @@ func reservedLabelPrefix(key string, c Cloud) (prefix, by string, reserved bool)
 }
 
 // checkPoolTaints validates the extra taints and returns them.
-func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *Diagnostics) []Taint {
+func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *gpudiag.Diagnostics) []Taint {
 	derived := derivedPoolTaints(pi)
 	for i, t := range taints {
 		checkTaintFields(i, t, strict, diags)
@@ -78,7 +79,7 @@ func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *Diagnost
 			continue
 		}
 		if j := slices.IndexFunc(taints[:i], func(o Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }); j >= 0 {
-			diags.addError(at("taints", i), "Duplicate taint",
+			diags.AddError(gpudiag.At("taints", i), "Duplicate taint",
 				"taints["+strconv.Itoa(j)+"] already has key "+strconv.Quote(t.Key)+" with effect "+t.Effect+
 					"; a node keeps one taint per key and effect. Allowed: one entry per key and effect.")
 			continue
@@ -86,7 +87,7 @@ func checkPoolTaints(taints []Taint, pi poolIntent, strict bool, diags *Diagnost
 		if d := slices.IndexFunc(derived, func(o poolTaint) bool {
 			return o.taint.Key == t.Key && string(o.taint.Effect) == t.Effect
 		}); d >= 0 {
-			diags.addError(at("taints", i), "Taint added by the pool",
+			diags.AddError(gpudiag.At("taints", i), "Taint added by the pool",
 				t.Key+":"+t.Effect+" is already on the nodes ("+derived[d].because+"). Allowed: remove it"+
 					dedicatedHint(pi)+".")
 		}
@@ -101,29 +102,29 @@ func dedicatedHint(pi poolIntent) string {
 	return ", or set dedicated = false to manage the GPU taint yourself"
 }
 
-func checkTaintFields(i int, t Taint, strict bool, diags *Diagnostics) {
+func checkTaintFields(i int, t Taint, strict bool, diags *gpudiag.Diagnostics) {
 	if t.Key == "" {
 		if strict {
-			diags.addError(at("taints", i, "key"), "Missing taint key", "A taint needs a key. Allowed: a label-style key such as \"example.com/dedicated\".")
+			diags.AddError(gpudiag.At("taints", i, "key"), "Missing taint key", "A taint needs a key. Allowed: a label-style key such as \"example.com/dedicated\".")
 		}
 	} else if msgs := content.IsLabelKey(t.Key); len(msgs) > 0 {
-		diags.addError(at("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
+		diags.AddError(gpudiag.At("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
 			". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 	}
 	if t.Value != "" {
 		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
-			diags.addError(at("taints", i, "value"), "Invalid taint value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(gpudiag.At("taints", i, "value"), "Invalid taint value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+
 				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 		}
 	}
 	switch {
 	case t.Effect == "":
 		if strict {
-			diags.addError(at("taints", i, "effect"), "Missing taint effect", "Allowed values: "+quoteList(TaintEffectNames())+".")
+			diags.AddError(gpudiag.At("taints", i, "effect"), "Missing taint effect", "Allowed values: "+gpudiag.QuoteList(TaintEffectNames())+".")
 		}
 	case !slices.Contains(TaintEffectNames(), t.Effect):
-		diags.addError(at("taints", i, "effect"), "Invalid taint effect",
-			strconv.Quote(t.Effect)+" is not a taint effect. Allowed values: "+quoteList(TaintEffectNames())+
+		diags.AddError(gpudiag.At("taints", i, "effect"), "Invalid taint effect",
+			strconv.Quote(t.Effect)+" is not a taint effect. Allowed values: "+gpudiag.QuoteList(TaintEffectNames())+
 				" (Kubernetes spelling; the provider converts to each cloud's form).")
 	}
 }

@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // validPool is the smallest policy that renders.
@@ -21,13 +23,13 @@ type poolRuleCase struct {
 	pool PoolPolicy
 	// strict runs the apply-time rules (RenderPool) instead of ValidatePool.
 	strict    bool
-	severity  Severity
+	severity  gpudiag.Severity
 	path      string
 	substring string
 }
 
 func poolRuleCases() []poolRuleCase {
-	e, w := SeverityError, SeverityWarning
+	e, w := gpudiag.SeverityError, gpudiag.SeverityWarning
 	return []poolRuleCase{
 		{"invalid name", poolWith(func(p *PoolPolicy) { p.Name = "Bad_Name" }), false, e, "name", "DNS-1123 label"},
 		{"missing name at apply", poolWith(func(p *PoolPolicy) { p.Name = "" }), true, e, "name", "A value is required"},
@@ -113,7 +115,7 @@ func a100Pool(edit func(p *PoolPolicy)) PoolPolicy {
 func TestValidatePoolRules(t *testing.T) {
 	for _, c := range poolRuleCases() {
 		t.Run(c.name, func(t *testing.T) {
-			var diags Diagnostics
+			var diags gpudiag.Diagnostics
 			if c.strict {
 				_, diags = RenderPool(c.pool)
 			} else {

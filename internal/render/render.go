@@ -3,6 +3,7 @@ package render
 import (
 	"maps"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -82,17 +83,17 @@ type Rendered struct {
 
 // Render validates w (with every value final) and builds the objects. On
 // error diagnostics it returns nil; warnings come back with the result.
-func Render(w Workload, opts Options) (*Rendered, Diagnostics) {
+func Render(w Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
 	in, diags := validate(w, true)
 	if opts.ServerVersion != nil {
-		diags.merge(ServerVersionCheck(w, *opts.ServerVersion))
+		diags.Append(ServerVersionCheck(w, *opts.ServerVersion))
 	}
 	if diags.HasError() {
 		return nil, diags
 	}
 	r, ok := build(w, in, opts)
 	if !ok {
-		diags.addError(nil, "Could not render the workload",
+		diags.AddError(nil, "Could not render the workload",
 			"The configuration passed validation but could not be rendered; this is a provider bug, please report it.")
 		return nil, diags
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -14,7 +15,7 @@ import (
 // Validate checks everything that can be checked from configuration alone.
 // Zero values are treated as unknown, so rules needing them are skipped and
 // missing required values are not reported (Render reports them).
-func Validate(w Workload) Diagnostics {
+func Validate(w Workload) gpudiag.Diagnostics {
 	_, diags := validate(w, false)
 	return diags
 }
@@ -22,11 +23,11 @@ func Validate(w Workload) Diagnostics {
 // validate runs every rule. strict means values are final (apply time):
 // zero values are then "unset" and required ones are reported. It returns
 // the parsed GPU intent so Render does not parse twice.
-func validate(w Workload, strict bool) (gpuIntent, Diagnostics) {
-	var diags Diagnostics
+func validate(w Workload, strict bool) (gpuIntent, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	cloud := validateIdentity(w, strict, &diags)
 	in, gpuDiags := parseGPUIntent(w, cloud, strict)
-	diags.merge(gpuDiags)
+	diags.Append(gpuDiags)
 	validateKindFields(w, &diags)
 	validateMetadata(w, &diags)
 	validateContainer(w, cloud, &diags)
@@ -38,42 +39,42 @@ func validate(w Workload, strict bool) (gpuIntent, Diagnostics) {
 
 // validateIdentity checks name, namespace, kind, cloud and image, and returns
 // the cloud when it is known and valid ("" otherwise).
-func validateIdentity(w Workload, strict bool, diags *Diagnostics) Cloud {
-	requireSet(diags, strict, w.Name, at("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
+func validateIdentity(w Workload, strict bool, diags *gpudiag.Diagnostics) Cloud {
+	requireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
 	if w.Name != "" {
 		if msgs := validation.IsDNS1123Label(w.Name); len(msgs) > 0 {
-			diags.addError(at("name"), "Invalid name",
+			diags.AddError(gpudiag.At("name"), "Invalid name",
 				strconv.Quote(w.Name)+" is not a valid name: "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
 		}
 	}
 	if w.Namespace != "" {
 		if msgs := validation.IsDNS1123Label(w.Namespace); len(msgs) > 0 {
-			diags.addError(at("namespace"), "Invalid namespace",
+			diags.AddError(gpudiag.At("namespace"), "Invalid namespace",
 				strconv.Quote(w.Namespace)+" is not a valid namespace: "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 label, or leave it unset for \""+DefaultNamespace+"\".")
 		}
 	}
-	requireSet(diags, strict, w.Kind, at("kind"), "one of "+quoteList(KindNames()))
+	requireSet(diags, strict, w.Kind, gpudiag.At("kind"), "one of "+gpudiag.QuoteList(KindNames()))
 	if w.Kind != "" && !slices.Contains(KindNames(), w.Kind) {
-		diags.addError(at("kind"), "Unknown kind",
-			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+quoteList(KindNames())+".")
+		diags.AddError(gpudiag.At("kind"), "Unknown kind",
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(KindNames())+".")
 	}
-	requireSet(diags, strict, w.Image, at("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
+	requireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
 	if strings.ContainsFunc(w.Image, isSpace) {
-		diags.addError(at("image"), "Invalid image",
+		diags.AddError(gpudiag.At("image"), "Invalid image",
 			strconv.Quote(w.Image)+" contains whitespace. Allowed: an image reference such as \"registry/repo:tag\" or \"repo@sha256:...\".")
 	}
 	return validateCloud(w.Cloud, strict, diags)
 }
 
-func validateCloud(raw string, strict bool, diags *Diagnostics) Cloud {
+func validateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) Cloud {
 	if raw == "" && !strict {
 		return ""
 	}
 	cloud, err := ParseCloud(raw)
 	if err != nil {
-		diags.addError(at("cloud"), "Unknown cloud", err.Error()+".")
+		diags.AddError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
 		return ""
 	}
 	return cloud
@@ -81,9 +82,9 @@ func validateCloud(raw string, strict bool, diags *Diagnostics) Cloud {
 
 // requireSet reports a missing required value at apply time only (at plan
 // time "" may be an unknown value).
-func requireSet(diags *Diagnostics, strict bool, value string, path []any, allowed string) {
+func requireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
 	if strict && value == "" {
-		diags.addError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+		diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
 	}
 }
 
@@ -104,21 +105,21 @@ func jobBlockLine(j *JobControls) []any {
 	}
 	for _, s := range settings {
 		if s.set {
-			return at("job", s.name)
+			return gpudiag.At("job", s.name)
 		}
 	}
-	return at("job")
+	return gpudiag.At("job")
 }
 
 // validateKindFields checks replicas and the job block against kind.
-func validateKindFields(w Workload, diags *Diagnostics) {
+func validateKindFields(w Workload, diags *gpudiag.Diagnostics) {
 	if w.Kind == KindJob && w.Replicas != nil {
-		diags.addError(at("replicas"), "replicas is for deployments",
+		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A job does not have replicas; it runs job.completions pods, job.parallelism at a time. "+
 				"Allowed: remove replicas and set job.parallelism, or use kind = \""+KindDeployment+"\".")
 	}
 	if w.Replicas != nil && *w.Replicas < 0 {
-		diags.addError(at("replicas"), "Invalid replicas",
+		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
 	if w.Kind == KindDeployment && w.Job != nil {
@@ -129,7 +130,7 @@ func validateKindFields(w Workload, diags *Diagnostics) {
 			// resource, so the message names it.
 			block = "The empty job {} block"
 		}
-		diags.addError(line, "job block is for jobs",
+		diags.AddError(line, "job block is for jobs",
 			block+" configures batch/v1 Job settings, but kind is \""+KindDeployment+"\". "+
 				"Allowed: remove the job block, or use kind = \""+KindJob+"\".")
 	}
@@ -137,19 +138,19 @@ func validateKindFields(w Workload, diags *Diagnostics) {
 		return
 	}
 	j := w.Job
-	checkMin32(diags, j.BackoffLimit, 0, at("job", "backoff_limit"))
-	checkMin32(diags, j.TTLSecondsAfterFinished, 0, at("job", "ttl_seconds_after_finished"))
-	checkMin32(diags, j.Completions, 1, at("job", "completions"))
-	checkMin32(diags, j.Parallelism, 0, at("job", "parallelism"))
+	checkMin32(diags, j.BackoffLimit, 0, gpudiag.At("job", "backoff_limit"))
+	checkMin32(diags, j.TTLSecondsAfterFinished, 0, gpudiag.At("job", "ttl_seconds_after_finished"))
+	checkMin32(diags, j.Completions, 1, gpudiag.At("job", "completions"))
+	checkMin32(diags, j.Parallelism, 0, gpudiag.At("job", "parallelism"))
 	if j.ActiveDeadlineSeconds != nil && *j.ActiveDeadlineSeconds < 1 {
-		diags.addError(at("job", "active_deadline_seconds"), "Value too small",
+		diags.AddError(gpudiag.At("job", "active_deadline_seconds"), "Value too small",
 			"active_deadline_seconds is "+strconv.FormatInt(*j.ActiveDeadlineSeconds, 10)+". Allowed: 1 or more.")
 	}
 }
 
-func checkMin32(diags *Diagnostics, v *int32, minimum int32, path []any) {
+func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
 	if v != nil && *v < minimum {
-		diags.addError(path, "Value too small",
+		diags.AddError(path, "Value too small",
 			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
 	}
 }
@@ -158,37 +159,37 @@ func checkMin32(diags *Diagnostics, v *int32, minimum int32, path []any) {
 // Deployment selector or the managed-by convention.
 var reservedLabels = []string{LabelName, LabelInstance, LabelManagedBy}
 
-func validateMetadata(w Workload, diags *Diagnostics) {
+func validateMetadata(w Workload, diags *gpudiag.Diagnostics) {
 	validateLabels(w.Labels, "labels", diags)
 	validateLabels(w.PodLabels, "pod_labels", diags)
 	validateAnnotations(w.Annotations, "annotations", diags)
 	validateAnnotations(w.PodAnnotations, "pod_annotations", diags)
 }
 
-func validateLabels(labels map[string]string, attribute string, diags *Diagnostics) {
+func validateLabels(labels map[string]string, attribute string, diags *gpudiag.Diagnostics) {
 	for _, key := range slices.Sorted(maps.Keys(labels)) {
-		path := at(attribute, MapKey(key))
+		path := gpudiag.At(attribute, gpudiag.MapKey(key))
 		if slices.Contains(reservedLabels, key) {
-			diags.addError(path, "Reserved label",
+			diags.AddError(path, "Reserved label",
 				strconv.Quote(key)+" is set by the provider (selector and ownership labels). Allowed: any label key except "+
-					quoteList(reservedLabels)+".")
+					gpudiag.QuoteList(reservedLabels)+".")
 			continue
 		}
 		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
-			diags.addError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 		}
 		if msgs := content.IsLabelValue(labels[key]); len(msgs) > 0 {
-			diags.addError(path, "Invalid label value", strconv.Quote(labels[key])+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid label value", strconv.Quote(labels[key])+": "+strings.Join(msgs, "; ")+
 				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 		}
 	}
 }
 
-func validateAnnotations(annotations map[string]string, attribute string, diags *Diagnostics) {
+func validateAnnotations(annotations map[string]string, attribute string, diags *gpudiag.Diagnostics) {
 	for _, key := range slices.Sorted(maps.Keys(annotations)) {
 		if msgs := content.IsLabelKey(strings.ToLower(key)); len(msgs) > 0 {
-			diags.addError(at(attribute, MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 		}
 	}
@@ -199,42 +200,42 @@ func validateAnnotations(annotations map[string]string, attribute string, diags 
 var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
 
 // validateSecretEnv checks Secret references; values are never seen.
-func validateSecretEnv(w Workload, diags *Diagnostics) {
+func validateSecretEnv(w Workload, diags *gpudiag.Diagnostics) {
 	for _, name := range slices.Sorted(maps.Keys(w.SecretEnv)) {
-		path := at("secret_env", MapKey(name))
+		path := gpudiag.At("secret_env", gpudiag.MapKey(name))
 		ref := w.SecretEnv[name]
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.addError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
 				". Allowed: letters, digits, '_', '-' and '.', not starting with a digit.")
 		}
 		if _, both := w.Env[name]; both {
-			diags.addError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
+			diags.AddError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
 		}
 		if ref.Name != "" {
 			if msgs := validation.IsDNS1123Subdomain(ref.Name); len(msgs) > 0 {
-				diags.addError(path, "Invalid Secret name", strconv.Quote(ref.Name)+": "+strings.Join(msgs, "; ")+
+				diags.AddError(path, "Invalid Secret name", strconv.Quote(ref.Name)+": "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 subdomain such as \"model-credentials\".")
 			}
 		}
 		if ref.Key != "" {
 			if msgs := validation.IsConfigMapKey(ref.Key); len(msgs) > 0 {
-				diags.addError(path, "Invalid Secret key", strconv.Quote(ref.Key)+": "+strings.Join(msgs, "; ")+
+				diags.AddError(path, "Invalid Secret key", strconv.Quote(ref.Key)+": "+strings.Join(msgs, "; ")+
 					". Allowed: letters, digits, '-', '_' and '.'.")
 			}
 		}
 	}
 }
 
-func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
+func validateContainer(w Workload, cloud Cloud, diags *gpudiag.Diagnostics) {
 	validateSecretEnv(w, diags)
 	for _, name := range slices.Sorted(maps.Keys(w.Env)) {
-		path := at("env", MapKey(name))
+		path := gpudiag.At("env", gpudiag.MapKey(name))
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.addError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
 				". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 		if slices.Contains(deviceVisibilityEnv, name) {
-			diags.addWarning(path, name+" is managed by the device plugin",
+			diags.AddWarning(path, name+" is managed by the device plugin",
 				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
 					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
 		}
@@ -243,34 +244,34 @@ func validateContainer(w Workload, cloud Cloud, diags *Diagnostics) {
 	seen := map[int32]int{}
 	for i, port := range w.Ports {
 		if msgs := validation.IsValidPortNum(int(port)); len(msgs) > 0 {
-			diags.addError(at("ports", i), "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
+			diags.AddError(gpudiag.At("ports", i), "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
 			continue
 		}
 		if first, dup := seen[port]; dup {
-			diags.addError(at("ports", i), "Duplicate port",
+			diags.AddError(gpudiag.At("ports", i), "Duplicate port",
 				"Port "+strconv.Itoa(int(port))+" is already listed at ports["+strconv.Itoa(first)+"]. Allowed: each port once.")
 		}
 		seen[port] = i
 	}
 	if w.ServiceAccountName != "" {
 		if msgs := validation.IsDNS1123Subdomain(w.ServiceAccountName); len(msgs) > 0 {
-			diags.addError(at("service_account_name"), "Invalid service account name",
+			diags.AddError(gpudiag.At("service_account_name"), "Invalid service account name",
 				strconv.Quote(w.ServiceAccountName)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
 		}
 	}
 }
 
-func validateSizing(w Workload, in gpuIntent, diags *Diagnostics) {
+func validateSizing(w Workload, in gpuIntent, diags *gpudiag.Diagnostics) {
 	if w.Size != "" {
 		if _, ok := LookupSize(w.Size); !ok {
-			diags.addError(at("size"), "Unknown size",
-				strconv.Quote(w.Size)+" is not a sizing preset. Allowed values: "+quoteList(SizeNames())+
+			diags.AddError(gpudiag.At("size"), "Unknown size",
+				strconv.Quote(w.Size)+" is not a sizing preset. Allowed values: "+gpudiag.QuoteList(SizeNames())+
 					", or leave it unset to size from the accelerator.")
 		}
 	}
-	checkQuantity(diags, w.CPU, at("cpu"), maxCPU, "a CPU quantity such as \"8\" or \"7500m\"")
-	checkQuantity(diags, w.Memory, at("memory"), maxMemory, "a memory quantity such as \"32Gi\"")
-	shm, shmOK := checkQuantity(diags, w.ShmSize, at("shm_size"), maxMemory, "a memory quantity such as \"8Gi\"")
+	checkQuantity(diags, w.CPU, gpudiag.At("cpu"), maxCPU, "a CPU quantity such as \"8\" or \"7500m\"")
+	checkQuantity(diags, w.Memory, gpudiag.At("memory"), maxMemory, "a memory quantity such as \"32Gi\"")
+	shm, shmOK := checkQuantity(diags, w.ShmSize, gpudiag.At("shm_size"), maxMemory, "a memory quantity such as \"8Gi\"")
 	if !shmOK || w.ShmSize == "" {
 		return
 	}
@@ -280,7 +281,7 @@ func validateSizing(w Workload, in gpuIntent, diags *Diagnostics) {
 		return
 	}
 	if _, memory, ok := containerSizing(w, in); ok && shm.Cmp(memory) > 0 {
-		diags.addWarning(at("shm_size"), "shm_size exceeds the memory limit",
+		diags.AddWarning(gpudiag.At("shm_size"), "shm_size exceeds the memory limit",
 			"/dev/shm is memory-backed and counts against the container's memory limit of "+memory.String()+
 				"; filling "+shm.String()+" would get the container OOM-killed. Allowed: shm_size at most memory "+
 				"(raise memory or size, or lower shm_size).")
@@ -299,22 +300,22 @@ var (
 
 // checkQuantity parses an optional positive quantity up to maximum; "" is
 // unset/unknown.
-func checkQuantity(diags *Diagnostics, raw string, path []any, maximum resource.Quantity, allowed string) (resource.Quantity, bool) {
+func checkQuantity(diags *gpudiag.Diagnostics, raw string, path []any, maximum resource.Quantity, allowed string) (resource.Quantity, bool) {
 	if raw == "" {
 		return resource.Quantity{}, true
 	}
 	q, err := resource.ParseQuantity(raw)
 	if err != nil {
-		diags.addError(path, "Invalid quantity",
+		diags.AddError(path, "Invalid quantity",
 			strconv.Quote(raw)+" is not a Kubernetes quantity ("+err.Error()+"). Allowed: "+allowed+".")
 		return q, false
 	}
 	if q.Sign() <= 0 {
-		diags.addError(path, "Quantity must be positive", strconv.Quote(raw)+" is not greater than zero. Allowed: "+allowed+".")
+		diags.AddError(path, "Quantity must be positive", strconv.Quote(raw)+" is not greater than zero. Allowed: "+allowed+".")
 		return q, false
 	}
 	if q.Cmp(maximum) > 0 {
-		diags.addError(path, "Quantity too large", strconv.Quote(raw)+" is more than any machine provides. Allowed: "+
+		diags.AddError(path, "Quantity too large", strconv.Quote(raw)+" is more than any machine provides. Allowed: "+
 			allowed+", at most "+maximum.String()+".")
 		return q, false
 	}

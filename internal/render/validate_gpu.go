@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // parseGPUIntent checks the gpu block and resolves it against the catalog
 // and the cloud. Unknown (zero) values are left out of the intent.
-func parseGPUIntent(w Workload, cloud Cloud, strict bool) (gpuIntent, Diagnostics) {
-	var diags Diagnostics
+func parseGPUIntent(w Workload, cloud Cloud, strict bool) (gpuIntent, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	g := w.GPU
 	in := gpuIntent{spot: w.Spot, dra: g.DRA != nil}
 
@@ -23,21 +24,21 @@ func parseGPUIntent(w Workload, cloud Cloud, strict bool) (gpuIntent, Diagnostic
 	checkDRA(g, strict, &diags)
 
 	if profile := profileFor(cloud); profile != nil {
-		diags.merge(profile.validate(in, strict))
+		diags.Append(profile.validate(in, strict))
 	}
 	checkCountFitsMachines(g, in, cloud, &diags)
 	return in, diags
 }
 
-func checkGPUCount(g GPU, strict bool, diags *Diagnostics) int64 {
+func checkGPUCount(g GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
 	allowed := "an integer from 1 to " + strconv.Itoa(MaxGPUsPerPod) + " (the most GPUs one machine has; a pod cannot span machines)"
 	switch {
 	case g.Count < 0 || (g.Count == 0 && strict):
-		diags.addError(at("gpu", "count"), "Invalid GPU count",
+		diags.AddError(gpudiag.At("gpu", "count"), "Invalid GPU count",
 			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+allowed+".")
 		return 0
 	case g.Count > MaxGPUsPerPod:
-		diags.addError(at("gpu", "count"), "Too many GPUs for one pod",
+		diags.AddError(gpudiag.At("gpu", "count"), "Too many GPUs for one pod",
 			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+allowed+".")
 		return 0
 	}
@@ -47,7 +48,7 @@ func checkGPUCount(g GPU, strict bool, diags *Diagnostics) int64 {
 // checkGPURequests: Kubernetes does not overcommit extended resources, so a
 // GPU request must equal the limit (which is gpu.count;
 // docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
-func checkGPURequests(g GPU, in gpuIntent, profile cloudProfile, diags *Diagnostics) {
+func checkGPURequests(g GPU, in gpuIntent, profile cloudProfile, diags *gpudiag.Diagnostics) {
 	if g.Requests == nil || in.count == 0 || *g.Requests == in.count {
 		return
 	}
@@ -55,7 +56,7 @@ func checkGPURequests(g GPU, in gpuIntent, profile cloudProfile, diags *Diagnost
 	if profile != nil {
 		resourceName = string(profile.resource(in))
 	}
-	diags.addError(at("gpu", "requests"), "GPU requests must equal the limit",
+	diags.AddError(gpudiag.At("gpu", "requests"), "GPU requests must equal the limit",
 		"gpu.requests is "+strconv.FormatInt(*g.Requests, 10)+" but gpu.count (the limit) is "+strconv.FormatInt(in.count, 10)+
 			". Kubernetes rejects the pod: requests."+resourceName+" \"must be equal to "+resourceName+" limit\" because "+
 			"extended resources cannot be overcommitted. Allowed: gpu.requests = "+strconv.FormatInt(in.count, 10)+
@@ -63,30 +64,30 @@ func checkGPURequests(g GPU, in gpuIntent, profile cloudProfile, diags *Diagnost
 }
 
 // resolveAccelerators returns the catalog entries in preference order.
-func resolveAccelerators(g GPU, cloud Cloud, strict bool, diags *Diagnostics) []*Accelerator {
+func resolveAccelerators(g GPU, cloud Cloud, strict bool, diags *gpudiag.Diagnostics) []*Accelerator {
 	if g.Accelerator != "" && len(g.Accelerators) > 0 {
-		diags.addError(at("gpu", "accelerators"), "Conflicting accelerator settings",
+		diags.AddError(gpudiag.At("gpu", "accelerators"), "Conflicting accelerator settings",
 			"accelerator (one model) and accelerators (a preference list) are mutually exclusive. "+
 				"Allowed: set accelerator = \""+g.Accelerator+"\", or list every acceptable model in accelerators.")
 		return nil
 	}
 	var out []*Accelerator
 	if g.Accelerator != "" {
-		if a := resolveAccelerator(g.Accelerator, cloud, at("gpu", "accelerator"), diags); a != nil {
+		if a := resolveAccelerator(g.Accelerator, cloud, gpudiag.At("gpu", "accelerator"), diags); a != nil {
 			out = append(out, a)
 		}
 		return out
 	}
 	for i, name := range g.Accelerators {
-		path := at("gpu", "accelerators", i)
+		path := gpudiag.At("gpu", "accelerators", i)
 		switch {
 		case name == "":
 			if strict {
-				diags.addError(path, "Empty accelerator", "Allowed values: "+quoteList(AcceleratorNames())+".")
+				diags.AddError(path, "Empty accelerator", "Allowed values: "+gpudiag.QuoteList(AcceleratorNames())+".")
 			}
 			continue
 		case slices.Contains(g.Accelerators[:i], name):
-			diags.addError(path, "Duplicate accelerator",
+			diags.AddError(path, "Duplicate accelerator",
 				strconv.Quote(name)+" is listed more than once. Allowed: each model once, most preferred first.")
 			continue
 		}
@@ -97,15 +98,15 @@ func resolveAccelerators(g GPU, cloud Cloud, strict bool, diags *Diagnostics) []
 	return out
 }
 
-func resolveAccelerator(name string, cloud Cloud, path []any, diags *Diagnostics) *Accelerator {
+func resolveAccelerator(name string, cloud Cloud, path []any, diags *gpudiag.Diagnostics) *Accelerator {
 	a := lookupAccelerator(name)
 	if a == nil {
-		diags.addError(path, "Unknown accelerator",
-			strconv.Quote(name)+" is not in the accelerator catalog. Allowed values: "+quoteList(AcceleratorNames())+".")
+		diags.AddError(path, "Unknown accelerator",
+			strconv.Quote(name)+" is not in the accelerator catalog. Allowed values: "+gpudiag.QuoteList(AcceleratorNames())+".")
 		return nil
 	}
 	if profile := profileFor(cloud); profile != nil && !profile.offers(a) {
-		diags.addError(path, "Accelerator not offered on "+string(cloud),
+		diags.AddError(path, "Accelerator not offered on "+string(cloud),
 			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud)+". "+offeredByMessage(cloud))
 		return nil
 	}
@@ -114,30 +115,30 @@ func resolveAccelerator(name string, cloud Cloud, path []any, diags *Diagnostics
 
 // resolvePartition checks the MIG settings. A partition needs exactly one
 // known accelerator, because profile names differ per model.
-func resolvePartition(g GPU, accelerators []*Accelerator, strict bool, diags *Diagnostics) (*MIGProfile, string) {
+func resolvePartition(g GPU, accelerators []*Accelerator, strict bool, diags *gpudiag.Diagnostics) (*MIGProfile, string) {
 	if g.MIGStrategy != "" && !slices.Contains(MIGStrategyNames(), g.MIGStrategy) {
-		diags.addError(at("gpu", "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(g.MIGStrategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+
+		diags.AddError(gpudiag.At("gpu", "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(g.MIGStrategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(MIGStrategyNames())+
 				" (how the cluster's device plugin exposes MIG).")
 	}
 	if g.Partition == "" {
 		if g.MIGStrategy != "" && strict {
-			diags.addError(at("gpu", "mig_strategy"), "mig_strategy without partition",
+			diags.AddError(gpudiag.At("gpu", "mig_strategy"), "mig_strategy without partition",
 				"mig_strategy only applies to a MIG partition request. Allowed: set gpu.partition, or remove mig_strategy.")
 		}
 		return nil, ""
 	}
-	path := at("gpu", "partition")
+	path := gpudiag.At("gpu", "partition")
 	if len(g.Accelerators) > 0 {
-		diags.addError(path, "MIG partition with a preference list",
+		diags.AddError(path, "MIG partition with a preference list",
 			"Partition names differ per model, so a partition with several accelerators is ambiguous. "+
-				"Allowed: set accelerator to one of "+quoteList(MIGAcceleratorNames())+" together with partition.")
+				"Allowed: set accelerator to one of "+gpudiag.QuoteList(MIGAcceleratorNames())+" together with partition.")
 		return nil, ""
 	}
 	if g.Accelerator == "" {
 		if strict {
-			diags.addError(path, "MIG partition without accelerator",
-				"A partition belongs to a GPU model. Allowed: set accelerator to one of "+quoteList(MIGAcceleratorNames())+".")
+			diags.AddError(path, "MIG partition without accelerator",
+				"A partition belongs to a GPU model. Allowed: set accelerator to one of "+gpudiag.QuoteList(MIGAcceleratorNames())+".")
 		}
 		return nil, ""
 	}
@@ -146,16 +147,16 @@ func resolvePartition(g GPU, accelerators []*Accelerator, strict bool, diags *Di
 	}
 	a := accelerators[0]
 	if !a.OffersMIG() {
-		diags.addError(path, "Accelerator has no MIG",
-			a.DisplayName+" cannot be partitioned. Models with MIG: "+quoteList(MIGAcceleratorNames())+
+		diags.AddError(path, "Accelerator has no MIG",
+			a.DisplayName+" cannot be partitioned. Models with MIG: "+gpudiag.QuoteList(MIGAcceleratorNames())+
 				"; or remove partition to request whole GPUs.")
 		return nil, ""
 	}
 	profile, ok := a.LookupMIGProfile(g.Partition)
 	if !ok {
-		diags.addError(path, "Unsupported MIG partition",
+		diags.AddError(path, "Unsupported MIG partition",
 			strconv.Quote(g.Partition)+" is not a MIG profile of "+a.DisplayName+". Allowed values: "+
-				quoteList(a.MIGProfileNames())+".")
+				gpudiag.QuoteList(a.MIGProfileNames())+".")
 		return nil, ""
 	}
 	strategy := g.MIGStrategy
@@ -166,11 +167,11 @@ func resolvePartition(g GPU, accelerators []*Accelerator, strict bool, diags *Di
 }
 
 // resolveSharing checks time-slicing/MPS settings.
-func resolveSharing(g GPU, strict bool, diags *Diagnostics) (string, int64) {
+func resolveSharing(g GPU, strict bool, diags *gpudiag.Diagnostics) (string, int64) {
 	sharing := g.Sharing
 	if sharing != "" && !slices.Contains(SharingNames(), sharing) {
-		diags.addError(at("gpu", "sharing"), "Unknown sharing mode",
-			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+quoteList(SharingNames())+".")
+		diags.AddError(gpudiag.At("gpu", "sharing"), "Unknown sharing mode",
+			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+gpudiag.QuoteList(SharingNames())+".")
 		sharing = ""
 	}
 	if sharing != "" {
@@ -179,62 +180,62 @@ func resolveSharing(g GPU, strict bool, diags *Diagnostics) (string, int64) {
 	clients := g.MaxSharedClients
 	switch {
 	case clients < 0 || clients == 1:
-		diags.addError(at("gpu", "max_shared_clients"), "Invalid max_shared_clients",
+		diags.AddError(gpudiag.At("gpu", "max_shared_clients"), "Invalid max_shared_clients",
 			"max_shared_clients is "+strconv.FormatInt(clients, 10)+"; sharing a GPU needs at least 2 clients. "+
 				"Allowed: 2 or more, or leave it unset.")
 		clients = 0
 	case clients > 0 && g.Sharing == "" && strict:
-		diags.addError(at("gpu", "max_shared_clients"), "max_shared_clients without sharing",
+		diags.AddError(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients without sharing",
 			"max_shared_clients only applies to shared GPUs. Allowed: set gpu.sharing to one of "+
-				quoteList(SharingNames())+", or remove max_shared_clients.")
+				gpudiag.QuoteList(SharingNames())+", or remove max_shared_clients.")
 	}
 	return sharing, clients
 }
 
-func checkSharingCombinations(g GPU, diags *Diagnostics) {
+func checkSharingCombinations(g GPU, diags *gpudiag.Diagnostics) {
 	if g.Count > 1 {
-		diags.addError(at("gpu", "count"), "Shared GPUs are requested one at a time",
+		diags.AddError(gpudiag.At("gpu", "count"), "Shared GPUs are requested one at a time",
 			"With sharing, gpu.count is the number of shared slots, and more than one is rejected: GKE refuses more than "+
 				"1 nvidia.com/gpu on time-sharing nodes and the device plugin fails such requests under MPS. "+
 				"Allowed: count = 1 with sharing, or remove sharing to get "+strconv.FormatInt(g.Count, 10)+" whole GPUs.")
 	}
 	if g.Partition != "" {
-		diags.addError(at("gpu", "sharing"), "Sharing together with MIG",
+		diags.AddError(gpudiag.At("gpu", "sharing"), "Sharing together with MIG",
 			"This provider requests either a MIG partition or a shared GPU, not a shared MIG partition. "+
 				"Allowed: remove sharing (the partition already shares the GPU) or remove partition.")
 	}
 	if g.DRA != nil {
-		diags.addError(at("gpu", "sharing"), "Sharing together with DRA",
+		diags.AddError(gpudiag.At("gpu", "sharing"), "Sharing together with DRA",
 			"sharing selects device-plugin time-slicing/MPS nodes, which DRA does not use; DRA drivers configure "+
 				"sharing in the device class or claim. Allowed: remove sharing or remove dra.")
 	}
 }
 
-func checkDRA(g GPU, strict bool, diags *Diagnostics) {
+func checkDRA(g GPU, strict bool, diags *gpudiag.Diagnostics) {
 	d := g.DRA
 	if d == nil {
 		return
 	}
 	if g.Partition != "" {
-		diags.addError(at("gpu", "dra"), "DRA together with MIG partition",
+		diags.AddError(gpudiag.At("gpu", "dra"), "DRA together with MIG partition",
 			"partition selects MIG through the device plugin; with DRA, ask for MIG devices through the driver's device "+
 				"class (e.g. \"mig.nvidia.com\") and selectors. Allowed: remove partition or remove dra.")
 	}
 	if d.DeviceClass != "" {
 		if msgs := validation.IsDNS1123Subdomain(d.DeviceClass); len(msgs) > 0 {
-			diags.addError(at("gpu", "dra", "device_class"), "Invalid device class",
+			diags.AddError(gpudiag.At("gpu", "dra", "device_class"), "Invalid device class",
 				strconv.Quote(d.DeviceClass)+": "+strings.Join(msgs, "; ")+". Allowed: a DeviceClass name such as \""+
 					DefaultDeviceClass+"\" (the default).")
 		}
 	}
 	if len(d.Selectors) > MaxDRASelectors {
-		diags.addError(at("gpu", "dra", "selectors"), "Too many selectors",
+		diags.AddError(gpudiag.At("gpu", "dra", "selectors"), "Too many selectors",
 			strconv.Itoa(len(d.Selectors))+" selectors given. Allowed: at most "+strconv.Itoa(MaxDRASelectors)+
 				" CEL expressions (combine them with &&).")
 	}
 	for i, s := range d.Selectors {
 		if strict && strings.TrimSpace(s) == "" {
-			diags.addError(at("gpu", "dra", "selectors", i), "Empty selector",
+			diags.AddError(gpudiag.At("gpu", "dra", "selectors", i), "Empty selector",
 				"A selector is a CEL expression over device attributes. Allowed: e.g. "+
 					"`device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA L4\"`.")
 		}

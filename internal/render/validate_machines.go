@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // checkCountFitsMachines: all of a pod's GPUs are on one node, so a count
@@ -16,13 +18,13 @@ import (
 // others get a warning on their entry and stay in the placement (the
 // scheduler skips their nodes for lack of GPUs), so the plan says exactly
 // what was written. When none fits it is an error on gpu.count.
-func checkCountFitsMachines(g GPU, in gpuIntent, cloud Cloud, diags *Diagnostics) {
+func checkCountFitsMachines(g GPU, in gpuIntent, cloud Cloud, diags *gpudiag.Diagnostics) {
 	profile := profileFor(cloud)
 	if profile == nil || in.count == 0 || in.dra || in.sharing != "" || len(in.accelerators) == 0 {
 		return
 	}
 	var misfits []string
-	var warnings []Diagnostic
+	var warnings []gpudiag.Diagnostic
 	var largest int64 // the most GPUs (or instances) one machine of a listed model holds
 	for _, a := range in.accelerators {
 		shapes := profile.machines(a)
@@ -36,7 +38,7 @@ func checkCountFitsMachines(g GPU, in gpuIntent, cloud Cloud, diags *Diagnostics
 		}
 		misfits = append(misfits, misfit)
 		if i := slices.Index(g.Accelerators, a.Name); i >= 0 {
-			warnings = append(warnings, Diagnostic{Severity: SeverityWarning, Path: at("gpu", "accelerators", i),
+			warnings = append(warnings, gpudiag.Diagnostic{Severity: gpudiag.SeverityWarning, Path: gpudiag.At("gpu", "accelerators", i),
 				Summary: "No machine has " + strconv.FormatInt(in.count, 10) + " of this model",
 				Detail: misfit + ", so gpu.count = " + strconv.FormatInt(in.count, 10) +
 					" never lands on it; the other models in the list can take the pod. Allowed: remove it from the list."})
@@ -47,11 +49,11 @@ func checkCountFitsMachines(g GPU, in gpuIntent, cloud Cloud, diags *Diagnostics
 	case len(misfits) < len(in.accelerators):
 		*diags = append(*diags, warnings...)
 	case profile.exactGPUCounts() && in.partition == nil:
-		diags.addError(at("gpu", "count"), "GPU count not offered on "+string(cloud),
+		diags.AddError(gpudiag.At("gpu", "count"), "GPU count not offered on "+string(cloud),
 			"gpu.count is "+strconv.FormatInt(in.count, 10)+": "+strings.Join(misfits, "; ")+
 				". Allowed: gpu.count = one of these counts, or another model.")
 	default:
-		diags.addError(at("gpu", "count"), "No machine has that many GPUs",
+		diags.AddError(gpudiag.At("gpu", "count"), "No machine has that many GPUs",
 			"gpu.count is "+strconv.FormatInt(in.count, 10)+", and all of a pod's GPUs must be on one machine: "+
 				strings.Join(misfits, "; ")+". Allowed: gpu.count up to "+strconv.FormatInt(largest, 10)+countHint(in)+".")
 	}

@@ -4,50 +4,51 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-func validateProbes(w Workload, strict bool, diags *Diagnostics) {
+func validateProbes(w Workload, strict bool, diags *gpudiag.Diagnostics) {
 	validateProbe(w.StartupProbe, "startup_probe", w.Ports, strict, diags)
 	validateProbe(w.LivenessProbe, "liveness_probe", w.Ports, strict, diags)
 	validateProbe(w.ReadinessProbe, "readiness_probe", w.Ports, strict, diags)
 }
 
-func validateProbe(p *Probe, attribute string, ports []int32, strict bool, diags *Diagnostics) {
+func validateProbe(p *Probe, attribute string, ports []int32, strict bool, diags *gpudiag.Diagnostics) {
 	if p == nil {
 		return
 	}
 	targets := probeTargets(p)
 	switch {
 	case len(targets) == 0 && strict:
-		diags.addError(at(attribute), "Probe has no target",
+		diags.AddError(gpudiag.At(attribute), "Probe has no target",
 			"A probe needs something to check. Allowed: exactly one of http_path (with port or ports), exec, tcp_port.")
 	case len(targets) > 1:
 		// Reported on the second target, the line a reader deletes.
-		diags.addError(at(attribute, targets[1]), "Probe has several targets",
+		diags.AddError(gpudiag.At(attribute, targets[1]), "Probe has several targets",
 			attribute+" sets "+strings.Join(targets, " and ")+", but Kubernetes runs one handler per probe. "+
 				"Allowed: exactly one of http_path, exec, tcp_port.")
 	}
 	if p.HTTPPath != "" {
 		if !strings.HasPrefix(p.HTTPPath, "/") {
-			diags.addError(at(attribute, "http_path"), "Invalid HTTP path",
+			diags.AddError(gpudiag.At(attribute, "http_path"), "Invalid HTTP path",
 				strconv.Quote(p.HTTPPath)+" is not an absolute URL path. Allowed: a path starting with \"/\", e.g. \"/health\".")
 		}
 		if p.Port == 0 && len(ports) == 0 && strict {
-			diags.addError(at(attribute, "port"), "HTTP probe without port",
+			diags.AddError(gpudiag.At(attribute, "port"), "HTTP probe without port",
 				"http_path needs a port. Allowed: set port, or list the server port in ports (the first is used).")
 		}
 	}
-	checkProbePort(p.Port, at(attribute, "port"), diags)
-	checkProbePort(p.TCPPort, at(attribute, "tcp_port"), diags)
+	checkProbePort(p.Port, gpudiag.At(attribute, "port"), diags)
+	checkProbePort(p.TCPPort, gpudiag.At(attribute, "tcp_port"), diags)
 	if len(p.Exec) > 0 && p.Exec[0] == "" && strict {
-		diags.addError(at(attribute, "exec", 0), "Empty probe command",
+		diags.AddError(gpudiag.At(attribute, "exec", 0), "Empty probe command",
 			"exec[0] is the program to run. Allowed: a command such as [\"cat\", \"/tmp/ready\"].")
 	}
-	checkMin32(diags, p.InitialDelaySeconds, 0, at(attribute, "initial_delay_seconds"))
-	checkMin32(diags, p.PeriodSeconds, 1, at(attribute, "period_seconds"))
-	checkMin32(diags, p.TimeoutSeconds, 1, at(attribute, "timeout_seconds"))
-	checkMin32(diags, p.FailureThreshold, 1, at(attribute, "failure_threshold"))
+	checkMin32(diags, p.InitialDelaySeconds, 0, gpudiag.At(attribute, "initial_delay_seconds"))
+	checkMin32(diags, p.PeriodSeconds, 1, gpudiag.At(attribute, "period_seconds"))
+	checkMin32(diags, p.TimeoutSeconds, 1, gpudiag.At(attribute, "timeout_seconds"))
+	checkMin32(diags, p.FailureThreshold, 1, gpudiag.At(attribute, "failure_threshold"))
 }
 
 // probeTargets names the handlers a probe sets, in schema order.
@@ -65,11 +66,11 @@ func probeTargets(p *Probe) []string {
 	return set
 }
 
-func checkProbePort(port int32, path []any, diags *Diagnostics) {
+func checkProbePort(port int32, path []any, diags *gpudiag.Diagnostics) {
 	if port == 0 {
 		return
 	}
 	if msgs := validation.IsValidPortNum(int(port)); len(msgs) > 0 {
-		diags.addError(path, "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
+		diags.AddError(path, "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
 	}
 }

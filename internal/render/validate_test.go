@@ -3,165 +3,167 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // validateCase mutates validWorkload and expects one diagnostic.
 type validateCase struct {
 	name     string
 	mutate   func(w *Workload)
-	severity Severity
-	path     string // Diagnostic.PathString()
+	severity gpudiag.Severity
+	path     string // gpudiag.Diagnostic.PathString()
 	detail   string // substring of Detail
 }
 
 func TestValidateRules(t *testing.T) {
 	cases := []validateCase{
 		// gpu.count / gpu.requests
-		{"negative count", func(w *Workload) { w.GPU.Count = -1 }, SeverityError, "gpu.count", "an integer from 1 to 16"},
-		{"count above one machine", func(w *Workload) { w.GPU.Count = 17 }, SeverityError, "gpu.count", "a pod cannot span machines"},
-		{"requests differ from count", func(w *Workload) { w.GPU.Requests = ptr(int64(2)) }, SeverityError, "gpu.requests",
+		{"negative count", func(w *Workload) { w.GPU.Count = -1 }, gpudiag.SeverityError, "gpu.count", "an integer from 1 to 16"},
+		{"count above one machine", func(w *Workload) { w.GPU.Count = 17 }, gpudiag.SeverityError, "gpu.count", "a pod cannot span machines"},
+		{"requests differ from count", func(w *Workload) { w.GPU.Requests = ptr(int64(2)) }, gpudiag.SeverityError, "gpu.requests",
 			`"must be equal to nvidia.com/gpu limit"`},
 		{"requests differ, mixed MIG resource", func(w *Workload) {
 			w.Cloud, w.GPU = "generic", GPU{Count: 1, Requests: ptr(int64(0)), Accelerator: "a100-40gb", Partition: "1g.5gb", MIGStrategy: "mixed"}
-		}, SeverityError, "gpu.requests", "nvidia.com/mig-1g.5gb limit"},
+		}, gpudiag.SeverityError, "gpu.requests", "nvidia.com/mig-1g.5gb limit"},
 
 		// accelerators
-		{"unknown accelerator", func(w *Workload) { w.GPU.Accelerator = "a100" }, SeverityError, "gpu.accelerator", `"a100-40gb", "a100-80gb"`},
-		{"accelerator not on cloud", func(w *Workload) { w.GPU.Accelerator = "a10g" }, SeverityError, "gpu.accelerator",
+		{"unknown accelerator", func(w *Workload) { w.GPU.Accelerator = "a100" }, gpudiag.SeverityError, "gpu.accelerator", `"a100-40gb", "a100-80gb"`},
+		{"accelerator not on cloud", func(w *Workload) { w.GPU.Accelerator = "a10g" }, gpudiag.SeverityError, "gpu.accelerator",
 			`Accelerators offered on "gke": "a100-40gb"`},
-		{"accelerator and accelerators", func(w *Workload) { w.GPU.Accelerators = []string{"t4"} }, SeverityError, "gpu.accelerators",
+		{"accelerator and accelerators", func(w *Workload) { w.GPU.Accelerators = []string{"t4"} }, gpudiag.SeverityError, "gpu.accelerators",
 			"mutually exclusive"},
 		{"duplicate in preference list", func(w *Workload) { w.GPU.Accelerator, w.GPU.Accelerators = "", []string{"l4", "l4"} },
-			SeverityError, "gpu.accelerators[1]", "each model once"},
+			gpudiag.SeverityError, "gpu.accelerators[1]", "each model once"},
 		{"unknown in preference list", func(w *Workload) { w.GPU.Accelerator, w.GPU.Accelerators = "", []string{"l4", "k80"} },
-			SeverityError, "gpu.accelerators[1]", `"t4"`},
+			gpudiag.SeverityError, "gpu.accelerators[1]", `"t4"`},
 		{"preference entry not on cloud", func(w *Workload) {
 			w.Cloud, w.GPU.Accelerator, w.GPU.Accelerators = "aks", "", []string{"t4", "l4"}
-		}, SeverityError, "gpu.accelerators[1]", `Accelerators offered on "aks"`},
+		}, gpudiag.SeverityError, "gpu.accelerators[1]", `Accelerators offered on "aks"`},
 
 		// MIG
 		{"unsupported partition", func(w *Workload) { w.Cloud, w.GPU.Accelerator, w.GPU.Partition = "generic", "a100-40gb", "2g.20gb" },
-			SeverityError, "gpu.partition", `"1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"`},
-		{"partition on model without MIG", func(w *Workload) { w.GPU.Partition = "1g.5gb" }, SeverityError, "gpu.partition",
+			gpudiag.SeverityError, "gpu.partition", `"1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"`},
+		{"partition on model without MIG", func(w *Workload) { w.GPU.Partition = "1g.5gb" }, gpudiag.SeverityError, "gpu.partition",
 			`Models with MIG: "a100-40gb", "a100-80gb", "a30", "b200", "b300", "gb200", "h100-80gb", "h100-nvl", "h200", "rtx-pro-6000"`},
 		{"partition with preference list", func(w *Workload) {
 			w.GPU.Accelerator, w.GPU.Accelerators, w.GPU.Partition = "", []string{"a100-40gb", "a100-80gb"}, "1g.10gb"
-		}, SeverityError, "gpu.partition", "ambiguous"},
+		}, gpudiag.SeverityError, "gpu.partition", "ambiguous"},
 		{"partition GKE does not offer", func(w *Workload) { w.GPU.Accelerator, w.GPU.Partition = "a100-40gb", "4g.20gb" },
-			SeverityError, "gpu.partition", `Partitions GKE offers for a100-40gb: "1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"`},
+			gpudiag.SeverityError, "gpu.partition", `Partitions GKE offers for a100-40gb: "1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"`},
 		{"mixed strategy on GKE", func(w *Workload) {
 			w.GPU.Accelerator, w.GPU.Partition, w.GPU.MIGStrategy = "a100-40gb", "2g.10gb", "mixed"
 		},
-			SeverityError, "gpu.mig_strategy", `Allowed on GKE: "single"`},
-		{"unknown MIG strategy", func(w *Workload) { w.GPU.MIGStrategy = "none" }, SeverityError, "gpu.mig_strategy", `"single", "mixed"`},
+			gpudiag.SeverityError, "gpu.mig_strategy", `Allowed on GKE: "single"`},
+		{"unknown MIG strategy", func(w *Workload) { w.GPU.MIGStrategy = "none" }, gpudiag.SeverityError, "gpu.mig_strategy", `"single", "mixed"`},
 
 		// sharing
-		{"sharing with count 2", func(w *Workload) { w.GPU.Count, w.GPU.Sharing = 2, "time-slicing" }, SeverityError, "gpu.count",
+		{"sharing with count 2", func(w *Workload) { w.GPU.Count, w.GPU.Sharing = 2, "time-slicing" }, gpudiag.SeverityError, "gpu.count",
 			"count = 1 with sharing"},
 		{"sharing with MIG", func(w *Workload) {
 			w.Cloud, w.GPU = "generic", GPU{Count: 1, Accelerator: "a100-40gb", Partition: "1g.5gb", Sharing: "mps"}
-		}, SeverityError, "gpu.sharing", "remove sharing"},
-		{"unknown sharing", func(w *Workload) { w.GPU.Sharing = "vgpu" }, SeverityError, "gpu.sharing", `"time-slicing", "mps"`},
-		{"one shared client", func(w *Workload) { w.GPU.Sharing, w.GPU.MaxSharedClients = "mps", 1 }, SeverityError,
+		}, gpudiag.SeverityError, "gpu.sharing", "remove sharing"},
+		{"unknown sharing", func(w *Workload) { w.GPU.Sharing = "vgpu" }, gpudiag.SeverityError, "gpu.sharing", `"time-slicing", "mps"`},
+		{"one shared client", func(w *Workload) { w.GPU.Sharing, w.GPU.MaxSharedClients = "mps", 1 }, gpudiag.SeverityError,
 			"gpu.max_shared_clients", "at least 2"},
 		{"GKE shared clients above 48", func(w *Workload) { w.GPU.Sharing, w.GPU.MaxSharedClients = "time-slicing", 49 },
-			SeverityError, "gpu.max_shared_clients", "2 to 48"},
+			gpudiag.SeverityError, "gpu.max_shared_clients", "2 to 48"},
 		{"shared clients ignored on EKS", func(w *Workload) {
 			w.Cloud, w.GPU = "eks", GPU{Count: 1, Accelerator: "l4", Sharing: "time-slicing", MaxSharedClients: 4}
-		}, SeverityWarning, "gpu.max_shared_clients", `"gke", "gke-autopilot", "generic"`},
+		}, gpudiag.SeverityWarning, "gpu.max_shared_clients", `"gke", "gke-autopilot", "generic"`},
 
 		// DRA
 		{"DRA with partition", func(w *Workload) {
 			w.Cloud, w.GPU = "generic", GPU{Count: 1, Accelerator: "a100-40gb", Partition: "1g.5gb", DRA: &DRA{}}
-		}, SeverityError, "gpu.dra", "mig.nvidia.com"},
-		{"DRA with sharing", func(w *Workload) { w.GPU.Sharing, w.GPU.DRA = "time-slicing", &DRA{} }, SeverityError, "gpu.sharing",
+		}, gpudiag.SeverityError, "gpu.dra", "mig.nvidia.com"},
+		{"DRA with sharing", func(w *Workload) { w.GPU.Sharing, w.GPU.DRA = "time-slicing", &DRA{} }, gpudiag.SeverityError, "gpu.sharing",
 			"remove sharing or remove dra"},
-		{"DRA invalid device class", func(w *Workload) { w.GPU.DRA = &DRA{DeviceClass: "GPU_Class"} }, SeverityError,
+		{"DRA invalid device class", func(w *Workload) { w.GPU.DRA = &DRA{DeviceClass: "GPU_Class"} }, gpudiag.SeverityError,
 			"gpu.dra.device_class", `"gpu.nvidia.com"`},
-		{"DRA too many selectors", func(w *Workload) { w.GPU.DRA = &DRA{Selectors: make([]string, 33)} }, SeverityError,
+		{"DRA too many selectors", func(w *Workload) { w.GPU.DRA = &DRA{Selectors: make([]string, 33)} }, gpudiag.SeverityError,
 			"gpu.dra.selectors", "at most 32"},
 
 		// identity
-		{"unknown cloud", func(w *Workload) { w.Cloud = "gcp" }, SeverityError, "cloud",
+		{"unknown cloud", func(w *Workload) { w.Cloud = "gcp" }, gpudiag.SeverityError, "cloud",
 			`"gke", "gke-autopilot", "aks", "eks", "eks-auto", "karpenter", "generic"`},
-		{"unknown kind", func(w *Workload) { w.Kind = "statefulset" }, SeverityError, "kind", `"deployment", "job"`},
-		{"invalid name", func(w *Workload) { w.Name = "LLM_Server" }, SeverityError, "name", "DNS-1123 label"},
-		{"name too long", func(w *Workload) { w.Name = strings.Repeat("a", 64) }, SeverityError, "name", "at most 63"},
-		{"invalid namespace", func(w *Workload) { w.Namespace = "ml.team" }, SeverityError, "namespace", "DNS-1123 label"},
-		{"image with spaces", func(w *Workload) { w.Image = "vllm latest" }, SeverityError, "image", "registry/repo:tag"},
-		{"invalid service account", func(w *Workload) { w.ServiceAccountName = "Runner!" }, SeverityError, "service_account_name", "DNS-1123 subdomain"},
+		{"unknown kind", func(w *Workload) { w.Kind = "statefulset" }, gpudiag.SeverityError, "kind", `"deployment", "job"`},
+		{"invalid name", func(w *Workload) { w.Name = "LLM_Server" }, gpudiag.SeverityError, "name", "DNS-1123 label"},
+		{"name too long", func(w *Workload) { w.Name = strings.Repeat("a", 64) }, gpudiag.SeverityError, "name", "at most 63"},
+		{"invalid namespace", func(w *Workload) { w.Namespace = "ml.team" }, gpudiag.SeverityError, "namespace", "DNS-1123 label"},
+		{"image with spaces", func(w *Workload) { w.Image = "vllm latest" }, gpudiag.SeverityError, "image", "registry/repo:tag"},
+		{"invalid service account", func(w *Workload) { w.ServiceAccountName = "Runner!" }, gpudiag.SeverityError, "service_account_name", "DNS-1123 subdomain"},
 
 		// kind-specific
-		{"replicas on job", func(w *Workload) { w.Kind, w.Replicas = "job", ptr(int32(2)) }, SeverityError, "replicas", "job.parallelism"},
-		{"negative replicas", func(w *Workload) { w.Replicas = ptr(int32(-1)) }, SeverityError, "replicas", "0 or more"},
-		{"job block on deployment", func(w *Workload) { w.Job = &JobControls{} }, SeverityError, "job", `empty job {} block`},
-		{"negative backoff", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{BackoffLimit: ptr(int32(-1))} }, SeverityError,
+		{"replicas on job", func(w *Workload) { w.Kind, w.Replicas = "job", ptr(int32(2)) }, gpudiag.SeverityError, "replicas", "job.parallelism"},
+		{"negative replicas", func(w *Workload) { w.Replicas = ptr(int32(-1)) }, gpudiag.SeverityError, "replicas", "0 or more"},
+		{"job block on deployment", func(w *Workload) { w.Job = &JobControls{} }, gpudiag.SeverityError, "job", `empty job {} block`},
+		{"negative backoff", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{BackoffLimit: ptr(int32(-1))} }, gpudiag.SeverityError,
 			"job.backoff_limit", "0 or more"},
-		{"zero deadline", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{ActiveDeadlineSeconds: ptr(int64(0))} }, SeverityError,
+		{"zero deadline", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{ActiveDeadlineSeconds: ptr(int64(0))} }, gpudiag.SeverityError,
 			"job.active_deadline_seconds", "1 or more"},
-		{"zero completions", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{Completions: ptr(int32(0))} }, SeverityError,
+		{"zero completions", func(w *Workload) { w.Kind, w.Job = "job", &JobControls{Completions: ptr(int32(0))} }, gpudiag.SeverityError,
 			"job.completions", "1 or more"},
 
 		// metadata
-		{"reserved label", func(w *Workload) { w.Labels = map[string]string{LabelName: "x"} }, SeverityError,
+		{"reserved label", func(w *Workload) { w.Labels = map[string]string{LabelName: "x"} }, gpudiag.SeverityError,
 			`labels["app.kubernetes.io/name"]`, "set by the provider"},
-		{"reserved pod label", func(w *Workload) { w.PodLabels = map[string]string{LabelInstance: "x"} }, SeverityError,
+		{"reserved pod label", func(w *Workload) { w.PodLabels = map[string]string{LabelInstance: "x"} }, gpudiag.SeverityError,
 			`pod_labels["app.kubernetes.io/instance"]`, "set by the provider"},
-		{"invalid label value", func(w *Workload) { w.Labels = map[string]string{"team": "ML Platform"} }, SeverityError,
+		{"invalid label value", func(w *Workload) { w.Labels = map[string]string{"team": "ML Platform"} }, gpudiag.SeverityError,
 			`labels["team"]`, "at most 63"},
-		{"invalid annotation key", func(w *Workload) { w.PodAnnotations = map[string]string{"bad key": "x"} }, SeverityError,
+		{"invalid annotation key", func(w *Workload) { w.PodAnnotations = map[string]string{"bad key": "x"} }, gpudiag.SeverityError,
 			`pod_annotations["bad key"]`, "DNS subdomain prefix"},
 
 		// container
 		{"CUDA_VISIBLE_DEVICES set by hand", func(w *Workload) { w.Env = map[string]string{"CUDA_VISIBLE_DEVICES": "0"} },
-			SeverityWarning, `env["CUDA_VISIBLE_DEVICES"]`, "device plugin sets"},
+			gpudiag.SeverityWarning, `env["CUDA_VISIBLE_DEVICES"]`, "device plugin sets"},
 		{"NVIDIA_VISIBLE_DEVICES set by hand", func(w *Workload) { w.Env = map[string]string{"NVIDIA_VISIBLE_DEVICES": "all"} },
-			SeverityWarning, `env["NVIDIA_VISIBLE_DEVICES"]`, "leave it unset"},
+			gpudiag.SeverityWarning, `env["NVIDIA_VISIBLE_DEVICES"]`, "leave it unset"},
 		{"LD_LIBRARY_PATH replaces GKE's", func(w *Workload) { w.Env = map[string]string{"LD_LIBRARY_PATH": "/opt/lib"} },
-			SeverityWarning, `env["LD_LIBRARY_PATH"]`, "/usr/local/nvidia/lib64"},
-		{"invalid env name", func(w *Workload) { w.Env = map[string]string{"1BAD": "x"} }, SeverityError, `env["1BAD"]`, "not starting with a digit"},
-		{"port out of range", func(w *Workload) { w.Ports = []int32{8000, 70000} }, SeverityError, "ports[1]", "between 1 and 65535"},
-		{"duplicate port", func(w *Workload) { w.Ports = []int32{8000, 8000} }, SeverityError, "ports[1]", "ports[0]"},
+			gpudiag.SeverityWarning, `env["LD_LIBRARY_PATH"]`, "/usr/local/nvidia/lib64"},
+		{"invalid env name", func(w *Workload) { w.Env = map[string]string{"1BAD": "x"} }, gpudiag.SeverityError, `env["1BAD"]`, "not starting with a digit"},
+		{"port out of range", func(w *Workload) { w.Ports = []int32{8000, 70000} }, gpudiag.SeverityError, "ports[1]", "between 1 and 65535"},
+		{"duplicate port", func(w *Workload) { w.Ports = []int32{8000, 8000} }, gpudiag.SeverityError, "ports[1]", "ports[0]"},
 
 		// sizing
-		{"unknown size", func(w *Workload) { w.Size = "xl" }, SeverityError, "size", `"small", "medium", "large"`},
-		{"invalid cpu", func(w *Workload) { w.CPU = "lots" }, SeverityError, "cpu", "not a Kubernetes quantity"},
-		{"negative memory", func(w *Workload) { w.Memory = "-1Gi" }, SeverityError, "memory", "greater than zero"},
-		{"absurd cpu", func(w *Workload) { w.CPU = "1e1000000" }, SeverityError, "cpu", "at most 1024"},
-		{"absurd cache size", func(w *Workload) { w.ModelCache = &ModelCache{Size: "2Pi"} }, SeverityError, "model_cache.size", "at most 1Pi"},
-		{"invalid shm_size", func(w *Workload) { w.ShmSize = "8 GB" }, SeverityError, "shm_size", "not a Kubernetes quantity"},
-		{"shm larger than memory", func(w *Workload) { w.ShmSize, w.Memory = "32Gi", "16Gi" }, SeverityWarning, "shm_size",
+		{"unknown size", func(w *Workload) { w.Size = "xl" }, gpudiag.SeverityError, "size", `"small", "medium", "large"`},
+		{"invalid cpu", func(w *Workload) { w.CPU = "lots" }, gpudiag.SeverityError, "cpu", "not a Kubernetes quantity"},
+		{"negative memory", func(w *Workload) { w.Memory = "-1Gi" }, gpudiag.SeverityError, "memory", "greater than zero"},
+		{"absurd cpu", func(w *Workload) { w.CPU = "1e1000000" }, gpudiag.SeverityError, "cpu", "at most 1024"},
+		{"absurd cache size", func(w *Workload) { w.ModelCache = &ModelCache{Size: "2Pi"} }, gpudiag.SeverityError, "model_cache.size", "at most 1Pi"},
+		{"invalid shm_size", func(w *Workload) { w.ShmSize = "8 GB" }, gpudiag.SeverityError, "shm_size", "not a Kubernetes quantity"},
+		{"shm larger than memory", func(w *Workload) { w.ShmSize, w.Memory = "32Gi", "16Gi" }, gpudiag.SeverityWarning, "shm_size",
 			"memory limit of 16Gi"},
-		{"shm larger than preset memory", func(w *Workload) { w.ShmSize = "16Gi" }, SeverityWarning, "shm_size", "memory limit of 12Gi"},
+		{"shm larger than preset memory", func(w *Workload) { w.ShmSize = "16Gi" }, gpudiag.SeverityWarning, "shm_size", "memory limit of 12Gi"},
 
 		// model cache
-		{"invalid cache size", func(w *Workload) { w.ModelCache = &ModelCache{Size: "big"} }, SeverityError, "model_cache.size",
+		{"invalid cache size", func(w *Workload) { w.ModelCache = &ModelCache{Size: "big"} }, gpudiag.SeverityError, "model_cache.size",
 			"not a Kubernetes quantity"},
-		{"claim_name with size", func(w *Workload) { w.ModelCache = &ModelCache{ClaimName: "weights", Size: "10Gi"} }, SeverityError,
+		{"claim_name with size", func(w *Workload) { w.ModelCache = &ModelCache{ClaimName: "weights", Size: "10Gi"} }, gpudiag.SeverityError,
 			"model_cache.size", "remove claim_name"},
-		{"unknown access mode", func(w *Workload) { w.ModelCache = &ModelCache{Size: "10Gi", AccessMode: "RWX"} }, SeverityError,
+		{"unknown access mode", func(w *Workload) { w.ModelCache = &ModelCache{Size: "10Gi", AccessMode: "RWX"} }, gpudiag.SeverityError,
 			"model_cache.access_mode", `"ReadWriteMany"`},
-		{"relative mount path", func(w *Workload) { w.ModelCache = &ModelCache{Size: "10Gi", MountPath: "models"} }, SeverityError,
+		{"relative mount path", func(w *Workload) { w.ModelCache = &ModelCache{Size: "10Gi", MountPath: "models"} }, gpudiag.SeverityError,
 			"model_cache.mount_path", "absolute directory"},
 		{"RWO cache with replicas", func(w *Workload) { w.Replicas, w.ModelCache = ptr(int32(2)), &ModelCache{Size: "10Gi"} },
-			SeverityWarning, "model_cache.access_mode", "attaches to a single node"},
+			gpudiag.SeverityWarning, "model_cache.access_mode", "attaches to a single node"},
 		{"RWOP cache with job parallelism", func(w *Workload) {
 			w.Kind, w.Job = "job", &JobControls{Parallelism: ptr(int32(3))}
 			w.ModelCache = &ModelCache{Size: "10Gi", AccessMode: "ReadWriteOncePod"}
-		}, SeverityError, "model_cache.access_mode", "admits a single pod"},
+		}, gpudiag.SeverityError, "model_cache.access_mode", "admits a single pod"},
 
 		// probes
 		{"probe with two targets", func(w *Workload) { w.LivenessProbe = &Probe{HTTPPath: "/h", Port: 80, TCPPort: 80} },
-			SeverityError, "liveness_probe.tcp_port", "sets http_path and tcp_port"},
+			gpudiag.SeverityError, "liveness_probe.tcp_port", "sets http_path and tcp_port"},
 		{"probe path without slash", func(w *Workload) { w.ReadinessProbe = &Probe{HTTPPath: "health", Port: 80} },
-			SeverityError, "readiness_probe.http_path", `starting with "/"`},
+			gpudiag.SeverityError, "readiness_probe.http_path", `starting with "/"`},
 		{"probe zero period", func(w *Workload) { w.StartupProbe = &Probe{TCPPort: 80, PeriodSeconds: ptr(int32(0))} },
-			SeverityError, "startup_probe.period_seconds", "1 or more"},
+			gpudiag.SeverityError, "startup_probe.period_seconds", "1 or more"},
 		{"probe port out of range", func(w *Workload) { w.StartupProbe = &Probe{TCPPort: 65536} },
-			SeverityError, "startup_probe.tcp_port", "between 1 and 65535"},
+			gpudiag.SeverityError, "startup_probe.tcp_port", "between 1 and 65535"},
 
 		// spot
-		{"spot on generic", func(w *Workload) { w.Cloud, w.Spot = "generic", true }, SeverityWarning, "spot", `"eks-auto", "karpenter"`},
+		{"spot on generic", func(w *Workload) { w.Cloud, w.Spot = "generic", true }, gpudiag.SeverityWarning, "spot", `"eks-auto", "karpenter"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,25 +178,25 @@ func TestValidateRules(t *testing.T) {
 // value is known: Render (strict), never Validate (plan, may be unknown).
 func TestRequiredValuesAtApplyOnly(t *testing.T) {
 	cases := []validateCase{
-		{"missing name", func(w *Workload) { w.Name = "" }, SeverityError, "name", "DNS-1123 label"},
-		{"missing kind", func(w *Workload) { w.Kind = "" }, SeverityError, "kind", `"deployment", "job"`},
-		{"missing cloud", func(w *Workload) { w.Cloud = "" }, SeverityError, "cloud", `"gke", "gke-autopilot"`},
-		{"missing image", func(w *Workload) { w.Image = "" }, SeverityError, "image", "image reference"},
-		{"zero GPU count", func(w *Workload) { w.GPU.Count = 0 }, SeverityError, "gpu.count", "an integer from 1 to 16"},
-		{"autopilot without accelerator", func(w *Workload) { w.Cloud, w.GPU.Accelerator = "gke-autopilot", "" }, SeverityError,
+		{"missing name", func(w *Workload) { w.Name = "" }, gpudiag.SeverityError, "name", "DNS-1123 label"},
+		{"missing kind", func(w *Workload) { w.Kind = "" }, gpudiag.SeverityError, "kind", `"deployment", "job"`},
+		{"missing cloud", func(w *Workload) { w.Cloud = "" }, gpudiag.SeverityError, "cloud", `"gke", "gke-autopilot"`},
+		{"missing image", func(w *Workload) { w.Image = "" }, gpudiag.SeverityError, "image", "image reference"},
+		{"zero GPU count", func(w *Workload) { w.GPU.Count = 0 }, gpudiag.SeverityError, "gpu.count", "an integer from 1 to 16"},
+		{"autopilot without accelerator", func(w *Workload) { w.Cloud, w.GPU.Accelerator = "gke-autopilot", "" }, gpudiag.SeverityError,
 			"gpu.accelerator", `Accelerators offered on "gke-autopilot"`},
 		{"partition without accelerator", func(w *Workload) { w.Cloud, w.GPU.Accelerator, w.GPU.Partition = "generic", "", "1g.5gb" },
-			SeverityError, "gpu.partition", `"a100-40gb"`},
-		{"mig_strategy without partition", func(w *Workload) { w.GPU.MIGStrategy = "single" }, SeverityError, "gpu.mig_strategy",
+			gpudiag.SeverityError, "gpu.partition", `"a100-40gb"`},
+		{"mig_strategy without partition", func(w *Workload) { w.GPU.MIGStrategy = "single" }, gpudiag.SeverityError, "gpu.mig_strategy",
 			"set gpu.partition"},
-		{"max_shared_clients without sharing", func(w *Workload) { w.GPU.MaxSharedClients = 4 }, SeverityError,
+		{"max_shared_clients without sharing", func(w *Workload) { w.GPU.MaxSharedClients = 4 }, gpudiag.SeverityError,
 			"gpu.max_shared_clients", `"time-slicing", "mps"`},
-		{"probe without target", func(w *Workload) { w.StartupProbe = &Probe{} }, SeverityError, "startup_probe", "exactly one of"},
-		{"HTTP probe without port", func(w *Workload) { w.ReadinessProbe = &Probe{HTTPPath: "/ready"} }, SeverityError,
+		{"probe without target", func(w *Workload) { w.StartupProbe = &Probe{} }, gpudiag.SeverityError, "startup_probe", "exactly one of"},
+		{"HTTP probe without port", func(w *Workload) { w.ReadinessProbe = &Probe{HTTPPath: "/ready"} }, gpudiag.SeverityError,
 			"readiness_probe.port", "list the server port in ports"},
-		{"model cache without claim or size", func(w *Workload) { w.ModelCache = &ModelCache{} }, SeverityError, "model_cache",
+		{"model cache without claim or size", func(w *Workload) { w.ModelCache = &ModelCache{} }, gpudiag.SeverityError, "model_cache",
 			"claim_name"},
-		{"empty DRA selector", func(w *Workload) { w.GPU.DRA = &DRA{Selectors: []string{" "}} }, SeverityError,
+		{"empty DRA selector", func(w *Workload) { w.GPU.DRA = &DRA{Selectors: []string{" "}} }, gpudiag.SeverityError,
 			"gpu.dra.selectors[0]", "CEL expression"},
 	}
 	for _, tc := range cases {
@@ -237,7 +239,7 @@ func TestValidWorkloadsHaveNoDiagnostics(t *testing.T) {
 func TestServerVersionCheck(t *testing.T) {
 	w := validWorkload()
 	w.GPU.DRA = &DRA{}
-	requireDiag(t, ServerVersionCheck(w, ServerVersion{1, 31}), SeverityError, "gpu.dra", "1.32 or newer")
+	requireDiag(t, ServerVersionCheck(w, ServerVersion{1, 31}), gpudiag.SeverityError, "gpu.dra", "1.32 or newer")
 	if diags := ServerVersionCheck(w, ServerVersion{1, 32}); len(diags) > 0 {
 		t.Fatalf("1.32 supports DRA: %s", formatDiags(diags))
 	}
@@ -252,11 +254,11 @@ func TestServerVersionCheck(t *testing.T) {
 }
 
 func TestDiagnosticPathString(t *testing.T) {
-	d := Diagnostic{Path: at("gpu", "accelerators", 2)}
+	d := gpudiag.Diagnostic{Path: gpudiag.At("gpu", "accelerators", 2)}
 	if got := d.PathString(); got != "gpu.accelerators[2]" {
 		t.Errorf("got %q", got)
 	}
-	d = Diagnostic{Path: at("env", MapKey("A B"))}
+	d = gpudiag.Diagnostic{Path: gpudiag.At("env", gpudiag.MapKey("A B"))}
 	if got := d.PathString(); got != `env["A B"]` {
 		t.Errorf("got %q", got)
 	}

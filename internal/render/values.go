@@ -3,6 +3,8 @@ package render
 import (
 	"slices"
 	"strconv"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // Helm values generators: the same GPU intent that Render turns into a
@@ -47,7 +49,7 @@ func ValuesTargetNames() []string {
 // ValuesInput is the intent behind one target's values. Cloud is shared;
 // exactly the block of the target is set (flyte-core and flyte-binary share
 // the flyte block). Field names map 1:1 to the gpu_operator_values attribute
-// names in snake_case, which Diagnostic paths use, and zero values mean
+// names in snake_case, which gpudiag.Diagnostic paths use, and zero values mean
 // "unset OR unknown" as for Workload.
 type ValuesInput struct {
 	Cloud string // cloud: one of CloudNames()
@@ -59,7 +61,7 @@ type ValuesInput struct {
 	Numaflow           *NumaflowValues     // numaflow
 }
 
-// Attribute names of the target blocks, the first step of Diagnostic paths.
+// Attribute names of the target blocks, the first step of gpudiag.Diagnostic paths.
 const (
 	blockFiftyOne     = "fiftyone"
 	blockFlyte        = "flyte"
@@ -111,7 +113,7 @@ func (in ValuesInput) setBlocks() []string {
 // diagnostics the map is nil; warnings come back with the values. The map
 // holds only plain values (map[string]any, []any, string, bool, int64 and
 // nil), ready for CanonicalValuesYAML and Helm.
-func GenerateValues(target string, in ValuesInput) (map[string]any, Diagnostics) {
+func GenerateValues(target string, in ValuesInput) (map[string]any, gpudiag.Diagnostics) {
 	values, diags := generateValues(target, in, true)
 	if diags.HasError() {
 		return nil, diags
@@ -122,19 +124,19 @@ func GenerateValues(target string, in ValuesInput) (map[string]any, Diagnostics)
 // ValidateValuesInput checks in for target from configuration alone, for
 // plan time: zero values are unknown, so rules needing them are skipped and
 // missing required values are not reported.
-func ValidateValuesInput(target string, in ValuesInput) Diagnostics {
+func ValidateValuesInput(target string, in ValuesInput) gpudiag.Diagnostics {
 	_, diags := generateValues(target, in, false)
 	return diags
 }
 
-func generateValues(target string, in ValuesInput, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
+func generateValues(target string, in ValuesInput, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	cloud, ok := checkValuesTarget(target, in, strict, &diags)
 	if !ok {
 		return nil, diags
 	}
 	var values map[string]any
-	var more Diagnostics
+	var more gpudiag.Diagnostics
 	switch target {
 	case TargetFiftyOne:
 		values, more = fiftyOneValues(cloud, *in.FiftyOne, strict)
@@ -147,30 +149,30 @@ func generateValues(target string, in ValuesInput, strict bool) (map[string]any,
 	case TargetNumaflow:
 		values, more = numaflowValues(cloud, *in.Numaflow, strict)
 	}
-	diags.merge(more)
+	diags.Append(more)
 	return values, diags
 }
 
 // checkValuesTarget checks the target, the cloud and that exactly the
 // target's block is set. ok is false when generation cannot proceed; cloud
 // is "" when unknown at plan time.
-func checkValuesTarget(target string, in ValuesInput, strict bool, diags *Diagnostics) (Cloud, bool) {
+func checkValuesTarget(target string, in ValuesInput, strict bool, diags *gpudiag.Diagnostics) (Cloud, bool) {
 	block := valuesBlockFor(target)
 	if block == "" {
-		diags.addError(at("target"), "Unknown target",
-			strconv.Quote(target)+" is not a values target. Allowed values: "+quoteList(ValuesTargetNames())+".")
+		diags.AddError(gpudiag.At("target"), "Unknown target",
+			strconv.Quote(target)+" is not a values target. Allowed values: "+gpudiag.QuoteList(ValuesTargetNames())+".")
 		return "", false
 	}
 	for _, other := range in.setBlocks() {
 		if other != block {
-			diags.addError(at(other), "Block not used by this target",
+			diags.AddError(gpudiag.At(other), "Block not used by this target",
 				"The "+other+" block configures another target, but target is "+strconv.Quote(target)+
 					", which reads only the "+block+" block. Allowed: remove "+other+", or set target to the chart it describes.")
 		}
 	}
 	if !slices.Contains(in.setBlocks(), block) {
 		if strict {
-			diags.addError(at(block), "Missing block",
+			diags.AddError(gpudiag.At(block), "Missing block",
 				"target = "+strconv.Quote(target)+" is generated from the "+block+" block. Allowed: add a "+block+" block.")
 		}
 		return "", false
@@ -184,8 +186,8 @@ func checkValuesTarget(target string, in ValuesInput, strict bool, diags *Diagno
 
 // prefixDiags re-roots diagnostics produced for a nested input (a Workload
 // built from a deployment block, say) under that block's path.
-func prefixDiags(prefix []any, diags Diagnostics) Diagnostics {
-	out := make(Diagnostics, len(diags))
+func prefixDiags(prefix []any, diags gpudiag.Diagnostics) gpudiag.Diagnostics {
+	out := make(gpudiag.Diagnostics, len(diags))
 	for i, d := range diags {
 		d.Path = append(slices.Clone(prefix), d.Path...)
 		out[i] = d

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // ValuesPathRoot is the first Path step of diagnostics that point inside a
-// values map rather than at an input attribute: at("values", "mig",
+// values map rather than at an input attribute: gpudiag.At("values", "mig",
 // "strategy"). RemapValuesDiagnostics turns them into input paths.
 const ValuesPathRoot = "values"
 
@@ -20,38 +21,38 @@ const ValuesPathRoot = "values"
 // violation is a diagnostic whose Path is ValuesPathRoot followed by the
 // location inside the values. Nothing is fetched: a schema that references
 // a remote schema is reported instead of downloaded.
-func ValidateValuesAgainstChart(chartPath string, values map[string]any) Diagnostics {
-	var diags Diagnostics
+func ValidateValuesAgainstChart(chartPath string, values map[string]any) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	ch, ok := loadChart(chartPath, &diags)
 	if !ok {
 		return diags
 	}
 	if ref := ch.RemoteSchemaRef(); ref != "" {
-		diags.addError(nil, "Chart schema needs the network",
+		diags.AddError(nil, "Chart schema needs the network",
 			"The chart's values.schema.json references "+strconv.Quote(ref)+", which would be downloaded during validation. "+
 				"Allowed: a chart whose schema is self-contained.")
 		return diags
 	}
 	plain, err := plainMap(values)
 	if err != nil {
-		diags.addError(nil, "Values cannot be encoded", err.Error()+".")
+		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags
 	}
 	coalesced, err := ch.Coalesce(plain)
 	if err != nil {
-		diags.addError(nil, "Values do not merge with the chart's", err.Error()+".")
+		diags.AddError(nil, "Values do not merge with the chart's", err.Error()+".")
 		return diags
 	}
 	if err := ch.ValidateSchema(coalesced); err != nil {
-		diags.merge(schemaDiagnostics(ch.Name(), err))
+		diags.Append(schemaDiagnostics(ch.Name(), err))
 	}
 	return diags
 }
 
-func loadChart(chartPath string, diags *Diagnostics) (*helmchart.Chart, bool) {
+func loadChart(chartPath string, diags *gpudiag.Diagnostics) (*helmchart.Chart, bool) {
 	ch, err := helmchart.Load(chartPath)
 	if err != nil {
-		diags.addError(nil, "Cannot load chart",
+		diags.AddError(nil, "Cannot load chart",
 			"Helm could not load the chart at "+strconv.Quote(chartPath)+": "+err.Error()+
 				". Allowed: a chart directory (with Chart.yaml) or a packaged .tgz.")
 		return nil, false
@@ -63,8 +64,8 @@ func loadChart(chartPath string, diags *Diagnostics) (*helmchart.Chart, bool) {
 // violated leaf. The text is jsonschema's tree: "- at '<pointer>': <what>",
 // indented per level; parents ("anyOf failed") are left out when a more
 // specific child follows.
-func schemaDiagnostics(chartName string, err error) Diagnostics {
-	var diags Diagnostics
+func schemaDiagnostics(chartName string, err error) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	type violation struct {
 		indent  int
 		pointer string
@@ -83,12 +84,12 @@ func schemaDiagnostics(chartName string, err error) Diagnostics {
 			continue
 		}
 		steps := pointerSteps(v.pointer)
-		diags.addError(append(at(ValuesPathRoot), steps...), "Values violate the chart's schema",
+		diags.AddError(append(gpudiag.At(ValuesPathRoot), steps...), "Values violate the chart's schema",
 			"Chart "+strconv.Quote(chartName)+" rejects the value at "+displayValuesPath(steps)+": "+v.message+
 				". Allowed: a value of the type the chart's values.schema.json declares.")
 	}
 	if len(diags) == 0 {
-		diags.addError(nil, "Values violate the chart's schema", strings.TrimSpace(err.Error()))
+		diags.AddError(nil, "Values violate the chart's schema", strings.TrimSpace(err.Error()))
 	}
 	return diags
 }
@@ -168,30 +169,30 @@ func displayValuesPath(steps []any) string {
 // defaults) against one values.schema.json document with Helm's
 // single-schema validation (helmchart), for schemas that ship without
 // their chart. Remote references are refused as in ValidateValuesAgainstChart.
-func ValidateValuesAgainstSchemaJSON(schema []byte, values map[string]any) Diagnostics {
-	var diags Diagnostics
+func ValidateValuesAgainstSchemaJSON(schema []byte, values map[string]any) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	var doc any
 	if err := json.Unmarshal(schema, &doc); err != nil {
-		diags.addError(nil, "Invalid schema", "The schema is not JSON: "+err.Error()+".")
+		diags.AddError(nil, "Invalid schema", "The schema is not JSON: "+err.Error()+".")
 		return diags
 	}
 	if ref := helmchart.RemoteRef(doc); ref != "" {
-		diags.addError(nil, "Schema needs the network",
+		diags.AddError(nil, "Schema needs the network",
 			"The schema references "+strconv.Quote(ref)+". Allowed: a self-contained schema.")
 		return diags
 	}
 	plain, err := plainMap(values)
 	if err != nil {
-		diags.addError(nil, "Values cannot be encoded", err.Error()+".")
+		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags
 	}
 	violations, compileErr := helmchart.ValidateAgainstSchemaJSON(plain, schema)
 	if compileErr != nil {
-		diags.addError(nil, "Invalid schema", "Helm could not compile the schema: "+compileErr.Error()+".")
+		diags.AddError(nil, "Invalid schema", "Helm could not compile the schema: "+compileErr.Error()+".")
 		return diags
 	}
 	if violations != nil {
-		diags.merge(schemaDiagnostics("values.schema.json", violations))
+		diags.Append(schemaDiagnostics("values.schema.json", violations))
 	}
 	return diags
 }

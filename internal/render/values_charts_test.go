@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
@@ -108,13 +109,13 @@ func TestSchemaViolationsMapToInputs(t *testing.T) {
 	setPath(values, int64(0), "delegatedOperatorDeployments", "deployments", "gpu", "replicaCount")
 
 	diags := ValidateValuesAgainstChart(chartDir, values)
-	requireDiag(t, diags, SeverityError, "values.delegatedOperatorDeployments.deployments.teamsDoCpuDefault.resources.limits.cpu", "want integer")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.teamsDoCpuDefault.resources.limits.cpu", "want integer")
 	remapped := RemapValuesDiagnostics(TargetFiftyOne, in, diags)
-	requireDiag(t, remapped, SeverityError, "fiftyone.deployment[1].cpu", "want integer")
+	requireDiag(t, remapped, gpudiag.SeverityError, "fiftyone.deployment[1].cpu", "want integer")
 
 	// The template's replicaCount minimum applies to the template only:
 	// deployments.<key> is an open map in the schema.
-	if _, found := findDiag(diags, SeverityError, "values.delegatedOperatorDeployments.deployments.gpu.replicaCount", ""); found {
+	if _, found := findDiag(diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.gpu.replicaCount", ""); found {
 		t.Error("deployments other than teamsDoCpuDefault are not typed by the schema")
 	}
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -101,13 +102,13 @@ type fiftyOneEntry struct {
 	nameMax     int
 }
 
-func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
+func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	deployments := map[string]any{}
 	names := map[string]string{}
 	for i, d := range in.Deployments {
 		e := fiftyOneEntry{
-			path: at(blockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
+			path: gpudiag.At(blockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
 			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
 			nameMax: validation.DNS1123LabelMaxLength,
 		}
@@ -122,7 +123,7 @@ func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any
 	jobNames := map[string]string{}
 	for i, j := range in.JobTemplates {
 		e := fiftyOneEntry{
-			path: at(blockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
+			path: gpudiag.At(blockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
 			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
 			nameMax: fiftyOneJobNameMax,
 		}
@@ -145,7 +146,7 @@ func fiftyOneValues(cloud Cloud, in FiftyOneValues, strict bool) (map[string]any
 
 // render validates one entry and builds its values; ok is false when the
 // entry is invalid or not yet known.
-func (e fiftyOneEntry) render(cloud Cloud, strict bool, names map[string]string, diags *Diagnostics) (map[string]any, bool) {
+func (e fiftyOneEntry) render(cloud Cloud, strict bool, names map[string]string, diags *gpudiag.Diagnostics) (map[string]any, bool) {
 	before := len(*diags)
 	keyOK := e.checkKey(strict, names, diags)
 	if e.gpu == nil {
@@ -155,22 +156,22 @@ func (e fiftyOneEntry) render(cloud Cloud, strict bool, names map[string]string,
 	}
 	if !strict {
 		if e.pool != nil {
-			diags.merge(prefixDiags(with(e.path, "node_pool"), ValidatePool(*e.pool)))
+			diags.Append(prefixDiags(with(e.path, "node_pool"), ValidatePool(*e.pool)))
 		}
 		if e.gpu != nil {
-			diags.merge(prefixDiags(e.path, validateValuesGPU(cloud, e.request())))
+			diags.Append(prefixDiags(e.path, validateValuesGPU(cloud, e.request())))
 		}
 		return nil, false
 	}
 	entry := map[string]any{}
 	if e.gpu != nil {
 		p, more, ok := placeOnPool(cloud, e.request(), e.pool)
-		diags.merge(prefixDiags(e.path, more))
+		diags.Append(prefixDiags(e.path, more))
 		if !ok {
 			return nil, false
 		}
 		if p.hostIPC {
-			diags.addError(with(e.path, "gpu", "sharing"), "MPS needs host IPC",
+			diags.AddError(with(e.path, "gpu", "sharing"), "MPS needs host IPC",
 				"GKE's MPS daemon serves clients over host IPC, and the FiftyOne chart cannot set hostIPC on its pods. "+
 					"Allowed: sharing = \""+SharingTimeSlicing+"\", or whole GPUs.")
 		}
@@ -191,7 +192,7 @@ func (e fiftyOneEntry) request() valuesGPURequest {
 
 // checkKey: the key names the Kubernetes objects through kebabcase, so the
 // result must be a DNS-1123 label, unique, and unsurprising.
-func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *Diagnostics) bool {
+func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *gpudiag.Diagnostics) bool {
 	path := with(e.path, "key")
 	requireSet(diags, strict, e.key, path, "a camelCase chart key such as \"gpuL4\"")
 	if e.key == "" {
@@ -202,21 +203,21 @@ func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *Dia
 		if len(name) > e.nameMax && e.nameMax < validation.DNS1123LabelMaxLength {
 			msgs = append(msgs, "must be no more than "+strconv.Itoa(e.nameMax)+" characters")
 		}
-		diags.addError(path, "Invalid "+e.kind+" key",
+		diags.AddError(path, "Invalid "+e.kind+" key",
 			"The chart names the "+e.kind+" kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", which "+
 				strings.Join(msgs, "; ")+". Allowed: a camelCase key of ASCII letters (and digits) whose kebab-case form is "+
 				"at most "+strconv.Itoa(e.nameMax)+" characters, e.g. \"gpuL4\" → \"gpu-l4\".")
 		return false
 	}
 	if other, dup := names[name]; dup {
-		diags.addError(path, "Duplicate "+e.kind+" name",
+		diags.AddError(path, "Duplicate "+e.kind+" name",
 			"kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", the same name as key "+strconv.Quote(other)+
 				"; the chart would render two objects with one name. Allowed: keys whose kebab-case forms differ.")
 		return false
 	}
 	names[name] = e.key
 	if naive := naiveKebab(e.key); strings.ContainsAny(e.key, "0123456789") && naive != name {
-		diags.addWarning(path, "Unexpected "+e.kind+" name",
+		diags.AddWarning(path, "Unexpected "+e.kind+" name",
 			"The chart names this "+e.kind+" "+strconv.Quote(name)+", not "+strconv.Quote(naive)+": Helm's kebabcase "+
 				"splits digits from the letters around them in ways that are easy to misread. Allowed: keep the key, or "+
 				"use letters only (e.g. \"gpuTwoA100\").")
@@ -253,28 +254,28 @@ func naiveKebab(key string) string {
 }
 
 // checkChartGPU rejects GPU settings the chart has no values for.
-func (e fiftyOneEntry) checkChartGPU(diags *Diagnostics) {
+func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
 	if e.gpu.DRA != nil {
-		diags.addError(with(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
+		diags.AddError(with(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
 			"The chart's "+e.kind+" values have no resourceClaims, so a Dynamic Resource Allocation claim cannot be "+
 				"attached. Allowed: remove dra to request nvidia.com/gpu through the device plugin.")
 	}
 }
 
 // checkCPUOnly validates what Render would check for a GPU entry.
-func (e fiftyOneEntry) checkCPUOnly(diags *Diagnostics) {
+func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
 	if e.pool != nil {
-		diags.addError(with(e.path, "node_pool"), "node_pool needs a gpu block",
+		diags.AddError(with(e.path, "node_pool"), "node_pool needs a gpu block",
 			"A node pool places GPU pods, and this "+e.kind+" has no gpu block. Allowed: add a gpu block (at least "+
 				"count), or remove node_pool.")
 	}
 	if e.size != "" {
-		diags.addError(with(e.path, "size"), "size needs a GPU",
+		diags.AddError(with(e.path, "size"), "size needs a GPU",
 			"Sizing presets are CPU and memory per GPU, and this "+e.kind+" has no gpu block. Allowed: set cpu and "+
 				"memory, or add a gpu block.")
 	}
 	if e.spot {
-		diags.addWarning(with(e.path, "spot"), "spot is ignored without a GPU",
+		diags.AddWarning(with(e.path, "spot"), "spot is ignored without a GPU",
 			"spot selects spot GPU capacity; this "+e.kind+" has no gpu block, so nothing is selected. Allowed: remove "+
 				"spot, or add a gpu block.")
 	}
@@ -282,7 +283,7 @@ func (e fiftyOneEntry) checkCPUOnly(diags *Diagnostics) {
 	checkQuantity(diags, e.memory, with(e.path, "memory"), maxMemory, "a memory quantity such as \"16Gi\"")
 	for _, name := range slices.Sorted(maps.Keys(e.env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.addError(with(e.path, "env", MapKey(name)), "Invalid environment variable name",
+			diags.AddError(with(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 	}
@@ -291,7 +292,7 @@ func (e fiftyOneEntry) checkCPUOnly(diags *Diagnostics) {
 // addPlacement writes what Render placed: resources, selectors,
 // tolerations (whole: the chart replaces the template's list with it),
 // affinity and env.
-func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, diags *Diagnostics) {
+func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, diags *gpudiag.Diagnostics) {
 	res := p.resources
 	cpuLimitLikeRequest(&res)
 	e.addResources(entry, res, diags)
@@ -311,7 +312,7 @@ func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, dia
 
 // addCPUResources sizes a CPU-only entry: requests equal limits, as in the
 // chart's own teamsDoCpuDefault.
-func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *Diagnostics) {
+func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *gpudiag.Diagnostics) {
 	res := corev1.ResourceRequirements{}
 	for name, raw := range map[corev1.ResourceName]string{corev1.ResourceCPU: e.cpu, corev1.ResourceMemory: e.memory} {
 		if raw == "" {
@@ -332,7 +333,7 @@ func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *Diagnostics)
 	}
 }
 
-func (e fiftyOneEntry) addResources(entry map[string]any, res corev1.ResourceRequirements, diags *Diagnostics) {
+func (e fiftyOneEntry) addResources(entry map[string]any, res corev1.ResourceRequirements, diags *gpudiag.Diagnostics) {
 	limits := e.resourceList(res.Limits, diags)
 	requests := e.resourceList(res.Requests, diags)
 	if limits == nil && requests == nil {
@@ -352,7 +353,7 @@ func (e fiftyOneEntry) addResources(entry map[string]any, res corev1.ResourceReq
 // extended resources (GPUs) as integers, CPU and memory as Kubernetes
 // quantity strings, except where teamsDoCpuDefault's schema wants an
 // integer CPU.
-func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *Diagnostics) map[string]any {
+func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Diagnostics) map[string]any {
 	if len(list) == 0 {
 		return nil
 	}
@@ -361,7 +362,7 @@ func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *Diagnostics
 		switch {
 		case name == corev1.ResourceCPU && e.key == fiftyOneCPUDefaultKey:
 			if q.MilliValue()%1000 != 0 {
-				diags.addError(with(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
+				diags.AddError(with(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
 					"The chart's values.schema.json types teamsDoCpuDefault's resources cpu as an integer, so "+
 						strconv.Quote(q.String())+" is rejected at install. Allowed: a whole number of CPUs such as \"4\".")
 				continue
@@ -394,10 +395,10 @@ func (e fiftyOneEntry) addCommon(entry map[string]any) {
 	}
 }
 
-func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any, diags *Diagnostics) {
+func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any, diags *gpudiag.Diagnostics) {
 	if d.Replicas != nil {
 		if *d.Replicas < 1 {
-			diags.addError(with(path, "replicas"), "Invalid replicas",
+			diags.AddError(with(path, "replicas"), "Invalid replicas",
 				"replicas is "+strconv.Itoa(int(*d.Replicas))+"; the chart's schema requires replicaCount ≥ 1, and 0 would "+
 					"fall back to the template's replicaCount. Allowed: 1 or more; to stop the runner set enabled = false.")
 		} else {
@@ -409,13 +410,13 @@ func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any,
 	}
 }
 
-func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags *Diagnostics) {
+func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags *gpudiag.Diagnostics) {
 	setInt32 := func(key, attribute string, v *int32, minimum int32) {
 		if v == nil {
 			return
 		}
 		if *v < minimum {
-			diags.addError(with(path, attribute), "Value too small",
+			diags.AddError(with(path, attribute), "Value too small",
 				"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
 			return
 		}
@@ -426,7 +427,7 @@ func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags
 	setInt32("parallelism", "parallelism", j.Parallelism, 1)
 	if v := j.ActiveDeadlineSeconds; v != nil {
 		if *v < 1 {
-			diags.addError(with(path, "active_deadline_seconds"), "Value too small",
+			diags.AddError(with(path, "active_deadline_seconds"), "Value too small",
 				"active_deadline_seconds is "+strconv.FormatInt(*v, 10)+". Allowed: 1 or more.")
 		} else {
 			entry["activeDeadlineSeconds"] = *v

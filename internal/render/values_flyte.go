@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -121,25 +122,25 @@ func FlytePluginPath(target string) []string {
 	return []string{"configuration", "inline", "plugins", "k8s"}
 }
 
-func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
+func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	v2 := checkFlyteVersion(target, in, &diags)
 	accelerators := resolveAccelerators(GPU{Accelerators: in.Accelerators}, cloud, strict, &diags)
 	diags = prefixFlyteGPUPaths(diags)
 	sharing := in.Sharing
 	if sharing != "" && !slices.Contains(SharingNames(), sharing) {
-		diags.addError(at(blockFlyte, "sharing"), "Unknown sharing mode",
-			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+quoteList(SharingNames())+".")
+		diags.AddError(gpudiag.At(blockFlyte, "sharing"), "Unknown sharing mode",
+			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+gpudiag.QuoteList(SharingNames())+".")
 		sharing = ""
 	}
-	checkValuesTolerations(at(blockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
-	checkValuesNodeSelector(at(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
+	checkValuesTolerations(gpudiag.At(blockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
+	checkValuesNodeSelector(gpudiag.At(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
 	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
 	checkFlyteLabels(in, &diags)
 	checkNoTemplates(in, &diags)
 	if !strict {
 		for i, p := range in.NodePools {
-			diags.merge(prefixDiags(at(blockFlyte, "node_pools", i), ValidatePool(p)))
+			diags.Append(prefixDiags(gpudiag.At(blockFlyte, "node_pools", i), ValidatePool(p)))
 		}
 		return nil, diags
 	}
@@ -157,7 +158,7 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 	values := map[string]any{}
 	setPath(values, k8s, FlytePluginPath(target)...)
 	if containsTemplate(values) {
-		diags.addError(at(blockFlyte), "Template braces in Flyte values",
+		diags.AddError(gpudiag.At(blockFlyte), "Template braces in Flyte values",
 			"Flyte's charts pass these values through Helm's tpl, which would evaluate \"{{\". This is a provider bug; please report it.")
 		return nil, diags
 	}
@@ -167,7 +168,7 @@ func flyteValues(target string, cloud Cloud, in FlyteValues, strict bool) (map[s
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
 // one-GPU task: its resource name and tolerations, and the device class
 // (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelerator, in FlyteValues, diags *Diagnostics) map[string]any {
+func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelerator, in FlyteValues, diags *gpudiag.Diagnostics) map[string]any {
 	k8s := map[string]any{}
 	env := in.DefaultEnvVars
 	place, _ := cloudGPUPlacement(cloud, gpuIntent{count: 1, sharing: sharing})
@@ -194,7 +195,7 @@ func flyteGPUKeys(cloud Cloud, sharing string, v2 bool, accelerators []*Accelera
 // name it advertises, so tasks requesting nvidia.com/gpu.shared or
 // nvidia.com/mig-1g.5gb also tolerate that pool's taints. Flyte has no
 // per-resource node selector, so pool labels cannot be selected.
-func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *Diagnostics) {
+func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *gpudiag.Diagnostics) {
 	if len(pools) == 0 {
 		return
 	}
@@ -206,14 +207,14 @@ func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *D
 		byResource[name] = ts
 	}
 	for i, p := range pools {
-		path := at(blockFlyte, "node_pools", i)
+		path := gpudiag.At(blockFlyte, "node_pools", i)
 		if p.Cloud != "" && p.Cloud != string(cloud) {
-			diags.addError(with(path, "cloud"), "Node pool on another cloud",
+			diags.AddError(with(path, "cloud"), "Node pool on another cloud",
 				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		r, more := RenderPool(p)
-		diags.merge(prefixDiags(path, more))
+		diags.Append(prefixDiags(path, more))
 		if r == nil {
 			continue
 		}
@@ -221,7 +222,7 @@ func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *D
 			byResource[name] = normalizeTolerations(append(byResource[name], r.Tolerations...))
 		}
 		if len(p.Labels) > 0 {
-			diags.addWarning(with(path, "labels"), "Flyte cannot select node pool labels",
+			diags.AddWarning(with(path, "labels"), "Flyte cannot select node pool labels",
 				"Flyte adds node selectors per accelerator device, not per pool, so tasks do not select this pool's extra labels "+
 					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
 		}
@@ -230,43 +231,43 @@ func addFlytePools(k8s map[string]any, cloud Cloud, pools []PoolPolicy, diags *D
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.
-func checkFlyteVersion(target string, in FlyteValues, diags *Diagnostics) bool {
+func checkFlyteVersion(target string, in FlyteValues, diags *gpudiag.Diagnostics) bool {
 	switch in.FlyteVersion {
 	case 0, 1:
 		return false
 	case 2:
 		if target == TargetFlyteCore {
-			diags.addError(at(blockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
+			diags.AddError(gpudiag.At(blockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
 				"Flyte v2 ships only the flyte-binary chart (flyte-core was removed on Flyte's main branch). Allowed: "+
 					"flyte_version = 1 with flyte-core, or target = \""+TargetFlyteBinary+"\".")
 		}
 		return true
 	}
-	diags.addError(at(blockFlyte, "flyte_version"), "Unknown Flyte version",
+	diags.AddError(gpudiag.At(blockFlyte, "flyte_version"), "Unknown Flyte version",
 		strconv.FormatInt(in.FlyteVersion, 10)+" is not a Flyte major version. Allowed values: 1, 2.")
 	return false
 }
 
 // prefixFlyteGPUPaths: resolveAccelerators reports at gpu.accelerators[i];
 // the flyte block holds accelerators directly.
-func prefixFlyteGPUPaths(diags Diagnostics) Diagnostics {
+func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == "gpu" {
-			diags[i].Path = append(at(blockFlyte), d.Path[1:]...)
+			diags[i].Path = append(gpudiag.At(blockFlyte), d.Path[1:]...)
 		}
 	}
 	return diags
 }
 
-func checkFlyteEnv(env map[string]string, v2 bool, diags *Diagnostics) {
+func checkFlyteEnv(env map[string]string, v2 bool, diags *gpudiag.Diagnostics) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.addError(at(blockFlyte, "default_env_vars", MapKey(name)), "Invalid environment variable name",
+			diags.AddError(gpudiag.At(blockFlyte, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 	}
 	if len(env) > 0 && v2 {
-		diags.addError(at(blockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
+		diags.AddError(gpudiag.At(blockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
 			"Flyte v2's chart sets plugins.k8s.default-env-vars (_U_EP_OVERRIDE, _U_INSECURE, _U_USE_ACTIONS) and a list "+
 				"in configuration.inline replaces it, breaking task pods. Allowed: remove default_env_vars, or use flyte_version = 1.")
 	}
@@ -274,22 +275,22 @@ func checkFlyteEnv(env map[string]string, v2 bool, diags *Diagnostics) {
 
 // checkNoTemplates: Flyte's charts render these values through tpl, so a
 // user string containing "{{" would be evaluated (or fail the install).
-func checkNoTemplates(in FlyteValues, diags *Diagnostics) {
+func checkNoTemplates(in FlyteValues, diags *gpudiag.Diagnostics) {
 	bad := func(path []any, s string) {
 		if strings.Contains(s, "{{") {
-			diags.addError(path, "Template braces in a Flyte value",
+			diags.AddError(path, "Template braces in a Flyte value",
 				strconv.Quote(s)+" contains \"{{\", which the Flyte chart would evaluate as a Helm template (tpl). "+
 					"Allowed: a value without \"{{\".")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultEnvVars)) {
-		bad(at(blockFlyte, "default_env_vars", MapKey(k)), k+in.DefaultEnvVars[k])
+		bad(gpudiag.At(blockFlyte, "default_env_vars", gpudiag.MapKey(k)), k+in.DefaultEnvVars[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultNodeSelector)) {
-		bad(at(blockFlyte, "default_node_selector", MapKey(k)), k+in.DefaultNodeSelector[k])
+		bad(gpudiag.At(blockFlyte, "default_node_selector", gpudiag.MapKey(k)), k+in.DefaultNodeSelector[k])
 	}
 	for i, t := range in.DefaultTolerations {
-		bad(at(blockFlyte, "default_tolerations", i), t.Key+t.Value)
+		bad(gpudiag.At(blockFlyte, "default_tolerations", i), t.Key+t.Value)
 	}
 }
 
@@ -351,7 +352,7 @@ func classValues(c flyteClass) map[string]any {
 
 // flyteV2Devices maps each Flyte v2 accelerator name of the requested
 // models to the cloud's label value, so "T4" means "t4" on EKS Auto Mode.
-func flyteV2Devices(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics) map[string]string {
+func flyteV2Devices(cloud Cloud, accelerators []*Accelerator, diags *gpudiag.Diagnostics) map[string]string {
 	devices := map[string]string{}
 	for i, a := range accelerators {
 		names := flyteV2AcceleratorNames[a.Name]
@@ -360,14 +361,14 @@ func flyteV2Devices(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics
 			continue
 		}
 		if len(names) == 0 {
-			diags.addWarning(at(blockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
+			diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
 				"Flyte v2 has no accelerator name for "+a.DisplayName+", so tasks cannot request it by name. Allowed: "+
 					"remove it, or request it by device "+strconv.Quote(values[0])+".")
 			continue
 		}
 		for _, n := range names {
 			if prev, dup := devices[n]; dup && prev != values[0] {
-				diags.addWarning(at(blockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
+				diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
 					"Flyte v2 calls both models "+strconv.Quote(n)+"; it keeps device "+strconv.Quote(prev)+". Allowed: list one of them.")
 				continue
 			}
@@ -380,14 +381,14 @@ func flyteV2Devices(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics
 
 // flyteDeviceNotes tells v1 users which device string selects each model
 // where it is not flytekit's constant.
-func flyteDeviceNotes(cloud Cloud, accelerators []*Accelerator, diags *Diagnostics) {
+func flyteDeviceNotes(cloud Cloud, accelerators []*Accelerator, diags *gpudiag.Diagnostics) {
 	for i, a := range accelerators {
 		key, values, ok := acceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue
 		}
 		if !slices.Contains(values, a.FlyteDevice) {
-			diags.addWarning(at(blockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
+			diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
 				"On "+string(cloud)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
 					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(a.FlyteDevice)+".")
 		}
@@ -395,10 +396,10 @@ func flyteDeviceNotes(cloud Cloud, accelerators []*Accelerator, diags *Diagnosti
 	}
 }
 
-func warnSeveralValues(cloud Cloud, a *Accelerator, values []string, i int, diags *Diagnostics) {
+func warnSeveralValues(cloud Cloud, a *Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
 	if len(values) > 1 {
-		diags.addWarning(at(blockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
-			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+quoteList(values)+
+		diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
+			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+gpudiag.QuoteList(values)+
 				" on "+string(cloud)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
 				"your node pools have.")
 	}
@@ -425,7 +426,7 @@ func addFlyteDefaults(k8s map[string]any, in FlyteValues) {
 
 // addFlyteInterruptible derives the spot rules from the cloud profile: the
 // labels and tolerations spot placement adds over on-demand placement.
-func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, diags *Diagnostics) {
+func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, diags *gpudiag.Diagnostics) {
 	if !interruptible {
 		return
 	}
@@ -438,7 +439,7 @@ func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, 
 		}
 	}
 	if len(added) != 1 {
-		diags.addWarning(at(blockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
+		diags.AddWarning(gpudiag.At(blockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
 			string(cloud)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
 				"interruptible, or set default_node_selector yourself.")
 		return
@@ -460,7 +461,7 @@ func addFlyteInterruptible(k8s map[string]any, cloud Cloud, interruptible bool, 
 }
 
 // flyteCloudNotes warns about placement rules Flyte cannot express.
-func flyteCloudNotes(cloud Cloud, sharing string, diags *Diagnostics) {
+func flyteCloudNotes(cloud Cloud, sharing string, diags *gpudiag.Diagnostics) {
 	rulesFor(cloud).flyteNotes(sharing, diags)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -33,10 +34,10 @@ func (c *flyteClass) override(in FlyteValues) {
 
 // checkFlyteLabels: the resource name is an extended resource (a domain,
 // then a name); the labels are label keys.
-func checkFlyteLabels(in FlyteValues, diags *Diagnostics) {
+func checkFlyteLabels(in FlyteValues, diags *gpudiag.Diagnostics) {
 	if name := in.GPUResourceName; name != "" {
 		if msgs := validation.IsQualifiedName(name); len(msgs) > 0 || !isExtendedResource(name) {
-			diags.addError(at(blockFlyte, "gpu_resource_name"), "Invalid GPU resource name",
+			diags.AddError(gpudiag.At(blockFlyte, "gpu_resource_name"), "Invalid GPU resource name",
 				strconv.Quote(name)+" is not an extended resource name. Allowed: a domain-prefixed name such as "+
 					"\"nvidia.com/gpu\" or \"nvidia.com/gpu.shared\".")
 		}
@@ -46,7 +47,7 @@ func checkFlyteLabels(in FlyteValues, diags *Diagnostics) {
 			continue
 		}
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
-			diags.addError(at(blockFlyte, attr), "Invalid node label key",
+			diags.AddError(gpudiag.At(blockFlyte, attr), "Invalid node label key",
 				strconv.Quote(key)+": "+strings.Join(msgs, "; ")+". Allowed: a label key such as \"cloud.google.com/gke-accelerator\".")
 		}
 	}

@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // Flyte's resource name and label keys can be set; unset they are the
@@ -43,6 +45,6 @@ func TestFlyteLabelOverrides(t *testing.T) {
 	_, diags := GenerateValues(TargetFlyteCore, ValuesInput{Cloud: "gke", Flyte: &FlyteValues{
 		GPUResourceName: "gpu", DeviceNodeLabel: "not a label!",
 	}})
-	requireDiag(t, diags, SeverityError, "flyte.gpu_resource_name", "domain-prefixed")
-	requireDiag(t, diags, SeverityError, "flyte.gpu_device_node_label", "label key")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.gpu_resource_name", "domain-prefixed")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.gpu_device_node_label", "label key")
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
@@ -27,12 +28,12 @@ type migPartedEntry struct {
 // returns the mig-parted config holding them. A custom config replaces the
 // operator's default one entirely, so it also carries "all-disabled" (the
 // default layout) and every layout a node pool selects.
-func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *Diagnostics) string {
+func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *gpudiag.Diagnostics) string {
 	if len(layouts) == 0 {
 		return ""
 	}
 	if rejectsMIGLayouts(cloud) {
-		diags.addError(with(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
+		diags.AddError(with(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
 			string(cloud)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
 				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")
 		return ""
@@ -42,7 +43,7 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 	}}
 	for _, name := range slices.Sorted(maps.Keys(pools.layouts)) {
 		if slices.Contains(pools.layoutConflicts, name) {
-			diags.addError(with(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
+			diags.AddError(with(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
 				"A custom mig-parted config replaces the GPU Operator's, which names one layout per GPU model; two node "+
 					"pools with different models use "+strconv.Quote(name)+", and one config cannot cut both. Allowed: "+
 					"remove mig_layout (the operator's built-in config serves both pools).")
@@ -57,7 +58,7 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 			continue
 		}
 		if _, dup := config.MIGConfigs[l.Name]; dup {
-			diags.addError(with(path, "name"), "Duplicate MIG layout",
+			diags.AddError(with(path, "name"), "Duplicate MIG layout",
 				strconv.Quote(l.Name)+" is already defined (by another layout, a node pool, or as mig-manager's "+
 					"\""+MIGConfigDisabled+"\"). Allowed: a unique name.")
 			continue
@@ -74,22 +75,22 @@ func migManagerConfig(cloud Cloud, block []any, layouts []MIGLayout, strategy st
 // checkMIGLayout checks one layout against its model's MIG profiles: each
 // profile exists, fits as often as asked, and together they fit one GPU
 // (migLayoutMisfit).
-func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics) (map[string]int64, bool) {
+func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *gpudiag.Diagnostics) (map[string]int64, bool) {
 	ok := true
 	if msgs := validation.IsValidLabelValue(l.Name); l.Name == "" || len(msgs) > 0 {
-		diags.addError(with(path, "name"), "Invalid MIG layout name",
+		diags.AddError(with(path, "name"), "Invalid MIG layout name",
 			strconv.Quote(l.Name)+" cannot be a value of the "+LabelMIGConfig+" node label. Allowed: letters, digits, "+
 				"'-', '_' or '.', at most 63, e.g. \"two-3g-one-1g\".")
 		ok = false
 	}
 	a := lookupAccelerator(l.Accelerator)
 	if a == nil || !a.OffersMIG() {
-		diags.addError(with(path, "accelerator"), "Accelerator without MIG",
-			strconv.Quote(l.Accelerator)+" is not a MIG-capable model. Allowed values: "+quoteList(MIGAcceleratorNames())+".")
+		diags.AddError(with(path, "accelerator"), "Accelerator without MIG",
+			strconv.Quote(l.Accelerator)+" is not a MIG-capable model. Allowed values: "+gpudiag.QuoteList(MIGAcceleratorNames())+".")
 		return nil, false
 	}
 	if len(l.Devices) == 0 {
-		diags.addError(with(path, "devices"), "Empty MIG layout",
+		diags.AddError(with(path, "devices"), "Empty MIG layout",
 			"A layout lists the MIG profiles of one GPU. Allowed: e.g. {\""+a.MIGProfiles[0].Name+"\" = 1}.")
 		return nil, false
 	}
@@ -98,22 +99,22 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *Diagnostics
 		p, known := a.LookupMIGProfile(name)
 		switch {
 		case !known:
-			diags.addError(with(path, "devices", MapKey(name)), "Unknown MIG profile",
-				strconv.Quote(name)+" is not a MIG profile of "+a.DisplayName+". Allowed values: "+quoteList(a.MIGProfileNames())+".")
+			diags.AddError(with(path, "devices", gpudiag.MapKey(name)), "Unknown MIG profile",
+				strconv.Quote(name)+" is not a MIG profile of "+a.DisplayName+". Allowed values: "+gpudiag.QuoteList(a.MIGProfileNames())+".")
 			ok = false
 		case count < 1 || count > int64(p.InstancesPerGPU):
-			diags.addError(with(path, "devices", MapKey(name)), "Invalid instance count",
+			diags.AddError(with(path, "devices", gpudiag.MapKey(name)), "Invalid instance count",
 				strconv.FormatInt(count, 10)+" instances of "+name+" per GPU. Allowed: 1 to "+strconv.Itoa(p.InstancesPerGPU)+".")
 			ok = false
 		}
 	}
 	if misfit := migLayoutMisfit(a, l.Devices); ok && misfit != "" {
-		diags.addError(with(path, "devices"), "MIG layout does not fit", misfit+
+		diags.AddError(with(path, "devices"), "MIG layout does not fit", misfit+
 			" Allowed: a combination from the MIG user guide's supported combinations for "+a.DisplayName+".")
 		ok = false
 	}
 	if ok && len(l.Devices) > 1 && strategy == MIGStrategySingle {
-		diags.addError(with(path, "devices"), "Mixed layout under the single strategy",
+		diags.AddError(with(path, "devices"), "Mixed layout under the single strategy",
 			"Under mig_strategy \"single\" the device plugin requires every MIG device of a node to have the same profile. "+
 				"Allowed: one profile per layout, or mig_strategy = \""+MIGStrategyMixed+"\".")
 		ok = false

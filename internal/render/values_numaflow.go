@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -47,27 +48,27 @@ const (
 // NumaflowKindNames lists the accepted numaflow.kind values.
 func NumaflowKindNames() []string { return []string{NumaflowKindPipeline, NumaflowKindMonoVertex} }
 
-func numaflowValues(cloud Cloud, in NumaflowValues, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
-	block := at(blockNumaflow)
+func numaflowValues(cloud Cloud, in NumaflowValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	block := gpudiag.At(blockNumaflow)
 	checkNumaflowIdentity(block, in, strict, &diags)
 	req := valuesGPURequest{name: in.Name, gpu: in.GPU, spot: in.Spot, size: in.Size, cpu: in.CPU, memory: in.Memory, env: in.Env}
 	validateAnnotations(in.Annotations, "annotations", &diags)
 	diags = rerootAnnotationPaths(diags, block)
 	if !strict {
 		if in.NodePool != nil {
-			diags.merge(prefixDiags(with(block, "node_pool"), ValidatePool(*in.NodePool)))
+			diags.Append(prefixDiags(with(block, "node_pool"), ValidatePool(*in.NodePool)))
 		}
-		diags.merge(prefixDiags(block, validateValuesGPU(cloud, req)))
+		diags.Append(prefixDiags(block, validateValuesGPU(cloud, req)))
 		return nil, diags
 	}
 	p, more, ok := placeOnPool(cloud, req, in.NodePool)
-	diags.merge(prefixDiags(block, more))
+	diags.Append(prefixDiags(block, more))
 	if !ok || diags.HasError() {
 		return nil, diags
 	}
 	if p.hostIPC {
-		diags.addError(with(block, "gpu", "sharing"), "MPS needs host IPC",
+		diags.AddError(with(block, "gpu", "sharing"), "MPS needs host IPC",
 			"GKE's MPS daemon serves clients over host IPC, and a Numaflow vertex cannot set hostIPC on its pods. "+
 				"Allowed: sharing = \""+SharingTimeSlicing+"\", or whole GPUs.")
 		return nil, diags
@@ -75,7 +76,7 @@ func numaflowValues(cloud Cloud, in NumaflowValues, strict bool) (map[string]any
 	fragment := numaflowFragment(p, in.Annotations)
 	if !in.Manifest {
 		if p.claimTemplate != nil {
-			diags.addWarning(with(block, "gpu", "dra"), "Create the ResourceClaimTemplate",
+			diags.AddWarning(with(block, "gpu", "dra"), "Create the ResourceClaimTemplate",
 				"The vertex references ResourceClaimTemplate "+strconv.Quote(in.Name+"-gpu")+", which this fragment does not "+
 					"contain. Allowed: set manifest = true to get it with the object, or create it with that name.")
 		}
@@ -87,13 +88,13 @@ func numaflowValues(cloud Cloud, in NumaflowValues, strict bool) (map[string]any
 // placeOnPool places the request as gpu_workload does with node_pool:
 // ApplyPool fills its GPU block from the pool, then Render adds the pool's
 // extra labels and taints (Options.Pool).
-func placeOnPool(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, Diagnostics, bool) {
+func placeOnPool(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, gpudiag.Diagnostics, bool) {
 	if pool == nil {
 		return placeValuesGPU(cloud, req, nil)
 	}
 	if pool.Cloud != "" && pool.Cloud != string(cloud) {
-		var diags Diagnostics
-		diags.addError(at("node_pool", "cloud"), "Node pool on another cloud",
+		var diags gpudiag.Diagnostics
+		diags.AddError(gpudiag.At("node_pool", "cloud"), "Node pool on another cloud",
 			"The pool is on "+strconv.Quote(pool.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
 				". Allowed: a pool of this cluster's cloud.")
 		return valuesPlacement{}, diags, false
@@ -104,49 +105,49 @@ func placeOnPool(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPla
 	}
 	req.gpu, req.spot = w.GPU, w.Spot
 	p, more, ok := placeValuesGPU(cloud, req, pool)
-	diags.merge(more)
+	diags.Append(more)
 	return p, diags, ok
 }
 
-func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *Diagnostics) {
+func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *gpudiag.Diagnostics) {
 	if in.Kind != "" && in.Kind != NumaflowKindPipeline && in.Kind != NumaflowKindMonoVertex {
-		diags.addError(with(block, "kind"), "Unknown Numaflow kind",
-			strconv.Quote(in.Kind)+" is not a Numaflow kind. Allowed values: "+quoteList(NumaflowKindNames())+".")
+		diags.AddError(with(block, "kind"), "Unknown Numaflow kind",
+			strconv.Quote(in.Kind)+" is not a Numaflow kind. Allowed values: "+gpudiag.QuoteList(NumaflowKindNames())+".")
 	}
 	checkLabelName := func(attribute, value, allowed string) {
 		if value == "" {
 			return
 		}
 		if msgs := validation.IsDNS1123Label(value); len(msgs) > 0 {
-			diags.addError(with(block, attribute), "Invalid "+strings.ReplaceAll(attribute, "_", " "),
+			diags.AddError(with(block, attribute), "Invalid "+strings.ReplaceAll(attribute, "_", " "),
 				strconv.Quote(value)+": "+strings.Join(msgs, "; ")+". Allowed: "+allowed+".")
 		}
 	}
 	checkLabelName("namespace", in.Namespace, "a DNS-1123 label")
 	checkLabelName("vertex_name", in.VertexName, "a DNS-1123 label such as \""+DefaultNumaflowVertex+"\"")
 	if in.VertexName == numaflowSourceVertexName || in.VertexName == numaflowSinkVertexName {
-		diags.addError(with(block, "vertex_name"), "Reserved vertex name",
+		diags.AddError(with(block, "vertex_name"), "Reserved vertex name",
 			strconv.Quote(in.VertexName)+" names the manifest's source or sink vertex. Allowed: any other name, e.g. \""+
 				DefaultNumaflowVertex+"\".")
 	}
 	if in.Name == "" && strict && (in.Manifest || in.GPU.DRA != nil) {
-		diags.addError(with(block, "name"), "Missing required value",
+		diags.AddError(with(block, "name"), "Missing required value",
 			"A name is required with manifest = true or gpu.dra (it names the object and the claim template). "+
 				"Allowed: a DNS-1123 label such as \"embeddings\".")
 	}
 	if in.Image == "" && strict && in.Manifest {
-		diags.addError(with(block, "image"), "Missing required value",
+		diags.AddError(with(block, "image"), "Missing required value",
 			"manifest = true needs the UDF container image. Allowed: an image reference such as \"registry/udf:1.0\".")
 	}
 	if strings.ContainsFunc(in.Image, isSpace) {
-		diags.addError(with(block, "image"), "Invalid image",
+		diags.AddError(with(block, "image"), "Invalid image",
 			strconv.Quote(in.Image)+" contains whitespace. Allowed: an image reference such as \"registry/udf:1.0\".")
 	}
 	// name itself is validated by Render, as the workload name.
 }
 
 // rerootAnnotationPaths moves validateAnnotations' paths under the block.
-func rerootAnnotationPaths(diags Diagnostics, block []any) Diagnostics {
+func rerootAnnotationPaths(diags gpudiag.Diagnostics, block []any) gpudiag.Diagnostics {
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == "annotations" {
 			diags[i].Path = append(with(block), d.Path...)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -100,29 +101,29 @@ type nvidiaPools struct {
 	layoutConflicts []string
 }
 
-func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
-	block := at(blockGPUOperator)
+func gpuOperatorValues(cloud Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	block := gpudiag.At(blockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy
 	if strategy == "" {
 		strategy = MIGStrategySingle
 	} else if !slices.Contains(MIGStrategyNames(), strategy) {
-		diags.addError(with(block, "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+quoteList(MIGStrategyNames())+".")
+		diags.AddError(with(block, "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(MIGStrategyNames())+".")
 	}
 	cmName := in.ConfigMapName
 	if cmName == "" {
 		cmName = DefaultDevicePluginConfigMap
 	} else if msgs := validation.IsDNS1123Subdomain(cmName); len(msgs) > 0 {
-		diags.addError(with(block, "config_map_name"), "Invalid ConfigMap name",
+		diags.AddError(with(block, "config_map_name"), "Invalid ConfigMap name",
 			strconv.Quote(cmName)+" is not a valid ConfigMap name. Allowed: a DNS-1123 subdomain such as \""+DefaultDevicePluginConfigMap+"\".")
 	}
 	migConfig := migManagerConfig(cloud, block, in.MIGLayouts, strategy, pools, &diags)
 	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
 	if in.ServiceMonitor != nil && *in.ServiceMonitor && in.DCGMExporter != nil && !*in.DCGMExporter {
-		diags.addError(with(block, "service_monitor"), "ServiceMonitor without DCGM exporter",
+		diags.AddError(with(block, "service_monitor"), "ServiceMonitor without DCGM exporter",
 			"The ServiceMonitor scrapes the DCGM exporter, which dcgm_exporter = false disables. Allowed: enable "+
 				"dcgm_exporter, or remove service_monitor.")
 	}
@@ -183,18 +184,18 @@ func addDriverSwitches(values map[string]any, cloud Cloud, in GPUOperatorValues)
 	}
 }
 
-func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[string]any, Diagnostics) {
-	var diags Diagnostics
-	block := at(blockDevicePlugin)
+func devicePluginValues(cloud Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	block := gpudiag.At(blockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy
 	if strategy == "" {
 		strategy = "none"
 	} else if !slices.Contains(append(MIGStrategyNames(), "none"), strategy) {
-		diags.addError(with(block, "mig_strategy"), "Unknown MIG strategy",
+		diags.AddError(with(block, "mig_strategy"), "Unknown MIG strategy",
 			strconv.Quote(strategy)+" is not a device plugin MIG strategy. Allowed values: "+
-				quoteList(append([]string{"none"}, MIGStrategyNames()...))+".")
+				gpudiag.QuoteList(append([]string{"none"}, MIGStrategyNames()...))+".")
 	}
 	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
 	if !strict || diags.HasError() {
@@ -260,40 +261,40 @@ func devicePluginAffinity(cloud Cloud, selector map[string]string) *corev1.Affin
 }
 
 // checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
-func checkNvidiaCloud(cloud Cloud, block []any, what string, diags *Diagnostics) {
+func checkNvidiaCloud(cloud Cloud, block []any, what string, diags *gpudiag.Diagnostics) {
 	rulesFor(cloud).checkNvidiaStack(what, block, diags)
 }
 
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
-func renderNvidiaPools(cloud Cloud, block []any, pools []PoolPolicy, strict bool, diags *Diagnostics) nvidiaPools {
+func renderNvidiaPools(cloud Cloud, block []any, pools []PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
 	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
 	for i, p := range pools {
 		path := with(block, "node_pools", i)
 		if p.Cloud != "" && cloud != "" && p.Cloud != string(cloud) {
-			diags.addError(with(path, "cloud"), "Node pool on another cloud",
+			diags.AddError(with(path, "cloud"), "Node pool on another cloud",
 				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
 					". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		if !strict {
-			diags.merge(prefixDiags(path, ValidatePool(p)))
+			diags.Append(prefixDiags(path, ValidatePool(p)))
 			continue
 		}
 		r, more := RenderPool(p)
-		diags.merge(prefixDiags(path, more))
+		diags.Append(prefixDiags(path, more))
 		if r == nil {
 			continue
 		}
 		if r.DevicePluginConfig != "" {
 			if r.DevicePluginConfigName == DefaultDevicePluginConfigName {
-				diags.addError(with(path, "name"), "Reserved pool name",
+				diags.AddError(with(path, "name"), "Reserved pool name",
 					"\""+DefaultDevicePluginConfigName+"\" names the device plugin config of nodes outside every pool. "+
 						"Allowed: any other pool name.")
 				continue
 			}
 			if _, dup := out.configs[r.DevicePluginConfigName]; dup {
-				diags.addError(with(path, "name"), "Duplicate node pool name",
+				diags.AddError(with(path, "name"), "Duplicate node pool name",
 					"Two pools are named "+strconv.Quote(r.DevicePluginConfigName)+"; each names its device plugin config. "+
 						"Allowed: unique pool names.")
 				continue

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -69,18 +70,18 @@ func (req valuesGPURequest) workload(cloud Cloud) Workload {
 // validateGPURequest runs the workload rules that concern one GPU container:
 // name, cloud, the GPU block, env and sizing. Kind, image and the rest
 // belong to the chart, not to the request.
-func validateGPURequest(w Workload, strict bool) (gpuIntent, Diagnostics) {
-	var diags Diagnostics
+func validateGPURequest(w Workload, strict bool) (gpuIntent, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	cloud := validateIdentity(w, false, &diags)
 	in, gpuDiags := parseGPUIntent(w, cloud, strict)
-	diags.merge(gpuDiags)
+	diags.Append(gpuDiags)
 	validateContainer(w, cloud, &diags)
 	validateSizing(w, in, &diags)
 	return in, diags
 }
 
 // validateValuesGPU is the plan-time check of a request.
-func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
+func validateValuesGPU(cloud Cloud, req valuesGPURequest) gpudiag.Diagnostics {
 	_, diags := validateGPURequest(req.workload(cloud), false)
 	return diags
 }
@@ -89,7 +90,7 @@ func validateValuesGPU(cloud Cloud, req valuesGPURequest) Diagnostics {
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, Diagnostics, bool) {
+func placeValuesGPU(cloud Cloud, req valuesGPURequest, pool *PoolPolicy) (valuesPlacement, gpudiag.Diagnostics, bool) {
 	w := req.workload(cloud)
 	in, diags := validateGPURequest(w, true)
 	if diags.HasError() {
@@ -183,40 +184,40 @@ func gpuNodeTolerations(cloud Cloud) []corev1.Toleration {
 // checkValuesTolerations validates tolerations typed by the user the way the
 // API server would (core/v1 validation of pod tolerations), so a chart
 // install does not fail on them later.
-func checkValuesTolerations(path []any, tolerations []corev1.Toleration, diags *Diagnostics) {
+func checkValuesTolerations(path []any, tolerations []corev1.Toleration, diags *gpudiag.Diagnostics) {
 	for i, t := range tolerations {
 		p := with(path, i)
 		switch t.Operator {
 		case "", corev1.TolerationOpEqual:
 			if t.Key == "" {
-				diags.addError(with(p, "key"), "Toleration key required",
+				diags.AddError(with(p, "key"), "Toleration key required",
 					"An empty key matches every taint only with operator \"Exists\". Allowed: set key, or operator = \"Exists\".")
 			}
 			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
-				diags.addError(with(p, "value"), "Invalid toleration value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+".")
+				diags.AddError(with(p, "value"), "Invalid toleration value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+".")
 			}
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
-				diags.addError(with(p, "value"), "Value with operator Exists",
+				diags.AddError(with(p, "value"), "Value with operator Exists",
 					"operator \"Exists\" matches any value, so value must be empty. Allowed: remove value, or operator = \"Equal\".")
 			}
 		default:
-			diags.addError(with(p, "operator"), "Unknown toleration operator",
+			diags.AddError(with(p, "operator"), "Unknown toleration operator",
 				strconv.Quote(string(t.Operator))+" is not an operator. Allowed values: \"Equal\", \"Exists\".")
 		}
 		if t.Key != "" {
 			if msgs := validation.IsQualifiedName(t.Key); len(msgs) > 0 {
-				diags.addError(with(p, "key"), "Invalid toleration key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+".")
+				diags.AddError(with(p, "key"), "Invalid toleration key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+".")
 			}
 		}
 		switch t.Effect {
 		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		default:
-			diags.addError(with(p, "effect"), "Unknown toleration effect",
-				strconv.Quote(string(t.Effect))+" is not a taint effect. Allowed values: "+quoteList(tolerationEffectNames())+".")
+			diags.AddError(with(p, "effect"), "Unknown toleration effect",
+				strconv.Quote(string(t.Effect))+" is not a taint effect. Allowed values: "+gpudiag.QuoteList(tolerationEffectNames())+".")
 		}
 		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			diags.addError(with(p, "toleration_seconds"), "toleration_seconds needs NoExecute",
+			diags.AddError(with(p, "toleration_seconds"), "toleration_seconds needs NoExecute",
 				"toleration_seconds only applies to effect \"NoExecute\". Allowed: remove it, or effect = \"NoExecute\".")
 		}
 	}
@@ -229,14 +230,14 @@ func tolerationEffectNames() []string {
 }
 
 // checkValuesNodeSelector validates label keys and values of a node selector.
-func checkValuesNodeSelector(path []any, selector map[string]string, diags *Diagnostics) {
+func checkValuesNodeSelector(path []any, selector map[string]string, diags *gpudiag.Diagnostics) {
 	for _, key := range slices.Sorted(maps.Keys(selector)) {
-		p := with(path, MapKey(key))
+		p := with(path, gpudiag.MapKey(key))
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
-			diags.addError(p, "Invalid node label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+".")
+			diags.AddError(p, "Invalid node label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+".")
 		}
 		if msgs := validation.IsValidLabelValue(selector[key]); len(msgs) > 0 {
-			diags.addError(p, "Invalid node label value", strconv.Quote(selector[key])+": "+strings.Join(msgs, "; ")+".")
+			diags.AddError(p, "Invalid node label value", strconv.Quote(selector[key])+": "+strings.Join(msgs, "; ")+".")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -32,7 +33,7 @@ func PodFragments(target string, values map[string]any) ([]corev1.PodSpec, error
 	case TargetNumaflow:
 		return numaflowPods(values)
 	}
-	return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, quoteList(ValuesTargetNames()))
+	return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, gpudiag.QuoteList(ValuesTargetNames()))
 }
 
 func fiftyOnePods(values map[string]any) ([]corev1.PodSpec, error) {

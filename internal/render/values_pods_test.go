@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -84,8 +85,8 @@ func valuesPodProblems(pod corev1.PodSpec) []string {
 			add("nodeSelector %s=%s: %v", k, v, msgs)
 		}
 	}
-	var diags Diagnostics
-	checkValuesTolerations(at("tolerations"), pod.Tolerations, &diags)
+	var diags gpudiag.Diagnostics
+	checkValuesTolerations(gpudiag.At("tolerations"), pod.Tolerations, &diags)
 	for _, d := range diags {
 		add("%s", d.String())
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // previewReleaseName is the release name charts see in a preview.
@@ -29,20 +30,20 @@ const previewReleaseName = "preview"
 // reached a rendered pod: the same limit on one container, the block's
 // nodeSelector entries and its tolerations. A chart that drops them is an
 // error diagnostic; so is any failure to render.
-func RenderChartPreview(chartPath string, values map[string]any, namespace string) (map[string]string, Diagnostics) {
-	var diags Diagnostics
+func RenderChartPreview(chartPath string, values map[string]any, namespace string) (map[string]string, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
 	ch, ok := loadChart(chartPath, &diags)
 	if !ok {
 		return nil, diags
 	}
 	if ref := ch.RemoteSchemaRef(); ref != "" {
-		diags.addError(nil, "Chart schema needs the network",
+		diags.AddError(nil, "Chart schema needs the network",
 			"The chart's values.schema.json references "+strconv.Quote(ref)+". Allowed: a chart whose schema is self-contained.")
 		return nil, diags
 	}
 	plain, err := plainMap(values)
 	if err != nil {
-		diags.addError(nil, "Values cannot be encoded", err.Error()+".")
+		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return nil, diags
 	}
 	if namespace == "" {
@@ -52,15 +53,15 @@ func RenderChartPreview(chartPath string, values map[string]any, namespace strin
 	var invalid *helmchart.ValuesInvalidError
 	switch {
 	case errors.As(err, &invalid):
-		diags.merge(schemaDiagnostics(ch.Name(), err))
+		diags.Append(schemaDiagnostics(ch.Name(), err))
 		return nil, diags
 	case err != nil:
-		diags.addError(nil, "Chart does not render", "Helm could not render "+strconv.Quote(ch.Name())+": "+err.Error()+".")
+		diags.AddError(nil, "Chart does not render", "Helm could not render "+strconv.Quote(ch.Name())+": "+err.Error()+".")
 		return nil, diags
 	}
 	manifests, pods := gpuManifests(rendered)
-	diags.merge(checkGPUReached(plain, pods))
-	diags.merge(checkExtendedRequestsHaveLimits(pods))
+	diags.Append(checkGPUReached(plain, pods))
+	diags.Append(checkExtendedRequestsHaveLimits(pods))
 	return manifests, diags
 }
 
@@ -272,16 +273,16 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 
 // checkGPUReached reports GPU pod blocks of the values whose limit, node
 // selector or tolerations no rendered pod carries.
-func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
-	var diags Diagnostics
+func checkGPUReached(values map[string]any, pods []renderedPod) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	var blocks []gpuBlock
 	findGPUBlocks(values, nil, &blocks)
 	for _, b := range blocks {
 		where := displayValuesPath(b.path)
-		path := append(at(ValuesPathRoot), b.path...)
+		path := append(gpudiag.At(ValuesPathRoot), b.path...)
 		runner, named := runnerPods(pods, b.path)
 		if named && len(runner) == 0 {
-			diags.addError(path, "GPU runner did not render",
+			diags.AddError(path, "GPU runner did not render",
 				"The values at "+where+" configure a GPU runner, but the rendered chart has no workload or job template "+
 					"named after it. Allowed: values paths the chart reads (check the chart version), and enabled not false.")
 			continue
@@ -292,15 +293,15 @@ func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
 		candidates := podsWithLimits(runner, b.limits)
 		switch {
 		case len(candidates) == 0:
-			diags.addError(path, "GPU limit did not reach the chart's pods",
+			diags.AddError(path, "GPU limit did not reach the chart's pods",
 				"The values at "+where+" ask for "+formatLimits(b.limits)+", but no container of the rendered chart has that "+
 					"limit. Allowed: values paths the chart reads (check the chart version).")
 		case !slices.ContainsFunc(candidates, func(s corev1.PodSpec) bool { return selectorIncludes(s.NodeSelector, b.nodeSelector) }):
-			diags.addError(path, "Node selector did not reach the chart's pods",
+			diags.AddError(path, "Node selector did not reach the chart's pods",
 				"The pod with "+formatLimits(b.limits)+" from "+where+" lacks node selector entries of the values, so it may "+
 					"land on nodes without that GPU. Allowed: values paths the chart reads.")
 		case !slices.ContainsFunc(candidates, func(s corev1.PodSpec) bool { return tolerationsInclude(s.Tolerations, b.tolerations) }):
-			diags.addError(path, "Tolerations did not reach the chart's pods",
+			diags.AddError(path, "Tolerations did not reach the chart's pods",
 				"The pod with "+formatLimits(b.limits)+" from "+where+" lacks tolerations of the values and cannot schedule on "+
 					"tainted GPU nodes. Allowed: values paths the chart reads.")
 		}
@@ -314,8 +315,8 @@ func checkGPUReached(values map[string]any, pods []renderedPod) Diagnostics {
 // validation of resource requirements,
 // docs/design/kubernetes.md#extended-resources-are-never-overcommitted). FiftyOne's own GPU guide shows GKE
 // values with the GPU under requests only.
-func checkExtendedRequestsHaveLimits(pods []renderedPod) Diagnostics {
-	var diags Diagnostics
+func checkExtendedRequestsHaveLimits(pods []renderedPod) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
 	for _, p := range pods {
 		for _, c := range p.spec.Containers {
 			for name, request := range c.Resources.Requests {
@@ -324,7 +325,7 @@ func checkExtendedRequestsHaveLimits(pods []renderedPod) Diagnostics {
 				}
 				limit, ok := c.Resources.Limits[name]
 				if !ok || limit.Cmp(request) != 0 {
-					diags.addError(at(ValuesPathRoot), "GPU requested without an equal limit",
+					diags.AddError(gpudiag.At(ValuesPathRoot), "GPU requested without an equal limit",
 						"Container "+strconv.Quote(c.Name)+" of "+p.template+" requests "+string(name)+" "+request.String()+
 							" but its limit is "+limitText(limit, ok)+"; the API server rejects such a pod, since "+string(name)+
 							" cannot be overcommitted. Allowed: the GPU under resources.limits (a request, if any, equal to it).")

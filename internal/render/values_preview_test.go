@@ -9,6 +9,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
@@ -147,13 +148,13 @@ func TestRenderChartPreview(t *testing.T) {
 func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, ValuesInput{Cloud: "aks", FiftyOne: fiftyOneCase(CloudAKS)})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerationz"), values, "")
-	requireDiag(t, diags, SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "lacks tolerations")
-	requireDiag(t, diags, SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "lacks tolerations")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "lacks tolerations")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "lacks tolerations")
 
 	// Values at a path the chart does not read never reach a pod.
 	moved := map[string]any{"operators": values["delegatedOperatorDeployments"]}
 	_, diags = RenderChartPreview(writePreviewChart(t, "tolerations"), moved, "")
-	requireDiag(t, diags, SeverityError, "values.operators.deployments.gpuWorker", "no workload or job template named after it")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.operators.deployments.gpuWorker", "no workload or job template named after it")
 
 	// Node selectors that do not reach the pod.
 	setPath(values, "b", "delegatedOperatorDeployments", "template", "x") // harmless extra
@@ -167,7 +168,7 @@ func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags = RenderChartPreview(chart, values, "")
-	requireDiag(t, diags, SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "node selector")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "node selector")
 }
 
 func TestRenderChartPreviewErrors(t *testing.T) {
@@ -191,7 +192,7 @@ func TestRenderChartPreviewErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(remote, "values.schema.json"), []byte(`{"$ref": "https://example.com/s.json"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	requireDiag(t, ValidateValuesAgainstChart(remote, nil), SeverityError, "", "would be downloaded")
+	requireDiag(t, ValidateValuesAgainstChart(remote, nil), gpudiag.SeverityError, "", "would be downloaded")
 	if _, diags := RenderChartPreview(remote, nil, ""); !diags.HasError() {
 		t.Fatal("remote schema references are refused")
 	}
@@ -244,7 +245,7 @@ func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags := RenderChartPreview(chart, values, "")
-	requireDiag(t, diags, SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "no container of the rendered chart has that limit")
+	requireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "no container of the rendered chart has that limit")
 }
 
 // FiftyOne's GPU guide shows GKE values with nvidia.com/gpu under requests
@@ -257,7 +258,7 @@ func TestRenderChartPreviewRefusesGPURequestsWithoutLimits(t *testing.T) {
 		},
 	}}}
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), guide, "")
-	requireDiag(t, diags, SeverityError, "values", "the API server rejects such a pod")
+	requireDiag(t, diags, gpudiag.SeverityError, "values", "the API server rejects such a pod")
 }
 
 // The real FiftyOne chart 2.22.1: a GPU job template alone, and a GPU

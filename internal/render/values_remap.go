@@ -1,14 +1,18 @@
 package render
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
 
 // RemapValuesDiagnostics rewrites diagnostics whose Path starts with
 // ValuesPathRoot (from ValidateValuesAgainstChart and RenderChartPreview)
 // to the input attribute that produced that value (InputPathForValues), so
 // Terraform shows them on the configuration line to fix. Other diagnostics
 // are returned unchanged; the location inside the values stays in Detail.
-func RemapValuesDiagnostics(target string, in ValuesInput, diags Diagnostics) Diagnostics {
-	out := make(Diagnostics, len(diags))
+func RemapValuesDiagnostics(target string, in ValuesInput, diags gpudiag.Diagnostics) gpudiag.Diagnostics {
+	out := make(gpudiag.Diagnostics, len(diags))
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == ValuesPathRoot {
 			d.Path = InputPathForValues(target, in, d.Path[1:])
@@ -47,7 +51,7 @@ func InputPathForValues(target string, in ValuesInput, valuesPath []any) []any {
 	case TargetNvidiaDevicePlugin:
 		path = devicePluginInputPath(in.NvidiaDevicePlugin, keys)
 	}
-	return append(at(block), path...)
+	return append(gpudiag.At(block), path...)
 }
 
 func fiftyOneInputPath(in *FiftyOneValues, keys []string) []any {
@@ -67,7 +71,7 @@ func fiftyOneInputPath(in *FiftyOneValues, keys []string) []any {
 	if index < 0 {
 		return nil
 	}
-	return append(at(list, index), fiftyOneField(keys[3:])...)
+	return append(gpudiag.At(list, index), fiftyOneField(keys[3:])...)
 }
 
 // fiftyOneField maps a key inside one deployment/job entry to its attribute.
@@ -83,29 +87,29 @@ func fiftyOneField(keys []string) []any {
 		"nodeSelector": "gpu", "tolerations": "gpu", "affinity": "gpu",
 	}
 	if attr, ok := direct[keys[0]]; ok {
-		return at(attr)
+		return gpudiag.At(attr)
 	}
 	switch keys[0] {
 	case "env":
 		if len(keys) > 1 {
-			return at("env", MapKey(keys[1]))
+			return gpudiag.At("env", gpudiag.MapKey(keys[1]))
 		}
-		return at("env")
+		return gpudiag.At("env")
 	case "image":
 		if len(keys) > 1 && (keys[1] == "repository" || keys[1] == "tag") {
-			return at("image", keys[1])
+			return gpudiag.At("image", keys[1])
 		}
-		return at("image")
+		return gpudiag.At("image")
 	case "resources":
 		if len(keys) > 2 {
 			switch keys[2] {
 			case "cpu":
-				return at("cpu")
+				return gpudiag.At("cpu")
 			case "memory":
-				return at("memory")
+				return gpudiag.At("memory")
 			}
 			if isExtendedResource(keys[2]) {
-				return at("gpu", "count")
+				return gpudiag.At("gpu", "count")
 			}
 		}
 	}
@@ -119,17 +123,17 @@ func flyteInputPath(target string, keys []string) []any {
 	}
 	switch keys[len(prefix)] {
 	case flyteKeyDefaultTolerations:
-		return at("default_tolerations")
+		return gpudiag.At("default_tolerations")
 	case flyteKeyDefaultNodeSelector:
-		return at("default_node_selector")
+		return gpudiag.At("default_node_selector")
 	case flyteKeyDefaultEnvVars:
-		return at("default_env_vars")
+		return gpudiag.At("default_env_vars")
 	case flyteKeyAcceleratorDevices:
-		return at("accelerators")
+		return gpudiag.At("accelerators")
 	case flyteKeyGPUResourceName:
-		return at("sharing")
+		return gpudiag.At("sharing")
 	case flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq, flyteKeyInterruptibleTolerations:
-		return at("interruptible")
+		return gpudiag.At("interruptible")
 	}
 	return nil
 }
@@ -142,21 +146,21 @@ func gpuOperatorInputPath(in *GPUOperatorValues, keys []string) []any {
 	case len(keys) >= 4 && keys[0] == "devicePlugin" && keys[1] == "config" && keys[2] == "data":
 		return poolPath(in.NodePools, keys[3])
 	case keys[0] == "devicePlugin" && len(keys) > 2 && keys[2] == "name":
-		return at("config_map_name")
+		return gpudiag.At("config_map_name")
 	case keys[0] == "migManager":
-		return at("mig_layout")
+		return gpudiag.At("mig_layout")
 	case keys[0] == "mig":
-		return at("mig_strategy")
+		return gpudiag.At("mig_strategy")
 	case keys[0] == "dcgmExporter" && len(keys) > 1 && keys[1] == "serviceMonitor":
-		return at("service_monitor")
+		return gpudiag.At("service_monitor")
 	case keys[0] == "dcgmExporter":
-		return at("dcgm_exporter")
+		return gpudiag.At("dcgm_exporter")
 	case keys[0] == "driver":
-		return at("driver_enabled")
+		return gpudiag.At("driver_enabled")
 	case keys[0] == "toolkit":
-		return at("toolkit_enabled")
+		return gpudiag.At("toolkit_enabled")
 	case keys[0] == "daemonsets", keys[0] == "node-feature-discovery":
-		return at("tolerations")
+		return gpudiag.At("tolerations")
 	}
 	return nil
 }
@@ -169,7 +173,7 @@ func devicePluginInputPath(in *DevicePluginValues, keys []string) []any {
 	case len(keys) >= 3 && keys[0] == "config" && keys[1] == "map":
 		return poolPath(in.NodePools, keys[2])
 	case keys[0] == "tolerations":
-		return at("tolerations")
+		return gpudiag.At("tolerations")
 	}
 	return nil
 }
@@ -178,10 +182,10 @@ func devicePluginInputPath(in *DevicePluginValues, keys []string) []any {
 // the default entry comes from mig_strategy.
 func poolPath(pools []PoolPolicy, name string) []any {
 	if name == DefaultDevicePluginConfigName {
-		return at("mig_strategy")
+		return gpudiag.At("mig_strategy")
 	}
 	if i := slices.IndexFunc(pools, func(p PoolPolicy) bool { return p.Name == name }); i >= 0 {
-		return at("node_pools", i)
+		return gpudiag.At("node_pools", i)
 	}
-	return at("node_pools")
+	return gpudiag.At("node_pools")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -34,18 +35,18 @@ func valueAt(t *testing.T, values map[string]any, path ...string) any {
 
 func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 	_, diags := GenerateValues("helm", ValuesInput{Cloud: "gke"})
-	requireDiag(t, diags, SeverityError, "target", `"fiftyone", "flyte-core"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "target", `"fiftyone", "flyte-core"`)
 
 	_, diags = GenerateValues(TargetFiftyOne, ValuesInput{Cloud: "gke"})
-	requireDiag(t, diags, SeverityError, "fiftyone", "add a fiftyone block")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone", "add a fiftyone block")
 
 	in := fiftyOneInput(CloudGKE)
 	in.Flyte = &FlyteValues{}
 	_, diags = GenerateValues(TargetFiftyOne, in)
-	requireDiag(t, diags, SeverityError, "flyte", "reads only the fiftyone block")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte", "reads only the fiftyone block")
 
 	_, diags = GenerateValues(TargetFiftyOne, ValuesInput{Cloud: "gcp", FiftyOne: &FiftyOneValues{}})
-	requireDiag(t, diags, SeverityError, "cloud", "not a supported cloud")
+	requireDiag(t, diags, gpudiag.SeverityError, "cloud", "not a supported cloud")
 
 	// Plan time: the block may still be unknown, and the cloud too.
 	if diags := ValidateValuesInput(TargetFiftyOne, ValuesInput{}); diags.HasError() {
@@ -62,15 +63,15 @@ func TestFiftyOneGPUDiagnosticPath(t *testing.T) {
 		FiftyOneDeployment{Key: "gpuBad", GPU: &GPU{Count: 99, Accelerator: "l4"}, Env: map[string]string{"1BAD": "x"}},
 	)
 	_, diags := GenerateValues(TargetFiftyOne, in)
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[2].gpu.count", "Allowed: an integer from 1 to 16")
-	requireDiag(t, diags, SeverityError, `fiftyone.deployment[2].env["1BAD"]`, "not starting with a digit")
-	d, _ := findDiag(diags, SeverityError, "fiftyone.deployment[2].gpu.count", "")
-	if !slices.Equal(d.Path, at("fiftyone", "deployment", 2, "gpu", "count")) {
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[2].gpu.count", "Allowed: an integer from 1 to 16")
+	requireDiag(t, diags, gpudiag.SeverityError, `fiftyone.deployment[2].env["1BAD"]`, "not starting with a digit")
+	d, _ := findDiag(diags, gpudiag.SeverityError, "fiftyone.deployment[2].gpu.count", "")
+	if !slices.Equal(d.Path, gpudiag.At("fiftyone", "deployment", 2, "gpu", "count")) {
 		t.Fatalf("path %#v", d.Path)
 	}
 	// Plan time reports the same, and nothing about the unknown fields of
 	// the other blocks.
-	requireDiag(t, ValidateValuesInput(TargetFiftyOne, in), SeverityError, "fiftyone.deployment[2].gpu.count", "")
+	requireDiag(t, ValidateValuesInput(TargetFiftyOne, in), gpudiag.SeverityError, "fiftyone.deployment[2].gpu.count", "")
 }
 
 func TestFiftyOneKeys(t *testing.T) {
@@ -82,12 +83,12 @@ func TestFiftyOneKeys(t *testing.T) {
 		JobTemplates: []FiftyOneJobTemplate{{Key: long}, {Key: ""}},
 	}}
 	_, diags := GenerateValues(TargetFiftyOne, in)
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[1].key", `the same name as key "gpuA100"`)
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[2].key", `"gpu.l4"`)
-	requireDiag(t, diags, SeverityWarning, "fiftyone.deployment[3].key", `"l-4x1", not "l4x1"`)
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[4].key", "no more than 63 characters")
-	requireDiag(t, diags, SeverityError, "fiftyone.job_template[0].key", "no more than 48 characters")
-	requireDiag(t, diags, SeverityError, "fiftyone.job_template[1].key", "A value is required")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[1].key", `the same name as key "gpuA100"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[2].key", `"gpu.l4"`)
+	requireDiag(t, diags, gpudiag.SeverityWarning, "fiftyone.deployment[3].key", `"l-4x1", not "l4x1"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[4].key", "no more than 63 characters")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.job_template[0].key", "no more than 48 characters")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.job_template[1].key", "A value is required")
 	if len(KebabCase(long)) <= 48 || len(KebabCase(long)) > 63 {
 		t.Fatalf("test key %q should be 49..63 characters in kebab case", long)
 	}
@@ -119,20 +120,20 @@ func TestFiftyOneResources(t *testing.T) {
 	}
 
 	_, diags := GenerateValues(TargetFiftyOne, fiftyOneInput(CloudEKS, FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "500m"}))
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].cpu", "integer")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].cpu", "integer")
 	_, diags = GenerateValues(TargetFiftyOne, fiftyOneInput(CloudEKS, FiftyOneDeployment{Key: "cpu", Size: SizeSmall, Replicas: ptr(int32(0))}))
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].size", "no gpu block")
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].replicas", "enabled = false")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].size", "no gpu block")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].replicas", "enabled = false")
 }
 
 func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 	_, diags := GenerateValues(TargetFiftyOne, fiftyOneInput(CloudGeneric, FiftyOneDeployment{Key: "dra", GPU: &GPU{Count: 1, DRA: &DRA{}}}))
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].gpu.dra", "resourceClaims")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.dra", "resourceClaims")
 	_, diags = GenerateValues(TargetFiftyOne, fiftyOneInput(CloudGKE,
 		FiftyOneDeployment{Key: "mps", GPU: &GPU{Count: 1, Accelerator: "t4", Sharing: SharingMPS, MaxSharedClients: 4}}))
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].gpu.sharing", "hostIPC")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.sharing", "hostIPC")
 	_, diags = GenerateValues(TargetFiftyOne, fiftyOneInput(CloudGKE, FiftyOneDeployment{Key: "pool", NodePool: &PoolPolicy{Name: "p"}}))
-	requireDiag(t, diags, SeverityError, "fiftyone.deployment[0].node_pool", "gpu block")
+	requireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].node_pool", "gpu block")
 }
 
 // TestFiftyOneCloudGuide: the per-cloud settings of FiftyOne's GPU guide
@@ -188,20 +189,20 @@ func TestFlyteValues(t *testing.T) {
 
 func TestFlyteVersionsAndTemplates(t *testing.T) {
 	_, diags := GenerateValues(TargetFlyteCore, ValuesInput{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 2}})
-	requireDiag(t, diags, SeverityError, "flyte.flyte_version", "only the flyte-binary chart")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "only the flyte-binary chart")
 	_, diags = GenerateValues(TargetFlyteBinary, ValuesInput{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 3}})
-	requireDiag(t, diags, SeverityError, "flyte.flyte_version", "Allowed values: 1, 2")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "Allowed values: 1, 2")
 	_, diags = GenerateValues(TargetFlyteBinary, ValuesInput{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 2, DefaultEnvVars: map[string]string{"A": "b"}}})
-	requireDiag(t, diags, SeverityError, "flyte.default_env_vars", "_U_EP_OVERRIDE")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.default_env_vars", "_U_EP_OVERRIDE")
 	_, diags = GenerateValues(TargetFlyteBinary, ValuesInput{Cloud: "eks", Flyte: &FlyteValues{
 		DefaultEnvVars:      map[string]string{"TOKEN": "{{ .Values.secret }}"},
 		DefaultNodeSelector: map[string]string{"pool": "{{x}}"},
 		Accelerators:        []string{"a10g", "a10g", "k80"},
 	}})
-	requireDiag(t, diags, SeverityError, `flyte.default_env_vars["TOKEN"]`, "tpl")
-	requireDiag(t, diags, SeverityError, `flyte.default_node_selector["pool"]`, "")
-	requireDiag(t, diags, SeverityError, "flyte.accelerators[1]", "more than once")
-	requireDiag(t, diags, SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
+	requireDiag(t, diags, gpudiag.SeverityError, `flyte.default_env_vars["TOKEN"]`, "tpl")
+	requireDiag(t, diags, gpudiag.SeverityError, `flyte.default_node_selector["pool"]`, "")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[1]", "more than once")
+	requireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
 
 	values := mustGenerate(t, TargetFlyteBinary, ValuesInput{Cloud: "eks-auto", Flyte: &FlyteValues{FlyteVersion: 2, Accelerators: []string{"t4"}}})
 	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteBinary)...))
@@ -260,14 +261,14 @@ func TestGPUOperatorValues(t *testing.T) {
 		MIGLayouts:  []MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
 		Tolerations: []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists, Value: "b"}},
 	}})
-	requireDiag(t, diags, SeverityError, "gpu_operator.mig_strategy", "single")
-	requireDiag(t, diags, SeverityError, "gpu_operator.config_map_name", "DNS-1123")
-	requireDiag(t, diags, SeverityError, "gpu_operator.service_monitor", "dcgm_exporter")
-	requireDiag(t, diags, SeverityError, "gpu_operator.node_pools[0].name", "outside every pool")
-	requireDiag(t, diags, SeverityError, "gpu_operator.node_pools[1].cloud", `"aks"`)
-	requireDiag(t, diags, SeverityError, "gpu_operator.mig_layout[0].devices", "compute slices")
-	requireDiag(t, diags, SeverityError, "gpu_operator.mig_layout[1].accelerator", "MIG-capable")
-	requireDiag(t, diags, SeverityError, "gpu_operator.tolerations[0].value", "must be empty")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_strategy", "single")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.config_map_name", "DNS-1123")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.service_monitor", "dcgm_exporter")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.node_pools[0].name", "outside every pool")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.node_pools[1].cloud", `"aks"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "compute slices")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[1].accelerator", "MIG-capable")
+	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.tolerations[0].value", "must be empty")
 }
 
 func TestNvidiaCloudRestrictions(t *testing.T) {
@@ -277,7 +278,7 @@ func TestNvidiaCloudRestrictions(t *testing.T) {
 			in = ValuesInput{Cloud: "gke-autopilot", NvidiaDevicePlugin: &DevicePluginValues{}}
 		}
 		_, diags := GenerateValues(target, in)
-		requireDiag(t, diags, SeverityError, "cloud", "privileged DaemonSets")
+		requireDiag(t, diags, gpudiag.SeverityError, "cloud", "privileged DaemonSets")
 	}
 	values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: "eks-auto", GPUOperator: &GPUOperatorValues{}})
 	if valueAt(t, values, "devicePlugin", "enabled") != false {
@@ -300,7 +301,7 @@ func TestDevicePluginValues(t *testing.T) {
 		t.Fatal("AKS labels NVIDIA nodes accelerator=nvidia")
 	}
 	_, diags := GenerateValues(TargetNvidiaDevicePlugin, ValuesInput{Cloud: "aks", NvidiaDevicePlugin: &DevicePluginValues{MIGStrategy: "all"}})
-	requireDiag(t, diags, SeverityError, "nvidia_device_plugin.mig_strategy", `"none"`)
+	requireDiag(t, diags, gpudiag.SeverityError, "nvidia_device_plugin.mig_strategy", `"none"`)
 }
 
 func TestNumaflowValues(t *testing.T) {
@@ -324,11 +325,11 @@ func TestNumaflowValues(t *testing.T) {
 	_, diags := GenerateValues(TargetNumaflow, ValuesInput{Cloud: "eks", Numaflow: &NumaflowValues{
 		Kind: "dag", VertexName: "out", Manifest: true, GPU: GPU{Count: 1, DRA: &DRA{}}, Annotations: map[string]string{"bad key!": "x"},
 	}})
-	requireDiag(t, diags, SeverityError, "numaflow.kind", "pipeline")
-	requireDiag(t, diags, SeverityError, "numaflow.vertex_name", "source or sink")
-	requireDiag(t, diags, SeverityError, "numaflow.name", "manifest = true or gpu.dra")
-	requireDiag(t, diags, SeverityError, "numaflow.image", "UDF container image")
-	requireDiag(t, diags, SeverityError, `numaflow.annotations["bad key!"]`, "")
+	requireDiag(t, diags, gpudiag.SeverityError, "numaflow.kind", "pipeline")
+	requireDiag(t, diags, gpudiag.SeverityError, "numaflow.vertex_name", "source or sink")
+	requireDiag(t, diags, gpudiag.SeverityError, "numaflow.name", "manifest = true or gpu.dra")
+	requireDiag(t, diags, gpudiag.SeverityError, "numaflow.image", "UDF container image")
+	requireDiag(t, diags, gpudiag.SeverityError, `numaflow.annotations["bad key!"]`, "")
 }
 
 func TestRemapValuesDiagnostics(t *testing.T) {
@@ -338,18 +339,18 @@ func TestRemapValuesDiagnostics(t *testing.T) {
 		path   []any
 		want   string
 	}{
-		{TargetFiftyOne, at("delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
-		{TargetFiftyOne, at("delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits", "nvidia.com/gpu"), "fiftyone.deployment[0].gpu.count"},
-		{TargetFiftyOne, at("delegatedOperatorJobTemplates", "jobs", "gpuBatch", "tolerations", 0, "key"), "fiftyone.job_template[0].gpu"},
-		{TargetFiftyOne, at("delegatedOperatorDeployments", "deployments", "gpuWorker", "env", "A"), `fiftyone.deployment[0].env["A"]`},
-		{TargetFiftyOne, at("unknown"), "fiftyone"},
-		{TargetGPUOperator, at("devicePlugin", "config", "data", "shared"), "gpu_operator.node_pools[0]"},
-		{TargetGPUOperator, at("mig", "strategy"), "gpu_operator.mig_strategy"},
-		{TargetFlyteCore, at("configmap", "k8s", "plugins", "k8s", "default-tolerations", 0), "flyte.default_tolerations"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits", "nvidia.com/gpu"), "fiftyone.deployment[0].gpu.count"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorJobTemplates", "jobs", "gpuBatch", "tolerations", 0, "key"), "fiftyone.job_template[0].gpu"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "env", "A"), `fiftyone.deployment[0].env["A"]`},
+		{TargetFiftyOne, gpudiag.At("unknown"), "fiftyone"},
+		{TargetGPUOperator, gpudiag.At("devicePlugin", "config", "data", "shared"), "gpu_operator.node_pools[0]"},
+		{TargetGPUOperator, gpudiag.At("mig", "strategy"), "gpu_operator.mig_strategy"},
+		{TargetFlyteCore, gpudiag.At("configmap", "k8s", "plugins", "k8s", "default-tolerations", 0), "flyte.default_tolerations"},
 	}
 	for _, c := range cases {
-		d := Diagnostic{Path: append(at(ValuesPathRoot), c.path...)}
-		got := RemapValuesDiagnostics(c.target, in, Diagnostics{d})[0].PathString()
+		d := gpudiag.Diagnostic{Path: append(gpudiag.At(ValuesPathRoot), c.path...)}
+		got := RemapValuesDiagnostics(c.target, in, gpudiag.Diagnostics{d})[0].PathString()
 		if got != c.want {
 			t.Errorf("%s %v → %s, want %s", c.target, c.path, got, c.want)
 		}

@@ -2,7 +2,7 @@ package render
 
 // Workload is the user's intent: one container that needs GPUs, run as a
 // Deployment or a Job. Field names map 1:1 to the Terraform attributes (in
-// snake_case) that Diagnostic paths use.
+// snake_case) that gpudiag.Diagnostic paths use.
 //
 // Zero values mean "unset OR unknown": at plan time the provider passes
 // Terraform-unknown values as ""/0/nil. Validate therefore skips every rule

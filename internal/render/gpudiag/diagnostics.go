@@ -1,4 +1,8 @@
-package render
+// Package gpudiag holds the findings every rule of the provider reports: a
+// Diagnostic says what was wrong and what is allowed, on the Terraform
+// attribute path it belongs to, so the provider can put it on the right line
+// of the configuration.
+package gpudiag
 
 import (
 	"fmt"
@@ -97,22 +101,25 @@ func (ds Diagnostics) bySeverity(s Severity) Diagnostics {
 	return out
 }
 
-func (ds *Diagnostics) addError(path []any, summary, detail string) {
+// AddError records an error at path.
+func (ds *Diagnostics) AddError(path []any, summary, detail string) {
 	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: path, Summary: summary, Detail: detail})
 }
 
-func (ds *Diagnostics) addWarning(path []any, summary, detail string) {
+// AddWarning records a warning at path.
+func (ds *Diagnostics) AddWarning(path []any, summary, detail string) {
 	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: path, Summary: summary, Detail: detail})
 }
 
-func (ds *Diagnostics) merge(more Diagnostics) { *ds = append(*ds, more...) }
+// Append adds more findings in order.
+func (ds *Diagnostics) Append(more Diagnostics) { *ds = append(*ds, more...) }
 
-// at builds a Path; it exists so call sites read like the attribute they name:
-// at("gpu", "accelerators", 2).
-func at(steps ...any) []any { return steps }
+// At builds a Path; it exists so call sites read like the attribute they
+// name: At("gpu", "accelerators", 2).
+func At(steps ...any) []any { return steps }
 
-// quoteList formats allowed values for a Detail: "a", "b", "c".
-func quoteList(values []string) string {
+// QuoteList formats allowed values for a Detail: "a", "b", "c".
+func QuoteList(values []string) string {
 	if len(values) == 0 {
 		return "(none)"
 	}
