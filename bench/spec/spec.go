@@ -10,8 +10,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // The workload: one GPU, cloud "generic", one replica, a placeholder image.
@@ -42,33 +44,33 @@ const NameFormat = "gpu-%03d"
 
 // Pool is the node pool the workloads are placed with (node_pool): GPU
 // Operator style H100 nodes with the run's label and taint.
-func Pool(id string) render.PoolPolicy {
-	return render.PoolPolicy{
+func Pool(id string) spec.PoolPolicy {
+	return spec.PoolPolicy{
 		Name:        "bench-" + id,
 		Cloud:       Cloud,
 		Accelerator: Accelerator,
 		GPUsPerNode: GPUsPerNode,
 		Labels:      map[string]string{LabelKey: id},
-		Taints:      []render.Taint{{Key: LabelKey, Value: id, Effect: string(corev1.TaintEffectNoSchedule)}},
+		Taints:      []spec.Taint{{Key: LabelKey, Value: id, Effect: string(corev1.TaintEffectNoSchedule)}},
 	}
 }
 
 // PoolID is the literal node_pool value both sides use (the id a
 // gpu_node_pool_policy with Pool(id) would output).
-func PoolID(id string) string { return render.EncodePoolID(Pool(id)) }
+func PoolID(id string) string { return pool.EncodeID(Pool(id)) }
 
 // Workload is what the provider's converter builds from the HCL the driver
 // writes (kind defaults to deployment).
-func Workload(name, namespace string) render.Workload {
+func Workload(name, namespace string) spec.Workload {
 	replicas := int32(Replicas)
-	return render.Workload{
+	return spec.Workload{
 		Name:      name,
 		Namespace: namespace,
-		Kind:      render.KindDeployment,
+		Kind:      spec.KindDeployment,
 		Cloud:     Cloud,
 		Replicas:  &replicas,
 		Image:     Image,
-		GPU:       render.GPU{Count: GPUCount},
+		GPU:       spec.GPU{Count: GPUCount},
 	}
 }
 
@@ -76,16 +78,16 @@ func Workload(name, namespace string) render.Workload {
 // decode node_pool, place the workload on the pool, render for the server
 // version without render's YAML. (The provider also adds an annotation
 // recording the intent, for import; the floor leaves it out.)
-func Render(name, namespace, poolID string, version *render.ServerVersion) (*render.Rendered, error) {
-	pool, err := render.DecodePoolID(poolID)
+func Render(name, namespace, poolID string, version *workload.ServerVersion) (*workload.Rendered, error) {
+	onPool, err := pool.DecodeID(poolID)
 	if err != nil {
 		return nil, err
 	}
-	w, diags := render.ApplyPool(Workload(name, namespace), pool)
+	w, diags := pool.Apply(Workload(name, namespace), onPool)
 	if diags.HasError() {
 		return nil, fmt.Errorf("placing %s on the pool: %s", name, summaries(diags))
 	}
-	r, diags := render.Render(w, render.Options{ServerVersion: version, Pool: &pool, SkipManifest: true})
+	r, diags := workload.Render(w, workload.Options{ServerVersion: version, Pool: &onPool, SkipManifest: true})
 	if diags.HasError() || r == nil {
 		return nil, fmt.Errorf("rendering %s: %s", name, summaries(diags))
 	}

@@ -12,7 +12,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
 )
 
 // ListNodes lists nodes matching a label selector.
@@ -65,7 +65,7 @@ func (c *Client) AddNodeTaints(ctx context.Context, node string, taints []corev1
 	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
 		added = nil
 		for _, t := range taints {
-			if !render.HasTaint(current, t) {
+			if !capacity.HasTaint(current, t) {
 				current = append(current, t)
 				added = append(added, t)
 			}
@@ -81,7 +81,7 @@ func (c *Client) RemoveNodeTaints(ctx context.Context, node string, taints []cor
 	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
 		kept := current[:0]
 		for _, t := range current {
-			if !render.HasTaint(taints, t) {
+			if !capacity.HasTaint(taints, t) {
 				kept = append(kept, t)
 			}
 		}
@@ -116,7 +116,7 @@ func sameTaints(a, b []corev1.Taint) bool {
 		return false
 	}
 	for _, t := range a {
-		if !render.HasTaint(b, t) {
+		if !capacity.HasTaint(b, t) {
 			return false
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 var _ datasource.DataSource = &acceleratorsDataSource{}
@@ -60,9 +62,9 @@ func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"profiles and the label values each cloud uses for it. Needs no cluster.",
 		Attributes: map[string]schema.Attribute{
 			"cloud": schema.StringAttribute{
-				MarkdownDescription: "Only models this cloud offers: one of " + markdownList(render.CloudNames()) + ".",
+				MarkdownDescription: "Only models this cloud offers: one of " + markdownList(clouds.Names()) + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+				Validators:          []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 			},
 			"mig": schema.BoolAttribute{
 				MarkdownDescription: "With `true`, only models with Multi-Instance GPU; with `false`, only models without.",
@@ -128,7 +130,7 @@ func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	clouds := offeringClouds()
 	var names []string
 	var items []attr.Value
-	for _, a := range render.Accelerators() {
+	for _, a := range catalog.Accelerators() {
 		if !acceleratorMatches(a, m, clouds[a.Name]) {
 			continue
 		}
@@ -144,7 +146,7 @@ func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-func acceleratorMatches(a render.Accelerator, m acceleratorsModel, clouds []string) bool {
+func acceleratorMatches(a catalog.Accelerator, m acceleratorsModel, clouds []string) bool {
 	if c := m.Cloud.ValueString(); c != "" && !slices.Contains(clouds, c) {
 		return false
 	}
@@ -156,11 +158,11 @@ func acceleratorMatches(a render.Accelerator, m acceleratorsModel, clouds []stri
 	return m.MinMemoryGiB.IsNull() || float64(a.MemoryMiB) >= m.MinMemoryGiB.ValueFloat64()*1024
 }
 
-// offeringClouds inverts render.CloudAccelerators: model → clouds.
+// offeringClouds inverts clouds.Accelerators: model → clouds.
 func offeringClouds() map[string][]string {
 	out := map[string][]string{}
-	for _, c := range render.CloudNames() {
-		for _, name := range render.CloudAccelerators(render.Cloud(c)) {
+	for _, c := range clouds.Names() {
+		for _, name := range clouds.Accelerators(spec.Cloud(c)) {
 			out[name] = append(out[name], c)
 		}
 	}
@@ -186,7 +188,7 @@ type acceleratorStruct struct {
 	MIGProfiles     []migProfileValue `tfsdk:"mig_profiles"`
 }
 
-func acceleratorValue(a render.Accelerator, clouds []string) acceleratorStruct {
+func acceleratorValue(a catalog.Accelerator, clouds []string) acceleratorStruct {
 	profiles := make([]migProfileValue, len(a.MIGProfiles))
 	for i, p := range a.MIGProfiles {
 		profiles[i] = migProfileValue{Name: p.Name, InstancesPerGPU: int64(p.InstancesPerGPU)}

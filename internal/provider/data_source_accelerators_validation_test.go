@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 )
 
 // Invalid filters of gpu_accelerators fail the plan on the filter, with no
@@ -45,7 +45,7 @@ func TestAcceleratorsDataSource_planTimeValidation(t *testing.T) {
 func TestAcceleratorMatches_hugeMinimum(t *testing.T) {
 	for _, minimum := range []float64{1 << 20, math.MaxInt64 / 1024 * 2, math.MaxInt64, math.MaxFloat64} {
 		m := acceleratorsModel{MIG: types.BoolNull(), MinMemoryGiB: types.Float64Value(minimum)}
-		for _, a := range render.Accelerators() {
+		for _, a := range catalog.Accelerators() {
 			if acceleratorMatches(a, m, nil) {
 				t.Errorf("min_memory_gib = %g matches %s (%d MiB)", minimum, a.Name, a.MemoryMiB)
 			}

@@ -11,7 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 var (
@@ -161,7 +162,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 
 // liveCapacity reads nodes and the pods that still hold resources, and
 // groups them into pools.
-func liveCapacity(ctx context.Context, client *kube.Client, selector string) ([]render.PoolCapacity, error) {
+func liveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, error) {
 	nodes, err := client.ListNodes(ctx, selector)
 	if err != nil {
 		return nil, err
@@ -170,7 +171,7 @@ func liveCapacity(ctx context.Context, client *kube.Client, selector string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return render.SummarizeCapacity(nodes, pods), nil
+	return capacity.Summarize(nodes, pods), nil
 }
 
 type resourceCapacityValue struct {
@@ -196,7 +197,7 @@ type poolCapacityStruct struct {
 	Taints        []cloudTaintValue       `tfsdk:"taints"`
 }
 
-func poolCapacityValue(p render.PoolCapacity) poolCapacityStruct {
+func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
 	nodes := make([]string, len(p.Nodes))
 	for i, n := range p.Nodes {
 		nodes[i] = n.Name

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
@@ -66,8 +66,8 @@ var taintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": type
 
 // toPoolPolicy converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
-func (c *converter) toPoolPolicy(m nodePoolPolicyModel, defaultCloud string) render.PoolPolicy {
-	p := render.PoolPolicy{
+func (c *converter) toPoolPolicy(m nodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
+	p := spec.PoolPolicy{
 		Name:        c.str(m.Name),
 		Cloud:       c.str(m.Cloud),
 		Accelerator: c.str(m.Accelerator),
@@ -92,7 +92,7 @@ func (c *converter) toPoolPolicy(m nodePoolPolicyModel, defaultCloud string) ren
 	return p
 }
 
-func (c *converter) taints(v types.List) []render.Taint {
+func (c *converter) taints(v types.List) []spec.Taint {
 	if v.IsUnknown() {
 		c.unknown = true
 		return nil
@@ -100,7 +100,7 @@ func (c *converter) taints(v types.List) []render.Taint {
 	if v.IsNull() {
 		return nil
 	}
-	out := make([]render.Taint, len(v.Elements()))
+	out := make([]spec.Taint, len(v.Elements()))
 	for i, e := range v.Elements() {
 		// Element by element: a null element (ProtocolServer rejects it before) or an
 		// unknown one must not fail the whole conversion. It stays a blank
@@ -109,7 +109,7 @@ func (c *converter) taints(v types.List) []render.Taint {
 		obj, ok := e.(types.Object)
 		var t taintModel
 		if ok && c.object(obj, &t) {
-			out[i] = render.Taint{Key: c.str(t.Key), Value: c.str(t.Value), Effect: c.str(t.Effect)}
+			out[i] = spec.Taint{Key: c.str(t.Key), Value: c.str(t.Value), Effect: c.str(t.Effect)}
 		}
 	}
 	return out
@@ -154,7 +154,7 @@ type eksShapeValue struct {
 	Taints        []cloudTaintValue `tfsdk:"taints"`
 }
 
-func cloudTaints(in []render.CloudTaint) []cloudTaintValue {
+func cloudTaints(in []spec.CloudTaint) []cloudTaintValue {
 	out := make([]cloudTaintValue, len(in))
 	for i, t := range in {
 		out[i] = cloudTaintValue(t)
@@ -170,7 +170,7 @@ func emptyMapIfNil(m map[string]string) map[string]string {
 }
 
 // setPoolOutputs copies what render derived into the computed attributes.
-func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, p *render.PoolRendered) diag.Diagnostics {
+func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, p *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()
 	m.ID = types.StringValue(p.ID)

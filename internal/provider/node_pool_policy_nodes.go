@@ -11,7 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // poolRecordAnnotation records, per policy, what the policy changed on a
@@ -39,7 +40,7 @@ type poolNodeState struct {
 	taints       []corev1.Taint
 }
 
-func newPoolNodeState(client *kube.Client, policy, selector string, p *render.PoolRendered) poolNodeState {
+func newPoolNodeState(client *kube.Client, policy, selector string, p *spec.PoolRendered) poolNodeState {
 	return poolNodeState{
 		policy: policy, manager: kube.PoolFieldManager(client.FieldManager, policy), selector: selector,
 		cloudLabels: p.CloudSetLabels, policyLabels: p.NodeLabels, taints: p.NodeTaints,
@@ -81,7 +82,7 @@ func applyToNode(ctx context.Context, client *kube.Client, want poolNodeState, n
 	var stale []corev1.Taint
 	kept := rec.Taints[:0:0]
 	for _, t := range rec.Taints {
-		if render.HasTaint(want.taints, t) {
+		if capacity.HasTaint(want.taints, t) {
 			kept = append(kept, t)
 		} else {
 			stale = append(stale, t)
@@ -189,7 +190,7 @@ func nodeDrift(ctx context.Context, client *kube.Client, want poolNodeState, man
 			}
 		}
 		for _, t := range want.taints {
-			if !render.HasTaint(n.Spec.Taints, t) {
+			if !capacity.HasTaint(n.Spec.Taints, t) {
 				drift = append(drift, fmt.Sprintf("node %s: taint %s=%s:%s is missing", n.Name, t.Key, t.Value, t.Effect))
 			}
 		}

@@ -12,7 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Schema describes gpu_node_pool_policy: a GPU pool described once, with
@@ -76,42 +78,42 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			Required:            true,
 		},
 		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud of the pool: one of " + markdownList(render.PoolCloudNames()) +
+			MarkdownDescription: "Cloud of the pool: one of " + markdownList(clouds.PoolNames()) +
 				" (GKE Autopilot has no node pools). Defaults to the provider's `default_cloud`.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.PoolCloudNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
 		},
 		"accelerator": schema.StringAttribute{
-			MarkdownDescription: "Accelerator of the nodes: one of " + markdownList(render.AcceleratorNames()) + ".",
+			MarkdownDescription: "Accelerator of the nodes: one of " + markdownList(catalog.AcceleratorNames()) + ".",
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.OneOf(render.AcceleratorNames()...)},
+			Validators:          []validator.String{stringvalidator.OneOf(catalog.AcceleratorNames()...)},
 		},
 		"gpus_per_node": schema.Int64Attribute{
-			MarkdownDescription: "Physical GPUs per node, 1 to " + strconv.Itoa(render.MaxGPUsPerPod) +
+			MarkdownDescription: "Physical GPUs per node, 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) +
 				"; must be a count some machine type of the cloud has.",
 			Required:   true,
-			Validators: []validator.Int64{int64validator.Between(1, render.MaxGPUsPerPod)},
+			Validators: []validator.Int64{int64validator.Between(1, spec.MaxGPUsPerPod)},
 		},
 		"partition": schema.StringAttribute{
 			MarkdownDescription: "MIG partitioning of every GPU: a profile such as `2g.10gb`, a mig-manager layout such as " +
-				"`all-1g.5gb`, or `" + render.PartitionAllBalanced + "` (needs `mig_strategy = \"mixed\"`).",
+				"`all-1g.5gb`, or `" + spec.PartitionAllBalanced + "` (needs `mig_strategy = \"mixed\"`).",
 			Optional: true,
 		},
 		"mig_strategy": schema.StringAttribute{
-			MarkdownDescription: "MIG strategy of the device plugin: one of " + markdownList(render.MIGStrategyNames()) +
+			MarkdownDescription: "MIG strategy of the device plugin: one of " + markdownList(spec.MIGStrategyNames()) +
 				". Defaults to `single`.",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.MIGStrategyNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
 		},
 		"sharing": schema.StringAttribute{
-			MarkdownDescription: "GPU sharing on the nodes: one of " + markdownList(render.SharingNames()) + ". Requires `replicas`.",
+			MarkdownDescription: "GPU sharing on the nodes: one of " + markdownList(spec.SharingNames()) + ". Requires `replicas`.",
 			Optional:            true,
-			Validators:          []validator.String{stringvalidator.OneOf(render.SharingNames()...)},
+			Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
 		},
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Time-slicing replicas or MPS clients per GPU: at least " + strconv.Itoa(minSharedReplicas) +
-				", at most " + strconv.Itoa(render.MaxMPSClients) + " with MPS or on GKE. Required with `sharing`.",
+				", at most " + strconv.Itoa(clouds.MaxMPSClients) + " with MPS or on GKE. Required with `sharing`.",
 			Optional:   true,
 			Validators: []validator.Int64{int64validator.AtLeast(minSharedReplicas)},
 		},
@@ -135,7 +137,7 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 				// checks the effect and reports it on the list element.
 				"effect": schema.StringAttribute{
 					Required:            true,
-					MarkdownDescription: "One of " + markdownList(render.TaintEffectNames()) + ".",
+					MarkdownDescription: "One of " + markdownList(spec.TaintEffectNames()) + ".",
 				},
 			}},
 		},

@@ -9,8 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // minSharedReplicas: sharing a GPU means at least two pods on it.
@@ -21,14 +23,14 @@ const minSharedReplicas = 2
 // second time ("Unknown cloud" next to "Invalid Attribute Value Match").
 // gke-autopilot is kept: render says why it has no pools and what to use
 // instead, which the schema's list of allowed values does not.
-func withoutSchemaErrors(p render.PoolPolicy) render.PoolPolicy {
-	if p.Cloud != string(render.CloudGKEAutopilot) {
-		p.Cloud = onlyIfIn(p.Cloud, render.PoolCloudNames())
+func withoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
+	if p.Cloud != string(spec.CloudGKEAutopilot) {
+		p.Cloud = onlyIfIn(p.Cloud, clouds.PoolNames())
 	}
-	p.Accelerator = onlyIfIn(p.Accelerator, render.AcceleratorNames())
-	p.MIGStrategy = onlyIfIn(p.MIGStrategy, render.MIGStrategyNames())
-	p.Sharing = onlyIfIn(p.Sharing, render.SharingNames())
-	if p.GPUsPerNode < 1 || p.GPUsPerNode > render.MaxGPUsPerPod {
+	p.Accelerator = onlyIfIn(p.Accelerator, catalog.AcceleratorNames())
+	p.MIGStrategy = onlyIfIn(p.MIGStrategy, spec.MIGStrategyNames())
+	p.Sharing = onlyIfIn(p.Sharing, spec.SharingNames())
+	if p.GPUsPerNode < 1 || p.GPUsPerNode > spec.MaxGPUsPerPod {
 		p.GPUsPerNode = 0
 	}
 	if p.Replicas < minSharedReplicas {

@@ -7,7 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // poolRule is one invalid gpu_node_pool_policy. body holds every attribute
@@ -265,15 +266,15 @@ func poolClusterBlockRules() map[string]poolRule {
 // A value the schema rejects is reported once, by the schema's validator:
 // render, which would say the same again, sees it blanked.
 func TestNodePoolPolicy_schemaErrorsAreNotRepeated(t *testing.T) {
-	for _, p := range []render.PoolPolicy{
+	for _, p := range []spec.PoolPolicy{
 		{Cloud: "gcp"}, {Accelerator: "k80"}, {MIGStrategy: "none"}, {Sharing: "vgpu"},
 		{GPUsPerNode: 17}, {GPUsPerNode: -1}, {Replicas: 1}, {Replicas: -3},
 	} {
-		if diags := render.ValidatePool(withoutSchemaErrors(p)); len(diags) > 0 {
+		if diags := pool.Validate(withoutSchemaErrors(p)); len(diags) > 0 {
 			t.Errorf("%+v: render repeats the schema's error: %v", p, diags)
 		}
 	}
-	if got := withoutSchemaErrors(render.PoolPolicy{Cloud: "gke-autopilot"}).Cloud; got != "gke-autopilot" {
+	if got := withoutSchemaErrors(spec.PoolPolicy{Cloud: "gke-autopilot"}).Cloud; got != "gke-autopilot" {
 		t.Errorf("gke-autopilot must reach render, which says what to use instead; got %q", got)
 	}
 }
@@ -292,7 +293,7 @@ type workloadOnPool struct {
 func TestNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
 	const a100 = "accelerator = \"a100-40gb\"\n  gpus_per_node = 8\n  "
 	const t4 = "accelerator = \"t4\"\n  gpus_per_node = 1\n  "
-	invalidPool := render.EncodePoolID(render.PoolPolicy{Name: "pool", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 3})
+	invalidPool := pool.EncodeID(spec.PoolPolicy{Name: "pool", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 3})
 	cases := map[string]workloadOnPool{
 		"cloud other than the pool's": {pool: t4, extra: `cloud = "gke"`, gpu: "count = 1",
 			want: phrases(`Cloud differs from the node pool`, `cloud = "gke"`, `Allowed: cloud = "generic"`)},

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
 
 // One resource per target; the provider has no cluster configured, since
@@ -116,7 +116,7 @@ resource "gpu_operator_values" "numaflow" {
 }
 `
 
-// The pod specs every target's values carry (render.PodFragments) are
+// The pod specs every target's values carry (values.PodFragments) are
 // accepted by the real API server: a server-side dry run validates them as
 // a chart's pods would be validated, without creating anything.
 func TestAccOperatorValues_podFragmentsPassServerDryRun(t *testing.T) {
@@ -124,8 +124,8 @@ func TestAccOperatorValues_podFragmentsPassServerDryRun(t *testing.T) {
 	clearClusterEnv(t)
 	ns := acctest.Namespace(t)
 	targets := map[string]string{
-		"fiftyone": render.TargetFiftyOne, "flyte_core": render.TargetFlyteCore, "flyte_binary_v2": render.TargetFlyteBinary,
-		"gpu_operator": render.TargetGPUOperator, "device_plugin": render.TargetNvidiaDevicePlugin, "numaflow": render.TargetNumaflow,
+		"fiftyone": values.TargetFiftyOne, "flyte_core": values.TargetFlyteCore, "flyte_binary_v2": values.TargetFlyteBinary,
+		"gpu_operator": values.TargetGPUOperator, "device_plugin": values.TargetNvidiaDevicePlugin, "numaflow": values.TargetNumaflow,
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -172,11 +172,11 @@ func stateValues(s *terraform.State, address string) (map[string]any, error) {
 }
 
 func dryRunFragments(t *testing.T, s *terraform.State, address, target, ns string) error {
-	values, err := stateValues(s, address)
+	generated, err := stateValues(s, address)
 	if err != nil {
 		return err
 	}
-	specs, err := render.PodFragments(target, values)
+	specs, err := values.PodFragments(target, generated)
 	if err != nil {
 		return fmt.Errorf("%s: %w", address, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart/helminstall"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
@@ -69,9 +69,9 @@ var flyteClouds = []flyteCloud{
 // pods stay off the GPU nodes (issue #15).
 func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
 	for _, c := range []flyteChart{
-		{"flyte-core", render.TargetFlyteCore, 1, "k8s.yaml", []string{"configmap", "k8s"}},
-		{"flyte-binary", render.TargetFlyteBinary, 1, "100-inline-config.yaml", []string{"configuration", "inline"}},
-		{"flyte-binary-v2", render.TargetFlyteBinary, 2, "100-inline-config.yaml", []string{"configuration", "inline"}},
+		{"flyte-core", values.TargetFlyteCore, 1, "k8s.yaml", []string{"configmap", "k8s"}},
+		{"flyte-binary", values.TargetFlyteBinary, 1, "100-inline-config.yaml", []string{"configuration", "inline"}},
+		{"flyte-binary-v2", values.TargetFlyteBinary, 2, "100-inline-config.yaml", []string{"configuration", "inline"}},
 	} {
 		for _, cl := range flyteClouds {
 			t.Run(c.chart+"/"+cl.cloud, func(t *testing.T) { installFlyteAndPlaceTasks(t, c, cl) })
@@ -134,7 +134,7 @@ resource "gpu_operator_values" "flyte" {
 func placeFlyteTasks(ctx context.Context, t *testing.T, ns string, c flyteChart, cl flyteCloud, installed map[string]any) error {
 	asValues := map[string]any{}
 	nest(asValues, installed, c.valuesPrefix...)
-	pods, err := render.PodFragments(c.target, asValues)
+	pods, err := values.PodFragments(c.target, asValues)
 	if err != nil {
 		return fmt.Errorf("the installed plugin config does not read as propeller's: %w", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
 
 // valuesIntent is a gpu_operator_values as render sees it: the target, the
@@ -20,7 +20,7 @@ import (
 // planning build it the same way.
 type valuesIntent struct {
 	target string
-	input  render.ValuesInput
+	input  values.Input
 	// findings are the pool id decode errors and ValidateValuesInput's
 	// diagnostics.
 	findings gpudiag.Diagnostics
@@ -48,7 +48,7 @@ func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud str
 	in.findings = conv.findings
 	// An unknown target cannot be checked: render would call it unknown.
 	if in.target != "" {
-		in.findings = append(in.findings, render.ValidateValuesInput(in.target, in.input)...)
+		in.findings = append(in.findings, values.ValidateInput(in.target, in.input)...)
 	}
 	in.unknown, in.diags = conv.unknown, conv.diags
 	return in
@@ -102,7 +102,7 @@ type valuesBuild struct {
 // against the chart and renders the outputs. Diagnostics already in the
 // intent's findings are not repeated.
 func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnostics) {
-	generated, gdiags := render.GenerateValues(in.target, in.input)
+	generated, gdiags := values.Generate(in.target, in.input)
 	diags := subtract(gdiags, in.findings)
 	if gdiags.HasError() {
 		return nil, diags
@@ -112,7 +112,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnosti
 	if bdiags.HasError() {
 		return nil, diags
 	}
-	merged, err := render.MergeBaseValues(bases, generated)
+	merged, err := values.MergeBaseValues(bases, generated)
 	if err != nil {
 		return nil, append(diags, errorAt([]any{"base_values_yaml"}, "Base values do not merge", err.Error()+"."))
 	}
@@ -124,7 +124,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnosti
 			return nil, diags
 		}
 	}
-	if out.yaml, err = render.CanonicalValuesYAML(merged); err != nil {
+	if out.yaml, err = values.CanonicalYAML(merged); err != nil {
 		return nil, append(diags, errorAt(nil, "Cannot encode the values", err.Error()+"."))
 	}
 	fragments, more := podFragmentsYAML(in.target, merged)
@@ -136,11 +136,11 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnosti
 // render_preview, renders it; diagnostics point at the attribute (or base
 // values file) that produced the offending value.
 func (in valuesIntent) checkChart(src valuesSources, generated map[string]any, bases []map[string]any, out *valuesBuild) gpudiag.Diagnostics {
-	diags := in.locate(render.ValidateValuesAgainstChart(src.chartPath, out.values), generated, bases)
+	diags := in.locate(values.ValidateAgainstChart(src.chartPath, out.values), generated, bases)
 	if diags.HasError() || !src.preview {
 		return diags
 	}
-	manifests, pdiags := render.RenderChartPreview(src.chartPath, out.values, "")
+	manifests, pdiags := values.RenderChartPreview(src.chartPath, out.values, "")
 	out.manifests = manifests
 	if out.manifests == nil {
 		out.manifests = map[string]string{}
@@ -159,14 +159,14 @@ func (in valuesIntent) locate(diags gpudiag.Diagnostics, generated map[string]an
 		switch {
 		case len(d.Path) == 0:
 			d.Path = []any{"chart_path"}
-		case d.Path[0] == render.ValuesPathRoot && !hasValuesPath(generated, d.Path[1:]):
+		case d.Path[0] == values.PathRoot && !hasValuesPath(generated, d.Path[1:]):
 			if i := lastBaseWith(bases, d.Path[1:]); i >= 0 {
 				d.Path = []any{"base_values_yaml", i}
 			}
 		}
 		out = append(out, d)
 	}
-	return render.RemapValuesDiagnostics(in.target, in.input, out)
+	return values.RemapDiagnostics(in.target, in.input, out)
 }
 
 // lastBaseWith is the index of the last (winning) base values file that
@@ -249,14 +249,14 @@ func baseValuesError(i int, err error) gpudiag.Diagnostic {
 // podFragmentsYAML lists the pods the values produce. Base values can give
 // the target's keys another shape; that is worth a warning, not a failed
 // plan, since the chart may still accept it.
-func podFragmentsYAML(target string, values map[string]any) (string, gpudiag.Diagnostics) {
+func podFragmentsYAML(target string, merged map[string]any) (string, gpudiag.Diagnostics) {
 	warn := func(err error) gpudiag.Diagnostics {
 		return gpudiag.Diagnostics{{Severity: gpudiag.SeverityWarning, Path: []any{"base_values_yaml"},
 			Summary: "Pod fragments unavailable",
 			Detail: "The merged values do not have the shape target " + target + " expects (" + err.Error() + "), so " +
 				"pod_fragments_yaml is empty. Allowed: base values that keep the chart's value types."}}
 	}
-	pods, err := render.PodFragments(target, values)
+	pods, err := values.PodFragments(target, merged)
 	if err != nil {
 		return "", warn(err)
 	}

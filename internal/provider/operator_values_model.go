@@ -4,8 +4,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
 
 // operatorValuesModel is gpu_operator_values' Terraform data. The target
@@ -133,7 +135,7 @@ type tolerationInputModel struct {
 	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
 }
 
-// valuesConverter builds render.ValuesInput from the model. Pool ids that
+// valuesConverter builds values.Input from the model. Pool ids that
 // do not decode become error findings on the attribute that holds them, so
 // they are reported with render's own diagnostics.
 type valuesConverter struct {
@@ -146,8 +148,8 @@ type valuesConverter struct {
 
 // toValuesInput converts the target blocks; Cloud is left to the caller,
 // which decides between configuration, pools and default_cloud.
-func (c *valuesConverter) toValuesInput(m operatorValuesModel) render.ValuesInput {
-	return render.ValuesInput{
+func (c *valuesConverter) toValuesInput(m operatorValuesModel) values.Input {
+	return values.Input{
 		FiftyOne:           c.fiftyOne(m.FiftyOne),
 		Flyte:              c.flyte(m.Flyte),
 		GPUOperator:        c.gpuOperator(m.GPUOperator),
@@ -180,7 +182,7 @@ func (c *valuesConverter) optBool(v types.Bool) *bool {
 }
 
 // optGPU is nil without a gpu block (a CPU-only FiftyOne runner).
-func (c *valuesConverter) optGPU(v types.Object) *render.GPU {
+func (c *valuesConverter) optGPU(v types.Object) *spec.GPU {
 	if v.IsNull() || v.IsUnknown() {
 		c.unknown = c.unknown || v.IsUnknown()
 		return nil
@@ -192,15 +194,15 @@ func (c *valuesConverter) optGPU(v types.Object) *render.GPU {
 // pool decodes one gpu_node_pool_policy id. An unknown id gives an empty
 // policy (zero values are "unknown" to render), so rules that depend on a
 // pool being present still see one.
-func (c *valuesConverter) pool(v types.String, at []any) *render.PoolPolicy {
+func (c *valuesConverter) pool(v types.String, at []any) *spec.PoolPolicy {
 	if v.IsUnknown() {
 		c.unknown, c.poolUnknown = true, true
-		return &render.PoolPolicy{}
+		return &spec.PoolPolicy{}
 	}
 	if v.IsNull() {
 		return nil
 	}
-	p, err := render.DecodePoolID(v.ValueString())
+	p, err := pool.DecodeID(v.ValueString())
 	if err != nil {
 		c.findings = append(c.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: at,
 			Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. " +
@@ -212,7 +214,7 @@ func (c *valuesConverter) pool(v types.String, at []any) *render.PoolPolicy {
 
 // pools decodes a list of ids, keeping positions so diagnostics name the
 // right element: unknown or invalid entries become empty policies.
-func (c *valuesConverter) pools(v types.List, at []any) []render.PoolPolicy {
+func (c *valuesConverter) pools(v types.List, at []any) []spec.PoolPolicy {
 	if v.IsUnknown() {
 		c.unknown, c.poolUnknown = true, true
 		return nil
@@ -220,7 +222,7 @@ func (c *valuesConverter) pools(v types.List, at []any) []render.PoolPolicy {
 	if v.IsNull() {
 		return nil
 	}
-	out := make([]render.PoolPolicy, 0, len(v.Elements()))
+	out := make([]spec.PoolPolicy, 0, len(v.Elements()))
 	for i, e := range v.Elements() {
 		s, ok := e.(types.String)
 		if !ok {
@@ -229,7 +231,7 @@ func (c *valuesConverter) pools(v types.List, at []any) []render.PoolPolicy {
 		if p := c.pool(s, append(append([]any{}, at...), i)); p != nil {
 			out = append(out, *p)
 		} else {
-			out = append(out, render.PoolPolicy{})
+			out = append(out, spec.PoolPolicy{})
 		}
 	}
 	return out
@@ -253,24 +255,24 @@ func (c *valuesConverter) tolerations(v types.List) []corev1.Toleration {
 	return out
 }
 
-func (c *valuesConverter) image(v types.Object) *render.FiftyOneImage {
+func (c *valuesConverter) image(v types.Object) *values.FiftyOneImage {
 	var m fiftyOneImageModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.FiftyOneImage{Repository: c.str(m.Repository), Tag: c.str(m.Tag)}
+	return &values.FiftyOneImage{Repository: c.str(m.Repository), Tag: c.str(m.Tag)}
 }
 
-func (c *valuesConverter) fiftyOne(v types.Object) *render.FiftyOneValues {
+func (c *valuesConverter) fiftyOne(v types.Object) *values.FiftyOneValues {
 	var m fiftyOneModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	out := &render.FiftyOneValues{}
+	out := &values.FiftyOneValues{}
 	var deployments []fiftyOneDeploymentModel
 	c.objects(m.Deployment, &deployments)
 	for i, d := range deployments {
-		out.Deployments = append(out.Deployments, render.FiftyOneDeployment{
+		out.Deployments = append(out.Deployments, values.FiftyOneDeployment{
 			Key: c.str(d.Key), Enabled: c.optBool(d.Enabled), Replicas: c.optInt32(d.Replicas),
 			Description: c.str(d.Description), Image: c.image(d.Image), Env: c.stringMap(d.Env),
 			GPU: c.optGPU(d.GPU), NodePool: c.pool(d.NodePool, []any{"fiftyone", "deployment", i, "node_pool"}),
@@ -280,7 +282,7 @@ func (c *valuesConverter) fiftyOne(v types.Object) *render.FiftyOneValues {
 	var jobs []fiftyOneJobTemplateModel
 	c.objects(m.JobTemplate, &jobs)
 	for i, j := range jobs {
-		out.JobTemplates = append(out.JobTemplates, render.FiftyOneJobTemplate{
+		out.JobTemplates = append(out.JobTemplates, values.FiftyOneJobTemplate{
 			Key: c.str(j.Key), Enabled: c.optBool(j.Enabled), Image: c.image(j.Image), Env: c.stringMap(j.Env),
 			GPU: c.optGPU(j.GPU), NodePool: c.pool(j.NodePool, []any{"fiftyone", "job_template", i, "node_pool"}),
 			Spot: c.boolean(j.Spot), Size: c.str(j.Size), CPU: c.str(j.CPU), Memory: c.str(j.Memory),
@@ -291,12 +293,12 @@ func (c *valuesConverter) fiftyOne(v types.Object) *render.FiftyOneValues {
 	return out
 }
 
-func (c *valuesConverter) flyte(v types.Object) *render.FlyteValues {
+func (c *valuesConverter) flyte(v types.Object) *values.FlyteValues {
 	var m flyteModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.FlyteValues{
+	return &values.FlyteValues{
 		FlyteVersion:           c.int64(m.FlyteVersion),
 		Accelerators:           c.strings(m.Accelerators),
 		Sharing:                c.str(m.Sharing),
@@ -311,12 +313,12 @@ func (c *valuesConverter) flyte(v types.Object) *render.FlyteValues {
 	}
 }
 
-func (c *valuesConverter) gpuOperator(v types.Object) *render.GPUOperatorValues {
+func (c *valuesConverter) gpuOperator(v types.Object) *values.GPUOperatorValues {
 	var m gpuOperatorModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.GPUOperatorValues{
+	return &values.GPUOperatorValues{
 		NodePools:      c.pools(m.NodePools, []any{"gpu_operator", "node_pools"}),
 		ConfigMapName:  c.str(m.ConfigMapName),
 		MIGStrategy:    c.str(m.MIGStrategy),
@@ -329,14 +331,14 @@ func (c *valuesConverter) gpuOperator(v types.Object) *render.GPUOperatorValues 
 	}
 }
 
-func (c *valuesConverter) migLayouts(v types.List) []render.MIGLayout {
+func (c *valuesConverter) migLayouts(v types.List) []values.MIGLayout {
 	var items []migLayoutModel
 	if !c.objects(v, &items) {
 		return nil
 	}
-	out := make([]render.MIGLayout, len(items))
+	out := make([]values.MIGLayout, len(items))
 	for i, l := range items {
-		out[i] = render.MIGLayout{Name: c.str(l.Name), Accelerator: c.str(l.Accelerator), Devices: c.int64Map(l.Devices)}
+		out[i] = values.MIGLayout{Name: c.str(l.Name), Accelerator: c.str(l.Accelerator), Devices: c.int64Map(l.Devices)}
 	}
 	return out
 }
@@ -358,24 +360,24 @@ func (c *valuesConverter) int64Map(v types.Map) map[string]int64 {
 	return out
 }
 
-func (c *valuesConverter) devicePlugin(v types.Object) *render.DevicePluginValues {
+func (c *valuesConverter) devicePlugin(v types.Object) *values.DevicePluginValues {
 	var m devicePluginModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.DevicePluginValues{
+	return &values.DevicePluginValues{
 		NodePools:   c.pools(m.NodePools, []any{"nvidia_device_plugin", "node_pools"}),
 		MIGStrategy: c.str(m.MIGStrategy),
 		Tolerations: c.tolerations(m.Tolerations),
 	}
 }
 
-func (c *valuesConverter) numaflow(v types.Object) *render.NumaflowValues {
+func (c *valuesConverter) numaflow(v types.Object) *values.NumaflowValues {
 	var m numaflowModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.NumaflowValues{
+	return &values.NumaflowValues{
 		Kind: c.str(m.Kind), Name: c.str(m.Name), Namespace: c.str(m.Namespace), VertexName: c.str(m.VertexName),
 		Image: c.str(m.Image), GPU: c.gpu(m.GPU), NodePool: c.pool(m.NodePool, []any{"numaflow", "node_pool"}),
 		Spot: c.boolean(m.Spot), Size: c.str(m.Size), CPU: c.str(m.CPU), Memory: c.str(m.Memory),
@@ -385,9 +387,9 @@ func (c *valuesConverter) numaflow(v types.Object) *render.NumaflowValues {
 
 // poolClouds lists the clouds of every pool the input references, in
 // order, so an unset cloud can follow the pools as gpu_workload's does.
-func poolClouds(in render.ValuesInput) []string {
-	var pools []render.PoolPolicy
-	add := func(p *render.PoolPolicy) {
+func poolClouds(in values.Input) []string {
+	var pools []spec.PoolPolicy
+	add := func(p *spec.PoolPolicy) {
 		if p != nil {
 			pools = append(pools, *p)
 		}

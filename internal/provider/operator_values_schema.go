@@ -14,14 +14,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Schema is part of resource.Resource.
 var _ resource.Resource = &operatorValuesResource{}
 
 // Schema describes gpu_operator_values. Attribute names and nesting mirror
-// render's input structs (render.ValuesInput) exactly, because render's
+// render's input structs (values.Input) exactly, because render's
 // diagnostic paths (fiftyone.deployment[2].gpu.count) are used as they are.
 // Allowed values in descriptions come from the same render functions the
 // validators use.
@@ -50,18 +54,18 @@ func operatorValuesBlocks() map[string]schema.Block {
 func operatorValuesAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"target": schema.StringAttribute{
-			MarkdownDescription: "Chart the values are for: one of " + markdownList(render.ValuesTargetNames()) + ". Only " +
+			MarkdownDescription: "Chart the values are for: one of " + markdownList(values.TargetNames()) + ". Only " +
 				"that chart's block may be set (`flyte-core` and `flyte-binary` share the `flyte` block).",
 			Required:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.ValuesTargetNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(values.TargetNames()...)},
 		},
 		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(render.CloudNames()) +
+			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(clouds.Names()) +
 				". Defaults to the cloud of the referenced node pools, then to the provider's `default_cloud`; GPU " +
 				"placement needs one of them.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 		},
 		"base_values_yaml": schema.ListAttribute{
 			MarkdownDescription: "Values files (YAML strings, e.g. `file(\"values.yaml\")`) the generated values are merged " +
@@ -153,10 +157,10 @@ func poolIDsAttribute(what string) schema.ListAttribute {
 
 func sizeAttribute() schema.StringAttribute {
 	return schema.StringAttribute{
-		MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizeNames()) +
+		MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(workload.SizeNames()) +
 			". Needs a `gpu` block; `cpu`/`memory` override it. Without any of them the chart's own resources apply.",
 		Optional:   true,
-		Validators: []validator.String{stringvalidator.OneOf(render.SizeNames()...)},
+		Validators: []validator.String{stringvalidator.OneOf(workload.SizeNames()...)},
 	}
 }
 
@@ -246,9 +250,9 @@ func tolerationsBlock(description string) schema.ListNestedBlock {
 				Optional:            true,
 			},
 			"effect": schema.StringAttribute{
-				MarkdownDescription: "Taint effect: one of " + markdownList(render.TaintEffectNames()) + "; empty matches all.",
+				MarkdownDescription: "Taint effect: one of " + markdownList(spec.TaintEffectNames()) + "; empty matches all.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(render.TaintEffectNames()...)},
+				Validators:          []validator.String{stringvalidator.OneOf(spec.TaintEffectNames()...)},
 			},
 			"toleration_seconds": schema.Int64Attribute{
 				MarkdownDescription: "How long a `NoExecute` taint is tolerated before eviction.",
@@ -351,19 +355,19 @@ func flyteBlock() schema.SingleNestedBlock {
 				Validators: []validator.Int64{int64validator.OneOf(1, 2)},
 			},
 			"accelerators": schema.ListAttribute{
-				MarkdownDescription: "Accelerators tasks may request: any of " + markdownList(render.AcceleratorNames()) +
+				MarkdownDescription: "Accelerators tasks may request: any of " + markdownList(catalog.AcceleratorNames()) +
 					". Each must be offered on the cloud; Flyte v2 maps each to its device.",
 				Optional:    true,
 				ElementType: types.StringType,
 				Validators: []validator.List{
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(stringvalidator.OneOf(render.AcceleratorNames()...)),
+					listvalidator.ValueStringsAre(stringvalidator.OneOf(catalog.AcceleratorNames()...)),
 				},
 			},
 			"sharing": schema.StringAttribute{
-				MarkdownDescription: "Make GPU tasks request shared slots: one of " + markdownList(render.SharingNames()) + ".",
+				MarkdownDescription: "Make GPU tasks request shared slots: one of " + markdownList(spec.SharingNames()) + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(render.SharingNames()...)},
+				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
 			},
 			"interruptible": schema.BoolAttribute{
 				MarkdownDescription: "Send interruptible tasks to spot capacity and keep the others off it.",
@@ -383,7 +387,7 @@ func flyteBlock() schema.SingleNestedBlock {
 			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
 			"gpu_resource_name": schema.StringAttribute{
 				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
-					"extended resource GPU tasks request. Defaults per cloud: " + render.FlyteClassDefaults() + ".",
+					"extended resource GPU tasks request. Defaults per cloud: " + values.FlyteClassDefaults() + ".",
 				Optional: true,
 			},
 			"gpu_device_node_label": schema.StringAttribute{
@@ -417,14 +421,14 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 				"after the pool"),
 			"config_map_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the device plugin ConfigMap the chart creates (default `" +
-					render.DefaultDevicePluginConfigMap + "`).",
+					values.DefaultDevicePluginConfigMap + "`).",
 				Optional: true,
 			},
 			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "Cluster-wide `mig.strategy`: one of " + markdownList(render.MIGStrategyNames()) +
+				MarkdownDescription: "Cluster-wide `mig.strategy`: one of " + markdownList(spec.MIGStrategyNames()) +
 					" (default `single`); pools override it per node through their config.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(render.MIGStrategyNames()...)},
+				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
 			},
 			"dcgm_exporter":   optionalBool("Deploy the DCGM exporter (default `true`)."),
 			"service_monitor": optionalBool("Create its ServiceMonitor (default `true` with `dcgm_exporter`)."),
@@ -443,9 +447,9 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 					},
 					"accelerator": schema.StringAttribute{
 						MarkdownDescription: "Accelerator the layout cuts, to check its profiles: one of " +
-							markdownList(render.MIGAcceleratorNames()) + ".",
+							markdownList(catalog.MIGAcceleratorNames()) + ".",
 						Required:   true,
-						Validators: []validator.String{stringvalidator.OneOf(render.MIGAcceleratorNames()...)},
+						Validators: []validator.String{stringvalidator.OneOf(catalog.MIGAcceleratorNames()...)},
 					},
 					"devices": schema.MapAttribute{
 						MarkdownDescription: "MIG profile → instances per GPU, e.g. `{ \"1g.5gb\" = 7 }`.",
@@ -463,7 +467,7 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 // devicePluginMIGStrategies adds the standalone plugin's "none" (its
 // default) to the operator's strategies.
 func devicePluginMIGStrategies() []string {
-	return append([]string{"none"}, render.MIGStrategyNames()...)
+	return append([]string{"none"}, spec.MIGStrategyNames()...)
 }
 
 func devicePluginBlock() schema.SingleNestedBlock {
@@ -493,10 +497,10 @@ func devicePluginBlock() schema.SingleNestedBlock {
 func numaflowBlock() schema.SingleNestedBlock {
 	attrs := map[string]schema.Attribute{
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Object kind: one of " + markdownList(render.NumaflowKindNames()) + " (default `" +
-				render.NumaflowKindPipeline + "`).",
+			MarkdownDescription: "Object kind: one of " + markdownList(values.NumaflowKindNames()) + " (default `" +
+				values.NumaflowKindPipeline + "`).",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.NumaflowKindNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(values.NumaflowKindNames()...)},
 		},
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +
@@ -508,7 +512,7 @@ func numaflowBlock() schema.SingleNestedBlock {
 			Optional:            true,
 		},
 		"vertex_name": schema.StringAttribute{
-			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + render.DefaultNumaflowVertex + "`).",
+			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + values.DefaultNumaflowVertex + "`).",
 			Optional:            true,
 		},
 		"image": schema.StringAttribute{

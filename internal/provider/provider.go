@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
 var _ provider.Provider = &GPUProvider{}
@@ -142,9 +142,9 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"default_cloud": schema.StringAttribute{
 				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
-					markdownList(render.CloudNames()) + ".",
+					markdownList(clouds.Names()) + ".",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 			},
 			"field_manager": schema.StringAttribute{
 				MarkdownDescription: "Server-side apply field manager name. Defaults to `" + kube.DefaultFieldManager + "`.",

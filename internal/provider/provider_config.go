@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Environment variables honoured by the provider block, named as the
@@ -37,7 +37,7 @@ func resolveKubeConfig(ctx context.Context, m providerModel, version string) (ku
 	cfg := kube.Config{
 		FieldManager:  stringOr(m.FieldManager, ""),
 		UserAgent:     userAgent(version),
-		CacheSelector: render.LabelManagedBy + "=" + render.ManagedBy,
+		CacheSelector: spec.LabelManagedBy + "=" + spec.ManagedBy,
 	}
 	if anyUnknown(m) {
 		cfg.Unknown = true

@@ -11,7 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 var (
@@ -52,7 +54,7 @@ func (r *nodePoolPolicyResource) ValidateConfig(ctx context.Context, req resourc
 	conv := &converter{ctx: ctx}
 	p := withoutSchemaErrors(conv.toPoolPolicy(config, ""))
 	resp.Diagnostics.Append(conv.diags...)
-	resp.Diagnostics.Append(renderDiagnostics(locatable(render.ValidatePool(p)))...)
+	resp.Diagnostics.Append(renderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
 }
 
@@ -73,7 +75,7 @@ func (r *nodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		if r.defaultCloud() == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
-					markdownList(render.PoolCloudNames())+".")
+					markdownList(clouds.PoolNames())+".")
 			return
 		}
 		plan.Cloud = types.StringValue(r.defaultCloud())
@@ -81,11 +83,11 @@ func (r *nodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 	conv := &converter{ctx: ctx}
 	p := conv.toPoolPolicy(plan, r.defaultCloud())
 	resp.Diagnostics.Append(conv.diags...)
-	validation := render.ValidatePool(p)
+	validation := pool.Validate(p)
 	if cloudDefaulted {
 		withoutCloud := p
 		withoutCloud.Cloud = ""
-		added := subtract(validation, render.ValidatePool(withoutCloud))
+		added := subtract(validation, pool.Validate(withoutCloud))
 		resp.Diagnostics.Append(renderDiagnostics(locatable(fromDefaultCloud(added, p.Cloud)))...)
 	}
 	if resp.Diagnostics.HasError() || validation.HasError() {
@@ -98,7 +100,7 @@ func (r *nodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.Mo
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	rendered, rdiags := render.RenderPool(p)
+	rendered, rdiags := pool.Render(p)
 	resp.Diagnostics.Append(renderDiagnostics(locatable(subtract(rdiags, validation)))...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -198,9 +200,9 @@ func (m nodePoolPolicyModel) touchesCluster() bool {
 	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull()
 }
 
-func (r *nodePoolPolicyResource) renderPlan(ctx context.Context, m nodePoolPolicyModel, diags *diag.Diagnostics) (*render.PoolRendered, bool) {
+func (r *nodePoolPolicyResource) renderPlan(ctx context.Context, m nodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
 	conv := &converter{ctx: ctx}
-	rendered, rdiags := render.RenderPool(conv.toPoolPolicy(m, r.defaultCloud()))
+	rendered, rdiags := pool.Render(conv.toPoolPolicy(m, r.defaultCloud()))
 	diags.Append(conv.diags...)
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError() && rendered != nil
@@ -287,7 +289,7 @@ func releaseNodes(ctx context.Context, client *kube.Client, m nodePoolPolicyMode
 	return diags
 }
 
-func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *render.PoolRendered) diag.Diagnostics {
+func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var ref configMapRefModel
 	if !(&converter{ctx: ctx}).object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {
@@ -315,7 +317,7 @@ func removeDevicePluginConfig(ctx context.Context, client *kube.Client, m nodePo
 	return diags
 }
 
-func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *render.PoolRendered) ([]string, diag.Diagnostics) {
+func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *spec.PoolRendered) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var ref configMapRefModel
 	if !(&converter{ctx: ctx}).object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {

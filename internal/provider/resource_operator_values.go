@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
@@ -158,7 +158,7 @@ func (r *operatorValuesResource) ModifyPlan(ctx context.Context, req resource.Mo
 		case in.input.Cloud == "":
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud on this resource, node pools of one cloud, or default_cloud in the provider \"gpu\" block. "+
-					"Allowed clouds: "+markdownList(render.CloudNames())+".")
+					"Allowed clouds: "+markdownList(clouds.Names())+".")
 			return
 		default:
 			plan.Cloud = types.StringValue(in.input.Cloud)

@@ -11,8 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 var (
@@ -77,7 +78,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if in.workload.Cloud == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud or node_pool on this resource, or default_cloud in the provider \"gpu\" block. Allowed clouds: "+
-					markdownList(render.CloudNames())+".")
+					markdownList(clouds.Names())+".")
 			return
 		}
 		plan.Cloud = types.StringValue(in.workload.Cloud)
@@ -99,7 +100,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	rendered, rdiags := render.Render(w, in.options(draVersionFromState(ctx, req)))
+	rendered, rdiags := workload.Render(w, in.options(draVersionFromState(ctx, req)))
 	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, in.findings))...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -236,7 +237,7 @@ func subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
 // last apply rendered for: the resource.k8s.io version of its claim
 // template is in the manifest. Without it the plan would show the manifest
 // as unknown on every run.
-func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *render.ServerVersion {
+func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *workload.ServerVersion {
 	if req.State.Raw.IsNull() {
 		return nil
 	}
@@ -245,10 +246,10 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *r
 		return nil
 	}
 	switch {
-	case strings.Contains(manifest.ValueString(), "apiVersion: "+render.DRAAPIVersionV1beta1+"\n"):
-		return &render.ServerVersion{Major: 1, Minor: 33}
-	case strings.Contains(manifest.ValueString(), "apiVersion: "+render.DRAAPIVersionV1+"\n"):
-		return &render.ServerVersion{Major: 1, Minor: 34}
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1beta1+"\n"):
+		return &workload.ServerVersion{Major: 1, Minor: 33}
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1+"\n"):
+		return &workload.ServerVersion{Major: 1, Minor: 34}
 	default:
 		return nil
 	}

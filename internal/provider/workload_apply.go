@@ -22,8 +22,10 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // applyWorkload renders the plan for the live server version, applies every
@@ -105,7 +107,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 // or Job that already exists and was not applied by gpu_workload: server-side
 // apply would merge into it, and a later destroy would delete someone else's
 // workload. It reports false when the create must not go on.
-func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *render.Rendered, diags *diag.Diagnostics) bool {
+func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
 	ref, err := kube.RefOf(rendered.Objects[len(rendered.Objects)-1])
 	if err != nil {
 		diags.AddError("Cannot create gpu_workload", err.Error())
@@ -144,7 +146,7 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ren
 // would write, applied by this provider: the trace of a create whose
 // response was lost. Taking it over is what the interrupted apply would
 // have recorded; anything else needs import or adopt.
-func interruptedCreate(live *unstructured.Unstructured, rendered *render.Rendered, fieldManager string) bool {
+func interruptedCreate(live *unstructured.Unstructured, rendered *workload.Rendered, fieldManager string) bool {
 	main := rendered.Objects[len(rendered.Objects)-1]
 	want, ok := main.GetAnnotations()[specAnnotation]
 	if !ok || live.GetAnnotations()[specAnnotation] != want {
@@ -160,7 +162,7 @@ func interruptedCreate(live *unstructured.Unstructured, rendered *render.Rendere
 
 // renderForServer renders with the server's version, which decides the
 // resource.k8s.io API version of DRA objects.
-func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, render.Workload, bool) {
+func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, spec.Workload, bool) {
 	in := intentOf(ctx, m, defaultCloud)
 	diags.Append(in.diags...)
 	version, err := client.ServerVersion(ctx)
@@ -168,15 +170,15 @@ func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, 
 		diags.AddError("Cannot reach the cluster", err.Error())
 		return nil, in.raw, false
 	}
-	// Render also runs render.ServerVersionCheck when given a version.
-	sv := render.ServerVersion{Major: version.Major, Minor: version.Minor}
-	rendered, rdiags := render.Render(in.workload, in.options(&sv))
+	// Render also runs workload.ServerVersionCheck when given a version.
+	sv := workload.ServerVersion{Major: version.Major, Minor: version.Minor}
+	rendered, rdiags := workload.Render(in.workload, in.options(&sv))
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, in.raw, !diags.HasError()
 }
 
 // annotateSpec records the intent on the workload object, for import.
-func annotateSpec(rendered *render.Rendered, w render.Workload, m workloadModel, diags *diag.Diagnostics) bool {
+func annotateSpec(rendered *workload.Rendered, w spec.Workload, m workloadModel, diags *diag.Diagnostics) bool {
 	spec, err := encodeSpec(w, m)
 	if err != nil {
 		diags.AddError("Cannot encode the workload spec", err.Error())
@@ -194,7 +196,7 @@ func annotateSpec(rendered *render.Rendered, w render.Workload, m workloadModel,
 
 // applyObjects applies in render order (claims and templates before the
 // workload that uses them) and returns the workload as stored.
-func applyObjects(ctx context.Context, client *kube.Client, rendered *render.Rendered, force bool, diags *diag.Diagnostics) (interface {
+func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.Rendered, force bool, diags *diag.Diagnostics) (interface {
 	GetUID() k8stypes.UID
 	runtime.Object
 }, bool) {
@@ -221,10 +223,10 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *render.Ren
 // removeStaleObjects deletes objects the prior configuration rendered (a
 // created model cache claim, a DRA claim template) that the new one does
 // not.
-func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *render.Rendered, defaultCloud string) diag.Diagnostics {
+func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	in := intentOf(ctx, prior, defaultCloud)
-	before, rdiags := render.Render(in.workload, in.options(nil))
+	before, rdiags := workload.Render(in.workload, in.options(nil))
 	if rdiags.HasError() || before == nil {
 		return diags
 	}
@@ -278,7 +280,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 			projected = append(projected, map[string]any{})
 			continue
 		}
-		desired, err := render.ObjectMap(obj)
+		desired, err := workload.ObjectMap(obj)
 		if err != nil {
 			diags.AddError("Cannot read gpu_workload", err.Error())
 			return false, diags
@@ -288,7 +290,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 			state.UID = types.StringValue(string(live.GetUID()))
 		}
 	}
-	manifest, err := render.EncodeManifest(projected)
+	manifest, err := workload.EncodeManifest(projected)
 	if err != nil {
 		diags.AddError("Cannot read gpu_workload", err.Error())
 		return false, diags
@@ -310,7 +312,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 // result of ttl_seconds_after_finished: the apply waited for it to complete,
 // so its disappearance is the TTL controller's work, not drift to re-run.
 func cleanedUpAfterFinishing(m workloadModel) bool {
-	if m.Kind.ValueString() != render.KindJob || waitMode(m) != kube.WaitComplete {
+	if m.Kind.ValueString() != spec.KindJob || waitMode(m) != kube.WaitComplete {
 		return false
 	}
 	var job jobModel
@@ -320,13 +322,13 @@ func cleanedUpAfterFinishing(m workloadModel) bool {
 
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
-func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*render.Rendered, bool) {
+func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
 	in := intentOf(ctx, m, defaultCloud)
 	if in.workload.GPU.DRA != nil {
 		rendered, _, ok := renderForServer(ctx, client, m, defaultCloud, diags)
 		return rendered, ok
 	}
-	rendered, rdiags := render.Render(in.workload, in.options(nil))
+	rendered, rdiags := workload.Render(in.workload, in.options(nil))
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError()
 }
@@ -368,7 +370,7 @@ func waitMode(m workloadModel) kube.WaitMode {
 	if v := m.WaitFor.ValueString(); v != "" {
 		return kube.WaitMode(v)
 	}
-	if m.Kind.ValueString() == render.KindJob {
+	if m.Kind.ValueString() == spec.KindJob {
 		return kube.WaitComplete
 	}
 	return kube.WaitRollout
@@ -376,7 +378,7 @@ func waitMode(m workloadModel) kube.WaitMode {
 
 // podSelector selects the workload's pods. Jobs use the label the job
 // controller sets, which cannot collide with a Deployment of the same name.
-func podSelector(r *render.Rendered) string {
+func podSelector(r *workload.Rendered) string {
 	keys := slices.Sorted(maps.Keys(r.SelectorLabels))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -387,7 +389,7 @@ func podSelector(r *render.Rendered) string {
 
 // explainNotReady adds to the scheduler's words what the workload asked
 // for, so the reader can compare it with the node pools.
-func explainNotReady(ctx context.Context, client *kube.Client, err error, rendered *render.Rendered) string {
+func explainNotReady(ctx context.Context, client *kube.Client, err error, rendered *workload.Rendered) string {
 	var notReady *kube.NotReadyError
 	if !errors.As(err, &notReady) {
 		// The wait itself failed (outage, permissions): the pool advice
@@ -441,14 +443,14 @@ const maxPoolsExplained = 8
 
 // explainPools says which of the cluster's GPU pools could take the pods,
 // and why the others cannot, with the same rules the scheduler applies.
-func explainPools(ctx context.Context, client *kube.Client, rendered *render.Rendered) string {
+func explainPools(ctx context.Context, client *kube.Client, rendered *workload.Rendered) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	pools, err := liveCapacity(ctx, client, "")
 	if err != nil {
 		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
 	}
-	matches := render.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
+	matches := capacity.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
 	// Closest first: pools the pods fit, then pools whose labels and taints
 	// admit them, then those with the fewest reasons against.
 	sort.SliceStable(matches, func(i, j int) bool {
@@ -486,7 +488,7 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *render.Ren
 }
 
 // podRequest is how many units of the GPU resource one pod requests.
-func podRequest(rendered *render.Rendered) int64 {
+func podRequest(rendered *workload.Rendered) int64 {
 	var spec *corev1.PodSpec
 	switch {
 	case rendered.Deployment != nil:
@@ -505,9 +507,9 @@ func podRequest(rendered *render.Rendered) int64 {
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.
-func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *render.Rendered) diag.Diagnostics {
+func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
-	manifest, err := render.ManifestOf(rendered.Objects)
+	manifest, err := workload.ManifestOf(rendered.Objects)
 	if err != nil {
 		diags.AddError("Cannot encode the rendered workload", err.Error())
 		return diags

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 var _ resource.ResourceWithImportState = &workloadResource{}
@@ -28,10 +28,10 @@ const specAnnotation = "gpu.gpuform.io/spec"
 // workloadSpec is the annotation's content: the intent plus the attributes
 // that only steer Terraform. It is a stored format: see specVersion.
 type workloadSpec struct {
-	Workload render.Workload `json:"workload"`
-	WaitFor  string          `json:"wait_for,omitempty"`
-	Force    bool            `json:"force_conflicts,omitempty"`
-	NodePool string          `json:"node_pool,omitempty"`
+	Workload spec.Workload `json:"workload"`
+	WaitFor  string        `json:"wait_for,omitempty"`
+	Force    bool          `json:"force_conflicts,omitempty"`
+	NodePool string        `json:"node_pool,omitempty"`
 	// Version is absent in version 1, the format of the first release, so
 	// that annotations already on clusters stay byte-for-byte what this
 	// version writes (a changed annotation would update every workload).
@@ -43,7 +43,7 @@ type workloadSpec struct {
 // testdata/formats/spec-annotation holds one fixture per released format.
 const specVersion = 1
 
-func encodeSpec(w render.Workload, m workloadModel) (string, error) {
+func encodeSpec(w spec.Workload, m workloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
 		NodePool: m.NodePool.ValueString()})
 	return string(b), err
@@ -178,7 +178,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
-func gpuModelFrom(ctx context.Context, g render.GPU, gpuType typed) gpuModel {
+func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType typed) gpuModel {
 	out := gpuModel{
 		Count:            types.Int64Value(g.Count),
 		Requests:         nullableInt64(g.Requests),
@@ -203,14 +203,14 @@ func gpuModelFrom(ctx context.Context, g render.GPU, gpuType typed) gpuModel {
 	return out
 }
 
-func modelCacheFrom(c *render.ModelCache) modelCacheModel {
+func modelCacheFrom(c *spec.ModelCache) modelCacheModel {
 	return modelCacheModel{
 		ClaimName: nullableString(c.ClaimName), Size: nullableString(c.Size), StorageClass: nullableString(c.StorageClass),
 		AccessMode: nullableString(c.AccessMode), MountPath: nullableString(c.MountPath), ReadOnly: nullableBool(c.ReadOnly),
 	}
 }
 
-func probeFrom(p *render.Probe) probeModel {
+func probeFrom(p *spec.Probe) probeModel {
 	return probeModel{
 		HTTPPath: nullableString(p.HTTPPath), Port: nullableInt64Of(int64(p.Port)), TCPPort: nullableInt64Of(int64(p.TCPPort)),
 		Exec: nullableStrings(p.Exec), InitialDelaySeconds: nullableInt32(p.InitialDelaySeconds),
@@ -219,7 +219,7 @@ func probeFrom(p *render.Probe) probeModel {
 	}
 }
 
-func jobFrom(j *render.JobControls) jobModel {
+func jobFrom(j *spec.JobControls) jobModel {
 	return jobModel{
 		BackoffLimit: nullableInt32(j.BackoffLimit), ActiveDeadlineSeconds: nullableInt64(j.ActiveDeadlineSeconds),
 		TTLSecondsAfterFinished: nullableInt32(j.TTLSecondsAfterFinished), Completions: nullableInt32(j.Completions),
@@ -227,7 +227,7 @@ func jobFrom(j *render.JobControls) jobModel {
 	}
 }
 
-func secretRefsValue(refs map[string]render.SecretKeyRef) types.Map {
+func secretRefsValue(refs map[string]spec.SecretKeyRef) types.Map {
 	elemType := types.ObjectType{AttrTypes: secretRefAttrTypes}
 	if refs == nil {
 		return types.MapNull(elemType)

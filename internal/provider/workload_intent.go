@@ -5,8 +5,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // workloadIntent is a gpu_workload as render sees it: the configuration,
@@ -15,9 +17,9 @@ import (
 type workloadIntent struct {
 	// raw is the workload as configured, before the pool filled anything:
 	// what import must restore.
-	raw      render.Workload
-	workload render.Workload
-	pool     *render.PoolPolicy
+	raw      spec.Workload
+	workload spec.Workload
+	pool     *spec.PoolPolicy
 	// findings are ApplyPool's and Validate's diagnostics.
 	findings gpudiag.Diagnostics
 	unknown  bool
@@ -30,20 +32,20 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 	in := workloadIntent{raw: raw, workload: raw}
 	nodePool := conv.str(m.NodePool)
 	if nodePool != "" {
-		pool, err := render.DecodePoolID(nodePool)
+		decoded, err := pool.DecodeID(nodePool)
 		if err != nil {
 			in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"node_pool"},
 				Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id."})
 		} else {
-			placed, findings := render.ApplyPool(raw, pool)
-			in.workload, in.pool = placed, &pool
+			placed, findings := pool.Apply(raw, decoded)
+			in.workload, in.pool = placed, &decoded
 			in.findings = append(in.findings, findings...)
 		}
 	}
 	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() {
 		in.workload.Cloud = defaultCloud
 	}
-	in.findings = append(in.findings, notAt(render.Validate(in.workload), in.findings)...)
+	in.findings = append(in.findings, notAt(workload.Validate(in.workload), in.findings)...)
 	in.unknown, in.diags = conv.unknown, conv.diags
 	return in
 }
@@ -68,8 +70,8 @@ func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
 }
 
 // options are the render options for this intent.
-func (in workloadIntent) options(version *render.ServerVersion) render.Options {
-	// The provider encodes the manifest itself (render.EncodeManifest), the same
+func (in workloadIntent) options(version *workload.ServerVersion) workload.Options {
+	// The provider encodes the manifest itself (workload.EncodeManifest), the same
 	// way for plan and refresh, so render's copy would be wasted work.
-	return render.Options{ServerVersion: version, Pool: in.pool, SkipManifest: true}
+	return workload.Options{ServerVersion: version, Pool: in.pool, SkipManifest: true}
 }

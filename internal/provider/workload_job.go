@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // podTemplateAttributes are the attributes that end up in the pod template.
@@ -43,7 +43,7 @@ func jobImmutableAttributes() path.Paths {
 // requireJobReplacement marks the changed attributes that reach an immutable
 // field of a Job as forcing its replacement.
 func requireJobReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan workloadModel) {
-	if req.State.Raw.IsNull() || plan.Kind.ValueString() != render.KindJob {
+	if req.State.Raw.IsNull() || plan.Kind.ValueString() != spec.KindJob {
 		return
 	}
 	var stateManifest types.String
@@ -162,7 +162,7 @@ func valueAt(raw tftypes.Value, p path.Path) tftypes.Value {
 // next apply would delete a training run hours in and start it again.
 func jobOutlivedTheWait(ctx context.Context, plan workloadModel, waitErr error) bool {
 	var notReady *kube.NotReadyError
-	return plan.Kind.ValueString() == render.KindJob && ctx.Err() != nil &&
+	return plan.Kind.ValueString() == spec.KindJob && ctx.Err() != nil &&
 		errors.As(waitErr, &notReady) && notReady.Failure == ""
 }
 

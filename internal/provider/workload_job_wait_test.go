@@ -10,7 +10,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Only a Job whose wait ran out of time (or was interrupted) while the Job
@@ -29,11 +29,11 @@ func TestJobOutlivedTheWait(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"job still pending when the time ran out", expired, render.KindJob, pending, true},
-		{"job failed", expired, render.KindJob, failed, false},
-		{"deployment not rolled out", expired, render.KindDeployment, pending, false},
-		{"wait ended before the time ran out", context.Background(), render.KindJob, pending, false},
-		{"wait failed for another reason", expired, render.KindJob, errors.New("lost contact with the Kubernetes API server"), false},
+		{"job still pending when the time ran out", expired, spec.KindJob, pending, true},
+		{"job failed", expired, spec.KindJob, failed, false},
+		{"deployment not rolled out", expired, spec.KindDeployment, pending, false},
+		{"wait ended before the time ran out", context.Background(), spec.KindJob, pending, false},
+		{"wait failed for another reason", expired, spec.KindJob, errors.New("lost contact with the Kubernetes API server"), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -48,7 +48,7 @@ func TestJobOutlivedTheWait(t *testing.T) {
 // The warning says the Job keeps running untainted, what it waited for, and
 // both ways to wait differently.
 func TestJobStillRunningDetail(t *testing.T) {
-	detail := jobStillRunningDetail(workloadModel{Kind: types.StringValue(render.KindJob)}, "1 pod Pending.")
+	detail := jobStillRunningDetail(workloadModel{Kind: types.StringValue(spec.KindJob)}, "1 pod Pending.")
 	for _, want := range []string{"1 pod Pending.", "not tainted", `wait_for = "complete"`, `timeouts { create = "24h" }`,
 		`wait_for = "scheduled"`, "fails is still reported as an error"} {
 		if !strings.Contains(detail, want) {

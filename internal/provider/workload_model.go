@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // workloadModel is gpu_workload's Terraform data.
@@ -232,8 +232,8 @@ func (c *converter) object(v types.Object, target any) bool {
 
 // toWorkload converts the plan or state into render's input. defaultCloud
 // is the provider's default_cloud.
-func (c *converter) toWorkload(m workloadModel, defaultCloud string) render.Workload {
-	w := render.Workload{
+func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Workload {
+	w := spec.Workload{
 		Name:               c.str(m.Name),
 		Namespace:          c.str(m.Namespace),
 		Kind:               c.str(m.Kind),
@@ -264,7 +264,7 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) render.Work
 		Job:                c.job(m.Job),
 	}
 	if w.Kind == "" && !m.Kind.IsUnknown() {
-		w.Kind = render.KindDeployment
+		w.Kind = spec.KindDeployment
 	}
 	if w.Cloud == "" && !m.Cloud.IsUnknown() {
 		w.Cloud = defaultCloud
@@ -279,7 +279,7 @@ type secretRefModel struct {
 
 var secretRefAttrTypes = map[string]attr.Type{"name": types.StringType, "key": types.StringType}
 
-func (c *converter) secretRefs(v types.Map) map[string]render.SecretKeyRef {
+func (c *converter) secretRefs(v types.Map) map[string]spec.SecretKeyRef {
 	if v.IsUnknown() {
 		c.unknown = true
 		return nil
@@ -289,19 +289,19 @@ func (c *converter) secretRefs(v types.Map) map[string]render.SecretKeyRef {
 	}
 	refs := map[string]secretRefModel{}
 	c.diags.Append(v.ElementsAs(c.ctx, &refs, false)...)
-	out := make(map[string]render.SecretKeyRef, len(refs))
+	out := make(map[string]spec.SecretKeyRef, len(refs))
 	for name, r := range refs {
-		out[name] = render.SecretKeyRef{Name: c.str(r.Name), Key: c.str(r.Key)}
+		out[name] = spec.SecretKeyRef{Name: c.str(r.Name), Key: c.str(r.Key)}
 	}
 	return out
 }
 
-func (c *converter) gpu(v types.Object) render.GPU {
+func (c *converter) gpu(v types.Object) spec.GPU {
 	var g gpuModel
 	if !c.object(v, &g) {
-		return render.GPU{}
+		return spec.GPU{}
 	}
-	out := render.GPU{
+	out := spec.GPU{
 		Count:            c.int64(g.Count),
 		Requests:         c.optInt64(g.Requests),
 		Accelerator:      c.str(g.Accelerator),
@@ -313,17 +313,17 @@ func (c *converter) gpu(v types.Object) render.GPU {
 	}
 	var d draModel
 	if c.object(g.DRA, &d) {
-		out.DRA = &render.DRA{DeviceClass: c.str(d.DeviceClass), Selectors: c.strings(d.Selectors)}
+		out.DRA = &spec.DRA{DeviceClass: c.str(d.DeviceClass), Selectors: c.strings(d.Selectors)}
 	}
 	return out
 }
 
-func (c *converter) modelCache(v types.Object) *render.ModelCache {
+func (c *converter) modelCache(v types.Object) *spec.ModelCache {
 	var m modelCacheModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &render.ModelCache{
+	return &spec.ModelCache{
 		ClaimName:    c.str(m.ClaimName),
 		Size:         c.str(m.Size),
 		StorageClass: c.str(m.StorageClass),
@@ -333,12 +333,12 @@ func (c *converter) modelCache(v types.Object) *render.ModelCache {
 	}
 }
 
-func (c *converter) probe(v types.Object) *render.Probe {
+func (c *converter) probe(v types.Object) *spec.Probe {
 	var p probeModel
 	if !c.object(v, &p) {
 		return nil
 	}
-	return &render.Probe{
+	return &spec.Probe{
 		HTTPPath:            c.str(p.HTTPPath),
 		Port:                int32(c.int64(p.Port)),
 		TCPPort:             int32(c.int64(p.TCPPort)),
@@ -350,12 +350,12 @@ func (c *converter) probe(v types.Object) *render.Probe {
 	}
 }
 
-func (c *converter) job(v types.Object) *render.JobControls {
+func (c *converter) job(v types.Object) *spec.JobControls {
 	var j jobModel
 	if !c.object(v, &j) {
 		return nil
 	}
-	return &render.JobControls{
+	return &spec.JobControls{
 		BackoffLimit:            c.optInt32(j.BackoffLimit),
 		ActiveDeadlineSeconds:   c.optInt64(j.ActiveDeadlineSeconds),
 		TTLSecondsAfterFinished: c.optInt32(j.TTLSecondsAfterFinished),

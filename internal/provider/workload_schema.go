@@ -19,7 +19,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Schema describes gpu_workload. Allowed values in descriptions come from
@@ -68,23 +71,23 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Workload kind: one of " + markdownList(render.KindNames()) + ". Defaults to `deployment`. " +
+			MarkdownDescription: "Workload kind: one of " + markdownList(spec.KindNames()) + ". Defaults to `deployment`. " +
 				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
 				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, cloud, ...) or to `job.completions` " +
 				"replaces the Job, and the plan marks that attribute as forcing the replacement, also when its new value " +
 				"is known only at apply; a deployment is updated in place.",
 			Optional:      true,
 			Computed:      true,
-			Default:       stringdefault.StaticString(render.KindDeployment),
-			Validators:    []validator.String{stringvalidator.OneOf(render.KindNames()...)},
+			Default:       stringdefault.StaticString(spec.KindDeployment),
+			Validators:    []validator.String{stringvalidator.OneOf(spec.KindNames()...)},
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(render.CloudNames()) +
+			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + markdownList(clouds.Names()) +
 				". Defaults to the provider's `default_cloud`; one of the two must be set.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.CloudNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 		},
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment`. Not allowed for a `job`. Unset, the provider does not manage " +
@@ -138,10 +141,10 @@ func workloadAttributes() map[string]schema.Attribute {
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
 		"size": schema.StringAttribute{
-			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(render.SizeNames()) +
+			MarkdownDescription: "CPU and memory per GPU preset: one of " + markdownList(workload.SizeNames()) +
 				". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it.",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(render.SizeNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(workload.SizeNames()...)},
 		},
 		"cpu": schema.StringAttribute{
 			MarkdownDescription: "CPU request of the container (a Kubernetes quantity, e.g. `8` or `7500m`). No CPU limit is " +
@@ -267,10 +270,10 @@ func gpuBlock() schema.SingleNestedBlock {
 				Optional:            true,
 			},
 			"accelerator": schema.StringAttribute{
-				MarkdownDescription: "Accelerator the pods must run on: one of " + markdownList(render.AcceleratorNames()) + ".",
+				MarkdownDescription: "Accelerator the pods must run on: one of " + markdownList(catalog.AcceleratorNames()) + ".",
 				Optional:            true,
 				Validators: []validator.String{
-					stringvalidator.OneOf(render.AcceleratorNames()...),
+					stringvalidator.OneOf(catalog.AcceleratorNames()...),
 					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("accelerators")),
 				},
 			},
@@ -282,7 +285,7 @@ func gpuBlock() schema.SingleNestedBlock {
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(stringvalidator.OneOf(render.AcceleratorNames()...)),
+					listvalidator.ValueStringsAre(stringvalidator.OneOf(catalog.AcceleratorNames()...)),
 				},
 			},
 			"partition": schema.StringAttribute{
@@ -290,16 +293,16 @@ func gpuBlock() schema.SingleNestedBlock {
 				Optional:            true,
 			},
 			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "How the device plugin exposes MIG devices: one of " + markdownList(render.MIGStrategyNames()) +
+				MarkdownDescription: "How the device plugin exposes MIG devices: one of " + markdownList(spec.MIGStrategyNames()) +
 					". `single` requests `nvidia.com/gpu` on nodes labelled with the partition; `mixed` requests " +
 					"`nvidia.com/mig-<profile>`. Defaults to `single`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(render.MIGStrategyNames()...)},
+				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
 			},
 			"sharing": schema.StringAttribute{
-				MarkdownDescription: "GPU sharing the pods accept: one of " + markdownList(render.SharingNames()) + ".",
+				MarkdownDescription: "GPU sharing the pods accept: one of " + markdownList(spec.SharingNames()) + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(render.SharingNames()...)},
+				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
 			},
 			"max_shared_clients": schema.Int64Attribute{
 				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 var updateFormats = flag.Bool("update-formats", false, "write NEW format fixtures (never rewrites an existing one)")
@@ -24,29 +24,29 @@ var updateFormats = flag.Bool("update-formats", false, "write NEW format fixture
 // added, never edited; a format change bumps specVersion and adds new ones.
 func specFixtures() map[string]workloadSpec {
 	return map[string]workloadSpec{
-		"v1-deployment-minimal.json": {Workload: render.Workload{Name: "llm", Namespace: "ml", Kind: "deployment", Cloud: "gke",
-			Image: "registry.example/vllm:0.6", GPU: render.GPU{Count: 1, Accelerator: "l4"}}, WaitFor: "rollout"},
-		"v1-job-everything.json": {Workload: render.Workload{
+		"v1-deployment-minimal.json": {Workload: spec.Workload{Name: "llm", Namespace: "ml", Kind: "deployment", Cloud: "gke",
+			Image: "registry.example/vllm:0.6", GPU: spec.GPU{Count: 1, Accelerator: "l4"}}, WaitFor: "rollout"},
+		"v1-job-everything.json": {Workload: spec.Workload{
 			Name: "train", Namespace: "ml", Kind: "job", Cloud: "aks", Replicas: nil,
 			Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"note": "x"},
 			PodLabels: map[string]string{"p": "1"}, PodAnnotations: map[string]string{"q": "2"},
 			Image: "nvcr.io/nvidia/pytorch:24.08", Command: []string{"torchrun"}, Args: []string{"train.py"},
 			Env:       map[string]string{"NCCL_DEBUG": "INFO"},
-			SecretEnv: map[string]render.SecretKeyRef{"HF_TOKEN": {Name: "hf", Key: "token"}},
+			SecretEnv: map[string]spec.SecretKeyRef{"HF_TOKEN": {Name: "hf", Key: "token"}},
 			Ports:     []int32{8080}, ServiceAccountName: "trainer",
-			GPU: render.GPU{Count: 2, Requests: ptr.To[int64](2), Accelerators: []string{"a100-80gb", "h100-80gb"},
+			GPU: spec.GPU{Count: 2, Requests: ptr.To[int64](2), Accelerators: []string{"a100-80gb", "h100-80gb"},
 				MIGStrategy: "single", Sharing: "", MaxSharedClients: 0},
 			Size: "large", CPU: "16", Memory: "128Gi", ShmSize: "16Gi",
-			ModelCache:    &render.ModelCache{Size: "200Gi", StorageClass: "premium", MountPath: "/models", AccessMode: "ReadWriteOnce"},
-			StartupProbe:  &render.Probe{HTTPPath: "/healthz", Port: 8080, PeriodSeconds: ptr.To[int32](10)},
-			LivenessProbe: &render.Probe{TCPPort: 8080}, ReadinessProbe: &render.Probe{Exec: []string{"true"}, FailureThreshold: ptr.To[int32](3)},
+			ModelCache:    &spec.ModelCache{Size: "200Gi", StorageClass: "premium", MountPath: "/models", AccessMode: "ReadWriteOnce"},
+			StartupProbe:  &spec.Probe{HTTPPath: "/healthz", Port: 8080, PeriodSeconds: ptr.To[int32](10)},
+			LivenessProbe: &spec.Probe{TCPPort: 8080}, ReadinessProbe: &spec.Probe{Exec: []string{"true"}, FailureThreshold: ptr.To[int32](3)},
 			IPCLock: true, Spot: true,
-			Job: &render.JobControls{BackoffLimit: ptr.To[int32](1), ActiveDeadlineSeconds: ptr.To[int64](86400),
+			Job: &spec.JobControls{BackoffLimit: ptr.To[int32](1), ActiveDeadlineSeconds: ptr.To[int64](86400),
 				TTLSecondsAfterFinished: ptr.To[int32](600), Completions: ptr.To[int32](1), Parallelism: ptr.To[int32](1)},
 		}, WaitFor: "complete", Force: true, NodePool: "aks/a100-80gb/train:eyJ2IjoxfQ"},
-		"v1-deployment-dra-shared.json": {Workload: render.Workload{Name: "dra", Namespace: "default", Kind: "deployment", Cloud: "generic",
-			Replicas: ptr.To[int32](3), Image: "img", GPU: render.GPU{Count: 1, Sharing: "time-slicing", MaxSharedClients: 4,
-				DRA: &render.DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "L4"`}}}}},
+		"v1-deployment-dra-shared.json": {Workload: spec.Workload{Name: "dra", Namespace: "default", Kind: "deployment", Cloud: "generic",
+			Replicas: ptr.To[int32](3), Image: "img", GPU: spec.GPU{Count: 1, Sharing: "time-slicing", MaxSharedClients: 4,
+				DRA: &spec.DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "L4"`}}}}},
 	}
 }
 

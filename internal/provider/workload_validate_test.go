@@ -3,19 +3,20 @@ package provider
 import (
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // A value the schema's OneOf rejects is reported once, by the schema, not
 // again by render in other words; render's other findings stay.
 func TestWithoutSchemaRejected(t *testing.T) {
-	w := render.Workload{
-		Name: "x", Namespace: "ml", Image: "registry.example/cuda:12", Kind: render.KindDeployment,
+	w := spec.Workload{
+		Name: "x", Namespace: "ml", Image: "registry.example/cuda:12", Kind: spec.KindDeployment,
 		Cloud: "digitalocean", Size: "huge",
-		GPU: render.GPU{Count: 2, Accelerators: []string{"a100-40gb", "tpu-v5"}, Sharing: "time-slicing"},
+		GPU: spec.GPU{Count: 2, Accelerators: []string{"a100-40gb", "tpu-v5"}, Sharing: "time-slicing"},
 	}
-	findings := render.Validate(w)
+	findings := workload.Validate(w)
 	paths := func(ds gpudiag.Diagnostics) map[string]bool {
 		out := map[string]bool{}
 		for _, d := range ds {

@@ -4,6 +4,10 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // newModelFacts are the 2026 additions (issue #12, finding 8) as the
@@ -36,10 +40,10 @@ var newModelFacts = map[string]struct {
 		aks: map[string]int64{"Standard_NV36ads_A10_v5": 1, "Standard_NV72ads_A10_v5": 2}},
 }
 
-func shapeMap(shapes []machineShape) map[string]int64 {
+func shapeMap(shapes []clouds.MachineShape) map[string]int64 {
 	m := map[string]int64{}
 	for _, s := range shapes {
-		m[s.name] = s.gpus
+		m[s.Name] = s.Gpus
 	}
 	return m
 }
@@ -48,7 +52,7 @@ func shapeMap(shapes []machineShape) map[string]int64 {
 // facts list, with the facts' GPU counts and memory.
 func TestNewModelsMatchTheirSources(t *testing.T) {
 	for name, f := range newModelFacts {
-		a := lookupAccelerator(name)
+		a := catalog.Find(name)
 		if a == nil {
 			t.Errorf("%s is not in the catalog", name)
 			continue
@@ -57,12 +61,12 @@ func TestNewModelsMatchTheirSources(t *testing.T) {
 			t.Errorf("%s: %d GiB, the sources say %d", name, got, f.memoryGiB)
 		}
 		for _, c := range []struct {
-			cloud Cloud
+			cloud spec.Cloud
 			want  map[string]int64
-		}{{CloudGKE, f.gke}, {CloudEKS, f.aws}, {CloudAKS, f.aks}} {
-			got := shapeMap(machinesFor(c.cloud, a))
+		}{{spec.CloudGKE, f.gke}, {spec.CloudEKS, f.aws}, {spec.CloudAKS, f.aks}} {
+			got := shapeMap(clouds.MachinesFor(c.cloud, a))
 			if len(c.want) == 0 {
-				if slices.Contains(CloudAccelerators(c.cloud), name) {
+				if slices.Contains(clouds.Accelerators(c.cloud), name) {
 					t.Errorf("%s is offered on %s, which the sources do not confirm", name, c.cloud)
 				}
 				continue

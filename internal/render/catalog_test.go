@@ -5,10 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 func TestCatalogSortedAndUnique(t *testing.T) {
-	names := AcceleratorNames()
+	names := catalog.AcceleratorNames()
 	if !slices.IsSorted(names) {
 		t.Fatalf("catalog must be sorted by name (lookupAccelerator binary-searches it): %v", names)
 	}
@@ -16,21 +20,21 @@ func TestCatalogSortedAndUnique(t *testing.T) {
 		t.Fatalf("duplicate names: %v", names)
 	}
 	for _, want := range []string{"t4", "v100-16gb", "v100-32gb", "a10g", "l4", "l40s", "a100-40gb", "a100-80gb", "a30", "h100-80gb", "h200", "b200"} {
-		if _, ok := LookupAccelerator(want); !ok {
+		if _, ok := catalog.LookupAccelerator(want); !ok {
 			t.Errorf("catalog misses %q", want)
 		}
 	}
-	if _, ok := LookupAccelerator("A100-40GB"); ok {
+	if _, ok := catalog.LookupAccelerator("A100-40GB"); ok {
 		t.Error("lookup must be exact (lower case ids)")
 	}
 }
 
 func TestCatalogEntriesAreComplete(t *testing.T) {
-	for _, a := range Accelerators() {
+	for _, a := range catalog.Accelerators() {
 		if a.DisplayName == "" || a.MemoryMiB <= 0 || len(a.GFDProducts) == 0 {
 			t.Errorf("%s: display name, memory and GFD products are required", a.Name)
 		}
-		if _, ok := LookupSize(a.DefaultSize); !ok {
+		if _, ok := workload.LookupSize(a.DefaultSize); !ok {
 			t.Errorf("%s: default size %q is not a preset", a.Name, a.DefaultSize)
 		}
 		for _, p := range a.MIGProfiles {
@@ -47,9 +51,9 @@ func TestCatalogEntriesAreComplete(t *testing.T) {
 // Two models with the same AWS GPU name (or EKS label) must be told apart by
 // memory (or instance type), or placement would pick the wrong one.
 func TestCatalogAWSAmbiguitiesAreResolvable(t *testing.T) {
-	byGPUName := map[string][]Accelerator{}
-	byEKSLabel := map[string][]Accelerator{}
-	for _, a := range Accelerators() {
+	byGPUName := map[string][]catalog.Accelerator{}
+	byEKSLabel := map[string][]catalog.Accelerator{}
+	for _, a := range catalog.Accelerators() {
 		if a.AWSGPUName != "" {
 			byGPUName[a.AWSGPUName] = append(byGPUName[a.AWSGPUName], a)
 		}
@@ -82,7 +86,7 @@ func TestCatalogAWSAmbiguitiesAreResolvable(t *testing.T) {
 }
 
 func TestCatalogMIGTables(t *testing.T) {
-	a, _ := LookupAccelerator("a100-40gb")
+	a, _ := catalog.LookupAccelerator("a100-40gb")
 	p, ok := a.LookupMIGProfile("2g.10gb")
 	if !ok || p.InstancesPerGPU != 3 {
 		t.Fatalf("a100-40gb 2g.10gb: got %+v %v, want 3 per GPU", p, ok)
@@ -93,11 +97,11 @@ func TestCatalogMIGTables(t *testing.T) {
 	if got := a.GFDMIGProducts(p); !slices.Contains(got, "NVIDIA-A100-SXM4-40GB-MIG-2g.10gb") {
 		t.Errorf("GFD MIG products = %v", got)
 	}
-	if got := (MIGProfile{Name: "1g.10gb+me"}).MixedResourceName(); got != "nvidia.com/mig-1g.10gb.me" {
+	if got := (catalog.MIGProfile{Name: "1g.10gb+me"}).MixedResourceName(); got != "nvidia.com/mig-1g.10gb.me" {
 		t.Errorf("+ must become . in resource names, got %q", got)
 	}
 	for _, name := range []string{"t4", "v100-16gb", "v100-32gb", "a10", "a10g", "l4", "l40s"} {
-		if a, _ := LookupAccelerator(name); a.OffersMIG() {
+		if a, _ := catalog.LookupAccelerator(name); a.OffersMIG() {
 			t.Errorf("%s has no MIG", name)
 		}
 	}
@@ -111,7 +115,7 @@ func TestCatalogMIGTables(t *testing.T) {
 		"b300":         {"1g.34gb", "1g.67gb", "2g.67gb", "3g.135gb", "4g.135gb", "7g.269gb"},
 	}
 	for name, profiles := range want {
-		a, _ := LookupAccelerator(name)
+		a, _ := catalog.LookupAccelerator(name)
 		if got := a.MIGProfileNames(); !slices.Equal(got, profiles) {
 			t.Errorf("%s profiles = %v, want %v", name, got, profiles)
 		}
@@ -119,8 +123,8 @@ func TestCatalogMIGTables(t *testing.T) {
 }
 
 func TestGKEPartitionSizesAreCatalogProfiles(t *testing.T) {
-	for name, sizes := range gkePartitionSizes {
-		a, ok := LookupAccelerator(name)
+	for name, sizes := range clouds.GkePartitionSizes {
+		a, ok := catalog.LookupAccelerator(name)
 		if !ok || len(a.GKEAccelerators) == 0 {
 			t.Errorf("%s: GKE partitions listed for a model GKE does not offer", name)
 		}
@@ -133,12 +137,12 @@ func TestGKEPartitionSizesAreCatalogProfiles(t *testing.T) {
 }
 
 func TestAcceleratorsReturnsCopies(t *testing.T) {
-	all := Accelerators()
-	i := slices.IndexFunc(all, func(a Accelerator) bool { return len(a.MIGProfiles) > 0 })
+	all := catalog.Accelerators()
+	i := slices.IndexFunc(all, func(a catalog.Accelerator) bool { return len(a.MIGProfiles) > 0 })
 	all[i].GFDProducts[0] = "mutated"
-	a, _ := LookupAccelerator(all[i].Name)
+	a, _ := catalog.LookupAccelerator(all[i].Name)
 	a.MIGProfiles = nil
-	if again := Accelerators(); again[i].GFDProducts[0] == "mutated" || lookupAccelerator(all[i].Name).MIGProfiles == nil {
+	if again := catalog.Accelerators(); again[i].GFDProducts[0] == "mutated" || catalog.Find(all[i].Name).MIGProfiles == nil {
 		t.Fatal("callers must not be able to modify the catalog")
 	}
 }
@@ -147,7 +151,7 @@ func TestAcceleratorsReturnsCopies(t *testing.T) {
 // catalog's MemoryMiB and its MIG table cannot disagree by more than the
 // rounding in the profile name.
 func TestMIGWholeProfileMatchesMemory(t *testing.T) {
-	for _, a := range catalog {
+	for _, a := range catalog.Table {
 		if !a.OffersMIG() {
 			continue
 		}
@@ -159,7 +163,7 @@ func TestMIGWholeProfileMatchesMemory(t *testing.T) {
 		if diff := int64(gb) - a.MemoryMiB/1024; diff < -1 || diff > 1 {
 			t.Errorf("%s: whole-GPU profile %s, but MemoryMiB %d is %d GiB", a.Name, whole.Name, a.MemoryMiB, a.MemoryMiB/1024)
 		}
-		if whole.InstancesPerGPU != 1 || whole.MemorySlices != gpuMemorySlices(&a) {
+		if whole.InstancesPerGPU != 1 || whole.MemorySlices != catalog.GpuMemorySlices(&a) {
 			t.Errorf("%s: the last profile %s must be the whole GPU", a.Name, whole.Name)
 		}
 	}

@@ -3,6 +3,10 @@ package render
 import (
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
@@ -13,27 +17,27 @@ import (
 func TestEKSAutoRejectsMIGAndSharing(t *testing.T) {
 	cases := []struct {
 		name, path, substring string
-		edit                  func(g *GPU)
+		edit                  func(g *spec.GPU)
 	}{
-		{"mig partition", "gpu.partition", "EKS Auto Mode", func(g *GPU) { g.Accelerator, g.Partition = "a100-40gb", "1g.5gb" }},
-		{"mig partition mixed", "gpu.partition", "karpenter", func(g *GPU) {
-			g.Accelerator, g.Partition, g.MIGStrategy = "a100-40gb", "1g.5gb", MIGStrategyMixed
+		{"mig partition", "gpu.partition", "EKS Auto Mode", func(g *spec.GPU) { g.Accelerator, g.Partition = "a100-40gb", "1g.5gb" }},
+		{"mig partition mixed", "gpu.partition", "karpenter", func(g *spec.GPU) {
+			g.Accelerator, g.Partition, g.MIGStrategy = "a100-40gb", "1g.5gb", spec.MIGStrategyMixed
 		}},
-		{"time-slicing", "gpu.sharing", "EKS Auto Mode", func(g *GPU) { g.Sharing = SharingTimeSlicing }},
-		{"mps", "gpu.sharing", "remove sharing", func(g *GPU) { g.Sharing = SharingMPS }},
+		{"time-slicing", "gpu.sharing", "EKS Auto Mode", func(g *spec.GPU) { g.Sharing = spec.SharingTimeSlicing }},
+		{"mps", "gpu.sharing", "remove sharing", func(g *spec.GPU) { g.Sharing = spec.SharingMPS }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := validWorkload()
-			w.Cloud = string(CloudEKSAuto)
+			w := rendertest.ValidWorkload()
+			w.Cloud = string(spec.CloudEKSAuto)
 			c.edit(&w.GPU)
-			requireDiag(t, Validate(w), gpudiag.SeverityError, c.path, c.substring)
-			_, diags := Render(w, Options{})
-			requireDiag(t, diags, gpudiag.SeverityError, c.path, c.substring)
+			rendertest.RequireDiag(t, workload.Validate(w), gpudiag.SeverityError, c.path, c.substring)
+			_, diags := workload.Render(w, workload.Options{})
+			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, c.path, c.substring)
 		})
 	}
 	// The same workloads stay valid on self-managed Karpenter.
-	w := validWorkload()
-	w.Cloud, w.GPU.Sharing = string(CloudKarpenter), SharingTimeSlicing
-	requireNoErrors(t, Validate(w))
+	w := rendertest.ValidWorkload()
+	w.Cloud, w.GPU.Sharing = string(spec.CloudKarpenter), spec.SharingTimeSlicing
+	rendertest.RequireNoErrors(t, workload.Validate(w))
 }

@@ -4,6 +4,12 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -12,7 +18,7 @@ import (
 // podAcceptsNode reports whether a node with these labels satisfies the
 // rendered nodeSelector and required node affinity (the scheduler's
 // NodeAffinity filter: selector ANDed with ORed terms of ANDed expressions).
-func podAcceptsNode(t *testing.T, r *Rendered, node map[string]string) bool {
+func podAcceptsNode(t *testing.T, r *workload.Rendered, node map[string]string) bool {
 	t.Helper()
 	set := labels.Set(node)
 	if !labels.SelectorFromSet(r.NodeSelector).Matches(set) {
@@ -50,10 +56,10 @@ func termMatches(t *testing.T, term corev1.NodeSelectorTerm, set labels.Set) boo
 // poolNodeLabels is what a node of the pool carries: the labels the policy
 // adds, those the cloud and GPU Operator set, and extra labels GPU Feature
 // Discovery sets for the configuration (docs/design/nvidia.md#gpu-feature-discovery-labels).
-func poolNodeLabels(t *testing.T, p PoolPolicy, gfd map[string]string) map[string]string {
+func poolNodeLabels(t *testing.T, p spec.PoolPolicy, gfd map[string]string) map[string]string {
 	t.Helper()
-	r, diags := RenderPool(p)
-	requireNoErrors(t, diags)
+	r, diags := pool.Render(p)
+	rendertest.RequireNoErrors(t, diags)
 	out := map[string]string{}
 	maps.Copy(out, r.CloudSetLabels)
 	maps.Copy(out, r.NodeLabels)
@@ -67,40 +73,40 @@ func poolNodeLabels(t *testing.T, p PoolPolicy, gfd map[string]string) map[strin
 // MPS-shared, on any cloud where the NVIDIA device plugin runs; and it must
 // still select unpartitioned nodes, with or without GFD's labels.
 func TestWholeGPUAvoidsPartitionedAndSharedNodes(t *testing.T) {
-	for _, cloud := range []Cloud{CloudEKS, CloudAKS, CloudKarpenter, CloudGeneric} {
+	for _, cloud := range []spec.Cloud{spec.CloudEKS, spec.CloudAKS, spec.CloudKarpenter, spec.CloudGeneric} {
 		t.Run(string(cloud), func(t *testing.T) {
-			w := validWorkload()
+			w := rendertest.ValidWorkload()
 			w.Cloud, w.GPU.Accelerator = string(cloud), "a100-40gb"
-			r, diags := Render(w, Options{})
-			requireNoErrors(t, diags)
-			pool := func(edit func(p *PoolPolicy)) PoolPolicy {
-				p := PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: "a100-40gb", GPUsPerNode: 8}
+			r, diags := workload.Render(w, workload.Options{})
+			rendertest.RequireNoErrors(t, diags)
+			pool := func(edit func(p *spec.PoolPolicy)) spec.PoolPolicy {
+				p := spec.PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: "a100-40gb", GPUsPerNode: 8}
 				edit(&p)
 				return p
 			}
-			whole := pool(func(*PoolPolicy) {})
+			whole := pool(func(*spec.PoolPolicy) {})
 			// Unshared GFD labels, as GFD sets them on a whole-GPU node.
-			wholeGFD := map[string]string{labelGFDProduct: "NVIDIA-A100-SXM4-40GB", labelSharingStrategy: "none",
-				labelGPUReplicas: "1", "nvidia.com/mig.strategy": "single", labelGPUPresent: "true"}
+			wholeGFD := map[string]string{clouds.LabelGFDProduct: "NVIDIA-A100-SXM4-40GB", clouds.LabelSharingStrategy: "none",
+				clouds.LabelGPUReplicas: "1", "nvidia.com/mig.strategy": "single", clouds.LabelGPUPresent: "true"}
 			if !podAcceptsNode(t, r, poolNodeLabels(t, whole, nil)) {
 				t.Errorf("whole-GPU pod rejects a whole-GPU pool's nodes without GFD labels; selector %v affinity %v", r.NodeSelector, r.Affinity)
 			}
 			if !podAcceptsNode(t, r, poolNodeLabels(t, whole, wholeGFD)) {
 				t.Errorf("whole-GPU pod rejects a whole-GPU pool's nodes with GFD labels; selector %v affinity %v", r.NodeSelector, r.Affinity)
 			}
-			migSingle := pool(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = "1g.5gb", MIGStrategySingle })
+			migSingle := pool(func(p *spec.PoolPolicy) { p.Partition, p.MIGStrategy = "1g.5gb", spec.MIGStrategySingle })
 			if podAcceptsNode(t, r, poolNodeLabels(t, migSingle, map[string]string{"nvidia.com/mig.strategy": "single"})) {
 				t.Errorf("whole-GPU pod accepts a MIG single-strategy node (it advertises MIG instances as nvidia.com/gpu)")
 			}
-			for _, sharing := range []string{SharingTimeSlicing, SharingMPS} {
-				shared := pool(func(p *PoolPolicy) { p.Sharing, p.Replicas = sharing, 4 })
-				gfd := map[string]string{labelSharingStrategy: sharing, labelGPUReplicas: "4"}
+			for _, sharing := range []string{spec.SharingTimeSlicing, spec.SharingMPS} {
+				shared := pool(func(p *spec.PoolPolicy) { p.Sharing, p.Replicas = sharing, 4 })
+				gfd := map[string]string{clouds.LabelSharingStrategy: sharing, clouds.LabelGPUReplicas: "4"}
 				if podAcceptsNode(t, r, poolNodeLabels(t, shared, gfd)) {
 					t.Errorf("whole-GPU pod accepts a %s node", sharing)
 				}
 				// Without renameByDefault the device plugin keeps the name
 				// nvidia.com/gpu and GFD appends -SHARED to the product.
-				gfd[labelGFDProduct] = "NVIDIA-A100-SXM4-40GB-SHARED"
+				gfd[clouds.LabelGFDProduct] = "NVIDIA-A100-SXM4-40GB-SHARED"
 				if podAcceptsNode(t, r, poolNodeLabels(t, shared, gfd)) {
 					t.Errorf("whole-GPU pod accepts a %s node whose product ends in -SHARED", sharing)
 				}

@@ -4,6 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 )
@@ -14,10 +20,10 @@ import (
 // Operator sets.
 var gfdOnlyNode = map[string]string{
 	"feature.node.kubernetes.io/pci-10de.present": "true",
-	labelGFDProduct:        "NVIDIA-H100-80GB-HBM3",
-	"nvidia.com/gpu.count": "8",
-	labelSharingStrategy:   "none",
-	labelGPUReplicas:       "1",
+	clouds.LabelGFDProduct:                        "NVIDIA-H100-80GB-HBM3",
+	"nvidia.com/gpu.count":                        "8",
+	clouds.LabelSharingStrategy:                   "none",
+	clouds.LabelGPUReplicas:                       "1",
 }
 
 // TestGenericPlacementMatchesDevicePluginValues (issue #12 finding 5): on a
@@ -25,28 +31,28 @@ var gfdOnlyNode = map[string]string{
 // GPU Feature Discovery must run (and reach tainted GPU nodes), and every
 // workload must select only labels that GFD or NFD set there.
 func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
-	values := mustGenerate(t, TargetNvidiaDevicePlugin, ValuesInput{Cloud: string(CloudGeneric),
-		NvidiaDevicePlugin: &DevicePluginValues{NodePools: []PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: ptr(true)}}}})
-	if enabled, _ := getPath(values, "gfd", "enabled"); enabled != true {
+	generated := generateFor(t, values.TargetNvidiaDevicePlugin, values.Input{Cloud: string(spec.CloudGeneric),
+		NvidiaDevicePlugin: &values.DevicePluginValues{NodePools: []spec.PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: rendertest.Ptr(true)}}}})
+	if enabled, _ := values.GetPath(generated, "gfd", "enabled"); enabled != true {
 		t.Errorf("gfd.enabled = %v: without GPU Feature Discovery no node carries the nvidia.com/gpu.product workloads select", enabled)
 	}
 	var workerTolerations []corev1.Toleration
-	if v, ok := getPath(values, "nfd", "worker", "tolerations"); !ok || decodePlain(v, &workerTolerations) != nil {
+	if v, ok := values.GetPath(generated, "nfd", "worker", "tolerations"); !ok || values.DecodePlain(v, &workerTolerations) != nil {
 		t.Errorf("nfd.worker.tolerations not set (%v): the chart's NFD worker tolerates only nvidia.com/gpu=present", v)
 	}
-	dedicated := corev1.Taint{Key: "nvidia.com/gpu", Value: dedicatedGPUTaintValue, Effect: corev1.TaintEffectNoSchedule}
+	dedicated := corev1.Taint{Key: "nvidia.com/gpu", Value: clouds.DedicatedGPUTaintValue, Effect: corev1.TaintEffectNoSchedule}
 	if !slices.ContainsFunc(workerTolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), &dedicated, false) }) {
 		t.Errorf("NFD worker does not tolerate a dedicated pool's %v, so its nodes never get the PCI label GFD and the plugin need", dedicated)
 	}
 
-	for name, gpu := range map[string]GPU{
+	for name, gpu := range map[string]spec.GPU{
 		"h100":    {Count: 1, Accelerator: "h100-80gb"},
 		"any GPU": {Count: 1},
 	} {
-		w := validWorkload()
-		w.Cloud, w.GPU = string(CloudGeneric), gpu
-		r, diags := Render(w, Options{})
-		requireNoErrors(t, diags)
+		w := rendertest.ValidWorkload()
+		w.Cloud, w.GPU = string(spec.CloudGeneric), gpu
+		r, diags := workload.Render(w, workload.Options{})
+		rendertest.RequireNoErrors(t, diags)
 		if !podAcceptsNode(t, r, gfdOnlyNode) {
 			t.Errorf("%s: the pod does not fit a GFD-labelled node without the GPU Operator: selector %v affinity %v", name, r.NodeSelector, r.Affinity)
 		}
@@ -56,8 +62,16 @@ func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 // TestGPUOperatorValuesKeepGFD: the GPU Operator runs GFD by default
 // (gfd.enabled: true, docs/design/nvidia.md#gpu-operator-chart-values); generic placement relies on it.
 func TestGPUOperatorValuesKeepGFD(t *testing.T) {
-	values := mustGenerate(t, TargetGPUOperator, ValuesInput{Cloud: string(CloudGeneric), GPUOperator: &GPUOperatorValues{}})
-	if enabled, ok := getPath(values, "gfd", "enabled"); ok && enabled != true {
+	generated := generateFor(t, values.TargetGPUOperator, values.Input{Cloud: string(spec.CloudGeneric), GPUOperator: &values.GPUOperatorValues{}})
+	if enabled, ok := values.GetPath(generated, "gfd", "enabled"); ok && enabled != true {
 		t.Errorf("gpu-operator values set gfd.enabled = %v", enabled)
 	}
+}
+
+// generateFor is GenerateValues that fails the test on error diagnostics.
+func generateFor(t *testing.T, target string, in values.Input) map[string]any {
+	t.Helper()
+	generated, diags := values.Generate(target, in)
+	rendertest.RequireNoErrors(t, diags)
+	return generated
 }

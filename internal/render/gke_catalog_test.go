@@ -6,21 +6,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // GKE Autopilot offers its own GPU list, without the V100 (issue #12,
 // finding 8): a V100 workload there is a plan error naming what it offers.
 func TestAutopilotOffersOnlyItsGPUs(t *testing.T) {
-	if slices.Contains(CloudAccelerators(CloudGKEAutopilot), "v100-16gb") {
+	if slices.Contains(clouds.Accelerators(spec.CloudGKEAutopilot), "v100-16gb") {
 		t.Fatal("GKE Autopilot has no V100")
 	}
-	if !slices.Contains(CloudAccelerators(CloudGKE), "v100-16gb") {
+	if !slices.Contains(clouds.Accelerators(spec.CloudGKE), "v100-16gb") {
 		t.Fatal("GKE Standard attaches V100s to N1 machines")
 	}
-	_, diags := Render(Workload{Name: "w", Kind: KindDeployment, Cloud: string(CloudGKEAutopilot), Image: "img",
-		GPU: GPU{Count: 1, Accelerator: "v100-16gb"}}, Options{})
-	requireDiag(t, diags, gpudiag.SeverityError, "gpu.accelerator", `Accelerators offered on "gke-autopilot": "a100-40gb"`)
+	_, diags := workload.Render(spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: string(spec.CloudGKEAutopilot), Image: "img",
+		GPU: spec.GPU{Count: 1, Accelerator: "v100-16gb"}}, workload.Options{})
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu.accelerator", `Accelerators offered on "gke-autopilot": "a100-40gb"`)
 }
 
 // factAutopilotGPUs are the cloud.google.com/gke-accelerator values GKE
@@ -35,15 +42,15 @@ var factAutopilotGPUs = []string{
 // Every model Autopilot offers is one of its GPUs, and every one of its GPUs
 // the catalog knows is offered.
 func TestAutopilotListMatchesItsDocs(t *testing.T) {
-	offered := CloudAccelerators(CloudGKEAutopilot)
+	offered := clouds.Accelerators(spec.CloudGKEAutopilot)
 	for _, name := range offered {
-		a := lookupAccelerator(name)
+		a := catalog.Find(name)
 		if !slices.ContainsFunc(a.GKEAccelerators, func(v string) bool { return slices.Contains(factAutopilotGPUs, v) }) {
 			t.Errorf("%s is offered on Autopilot, but none of %q is an Autopilot GPU", name, a.GKEAccelerators)
 		}
 	}
 	for _, value := range factAutopilotGPUs {
-		if a := acceleratorForGKE(value); a != nil && !slices.Contains(offered, a.Name) {
+		if a := clouds.AcceleratorForGKE(value); a != nil && !slices.Contains(offered, a.Name) {
 			t.Errorf("Autopilot provisions %s (%s), but the catalog does not offer it there", value, a.Name)
 		}
 	}
@@ -70,11 +77,11 @@ func n1StandardVCPUs(machine string) (int, bool) {
 // empty machine type would get GKE's default machine, which takes no GPU
 // (issue #12, finding 8).
 func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
-	for _, name := range CloudAccelerators(CloudGKE) {
-		a := lookupAccelerator(name)
-		for _, count := range gpuCounts(machinesFor(CloudGKE, a)) {
-			r, diags := RenderPool(PoolPolicy{Name: "p", Cloud: string(CloudGKE), Accelerator: name, GPUsPerNode: count})
-			requireNoErrors(t, diags)
+	for _, name := range clouds.Accelerators(spec.CloudGKE) {
+		a := catalog.Find(name)
+		for _, count := range clouds.GpuCounts(clouds.MachinesFor(spec.CloudGKE, a)) {
+			r, diags := pool.Render(spec.PoolPolicy{Name: "p", Cloud: string(spec.CloudGKE), Accelerator: name, GPUsPerNode: count})
+			rendertest.RequireNoErrors(t, diags)
 			if r.GKE == nil || r.GKE.MachineType == "" {
 				t.Errorf("%s x%d: no machine type", name, count)
 				continue
@@ -87,7 +94,7 @@ func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 				}
 				continue
 			}
-			if !slices.Contains(machinesWithGPUs(gkeMachines[accel], count), machine) {
+			if !slices.Contains(clouds.MachinesWithGPUs(clouds.GkeMachines[accel], count), machine) {
 				t.Errorf("%s x%d: %s does not come with %d %s", name, count, machine, count, accel)
 			}
 		}
@@ -98,10 +105,10 @@ func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 // counts no pool test above reaches.
 func TestN1DefaultsWithinVCPULimits(t *testing.T) {
 	for accel, limits := range factN1MaxVCPUs {
-		if len(gkeN1Machines[accel]) != len(limits) {
-			t.Errorf("%s: defaults for counts %v, Compute Engine allows %v", accel, gkeN1Machines[accel], limits)
+		if len(clouds.GkeN1Machines[accel]) != len(limits) {
+			t.Errorf("%s: defaults for counts %v, Compute Engine allows %v", accel, clouds.GkeN1Machines[accel], limits)
 		}
-		for count, machine := range gkeN1Machines[accel] {
+		for count, machine := range clouds.GkeN1Machines[accel] {
 			if vcpus, ok := n1StandardVCPUs(machine); !ok || vcpus > limits[count] {
 				t.Errorf("%s x%d: %s exceeds %d vCPUs", accel, count, machine, limits[count])
 			}

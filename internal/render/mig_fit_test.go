@@ -6,6 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
@@ -41,8 +47,8 @@ func TestMIGLayoutFit(t *testing.T) {
 		{"a30", map[string]int64{"2g.12gb": 2, "1g.6gb": 1}, "5 compute slices"},
 	}
 	for _, c := range cases {
-		a := lookupAccelerator(c.accelerator)
-		got := migLayoutMisfit(a, c.devices)
+		a := catalog.Find(c.accelerator)
+		got := catalog.MigLayoutMisfit(a, c.devices)
 		switch {
 		case c.misfit == "" && got != "":
 			t.Errorf("%s %v: want it to fit, got %q", c.accelerator, c.devices, got)
@@ -56,17 +62,17 @@ func TestMIGLayoutFit(t *testing.T) {
 // all-balanced layout a node pool can select passes the same check users'
 // layouts do, so the check and the tables agree.
 func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
-	for _, a := range catalog {
-		for _, partition := range poolPartitionNames(&a) {
-			_, cut, ok := resolvePoolPartition(partition, &a)
+	for _, a := range catalog.Table {
+		for _, partition := range pool.PoolPartitionNames(&a) {
+			_, cut, ok := pool.ResolvePoolPartition(partition, &a)
 			if !ok {
 				t.Fatalf("%s: %s does not resolve", a.Name, partition)
 			}
 			devices := map[string]int64{}
 			for _, s := range cut {
-				devices[s.profile.Name] = s.perGPU
+				devices[s.Profile.Name] = s.PerGPU
 			}
-			if misfit := migLayoutMisfit(&a, devices); misfit != "" {
+			if misfit := catalog.MigLayoutMisfit(&a, devices); misfit != "" {
 				t.Errorf("%s %s: %s", a.Name, partition, misfit)
 			}
 		}
@@ -74,11 +80,11 @@ func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
 }
 
 func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
-	_, diags := GenerateValues(TargetGPUOperator, ValuesInput{Cloud: "generic", GPUOperator: &GPUOperatorValues{
-		MIGStrategy: MIGStrategyMixed,
-		MIGLayouts:  []MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
+	_, diags := values.Generate(values.TargetGPUOperator, values.Input{Cloud: "generic", GPUOperator: &values.GPUOperatorValues{
+		MIGStrategy: spec.MIGStrategyMixed,
+		MIGLayouts:  []values.MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
 	}})
-	requireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
 }
 
 // TestMIGSumsImplyPlacement: for every layout of every catalog model whose
@@ -86,9 +92,9 @@ func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
 // MIG's fixed start positions, so migLayoutMisfit's sums are a complete
 // check. A new table where this fails needs a placement check.
 func TestMIGSumsImplyPlacement(t *testing.T) {
-	for _, a := range catalog {
+	for _, a := range catalog.Table {
 		forEachLayout(a.MIGProfiles, map[string]int64{}, func(devices map[string]int64) {
-			if migLayoutMisfit(&a, devices) == "" && !placeable(&a, devices) {
+			if catalog.MigLayoutMisfit(&a, devices) == "" && !placeable(&a, devices) {
 				t.Errorf("%s %v: the slices add up but MIG cannot place the instances", a.Name, devices)
 			}
 		})
@@ -96,7 +102,7 @@ func TestMIGSumsImplyPlacement(t *testing.T) {
 }
 
 // forEachLayout calls f with every non-empty combination of profile counts.
-func forEachLayout(profiles []MIGProfile, devices map[string]int64, f func(map[string]int64)) {
+func forEachLayout(profiles []catalog.MIGProfile, devices map[string]int64, f func(map[string]int64)) {
 	if len(profiles) == 0 {
 		if len(devices) > 0 {
 			f(devices)
@@ -115,18 +121,18 @@ func forEachLayout(profiles []MIGProfile, devices map[string]int64, f func(map[s
 
 // placeable searches for non-overlapping start positions: a profile of m
 // memory slices starts at the first InstancesPerGPU multiples of m.
-func placeable(a *Accelerator, devices map[string]int64) bool {
-	var instances []MIGProfile
+func placeable(a *catalog.Accelerator, devices map[string]int64) bool {
+	var instances []catalog.MIGProfile
 	for name, count := range devices {
 		p, _ := a.LookupMIGProfile(name)
 		for range count {
 			instances = append(instances, p)
 		}
 	}
-	return place(instances, make([]bool, gpuMemorySlices(a)))
+	return place(instances, make([]bool, catalog.GpuMemorySlices(a)))
 }
 
-func place(instances []MIGProfile, used []bool) bool {
+func place(instances []catalog.MIGProfile, used []bool) bool {
 	if len(instances) == 0 {
 		return true
 	}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Independent fact tables for the placement matrix (placement_matrix_test.go).
@@ -149,25 +151,25 @@ var matrixAccels = map[string]matrixAccel{
 
 // matrixCloudAccels are the models each cloud's rows and pools use: one or
 // two whole-GPU models, and MIG models where the cloud can partition.
-var matrixCloudAccels = map[Cloud][]string{
-	CloudGKE:          {"t4", "l4", "a100-40gb", "h100-80gb", "rtx-pro-6000"},
-	CloudGKEAutopilot: {"t4", "l4", "a100-40gb", "rtx-pro-6000"},
-	CloudAKS:          {"t4", "a100-80gb", "h100-80gb", "h100-nvl"},
-	CloudEKS:          {"t4", "l40s", "a100-40gb", "a100-80gb", "rtx-pro-6000"},
-	CloudEKSAuto:      {"t4", "l40s", "a100-40gb", "a100-80gb"},
-	CloudKarpenter:    {"l4", "l40s", "a100-40gb", "a100-80gb"},
-	CloudGeneric:      {"t4", "l4", "a100-40gb", "h100-80gb"},
+var matrixCloudAccels = map[spec.Cloud][]string{
+	spec.CloudGKE:          {"t4", "l4", "a100-40gb", "h100-80gb", "rtx-pro-6000"},
+	spec.CloudGKEAutopilot: {"t4", "l4", "a100-40gb", "rtx-pro-6000"},
+	spec.CloudAKS:          {"t4", "a100-80gb", "h100-80gb", "h100-nvl"},
+	spec.CloudEKS:          {"t4", "l40s", "a100-40gb", "a100-80gb", "rtx-pro-6000"},
+	spec.CloudEKSAuto:      {"t4", "l40s", "a100-40gb", "a100-80gb"},
+	spec.CloudKarpenter:    {"l4", "l40s", "a100-40gb", "a100-80gb"},
+	spec.CloudGeneric:      {"t4", "l4", "a100-40gb", "h100-80gb"},
 }
 
 // machineCounts are the GPUs per machine a cloud offers for a model; nil on
 // generic clusters (any machine, up to MaxGPUsPerPod).
-func (a matrixAccel) machineCounts(c Cloud) []int64 {
+func (a matrixAccel) machineCounts(c spec.Cloud) []int64 {
 	switch c {
-	case CloudGKE, CloudGKEAutopilot:
+	case spec.CloudGKE, spec.CloudGKEAutopilot:
 		return a.gkeCounts
-	case CloudAKS:
+	case spec.CloudAKS:
 		return machineCountsOf(a.aksMachines)
-	case CloudEKS, CloudEKSAuto, CloudKarpenter:
+	case spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter:
 		return machineCountsOf(a.awsMachines)
 	}
 	return nil

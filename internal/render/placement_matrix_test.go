@@ -10,6 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -35,14 +41,14 @@ type matrixIntent struct {
 	spot      bool
 }
 
-func (in matrixIntent) workload(c Cloud) Workload {
-	g := GPU{Count: in.count, Partition: in.partition, MIGStrategy: in.strategy, Sharing: in.sharing, MaxSharedClients: in.clients}
+func (in matrixIntent) workload(c spec.Cloud) spec.Workload {
+	g := spec.GPU{Count: in.count, Partition: in.partition, MIGStrategy: in.strategy, Sharing: in.sharing, MaxSharedClients: in.clients}
 	if len(in.accels) == 1 {
 		g.Accelerator = in.accels[0]
 	} else {
 		g.Accelerators = in.accels
 	}
-	return Workload{Name: "matrix", Kind: KindDeployment, Cloud: string(c), Image: "registry.example/matrix:1", GPU: g, Spot: in.spot}
+	return spec.Workload{Name: "matrix", Kind: spec.KindDeployment, Cloud: string(c), Image: "registry.example/matrix:1", GPU: g, Spot: in.spot}
 }
 
 // matrixIntents: any GPU; each model at 1 GPU, its largest machine and
@@ -50,7 +56,7 @@ func (in matrixIntent) workload(c Cloud) Workload {
 // preference list both ways; for the first model spot and every sharing
 // variant; for the first MIG model every profile under both strategies,
 // spot, and time-slicing.
-func matrixIntents(c Cloud) []matrixIntent {
+func matrixIntents(c spec.Cloud) []matrixIntent {
 	accels := matrixCloudAccels[c]
 	out := []matrixIntent{{name: "any x1", count: 1}}
 	for _, a := range accels {
@@ -79,13 +85,13 @@ func matrixIntents(c Cloud) []matrixIntent {
 		}
 		profiles := f.profilesBySize()
 		for _, p := range profiles {
-			for _, s := range MIGStrategyNames() {
+			for _, s := range spec.MIGStrategyNames() {
 				out = append(out, matrixIntent{name: a + " " + p + " " + s + " x1", accels: []string{a}, count: 1, partition: p, strategy: s})
 			}
 		}
 		out = append(out,
-			matrixIntent{name: a + " " + profiles[0] + " single x1 spot", accels: []string{a}, count: 1, partition: profiles[0], strategy: MIGStrategySingle, spot: true},
-			matrixIntent{name: a + " time-slicing x1", accels: []string{a}, count: 1, sharing: SharingTimeSlicing})
+			matrixIntent{name: a + " " + profiles[0] + " single x1 spot", accels: []string{a}, count: 1, partition: profiles[0], strategy: spec.MIGStrategySingle, spot: true},
+			matrixIntent{name: a + " time-slicing x1", accels: []string{a}, count: 1, sharing: spec.SharingTimeSlicing})
 		break
 	}
 	return out
@@ -93,21 +99,21 @@ func matrixIntents(c Cloud) []matrixIntent {
 
 func sharingIntents(a string) []matrixIntent {
 	return []matrixIntent{
-		{name: a + " time-slicing x1", accels: []string{a}, count: 1, sharing: SharingTimeSlicing},
-		{name: a + " time-slicing/4 x1", accels: []string{a}, count: 1, sharing: SharingTimeSlicing, clients: 4},
-		{name: a + " time-slicing/8 x1", accels: []string{a}, count: 1, sharing: SharingTimeSlicing, clients: 8},
-		{name: a + " time-slicing x2", accels: []string{a}, count: 2, sharing: SharingTimeSlicing},
-		{name: a + " mps x1", accels: []string{a}, count: 1, sharing: SharingMPS},
+		{name: a + " time-slicing x1", accels: []string{a}, count: 1, sharing: spec.SharingTimeSlicing},
+		{name: a + " time-slicing/4 x1", accels: []string{a}, count: 1, sharing: spec.SharingTimeSlicing, clients: 4},
+		{name: a + " time-slicing/8 x1", accels: []string{a}, count: 1, sharing: spec.SharingTimeSlicing, clients: 8},
+		{name: a + " time-slicing x2", accels: []string{a}, count: 2, sharing: spec.SharingTimeSlicing},
+		{name: a + " mps x1", accels: []string{a}, count: 1, sharing: spec.SharingMPS},
 	}
 }
 
 // oversize is a GPU count no machine of the cloud has (0 when the cloud's
 // machines are unknown or the largest already reaches MaxGPUsPerPod).
 func oversize(counts []int64) int64 {
-	if len(counts) == 0 || counts[len(counts)-1] >= MaxGPUsPerPod {
+	if len(counts) == 0 || counts[len(counts)-1] >= spec.MaxGPUsPerPod {
 		return 0
 	}
-	return min(2*counts[len(counts)-1], MaxGPUsPerPod)
+	return min(2*counts[len(counts)-1], spec.MaxGPUsPerPod)
 }
 
 // verdict is what a pool should do with an intent.
@@ -133,7 +139,7 @@ func expectFit(in matrixIntent, p matrixPool) verdict {
 		return expectNo
 	}
 	either := false
-	if p.cloud != CloudGeneric { // generic clusters have no spot capacity: spot is a warned no-op
+	if p.cloud != spec.CloudGeneric { // generic clusters have no spot capacity: spot is a warned no-op
 		if in.spot && !p.spot {
 			return expectNo
 		}
@@ -152,7 +158,7 @@ func expectFit(in matrixIntent, p matrixPool) verdict {
 	default:
 		ok = p.partition == "" && p.sharing == "" && in.count <= p.gpus
 		// Autopilot makes a node for the pod: a bigger one is not wrong.
-		either = either || p.cloud == CloudGKEAutopilot && ok && in.count < p.gpus
+		either = either || p.cloud == spec.CloudGKEAutopilot && ok && in.count < p.gpus
 	}
 	switch {
 	case !ok:
@@ -164,7 +170,7 @@ func expectFit(in matrixIntent, p matrixPool) verdict {
 }
 
 func servesPartition(in matrixIntent, p matrixPool) bool {
-	strategy := cmpOr(in.strategy, MIGStrategySingle)
+	strategy := cmpOr(in.strategy, spec.MIGStrategySingle)
 	perGPU := p.layout()[in.partition]
 	return perGPU > 0 && p.sharing == "" && p.strategy == strategy && in.count <= p.gpus*perGPU
 }
@@ -177,7 +183,7 @@ func servesSharing(in matrixIntent, p matrixPool) (ok, warned bool) {
 		return false, false
 	}
 	if in.clients > 0 && in.clients != p.replicas {
-		noLabel := p.cloud == CloudAKS || p.cloud == CloudEKS || p.cloud == CloudKarpenter || p.cloud == CloudEKSAuto
+		noLabel := p.cloud == spec.CloudAKS || p.cloud == spec.CloudEKS || p.cloud == spec.CloudKarpenter || p.cloud == spec.CloudEKSAuto
 		return noLabel, noLabel
 	}
 	return true, false
@@ -193,16 +199,16 @@ func cmpOr(s, fallback string) string {
 // mustRefuse says the workload itself cannot run on the cloud, so it must
 // be a plan-time error; finding is the issue #12 finding about it (0 when
 // the provider has always refused it).
-func mustRefuse(c Cloud, in matrixIntent) (must bool, finding int) {
+func mustRefuse(c spec.Cloud, in matrixIntent) (must bool, finding int) {
 	for _, a := range in.accels {
 		if counts := matrixAccels[a].machineCounts(c); len(counts) > 0 && in.count > counts[len(counts)-1] && in.partition == "" && in.sharing == "" {
 			return true, 2 // no machine of the cloud has that many GPUs
 		}
 	}
 	switch {
-	case c == CloudEKSAuto && (in.partition != "" || in.sharing != ""):
+	case c == spec.CloudEKSAuto && (in.partition != "" || in.sharing != ""):
 		return true, 3 // Auto Mode can neither partition nor share
-	case c == CloudGKEAutopilot && len(in.accels) == 0:
+	case c == spec.CloudGKEAutopilot && len(in.accels) == 0:
 		return true, 0 // Autopilot only creates GPU nodes for a named accelerator
 	}
 	return false, 0
@@ -284,14 +290,16 @@ type matrixRow struct {
 }
 
 type cloudMatrix struct {
-	cloud Cloud
+	cloud spec.Cloud
 	pools []matrixPool
 	rows  []matrixRow
 }
 
-func cellKey(c Cloud, pool, intent string) string { return string(c) + " | " + pool + " | " + intent }
+func cellKey(c spec.Cloud, pool, intent string) string {
+	return string(c) + " | " + pool + " | " + intent
+}
 
-func buildCloudMatrix(t *testing.T, c Cloud) cloudMatrix {
+func buildCloudMatrix(t *testing.T, c spec.Cloud) cloudMatrix {
 	t.Helper()
 	m := cloudMatrix{cloud: c, pools: matrixPools(t, c)}
 	nodes := make([]*corev1.Node, len(m.pools))
@@ -299,7 +307,7 @@ func buildCloudMatrix(t *testing.T, c Cloud) cloudMatrix {
 		nodes[i], _ = p.node()
 	}
 	for _, in := range matrixIntents(c) {
-		r, diags := Render(in.workload(c), Options{SkipManifest: true})
+		r, diags := workload.Render(in.workload(c), workload.Options{SkipManifest: true})
 		row := matrixRow{intent: in, plan: matrixCell{key: cellKey(c, "plan", in.name), expected: expectEither, refused: diags.HasError()}}
 		must, _ := mustRefuse(c, in)
 		if must {
@@ -307,7 +315,7 @@ func buildCloudMatrix(t *testing.T, c Cloud) cloudMatrix {
 		}
 		row.plan.fit = !row.plan.refused
 		if row.plan.refused {
-			row.refusal = diagSummaries(diags.Errors())
+			row.refusal = pool.DiagSummaries(diags.Errors())
 		}
 		for i, p := range m.pools {
 			cell := matrixCell{key: cellKey(c, p.name, in.name), expected: expectFit(in, p), refused: row.plan.refused}
@@ -442,15 +450,15 @@ func refusalOf(key string, rows []matrixRow) string {
 	return ""
 }
 
-func placementGoldenPath(c Cloud) string {
+func placementGoldenPath(c spec.Cloud) string {
 	return filepath.Join("testdata", "placement", string(c)+".txt")
 }
 
 // TestPlacementMatrix prints every cloud's matrix, compares it with its
 // golden file, and fails on every wrong cell that knownWrong does not list.
 func TestPlacementMatrix(t *testing.T) {
-	for _, name := range CloudNames() {
-		c := Cloud(name)
+	for _, name := range clouds.Names() {
+		c := spec.Cloud(name)
 		t.Run(name, func(t *testing.T) {
 			m := buildCloudMatrix(t, c)
 			text := m.table()
@@ -469,7 +477,7 @@ func TestPlacementMatrix(t *testing.T) {
 
 func comparePlacementGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if *rendertest.Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -483,7 +491,7 @@ func comparePlacementGolden(t *testing.T, path, got string) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the matrix; review and run with -update.\n%s", path, lineDiff(string(want), got))
+		t.Errorf("%s differs from the matrix; review and run with -update.\n%s", path, rendertest.LineDiff(string(want), got))
 	}
 }
 
@@ -493,8 +501,8 @@ func comparePlacementGolden(t *testing.T, path, got string) {
 func TestPlacementKnownWrongStillWrong(t *testing.T) {
 	wrong := map[string]bool{}
 	exists := map[string]bool{}
-	for _, name := range CloudNames() {
-		m := buildCloudMatrix(t, Cloud(name))
+	for _, name := range clouds.Names() {
+		m := buildCloudMatrix(t, spec.Cloud(name))
 		for _, r := range m.rows {
 			for _, c := range append([]matrixCell{r.plan}, r.cells...) {
 				exists[c.key] = true

@@ -7,6 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -15,7 +21,7 @@ import (
 // a pool is identical, so the matrix builds one node per pool.
 type matrixPool struct {
 	name      string
-	cloud     Cloud
+	cloud     spec.Cloud
 	accel     string
 	gpus      int64
 	partition string // a MIG profile, PartitionAllBalanced, or "" for whole GPUs
@@ -30,18 +36,18 @@ type matrixPool struct {
 	noGFD bool
 	// rendered is RenderPool's answer; nil on GKE Autopilot, which has no
 	// node pools (Autopilot creates a node per pod from its GPU request).
-	rendered *PoolRendered
+	rendered *spec.PoolRendered
 }
 
 func (p matrixPool) facts() matrixAccel { return matrixAccels[p.accel] }
 
-func (p matrixPool) policy() PoolPolicy {
-	pp := PoolPolicy{
+func (p matrixPool) policy() spec.PoolPolicy {
+	pp := spec.PoolPolicy{
 		Name: strings.ToLower(strings.NewReplacer(".", "-", "/", "-", " ", "-").Replace(p.name)), Cloud: string(p.cloud),
 		Accelerator: p.accel, GPUsPerNode: p.gpus, Partition: p.partition, MIGStrategy: p.strategy,
-		Sharing: p.sharing, Replicas: p.replicas, Spot: p.spot, Dedicated: ptr(p.dedicated),
+		Sharing: p.sharing, Replicas: p.replicas, Spot: p.spot, Dedicated: rendertest.Ptr(p.dedicated),
 	}
-	if p.partition != "" && p.strategy == MIGStrategySingle {
+	if p.partition != "" && p.strategy == spec.MIGStrategySingle {
 		pp.MIGStrategy = "" // the default; exercise it
 	}
 	return pp
@@ -52,7 +58,7 @@ func (p matrixPool) layout() map[string]int64 {
 	switch p.partition {
 	case "":
 		return nil
-	case PartitionAllBalanced:
+	case spec.PartitionAllBalanced:
 		return p.facts().balanced
 	}
 	return map[string]int64{p.partition: p.facts().mig[p.partition]}
@@ -64,9 +70,9 @@ func (p matrixPool) layout() map[string]int64 {
 // model single-strategy partitions (two profiles, and spot), mixed (one
 // profile and all-balanced) where the cloud runs the NVIDIA device plugin,
 // and time-sliced whole GPUs.
-func matrixPools(t *testing.T, c Cloud) []matrixPool {
+func matrixPools(t *testing.T, c spec.Cloud) []matrixPool {
 	t.Helper()
-	if c == CloudGKEAutopilot {
+	if c == spec.CloudGKEAutopilot {
 		return autopilotPools()
 	}
 	var pools []matrixPool
@@ -86,34 +92,34 @@ func matrixPools(t *testing.T, c Cloud) []matrixPool {
 			open := whole
 			open.dedicated = false
 			add(named(open))
-			if c != CloudEKSAuto { // Auto Mode cannot share GPUs (RenderPool refuses)
-				add(named(withSharing(whole, SharingTimeSlicing)))
-				add(named(withSharing(whole, SharingMPS)))
+			if c != spec.CloudEKSAuto { // Auto Mode cannot share GPUs (RenderPool refuses)
+				add(named(withSharing(whole, spec.SharingTimeSlicing)))
+				add(named(withSharing(whole, spec.SharingMPS)))
 			}
 		}
-		if f.mig == nil || migDone || c == CloudEKSAuto { // Auto Mode cannot partition
+		if f.mig == nil || migDone || c == spec.CloudEKSAuto { // Auto Mode cannot partition
 			continue
 		}
 		migDone = true
 		profiles := migProfilesFor(f, c)
-		add(named(withMIG(whole, profiles[0], MIGStrategySingle)))
-		add(named(withMIG(whole, profiles[len(profiles)-1], MIGStrategySingle)))
-		add(named(withSpot(withMIG(whole, profiles[0], MIGStrategySingle))))
-		if c != CloudGKE { // GKE partitions natively: one size per pool, no mixed strategy
-			add(named(withMIG(whole, profiles[0], MIGStrategyMixed)))
-			add(named(withMIG(whole, PartitionAllBalanced, MIGStrategyMixed)))
+		add(named(withMIG(whole, profiles[0], spec.MIGStrategySingle)))
+		add(named(withMIG(whole, profiles[len(profiles)-1], spec.MIGStrategySingle)))
+		add(named(withSpot(withMIG(whole, profiles[0], spec.MIGStrategySingle))))
+		if c != spec.CloudGKE { // GKE partitions natively: one size per pool, no mixed strategy
+			add(named(withMIG(whole, profiles[0], spec.MIGStrategyMixed)))
+			add(named(withMIG(whole, spec.PartitionAllBalanced, spec.MIGStrategyMixed)))
 		}
-		add(named(withSharing(whole, SharingTimeSlicing)))
+		add(named(withSharing(whole, spec.SharingTimeSlicing)))
 	}
-	if c == CloudGeneric {
+	if c == spec.CloudGeneric {
 		bare := matrixPool{accel: matrixCloudAccels[c][0], gpus: 1, dedicated: true, noGFD: true}
 		add(named(bare))
-		add(named(withSharing(bare, SharingTimeSlicing)))
+		add(named(withSharing(bare, spec.SharingTimeSlicing)))
 	}
 	for i := range pools {
-		r, diags := RenderPool(pools[i].policy())
+		r, diags := pool.Render(pools[i].policy())
 		if diags.HasError() {
-			t.Fatalf("pool %s/%s: RenderPool refuses a shape the matrix lists:\n%s", c, pools[i].name, formatDiags(diags))
+			t.Fatalf("pool %s/%s: RenderPool refuses a shape the matrix lists:\n%s", c, pools[i].name, rendertest.FormatDiags(diags))
 		}
 		pools[i].rendered = r
 	}
@@ -124,12 +130,12 @@ func matrixPools(t *testing.T, c Cloud) []matrixPool {
 // count it offers, plus spot.
 func autopilotPools() []matrixPool {
 	var pools []matrixPool
-	for i, name := range matrixCloudAccels[CloudGKEAutopilot] {
+	for i, name := range matrixCloudAccels[spec.CloudGKEAutopilot] {
 		for _, n := range matrixAccels[name].gkeCounts {
-			pools = append(pools, named(matrixPool{cloud: CloudGKEAutopilot, accel: name, gpus: n}))
+			pools = append(pools, named(matrixPool{cloud: spec.CloudGKEAutopilot, accel: name, gpus: n}))
 		}
 		if i == 0 {
-			pools = append(pools, named(matrixPool{cloud: CloudGKEAutopilot, accel: name, gpus: 1, spot: true}))
+			pools = append(pools, named(matrixPool{cloud: spec.CloudGKEAutopilot, accel: name, gpus: 1, spot: true}))
 		}
 	}
 	return pools
@@ -137,7 +143,7 @@ func autopilotPools() []matrixPool {
 
 // poolCounts: the smallest and largest machine of the model on the cloud
 // (generic clusters: 1 and 8).
-func poolCounts(f matrixAccel, c Cloud) (small, large int64) {
+func poolCounts(f matrixAccel, c spec.Cloud) (small, large int64) {
 	counts := f.machineCounts(c)
 	if len(counts) == 0 {
 		return 1, 8
@@ -146,9 +152,9 @@ func poolCounts(f matrixAccel, c Cloud) (small, large int64) {
 }
 
 // migProfilesFor: the smallest and the 3g profile the cloud can create.
-func migProfilesFor(f matrixAccel, c Cloud) []string {
+func migProfilesFor(f matrixAccel, c spec.Cloud) []string {
 	candidates := slices.DeleteFunc(f.profilesBySize(), func(p string) bool {
-		return c == CloudGKE && !slices.Contains(f.gkePartitions, p)
+		return c == spec.CloudGKE && !slices.Contains(f.gkePartitions, p)
 	})
 	var out []string
 	out = append(out, candidates[0])
@@ -177,9 +183,9 @@ func withMIG(p matrixPool, partition, strategy string) matrixPool {
 func named(p matrixPool) matrixPool {
 	parts := []string{p.accel + " x" + strconv.FormatInt(p.gpus, 10)}
 	switch {
-	case p.partition == PartitionAllBalanced:
+	case p.partition == spec.PartitionAllBalanced:
 		parts = append(parts, "mixed all-balanced")
-	case p.partition != "" && p.strategy == MIGStrategyMixed:
+	case p.partition != "" && p.strategy == spec.MIGStrategyMixed:
 		parts = append(parts, "mixed "+p.partition)
 	case p.partition != "":
 		parts = append(parts, "mig "+p.partition)
@@ -190,7 +196,7 @@ func named(p matrixPool) matrixPool {
 	if p.spot {
 		parts = append(parts, "spot")
 	}
-	if !p.dedicated && p.cloud != CloudGKEAutopilot {
+	if !p.dedicated && p.cloud != spec.CloudGKEAutopilot {
 		parts = append(parts, "not-dedicated")
 	}
 	if p.noGFD {
@@ -234,18 +240,18 @@ func (p matrixPool) node() (*corev1.Node, []string) {
 func (p matrixPool) factLabels() map[string]string {
 	l := map[string]string{}
 	switch p.cloud {
-	case CloudGKE:
+	case spec.CloudGKE:
 		p.gkeLabels(l)
-	case CloudGKEAutopilot:
+	case spec.CloudGKEAutopilot:
 		p.autopilotLabels(l)
-	case CloudAKS:
+	case spec.CloudAKS:
 		p.aksLabels(l)
-	case CloudEKS:
+	case spec.CloudEKS:
 		p.eksLabels(l)
-	case CloudEKSAuto:
+	case spec.CloudEKSAuto:
 		p.awsKarpenterLabels(l, "eks.amazonaws.com/")
 		l[factEKSAutoComputeType] = "auto"
-	case CloudKarpenter:
+	case spec.CloudKarpenter:
 		p.awsKarpenterLabels(l, "karpenter.k8s.aws/")
 	}
 	if p.runsGPUOperator() {
@@ -260,9 +266,9 @@ func (p matrixPool) factLabels() map[string]string {
 // AWS-managed one; the no-GFD generic pools only the device plugin chart.
 func (p matrixPool) runsGPUOperator() bool {
 	switch p.cloud {
-	case CloudAKS, CloudEKS, CloudKarpenter:
+	case spec.CloudAKS, spec.CloudEKS, spec.CloudKarpenter:
 		return true
-	case CloudGeneric:
+	case spec.CloudGeneric:
 		return !p.noGFD
 	}
 	return false
@@ -279,7 +285,7 @@ func (p matrixPool) gkeLabels(l map[string]string) {
 		l[factGKEPartitionSize] = p.partition
 	}
 	if p.sharing != "" {
-		l[factGKESharingStrategy] = map[string]string{SharingTimeSlicing: factGKESharingTS, SharingMPS: factGKESharingMPS}[p.sharing]
+		l[factGKESharingStrategy] = map[string]string{spec.SharingTimeSlicing: factGKESharingTS, spec.SharingMPS: factGKESharingMPS}[p.sharing]
 		l[factGKEMaxShared] = strconv.FormatInt(p.replicas, 10)
 	}
 	if p.spot {
@@ -346,7 +352,7 @@ func (p matrixPool) awsKarpenterLabels(l map[string]string, prefix string) {
 func (p matrixPool) gpuOperatorLabels(l map[string]string) {
 	f := p.facts()
 	product := f.gfdProduct
-	if p.cloud == CloudAKS && f.gfdProductAKS != "" {
+	if p.cloud == spec.CloudAKS && f.gfdProductAKS != "" {
 		product = f.gfdProductAKS
 	}
 	l[factGPUPresent] = "true"
@@ -356,11 +362,11 @@ func (p matrixPool) gpuOperatorLabels(l map[string]string) {
 		l[factGFDMIGCapable] = "true"
 	}
 	switch {
-	case p.partition != "" && p.strategy == MIGStrategySingle:
+	case p.partition != "" && p.strategy == spec.MIGStrategySingle:
 		product += "-MIG-" + p.partition
-		l[factGFDMIGStrategy] = MIGStrategySingle
+		l[factGFDMIGStrategy] = spec.MIGStrategySingle
 	case p.partition != "":
-		l[factGFDMIGStrategy] = MIGStrategyMixed
+		l[factGFDMIGStrategy] = spec.MIGStrategyMixed
 		for profile, per := range p.layout() {
 			l[gfdMIGCountLabel(profile)] = strconv.FormatInt(p.gpus*per, 10)
 		}
@@ -387,9 +393,9 @@ func (p matrixPool) renamesShared() bool {
 func (p matrixPool) factTaints() []corev1.Taint {
 	var taints []corev1.Taint
 	switch {
-	case p.cloud == CloudGKE || p.cloud == CloudGKEAutopilot:
+	case p.cloud == spec.CloudGKE || p.cloud == spec.CloudGKEAutopilot:
 		taints = append(taints, corev1.Taint{Key: factResourceGPU, Value: factGKETaintValue, Effect: corev1.TaintEffectNoSchedule})
-	case p.cloud == CloudAKS && p.spot:
+	case p.cloud == spec.CloudAKS && p.spot:
 		taints = append(taints, corev1.Taint{Key: factAKSPriority, Value: factAKSSpotValue, Effect: corev1.TaintEffectNoSchedule})
 	}
 	return taints
@@ -417,11 +423,11 @@ func (p matrixPool) factResources() corev1.ResourceList {
 	}
 	switch {
 	case p.partition == "":
-		if p.cloud == CloudGKE {
+		if p.cloud == spec.CloudGKE {
 			suffix = ""
 		}
 		put(factResourceGPU+suffix, p.gpus*replicas)
-	case p.cloud == CloudGKE || p.strategy == MIGStrategySingle:
+	case p.cloud == spec.CloudGKE || p.strategy == spec.MIGStrategySingle:
 		put(factResourceGPU, p.gpus*p.layout()[p.partition])
 	default:
 		for profile, per := range p.layout() {
@@ -443,13 +449,13 @@ func factOnlyLabel(p matrixPool, key string) bool {
 	if strings.HasPrefix(key, factDevicePluginMIG) && strings.HasSuffix(key, ".count") {
 		return true
 	}
-	if key == factInstanceType && (c == CloudKarpenter || c == CloudEKSAuto) {
+	if key == factInstanceType && (c == spec.CloudKarpenter || c == spec.CloudEKSAuto) {
 		return true
 	}
 	// On AKS, EKS and Karpenter RenderPool lists only the GFD label
 	// placement reads there (the single-strategy MIG product).
-	if strings.HasPrefix(key, "nvidia.com/") && (c == CloudAKS || c == CloudEKS || c == CloudKarpenter) {
-		return key != factGFDProduct || p.partition == "" || p.strategy != MIGStrategySingle
+	if strings.HasPrefix(key, "nvidia.com/") && (c == spec.CloudAKS || c == spec.CloudEKS || c == spec.CloudKarpenter) {
+		return key != factGFDProduct || p.partition == "" || p.strategy != spec.MIGStrategySingle
 	}
 	return false
 }
@@ -459,8 +465,8 @@ func factOnlyLabel(p matrixPool, key string) bool {
 // have the same value, and neither may list a label the other lacks (except
 // factOnlyLabel). The pool's own labels must not fight the cloud's.
 func TestPlacementFactsMatchRenderPool(t *testing.T) {
-	for _, c := range PoolCloudNames() {
-		for _, p := range matrixPools(t, Cloud(c)) {
+	for _, c := range clouds.PoolNames() {
+		for _, p := range matrixPools(t, spec.Cloud(c)) {
 			if p.noGFD {
 				// RenderPool describes GPU Operator clusters; the no-GFD
 				// pools are the cluster our own device plugin values set up
@@ -494,7 +500,7 @@ func TestPlacementFactsMatchRenderPool(t *testing.T) {
 			}
 			// Nothing on EKS sets the cluster-autoscaler accelerator label
 			// that EKS workloads select: the node group must carry it.
-			if got := p.rendered.NodeLabels[factEKSAccelerator]; c == string(CloudEKS) && got != p.facts().eksLabel {
+			if got := p.rendered.NodeLabels[factEKSAccelerator]; c == string(spec.CloudEKS) && got != p.facts().eksLabel {
 				t.Errorf("%s/%s: the node group must add %s=%s; RenderPool's NodeLabels have %q", c, p.name,
 					factEKSAccelerator, p.facts().eksLabel, got)
 			}
@@ -513,7 +519,7 @@ func TestPlacementFactsMatchRenderPool(t *testing.T) {
 func TestPlacementFactsMatchCatalog(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(matrixAccels)) {
 		f := matrixAccels[name]
-		a, ok := LookupAccelerator(name)
+		a, ok := catalog.LookupAccelerator(name)
 		if !ok {
 			t.Errorf("%s: not in the catalog", name)
 			continue
@@ -542,12 +548,12 @@ func TestPlacementFactsMatchCatalog(t *testing.T) {
 // TestPlacementMachineCountsMatchRenderPool: RenderPool accepts exactly
 // the GPUs-per-node counts the facts list as machines of that cloud.
 func TestPlacementMachineCountsMatchRenderPool(t *testing.T) {
-	for _, c := range []Cloud{CloudGKE, CloudAKS, CloudEKS, CloudEKSAuto, CloudKarpenter} {
+	for _, c := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {
 		for _, name := range matrixCloudAccels[c] {
 			counts := matrixAccels[name].machineCounts(c)
-			for n := int64(1); n <= MaxGPUsPerPod; n++ {
-				p := PoolPolicy{Name: "count", Cloud: string(c), Accelerator: name, GPUsPerNode: n}
-				_, diags := RenderPool(p)
+			for n := int64(1); n <= spec.MaxGPUsPerPod; n++ {
+				p := spec.PoolPolicy{Name: "count", Cloud: string(c), Accelerator: name, GPUsPerNode: n}
+				_, diags := pool.Render(p)
 				if accepted, want := !diags.HasError(), slices.Contains(counts, n); accepted != want {
 					t.Errorf("%s %s x%d: RenderPool accepts it = %v, facts have such a machine = %v", c, name, n, accepted, want)
 				}
@@ -562,6 +568,6 @@ func sameModel(accel, a, b string) bool {
 	base := func(s string) string { return strings.SplitN(s, "-MIG-", 2)[0] }
 	suffix := func(s string) string { return strings.TrimPrefix(s, base(s)) }
 	products := []string{f.gfdProduct, f.gfdProductAKS}
-	catalog, _ := LookupAccelerator(accel)
+	catalog, _ := catalog.LookupAccelerator(accel)
 	return suffix(a) == suffix(b) && slices.Contains(products, base(a)) && slices.Contains(catalog.GFDProducts, base(b))
 }

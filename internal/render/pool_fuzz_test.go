@@ -5,6 +5,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -39,51 +46,51 @@ func FuzzRenderPool(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name, cloud, accelerator string, gpus int64, partition, strategy, sharing string, replicas int64,
 		spot bool, dedicated int8, labelKey, labelValue, taintKey, taintValue, effect string) {
-		p := PoolPolicy{Name: name, Cloud: cloud, Accelerator: accelerator, GPUsPerNode: gpus, Partition: partition,
+		p := spec.PoolPolicy{Name: name, Cloud: cloud, Accelerator: accelerator, GPUsPerNode: gpus, Partition: partition,
 			MIGStrategy: strategy, Sharing: sharing, Replicas: replicas, Spot: spot}
 		if dedicated != 0 {
-			p.Dedicated = ptr(dedicated == 1)
+			p.Dedicated = rendertest.Ptr(dedicated == 1)
 		}
 		if labelKey != "" {
 			p.Labels = map[string]string{labelKey: labelValue}
 		}
 		if taintKey != "" || effect != "" {
-			p.Taints = []Taint{{Key: taintKey, Value: taintValue, Effect: effect}}
+			p.Taints = []spec.Taint{{Key: taintKey, Value: taintValue, Effect: effect}}
 		}
-		_ = ValidatePool(p)
-		_, _ = DecodePoolID(name + ":" + accelerator)
-		r, diags := RenderPool(p)
+		_ = pool.Validate(p)
+		_, _ = pool.DecodeID(name + ":" + accelerator)
+		r, diags := pool.Render(p)
 		if diags.HasError() != (r == nil) {
-			t.Fatalf("errors and result must be exclusive: result %v, diagnostics:\n%s", r != nil, formatDiags(diags))
+			t.Fatalf("errors and result must be exclusive: result %v, diagnostics:\n%s", r != nil, rendertest.FormatDiags(diags))
 		}
-		placed, applyDiags := ApplyPool(Workload{Name: "w", Kind: KindJob, Image: "img", GPU: GPU{Count: 1}}, p)
+		placed, applyDiags := pool.Apply(spec.Workload{Name: "w", Kind: spec.KindJob, Image: "img", GPU: spec.GPU{Count: 1}}, p)
 		if r == nil {
 			return
 		}
 		checkRenderedPool(t, p, r)
 		if !applyDiags.HasError() {
-			_, _ = Render(placed, Options{})
+			_, _ = workload.Render(placed, workload.Options{})
 		}
 	})
 }
 
-func checkRenderedPool(t *testing.T, p PoolPolicy, r *PoolRendered) {
+func checkRenderedPool(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
 	t.Helper()
-	decoded, err := DecodePoolID(r.ID)
+	decoded, err := pool.DecodeID(r.ID)
 	if err != nil {
 		t.Fatalf("id %q does not decode: %v", r.ID, err)
 	}
-	if allUTF8(p.Name, p.Cloud, p.Accelerator) && !reflect.DeepEqual(decoded, canonicalPool(p)) {
-		t.Fatalf("id round trip:\nwant %+v\ngot  %+v", canonicalPool(p), decoded)
+	if rendertest.AllUTF8(p.Name, p.Cloud, p.Accelerator) && !reflect.DeepEqual(decoded, pool.CanonicalPool(p)) {
+		t.Fatalf("id round trip:\nwant %+v\ngot  %+v", pool.CanonicalPool(p), decoded)
 	}
-	pools := SummarizeCapacity([]corev1.Node{poolNode("n", r)}, nil)
+	pools := capacity.Summarize([]corev1.Node{poolNode("n", r)}, nil)
 	for _, res := range r.ResourceNames {
-		if m := MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, res); len(m) != 1 || !m[0].Fits {
+		if m := capacity.MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, res); len(m) != 1 || !m[0].Fits {
 			t.Fatalf("%s: the pool does not admit its own placement: %+v", res, m)
 		}
 	}
 	if r.KarpenterNodePool != "" && utf8.ValidString(r.KarpenterNodePool) {
-		var np karpenterNodePoolManifest
+		var np clouds.KarpenterNodePoolManifest
 		if err := yaml.UnmarshalStrict([]byte(r.KarpenterNodePool), &np); err != nil {
 			t.Fatalf("NodePool does not parse: %v", err)
 		}
@@ -91,23 +98,23 @@ func checkRenderedPool(t *testing.T, p PoolPolicy, r *PoolRendered) {
 }
 
 func BenchmarkRenderPool(b *testing.B) {
-	p := PoolPolicy{Name: "a100-mig", Cloud: "karpenter", Accelerator: "a100-40gb", GPUsPerNode: 8, Partition: "2g.10gb", Spot: true,
-		Labels: map[string]string{"example.com/team": "ml"}, Taints: []Taint{{Key: "example.com/team", Value: "ml", Effect: TaintNoSchedule}}}
+	p := spec.PoolPolicy{Name: "a100-mig", Cloud: "karpenter", Accelerator: "a100-40gb", GPUsPerNode: 8, Partition: "2g.10gb", Spot: true,
+		Labels: map[string]string{"example.com/team": "ml"}, Taints: []spec.Taint{{Key: "example.com/team", Value: "ml", Effect: spec.TaintNoSchedule}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if r, diags := RenderPool(p); r == nil || diags.HasError() {
+		if r, diags := pool.Render(p); r == nil || diags.HasError() {
 			b.Fatal(diags)
 		}
 	}
 }
 
 func BenchmarkSummarizeAndMatch(b *testing.B) {
-	nodes := loadFixtureNodes(b)
-	r, _ := Render(workloadOn(CloudGKE, GPU{Count: 1, Accelerator: "l4", Sharing: SharingTimeSlicing}, false), Options{})
+	nodes := rendertest.LoadFixtureNodes(b)
+	r, _ := workload.Render(rendertest.WorkloadOn(spec.CloudGKE, spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing}, false), workload.Options{})
 	b.ReportAllocs()
 	for b.Loop() {
-		pools := SummarizeCapacity(nodes, nil)
-		if len(MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName)) == 0 {
+		pools := capacity.Summarize(nodes, nil)
+		if len(capacity.MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName)) == 0 {
 			b.Fatal("no pools")
 		}
 	}

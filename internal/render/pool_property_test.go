@@ -7,6 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -16,58 +24,64 @@ import (
 
 // poolVariants are the policies the property tests render for one cloud
 // and model: whatever combinations the cloud allows.
-func poolVariants(cloud Cloud, a Accelerator) []PoolPolicy {
-	counts := gpuCounts(machinesFor(cloud, &a))
+func poolVariants(cloud spec.Cloud, a catalog.Accelerator) []spec.PoolPolicy {
+	counts := clouds.GpuCounts(clouds.MachinesFor(cloud, &a))
 	if len(counts) == 0 {
 		counts = []int64{1, 8}
 	}
-	base := PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: a.Name, GPUsPerNode: counts[0]}
-	edit := func(f func(p *PoolPolicy)) PoolPolicy {
+	base := spec.PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: a.Name, GPUsPerNode: counts[0]}
+	edit := func(f func(p *spec.PoolPolicy)) spec.PoolPolicy {
 		p := base
 		f(&p)
 		return p
 	}
-	out := []PoolPolicy{
+	out := []spec.PoolPolicy{
 		base,
-		edit(func(p *PoolPolicy) { p.GPUsPerNode = counts[len(counts)-1] }),
-		edit(func(p *PoolPolicy) { p.Spot = cloud != CloudGeneric }),
-		edit(func(p *PoolPolicy) {
+		edit(func(p *spec.PoolPolicy) { p.GPUsPerNode = counts[len(counts)-1] }),
+		edit(func(p *spec.PoolPolicy) { p.Spot = cloud != spec.CloudGeneric }),
+		edit(func(p *spec.PoolPolicy) {
 			p.Labels = map[string]string{"example.com/team": "ml", "tier": "gpu"}
-			p.Taints = []Taint{{Key: "example.com/team", Value: "ml", Effect: "NoSchedule"}, {Key: "example.com/drain", Effect: "NoExecute"}}
+			p.Taints = []spec.Taint{{Key: "example.com/team", Value: "ml", Effect: "NoSchedule"}, {Key: "example.com/drain", Effect: "NoExecute"}}
 		}),
 	}
-	if cloud != CloudGKE {
-		out = append(out, edit(func(p *PoolPolicy) { p.Dedicated = ptr(false) }))
+	if cloud != spec.CloudGKE {
+		out = append(out, edit(func(p *spec.PoolPolicy) { p.Dedicated = rendertest.Ptr(false) }))
 	}
-	if cloud != CloudEKSAuto {
+	if cloud != spec.CloudEKSAuto {
 		out = append(out,
-			edit(func(p *PoolPolicy) { p.Sharing, p.Replicas = SharingTimeSlicing, 4 }),
-			edit(func(p *PoolPolicy) { p.Sharing, p.Replicas, p.Spot = SharingMPS, 8, cloud != CloudGeneric }))
+			edit(func(p *spec.PoolPolicy) { p.Sharing, p.Replicas = spec.SharingTimeSlicing, 4 }),
+			edit(func(p *spec.PoolPolicy) {
+				p.Sharing, p.Replicas, p.Spot = spec.SharingMPS, 8, cloud != spec.CloudGeneric
+			}))
 	}
 	return append(out, migVariants(cloud, a, edit)...)
 }
 
-func migVariants(cloud Cloud, a Accelerator, edit func(func(p *PoolPolicy)) PoolPolicy) []PoolPolicy {
-	if !a.OffersMIG() || cloud == CloudEKSAuto {
+func migVariants(cloud spec.Cloud, a catalog.Accelerator, edit func(func(p *spec.PoolPolicy)) spec.PoolPolicy) []spec.PoolPolicy {
+	if !a.OffersMIG() || cloud == spec.CloudEKSAuto {
 		return nil
 	}
-	if cloud == CloudGKE {
-		size := gkePartitionSizes[a.Name][0]
-		return []PoolPolicy{
-			edit(func(p *PoolPolicy) { p.Partition = size }),
-			edit(func(p *PoolPolicy) { p.Partition, p.Sharing, p.Replicas = size, SharingTimeSlicing, 2 }),
+	if cloud == spec.CloudGKE {
+		size := clouds.GkePartitionSizes[a.Name][0]
+		return []spec.PoolPolicy{
+			edit(func(p *spec.PoolPolicy) { p.Partition = size }),
+			edit(func(p *spec.PoolPolicy) { p.Partition, p.Sharing, p.Replicas = size, spec.SharingTimeSlicing, 2 }),
 		}
 	}
 	first, last := a.MIGProfiles[0].Name, a.MIGProfiles[len(a.MIGProfiles)-1].Name
-	out := []PoolPolicy{
-		edit(func(p *PoolPolicy) { p.Partition = first }),
-		edit(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = migLayoutPrefix+last, MIGStrategyMixed }),
-		edit(func(p *PoolPolicy) {
-			p.Partition, p.MIGStrategy, p.Sharing, p.Replicas = first, MIGStrategyMixed, SharingTimeSlicing, 3
+	out := []spec.PoolPolicy{
+		edit(func(p *spec.PoolPolicy) { p.Partition = first }),
+		edit(func(p *spec.PoolPolicy) {
+			p.Partition, p.MIGStrategy = clouds.MigLayoutPrefix+last, spec.MIGStrategyMixed
+		}),
+		edit(func(p *spec.PoolPolicy) {
+			p.Partition, p.MIGStrategy, p.Sharing, p.Replicas = first, spec.MIGStrategyMixed, spec.SharingTimeSlicing, 3
 		}),
 	}
-	if _, ok := migBalanced[a.Name]; ok {
-		out = append(out, edit(func(p *PoolPolicy) { p.Partition, p.MIGStrategy = PartitionAllBalanced, MIGStrategyMixed }))
+	if _, ok := clouds.MigBalanced[a.Name]; ok {
+		out = append(out, edit(func(p *spec.PoolPolicy) {
+			p.Partition, p.MIGStrategy = spec.PartitionAllBalanced, spec.MIGStrategyMixed
+		}))
 	}
 	return out
 }
@@ -75,7 +89,7 @@ func migVariants(cloud Cloud, a Accelerator, edit func(func(p *PoolPolicy)) Pool
 // poolNode is a node as the pool's cloud and GPU Operator would create it:
 // the labels added for the pool and those the cloud sets, the pool's taints,
 // and the resources the device plugin advertises.
-func poolNode(name string, r *PoolRendered) corev1.Node {
+func poolNode(name string, r *spec.PoolRendered) corev1.Node {
 	labels := maps.Clone(r.CloudSetLabels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -92,9 +106,9 @@ func poolNode(name string, r *PoolRendered) corev1.Node {
 	}
 }
 
-func isSharedMIG(p PoolPolicy) bool { return p.Partition != "" && p.Sharing != "" }
+func isSharedMIG(p spec.PoolPolicy) bool { return p.Partition != "" && p.Sharing != "" }
 
-func policyName(p PoolPolicy) string {
+func policyName(p spec.PoolPolicy) string {
 	return p.Cloud + "/" + p.Accelerator + "/x" + strconv.FormatInt(p.GPUsPerNode, 10) + "/" + p.Partition + "/" +
 		p.MIGStrategy + "/" + p.Sharing + "/spot=" + strconv.FormatBool(p.Spot) + "/labels=" + strconv.Itoa(len(p.Labels))
 }
@@ -103,13 +117,13 @@ func policyName(p PoolPolicy) string {
 // RenderPool's labels and taints admits a pod with RenderPool's placement,
 // for every resource the pool advertises.
 func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
-	forEachPoolVariant(t, func(t *testing.T, p PoolPolicy, r *PoolRendered) {
-		pools := SummarizeCapacity([]corev1.Node{poolNode("n", r)}, nil)
+	forEachPoolVariant(t, func(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
+		pools := capacity.Summarize([]corev1.Node{poolNode("n", r)}, nil)
 		if len(pools) != 1 {
 			t.Fatalf("want one pool from one GPU node, got %d", len(pools))
 		}
 		for _, res := range r.ResourceNames {
-			m := MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, res)[0]
+			m := capacity.MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, res)[0]
 			if !m.Fits {
 				t.Errorf("%s: the pool's own placement does not fit its node: %v", res, m.Reasons)
 			}
@@ -121,26 +135,26 @@ func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
 // Render, the path gpu_workload takes, and requires the same placement as
 // the pool (plus PoolPlacementExtras) and a resource the pool advertises.
 func TestWorkloadOnPoolMatchesPool(t *testing.T) {
-	forEachPoolVariant(t, func(t *testing.T, p PoolPolicy, r *PoolRendered) {
-		w := Workload{Name: "w", Kind: KindDeployment, Image: "img", GPU: GPU{Count: 1}}
+	forEachPoolVariant(t, func(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
+		w := spec.Workload{Name: "w", Kind: spec.KindDeployment, Image: "img", GPU: spec.GPU{Count: 1}}
 		if isSharedMIG(p) {
-			_, diags := ApplyPool(w, p)
-			requireDiag(t, diags, gpudiag.SeverityError, "node_pool", "never both")
+			_, diags := pool.Apply(w, p)
+			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "node_pool", "never both")
 			return
 		}
 		partitions := []string{""}
-		if p.Partition == PartitionAllBalanced {
-			partitions = sliceProfileNames(mustResolve(t, p))
+		if p.Partition == spec.PartitionAllBalanced {
+			partitions = pool.SliceProfileNames(mustResolve(t, p))
 		}
-		pools := SummarizeCapacity([]corev1.Node{poolNode("n", r)}, nil)
+		pools := capacity.Summarize([]corev1.Node{poolNode("n", r)}, nil)
 		for _, partition := range partitions {
 			w.GPU.Partition = partition
-			placed, diags := ApplyPool(w, p)
-			requireNoErrors(t, diags)
-			rendered, diags := Render(placed, Options{})
-			requireNoErrors(t, diags)
+			placed, diags := pool.Apply(w, p)
+			rendertest.RequireNoErrors(t, diags)
+			rendered, diags := workload.Render(placed, workload.Options{})
+			rendertest.RequireNoErrors(t, diags)
 			selector, tolerations := withPoolExtras(rendered, p)
-			if m := MatchingPools(pools, selector, rendered.Affinity, tolerations, rendered.ResourceName)[0]; !m.Fits {
+			if m := capacity.MatchingPools(pools, selector, rendered.Affinity, tolerations, rendered.ResourceName)[0]; !m.Fits {
 				t.Fatalf("workload (partition %q) does not fit the pool's node: %v", partition, m.Reasons)
 			}
 			if !strings.Contains(strings.Join(r.ResourceNames, " "), rendered.ResourceName) {
@@ -162,22 +176,22 @@ func TestWorkloadOnPoolMatchesPool(t *testing.T) {
 // TestPoolsOfDifferentModelsAreDistinct: a whole-GPU pod for one model's
 // pool never fits the node of another model's pool on the same cloud.
 func TestPoolsOfDifferentModelsAreDistinct(t *testing.T) {
-	for _, cloud := range PoolCloudNames() {
-		var rendered []*PoolRendered
+	for _, cloud := range clouds.PoolNames() {
+		var rendered []*spec.PoolRendered
 		var nodes []corev1.Node
-		for _, a := range Accelerators() {
-			if !profileFor(Cloud(cloud)).offers(&a) {
+		for _, a := range catalog.Accelerators() {
+			if !clouds.ProfileFor(spec.Cloud(cloud)).Offers(&a) {
 				continue
 			}
-			r, diags := RenderPool(poolVariants(Cloud(cloud), a)[0])
-			requireNoErrors(t, diags)
+			r, diags := pool.Render(poolVariants(spec.Cloud(cloud), a)[0])
+			rendertest.RequireNoErrors(t, diags)
 			rendered = append(rendered, r)
 			nodes = append(nodes, poolNode(a.Name, r))
 		}
-		pools := SummarizeCapacity(nodes, nil)
+		pools := capacity.Summarize(nodes, nil)
 		for i, r := range rendered {
 			fits := 0
-			for _, m := range MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName) {
+			for _, m := range capacity.MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName) {
 				if m.Fits {
 					fits++
 				}
@@ -189,17 +203,17 @@ func TestPoolsOfDifferentModelsAreDistinct(t *testing.T) {
 	}
 }
 
-func forEachPoolVariant(t *testing.T, check func(t *testing.T, p PoolPolicy, r *PoolRendered)) {
+func forEachPoolVariant(t *testing.T, check func(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered)) {
 	t.Helper()
-	for _, cloud := range PoolCloudNames() {
-		for _, a := range Accelerators() {
-			if !profileFor(Cloud(cloud)).offers(&a) {
+	for _, cloud := range clouds.PoolNames() {
+		for _, a := range catalog.Accelerators() {
+			if !clouds.ProfileFor(spec.Cloud(cloud)).Offers(&a) {
 				continue
 			}
-			for _, p := range poolVariants(Cloud(cloud), a) {
+			for _, p := range poolVariants(spec.Cloud(cloud), a) {
 				t.Run(policyName(p), func(t *testing.T) {
-					r, diags := RenderPool(p)
-					requireNoErrors(t, diags)
+					r, diags := pool.Render(p)
+					rendertest.RequireNoErrors(t, diags)
 					checkShapes(t, p, r)
 					check(t, p, r)
 				})
@@ -208,10 +222,10 @@ func forEachPoolVariant(t *testing.T, check func(t *testing.T, p PoolPolicy, r *
 	}
 }
 
-func mustResolve(t *testing.T, p PoolPolicy) []migSlice {
+func mustResolve(t *testing.T, p spec.PoolPolicy) []clouds.MigSlice {
 	t.Helper()
-	a, _ := LookupAccelerator(p.Accelerator)
-	_, cut, ok := resolvePoolPartition(p.Partition, &a)
+	a, _ := catalog.LookupAccelerator(p.Accelerator)
+	_, cut, ok := pool.ResolvePoolPartition(p.Partition, &a)
 	if !ok {
 		t.Fatalf("partition %q does not resolve", p.Partition)
 	}
@@ -220,19 +234,19 @@ func mustResolve(t *testing.T, p PoolPolicy) []migSlice {
 
 // withPoolExtras merges PoolPlacementExtras into a rendered workload, the
 // way render.go is meant to.
-func withPoolExtras(r *Rendered, p PoolPolicy) (map[string]string, []corev1.Toleration) {
-	labels, tolerations := PoolPlacementExtras(p)
+func withPoolExtras(r *workload.Rendered, p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
+	labels, tolerations := clouds.PoolPlacementExtras(p)
 	selector := maps.Clone(r.NodeSelector)
 	if len(labels) > 0 && selector == nil {
 		selector = map[string]string{}
 	}
 	maps.Copy(selector, labels)
-	return selector, normalizeTolerations(append(r.Tolerations, tolerations...))
+	return selector, clouds.NormalizeTolerations(append(r.Tolerations, tolerations...))
 }
 
 // checkShapes: exactly the pool's cloud shape is set, and a Karpenter
 // NodePool requires only labels Karpenter or GFD put on the node.
-func checkShapes(t *testing.T, p PoolPolicy, r *PoolRendered) {
+func checkShapes(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
 	t.Helper()
 	want := map[string]bool{
 		"gke": p.Cloud == "gke", "aks": p.Cloud == "aks", "eks": p.Cloud == "eks",
@@ -245,7 +259,7 @@ func checkShapes(t *testing.T, p PoolPolicy, r *PoolRendered) {
 	if r.KarpenterNodePool == "" {
 		return
 	}
-	var np karpenterNodePoolManifest
+	var np clouds.KarpenterNodePoolManifest
 	if err := yaml.UnmarshalStrict([]byte(r.KarpenterNodePool), &np); err != nil {
 		t.Fatalf("NodePool does not parse: %v\n%s", err, r.KarpenterNodePool)
 	}

@@ -1,0 +1,8 @@
+package catalog
+
+// Sizing preset names.
+const (
+	SizeSmall  = "small"
+	SizeMedium = "medium"
+	SizeLarge  = "large"
+)

@@ -1,0 +1,105 @@
+package clouds
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// poolIntent is a PoolPolicy resolved against the catalog. Fields are zero
+// when the value is unset, unknown or invalid.
+type PoolIntent struct {
+	Name  string
+	Cloud spec.Cloud
+	Accel *catalog.Accelerator
+	Gpus  int64
+	// layout is the mig-manager layout ("all-2g.10gb", "all-balanced") and
+	// cut what one GPU is cut into; both empty without MIG.
+	Layout      string
+	Cut         []MigSlice
+	MigStrategy string // single or mixed, with MIG
+	Sharing     string
+	Replicas    int64
+	Spot        bool
+	Dedicated   bool
+	Labels      map[string]string
+	Taints      []spec.Taint
+}
+
+func (pi PoolIntent) HasMIG() bool { return len(pi.Cut) > 0 }
+
+// usesGPUOperator: MIG and sharing are configured through the GPU Operator
+// (node labels + device plugin config); the cloud's profile says whether
+// (mechanism).
+func (pi PoolIntent) usesGPUOperator() bool {
+	return RulesFor(pi.Cloud).Mechanism() == MechanismGPUOperator
+}
+
+func (pi PoolIntent) NeedsDevicePluginConfig() bool {
+	return pi.usesGPUOperator() && (pi.Sharing != "" || pi.HasMIG())
+}
+
+// migSlice is one profile of a MIG layout and how many instances of it one
+// GPU carries.
+type MigSlice struct {
+	Profile catalog.MIGProfile
+	PerGPU  int64
+}
+
+// migBalanced is the GPU Operator's "all-balanced" layout per model
+// (NVIDIA/gpu-operator assets/state-mig-manager/0400_configmap.yaml,
+// default-mig-parted-config, key all-balanced, one device-filter per model).
+// The local fixture generic-a100-mig-mixed (8 x A100 40GB: 16 x 1g.5gb,
+// 8 x 2g.10gb, 8 x 3g.20gb) is this layout.
+var MigBalanced = map[string][]struct {
+	Name   string
+	PerGPU int64
+}{
+	"a100-40gb": {{"1g.5gb", 2}, {"2g.10gb", 1}, {"3g.20gb", 1}},
+	"a100-80gb": {{"1g.10gb", 2}, {"2g.20gb", 1}, {"3g.40gb", 1}},
+	"h100-80gb": {{"1g.10gb", 2}, {"2g.20gb", 1}, {"3g.40gb", 1}},
+	"h200":      {{"1g.18gb", 2}, {"2g.35gb", 1}, {"3g.71gb", 1}},
+	"b200":      {{"1g.23gb", 2}, {"2g.45gb", 1}, {"3g.90gb", 1}},
+	"a30":       {{"1g.6gb", 2}, {"2g.12gb", 1}},
+	// "GB200 HGX", "H100 NVL, H800 NVL" and "RTX-PRO-6000-96GB" filters.
+	"gb200":        {{"1g.23gb", 2}, {"2g.47gb", 1}, {"3g.93gb", 1}},
+	"h100-nvl":     {{"1g.12gb", 2}, {"2g.24gb", 1}, {"3g.47gb", 1}},
+	"rtx-pro-6000": {{"1g.24gb", 2}, {"2g.48gb", 1}},
+	// HGX B300: the GPU Operator 25.10.0 all-balanced entry.
+	"b300": {{"1g.34gb", 2}, {"2g.67gb", 1}, {"3g.135gb", 1}},
+}
+
+// migLayoutPrefix is how mig-manager names single-profile layouts:
+// "all-<profile>" (the same default config as above; every profile in the
+// catalog has one).
+const MigLayoutPrefix = "all-"
+
+// workloadGPU is the gpu block of a one-unit workload on the pool. ApplyPool
+// fills workloads from it and RenderPool places with it, which is what keeps
+// the two in agreement.
+func (pi PoolIntent) WorkloadGPU() spec.GPU {
+	g := spec.GPU{Count: 1, Sharing: pi.Sharing, MaxSharedClients: pi.SelectableClients()}
+	if pi.Accel != nil {
+		g.Accelerator = pi.Accel.Name
+	}
+	if pi.HasMIG() {
+		// all-balanced: any profile places the same under "mixed" (only the
+		// resource name differs), so the first stands for the layout.
+		g.Partition = pi.Cut[0].Profile.Name
+		g.MIGStrategy = pi.MigStrategy
+	}
+	return g
+}
+
+// selectableClients is the replicas count where a node label records it
+// (GKE's gke-max-shared-clients-per-gpu; GFD's nvidia.com/gpu.replicas,
+// which covers nvidia.com/gpu only), so workloads select exactly this
+// pool's sharing; 0 elsewhere, where max_shared_clients selects nothing.
+func (pi PoolIntent) SelectableClients() int64 {
+	switch {
+	case pi.Sharing == "":
+		return 0
+	case RulesFor(pi.Cloud).selectsSharedClients(pi):
+		return pi.Replicas
+	}
+	return 0
+}

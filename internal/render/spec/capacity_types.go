@@ -1,0 +1,62 @@
+package spec
+
+import corev1 "k8s.io/api/core/v1"
+
+// PoolCapacity is one group of alike GPU nodes found in a live cluster: a
+// cloud node pool (GKE node pool, AKS agent pool, EKS node group, Karpenter
+// or EKS Auto Mode NodePool) or, on generic clusters, nodes with the same
+// GPU model and GPU Operator configuration.
+type PoolCapacity struct {
+	// Key is stable across calls: "<cloud>/<pool name>", or for generic
+	// clusters "generic/<GFD product>[/mig-<layout>][/<sharing>-<replicas>]",
+	// falling back to "instance-type/<type>" and "node/<name>".
+	Key string `json:"key"`
+	// Cloud is a best guess from node labels ("" when nothing says). GKE
+	// node pools auto-provisioned by NAP look like Autopilot's and are
+	// reported as gke-autopilot.
+	Cloud string `json:"cloud,omitempty"`
+	// Accelerator is the catalog id, "" when the model is not in the catalog.
+	Accelerator string `json:"accelerator,omitempty"`
+	// Product is the label value that identified the model (gke-accelerator,
+	// instance-gpu-name, GFD product, VM size or instance type).
+	Product string `json:"product,omitempty"`
+
+	// Resources are totals over the nodes, sorted by name.
+	Resources []ResourceCapacity `json:"resources,omitempty"`
+
+	// MIG and sharing state, from labels every node of the pool carries.
+	MIGPartition  string `json:"mig_partition,omitempty"` // GKE gke-gpu-partition-size
+	MIGConfig     string `json:"mig_config,omitempty"`    // nvidia.com/mig.config
+	MIGStrategy   string `json:"mig_strategy,omitempty"`  // single or mixed
+	Sharing       string `json:"sharing,omitempty"`       // time-slicing or mps
+	SharedClients int64  `json:"shared_clients,omitempty"`
+
+	// Taints are the distinct taints of the nodes, sorted.
+	Taints []corev1.Taint `json:"taints,omitempty"`
+	// Nodes are the pool's nodes sorted by name, with what MatchingPools
+	// needs to judge each one.
+	Nodes []NodeCapacity `json:"nodes"`
+}
+
+// NodeCapacity is one GPU node of a pool.
+type NodeCapacity struct {
+	Name          string             `json:"name"`
+	Labels        map[string]string  `json:"labels,omitempty"`
+	Taints        []corev1.Taint     `json:"taints,omitempty"`
+	Unschedulable bool               `json:"unschedulable,omitempty"`
+	Resources     []ResourceCapacity `json:"resources,omitempty"`
+}
+
+// ResourceCapacity is one GPU-ish extended resource (nvidia.com/gpu,
+// nvidia.com/gpu.shared, nvidia.com/mig-*). Requested sums the requests of
+// the pods bound to the node(s) that have not terminated.
+type ResourceCapacity struct {
+	Name        string `json:"name"`
+	Capacity    int64  `json:"capacity"`
+	Allocatable int64  `json:"allocatable"`
+	Requested   int64  `json:"requested"`
+}
+
+// Free is what is left to request (never negative: a node can be
+// overcommitted briefly after its allocatable shrinks).
+func (r ResourceCapacity) Free() int64 { return max(r.Allocatable-r.Requested, 0) }

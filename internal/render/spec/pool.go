@@ -1,0 +1,197 @@
+package spec
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// PoolPolicy describes one GPU node pool once; node labels and taints, the
+// cloud node-pool shape, the device plugin config and the placement that
+// workloads need are all derived from it (RenderPool), so the pool and the
+// workloads placed on it cannot drift apart.
+//
+// Field names map 1:1 to the gpu_node_pool_policy attributes (snake_case in
+// gpudiag.Diagnostic paths and in the JSON inside pool ids). As with Workload, zero
+// values mean "unset OR unknown": ValidatePool skips rules that need them,
+// RenderPool (values final) reports missing required ones.
+type PoolPolicy struct {
+	Name        string `json:"name,omitempty"`          // name: DNS-1123 label, used in derived names
+	Cloud       string `json:"cloud,omitempty"`         // cloud: one of PoolCloudNames()
+	Accelerator string `json:"accelerator,omitempty"`   // accelerator: catalog id
+	GPUsPerNode int64  `json:"gpus_per_node,omitempty"` // gpus_per_node
+
+	// Partition is a MIG profile of Accelerator ("2g.10gb": every GPU is cut
+	// into that profile) or a mig-manager layout ("all-2g.10gb", the same
+	// thing spelled the GPU Operator's way, or PartitionAllBalanced).
+	Partition string `json:"partition,omitempty"` // partition
+	// MIGStrategy is MIGStrategyNames(); "" means single.
+	MIGStrategy string `json:"mig_strategy,omitempty"` // mig_strategy
+
+	// Sharing is SharingNames(); Replicas is the time-slicing replicas or MPS
+	// clients per GPU (at least 2, required with Sharing).
+	Sharing  string `json:"sharing,omitempty"`  // sharing
+	Replicas int64  `json:"replicas,omitempty"` // replicas
+
+	Spot   bool              `json:"spot,omitempty"`   // spot
+	Labels map[string]string `json:"labels,omitempty"` // labels: extra node labels
+	Taints []Taint           `json:"taints,omitempty"` // taints: extra node taints
+	// Dedicated taints the pool with the cloud's conventional GPU taint so
+	// only pods that tolerate it (GPU workloads) land there. nil means true.
+	Dedicated *bool `json:"dedicated,omitempty"` // dedicated
+}
+
+// Taint is one extra node taint of a pool. Effect is a Kubernetes taint
+// effect: NoSchedule, PreferNoSchedule or NoExecute.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// PartitionAllBalanced is the GPU Operator's mig-manager layout that cuts
+// every GPU into several profiles (e.g. A100 40GB: 2x 1g.5gb, 1x 2g.10gb,
+// 1x 3g.20gb). Each profile is its own resource, so it needs the mixed
+// strategy.
+const PartitionAllBalanced = "all-balanced"
+
+// Node labels the GPU Operator reads to configure a node. They are per-node
+// overrides of the cluster-wide ClusterPolicy settings.
+const (
+	// LabelDevicePluginConfig selects the entry of the device plugin's
+	// ConfigMap (devicePlugin.config.name) that configures this node.
+	LabelDevicePluginConfig = "nvidia.com/device-plugin.config"
+	// LabelMIGConfig selects the mig-manager layout, e.g. "all-2g.10gb".
+	LabelMIGConfig = "nvidia.com/mig.config"
+	// MIGConfigDisabled is mig-manager's "MIG off" layout.
+	MIGConfigDisabled = "all-disabled"
+)
+
+// Taint effects as the Kubernetes API spells them.
+const (
+	TaintNoSchedule       = string(corev1.TaintEffectNoSchedule)
+	TaintPreferNoSchedule = string(corev1.TaintEffectPreferNoSchedule)
+	TaintNoExecute        = string(corev1.TaintEffectNoExecute)
+)
+
+// TaintEffectNames lists the accepted taints[*].effect values.
+func TaintEffectNames() []string {
+	return []string{TaintNoSchedule, TaintPreferNoSchedule, TaintNoExecute}
+}
+
+// PoolRendered is everything derived from a PoolPolicy. JSON names are the
+// snake_case computed-attribute names; golden files print this struct.
+type PoolRendered struct {
+	// ID is EncodePoolID of the policy: a workload can decode it at plan time.
+	ID string `json:"id"`
+
+	// NodeLabels must be added to the pool's nodes by whoever creates them
+	// (the cloud shapes below already contain them): the user's labels, the
+	// GPU Operator selectors (nvidia.com/mig.config,
+	// nvidia.com/device-plugin.config) and, on EKS managed node groups, the
+	// k8s.amazonaws.com/accelerator label that nothing else sets.
+	NodeLabels map[string]string `json:"node_labels,omitempty"`
+	// CloudSetLabels are put on the nodes by the cloud itself (GKE, AKS,
+	// Karpenter, EKS) or by the GPU Operator / GPU Feature Discovery. They
+	// are listed so the placement can be checked, and must not be set by
+	// hand (several clouds reject it). Where a label can take several values
+	// (GFD's SXM or PCIe product name, one of several instance types) the
+	// first the catalog lists is shown.
+	CloudSetLabels map[string]string `json:"cloud_set_labels,omitempty"`
+	// NodeTaints are every taint the nodes carry, whoever sets it (GKE sets
+	// its GPU taint itself; the cloud shapes list only the ones to configure).
+	NodeTaints []corev1.Taint `json:"node_taints,omitempty"`
+
+	// Cloud node-pool shapes; only the one for the pool's cloud is set.
+	// Karpenter and EKS Auto Mode get KarpenterNodePool; generic clusters get
+	// none (apply NodeLabels/NodeTaints however the nodes are provisioned).
+	GKE               *GKENodePool  `json:"gke,omitempty"`
+	AKS               *AKSNodePool  `json:"aks,omitempty"`
+	EKS               *EKSNodeGroup `json:"eks,omitempty"`
+	KarpenterNodePool string        `json:"karpenter_node_pool,omitempty"`
+
+	// What a pod needs to land on the pool: the same answer Render gives a
+	// workload placed with ApplyPool, plus selectors for the pool's extra
+	// labels and tolerations for its extra taints (PoolPlacementExtras).
+	NodeSelector map[string]string   `json:"node_selector,omitempty"`
+	Affinity     *corev1.Affinity    `json:"affinity,omitempty"`
+	Tolerations  []corev1.Toleration `json:"tolerations,omitempty"`
+	// ResourceName is the extended resource a pod requests, e.g.
+	// nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-1g.5gb; empty
+	// when the pool offers several (all-balanced): see ResourceNames.
+	ResourceName  string   `json:"resource_name,omitempty"`
+	ResourceNames []string `json:"resource_names"`
+	// ResourcesPerNode is what one node advertises once configured, per
+	// resource name (GPUs x MIG instances per GPU x sharing replicas).
+	ResourcesPerNode map[string]int64 `json:"resources_per_node"`
+
+	// DevicePluginConfig is one entry of the NVIDIA device plugin's config
+	// ConfigMap (gpu-operator devicePlugin.config.data), keyed by
+	// DevicePluginConfigName, which nodes select with the
+	// nvidia.com/device-plugin.config label. Empty when the pool needs none:
+	// whole GPUs, or GKE, which shares and partitions GPUs natively.
+	DevicePluginConfigName string `json:"device_plugin_config_name,omitempty"`
+	DevicePluginConfig     string `json:"device_plugin_config,omitempty"`
+	// MIGConfig is the nvidia.com/mig.config layout ("" on GKE and for GPUs
+	// without MIG).
+	MIGConfig string `json:"mig_config,omitempty"`
+}
+
+// CloudTaint is a taint in the enum form of the GKE and EKS APIs
+// (google_container_node_pool node_config.taint, aws_eks_node_group taint):
+// Effect is NO_SCHEDULE, PREFER_NO_SCHEDULE or NO_EXECUTE.
+type CloudTaint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// GKENodePool is the GPU part of a google_container_node_pool.
+type GKENodePool struct {
+	// MachineType is a suggestion: the first machine type carrying exactly
+	// GPUsPerNode GPUs of the model. Empty for N1 GPUs (T4, V100), which
+	// attach to any N1 machine type.
+	MachineType string `json:"machine_type,omitempty"`
+	Spot        bool   `json:"spot,omitempty"`
+	// Labels holds only labels GKE does not set itself.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Taints leaves out nvidia.com/gpu: GKE adds it to GPU pools and rejects
+	// a second taint with that key ("Found more than one taint with key
+	// nvidia.com/gpu and effect NO_SCHEDULE", hashicorp/terraform-provider-google#7928).
+	Taints           []CloudTaint        `json:"taints,omitempty"`
+	GuestAccelerator GKEGuestAccelerator `json:"guest_accelerator"`
+}
+
+// GKEGuestAccelerator is node_config.guest_accelerator.
+type GKEGuestAccelerator struct {
+	Type                   string `json:"type"` // a cloud.google.com/gke-accelerator value
+	Count                  int64  `json:"count"`
+	GPUPartitionSize       string `json:"gpu_partition_size,omitempty"`
+	GPUSharingStrategy     string `json:"gpu_sharing_strategy,omitempty"` // TIME_SHARING or MPS
+	MaxSharedClientsPerGPU int64  `json:"max_shared_clients_per_gpu,omitempty"`
+	// GPUDriverVersion is gpu_driver_installation_config: LATEST lets GKE
+	// install the driver (the node label reads gke-gpu-driver-version=latest).
+	GPUDriverVersion string `json:"gpu_driver_version"`
+}
+
+// AKSNodePool is the GPU part of an azurerm_kubernetes_cluster_node_pool.
+type AKSNodePool struct {
+	// VMSize is a suggestion: the smallest VM size carrying GPUsPerNode GPUs.
+	VMSize string `json:"vm_size"`
+	// Priority is "Spot" or "Regular".
+	Priority   string            `json:"priority"`
+	NodeLabels map[string]string `json:"node_labels,omitempty"`
+	// NodeTaints are in AKS "key=value:Effect" form.
+	NodeTaints []string `json:"node_taints,omitempty"`
+}
+
+// EKSNodeGroup is the GPU part of an aws_eks_node_group.
+type EKSNodeGroup struct {
+	// InstanceTypes are the EC2 types carrying GPUsPerNode GPUs of the model.
+	InstanceTypes []string `json:"instance_types"`
+	// CapacityType is ON_DEMAND or SPOT.
+	CapacityType string `json:"capacity_type"`
+	// AMIType is the EKS-optimized accelerated AMI (NVIDIA driver and
+	// container toolkit preinstalled).
+	AMIType string            `json:"ami_type"`
+	Labels  map[string]string `json:"labels,omitempty"`
+	Taints  []CloudTaint      `json:"taints,omitempty"`
+}

@@ -1,0 +1,203 @@
+package spec
+
+// Workload is the user's intent: one container that needs GPUs, run as a
+// Deployment or a Job. Field names map 1:1 to the Terraform attributes (in
+// snake_case) that gpudiag.Diagnostic paths use.
+//
+// Zero values mean "unset OR unknown": at plan time the provider passes
+// Terraform-unknown values as ""/0/nil. Validate therefore skips every rule
+// that needs a zero-valued field, and never reports a required field as
+// missing; Render, which runs once everything is known, does.
+//
+// The JSON names are the spec annotation's format (version 1, written by the
+// first release with the Go field names): they are fixed, whatever the Go
+// fields are called later. The provider's format fixtures check them.
+type Workload struct {
+	Name      string `json:"Name"`      // name
+	Namespace string `json:"Namespace"` // namespace; Render uses "default" when empty
+	Kind      string `json:"Kind"`      // kind: one of KindNames()
+	Cloud     string `json:"Cloud"`     // cloud: one of CloudNames()
+
+	// Replicas applies to deployments only; nil leaves spec.replicas to the
+	// server (1) or to an autoscaler.
+	Replicas *int32 `json:"Replicas"` // replicas
+
+	Labels         map[string]string `json:"Labels"`         // labels, on every object
+	Annotations    map[string]string `json:"Annotations"`    // annotations, on every object
+	PodLabels      map[string]string `json:"PodLabels"`      // pod_labels, on the pod template
+	PodAnnotations map[string]string `json:"PodAnnotations"` // pod_annotations, on the pod template
+
+	Image   string   `json:"Image"`   // image
+	Command []string `json:"Command"` // command
+	Args    []string `json:"Args"`    // args
+	// Env is rendered sorted by name; it wins over cloud defaults such as
+	// GKE's LD_LIBRARY_PATH.
+	Env map[string]string `json:"Env"` // env
+	// SecretEnv are variables read from Secrets when the pod starts: only
+	// the reference is in the manifest (and in Terraform state), never the
+	// secret value.
+	SecretEnv          map[string]SecretKeyRef `json:"SecretEnv"`          // secret_env
+	Ports              []int32                 `json:"Ports"`              // ports (TCP container ports)
+	ServiceAccountName string                  `json:"ServiceAccountName"` // service_account_name
+
+	GPU GPU `json:"GPU"` // gpu
+
+	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
+	// are totals for the container, not per GPU.
+	Size   string `json:"Size"`   // size
+	CPU    string `json:"CPU"`    // cpu
+	Memory string `json:"Memory"` // memory
+	// ShmSize sizes a memory-backed /dev/shm (PyTorch DataLoader workers and
+	// NCCL need more than the container runtime's 64 MiB default).
+	ShmSize string `json:"ShmSize"` // shm_size
+
+	ModelCache *ModelCache `json:"ModelCache"` // model_cache
+
+	StartupProbe   *Probe `json:"StartupProbe"`   // startup_probe
+	LivenessProbe  *Probe `json:"LivenessProbe"`  // liveness_probe
+	ReadinessProbe *Probe `json:"ReadinessProbe"` // readiness_probe
+
+	// IPCLock adds the IPC_LOCK capability (pinned host memory for RDMA /
+	// GPUDirect and some inference servers).
+	IPCLock bool `json:"IPCLock"` // ipc_lock
+	Spot    bool `json:"Spot"`    // spot
+
+	// Job applies to jobs only.
+	Job *JobControls `json:"Job"` // job
+}
+
+// SecretKeyRef names one key of a Secret in the workload's namespace.
+type SecretKeyRef struct {
+	Name string `json:"name"` // name: the Secret
+	Key  string `json:"key"`  // key: the key in the Secret
+}
+
+// GPU is the accelerator request.
+type GPU struct {
+	// Count is whole GPUs, or MIG instances with Partition, or shared slots
+	// with Sharing.
+	Count int64 `json:"Count"` // count
+	// Requests exists because users copy "requests" from examples; it must
+	// equal Count. The rendered request always equals the limit.
+	Requests *int64 `json:"Requests"` // requests
+
+	// Accelerator is one model; Accelerators a preference list (first is
+	// preferred). They are mutually exclusive.
+	Accelerator  string   `json:"Accelerator"`  // accelerator
+	Accelerators []string `json:"Accelerators"` // accelerators
+
+	// Partition is a MIG profile of Accelerator, e.g. "2g.10gb".
+	Partition string `json:"Partition"` // partition
+	// MIGStrategy is how the cluster's device plugin exposes MIG:
+	// MIGStrategyNames(); "" means single.
+	MIGStrategy string `json:"MIGStrategy"` // mig_strategy
+
+	// Sharing is SharingNames(); MaxSharedClients selects nodes configured
+	// for that many clients per GPU.
+	Sharing          string `json:"Sharing"`          // sharing
+	MaxSharedClients int64  `json:"MaxSharedClients"` // max_shared_clients
+
+	DRA *DRA `json:"DRA"` // dra
+}
+
+// DRA asks for the GPU through Dynamic Resource Allocation instead of the
+// nvidia.com/gpu extended resource.
+type DRA struct {
+	// DeviceClass defaults to DefaultDeviceClass.
+	DeviceClass string `json:"DeviceClass"` // device_class
+	// Selectors are CEL expressions over device attributes, ANDed.
+	Selectors []string `json:"Selectors"` // selectors
+}
+
+// ModelCache mounts a PersistentVolumeClaim for model weights: either an
+// existing claim (ClaimName) or one Render creates (Size, StorageClass,
+// AccessMode).
+type ModelCache struct {
+	ClaimName    string `json:"ClaimName"`    // claim_name
+	Size         string `json:"Size"`         // size
+	StorageClass string `json:"StorageClass"` // storage_class; "" uses the cluster default
+	MountPath    string `json:"MountPath"`    // mount_path; default DefaultModelCacheMountPath
+	ReadOnly     bool   `json:"ReadOnly"`     // read_only
+	AccessMode   string `json:"AccessMode"`   // access_mode: AccessModeNames(); default ReadWriteOnce
+}
+
+// Probe configures one container probe. Exactly one target: HTTPPath (with
+// Port, or the first of Workload.Ports), Exec, or TCPPort. Timing fields
+// default per probe kind (probes.go).
+type Probe struct {
+	HTTPPath            string   `json:"HTTPPath"`            // http_path
+	Port                int32    `json:"Port"`                // port
+	Exec                []string `json:"Exec"`                // exec
+	TCPPort             int32    `json:"TCPPort"`             // tcp_port
+	InitialDelaySeconds *int32   `json:"InitialDelaySeconds"` // initial_delay_seconds
+	PeriodSeconds       *int32   `json:"PeriodSeconds"`       // period_seconds
+	TimeoutSeconds      *int32   `json:"TimeoutSeconds"`      // timeout_seconds
+	FailureThreshold    *int32   `json:"FailureThreshold"`    // failure_threshold
+}
+
+// JobControls are batch/v1 Job settings; nil fields use Kubernetes defaults.
+type JobControls struct {
+	BackoffLimit            *int32 `json:"BackoffLimit"`            // backoff_limit
+	ActiveDeadlineSeconds   *int64 `json:"ActiveDeadlineSeconds"`   // active_deadline_seconds
+	TTLSecondsAfterFinished *int32 `json:"TTLSecondsAfterFinished"` // ttl_seconds_after_finished
+	Completions             *int32 `json:"Completions"`             // completions
+	Parallelism             *int32 `json:"Parallelism"`             // parallelism
+}
+
+// Workload kinds.
+const (
+	KindDeployment = "deployment"
+	KindJob        = "job"
+)
+
+// KindNames lists the accepted kind values.
+func KindNames() []string { return []string{KindDeployment, KindJob} }
+
+// MIG strategies of the NVIDIA device plugin / GPU Operator.
+const (
+	// MIGStrategySingle: every GPU on the node has the same profile and each
+	// instance is advertised as nvidia.com/gpu.
+	MIGStrategySingle = "single"
+	// MIGStrategyMixed: each profile is its own resource, nvidia.com/mig-<profile>.
+	MIGStrategyMixed = "mixed"
+)
+
+// MIGStrategyNames lists the accepted mig_strategy values.
+func MIGStrategyNames() []string { return []string{MIGStrategySingle, MIGStrategyMixed} }
+
+// GPU sharing modes.
+const (
+	// SharingTimeSlicing: CUDA time-slicing, no memory isolation. GKE calls it
+	// "time-sharing"; the provider translates.
+	SharingTimeSlicing = "time-slicing"
+	// SharingMPS: NVIDIA Multi-Process Service.
+	SharingMPS = "mps"
+)
+
+// SharingNames lists the accepted sharing values.
+func SharingNames() []string { return []string{SharingTimeSlicing, SharingMPS} }
+
+// Defaults applied by Render.
+const (
+	DefaultNamespace = "default"
+	// DefaultDeviceClass is NVIDIA's DRA class for whole GPUs
+	// (docs/design/kubernetes.md#resourceclaimtemplate-shapes).
+	DefaultDeviceClass         = "gpu.nvidia.com"
+	DefaultModelCacheMountPath = "/models"
+	DefaultFieldManager        = "terraform-provider-gpu"
+)
+
+// Limits that validation enforces.
+const (
+	// MaxGPUsPerPod is the most GPUs one machine carries (GKE a2-megagpu-16g
+	// has 16 A100s; every other shape in the catalog has at most 8). A pod
+	// cannot span machines, so more can never schedule.
+	MaxGPUsPerPod = 16
+	// MaxDRASelectors is resource.k8s.io's DeviceSelectorsMaxSize.
+	MaxDRASelectors = 32
+)
+
+// AccessModeNames lists the accepted model_cache.access_mode values.
+func AccessModeNames() []string {
+	return []string{"ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany", "ReadOnlyMany"}
+}

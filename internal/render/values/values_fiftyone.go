@@ -1,0 +1,440 @@
+package values
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// FiftyOneValues is the GPU part of the FiftyOne Enterprise chart
+// (voxel51/fiftyone-teams-app): delegated-operator Deployments and on-demand
+// Job templates (docs/design/fiftyone.md).
+type FiftyOneValues struct {
+	Deployments  []FiftyOneDeployment  // deployment (blocks)
+	JobTemplates []FiftyOneJobTemplate // job_template (blocks)
+}
+
+// FiftyOneImage overrides the chart's executor image; empty fields keep the
+// chart's (or the template's) value.
+type FiftyOneImage struct {
+	Repository string // repository
+	Tag        string // tag
+}
+
+// FiftyOneDeployment is one entry of
+// delegatedOperatorDeployments.deployments.<key>. Unset fields inherit the
+// chart's delegatedOperatorDeployments.template.
+type FiftyOneDeployment struct {
+	// Key is the camelCase chart key; the Deployment is named
+	// KebabCase(Key).
+	Key         string         // key
+	Enabled     *bool          // enabled: nil keeps the chart's rule (absent means enabled)
+	Replicas    *int32         // replicas: replicaCount, at least 1
+	Description string         // description
+	Image       *FiftyOneImage // image
+	// Env is merged over the template's env map; the cloud's driver
+	// environment (GKE LD_LIBRARY_PATH) is added under it.
+	Env map[string]string // env
+	// GPU is nil for a CPU-only runner beside GPU ones.
+	GPU *spec.GPU // gpu
+	// NodePool places the GPU runner on a gpu_node_pool_policy: unset GPU
+	// fields come from the pool, and its extra labels and taints are added.
+	NodePool *spec.PoolPolicy // node_pool
+	Spot     bool             // spot
+	// Size is a GPU sizing preset (SizeNames()); CPU and Memory are totals
+	// and override it. Without any of them the template's resources apply.
+	Size   string // size
+	CPU    string // cpu
+	Memory string // memory
+}
+
+// FiftyOneJobTemplate is one entry of delegatedOperatorJobTemplates.jobs.<key>:
+// a Job manifest the FiftyOne API launches per operation.
+type FiftyOneJobTemplate struct {
+	// Key is the camelCase chart key; Jobs are named KebabCase(Key)
+	// truncated to 48 characters, then "-<operation id>".
+	Key      string            // key
+	Enabled  *bool             // enabled
+	Image    *FiftyOneImage    // image
+	Env      map[string]string // env
+	GPU      *spec.GPU         // gpu
+	NodePool *spec.PoolPolicy  // node_pool
+	Spot     bool              // spot
+	Size     string            // size
+	CPU      string            // cpu
+	Memory   string            // memory
+
+	BackoffLimit            *int32 // backoff_limit
+	ActiveDeadlineSeconds   *int64 // active_deadline_seconds
+	TTLSecondsAfterFinished *int32 // ttl_seconds_after_finished
+	Parallelism             *int32 // parallelism
+}
+
+// FiftyOne chart constants (voxel51/fiftyone-teams-app-deploy, docs/design/fiftyone.md).
+const (
+	// fiftyOneCPUDefaultKey is the shipped CPU runner; its schema entry is
+	// typed from its defaults, so its cpu must stay an integer.
+	fiftyOneCPUDefaultKey = "teamsDoCpuDefault"
+	// Jobs are named "<kebabcase key | trunc 48>-<id>".
+	fiftyOneJobNameMax = 48
+)
+
+// fiftyOneEntry is what deployments and job templates share, so one code
+// path validates and renders both.
+type fiftyOneEntry struct {
+	path        []any
+	kind        string // "deployment" or "job template", for messages
+	key         string
+	enabled     *bool
+	image       *FiftyOneImage
+	env         map[string]string
+	gpu         *spec.GPU
+	pool        *spec.PoolPolicy
+	spot        bool
+	size        string
+	cpu, memory string
+	nameMax     int
+}
+
+func fiftyOneValues(cloud spec.Cloud, in FiftyOneValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	deployments := map[string]any{}
+	names := map[string]string{}
+	for i, d := range in.Deployments {
+		e := fiftyOneEntry{
+			path: gpudiag.At(blockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
+			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
+			nameMax: validation.DNS1123LabelMaxLength,
+		}
+		fields := map[string]any{}
+		addDeploymentFields(fields, d, e.path, &diags)
+		if entry, ok := e.render(cloud, strict, names, &diags); ok {
+			maps.Copy(entry, fields)
+			deployments[d.Key] = entry
+		}
+	}
+	jobs := map[string]any{}
+	jobNames := map[string]string{}
+	for i, j := range in.JobTemplates {
+		e := fiftyOneEntry{
+			path: gpudiag.At(blockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
+			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
+			nameMax: fiftyOneJobNameMax,
+		}
+		fields := map[string]any{}
+		addJobFields(fields, j, e.path, &diags)
+		if entry, ok := e.render(cloud, strict, jobNames, &diags); ok {
+			maps.Copy(entry, fields)
+			jobs[j.Key] = entry
+		}
+	}
+	values := map[string]any{}
+	if len(deployments) > 0 {
+		values["delegatedOperatorDeployments"] = map[string]any{"deployments": deployments}
+	}
+	if len(jobs) > 0 {
+		values["delegatedOperatorJobTemplates"] = map[string]any{"jobs": jobs}
+	}
+	return values, diags
+}
+
+// render validates one entry and builds its values; ok is false when the
+// entry is invalid or not yet known.
+func (e fiftyOneEntry) render(cloud spec.Cloud, strict bool, names map[string]string, diags *gpudiag.Diagnostics) (map[string]any, bool) {
+	before := len(*diags)
+	keyOK := e.checkKey(strict, names, diags)
+	if e.gpu == nil {
+		e.checkCPUOnly(diags)
+	} else {
+		e.checkChartGPU(diags)
+	}
+	if !strict {
+		if e.pool != nil {
+			diags.Append(prefixDiags(with(e.path, "node_pool"), pool.Validate(*e.pool)))
+		}
+		if e.gpu != nil {
+			diags.Append(prefixDiags(e.path, validateValuesGPU(cloud, e.request())))
+		}
+		return nil, false
+	}
+	entry := map[string]any{}
+	if e.gpu != nil {
+		p, more, ok := placeOnPool(cloud, e.request(), e.pool)
+		diags.Append(prefixDiags(e.path, more))
+		if !ok {
+			return nil, false
+		}
+		if p.hostIPC {
+			diags.AddError(with(e.path, "gpu", "sharing"), "MPS needs host IPC",
+				"GKE's MPS daemon serves clients over host IPC, and the FiftyOne chart cannot set hostIPC on its pods. "+
+					"Allowed: sharing = \""+spec.SharingTimeSlicing+"\", or whole GPUs.")
+		}
+		e.addPlacement(entry, p, diags)
+	} else {
+		e.addCPUResources(entry, diags)
+	}
+	if !keyOK || (*diags)[before:].HasError() {
+		return nil, false
+	}
+	e.addCommon(entry)
+	return entry, true
+}
+
+func (e fiftyOneEntry) request() valuesGPURequest {
+	return valuesGPURequest{gpu: *e.gpu, spot: e.spot, size: e.size, cpu: e.cpu, memory: e.memory, env: e.env}
+}
+
+// checkKey: the key names the Kubernetes objects through kebabcase, so the
+// result must be a DNS-1123 label, unique, and unsurprising.
+func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *gpudiag.Diagnostics) bool {
+	path := with(e.path, "key")
+	workload.RequireSet(diags, strict, e.key, path, "a camelCase chart key such as \"gpuL4\"")
+	if e.key == "" {
+		return false
+	}
+	name := KebabCase(e.key)
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 || len(name) > e.nameMax {
+		if len(name) > e.nameMax && e.nameMax < validation.DNS1123LabelMaxLength {
+			msgs = append(msgs, "must be no more than "+strconv.Itoa(e.nameMax)+" characters")
+		}
+		diags.AddError(path, "Invalid "+e.kind+" key",
+			"The chart names the "+e.kind+" kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", which "+
+				strings.Join(msgs, "; ")+". Allowed: a camelCase key of ASCII letters (and digits) whose kebab-case form is "+
+				"at most "+strconv.Itoa(e.nameMax)+" characters, e.g. \"gpuL4\" → \"gpu-l4\".")
+		return false
+	}
+	if other, dup := names[name]; dup {
+		diags.AddError(path, "Duplicate "+e.kind+" name",
+			"kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", the same name as key "+strconv.Quote(other)+
+				"; the chart would render two objects with one name. Allowed: keys whose kebab-case forms differ.")
+		return false
+	}
+	names[name] = e.key
+	if naive := naiveKebab(e.key); strings.ContainsAny(e.key, "0123456789") && naive != name {
+		diags.AddWarning(path, "Unexpected "+e.kind+" name",
+			"The chart names this "+e.kind+" "+strconv.Quote(name)+", not "+strconv.Quote(naive)+": Helm's kebabcase "+
+				"splits digits from the letters around them in ways that are easy to misread. Allowed: keep the key, or "+
+				"use letters only (e.g. \"gpuTwoA100\").")
+	}
+	return true
+}
+
+// naiveKebab is what a reader expects kebabcase to do with an ASCII key: a
+// dash before an upper-case letter that follows a lower-case letter or a
+// digit, or that starts a word after an acronym ("myGPUWorker"), digits
+// stuck to the word before them.
+func naiveKebab(key string) string {
+	var b strings.Builder
+	isLower := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_' || c == ' ':
+			b.WriteByte('-')
+		case isUpper(c):
+			afterWord := i > 0 && (isLower(key[i-1]) || isDigit(key[i-1]))
+			endsAcronym := i > 0 && isUpper(key[i-1]) && i+1 < len(key) && isLower(key[i+1])
+			if afterWord || endsAcronym {
+				b.WriteByte('-')
+			}
+			b.WriteByte(c + ('a' - 'A'))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// checkChartGPU rejects GPU settings the chart has no values for.
+func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
+	if e.gpu.DRA != nil {
+		diags.AddError(with(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
+			"The chart's "+e.kind+" values have no resourceClaims, so a Dynamic Resource Allocation claim cannot be "+
+				"attached. Allowed: remove dra to request nvidia.com/gpu through the device plugin.")
+	}
+}
+
+// checkCPUOnly validates what Render would check for a GPU entry.
+func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
+	if e.pool != nil {
+		diags.AddError(with(e.path, "node_pool"), "node_pool needs a gpu block",
+			"A node pool places GPU pods, and this "+e.kind+" has no gpu block. Allowed: add a gpu block (at least "+
+				"count), or remove node_pool.")
+	}
+	if e.size != "" {
+		diags.AddError(with(e.path, "size"), "size needs a GPU",
+			"Sizing presets are CPU and memory per GPU, and this "+e.kind+" has no gpu block. Allowed: set cpu and "+
+				"memory, or add a gpu block.")
+	}
+	if e.spot {
+		diags.AddWarning(with(e.path, "spot"), "spot is ignored without a GPU",
+			"spot selects spot GPU capacity; this "+e.kind+" has no gpu block, so nothing is selected. Allowed: remove "+
+				"spot, or add a gpu block.")
+	}
+	workload.CheckQuantity(diags, e.cpu, with(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
+	workload.CheckQuantity(diags, e.memory, with(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
+	for _, name := range slices.Sorted(maps.Keys(e.env)) {
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.AddError(with(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
+				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
+		}
+	}
+}
+
+// addPlacement writes what Render placed: resources, selectors,
+// tolerations (whole: the chart replaces the template's list with it),
+// affinity and env.
+func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, diags *gpudiag.Diagnostics) {
+	res := p.resources
+	cpuLimitLikeRequest(&res)
+	e.addResources(entry, res, diags)
+	if len(p.nodeSelector) > 0 {
+		entry["nodeSelector"] = stringMapValue(p.nodeSelector)
+	}
+	if len(p.tolerations) > 0 {
+		entry["tolerations"] = plainOrNil(p.tolerations)
+	}
+	if p.affinity != nil {
+		entry["affinity"] = plainOrNil(p.affinity)
+	}
+	if len(p.env) > 0 {
+		entry["env"] = stringMapValue(p.env)
+	}
+}
+
+// addCPUResources sizes a CPU-only entry: requests equal limits, as in the
+// chart's own teamsDoCpuDefault.
+func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *gpudiag.Diagnostics) {
+	res := corev1.ResourceRequirements{}
+	for name, raw := range map[corev1.ResourceName]string{corev1.ResourceCPU: e.cpu, corev1.ResourceMemory: e.memory} {
+		if raw == "" {
+			continue
+		}
+		q, err := resource.ParseQuantity(raw)
+		if err != nil {
+			return // reported by checkCPUOnly
+		}
+		if res.Limits == nil {
+			res.Limits, res.Requests = corev1.ResourceList{}, corev1.ResourceList{}
+		}
+		res.Limits[name], res.Requests[name] = q, q
+	}
+	e.addResources(entry, res, diags)
+	if len(e.env) > 0 {
+		entry["env"] = stringMapValue(e.env)
+	}
+}
+
+func (e fiftyOneEntry) addResources(entry map[string]any, res corev1.ResourceRequirements, diags *gpudiag.Diagnostics) {
+	limits := e.resourceList(res.Limits, diags)
+	requests := e.resourceList(res.Requests, diags)
+	if limits == nil && requests == nil {
+		return
+	}
+	resources := map[string]any{}
+	if limits != nil {
+		resources["limits"] = limits
+	}
+	if requests != nil {
+		resources["requests"] = requests
+	}
+	entry["resources"] = resources
+}
+
+// resourceList writes quantities the way the chart's values hold them:
+// extended resources (GPUs) as integers, CPU and memory as Kubernetes
+// quantity strings, except where teamsDoCpuDefault's schema wants an
+// integer CPU.
+func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Diagnostics) map[string]any {
+	if len(list) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for name, q := range list {
+		switch {
+		case name == corev1.ResourceCPU && e.key == fiftyOneCPUDefaultKey:
+			if q.MilliValue()%1000 != 0 {
+				diags.AddError(with(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
+					"The chart's values.schema.json types teamsDoCpuDefault's resources cpu as an integer, so "+
+						strconv.Quote(q.String())+" is rejected at install. Allowed: a whole number of CPUs such as \"4\".")
+				continue
+			}
+			out[string(name)] = q.Value()
+		case name == corev1.ResourceCPU || name == corev1.ResourceMemory:
+			out[string(name)] = q.String()
+		default:
+			out[string(name)] = q.Value()
+		}
+	}
+	return out
+}
+
+func (e fiftyOneEntry) addCommon(entry map[string]any) {
+	if e.enabled != nil {
+		entry["enabled"] = *e.enabled
+	}
+	if e.image != nil {
+		image := map[string]any{}
+		if e.image.Repository != "" {
+			image["repository"] = e.image.Repository
+		}
+		if e.image.Tag != "" {
+			image["tag"] = e.image.Tag
+		}
+		if len(image) > 0 {
+			entry["image"] = image
+		}
+	}
+}
+
+func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any, diags *gpudiag.Diagnostics) {
+	if d.Replicas != nil {
+		if *d.Replicas < 1 {
+			diags.AddError(with(path, "replicas"), "Invalid replicas",
+				"replicas is "+strconv.Itoa(int(*d.Replicas))+"; the chart's schema requires replicaCount ≥ 1, and 0 would "+
+					"fall back to the template's replicaCount. Allowed: 1 or more; to stop the runner set enabled = false.")
+		} else {
+			entry["replicaCount"] = int64(*d.Replicas)
+		}
+	}
+	if d.Description != "" {
+		entry["description"] = d.Description
+	}
+}
+
+func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags *gpudiag.Diagnostics) {
+	setInt32 := func(key, attribute string, v *int32, minimum int32) {
+		if v == nil {
+			return
+		}
+		if *v < minimum {
+			diags.AddError(with(path, attribute), "Value too small",
+				"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
+			return
+		}
+		entry[key] = int64(*v)
+	}
+	setInt32("backoffLimit", "backoff_limit", j.BackoffLimit, 0)
+	setInt32("ttlSecondsAfterFinished", "ttl_seconds_after_finished", j.TTLSecondsAfterFinished, 0)
+	setInt32("parallelism", "parallelism", j.Parallelism, 1)
+	if v := j.ActiveDeadlineSeconds; v != nil {
+		if *v < 1 {
+			diags.AddError(with(path, "active_deadline_seconds"), "Value too small",
+				"active_deadline_seconds is "+strconv.FormatInt(*v, 10)+". Allowed: 1 or more.")
+		} else {
+			entry["activeDeadlineSeconds"] = *v
+		}
+	}
+}

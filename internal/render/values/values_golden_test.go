@@ -1,0 +1,66 @@
+package values
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+)
+
+// TestValuesGolden compares every target × cloud (and the extra cases) with
+// testdata/values/<target>/<name>.yaml. Run with -update to rewrite them,
+// then review the diff.
+func TestValuesGolden(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range valuesCases() {
+		path := c.path()
+		if seen[path] {
+			t.Fatalf("duplicate values case %s", path)
+		}
+		seen[path] = true
+		t.Run(c.target+"/"+c.name, func(t *testing.T) {
+			got := valuesGoldenText(t, c)
+			if *rendertest.Update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from the generated values (run with -update and review the diff):\n%s", path, got)
+			}
+		})
+	}
+	t.Run("no stale files", func(t *testing.T) {
+		files, err := filepath.Glob(filepath.Join("testdata", "values", "*", "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !seen[f] {
+				t.Errorf("%s has no values case; delete it or add the case", f)
+			}
+		}
+	})
+}
+
+// TestValuesGridComplete: every target has a golden file for every cloud.
+func TestValuesGridComplete(t *testing.T) {
+	for _, target := range TargetNames() {
+		for _, cloud := range clouds.Names() {
+			path := filepath.Join("testdata", "values", target, cloud+".yaml")
+			if _, err := os.Stat(path); err != nil && !*rendertest.Update {
+				t.Errorf("missing golden file %s", path)
+			}
+		}
+	}
+}

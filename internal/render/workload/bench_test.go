@@ -1,0 +1,71 @@
+package workload
+
+import (
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// benchWorkload is a realistic deployment: preference list, probes, cache,
+// shm, env and metadata.
+func benchWorkload(b *testing.B) spec.Workload {
+	for _, c := range goldenCases() {
+		if c.cloud == string(spec.CloudGKE) && c.name == "full-featured" {
+			return c.workload
+		}
+	}
+	b.Fatal("full-featured golden case missing")
+	return spec.Workload{}
+}
+
+func BenchmarkRenderDeployment(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, diags := Render(w, Options{}); r == nil || diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkRenderDeploymentSkipManifest is what the provider pays per
+// workload: validation and the typed objects, without render's YAML.
+func BenchmarkRenderDeploymentSkipManifest(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, diags := Render(w, Options{SkipManifest: true}); r == nil || diags.HasError() || r.Manifest != "" {
+			b.Fatal(diags)
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	w := benchWorkload(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if diags := Validate(w); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkBuildWithoutManifest isolates object construction from YAML
+// encoding, to show where Render's time goes.
+func BenchmarkBuildWithoutManifest(b *testing.B) {
+	w := benchWorkload(b)
+	in, _ := ValidateIntent(w, true)
+	cloud, _ := clouds.Parse(w.Cloud)
+	b.ReportAllocs()
+	for b.Loop() {
+		place, ok := PlacePod(w, in, cloud, nil)
+		if !ok {
+			b.Fatal("placePod failed")
+		}
+		r := &Rendered{NodeSelector: place.NodeSelector, Affinity: place.Affinity, Tolerations: place.Tolerations}
+		if _, ok := podTemplate(w, in, place, r); !ok {
+			b.Fatal("podTemplate failed")
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+)
+
+// The manifest is encoded once, here, for every path that shows it: the
+// plan (the rendered objects), the refresh (the live objects projected onto
+// what the provider manages) and the golden tests. Both go through
+// ObjectMap and EncodeManifest, so what the goldens check is what users see.
+
+// ManifestOf encodes rendered objects as the provider serves them in the
+// plan; the golden tests read the same text through Rendered.Manifest.
+func ManifestOf(objects []Object) (string, error) {
+	maps := make([]map[string]any, 0, len(objects))
+	for _, obj := range objects {
+		m, err := ObjectMap(obj)
+		if err != nil {
+			return "", err
+		}
+		maps = append(maps, m)
+	}
+	return EncodeManifest(maps)
+}
+
+// ObjectMap converts a typed object to the map form the API server would
+// store, without what a client never sets: status, creation timestamps, and
+// metadata left empty (a pod template's or a claim template's), which would
+// print as "{}" and match nothing on the server.
+func ObjectMap(obj runtime.Object) (map[string]any, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", obj, err)
+	}
+	unstructured.RemoveNestedField(content, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(content, "status")
+	dropEmptyMetadata(content, "spec", "template", "metadata")
+	dropEmptyMetadata(content, "spec", "metadata")
+	return content, nil
+}
+
+// dropEmptyMetadata removes a nested metadata's creationTimestamp, and the
+// metadata itself when nothing else is in it.
+func dropEmptyMetadata(content map[string]any, path ...string) {
+	meta, ok, _ := unstructured.NestedMap(content, path...)
+	if !ok {
+		return
+	}
+	delete(meta, "creationTimestamp")
+	if len(meta) == 0 {
+		unstructured.RemoveNestedField(content, path...)
+		return
+	}
+	_ = unstructured.SetNestedMap(content, meta, path...)
+}
+
+// EncodeManifest renders objects as YAML documents separated by "---".
+// sigs.k8s.io/yaml goes through JSON, so field names are the API's and map
+// keys come out sorted: the same input always gives the same text, and a
+// change shows up as a line-level diff in the Terraform plan.
+//
+// Strings longer than 80 columns are folded onto continuation lines (the
+// go-yaml v2 default, which kubectl also had). The switch that turns folding
+// off (yaml.FutureLineWrap) is process-global and would change the output of
+// every other YAML user in the provider, such as Helm, so we keep folding.
+func EncodeManifest(objects []map[string]any) (string, error) {
+	docs := make([]string, 0, len(objects))
+	for _, o := range objects {
+		b, err := yaml.Marshal(o)
+		if err != nil {
+			return "", fmt.Errorf("encoding manifest: %w", err)
+		}
+		docs = append(docs, strings.TrimRight(string(b), "\n")+"\n")
+	}
+	return strings.Join(docs, "---\n"), nil
+}

@@ -1,0 +1,209 @@
+package workload
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// deployment wraps the pod template. The update strategy never needs a spare
+// GPU: a surge pod would wait for a free GPU that a fully used node pool
+// does not have (or force a scale-up of an expensive node), so
+//   - one replica: Recreate (the old pod releases its GPU first);
+//   - several: RollingUpdate with maxSurge 0 and maxUnavailable 1, replacing
+//     pods one at a time inside the GPUs already held.
+func deployment(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, selector map[string]string) *appsv1.Deployment {
+	replicas := int32(1)
+	if w.Replicas != nil {
+		replicas = *w.Replicas
+	}
+	strategy := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	if replicas > 1 {
+		maxSurge, maxUnavailable := intstr.FromInt32(0), intstr.FromInt32(1)
+		strategy = appsv1.DeploymentStrategy{
+			Type:          appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable},
+		}
+	}
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: meta,
+		Spec: appsv1.DeploymentSpec{
+			// Unset replicas stay unset: the server defaults them to 1 and a
+			// HorizontalPodAutoscaler can own them without a tug of war.
+			Replicas: w.Replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
+			Strategy: strategy,
+			Template: pod,
+		},
+	}
+}
+
+// job runs the pod to completion. restartPolicy Never leaves a failed pod
+// (and its logs) in place and lets backoffLimit count failures; OnFailure
+// would restart the container on the same GPU node and hide them.
+func job(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv1.Job {
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	spec := batchv1.JobSpec{Template: pod}
+	if c := w.Job; c != nil {
+		spec.BackoffLimit = c.BackoffLimit
+		spec.ActiveDeadlineSeconds = c.ActiveDeadlineSeconds
+		spec.TTLSecondsAfterFinished = c.TTLSecondsAfterFinished
+		spec.Completions = c.Completions
+		spec.Parallelism = c.Parallelism
+	}
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: meta,
+		Spec:       spec,
+	}
+}
+
+// podTemplate assembles the pod: placement from the cloud profile, one
+// container, volumes and DRA claims.
+func podTemplate(w spec.Workload, in clouds.GpuIntent, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
+	c := container(w, place)
+	spec := corev1.PodSpec{
+		ServiceAccountName: w.ServiceAccountName,
+		NodeSelector:       maps.Clone(r.NodeSelector),
+		Affinity:           r.Affinity.DeepCopy(),
+		Tolerations:        append([]corev1.Toleration(nil), r.Tolerations...),
+		HostIPC:            place.HostIPC,
+	}
+	if w.ShmSize != "" {
+		size, err := resource.ParseQuantity(w.ShmSize)
+		if err != nil {
+			return corev1.PodTemplateSpec{}, false
+		}
+		volume, mount := shmVolume(size)
+		spec.Volumes = append(spec.Volumes, volume)
+		c.VolumeMounts = append(c.VolumeMounts, mount)
+	}
+	if w.ModelCache != nil {
+		volume, mount := modelCacheVolume(w)
+		spec.Volumes = append(spec.Volumes, volume)
+		c.VolumeMounts = append(c.VolumeMounts, mount)
+	}
+	if in.Dra {
+		spec.ResourceClaims = DraPodClaims(w)
+	}
+	spec.Containers = []corev1.Container{c}
+	return corev1.PodTemplateSpec{ObjectMeta: podMeta(w), Spec: spec}, true
+}
+
+func podMeta(w spec.Workload) metav1.ObjectMeta {
+	labels := maps.Clone(w.PodLabels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, selectorLabels(w))
+	labels[spec.LabelManagedBy] = spec.ManagedBy
+	var annotations map[string]string
+	if len(w.PodAnnotations) > 0 {
+		annotations = maps.Clone(w.PodAnnotations)
+	}
+	return metav1.ObjectMeta{Labels: labels, Annotations: annotations}
+}
+
+// container is the workload's only container, named after the workload.
+func container(w spec.Workload, place podPlacement) corev1.Container {
+	c := corev1.Container{
+		Name:           w.Name,
+		Image:          w.Image,
+		Command:        append([]string(nil), w.Command...),
+		Args:           append([]string(nil), w.Args...),
+		Env:            append(ContainerEnv(w.Env, place.Env), secretEnv(w.SecretEnv)...),
+		Ports:          containerPorts(w.Ports),
+		Resources:      *place.Resources.DeepCopy(),
+		StartupProbe:   buildProbe(w.StartupProbe, startupDefaults, w.Ports),
+		LivenessProbe:  buildProbe(w.LivenessProbe, livenessDefaults, w.Ports),
+		ReadinessProbe: buildProbe(w.ReadinessProbe, readinessDefaults, w.Ports),
+	}
+	if w.IPCLock {
+		c.SecurityContext = &corev1.SecurityContext{
+			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"IPC_LOCK"}},
+		}
+	}
+	return c
+}
+
+// containerResources sets GPU, CPU and memory.
+//
+// Memory: request = limit, so the pod cannot be OOM-killed for using memory
+// the node promised to someone else, and GPU pods (Guaranteed-like memory)
+// are evicted last.
+//
+// CPU: request only, no limit. A CFS quota throttles bursty data-loader and
+// tokenizer threads in 100 ms periods even when the node's CPUs are idle,
+// which starves the GPU; the request still reserves the cores on the node.
+func containerResources(w spec.Workload, in clouds.GpuIntent, place clouds.Placement) (corev1.ResourceRequirements, bool) {
+	cpu, memory, ok := containerSizing(w, in)
+	if !ok {
+		return corev1.ResourceRequirements{}, false
+	}
+	res := corev1.ResourceRequirements{
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: memory},
+		Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory},
+	}
+	if in.Dra {
+		// The claim replaces the extended resource: asking for both would
+		// allocate two sets of GPUs.
+		res.Claims = []corev1.ResourceClaim{{Name: draClaimName}}
+		return res, true
+	}
+	clouds.SetGPUQuantity(&res, place.ResourceName, max(in.Count, 1))
+	return res, true
+}
+
+// containerEnv merges cloud defaults under the user's env, sorted by name so
+// the manifest does not change with map order.
+func ContainerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
+	merged := maps.Clone(cloudDefaults)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, user)
+	if len(merged) == 0 {
+		return nil
+	}
+	env := make([]corev1.EnvVar, 0, len(merged))
+	for _, name := range slices.Sorted(maps.Keys(merged)) {
+		env = append(env, corev1.EnvVar{Name: name, Value: merged[name]})
+	}
+	return env
+}
+
+// secretEnv references Secret keys, sorted by variable name, after the
+// plain variables.
+func secretEnv(refs map[string]spec.SecretKeyRef) []corev1.EnvVar {
+	env := make([]corev1.EnvVar, 0, len(refs))
+	for _, name := range slices.Sorted(maps.Keys(refs)) {
+		ref := refs[name]
+		env = append(env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
+		}})
+	}
+	return env
+}
+
+func containerPorts(ports []int32) []corev1.ContainerPort {
+	if len(ports) == 0 {
+		return nil
+	}
+	out := make([]corev1.ContainerPort, len(ports))
+	for i, p := range ports {
+		// TCP is what the API server would default to; stating it keeps the
+		// live object equal to the manifest.
+		out[i] = corev1.ContainerPort{ContainerPort: p, Protocol: corev1.ProtocolTCP}
+	}
+	return out
+}

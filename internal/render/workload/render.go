@@ -1,0 +1,190 @@
+package workload
+
+import (
+	"maps"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Object is a typed Kubernetes object with TypeMeta set.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// Options carries facts known only at apply time.
+type Options struct {
+	// ServerVersion is the cluster's version; nil at plan time (unknown).
+	ServerVersion *ServerVersion
+	// FieldManager is the server-side-apply field manager the provider will
+	// use; Render only defaults it (DefaultFieldManager) and returns it so the
+	// apply code has one source.
+	FieldManager string
+	// Pool is the node pool policy the workload was placed with (after
+	// ApplyPool): its extra labels and taints are added to the placement.
+	Pool *spec.PoolPolicy
+	// SkipManifest leaves Rendered.Manifest empty. Encoding YAML is most of
+	// a render's cost; callers that encode the objects themselves (the
+	// provider projects live objects onto them) skip it.
+	SkipManifest bool
+}
+
+// Rendered is the output of Render.
+type Rendered struct {
+	// Objects in apply order: PersistentVolumeClaim (model cache), then
+	// ResourceClaimTemplate (DRA), then the Deployment or Job.
+	Objects []Object
+
+	PersistentVolumeClaim *corev1.PersistentVolumeClaim // nil unless a model cache claim is created
+	// Exactly one of the two is set when the workload uses DRA.
+	ResourceClaimTemplateV1      *resourcev1.ResourceClaimTemplate
+	ResourceClaimTemplateV1beta1 *resourcev1beta1.ResourceClaimTemplate
+	Deployment                   *appsv1.Deployment // set for kind "deployment"
+	Job                          *batchv1.Job       // set for kind "job"
+
+	// Manifest is every object as canonical YAML documents separated by
+	// "---": sorted keys, no server-owned fields, stable across runs.
+	Manifest string
+
+	// Placement as rendered into the pod, for display and for other
+	// generators (Helm values, Flyte config) that need the same answer.
+	NodeSelector map[string]string
+	Affinity     *corev1.Affinity
+	Tolerations  []corev1.Toleration
+	// ResourceName is the extended resource requested, e.g. nvidia.com/gpu,
+	// nvidia.com/mig-2g.10gb, nvidia.com/gpu.shared; "" with DRA.
+	ResourceName string
+	// SelectorLabels are the Deployment selector / pod identity labels.
+	SelectorLabels map[string]string
+
+	// DRAAPIVersion is the ResourceClaimTemplate apiVersion used ("" without
+	// DRA); DRAAPIVersionAssumed is true when the server version was unknown
+	// and DRAAPIVersionV1 was assumed.
+	DRAAPIVersion        string
+	DRAAPIVersionAssumed bool
+
+	FieldManager string
+}
+
+// Render validates w (with every value final) and builds the objects. On
+// error diagnostics it returns nil; warnings come back with the result.
+func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
+	in, diags := ValidateIntent(w, true)
+	if opts.ServerVersion != nil {
+		diags.Append(ServerVersionCheck(w, *opts.ServerVersion))
+	}
+	if diags.HasError() {
+		return nil, diags
+	}
+	r, ok := build(w, in, opts)
+	if !ok {
+		diags.AddError(nil, "Could not render the workload",
+			"The configuration passed validation but could not be rendered; this is a provider bug, please report it.")
+		return nil, diags
+	}
+	return r, diags
+}
+
+func build(w spec.Workload, in clouds.GpuIntent, opts Options) (*Rendered, bool) {
+	cloud, err := clouds.Parse(w.Cloud)
+	if err != nil {
+		return nil, false
+	}
+	place, ok := PlacePod(w, in, cloud, opts.Pool)
+	if !ok {
+		return nil, false
+	}
+	r := &Rendered{
+		NodeSelector:   place.NodeSelector,
+		Affinity:       place.Affinity,
+		Tolerations:    place.Tolerations,
+		SelectorLabels: selectorLabels(w),
+		FieldManager:   opts.FieldManager,
+		ResourceName:   string(place.ResourceName),
+	}
+	if r.FieldManager == "" {
+		r.FieldManager = spec.DefaultFieldManager
+	}
+
+	// Each object gets its own metadata (objectMeta clones the maps), so a
+	// caller editing one object's labels cannot change another's.
+	pvc, ok := modelCachePVC(w, ObjectMeta(w))
+	if !ok {
+		return nil, false
+	}
+	if pvc != nil {
+		r.PersistentVolumeClaim = pvc
+		r.Objects = append(r.Objects, pvc)
+	}
+	if in.Dra {
+		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
+		template := DraClaimTemplate(w, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
+		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
+		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
+		r.Objects = append(r.Objects, template)
+	}
+
+	pod, ok := podTemplate(w, in, place, r)
+	if !ok {
+		return nil, false
+	}
+	switch w.Kind {
+	case spec.KindDeployment:
+		r.Deployment = deployment(w, ObjectMeta(w), pod, r.SelectorLabels)
+		r.Objects = append(r.Objects, r.Deployment)
+	case spec.KindJob:
+		r.Job = job(w, ObjectMeta(w), pod)
+		r.Objects = append(r.Objects, r.Job)
+	default:
+		return nil, false
+	}
+
+	if opts.SkipManifest {
+		return r, true
+	}
+	manifest, err := ManifestOf(r.Objects)
+	if err != nil {
+		return nil, false
+	}
+	r.Manifest = manifest
+	return r, true
+}
+
+func namespaceOf(w spec.Workload) string {
+	if w.Namespace == "" {
+		return spec.DefaultNamespace
+	}
+	return w.Namespace
+}
+
+// selectorLabels identify the workload's pods. They are immutable on a
+// Deployment, so they depend on the name only.
+func selectorLabels(w spec.Workload) map[string]string {
+	return map[string]string{spec.LabelName: w.Name, spec.LabelInstance: w.Name}
+}
+
+// objectMeta is the metadata shared by every top-level object; callers set
+// Name where it differs from the workload name.
+func ObjectMeta(w spec.Workload) metav1.ObjectMeta {
+	labels := maps.Clone(w.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, selectorLabels(w))
+	labels[spec.LabelManagedBy] = spec.ManagedBy
+	var annotations map[string]string
+	if len(w.Annotations) > 0 {
+		annotations = maps.Clone(w.Annotations)
+	}
+	return metav1.ObjectMeta{Name: w.Name, Namespace: namespaceOf(w), Labels: labels, Annotations: annotations}
+}

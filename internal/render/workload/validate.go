@@ -1,0 +1,326 @@
+package workload
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Validate checks everything that can be checked from configuration alone.
+// Zero values are treated as unknown, so rules needing them are skipped and
+// missing required values are not reported (Render reports them).
+func Validate(w spec.Workload) gpudiag.Diagnostics {
+	_, diags := ValidateIntent(w, false)
+	return diags
+}
+
+// validate runs every rule. strict means values are final (apply time):
+// zero values are then "unset" and required ones are reported. It returns
+// the parsed GPU intent so Render does not parse twice.
+func ValidateIntent(w spec.Workload, strict bool) (clouds.GpuIntent, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	cloud := ValidateIdentity(w, strict, &diags)
+	in, gpuDiags := ParseGPUIntent(w, cloud, strict)
+	diags.Append(gpuDiags)
+	validateKindFields(w, &diags)
+	validateMetadata(w, &diags)
+	ValidateContainer(w, cloud, &diags)
+	ValidateSizing(w, in, &diags)
+	validateModelCache(w, strict, &diags)
+	validateProbes(w, strict, &diags)
+	return in, diags
+}
+
+// validateIdentity checks name, namespace, kind, cloud and image, and returns
+// the cloud when it is known and valid ("" otherwise).
+func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
+	RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
+	if w.Name != "" {
+		if msgs := validation.IsDNS1123Label(w.Name); len(msgs) > 0 {
+			diags.AddError(gpudiag.At("name"), "Invalid name",
+				strconv.Quote(w.Name)+" is not a valid name: "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
+		}
+	}
+	if w.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(w.Namespace); len(msgs) > 0 {
+			diags.AddError(gpudiag.At("namespace"), "Invalid namespace",
+				strconv.Quote(w.Namespace)+" is not a valid namespace: "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
+		}
+	}
+	RequireSet(diags, strict, w.Kind, gpudiag.At("kind"), "one of "+gpudiag.QuoteList(spec.KindNames()))
+	if w.Kind != "" && !slices.Contains(spec.KindNames(), w.Kind) {
+		diags.AddError(gpudiag.At("kind"), "Unknown kind",
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(spec.KindNames())+".")
+	}
+	RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
+	if strings.ContainsFunc(w.Image, IsSpace) {
+		diags.AddError(gpudiag.At("image"), "Invalid image",
+			strconv.Quote(w.Image)+" contains whitespace. Allowed: an image reference such as \"registry/repo:tag\" or \"repo@sha256:...\".")
+	}
+	return ValidateCloud(w.Cloud, strict, diags)
+}
+
+func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
+	if raw == "" && !strict {
+		return ""
+	}
+	cloud, err := clouds.Parse(raw)
+	if err != nil {
+		diags.AddError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
+		return ""
+	}
+	return cloud
+}
+
+// requireSet reports a missing required value at apply time only (at plan
+// time "" may be an unknown value).
+func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
+	if strict && value == "" {
+		diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+	}
+}
+
+func IsSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// jobBlockLine is where a job block shows in the configuration: its first
+// setting (Terraform quotes that line), or the block itself when it is empty.
+func jobBlockLine(j *spec.JobControls) []any {
+	settings := []struct {
+		name string
+		set  bool
+	}{
+		{"backoff_limit", j.BackoffLimit != nil},
+		{"active_deadline_seconds", j.ActiveDeadlineSeconds != nil},
+		{"ttl_seconds_after_finished", j.TTLSecondsAfterFinished != nil},
+		{"completions", j.Completions != nil},
+		{"parallelism", j.Parallelism != nil},
+	}
+	for _, s := range settings {
+		if s.set {
+			return gpudiag.At("job", s.name)
+		}
+	}
+	return gpudiag.At("job")
+}
+
+// validateKindFields checks replicas and the job block against kind.
+func validateKindFields(w spec.Workload, diags *gpudiag.Diagnostics) {
+	if w.Kind == spec.KindJob && w.Replicas != nil {
+		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
+			"A job does not have replicas; it runs job.completions pods, job.parallelism at a time. "+
+				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
+	}
+	if w.Replicas != nil && *w.Replicas < 0 {
+		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
+			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
+	}
+	if w.Kind == spec.KindDeployment && w.Job != nil {
+		line := jobBlockLine(w.Job)
+		block := "The job block"
+		if len(line) == 1 {
+			// Terraform quotes no line for an empty block, only the
+			// resource, so the message names it.
+			block = "The empty job {} block"
+		}
+		diags.AddError(line, "job block is for jobs",
+			block+" configures batch/v1 Job settings, but kind is \""+spec.KindDeployment+"\". "+
+				"Allowed: remove the job block, or use kind = \""+spec.KindJob+"\".")
+	}
+	if w.Job == nil {
+		return
+	}
+	j := w.Job
+	checkMin32(diags, j.BackoffLimit, 0, gpudiag.At("job", "backoff_limit"))
+	checkMin32(diags, j.TTLSecondsAfterFinished, 0, gpudiag.At("job", "ttl_seconds_after_finished"))
+	checkMin32(diags, j.Completions, 1, gpudiag.At("job", "completions"))
+	checkMin32(diags, j.Parallelism, 0, gpudiag.At("job", "parallelism"))
+	if j.ActiveDeadlineSeconds != nil && *j.ActiveDeadlineSeconds < 1 {
+		diags.AddError(gpudiag.At("job", "active_deadline_seconds"), "Value too small",
+			"active_deadline_seconds is "+strconv.FormatInt(*j.ActiveDeadlineSeconds, 10)+". Allowed: 1 or more.")
+	}
+}
+
+func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
+	if v != nil && *v < minimum {
+		diags.AddError(path, "Value too small",
+			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
+	}
+}
+
+// reservedLabels are set by Render; users overriding them would break the
+// Deployment selector or the managed-by convention.
+var reservedLabels = []string{spec.LabelName, spec.LabelInstance, spec.LabelManagedBy}
+
+func validateMetadata(w spec.Workload, diags *gpudiag.Diagnostics) {
+	validateLabels(w.Labels, "labels", diags)
+	validateLabels(w.PodLabels, "pod_labels", diags)
+	ValidateAnnotations(w.Annotations, "annotations", diags)
+	ValidateAnnotations(w.PodAnnotations, "pod_annotations", diags)
+}
+
+func validateLabels(labels map[string]string, attribute string, diags *gpudiag.Diagnostics) {
+	for _, key := range slices.Sorted(maps.Keys(labels)) {
+		path := gpudiag.At(attribute, gpudiag.MapKey(key))
+		if slices.Contains(reservedLabels, key) {
+			diags.AddError(path, "Reserved label",
+				strconv.Quote(key)+" is set by the provider (selector and ownership labels). Allowed: any label key except "+
+					gpudiag.QuoteList(reservedLabels)+".")
+			continue
+		}
+		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
+			diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+		}
+		if msgs := content.IsLabelValue(labels[key]); len(msgs) > 0 {
+			diags.AddError(path, "Invalid label value", strconv.Quote(labels[key])+": "+strings.Join(msgs, "; ")+
+				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
+		}
+	}
+}
+
+func ValidateAnnotations(annotations map[string]string, attribute string, diags *gpudiag.Diagnostics) {
+	for _, key := range slices.Sorted(maps.Keys(annotations)) {
+		if msgs := content.IsLabelKey(strings.ToLower(key)); len(msgs) > 0 {
+			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+		}
+	}
+}
+
+// deviceVisibilityEnv are set per container by the device plugin from the
+// GPUs it allocated; a hand-set value hides or exposes the wrong devices.
+var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"}
+
+// validateSecretEnv checks Secret references; values are never seen.
+func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
+	for _, name := range slices.Sorted(maps.Keys(w.SecretEnv)) {
+		path := gpudiag.At("secret_env", gpudiag.MapKey(name))
+		ref := w.SecretEnv[name]
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+				". Allowed: letters, digits, '_', '-' and '.', not starting with a digit.")
+		}
+		if _, both := w.Env[name]; both {
+			diags.AddError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
+		}
+		if ref.Name != "" {
+			if msgs := validation.IsDNS1123Subdomain(ref.Name); len(msgs) > 0 {
+				diags.AddError(path, "Invalid Secret name", strconv.Quote(ref.Name)+": "+strings.Join(msgs, "; ")+
+					". Allowed: a DNS-1123 subdomain such as \"model-credentials\".")
+			}
+		}
+		if ref.Key != "" {
+			if msgs := validation.IsConfigMapKey(ref.Key); len(msgs) > 0 {
+				diags.AddError(path, "Invalid Secret key", strconv.Quote(ref.Key)+": "+strings.Join(msgs, "; ")+
+					". Allowed: letters, digits, '-', '_' and '.'.")
+			}
+		}
+	}
+}
+
+func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
+	validateSecretEnv(w, diags)
+	for _, name := range slices.Sorted(maps.Keys(w.Env)) {
+		path := gpudiag.At("env", gpudiag.MapKey(name))
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+				". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
+		}
+		if slices.Contains(deviceVisibilityEnv, name) {
+			diags.AddWarning(path, name+" is managed by the device plugin",
+				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
+					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
+		}
+		clouds.RulesFor(cloud).CheckEnv(name, w.Env[name], path, diags)
+	}
+	seen := map[int32]int{}
+	for i, port := range w.Ports {
+		if msgs := validation.IsValidPortNum(int(port)); len(msgs) > 0 {
+			diags.AddError(gpudiag.At("ports", i), "Invalid port", strconv.Itoa(int(port))+": "+strings.Join(msgs, "; ")+".")
+			continue
+		}
+		if first, dup := seen[port]; dup {
+			diags.AddError(gpudiag.At("ports", i), "Duplicate port",
+				"Port "+strconv.Itoa(int(port))+" is already listed at ports["+strconv.Itoa(first)+"]. Allowed: each port once.")
+		}
+		seen[port] = i
+	}
+	if w.ServiceAccountName != "" {
+		if msgs := validation.IsDNS1123Subdomain(w.ServiceAccountName); len(msgs) > 0 {
+			diags.AddError(gpudiag.At("service_account_name"), "Invalid service account name",
+				strconv.Quote(w.ServiceAccountName)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
+		}
+	}
+}
+
+func ValidateSizing(w spec.Workload, in clouds.GpuIntent, diags *gpudiag.Diagnostics) {
+	if w.Size != "" {
+		if _, ok := LookupSize(w.Size); !ok {
+			diags.AddError(gpudiag.At("size"), "Unknown size",
+				strconv.Quote(w.Size)+" is not a sizing preset. Allowed values: "+gpudiag.QuoteList(SizeNames())+
+					", or leave it unset to size from the accelerator.")
+		}
+	}
+	CheckQuantity(diags, w.CPU, gpudiag.At("cpu"), MaxCPU, "a CPU quantity such as \"8\" or \"7500m\"")
+	CheckQuantity(diags, w.Memory, gpudiag.At("memory"), MaxMemory, "a memory quantity such as \"32Gi\"")
+	shm, shmOK := CheckQuantity(diags, w.ShmSize, gpudiag.At("shm_size"), MaxMemory, "a memory quantity such as \"8Gi\"")
+	if !shmOK || w.ShmSize == "" {
+		return
+	}
+	// The pod's memory is computable only when count (or an explicit
+	// memory) is known.
+	if in.Count == 0 && w.Memory == "" {
+		return
+	}
+	if _, memory, ok := containerSizing(w, in); ok && shm.Cmp(memory) > 0 {
+		diags.AddWarning(gpudiag.At("shm_size"), "shm_size exceeds the memory limit",
+			"/dev/shm is memory-backed and counts against the container's memory limit of "+memory.String()+
+				"; filling "+shm.String()+" would get the container OOM-killed. Allowed: shm_size at most memory "+
+				"(raise memory or size, or lower shm_size).")
+	}
+}
+
+// Upper bounds for quantities. They are far above any GPU machine (the
+// largest, e.g. GKE a4-highgpu-8g, have ~224 vCPU and ~4 TB), so a larger
+// value is a typo that could never schedule; bounding it also keeps
+// pathological inputs such as "1e1000000" out of the manifest.
+var (
+	MaxCPU     = resource.MustParse("1024")
+	MaxMemory  = resource.MustParse("16Ti")
+	maxStorage = resource.MustParse("1Pi")
+)
+
+// checkQuantity parses an optional positive quantity up to maximum; "" is
+// unset/unknown.
+func CheckQuantity(diags *gpudiag.Diagnostics, raw string, path []any, maximum resource.Quantity, allowed string) (resource.Quantity, bool) {
+	if raw == "" {
+		return resource.Quantity{}, true
+	}
+	q, err := resource.ParseQuantity(raw)
+	if err != nil {
+		diags.AddError(path, "Invalid quantity",
+			strconv.Quote(raw)+" is not a Kubernetes quantity ("+err.Error()+"). Allowed: "+allowed+".")
+		return q, false
+	}
+	if q.Sign() <= 0 {
+		diags.AddError(path, "Quantity must be positive", strconv.Quote(raw)+" is not greater than zero. Allowed: "+allowed+".")
+		return q, false
+	}
+	if q.Cmp(maximum) > 0 {
+		diags.AddError(path, "Quantity too large", strconv.Quote(raw)+" is more than any machine provides. Allowed: "+
+			allowed+", at most "+maximum.String()+".")
+		return q, false
+	}
+	return q, true
+}
