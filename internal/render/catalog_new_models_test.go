@@ -43,7 +43,7 @@ var newModelFacts = map[string]struct {
 func shapeMap(shapes []clouds.MachineShape) map[string]int64 {
 	m := map[string]int64{}
 	for _, s := range shapes {
-		m[s.Name] = s.Gpus
+		m[s.Name] = s.GPUs
 	}
 	return m
 }

@@ -123,7 +123,7 @@ func TestCatalogMIGTables(t *testing.T) {
 }
 
 func TestGKEPartitionSizesAreCatalogProfiles(t *testing.T) {
-	for name, sizes := range clouds.GkePartitionSizes {
+	for name, sizes := range clouds.GKEPartitionSizes {
 		a, ok := catalog.LookupAccelerator(name)
 		if !ok || len(a.GKEAccelerators) == 0 {
 			t.Errorf("%s: GKE partitions listed for a model GKE does not offer", name)
@@ -163,7 +163,7 @@ func TestMIGWholeProfileMatchesMemory(t *testing.T) {
 		if diff := int64(gb) - a.MemoryMiB/1024; diff < -1 || diff > 1 {
 			t.Errorf("%s: whole-GPU profile %s, but MemoryMiB %d is %d GiB", a.Name, whole.Name, a.MemoryMiB, a.MemoryMiB/1024)
 		}
-		if whole.InstancesPerGPU != 1 || whole.MemorySlices != catalog.GpuMemorySlices(&a) {
+		if whole.InstancesPerGPU != 1 || whole.MemorySlices != catalog.GPUMemorySlices(&a) {
 			t.Errorf("%s: the last profile %s must be the whole GPU", a.Name, whole.Name)
 		}
 	}

@@ -13,10 +13,17 @@ import (
 // designRef matches a reference to a design note, with an optional heading.
 var designRef = regexp.MustCompile(`docs/design/([A-Za-z0-9_.-]+\.md)(#[a-z0-9-]+)?`)
 
+// sourceRef matches a path to a Go file under internal/, as docs and
+// comments name them when they say where a rule lives; group 1 is the
+// package folder under internal/ (upstream projects have internal/ folders
+// too: only paths into one of ours must resolve).
+var sourceRef = regexp.MustCompile(`\binternal/([A-Za-z0-9_-]+)/[A-Za-z0-9_/-]*\.go\b`)
+
 // TestDesignReferencesResolve: every comment or document that points at
 // docs/design/<file>.md#<heading> points at a file and heading that exist,
-// and nothing points at the research notes that used to live outside the
-// repository.
+// every internal/<path>.go it names exists (so a move cannot leave the
+// layout docs behind), and nothing points at the research notes that used to
+// live outside the repository.
 func TestDesignReferencesResolve(t *testing.T) {
 	root := filepath.Join("..", "..")
 	retired := "domain" + ".md"
@@ -44,6 +51,14 @@ func TestDesignReferencesResolve(t *testing.T) {
 		text := string(data)
 		if strings.Contains(text, retired) {
 			t.Errorf("%s mentions %s, which is not in the repository: point at docs/design instead", path, retired)
+		}
+		for _, m := range sourceRef.FindAllStringSubmatch(text, -1) {
+			if _, err := os.Stat(filepath.Join(root, "internal", m[1])); err != nil {
+				continue // another project's internal/ folder
+			}
+			if _, err := os.Stat(filepath.Join(root, m[0])); err != nil {
+				t.Errorf("%s names %s, which does not exist", path, m[0])
+			}
 		}
 		for _, m := range designRef.FindAllStringSubmatch(text, -1) {
 			file, anchor := m[1], strings.TrimPrefix(m[2], "#")

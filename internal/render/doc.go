@@ -1,54 +1,26 @@
-// Package render turns a GPU workload intent into Kubernetes objects.
+// Package render is the pure core of terraform-provider-gpu: GPU intent in,
+// Kubernetes objects and Helm values out. No Terraform types, no network,
+// no cluster access. Its packages, each depending only on those above it:
 //
-// It is the pure core of terraform-provider-gpu: no Terraform types, no
-// network, no cluster access. The provider converts its configuration into a
-// [Workload], calls [Validate] at plan time and [Render] at apply time (or at
-// plan time, once every value is known), and applies the typed objects in
-// [Rendered.Objects] in order.
+//   - gpudiag: the findings every rule reports, on Terraform attribute paths.
+//   - catalog: GPU models, their names everywhere, MIG profiles and fits.
+//   - spec: the input and output types (workload, pool policy, capacity).
+//   - clouds: every rule of one cloud in one file; nothing else compares
+//     clouds.
+//   - workload: plan-time validation and rendering of gpu_workload.
+//   - pool: gpu_node_pool_policy validation, rendering, ids, and placing a
+//     workload on a pool.
+//   - capacity: live pool capacity and why a pending pod fits no pool.
+//   - values: Helm values for the charts, placed by the same rules.
 //
-// Where things live, so a reviewer can find a rule in one place:
+// The provider (internal/provider) converts Terraform configuration into
+// spec types, calls workload.Validate and pool.Validate at plan time, and
+// applies what workload.Render returns.
 //
-//   - catalog.go: the accelerator catalog (memory, per-cloud label values,
-//     GFD product names, MIG profiles and how many fit on one GPU).
-//   - clouds.go: the Cloud enum, the registry of cloud profiles
-//     (cloudOrder) and the cloudProfile contract; pool_rules.go: the parts
-//     of the contract beyond workload placement, the neutral baseProfile
-//     every profile embeds, and operatorProfile for GPU Operator clusters.
-//   - cloud_gke.go, cloud_aks.go, cloud_eks.go, cloud_karpenter.go (with EKS
-//     Auto Mode), cloud_generic.go, and cloud_aws.go for what the AWS clouds
-//     share: every rule of one cloud. Its accelerators and machine shapes,
-//     workload placement (node labels, taints and tolerations, spot, MIG,
-//     sharing, environment), pool rules (who configures MIG and sharing,
-//     which partitions and sharing it allows, reserved label domains, the
-//     labels and taints its nodes carry, its node-pool shape), how its live
-//     nodes are recognised for capacity, and what chart values need (driver
-//     preinstalled, managed device plugin, Flyte's partition label, notes).
-//     No other file compares clouds. "GKE A100 with a 2g.10gb partition" is
-//     answered entirely by cloud_gke.go, for workloads, pools, capacity and
-//     chart values alike.
-//   - gpu.go: how a cloud's placement becomes nodeSelector, node affinity and
-//     tolerations, and how the GPU quantity is written into a container.
-//   - workload.go: the input model. Zero values mean "unset or unknown".
-//   - validate.go, validate_gpu.go: plan-time rules, each a gpudiag.Diagnostic with
-//     the Terraform attribute path.
-//   - sizing.go, probes.go, storage.go, dra.go: one concern each.
-//   - render.go, pod.go: assembling Deployment/Job objects.
-//   - manifest.go: the canonical, diff-friendly YAML.
-//   - pool*.go: node pool policies: validation, the labels and taints nodes
-//     must carry, each cloud's node-pool shapes, the device-plugin config,
-//     the plan-time pool id, and ApplyPool, which places a workload on a pool
-//     with the same rules a workload uses, so the two cannot disagree.
-//   - capacity*.go: live pool capacity from nodes and pods, and which pools
-//     a pending pod could use and why not.
-//   - values*.go: Helm values for FiftyOne, Flyte, the GPU Operator, the
-//     NVIDIA device plugin and Numaflow, placed by the same rules.
+// This package itself holds the tests that cross packages: the placement
+// matrix (every cloud x pool shape x workload intent, decided by the
+// scheduler's own predicates), placement facts per cloud, pool properties
+// and fuzzing, and the check that references to docs/design resolve.
 //
-// Adding a cloud (say CoreWeave or OCI) is one file and one fixture: a
-// cloud_<name>.go whose profile embeds baseProfile (or operatorProfile when
-// the GPU Operator configures MIG and sharing there) and overrides what the
-// cloud decides, one Cloud constant with its entry in cloudOrder, and the
-// cloud's fake GPU nodes in scripts/localcluster/fixtures/<name>.yaml, which
-// the capacity tests and the local cluster read.
-//
-// Nothing in this package panics on any input; see FuzzRender.
+// Nothing here panics on any input; see FuzzRender and FuzzRenderPool.
 package render

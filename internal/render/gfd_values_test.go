@@ -68,7 +68,7 @@ func TestGPUOperatorValuesKeepGFD(t *testing.T) {
 	}
 }
 
-// generateFor is GenerateValues that fails the test on error diagnostics.
+// generateFor is values.Generate that fails the test on error diagnostics.
 func generateFor(t *testing.T, target string, in values.Input) map[string]any {
 	t.Helper()
 	generated, diags := values.Generate(target, in)

@@ -33,7 +33,7 @@ func TestAutopilotOffersOnlyItsGPUs(t *testing.T) {
 // factAutopilotGPUs are the cloud.google.com/gke-accelerator values GKE
 // "Deploy GPU workloads in Autopilot"
 // (https://cloud.google.com/kubernetes-engine/docs/how-to/autopilot-gpus)
-// lists as supported, written here independently of cloud_gke.go.
+// lists as supported, written here independently of clouds/gke.go.
 var factAutopilotGPUs = []string{
 	"nvidia-gb200", "nvidia-b200", "nvidia-h200-141gb", "nvidia-h100-mega-80gb", "nvidia-h100-80gb",
 	"nvidia-a100-80gb", "nvidia-tesla-a100", "nvidia-l4", "nvidia-tesla-t4", "nvidia-rtx-pro-6000",
@@ -79,7 +79,7 @@ func n1StandardVCPUs(machine string) (int, bool) {
 func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 	for _, name := range clouds.Accelerators(spec.CloudGKE) {
 		a := catalog.Find(name)
-		for _, count := range clouds.GpuCounts(clouds.MachinesFor(spec.CloudGKE, a)) {
+		for _, count := range clouds.GPUCounts(clouds.MachinesFor(spec.CloudGKE, a)) {
 			r, diags := pool.Render(spec.PoolPolicy{Name: "p", Cloud: string(spec.CloudGKE), Accelerator: name, GPUsPerNode: count})
 			rendertest.RequireNoErrors(t, diags)
 			if r.GKE == nil || r.GKE.MachineType == "" {
@@ -94,7 +94,7 @@ func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 				}
 				continue
 			}
-			if !slices.Contains(clouds.MachinesWithGPUs(clouds.GkeMachines[accel], count), machine) {
+			if !slices.Contains(clouds.MachinesWithGPUs(clouds.GKEMachines[accel], count), machine) {
 				t.Errorf("%s x%d: %s does not come with %d %s", name, count, machine, count, accel)
 			}
 		}
@@ -105,10 +105,10 @@ func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 // counts no pool test above reaches.
 func TestN1DefaultsWithinVCPULimits(t *testing.T) {
 	for accel, limits := range factN1MaxVCPUs {
-		if len(clouds.GkeN1Machines[accel]) != len(limits) {
-			t.Errorf("%s: defaults for counts %v, Compute Engine allows %v", accel, clouds.GkeN1Machines[accel], limits)
+		if len(clouds.GKEN1Machines[accel]) != len(limits) {
+			t.Errorf("%s: defaults for counts %v, Compute Engine allows %v", accel, clouds.GKEN1Machines[accel], limits)
 		}
-		for count, machine := range clouds.GkeN1Machines[accel] {
+		for count, machine := range clouds.GKEN1Machines[accel] {
 			if vcpus, ok := n1StandardVCPUs(machine); !ok || vcpus > limits[count] {
 				t.Errorf("%s x%d: %s exceeds %d vCPUs", accel, count, machine, limits[count])
 			}

@@ -48,7 +48,7 @@ func TestMIGLayoutFit(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := catalog.Find(c.accelerator)
-		got := catalog.MigLayoutMisfit(a, c.devices)
+		got := catalog.MIGLayoutMisfit(a, c.devices)
 		switch {
 		case c.misfit == "" && got != "":
 			t.Errorf("%s %v: want it to fit, got %q", c.accelerator, c.devices, got)
@@ -63,7 +63,7 @@ func TestMIGLayoutFit(t *testing.T) {
 // layouts do, so the check and the tables agree.
 func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
 	for _, a := range catalog.Table {
-		for _, partition := range pool.PoolPartitionNames(&a) {
+		for _, partition := range pool.PartitionNames(&a) {
 			_, cut, ok := pool.ResolvePoolPartition(partition, &a)
 			if !ok {
 				t.Fatalf("%s: %s does not resolve", a.Name, partition)
@@ -72,7 +72,7 @@ func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
 			for _, s := range cut {
 				devices[s.Profile.Name] = s.PerGPU
 			}
-			if misfit := catalog.MigLayoutMisfit(&a, devices); misfit != "" {
+			if misfit := catalog.MIGLayoutMisfit(&a, devices); misfit != "" {
 				t.Errorf("%s %s: %s", a.Name, partition, misfit)
 			}
 		}
@@ -89,12 +89,12 @@ func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
 
 // TestMIGSumsImplyPlacement: for every layout of every catalog model whose
 // compute and memory slices add up, the instances can also be placed at
-// MIG's fixed start positions, so migLayoutMisfit's sums are a complete
+// MIG's fixed start positions, so catalog.MIGLayoutMisfit's sums are a complete
 // check. A new table where this fails needs a placement check.
 func TestMIGSumsImplyPlacement(t *testing.T) {
 	for _, a := range catalog.Table {
 		forEachLayout(a.MIGProfiles, map[string]int64{}, func(devices map[string]int64) {
-			if catalog.MigLayoutMisfit(&a, devices) == "" && !placeable(&a, devices) {
+			if catalog.MIGLayoutMisfit(&a, devices) == "" && !placeable(&a, devices) {
 				t.Errorf("%s %v: the slices add up but MIG cannot place the instances", a.Name, devices)
 			}
 		})
@@ -129,7 +129,7 @@ func placeable(a *catalog.Accelerator, devices map[string]int64) bool {
 			instances = append(instances, p)
 		}
 	}
-	return place(instances, make([]bool, catalog.GpuMemorySlices(a)))
+	return place(instances, make([]bool, catalog.GPUMemorySlices(a)))
 }
 
 func place(instances []catalog.MIGProfile, used []bool) bool {

@@ -17,7 +17,7 @@ import (
 // scheduler's predicates whether the rendered pod fits, so a wrong rule in the
 // provider cannot hide behind the same wrong fact. The consistency tests in
 // placement_nodes_test.go compare these tables with the catalog and with
-// RenderPool's CloudSetLabels, so the two cannot drift apart silently.
+// pool.Render's CloudSetLabels, so the two cannot drift apart silently.
 
 // matrixAccel is what the ecosystem says about one GPU model.
 type matrixAccel struct {
@@ -48,11 +48,11 @@ type matrixAccel struct {
 	// cluster-autoscaler AWS provider's GPULabel convention (flytekit device
 	// names), which a managed node group must be given.
 	eksLabel string
-	// awsMachines maps GPUs per instance to one EC2 instance type (EC2
+	// clouds.AWSMachines maps GPUs per instance to one EC2 instance type (EC2
 	// "Accelerated computing" specifications: g4dn, g6, g6e, p4d, p4de, p5).
 	awsMachines map[int64]string
 
-	// aksMachines maps GPUs per VM to one Azure VM size (Azure "GPU
+	// clouds.AKSMachines maps GPUs per VM to one Azure VM size (Azure "GPU
 	// optimized VM sizes": NCasT4_v3, NC A100 v4, ND H100 v5).
 	aksMachines map[int64]string
 
@@ -199,7 +199,7 @@ const (
 	factEKSCapacityType = "eks.amazonaws.com/capacityType"
 	factEKSNodeGroup    = "eks.amazonaws.com/nodegroup"
 	// factEKSAccelerator is the cluster-autoscaler convention: nothing on
-	// EKS sets it, the node group must (RenderPool lists it in NodeLabels).
+	// EKS sets it, the node group must (pool.Render lists it in NodeLabels).
 	factEKSAccelerator = "k8s.amazonaws.com/accelerator"
 
 	// Karpenter and EKS Auto Mode (karpenter.sh well-known labels; AWS

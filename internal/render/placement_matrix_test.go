@@ -27,7 +27,7 @@ import (
 // workload's pod and ask the scheduler's own predicates whether it fits the
 // pool's node. It must fit exactly when the pool can serve the intent.
 // Regenerate testdata/placement/<cloud>.txt with -update (the flag of
-// golden_test.go).
+// workload/golden_test.go).
 
 // matrixIntent is what a user asks for, without a node_pool.
 type matrixIntent struct {

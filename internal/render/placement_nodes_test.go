@@ -34,7 +34,7 @@ type matrixPool struct {
 	// GPU Feature Discovery or the GPU Operator (values other than the
 	// provider's, which enable GFD), so no nvidia.com/gpu.* labels exist.
 	noGFD bool
-	// rendered is RenderPool's answer; nil on GKE Autopilot, which has no
+	// rendered is pool.Render's answer; nil on GKE Autopilot, which has no
 	// node pools (Autopilot creates a node per pod from its GPU request).
 	rendered *spec.PoolRendered
 }
@@ -209,7 +209,7 @@ func named(p matrixPool) matrixPool {
 // node is the pool's node as the cloud really labels, taints and sizes it:
 // the cloud's own labels and taints (facts), the GPU Operator / GFD labels
 // for the configuration (facts), then what the pool policy adds
-// (RenderPool's NodeLabels and NodeTaints).
+// (pool.Render's NodeLabels and NodeTaints).
 func (p matrixPool) node() (*corev1.Node, []string) {
 	labels, taints := p.factLabels(), p.factTaints()
 	var conflicts []string
@@ -437,7 +437,7 @@ func (p matrixPool) factResources() corev1.ResourceList {
 	return out
 }
 
-// factOnlyLabel: labels the facts put on nodes that RenderPool's
+// factOnlyLabel: labels the facts put on nodes that pool.Render's
 // CloudSetLabels deliberately leaves out (nothing places on them there).
 func factOnlyLabel(p matrixPool, key string) bool {
 	c := p.cloud
@@ -452,7 +452,7 @@ func factOnlyLabel(p matrixPool, key string) bool {
 	if key == factInstanceType && (c == spec.CloudKarpenter || c == spec.CloudEKSAuto) {
 		return true
 	}
-	// On AKS, EKS and Karpenter RenderPool lists only the GFD label
+	// On AKS, EKS and Karpenter pool.Render lists only the GFD label
 	// placement reads there (the single-strategy MIG product).
 	if strings.HasPrefix(key, "nvidia.com/") && (c == spec.CloudAKS || c == spec.CloudEKS || c == spec.CloudKarpenter) {
 		return key != factGFDProduct || p.partition == "" || p.strategy != spec.MIGStrategySingle
@@ -461,14 +461,14 @@ func factOnlyLabel(p matrixPool, key string) bool {
 }
 
 // TestPlacementFactsMatchRenderPool keeps the matrix's independent node
-// facts and RenderPool's CloudSetLabels in step: a label both name must
+// facts and pool.Render's CloudSetLabels in step: a label both name must
 // have the same value, and neither may list a label the other lacks (except
 // factOnlyLabel). The pool's own labels must not fight the cloud's.
 func TestPlacementFactsMatchRenderPool(t *testing.T) {
 	for _, c := range clouds.PoolNames() {
 		for _, p := range matrixPools(t, spec.Cloud(c)) {
 			if p.noGFD {
-				// RenderPool describes GPU Operator clusters; the no-GFD
+				// pool.Render describes GPU Operator clusters; the no-GFD
 				// pools are the cluster our own device plugin values set up
 				// (finding 5), which the matrix checks instead.
 				continue
@@ -480,7 +480,7 @@ func TestPlacementFactsMatchRenderPool(t *testing.T) {
 				case !ok:
 					t.Errorf("%s/%s: RenderPool says the cloud sets %s=%s; the facts have no such label", c, p.name, k, want)
 				case got != want && k == factGFDProduct && sameModel(p.accel, got, want):
-					// RenderPool shows one of the model's product names (its
+					// pool.Render shows one of the model's product names (its
 					// docs say: the first the catalog lists); the node has the
 					// one of its machine (e.g. the PCIe A100 on AKS NC A100 v4).
 					t.Logf("%s/%s: RenderPool shows %s=%s, the machine's GPU reports %s", c, p.name, k, want, got)
@@ -545,7 +545,7 @@ func TestPlacementFactsMatchCatalog(t *testing.T) {
 	}
 }
 
-// TestPlacementMachineCountsMatchRenderPool: RenderPool accepts exactly
+// TestPlacementMachineCountsMatchRenderPool: pool.Render accepts exactly
 // the GPUs-per-node counts the facts list as machines of that cloud.
 func TestPlacementMachineCountsMatchRenderPool(t *testing.T) {
 	for _, c := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {

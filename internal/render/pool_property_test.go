@@ -25,7 +25,7 @@ import (
 // poolVariants are the policies the property tests render for one cloud
 // and model: whatever combinations the cloud allows.
 func poolVariants(cloud spec.Cloud, a catalog.Accelerator) []spec.PoolPolicy {
-	counts := clouds.GpuCounts(clouds.MachinesFor(cloud, &a))
+	counts := clouds.GPUCounts(clouds.MachinesFor(cloud, &a))
 	if len(counts) == 0 {
 		counts = []int64{1, 8}
 	}
@@ -62,7 +62,7 @@ func migVariants(cloud spec.Cloud, a catalog.Accelerator, edit func(func(p *spec
 		return nil
 	}
 	if cloud == spec.CloudGKE {
-		size := clouds.GkePartitionSizes[a.Name][0]
+		size := clouds.GKEPartitionSizes[a.Name][0]
 		return []spec.PoolPolicy{
 			edit(func(p *spec.PoolPolicy) { p.Partition = size }),
 			edit(func(p *spec.PoolPolicy) { p.Partition, p.Sharing, p.Replicas = size, spec.SharingTimeSlicing, 2 }),
@@ -72,13 +72,13 @@ func migVariants(cloud spec.Cloud, a catalog.Accelerator, edit func(func(p *spec
 	out := []spec.PoolPolicy{
 		edit(func(p *spec.PoolPolicy) { p.Partition = first }),
 		edit(func(p *spec.PoolPolicy) {
-			p.Partition, p.MIGStrategy = clouds.MigLayoutPrefix+last, spec.MIGStrategyMixed
+			p.Partition, p.MIGStrategy = clouds.MIGLayoutPrefix+last, spec.MIGStrategyMixed
 		}),
 		edit(func(p *spec.PoolPolicy) {
 			p.Partition, p.MIGStrategy, p.Sharing, p.Replicas = first, spec.MIGStrategyMixed, spec.SharingTimeSlicing, 3
 		}),
 	}
-	if _, ok := clouds.MigBalanced[a.Name]; ok {
+	if _, ok := clouds.MIGBalanced[a.Name]; ok {
 		out = append(out, edit(func(p *spec.PoolPolicy) {
 			p.Partition, p.MIGStrategy = spec.PartitionAllBalanced, spec.MIGStrategyMixed
 		}))
@@ -114,7 +114,7 @@ func policyName(p spec.PoolPolicy) string {
 }
 
 // TestPoolAdmitsItsOwnPlacement is the central promise: a node built from
-// RenderPool's labels and taints admits a pod with RenderPool's placement,
+// pool.Render's labels and taints admits a pod with pool.Render's placement,
 // for every resource the pool advertises.
 func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
 	forEachPoolVariant(t, func(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
@@ -131,7 +131,7 @@ func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
 	})
 }
 
-// TestWorkloadOnPoolMatchesPool renders a workload through ApplyPool and
+// TestWorkloadOnPoolMatchesPool renders a workload through pool.Apply and
 // Render, the path gpu_workload takes, and requires the same placement as
 // the pool (plus PoolPlacementExtras) and a resource the pool advertises.
 func TestWorkloadOnPoolMatchesPool(t *testing.T) {
@@ -222,7 +222,7 @@ func forEachPoolVariant(t *testing.T, check func(t *testing.T, p spec.PoolPolicy
 	}
 }
 
-func mustResolve(t *testing.T, p spec.PoolPolicy) []clouds.MigSlice {
+func mustResolve(t *testing.T, p spec.PoolPolicy) []clouds.MIGSlice {
 	t.Helper()
 	a, _ := catalog.LookupAccelerator(p.Accelerator)
 	_, cut, ok := pool.ResolvePoolPartition(p.Partition, &a)
@@ -233,7 +233,7 @@ func mustResolve(t *testing.T, p spec.PoolPolicy) []clouds.MigSlice {
 }
 
 // withPoolExtras merges PoolPlacementExtras into a rendered workload, the
-// way render.go is meant to.
+// way workload/render.go is meant to.
 func withPoolExtras(r *workload.Rendered, p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
 	labels, tolerations := clouds.PoolPlacementExtras(p)
 	selector := maps.Clone(r.NodeSelector)

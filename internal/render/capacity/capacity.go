@@ -20,7 +20,7 @@ func isGPUResource(name corev1.ResourceName) bool {
 		strings.HasPrefix(s, "nvidia.com/mig-")
 }
 
-// SummarizeCapacity groups the GPU nodes into pools and totals their GPU
+// Summarize groups the GPU nodes into pools and totals their GPU
 // capacity, allocatable and requests. Nodes without GPU resources or GPU
 // labels are left out; a GPU-labelled node whose device plugin has not
 // advertised anything yet is kept (with zero resources), because that is
@@ -61,7 +61,7 @@ func isGPUNode(n *corev1.Node) bool {
 			}
 		}
 	}
-	for _, e := range clouds.CloudOrder {
+	for _, e := range clouds.Registry {
 		if e.Profile.MarksGPUNode(n.Labels) {
 			return true
 		}
@@ -177,7 +177,7 @@ func readPoolState(pool *spec.PoolCapacity, l map[string]string) {
 		pool.Sharing = s
 		pool.SharedClients = clouds.ParseCount(l[clouds.LabelGPUReplicas])
 	}
-	for _, e := range clouds.CloudOrder {
+	for _, e := range clouds.Registry {
 		e.Profile.ReadPoolState(l, pool)
 	}
 }

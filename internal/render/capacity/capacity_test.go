@@ -164,7 +164,7 @@ func TestSummarizeCapacityIsDeterministic(t *testing.T) {
 
 func TestSummarizeCapacityKeepsGPUNodesWithoutResources(t *testing.T) {
 	n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "new", Labels: map[string]string{
-		clouds.GkeLabelAccelerator: "nvidia-l4", clouds.GkeLabelNodePool: "l4"}}}
+		clouds.GKELabelAccelerator: "nvidia-l4", clouds.GKELabelNodePool: "l4"}}}
 	pools := Summarize([]corev1.Node{n, {ObjectMeta: metav1.ObjectMeta{Name: "bare"}}}, nil)
 	if len(pools) != 1 || pools[0].Key != "gke/l4" || len(pools[0].Resources) != 0 {
 		t.Fatalf("got %+v", pools)

@@ -76,7 +76,7 @@ type Accelerator struct {
 	// the model has no MIG.
 	MIGProfiles []MIGProfile
 
-	// DefaultSize is the sizing preset (sizing.go) used when the workload sets
+	// DefaultSize is the sizing preset (workload/sizing.go) used when the workload sets
 	// neither size nor cpu/memory. It is the largest preset that fits, per
 	// GPU, on the smallest common VM shape carrying this model.
 	DefaultSize string
@@ -157,7 +157,7 @@ func MIGAcceleratorNames() []string {
 	return names
 }
 
-// lookupAccelerator returns the catalog entry itself; callers must not modify
+// Find returns the catalog entry itself; callers must not modify
 // it. It avoids the copies LookupAccelerator makes on the render hot path.
 func Find(name string) *Accelerator {
 	i := sort.Search(len(Table), func(i int) bool { return Table[i].Name >= name })
@@ -208,7 +208,7 @@ var (
 	migB300 = []MIGProfile{{"1g.34gb", 7, 1}, {"1g.67gb", 4, 2}, {"2g.67gb", 3, 2}, {"3g.135gb", 2, 4}, {"4g.135gb", 1, 4}, {"7g.269gb", 1, 8}}
 )
 
-// catalog must stay sorted by Name: lookupAccelerator binary-searches it and
+// Table must stay sorted by Name: Find binary-searches it and
 // a test enforces the order.
 var Table = []Accelerator{
 	{

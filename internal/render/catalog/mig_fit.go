@@ -18,17 +18,17 @@ import (
 // and cannot be placed, so the sums are the whole check for today's tables;
 // TestMIGSumsImplyPlacement keeps that true when a table is added.
 
-// migLayoutMisfit returns why devices (profile name to instances per GPU)
+// MIGLayoutMisfit returns why devices (profile name to instances per GPU)
 // cannot be cut from one GPU of a, or "" when they can. Every profile must
 // already be known to a.
-func MigLayoutMisfit(a *Accelerator, devices map[string]int64) string {
+func MIGLayoutMisfit(a *Accelerator, devices map[string]int64) string {
 	computeUsed, memoryUsed := 0, 0
 	for name, count := range devices {
 		p, _ := a.LookupMIGProfile(name)
 		computeUsed += computeSlices(name) * int(count)
 		memoryUsed += p.MemorySlices * int(count)
 	}
-	computeTotal, memoryTotal := gpuComputeSlices(a), GpuMemorySlices(a)
+	computeTotal, memoryTotal := gpuComputeSlices(a), GPUMemorySlices(a)
 	switch {
 	case computeUsed > computeTotal:
 		return "The profiles use " + strconv.Itoa(computeUsed) + " compute slices; " + a.DisplayName + " has " +
@@ -58,8 +58,8 @@ func gpuComputeSlices(a *Accelerator) int {
 	return most
 }
 
-// gpuMemorySlices is the model's memory slices: its largest profile's.
-func GpuMemorySlices(a *Accelerator) int {
+// GPUMemorySlices is the model's memory slices: its largest profile's.
+func GPUMemorySlices(a *Accelerator) int {
 	most := 0
 	for _, p := range a.MIGProfiles {
 		most = max(most, p.MemorySlices)

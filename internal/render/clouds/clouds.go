@@ -11,15 +11,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// cloudOrder is the registry of clouds: each name with the profile that
-// holds every rule of that cloud, in documentation order (CloudNames). The
+// Registry is the registry of clouds: each name with the profile that
+// holds every rule of that cloud, in documentation order (Names). The
 // order also decides which profile recognises a live node first
 // (classifyNode): clouds whose own node-pool label is most specific come
 // before Karpenter and generic GPU Operator labels. Adding a cloud is one
-// entry here and one cloud_<name>.go file implementing cloudProfile.
-var CloudOrder = []struct {
+// entry here and one cloud_<name>.go file implementing Profile.
+var Registry = []struct {
 	name    spec.Cloud
-	Profile CloudProfile
+	Profile Profile
 }{
 	{spec.CloudGKE, gkeProfile{autopilot: false}},
 	{spec.CloudGKEAutopilot, gkeProfile{autopilot: true}},
@@ -30,19 +30,19 @@ var CloudOrder = []struct {
 	{spec.CloudGeneric, genericProfile{}},
 }
 
-// CloudNames lists the accepted cloud values.
+// Names lists the accepted cloud values.
 func Names() []string {
-	names := make([]string, len(CloudOrder))
-	for i, c := range CloudOrder {
+	names := make([]string, len(Registry))
+	for i, c := range Registry {
 		names[i] = string(c.name)
 	}
 	return names
 }
 
-// ParseCloud accepts exactly one of CloudNames (lower case, no trimming: the
+// Parse accepts exactly one of Names (lower case, no trimming: the
 // value is echoed into state, so normalising it would cause diffs).
 func Parse(s string) (spec.Cloud, error) {
-	for _, c := range CloudOrder {
+	for _, c := range Registry {
 		if string(c.name) == s {
 			return c.name, nil
 		}
@@ -53,7 +53,7 @@ func Parse(s string) (spec.Cloud, error) {
 	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, gpudiag.QuoteList(Names()))
 }
 
-// CloudAccelerators lists the catalog ids a cloud offers, sorted. Unknown
+// Accelerators lists the catalog ids a cloud offers, sorted. Unknown
 // clouds offer nothing.
 func Accelerators(c spec.Cloud) []string {
 	profile := ProfileFor(c)
@@ -69,12 +69,12 @@ func Accelerators(c spec.Cloud) []string {
 	return names
 }
 
-// cloudProfile is everything one cloud decides. Each implementation lives
+// Profile is everything one cloud decides. Each implementation lives
 // in its own cloud_<name>.go file, so a reader finds all of a cloud's rules
 // (workloads, machines, pools, live nodes, chart values) in one place.
-// Profiles embed baseProfile (pool_rules.go), whose methods are the neutral
+// Profiles embed baseProfile (rules.go), whose methods are the neutral
 // answer, and override what their cloud does differently.
-type CloudProfile interface {
+type Profile interface {
 	workloadRules
 	machineRules
 	poolRules
@@ -84,25 +84,25 @@ type CloudProfile interface {
 
 // workloadRules place one workload's GPU request.
 type workloadRules interface {
-	// offers reports whether nodes with this accelerator exist on the cloud.
+	// Offers reports whether nodes with this accelerator exist on the cloud.
 	Offers(a *catalog.Accelerator) bool
-	// validate reports combinations this cloud cannot run. It only sees
+	// Validate reports combinations this cloud cannot run. It only sees
 	// values that are known (lenient) unless strict is set (apply time).
-	Validate(in GpuIntent, strict bool) gpudiag.Diagnostics
-	// resource is the extended resource the pod requests for the intent.
-	Resource(in GpuIntent) corev1.ResourceName
-	// place returns what a pod needs to land on, and be admitted to, a node
+	Validate(in GPUIntent, strict bool) gpudiag.Diagnostics
+	// Resource is the extended resource the pod requests for the intent.
+	Resource(in GPUIntent) corev1.ResourceName
+	// Place returns what a pod needs to land on, and be admitted to, a node
 	// matching the intent. in has passed validate.
-	Place(in GpuIntent) Placement
-	// checkEnv warns about a container variable that undoes the cloud's
+	Place(in GPUIntent) Placement
+	// CheckEnv warns about a container variable that undoes the cloud's
 	// own driver setup.
 	CheckEnv(name, value string, path []any, diags *gpudiag.Diagnostics)
 }
 
-// profileFor is the registered profile of c, nil for an unknown cloud
+// ProfileFor is the registered profile of c, nil for an unknown cloud
 // (workload code reports that itself).
-func ProfileFor(c spec.Cloud) CloudProfile {
-	for _, e := range CloudOrder {
+func ProfileFor(c spec.Cloud) Profile {
+	for _, e := range Registry {
 		if e.name == c {
 			return e.Profile
 		}
@@ -110,9 +110,9 @@ func ProfileFor(c spec.Cloud) CloudProfile {
 	return nil
 }
 
-// rulesFor is profileFor, with the neutral baseProfile answers for an
+// RulesFor is ProfileFor, with the neutral baseProfile answers for an
 // unknown or unset cloud (lenient validation runs before the cloud is known).
-func RulesFor(c spec.Cloud) CloudProfile {
+func RulesFor(c spec.Cloud) Profile {
 	if p := ProfileFor(c); p != nil {
 		return p
 	}
@@ -123,34 +123,34 @@ func RulesFor(c spec.Cloud) CloudProfile {
 type unknownCloud struct{ baseProfile }
 
 func (unknownCloud) Offers(*catalog.Accelerator) bool             { return false }
-func (unknownCloud) Validate(GpuIntent, bool) gpudiag.Diagnostics { return nil }
-func (unknownCloud) Resource(GpuIntent) corev1.ResourceName       { return ResourceNvidiaGPU }
-func (unknownCloud) Place(in GpuIntent) Placement                 { return NewPlacement(ResourceNvidiaGPU) }
+func (unknownCloud) Validate(GPUIntent, bool) gpudiag.Diagnostics { return nil }
+func (unknownCloud) Resource(GPUIntent) corev1.ResourceName       { return ResourceNvidiaGPU }
+func (unknownCloud) Place(in GPUIntent) Placement                 { return NewPlacement(ResourceNvidiaGPU) }
 
-// gpuIntent is the GPU request after parsing the Workload: catalog entries
+// GPUIntent is the GPU request after parsing the Workload: catalog entries
 // instead of names. Fields are zero when unset or unknown.
-type GpuIntent struct {
-	// accelerators in preference order; empty means "any NVIDIA GPU".
+type GPUIntent struct {
+	// Accelerators in preference order; empty means "any NVIDIA GPU".
 	Accelerators []*catalog.Accelerator
-	// count is whole GPUs, MIG instances, or shared slots; 0 when unknown.
+	// Count is whole GPUs, MIG instances, or shared slots; 0 when unknown.
 	Count int64
-	// partition is set for MIG; migStrategy is then "single" or "mixed".
+	// Partition is set for MIG; migStrategy is then "single" or "mixed".
 	Partition   *catalog.MIGProfile
-	MigStrategy string
-	// sharing is "time-slicing" or "mps"; maxSharedClients 0 when unset.
+	MIGStrategy string
+	// Sharing is "time-slicing" or "mps"; maxSharedClients 0 when unset.
 	Sharing          string
 	MaxSharedClients int64
-	Dra              bool
+	DRA              bool
 	Spot             bool
 }
 
-// wholeGPUs reports whether the pod asks for entire physical GPUs (as opposed
+// WholeGPUs reports whether the pod asks for entire physical GPUs (as opposed
 // to MIG instances or shared slots), which is what node GPU-count labels mean.
-func (in GpuIntent) WholeGPUs() bool {
+func (in GPUIntent) WholeGPUs() bool {
 	return in.Partition == nil && in.Sharing == ""
 }
 
-// labelRequirement is "node label key has one of values", or with notIn
+// LabelRequirement is "node label key has one of values", or with notIn
 // "node label key is absent or has none of values".
 type LabelRequirement struct {
 	Key    string
@@ -158,24 +158,24 @@ type LabelRequirement struct {
 	notIn  bool
 }
 
-// placement is a cloud's answer for one intent. gpu.go turns it into
+// Placement is a cloud's answer for one intent. scheduling.go turns it into
 // nodeSelector, node affinity and tolerations.
 type Placement struct {
-	// nodeSelector holds labels every acceptable node carries, whichever
+	// NodeSelector holds labels every acceptable node carries, whichever
 	// accelerator it has (spot, partition size, sharing strategy, ...).
 	NodeSelector map[string]string
-	// acceleratorTerms has one entry per acceptable accelerator, in
+	// AcceleratorTerms has one entry per acceptable accelerator, in
 	// preference order; the requirements of one entry are ANDed. Empty means
 	// any GPU node.
 	AcceleratorTerms [][]LabelRequirement
 	Tolerations      []corev1.Toleration
-	// env is added to the container unless the user sets the same name.
+	// Env is added to the container unless the user sets the same name.
 	Env map[string]string
-	// resourceName is the extended resource to request.
+	// ResourceName is the extended resource to request.
 	ResourceName corev1.ResourceName
-	// hostIPC is required by GKE's MPS daemon.
+	// HostIPC is required by GKE's MPS daemon.
 	HostIPC bool
-	// absentLabels are node labels an acceptable node must NOT carry, e.g.
+	// AbsentLabels are node labels an acceptable node must NOT carry, e.g.
 	// GKE's partition label for a whole-GPU pod: the partitioned pool has the
 	// same accelerator label and taint, and would hand the pod a MIG slice.
 	AbsentLabels []string
@@ -190,7 +190,7 @@ func NewPlacement(resource corev1.ResourceName) Placement {
 	return Placement{NodeSelector: map[string]string{}, Env: map[string]string{}, ResourceName: resource}
 }
 
-// offeredByMessage explains which accelerators a cloud offers, for Details.
+// OfferedByMessage explains which accelerators a cloud offers, for Details.
 func OfferedByMessage(c spec.Cloud) string {
 	return fmt.Sprintf("Accelerators offered on %q: %s.", c, gpudiag.QuoteList(Accelerators(c)))
 }
@@ -199,7 +199,7 @@ func OfferedByMessage(c spec.Cloud) string {
 // node label says how many clients share a GPU, so max_shared_clients cannot
 // select anything. The pod still requests nvidia.com/gpu.shared, which only
 // exists where the device plugin shares GPUs.
-func warnSharedClientsWithoutLabel(c spec.Cloud, in GpuIntent) gpudiag.Diagnostics {
+func warnSharedClientsWithoutLabel(c spec.Cloud, in GPUIntent) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	if in.Sharing != "" && in.MaxSharedClients > 0 {
 		diags.AddWarning(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients has no effect on "+string(c),
@@ -215,12 +215,12 @@ func warnSharedClientsWithoutLabel(c spec.Cloud, in GpuIntent) gpudiag.Diagnosti
 // strategy.
 const MaxMPSClients = gkeMaxSharedClients
 
-// PoolCloudNames lists the clouds a node pool policy can target: every
+// PoolNames lists the clouds a node pool policy can target: every
 // cloud except GKE Autopilot, which has no user-managed node pools (it
 // creates nodes per pod from the pod's own GPU request).
 func PoolNames() []string {
 	var names []string
-	for _, c := range CloudOrder {
+	for _, c := range Registry {
 		if summary, _ := c.Profile.PoolsUnsupported(); summary == "" {
 			names = append(names, string(c.name))
 		}

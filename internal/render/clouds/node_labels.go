@@ -20,7 +20,7 @@ func ParseCount(s string) int64 {
 	return n
 }
 
-// nodeClass is where a node belongs and what GPU it has.
+// NodeClass is where a node belongs and what GPU it has.
 type NodeClass struct {
 	Key     string
 	Cloud   spec.Cloud

@@ -5,18 +5,18 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// poolIntent is a PoolPolicy resolved against the catalog. Fields are zero
+// PoolIntent is a PoolPolicy resolved against the catalog. Fields are zero
 // when the value is unset, unknown or invalid.
 type PoolIntent struct {
 	Name  string
 	Cloud spec.Cloud
 	Accel *catalog.Accelerator
-	Gpus  int64
-	// layout is the mig-manager layout ("all-2g.10gb", "all-balanced") and
+	GPUs  int64
+	// Layout is the mig-manager layout ("all-2g.10gb", "all-balanced") and
 	// cut what one GPU is cut into; both empty without MIG.
 	Layout      string
-	Cut         []MigSlice
-	MigStrategy string // single or mixed, with MIG
+	Cut         []MIGSlice
+	MIGStrategy string // single or mixed, with MIG
 	Sharing     string
 	Replicas    int64
 	Spot        bool
@@ -38,19 +38,19 @@ func (pi PoolIntent) NeedsDevicePluginConfig() bool {
 	return pi.usesGPUOperator() && (pi.Sharing != "" || pi.HasMIG())
 }
 
-// migSlice is one profile of a MIG layout and how many instances of it one
+// MIGSlice is one profile of a MIG layout and how many instances of it one
 // GPU carries.
-type MigSlice struct {
+type MIGSlice struct {
 	Profile catalog.MIGProfile
 	PerGPU  int64
 }
 
-// migBalanced is the GPU Operator's "all-balanced" layout per model
+// MIGBalanced is the GPU Operator's "all-balanced" layout per model
 // (NVIDIA/gpu-operator assets/state-mig-manager/0400_configmap.yaml,
 // default-mig-parted-config, key all-balanced, one device-filter per model).
 // The local fixture generic-a100-mig-mixed (8 x A100 40GB: 16 x 1g.5gb,
 // 8 x 2g.10gb, 8 x 3g.20gb) is this layout.
-var MigBalanced = map[string][]struct {
+var MIGBalanced = map[string][]struct {
 	Name   string
 	PerGPU int64
 }{
@@ -68,13 +68,13 @@ var MigBalanced = map[string][]struct {
 	"b300": {{"1g.34gb", 2}, {"2g.67gb", 1}, {"3g.135gb", 1}},
 }
 
-// migLayoutPrefix is how mig-manager names single-profile layouts:
+// MIGLayoutPrefix is how mig-manager names single-profile layouts:
 // "all-<profile>" (the same default config as above; every profile in the
 // catalog has one).
-const MigLayoutPrefix = "all-"
+const MIGLayoutPrefix = "all-"
 
-// workloadGPU is the gpu block of a one-unit workload on the pool. ApplyPool
-// fills workloads from it and RenderPool places with it, which is what keeps
+// WorkloadGPU is the gpu block of a one-unit workload on the pool. pool.Apply
+// fills workloads from it and pool.Render places with it, which is what keeps
 // the two in agreement.
 func (pi PoolIntent) WorkloadGPU() spec.GPU {
 	g := spec.GPU{Count: 1, Sharing: pi.Sharing, MaxSharedClients: pi.SelectableClients()}
@@ -85,12 +85,12 @@ func (pi PoolIntent) WorkloadGPU() spec.GPU {
 		// all-balanced: any profile places the same under "mixed" (only the
 		// resource name differs), so the first stands for the layout.
 		g.Partition = pi.Cut[0].Profile.Name
-		g.MIGStrategy = pi.MigStrategy
+		g.MIGStrategy = pi.MIGStrategy
 	}
 	return g
 }
 
-// selectableClients is the replicas count where a node label records it
+// SelectableClients is the replicas count where a node label records it
 // (GKE's gke-max-shared-clients-per-gpu; GFD's nvidia.com/gpu.replicas,
 // which covers nvidia.com/gpu only), so workloads select exactly this
 // pool's sharing; 0 elsewhere, where max_shared_clients selects nothing.

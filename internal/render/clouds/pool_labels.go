@@ -8,17 +8,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// poolTaint is a taint the pool's nodes carry and who puts it there.
+// PoolTaint is a taint the pool's nodes carry and who puts it there.
 type PoolTaint struct {
 	Taint corev1.Taint
 	// byCloud: the cloud adds it; a node-pool shape must not repeat it
 	// (except AKS spot, see aksProfile.nodePoolShape).
 	byCloud bool
-	// because explains, for Details, why the pool has it.
+	// Because explains, for Details, why the pool has it.
 	Because string
 }
 
-// derivedPoolTaints are the taints the pool adds (or the cloud adds) from
+// DerivedPoolTaints are the taints the pool adds (or the cloud adds) from
 // dedicated, spot and the cloud, before the user's own taints.
 func DerivedPoolTaints(pi PoolIntent) []PoolTaint {
 	return RulesFor(pi.Cloud).poolTaints(pi)
@@ -28,7 +28,7 @@ func noScheduleTaint(key, value string) corev1.Taint {
 	return corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule}
 }
 
-// poolTaints is every taint of the pool: derived first, then the user's, in
+// PoolTaints is every taint of the pool: derived first, then the user's, in
 // the order given (node-pool taint lists are ordered in Terraform).
 func PoolTaints(pi PoolIntent) []PoolTaint {
 	out := DerivedPoolTaints(pi)
@@ -38,9 +38,9 @@ func PoolTaints(pi PoolIntent) []PoolTaint {
 	return out
 }
 
-// derivedPoolLabels computes, from everything but the user's labels, the
+// DerivedPoolLabels computes, from everything but the user's labels, the
 // labels someone must add to the nodes (toAdd) and those the cloud or the
-// GPU Operator set themselves (cloudSet). RenderPool publishes both;
+// GPU Operator set themselves (cloudSet). pool.Render publishes both;
 // validation uses the keys to reject user labels that would fight them.
 func DerivedPoolLabels(pi PoolIntent) (toAdd, cloudSet map[string]string) {
 	toAdd, cloudSet = map[string]string{}, map[string]string{}
@@ -57,7 +57,7 @@ func operatorLabels(pi PoolIntent, toAdd, set map[string]string) {
 	if !pi.usesGPUOperator() {
 		return
 	}
-	if layout := pi.MigConfig(); layout != "" {
+	if layout := pi.MIGConfig(); layout != "" {
 		toAdd[spec.LabelMIGConfig] = layout
 	}
 	if pi.NeedsDevicePluginConfig() {
@@ -66,18 +66,18 @@ func operatorLabels(pi PoolIntent, toAdd, set map[string]string) {
 	// GFD labels every node with the device plugin's sharing strategy;
 	// shared placement selects it (selectSharingStrategy).
 	set[LabelSharingStrategy] = sharingStrategyValue(pi.Sharing)
-	if pi.HasMIG() && pi.MigStrategy == spec.MIGStrategySingle && pi.Accel != nil {
+	if pi.HasMIG() && pi.MIGStrategy == spec.MIGStrategySingle && pi.Accel != nil {
 		if products := pi.Accel.GFDMIGProducts(pi.Cut[0].Profile); len(products) > 0 {
 			set[LabelGFDProduct] = products[0]
 		}
 	}
 }
 
-// migConfig is the nvidia.com/mig.config value: the layout for MIG pools,
+// MIGConfig is the nvidia.com/mig.config value: the layout for MIG pools,
 // and "all-disabled" for whole-GPU pools of MIG-capable models, so a
 // cluster-wide default layout (migManager.config.default) cannot cut the
 // GPUs of a pool whose workloads expect whole ones.
-func (pi PoolIntent) MigConfig() string {
+func (pi PoolIntent) MIGConfig() string {
 	switch {
 	case !pi.usesGPUOperator() || pi.Accel == nil || !pi.Accel.OffersMIG():
 		return ""
@@ -103,7 +103,7 @@ func sharingStrategyValue(sharing string) string {
 	return sharing
 }
 
-// mulSat and addSat saturate instead of overflowing: replicas is a user
+// MulSat and AddSat saturate instead of overflowing: replicas is a user
 // int64 and a silently negative capacity would be worse than a huge one.
 func MulSat(a, b int64) int64 {
 	if a <= 0 || b <= 0 {
@@ -125,7 +125,7 @@ func AddSat(a, b int64) int64 {
 	return a + b
 }
 
-// kubectlTaint is the "key=value:Effect" form (kubectl taint, AKS
+// KubectlTaint is the "key=value:Effect" form (kubectl taint, AKS
 // --node-taints, azurerm node_taints); "key:Effect" without a value.
 func KubectlTaint(t corev1.Taint) string {
 	if t.Value == "" {

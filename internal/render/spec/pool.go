@@ -6,13 +6,13 @@ import (
 
 // PoolPolicy describes one GPU node pool once; node labels and taints, the
 // cloud node-pool shape, the device plugin config and the placement that
-// workloads need are all derived from it (RenderPool), so the pool and the
+// workloads need are all derived from it (pool.Render), so the pool and the
 // workloads placed on it cannot drift apart.
 //
 // Field names map 1:1 to the gpu_node_pool_policy attributes (snake_case in
 // gpudiag.Diagnostic paths and in the JSON inside pool ids). As with Workload, zero
-// values mean "unset OR unknown": ValidatePool skips rules that need them,
-// RenderPool (values final) reports missing required ones.
+// values mean "unset OR unknown": pool.Validate skips rules that need them,
+// pool.Render (values final) reports missing required ones.
 type PoolPolicy struct {
 	Name        string `json:"name,omitempty"`          // name: DNS-1123 label, used in derived names
 	Cloud       string `json:"cloud,omitempty"`         // cloud: one of PoolCloudNames()
@@ -80,7 +80,7 @@ func TaintEffectNames() []string {
 // PoolRendered is everything derived from a PoolPolicy. JSON names are the
 // snake_case computed-attribute names; golden files print this struct.
 type PoolRendered struct {
-	// ID is EncodePoolID of the policy: a workload can decode it at plan time.
+	// ID is pool.EncodeID of the policy: a workload can decode it at plan time.
 	ID string `json:"id"`
 
 	// NodeLabels must be added to the pool's nodes by whoever creates them
@@ -109,7 +109,7 @@ type PoolRendered struct {
 	KarpenterNodePool string        `json:"karpenter_node_pool,omitempty"`
 
 	// What a pod needs to land on the pool: the same answer Render gives a
-	// workload placed with ApplyPool, plus selectors for the pool's extra
+	// workload placed with pool.Apply, plus selectors for the pool's extra
 	// labels and tolerations for its extra taints (PoolPlacementExtras).
 	NodeSelector map[string]string   `json:"node_selector,omitempty"`
 	Affinity     *corev1.Affinity    `json:"affinity,omitempty"`

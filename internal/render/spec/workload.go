@@ -123,7 +123,7 @@ type ModelCache struct {
 
 // Probe configures one container probe. Exactly one target: HTTPPath (with
 // Port, or the first of Workload.Ports), Exec, or TCPPort. Timing fields
-// default per probe kind (probes.go).
+// default per probe kind (workload/probes.go).
 type Probe struct {
 	HTTPPath            string   `json:"HTTPPath"`            // http_path
 	Port                int32    `json:"Port"`                // port

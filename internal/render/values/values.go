@@ -15,24 +15,24 @@ import (
 // (FiftyOne Enterprise, Flyte, the NVIDIA GPU Operator and device plugin) and
 // into the GPU part of a Numaflow vertex. Placement (node selector, affinity,
 // tolerations, resource name, driver environment) always comes from the
-// cloud profiles through Render itself (values_placement.go), so a chart and
+// cloud profiles through Render itself (placement.go), so a chart and
 // a gpu_workload on the same cloud and accelerator can never disagree.
 //
 // Where things live:
-//   - values.go: targets, the input model, GenerateValues.
-//   - values_placement.go: the bridge to Render's placement (and checks of
+//   - values.go: targets, the input model, Generate.
+//   - placement.go: the bridge to Render's placement (and checks of
 //     user-typed tolerations and node selectors).
-//   - values_fiftyone.go, values_kebab.go: FiftyOne Enterprise, and Helm's
+//   - fiftyone.go, kebab.go: FiftyOne Enterprise, and Helm's
 //     kebabcase, which names its objects.
-//   - values_flyte.go: flyte-core and flyte-binary (v1 and v2).
-//   - values_nvidia.go, values_mig.go: gpu-operator and the standalone
+//   - flyte.go: flyte-core and flyte-binary (v1 and v2).
+//   - nvidia.go, mig.go: gpu-operator and the standalone
 //     device plugin; custom mig-parted layouts.
-//   - values_numaflow.go: Numaflow vertex fragments and manifests.
-//   - values_yaml.go: canonical YAML, Helm's merge, plain-value conversion.
-//   - values_chart.go, values_preview.go: schema validation and offline
+//   - numaflow.go: Numaflow vertex fragments and manifests.
+//   - yaml.go: canonical YAML, Helm's merge, plain-value conversion.
+//   - chart.go, preview.go: schema validation and offline
 //     rendering through Helm's own loader, chartutil and engine.
-//   - values_remap.go: values locations back to input attributes.
-//   - values_pods.go: PodFragments, the pods a set of values will produce.
+//   - remap.go: values locations back to input attributes.
+//   - pods.go: PodFragments, the pods a set of values will produce.
 
 // Values targets, one per chart (or CRD) a values map is generated for.
 const (
@@ -44,12 +44,12 @@ const (
 	TargetNumaflow           = "numaflow"
 )
 
-// ValuesTargetNames lists the accepted target values in documentation order.
+// TargetNames lists the accepted target values in documentation order.
 func TargetNames() []string {
 	return []string{TargetFiftyOne, TargetFlyteCore, TargetFlyteBinary, TargetGPUOperator, TargetNvidiaDevicePlugin, TargetNumaflow}
 }
 
-// ValuesInput is the intent behind one target's values. Cloud is shared;
+// Input is the intent behind one target's values. Cloud is shared;
 // exactly the block of the target is set (flyte-core and flyte-binary share
 // the flyte block). Field names map 1:1 to the gpu_operator_values attribute
 // names in snake_case, which gpudiag.Diagnostic paths use, and zero values mean
@@ -90,7 +90,7 @@ func valuesBlockFor(target string) string {
 	return ""
 }
 
-// setBlocks names the blocks that are set, in ValuesTargetNames order.
+// setBlocks names the blocks that are set, in TargetNames order.
 func (in Input) setBlocks() []string {
 	var out []string
 	if in.FiftyOne != nil {
@@ -111,11 +111,11 @@ func (in Input) setBlocks() []string {
 	return out
 }
 
-// GenerateValues builds the Helm values (or, for numaflow, the vertex
+// Generate builds the Helm values (or, for numaflow, the vertex
 // fragment or manifest) of target from in, with every value final. On error
 // diagnostics the map is nil; warnings come back with the values. The map
 // holds only plain values (map[string]any, []any, string, bool, int64 and
-// nil), ready for CanonicalValuesYAML and Helm.
+// nil), ready for CanonicalYAML and Helm.
 func Generate(target string, in Input) (map[string]any, gpudiag.Diagnostics) {
 	values, diags := generateValues(target, in, true)
 	if diags.HasError() {
@@ -124,7 +124,7 @@ func Generate(target string, in Input) (map[string]any, gpudiag.Diagnostics) {
 	return values, diags
 }
 
-// ValidateValuesInput checks in for target from configuration alone, for
+// ValidateInput checks in for target from configuration alone, for
 // plan time: zero values are unknown, so rules needing them are skipped and
 // missing required values are not reported.
 func ValidateInput(target string, in Input) gpudiag.Diagnostics {

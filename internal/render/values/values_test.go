@@ -150,10 +150,10 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(spec.CloudGKEAutopilot, spec.GPU{Count: 1, Accelerator: "t4"})
-	if sel := asMap(t, auto["nodeSelector"]); sel[clouds.GkeLabelAccelerator] != "nvidia-tesla-t4" || sel[clouds.GkeLabelAcceleratorCount] != "1" {
+	if sel := asMap(t, auto["nodeSelector"]); sel[clouds.GKELabelAccelerator] != "nvidia-tesla-t4" || sel[clouds.GKELabelAcceleratorCount] != "1" {
 		t.Errorf("Autopilot selectors: %v", sel)
 	}
-	if env := asMap(t, auto["env"]); env["LD_LIBRARY_PATH"] != clouds.GkeNvidiaLibraryPath {
+	if env := asMap(t, auto["env"]); env["LD_LIBRARY_PATH"] != clouds.GKENvidiaLibraryPath {
 		t.Errorf("Autopilot env: %v", env)
 	}
 	wantToleration := func(entry map[string]any, want corev1.Toleration) {
@@ -170,7 +170,7 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 func TestFlyteValues(t *testing.T) {
 	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &FlyteValues{Accelerators: []string{"a100-40gb"}}})
 	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteCore)...))
-	if k8s[flyteKeyGPUDeviceNodeLabel] != clouds.GkeLabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != clouds.GkeLabelPartitionSize {
+	if k8s[flyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Fatalf("labels: %v", k8s)
 	}
 	// The docs' example (operator Equal, value DoesNotExist) is invalid;
@@ -303,7 +303,7 @@ func TestDevicePluginValues(t *testing.T) {
 	if m := asMap(t, config["map"]); !strings.Contains(fmt.Sprint(m[DefaultDevicePluginConfigName]), "migStrategy: mixed") {
 		t.Fatalf("default config: %v", m)
 	}
-	if valueAt(t, values, "nodeSelector", clouds.AksLabelAccelerator) != "nvidia" {
+	if valueAt(t, values, "nodeSelector", clouds.AKSLabelAccelerator) != "nvidia" {
 		t.Fatal("AKS labels NVIDIA nodes accelerator=nvidia")
 	}
 	_, diags := Generate(TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &DevicePluginValues{MIGStrategy: "all"}})

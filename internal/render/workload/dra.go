@@ -80,10 +80,10 @@ func draDeviceClass(d *spec.DRA) string {
 	return d.DeviceClass
 }
 
-// draClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
+// DRAClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
 // for exactly count devices of the class, filtered by the CEL selectors
 // (docs/design/kubernetes.md#resourceclaimtemplate-shapes).
-func DraClaimTemplate(w spec.Workload, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
+func DRAClaimTemplate(w spec.Workload, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
 	meta.Name = draClaimTemplateName(w)
 	class := draDeviceClass(w.GPU.DRA)
 	if apiVersion == DRAAPIVersionV1beta1 {
@@ -134,10 +134,10 @@ func draSelectorsV1beta1(expressions []string) []resourcev1beta1.DeviceSelector 
 	return out
 }
 
-// draPodClaims references the template from the pod (flat
+// DRAPodClaims references the template from the pod (flat
 // resourceClaimTemplateName, core/v1 since 1.31;
 // docs/design/kubernetes.md#the-pod-side-of-a-claim).
-func DraPodClaims(w spec.Workload) []corev1.PodResourceClaim {
+func DRAPodClaims(w spec.Workload) []corev1.PodResourceClaim {
 	template := draClaimTemplateName(w)
 	return []corev1.PodResourceClaim{{Name: draClaimName, ResourceClaimTemplateName: &template}}
 }

@@ -70,7 +70,7 @@ func job(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *b
 
 // podTemplate assembles the pod: placement from the cloud profile, one
 // container, volumes and DRA claims.
-func podTemplate(w spec.Workload, in clouds.GpuIntent, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
+func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
 	c := container(w, place)
 	spec := corev1.PodSpec{
 		ServiceAccountName: w.ServiceAccountName,
@@ -93,8 +93,8 @@ func podTemplate(w spec.Workload, in clouds.GpuIntent, place podPlacement, r *Re
 		spec.Volumes = append(spec.Volumes, volume)
 		c.VolumeMounts = append(c.VolumeMounts, mount)
 	}
-	if in.Dra {
-		spec.ResourceClaims = DraPodClaims(w)
+	if in.DRA {
+		spec.ResourceClaims = DRAPodClaims(w)
 	}
 	spec.Containers = []corev1.Container{c}
 	return corev1.PodTemplateSpec{ObjectMeta: podMeta(w), Spec: spec}, true
@@ -145,7 +145,7 @@ func container(w spec.Workload, place podPlacement) corev1.Container {
 // CPU: request only, no limit. A CFS quota throttles bursty data-loader and
 // tokenizer threads in 100 ms periods even when the node's CPUs are idle,
 // which starves the GPU; the request still reserves the cores on the node.
-func containerResources(w spec.Workload, in clouds.GpuIntent, place clouds.Placement) (corev1.ResourceRequirements, bool) {
+func containerResources(w spec.Workload, in clouds.GPUIntent, place clouds.Placement) (corev1.ResourceRequirements, bool) {
 	cpu, memory, ok := containerSizing(w, in)
 	if !ok {
 		return corev1.ResourceRequirements{}, false
@@ -154,7 +154,7 @@ func containerResources(w spec.Workload, in clouds.GpuIntent, place clouds.Place
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: memory},
 		Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory},
 	}
-	if in.Dra {
+	if in.DRA {
 		// The claim replaces the extended resource: asking for both would
 		// allocate two sets of GPUs.
 		res.Claims = []corev1.ResourceClaim{{Name: draClaimName}}
@@ -164,7 +164,7 @@ func containerResources(w spec.Workload, in clouds.GpuIntent, place clouds.Place
 	return res, true
 }
 
-// containerEnv merges cloud defaults under the user's env, sorted by name so
+// ContainerEnv merges cloud defaults under the user's env, sorted by name so
 // the manifest does not change with map order.
 func ContainerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
 	merged := maps.Clone(cloudDefaults)

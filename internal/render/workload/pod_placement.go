@@ -13,28 +13,28 @@ import (
 // from the GPU intent, the cloud and the node pool: where the pod may run
 // and what the container asks for. Render builds the workload's pod from it;
 // the values targets copy the same pieces into a chart's values. Both call
-// placePod, so a chart's GPU pods and a gpu_workload with the same GPU block
+// PlacePod, so a chart's GPU pods and a gpu_workload with the same GPU block
 // are placed by one function.
 type podPlacement struct {
 	NodeSelector map[string]string
 	Affinity     *corev1.Affinity
 	Tolerations  []corev1.Toleration
-	// resourceName is the extended resource requested; "" with DRA, where
+	// ResourceName is the extended resource requested; "" with DRA, where
 	// the claim stands in for it.
 	ResourceName corev1.ResourceName
-	// resources holds the GPU limit and equal request (or the DRA claim) and
+	// Resources holds the GPU limit and equal request (or the DRA claim) and
 	// the CPU and memory sized for the container.
 	Resources corev1.ResourceRequirements
-	// env is the cloud's driver environment (GKE's LD_LIBRARY_PATH), which
+	// Env is the cloud's driver environment (GKE's LD_LIBRARY_PATH), which
 	// the container's own env overrides.
 	Env     map[string]string
 	HostIPC bool
 }
 
-// placePod asks the cloud's profile where the intent runs, adds the node
+// PlacePod asks the cloud's profile where the intent runs, adds the node
 // pool's own labels and taints, and sizes the container. ok is false only
 // when sizing fails on values validation already accepted (a bug).
-func PlacePod(w spec.Workload, in clouds.GpuIntent, cloud spec.Cloud, pool *spec.PoolPolicy) (podPlacement, bool) {
+func PlacePod(w spec.Workload, in clouds.GPUIntent, cloud spec.Cloud, pool *spec.PoolPolicy) (podPlacement, bool) {
 	place := clouds.ProfileFor(cloud).Place(in)
 	if pool != nil {
 		labels, tolerations := clouds.PoolPlacementExtras(*pool)
@@ -54,7 +54,7 @@ func PlacePod(w spec.Workload, in clouds.GpuIntent, cloud spec.Cloud, pool *spec
 		Env:          maps.Clone(place.Env),
 		HostIPC:      place.HostIPC,
 	}
-	if !in.Dra {
+	if !in.DRA {
 		p.ResourceName = place.ResourceName
 	}
 	return p, true

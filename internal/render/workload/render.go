@@ -31,7 +31,7 @@ type Options struct {
 	// apply code has one source.
 	FieldManager string
 	// Pool is the node pool policy the workload was placed with (after
-	// ApplyPool): its extra labels and taints are added to the placement.
+	// pool.Apply): its extra labels and taints are added to the placement.
 	Pool *spec.PoolPolicy
 	// SkipManifest leaves Rendered.Manifest empty. Encoding YAML is most of
 	// a render's cost; callers that encode the objects themselves (the
@@ -95,7 +95,7 @@ func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
 	return r, diags
 }
 
-func build(w spec.Workload, in clouds.GpuIntent, opts Options) (*Rendered, bool) {
+func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool) {
 	cloud, err := clouds.Parse(w.Cloud)
 	if err != nil {
 		return nil, false
@@ -116,7 +116,7 @@ func build(w spec.Workload, in clouds.GpuIntent, opts Options) (*Rendered, bool)
 		r.FieldManager = spec.DefaultFieldManager
 	}
 
-	// Each object gets its own metadata (objectMeta clones the maps), so a
+	// Each object gets its own metadata (ObjectMeta clones the maps), so a
 	// caller editing one object's labels cannot change another's.
 	pvc, ok := modelCachePVC(w, ObjectMeta(w))
 	if !ok {
@@ -126,9 +126,9 @@ func build(w spec.Workload, in clouds.GpuIntent, opts Options) (*Rendered, bool)
 		r.PersistentVolumeClaim = pvc
 		r.Objects = append(r.Objects, pvc)
 	}
-	if in.Dra {
+	if in.DRA {
 		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
-		template := DraClaimTemplate(w, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
+		template := DRAClaimTemplate(w, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
 		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
 		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
 		r.Objects = append(r.Objects, template)
@@ -173,7 +173,7 @@ func selectorLabels(w spec.Workload) map[string]string {
 	return map[string]string{spec.LabelName: w.Name, spec.LabelInstance: w.Name}
 }
 
-// objectMeta is the metadata shared by every top-level object; callers set
+// ObjectMeta is the metadata shared by every top-level object; callers set
 // Name where it differs from the workload name.
 func ObjectMeta(w spec.Workload) metav1.ObjectMeta {
 	labels := maps.Clone(w.Labels)

@@ -127,11 +127,11 @@ func TestRenderAutopilotCountOnlyForWholeGPUs(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.Cloud = "gke-autopilot"
 	w.GPU.Count = 2
-	if got := mustRender(t, w, Options{}).NodeSelector[clouds.GkeLabelAcceleratorCount]; got != "2" {
+	if got := mustRender(t, w, Options{}).NodeSelector[clouds.GKELabelAcceleratorCount]; got != "2" {
 		t.Errorf("whole GPUs: count label %q", got)
 	}
 	w.GPU = spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing}
-	if _, ok := mustRender(t, w, Options{}).NodeSelector[clouds.GkeLabelAcceleratorCount]; ok {
+	if _, ok := mustRender(t, w, Options{}).NodeSelector[clouds.GKELabelAcceleratorCount]; ok {
 		t.Error("shared slots are not physical GPUs")
 	}
 }

@@ -65,7 +65,7 @@ func LookupSize(name string) (SizePreset, bool) {
 // DefaultSize, and for a preference list the smallest of them, because the
 // pod must fit on whichever model it gets. A MIG instance or shared slot gets
 // a fraction of a GPU's host, hence small.
-func defaultSizeName(in clouds.GpuIntent) string {
+func defaultSizeName(in clouds.GPUIntent) string {
 	if !in.WholeGPUs() || len(in.Accelerators) == 0 {
 		return catalog.SizeSmall
 	}
@@ -88,7 +88,7 @@ const (
 // or the sharing clients (2 when unknown). Default sizing divides the small
 // preset by it, or four time-shared L4 clients would ask for a g2-standard-8
 // and a half and the fourth would never schedule.
-func slotsPerGPU(in clouds.GpuIntent) int64 {
+func slotsPerGPU(in clouds.GPUIntent) int64 {
 	switch {
 	case in.Partition != nil && in.Partition.InstancesPerGPU > 0:
 		return int64(in.Partition.InstancesPerGPU)
@@ -113,7 +113,7 @@ func sizeRank(name string) int {
 // containerSizing returns the CPU request and the memory request (= limit).
 // Explicit cpu/memory are totals and win over the preset. ok is false when
 // a value needed for the arithmetic is unknown or invalid.
-func containerSizing(w spec.Workload, in clouds.GpuIntent) (cpu, memory resource.Quantity, ok bool) {
+func containerSizing(w spec.Workload, in clouds.GPUIntent) (cpu, memory resource.Quantity, ok bool) {
 	preset, found := LookupSize(w.Size)
 	if !found {
 		preset, _ = LookupSize(defaultSizeName(in))

@@ -23,10 +23,10 @@ func Validate(w spec.Workload) gpudiag.Diagnostics {
 	return diags
 }
 
-// validate runs every rule. strict means values are final (apply time):
+// ValidateIntent runs every rule. strict means values are final (apply time):
 // zero values are then "unset" and required ones are reported. It returns
 // the parsed GPU intent so Render does not parse twice.
-func ValidateIntent(w spec.Workload, strict bool) (clouds.GpuIntent, gpudiag.Diagnostics) {
+func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	cloud := ValidateIdentity(w, strict, &diags)
 	in, gpuDiags := ParseGPUIntent(w, cloud, strict)
@@ -40,7 +40,7 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GpuIntent, gpudiag.Dia
 	return in, diags
 }
 
-// validateIdentity checks name, namespace, kind, cloud and image, and returns
+// ValidateIdentity checks name, namespace, kind, cloud and image, and returns
 // the cloud when it is known and valid ("" otherwise).
 func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
 	RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
@@ -83,7 +83,7 @@ func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Clo
 	return cloud
 }
 
-// requireSet reports a missing required value at apply time only (at plan
+// RequireSet reports a missing required value at apply time only (at plan
 // time "" may be an unknown value).
 func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
 	if strict && value == "" {
@@ -264,7 +264,7 @@ func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnos
 	}
 }
 
-func ValidateSizing(w spec.Workload, in clouds.GpuIntent, diags *gpudiag.Diagnostics) {
+func ValidateSizing(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
 	if w.Size != "" {
 		if _, ok := LookupSize(w.Size); !ok {
 			diags.AddError(gpudiag.At("size"), "Unknown size",
@@ -301,7 +301,7 @@ var (
 	maxStorage = resource.MustParse("1Pi")
 )
 
-// checkQuantity parses an optional positive quantity up to maximum; "" is
+// CheckQuantity parses an optional positive quantity up to maximum; "" is
 // unset/unknown.
 func CheckQuantity(diags *gpudiag.Diagnostics, raw string, path []any, maximum resource.Quantity, allowed string) (resource.Quantity, bool) {
 	if raw == "" {

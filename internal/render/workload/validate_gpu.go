@@ -13,16 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// parseGPUIntent checks the gpu block and resolves it against the catalog
+// ParseGPUIntent checks the gpu block and resolves it against the catalog
 // and the cloud. Unknown (zero) values are left out of the intent.
-func ParseGPUIntent(w spec.Workload, cloud spec.Cloud, strict bool) (clouds.GpuIntent, gpudiag.Diagnostics) {
+func ParseGPUIntent(w spec.Workload, cloud spec.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	g := w.GPU
-	in := clouds.GpuIntent{Spot: w.Spot, Dra: g.DRA != nil}
+	in := clouds.GPUIntent{Spot: w.Spot, DRA: g.DRA != nil}
 
 	in.Count = checkGPUCount(g, strict, &diags)
 	in.Accelerators = ResolveAccelerators(g, cloud, strict, &diags)
-	in.Partition, in.MigStrategy = resolvePartition(g, in.Accelerators, strict, &diags)
+	in.Partition, in.MIGStrategy = resolvePartition(g, in.Accelerators, strict, &diags)
 	in.Sharing, in.MaxSharedClients = resolveSharing(g, strict, &diags)
 	checkGPURequests(g, in, clouds.ProfileFor(cloud), &diags)
 	checkDRA(g, strict, &diags)
@@ -52,7 +52,7 @@ func checkGPUCount(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
 // checkGPURequests: Kubernetes does not overcommit extended resources, so a
 // GPU request must equal the limit (which is gpu.count;
 // docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
-func checkGPURequests(g spec.GPU, in clouds.GpuIntent, profile clouds.CloudProfile, diags *gpudiag.Diagnostics) {
+func checkGPURequests(g spec.GPU, in clouds.GPUIntent, profile clouds.Profile, diags *gpudiag.Diagnostics) {
 	if g.Requests == nil || in.Count == 0 || *g.Requests == in.Count {
 		return
 	}
@@ -67,7 +67,7 @@ func checkGPURequests(g spec.GPU, in clouds.GpuIntent, profile clouds.CloudProfi
 			", or leave it unset (the provider writes requests equal to limits).")
 }
 
-// resolveAccelerators returns the catalog entries in preference order.
+// ResolveAccelerators returns the catalog entries in preference order.
 func ResolveAccelerators(g spec.GPU, cloud spec.Cloud, strict bool, diags *gpudiag.Diagnostics) []*catalog.Accelerator {
 	if g.Accelerator != "" && len(g.Accelerators) > 0 {
 		diags.AddError(gpudiag.At("gpu", "accelerators"), "Conflicting accelerator settings",

@@ -22,9 +22,9 @@ import (
 // others get a warning on their entry and stay in the placement (the
 // scheduler skips their nodes for lack of GPUs), so the plan says exactly
 // what was written. When none fits it is an error on gpu.count.
-func checkCountFitsMachines(g spec.GPU, in clouds.GpuIntent, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
+func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
 	profile := clouds.ProfileFor(cloud)
-	if profile == nil || in.Count == 0 || in.Dra || in.Sharing != "" || len(in.Accelerators) == 0 {
+	if profile == nil || in.Count == 0 || in.DRA || in.Sharing != "" || len(in.Accelerators) == 0 {
 		return
 	}
 	var misfits []string
@@ -66,8 +66,8 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GpuIntent, cloud spec.Cloud, d
 // machineMisfit says why no machine of the cloud serves count of a ("" when
 // one does), and the most GPUs (MIG instances for a partition) one machine
 // holds.
-func machineMisfit(in clouds.GpuIntent, cloud spec.Cloud, profile clouds.CloudProfile, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
-	counts := clouds.GpuCounts(shapes)
+func machineMisfit(in clouds.GPUIntent, cloud spec.Cloud, profile clouds.Profile, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
+	counts := clouds.GPUCounts(shapes)
 	most := counts[len(counts)-1]
 	model := strconv.Quote(a.Name) + " (" + a.DisplayName + ")"
 	if in.Partition != nil {
@@ -85,7 +85,7 @@ func machineMisfit(in clouds.GpuIntent, cloud spec.Cloud, profile clouds.CloudPr
 			return "", most
 		}
 		// Autopilot sizes the node from this selector (gkeProfile.place).
-		return offers + ", and its " + clouds.GkeLabelAcceleratorCount + " selector must be one of these", most
+		return offers + ", and its " + clouds.GKELabelAcceleratorCount + " selector must be one of these", most
 	}
 	if in.Count <= most {
 		return "", most
@@ -94,7 +94,7 @@ func machineMisfit(in clouds.GpuIntent, cloud spec.Cloud, profile clouds.CloudPr
 }
 
 // countHint completes "Allowed: gpu.count up to N".
-func countHint(in clouds.GpuIntent) string {
+func countHint(in clouds.GPUIntent) string {
 	if in.Partition != nil {
 		return ", or a smaller partition (more instances per GPU)"
 	}

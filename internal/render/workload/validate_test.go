@@ -10,7 +10,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-// validateCase mutates validWorkload and expects one diagnostic.
+// validateCase mutates rendertest.ValidWorkload and expects one diagnostic.
 type validateCase struct {
 	name     string
 	mutate   func(w *spec.Workload)

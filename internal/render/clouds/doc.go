@@ -1,0 +1,21 @@
+// Package clouds holds every rule of every cloud, one file per cloud:
+// gke.go (Standard and Autopilot), aks.go, eks.go, karpenter.go (Karpenter
+// and EKS Auto Mode), generic.go (any cluster running the NVIDIA GPU
+// Operator), and aws.go for what the AWS clouds share. A cloud's file says
+// which models it offers and on which machines, where a GPU intent lands
+// (node labels, taints and tolerations, MIG, sharing, spot, environment),
+// what a node pool may say there and the labels, taints and node-pool shape
+// that follow, how its live nodes are recognised, and what chart values need
+// to know about its GPU stack. "GKE A100 with a 2g.10gb partition" is
+// answered by gke.go alone, for workloads, pools, capacity and chart values.
+//
+// No other package compares clouds: they ask RulesFor(cloud). Registry lists
+// the clouds; rules.go holds the Profile contract beyond workload placement
+// and the neutral answers every profile embeds; scheduling.go turns a
+// Placement into nodeSelector, node affinity and tolerations.
+//
+// Adding a cloud (say CoreWeave or OCI) is one file here, one spec.Cloud
+// constant with its Registry entry, and the cloud's fake GPU nodes in
+// scripts/localcluster/fixtures/<name>.yaml; the placement matrix in
+// internal/render then shows what the new profile gets wrong.
+package clouds

@@ -1,0 +1,133 @@
+// Every rule of a generic cluster running the NVIDIA GPU Operator (e.g.
+// on-premises): workloads, pools, live nodes and chart values.
+//
+// Upstream sources of its labels and facts: NVIDIA GPU Feature Discovery's
+// labels (nvidia.com/gpu.product, gpu.count, gpu.replicas, gpu.sharing-
+// strategy, mig.strategy) and the GPU Operator's (nvidia.com/gpu.present,
+// nvidia.com/mig.config, nvidia.com/device-plugin.config), from the GPU
+// Operator and k8s-device-plugin documentation (docs/design/nvidia.md#gpu-feature-discovery-labels).
+
+package clouds
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Labels set by the NVIDIA device plugin / GFD (GPU Operator).
+const (
+	LabelSharingStrategy = "nvidia.com/gpu.sharing-strategy"
+	LabelGPUReplicas     = "nvidia.com/gpu.replicas"
+)
+
+// genericProfile assumes the NVIDIA GPU Operator: GPU Feature Discovery
+// labels, the nvidia.com/gpu taint convention, and a device plugin whose MIG
+// and sharing settings are visible as node labels.
+type genericProfile struct{ operatorProfile }
+
+func (genericProfile) Offers(*catalog.Accelerator) bool { return true }
+
+func (genericProfile) Validate(in GPUIntent, _ bool) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	if in.Spot {
+		diags.AddWarning(gpudiag.At("spot"), "spot has no effect on generic clusters",
+			"Generic clusters have no standard label or taint for spot/preemptible capacity, so spot = true changes "+
+				"nothing. spot selects capacity on: \"gke\", \"gke-autopilot\", \"aks\", \"eks\", \"eks-auto\", \"karpenter\".")
+	}
+	return diags
+}
+
+func (genericProfile) Place(in GPUIntent) Placement {
+	p := NewPlacement(DevicePluginResource(in))
+	// No nvidia.com/gpu.present: only the GPU Operator sets it, not the
+	// standalone device plugin with GFD, and the GPU resource request
+	// already keeps the pod on GPU nodes. Every label selected here is
+	// GPU Feature Discovery's (enableGFD turns it on in our device plugin
+	// values; the GPU Operator runs it by default).
+	p.Tolerations = append(p.Tolerations, TolerateGPUTaint())
+	for _, a := range in.Accelerators {
+		products := LabelRequirement{Key: LabelGFDProduct, Values: a.GFDProducts}
+		// Under the "single" strategy GFD replaces the product name with its
+		// MIG form, so the plain product would match no partitioned node.
+		if in.Partition != nil && in.MIGStrategy == spec.MIGStrategySingle {
+			products = devicePluginMIGRequirement(a, *in.Partition)
+		}
+		// products already names the plain (unpartitioned) product.
+		term := append([]LabelRequirement{products}, wholeGPUModelExclusions(in, a, true)...)
+		p.AcceleratorTerms = append(p.AcceleratorTerms, term)
+	}
+	p.excludedValues = append(wholeGPUNodeExclusions(in), anyModelExclusions(in)...)
+	selectSharingStrategy(in, &p)
+	if in.Sharing != "" {
+		if in.MaxSharedClients > 0 {
+			p.NodeSelector[LabelGPUReplicas] = strconv.FormatInt(in.MaxSharedClients, 10)
+		}
+	}
+	return p
+}
+
+func (genericProfile) PoolNotes(_ spec.PoolPolicy, pi PoolIntent, diags *gpudiag.Diagnostics) {
+	if pi.Spot {
+		diags.AddWarning(gpudiag.At("spot"), "spot has no effect on generic clusters",
+			"Generic clusters have no standard label or taint for spot capacity, so spot = true changes nothing. "+
+				"Allowed: remove spot; it selects capacity on "+gpudiag.QuoteList(slices.DeleteFunc(PoolNames(), func(c string) bool { return c == string(spec.CloudGeneric) }))+".")
+	}
+}
+
+// poolLabels: on a GPU Operator cluster, the operator and GPU Feature
+// Discovery label the nodes (docs/design/nvidia.md#gpu-feature-discovery-labels).
+func (genericProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
+	set[LabelGPUPresent] = "true"
+	if pi.Accel != nil && len(pi.Accel.GFDProducts) > 0 {
+		set[LabelGFDProduct] = pi.Accel.GFDProducts[0]
+	}
+	if pi.GPUs > 0 {
+		set["nvidia.com/gpu.count"] = strconv.FormatInt(pi.GPUs, 10)
+	}
+	if pi.Sharing != "" {
+		// GFD reports nvidia.com/gpu's replicas; MIG resources get their
+		// own nvidia.com/mig-<profile>.replicas labels.
+		if pi.Replicas > 0 && !pi.HasMIG() {
+			set[LabelGPUReplicas] = strconv.FormatInt(pi.Replicas, 10)
+		}
+	}
+	if pi.HasMIG() {
+		set["nvidia.com/mig.strategy"] = pi.MIGStrategy
+	}
+}
+
+// selectsSharedClients: GFD's nvidia.com/gpu.replicas covers nvidia.com/gpu
+// only, not MIG resources.
+func (genericProfile) selectsSharedClients(pi PoolIntent) bool { return !pi.HasMIG() }
+
+func (genericProfile) Classify(n *corev1.Node) (NodeClass, bool) {
+	l := n.Labels
+	if l[LabelGFDProduct] == "" && l[LabelGPUPresent] != "true" {
+		return NodeClass{}, false
+	}
+	return NodeClass{Cloud: spec.CloudGeneric, Key: genericPoolKey(l), Product: l[LabelGFDProduct]}, true
+}
+
+func (genericProfile) MarksGPUNode(l map[string]string) bool {
+	return l[LabelGPUPresent] == "true" || l[LabelGFDProduct] != ""
+}
+
+// genericPoolKey groups GPU Operator nodes by model and configuration.
+func genericPoolKey(l map[string]string) string {
+	parts := []string{"generic", cmp.Or(l[LabelGFDProduct], "unknown-gpu")}
+	if cfg := l[spec.LabelMIGConfig]; cfg != "" && cfg != spec.MIGConfigDisabled {
+		parts = append(parts, "mig-"+cfg)
+	}
+	if s := l[LabelSharingStrategy]; s != "" && s != "none" {
+		parts = append(parts, s+"-"+cmp.Or(l[LabelGPUReplicas], "0"))
+	}
+	return strings.Join(parts, "/")
+}

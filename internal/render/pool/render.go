@@ -1,0 +1,139 @@
+package pool
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Render validates p with every value final and derives the node
+// labels, taints, cloud node-pool shape, device plugin config and workload
+// placement. On error diagnostics it returns nil; warnings come back with
+// the result.
+func Render(p spec.PoolPolicy) (*spec.PoolRendered, gpudiag.Diagnostics) {
+	pi, diags := validatePool(p, true)
+	if diags.HasError() {
+		return nil, diags
+	}
+	return buildPool(p, pi), diags
+}
+
+func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
+	toAdd, cloudSet := clouds.DerivedPoolLabels(pi)
+	// User labels cannot collide with derived ones (checkPoolLabels).
+	maps.Copy(toAdd, pi.Labels)
+	taints := clouds.PoolTaints(pi)
+	r := &spec.PoolRendered{
+		ID:               EncodeID(p),
+		NodeLabels:       labelsOrNil(toAdd),
+		CloudSetLabels:   labelsOrNil(cloudSet),
+		NodeTaints:       clouds.TaintList(taints),
+		ResourcesPerNode: poolResources(pi),
+		MIGConfig:        pi.MIGConfig(),
+	}
+	r.ResourceNames = slices.Sorted(maps.Keys(r.ResourcesPerNode))
+	if len(r.ResourceNames) == 1 {
+		r.ResourceName = r.ResourceNames[0]
+	}
+	r.NodeSelector, r.Affinity, r.Tolerations = poolScheduling(pi)
+	setCloudShape(r, pi, taints)
+	if pi.NeedsDevicePluginConfig() {
+		r.DevicePluginConfigName = pi.Name
+		r.DevicePluginConfig = devicePluginConfig(pi)
+	}
+	return r
+}
+
+// poolScheduling is what a pod needs to land on the pool. It runs the
+// workload code path itself (workload.ParseGPUIntent, then the cloud profile's
+// place) on the gpu block Apply would give a one-GPU workload, so a
+// pool and the workloads placed on it cannot disagree; then it adds the
+// pool's extra labels and taints (PoolPlacementExtras).
+func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, []corev1.Toleration) {
+	profile := clouds.ProfileFor(pi.Cloud)
+	if profile == nil {
+		return nil, nil, nil
+	}
+	w := spec.Workload{Cloud: string(pi.Cloud), Spot: pi.Spot, GPU: pi.WorkloadGPU()}
+	// gpudiag.Diagnostics are dropped on purpose: validatePool has judged the pool,
+	// and a shared partition (allowed for pools, warned about) is one
+	// combination a workload may not ask for.
+	in, _ := workload.ParseGPUIntent(w, pi.Cloud, false)
+	place := profile.Place(in)
+	selector, affinity := clouds.NodeScheduling(place)
+	labels, tolerations := clouds.PoolExtras(pi.Labels, pi.Taints)
+	if len(labels) > 0 {
+		if selector == nil {
+			selector = map[string]string{}
+		}
+		maps.Copy(selector, labels)
+	}
+	return selector, affinity, clouds.NormalizeTolerations(append(place.Tolerations, tolerations...))
+}
+
+// poolResources is what one configured node advertises, per resource.
+// GKE's own device plugin advertises MIG instances and shared slots as
+// nvidia.com/gpu; the NVIDIA device plugin uses nvidia.com/mig-<profile>
+// (mixed) and renames shared resources with ".shared" (renameByDefault).
+func poolResources(pi clouds.PoolIntent) map[string]int64 {
+	out := map[string]int64{}
+	replicas := int64(1)
+	if pi.Sharing != "" && pi.Replicas > 0 {
+		replicas = pi.Replicas
+	}
+	cloudPlugin := clouds.RulesFor(pi.Cloud).Mechanism() == clouds.MechanismCloudNative
+	if !pi.HasMIG() {
+		name := string(clouds.ResourceNvidiaGPU)
+		if pi.Sharing != "" && !cloudPlugin {
+			name = string(clouds.ResourceNvidiaGPUShared)
+		}
+		out[name] = clouds.MulSat(pi.GPUs, replicas)
+		return out
+	}
+	for _, s := range pi.Cut {
+		name := string(clouds.ResourceNvidiaGPU)
+		if !cloudPlugin && pi.MIGStrategy == spec.MIGStrategyMixed {
+			name = s.Profile.MixedResourceName()
+		}
+		if pi.Sharing != "" && !cloudPlugin {
+			name += sharedResourceSuffix
+		}
+		out[name] = clouds.AddSat(out[name], clouds.MulSat(clouds.MulSat(pi.GPUs, s.PerGPU), replicas))
+	}
+	return out
+}
+
+// sharedResourceSuffix is what renameByDefault appends (k8s-device-plugin
+// DefaultSharedResourceNameSuffix).
+const sharedResourceSuffix = ".shared"
+
+func poolResourceNames(pi clouds.PoolIntent) []string {
+	return slices.Sorted(maps.Keys(poolResources(pi)))
+}
+
+func setCloudShape(r *spec.PoolRendered, pi clouds.PoolIntent, taints []clouds.PoolTaint) {
+	clouds.RulesFor(pi.Cloud).NodePoolShape(r, pi, taints)
+}
+
+func labelsOrNil(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// poolRef names a pool in Details: node_pool "l4-serving" (l4 on gke).
+func poolRef(pi clouds.PoolIntent) string {
+	s := "node_pool " + strconv.Quote(pi.Name)
+	if pi.Accel != nil {
+		s += " (" + pi.Accel.Name + " on " + string(pi.Cloud) + ")"
+	}
+	return s
+}

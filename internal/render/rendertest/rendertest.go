@@ -1,0 +1,145 @@
+package rendertest
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+func Ptr[T any](v T) *T { return &v }
+
+// ValidWorkload is the smallest workload that renders on every cloud.
+func ValidWorkload() spec.Workload {
+	return spec.Workload{
+		Name:  "llm",
+		Kind:  spec.KindDeployment,
+		Cloud: string(spec.CloudGKE),
+		Image: "vllm/vllm-openai:v0.6.0",
+		GPU:   spec.GPU{Count: 1, Accelerator: "l4"},
+	}
+}
+
+// FindDiag returns the first diagnostic at path (PathString form) whose
+// detail contains substring.
+func FindDiag(diags gpudiag.Diagnostics, severity gpudiag.Severity, path, substring string) (gpudiag.Diagnostic, bool) {
+	for _, d := range diags {
+		if d.Severity == severity && d.PathString() == path && strings.Contains(d.Detail, substring) {
+			return d, true
+		}
+	}
+	return gpudiag.Diagnostic{}, false
+}
+
+func RequireDiag(t *testing.T, diags gpudiag.Diagnostics, severity gpudiag.Severity, path, substring string) {
+	t.Helper()
+	if _, ok := FindDiag(diags, severity, path, substring); !ok {
+		t.Fatalf("want %s at %q containing %q; got:\n%s", severity, path, substring, FormatDiags(diags))
+	}
+}
+
+func RequireNoErrors(t *testing.T, diags gpudiag.Diagnostics) {
+	t.Helper()
+	if diags.HasError() {
+		t.Fatalf("unexpected errors:\n%s", FormatDiags(diags.Errors()))
+	}
+}
+
+func FormatDiags(diags gpudiag.Diagnostics) string {
+	if len(diags) == 0 {
+		return "  (none)"
+	}
+	var b strings.Builder
+	for _, d := range diags {
+		b.WriteString("  " + d.String() + "\n")
+	}
+	return b.String()
+}
+
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current output")
+
+// LineDiff shows the first differing lines; enough to locate a change.
+func LineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  - " + wl + "\n  + " + gl + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}
+
+var WriteFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite testdata/fuzz/FuzzRender from fuzzSeeds")
+
+func AllUTF8(values ...string) bool {
+	for _, v := range values {
+		if !utf8.ValidString(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixtureDir holds the local cluster's fake nodes (scripts/localcluster),
+// found from this file so the tests of every package read the same folder.
+var fixtureDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "scripts", "localcluster", "fixtures")
+}()
+
+// LoadFixtureNodes decodes every Node of the named fixture files (all of
+// them when none are named), so the capacity logic is tested against the
+// same nodes the local cluster runs.
+func LoadFixtureNodes(t testing.TB, names ...string) []corev1.Node {
+	t.Helper()
+	if len(names) == 0 {
+		files, err := filepath.Glob(filepath.Join(fixtureDir, "*.yaml"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no fixtures in %s: %v", fixtureDir, err)
+		}
+		for _, f := range files {
+			names = append(names, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+		}
+	}
+	var nodes []corev1.Node
+	for _, name := range names {
+		raw, err := os.ReadFile(filepath.Join(fixtureDir, name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(raw), "\n---\n") {
+			var n corev1.Node
+			if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if n.Kind == "Node" {
+				nodes = append(nodes, n)
+			}
+		}
+	}
+	return nodes
+}
+
+func WorkloadOn(cloud spec.Cloud, g spec.GPU, spot bool) spec.Workload {
+	return spec.Workload{Name: "w", Kind: spec.KindJob, Cloud: string(cloud), Image: "img", GPU: g, Spot: spot}
+}
