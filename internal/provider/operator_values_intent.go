@@ -13,6 +13,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // valuesIntent is a gpu_operator_values as render sees it: the target, the
@@ -112,7 +113,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnosti
 	if bdiags.HasError() {
 		return nil, diags
 	}
-	merged, err := values.MergeBaseValues(bases, generated)
+	merged, err := chartkit.MergeBaseValues(bases, generated)
 	if err != nil {
 		return nil, append(diags, errorAt([]any{"base_values_yaml"}, "Base values do not merge", err.Error()+"."))
 	}
@@ -124,7 +125,7 @@ func (in valuesIntent) build(src valuesSources) (*valuesBuild, gpudiag.Diagnosti
 			return nil, diags
 		}
 	}
-	if out.yaml, err = values.CanonicalYAML(merged); err != nil {
+	if out.yaml, err = chartkit.CanonicalYAML(merged); err != nil {
 		return nil, append(diags, errorAt(nil, "Cannot encode the values", err.Error()+"."))
 	}
 	fragments, more := podFragmentsYAML(in.target, merged)

@@ -8,6 +8,10 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 )
 
 // operatorValuesModel is gpu_operator_values' Terraform data. The target
@@ -255,24 +259,24 @@ func (c *valuesConverter) tolerations(v types.List) []corev1.Toleration {
 	return out
 }
 
-func (c *valuesConverter) image(v types.Object) *values.FiftyOneImage {
+func (c *valuesConverter) image(v types.Object) *fiftyone.FiftyOneImage {
 	var m fiftyOneImageModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &values.FiftyOneImage{Repository: c.str(m.Repository), Tag: c.str(m.Tag)}
+	return &fiftyone.FiftyOneImage{Repository: c.str(m.Repository), Tag: c.str(m.Tag)}
 }
 
-func (c *valuesConverter) fiftyOne(v types.Object) *values.FiftyOneValues {
+func (c *valuesConverter) fiftyOne(v types.Object) *fiftyone.Values {
 	var m fiftyOneModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	out := &values.FiftyOneValues{}
+	out := &fiftyone.Values{}
 	var deployments []fiftyOneDeploymentModel
 	c.objects(m.Deployment, &deployments)
 	for i, d := range deployments {
-		out.Deployments = append(out.Deployments, values.FiftyOneDeployment{
+		out.Deployments = append(out.Deployments, fiftyone.FiftyOneDeployment{
 			Key: c.str(d.Key), Enabled: c.optBool(d.Enabled), Replicas: c.optInt32(d.Replicas),
 			Description: c.str(d.Description), Image: c.image(d.Image), Env: c.stringMap(d.Env),
 			GPU: c.optGPU(d.GPU), NodePool: c.pool(d.NodePool, []any{"fiftyone", "deployment", i, "node_pool"}),
@@ -282,7 +286,7 @@ func (c *valuesConverter) fiftyOne(v types.Object) *values.FiftyOneValues {
 	var jobs []fiftyOneJobTemplateModel
 	c.objects(m.JobTemplate, &jobs)
 	for i, j := range jobs {
-		out.JobTemplates = append(out.JobTemplates, values.FiftyOneJobTemplate{
+		out.JobTemplates = append(out.JobTemplates, fiftyone.FiftyOneJobTemplate{
 			Key: c.str(j.Key), Enabled: c.optBool(j.Enabled), Image: c.image(j.Image), Env: c.stringMap(j.Env),
 			GPU: c.optGPU(j.GPU), NodePool: c.pool(j.NodePool, []any{"fiftyone", "job_template", i, "node_pool"}),
 			Spot: c.boolean(j.Spot), Size: c.str(j.Size), CPU: c.str(j.CPU), Memory: c.str(j.Memory),
@@ -293,12 +297,12 @@ func (c *valuesConverter) fiftyOne(v types.Object) *values.FiftyOneValues {
 	return out
 }
 
-func (c *valuesConverter) flyte(v types.Object) *values.FlyteValues {
+func (c *valuesConverter) flyte(v types.Object) *flyte.Values {
 	var m flyteModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &values.FlyteValues{
+	return &flyte.Values{
 		FlyteVersion:           c.int64(m.FlyteVersion),
 		Accelerators:           c.strings(m.Accelerators),
 		Sharing:                c.str(m.Sharing),
@@ -313,12 +317,12 @@ func (c *valuesConverter) flyte(v types.Object) *values.FlyteValues {
 	}
 }
 
-func (c *valuesConverter) gpuOperator(v types.Object) *values.GPUOperatorValues {
+func (c *valuesConverter) gpuOperator(v types.Object) *nvidia.GPUOperatorValues {
 	var m gpuOperatorModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &values.GPUOperatorValues{
+	return &nvidia.GPUOperatorValues{
 		NodePools:      c.pools(m.NodePools, []any{"gpu_operator", "node_pools"}),
 		ConfigMapName:  c.str(m.ConfigMapName),
 		MIGStrategy:    c.str(m.MIGStrategy),
@@ -331,14 +335,14 @@ func (c *valuesConverter) gpuOperator(v types.Object) *values.GPUOperatorValues 
 	}
 }
 
-func (c *valuesConverter) migLayouts(v types.List) []values.MIGLayout {
+func (c *valuesConverter) migLayouts(v types.List) []nvidia.MIGLayout {
 	var items []migLayoutModel
 	if !c.objects(v, &items) {
 		return nil
 	}
-	out := make([]values.MIGLayout, len(items))
+	out := make([]nvidia.MIGLayout, len(items))
 	for i, l := range items {
-		out[i] = values.MIGLayout{Name: c.str(l.Name), Accelerator: c.str(l.Accelerator), Devices: c.int64Map(l.Devices)}
+		out[i] = nvidia.MIGLayout{Name: c.str(l.Name), Accelerator: c.str(l.Accelerator), Devices: c.int64Map(l.Devices)}
 	}
 	return out
 }
@@ -360,24 +364,24 @@ func (c *valuesConverter) int64Map(v types.Map) map[string]int64 {
 	return out
 }
 
-func (c *valuesConverter) devicePlugin(v types.Object) *values.DevicePluginValues {
+func (c *valuesConverter) devicePlugin(v types.Object) *nvidia.DevicePluginValues {
 	var m devicePluginModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &values.DevicePluginValues{
+	return &nvidia.DevicePluginValues{
 		NodePools:   c.pools(m.NodePools, []any{"nvidia_device_plugin", "node_pools"}),
 		MIGStrategy: c.str(m.MIGStrategy),
 		Tolerations: c.tolerations(m.Tolerations),
 	}
 }
 
-func (c *valuesConverter) numaflow(v types.Object) *values.NumaflowValues {
+func (c *valuesConverter) numaflow(v types.Object) *numaflow.Values {
 	var m numaflowModel
 	if !c.object(v, &m) {
 		return nil
 	}
-	return &values.NumaflowValues{
+	return &numaflow.Values{
 		Kind: c.str(m.Kind), Name: c.str(m.Name), Namespace: c.str(m.Namespace), VertexName: c.str(m.VertexName),
 		Image: c.str(m.Image), GPU: c.gpu(m.GPU), NodePool: c.pool(m.NodePool, []any{"numaflow", "node_pool"}),
 		Spot: c.boolean(m.Spot), Size: c.str(m.Size), CPU: c.str(m.CPU), Memory: c.str(m.Memory),

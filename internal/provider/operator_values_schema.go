@@ -18,6 +18,9 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -387,7 +390,7 @@ func flyteBlock() schema.SingleNestedBlock {
 			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
 			"gpu_resource_name": schema.StringAttribute{
 				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
-					"extended resource GPU tasks request. Defaults per cloud: " + values.FlyteClassDefaults() + ".",
+					"extended resource GPU tasks request. Defaults per cloud: " + flyte.FlyteClassDefaults() + ".",
 				Optional: true,
 			},
 			"gpu_device_node_label": schema.StringAttribute{
@@ -421,7 +424,7 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 				"after the pool"),
 			"config_map_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the device plugin ConfigMap the chart creates (default `" +
-					values.DefaultDevicePluginConfigMap + "`).",
+					nvidia.DefaultDevicePluginConfigMap + "`).",
 				Optional: true,
 			},
 			"mig_strategy": schema.StringAttribute{
@@ -497,10 +500,10 @@ func devicePluginBlock() schema.SingleNestedBlock {
 func numaflowBlock() schema.SingleNestedBlock {
 	attrs := map[string]schema.Attribute{
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Object kind: one of " + markdownList(values.NumaflowKindNames()) + " (default `" +
-				values.NumaflowKindPipeline + "`).",
+			MarkdownDescription: "Object kind: one of " + markdownList(numaflow.NumaflowKindNames()) + " (default `" +
+				numaflow.NumaflowKindPipeline + "`).",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(values.NumaflowKindNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(numaflow.NumaflowKindNames()...)},
 		},
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +
@@ -512,7 +515,7 @@ func numaflowBlock() schema.SingleNestedBlock {
 			Optional:            true,
 		},
 		"vertex_name": schema.StringAttribute{
-			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + values.DefaultNumaflowVertex + "`).",
+			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + numaflow.DefaultNumaflowVertex + "`).",
 			Optional:            true,
 		},
 		"image": schema.StringAttribute{

@@ -8,6 +8,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,12 +34,12 @@ var gfdOnlyNode = map[string]string{
 // workload must select only labels that GFD or NFD set there.
 func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 	generated := generateFor(t, values.TargetNvidiaDevicePlugin, values.Input{Cloud: string(spec.CloudGeneric),
-		NvidiaDevicePlugin: &values.DevicePluginValues{NodePools: []spec.PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: rendertest.Ptr(true)}}}})
-	if enabled, _ := values.GetPath(generated, "gfd", "enabled"); enabled != true {
+		NvidiaDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: rendertest.Ptr(true)}}}})
+	if enabled, _ := chartkit.GetPath(generated, "gfd", "enabled"); enabled != true {
 		t.Errorf("gfd.enabled = %v: without GPU Feature Discovery no node carries the nvidia.com/gpu.product workloads select", enabled)
 	}
 	var workerTolerations []corev1.Toleration
-	if v, ok := values.GetPath(generated, "nfd", "worker", "tolerations"); !ok || values.DecodePlain(v, &workerTolerations) != nil {
+	if v, ok := chartkit.GetPath(generated, "nfd", "worker", "tolerations"); !ok || chartkit.DecodePlain(v, &workerTolerations) != nil {
 		t.Errorf("nfd.worker.tolerations not set (%v): the chart's NFD worker tolerates only nvidia.com/gpu=present", v)
 	}
 	dedicated := corev1.Taint{Key: "nvidia.com/gpu", Value: clouds.DedicatedGPUTaintValue, Effect: corev1.TaintEffectNoSchedule}
@@ -62,8 +64,8 @@ func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 // TestGPUOperatorValuesKeepGFD: the GPU Operator runs GFD by default
 // (gfd.enabled: true, docs/design/nvidia.md#gpu-operator-chart-values); generic placement relies on it.
 func TestGPUOperatorValuesKeepGFD(t *testing.T) {
-	generated := generateFor(t, values.TargetGPUOperator, values.Input{Cloud: string(spec.CloudGeneric), GPUOperator: &values.GPUOperatorValues{}})
-	if enabled, ok := values.GetPath(generated, "gfd", "enabled"); ok && enabled != true {
+	generated := generateFor(t, values.TargetGPUOperator, values.Input{Cloud: string(spec.CloudGeneric), GPUOperator: &nvidia.GPUOperatorValues{}})
+	if enabled, ok := chartkit.GetPath(generated, "gfd", "enabled"); ok && enabled != true {
 		t.Errorf("gpu-operator values set gfd.enabled = %v", enabled)
 	}
 }

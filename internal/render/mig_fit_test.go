@@ -11,6 +11,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
@@ -80,9 +81,9 @@ func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
 }
 
 func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
-	_, diags := values.Generate(values.TargetGPUOperator, values.Input{Cloud: "generic", GPUOperator: &values.GPUOperatorValues{
+	_, diags := values.Generate(values.TargetGPUOperator, values.Input{Cloud: "generic", GPUOperator: &nvidia.GPUOperatorValues{
 		MIGStrategy: spec.MIGStrategyMixed,
-		MIGLayouts:  []values.MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
+		MIGLayouts:  []nvidia.MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
 	}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
 }

@@ -2,7 +2,7 @@
 // own library (internal/helmchart/helminstall), so `make demo` needs no helm
 // CLI: it installs a chart with values files layered as `-f a -f b` would,
 // the later file winning, and GPU settings never overridden silently
-// (values.MergeBaseValues).
+// (chartkit.MergeBaseValues).
 //
 //	go run ./scripts/chartinstall -kubeconfig K -chart DIR -release R -namespace N -f base.yaml -f generated.yaml
 package main
@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart/helminstall"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 type files []string
@@ -57,7 +57,7 @@ func run(kubeconfig, chart, release, namespace string, valueFiles []string) erro
 		}
 		layers = append(layers, values)
 	}
-	merged, err := values.MergeBaseValues(layers[:len(layers)-1], layers[len(layers)-1])
+	merged, err := chartkit.MergeBaseValues(layers[:len(layers)-1], layers[len(layers)-1])
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -57,18 +63,18 @@ func gridCase(target string, cloud spec.Cloud) valuesCase {
 		c.input.FiftyOne = fiftyOneCase(cloud)
 	case TargetFlyteCore, TargetFlyteBinary:
 		c.description = "propeller's k8s plugin: GPU resource, resource-tolerations, device and partition labels, spot for interruptible tasks."
-		c.input.Flyte = &FlyteValues{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
+		c.input.Flyte = &flyte.Values{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
 	case TargetGPUOperator:
 		c.description = "GPU Operator for the cloud's node pools: per-pool device plugin configs, operand tolerations, driver/toolkit switches."
-		c.input.GPUOperator = &GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
+		c.input.GPUOperator = &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
 		c.wantError = cloud == spec.CloudGKEAutopilot
 	case TargetNvidiaDevicePlugin:
 		c.description = "Standalone device plugin: config.map per pool, node selection without NFD, tolerations of the pools' taints."
-		c.input.NvidiaDevicePlugin = &DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
+		c.input.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
 		c.wantError = cloud == spec.CloudGKEAutopilot
 	case TargetNumaflow:
 		c.description = "Minimal Pipeline (generator → GPU UDF → log) with the UDF placed as gpu_workload would be."
-		c.input.Numaflow = &NumaflowValues{
+		c.input.Numaflow = &numaflow.Values{
 			Name: "embeddings", Namespace: "pipelines", Image: "registry.example/ml/embed-udf:1.0", Manifest: true,
 			GPU: spec.GPU{Count: 1, Accelerator: valuesAccel[cloud]}, CPU: "2", Memory: "8Gi",
 		}
@@ -76,18 +82,18 @@ func gridCase(target string, cloud spec.Cloud) valuesCase {
 	return c
 }
 
-func fiftyOneCase(cloud spec.Cloud) *FiftyOneValues {
+func fiftyOneCase(cloud spec.Cloud) *fiftyone.Values {
 	accel := valuesAccel[cloud]
-	return &FiftyOneValues{
-		Deployments: []FiftyOneDeployment{
+	return &fiftyone.Values{
+		Deployments: []fiftyone.FiftyOneDeployment{
 			{
 				Key: "gpuWorker", Replicas: rendertest.Ptr(int32(2)), Description: "GPU runner for model inference",
-				Image: &FiftyOneImage{Tag: "v2.22.1"}, Env: map[string]string{"FIFTYONE_MEDIA_CACHE_DIR": "/opt/media_cache"},
+				Image: &fiftyone.FiftyOneImage{Tag: "v2.22.1"}, Env: map[string]string{"FIFTYONE_MEDIA_CACHE_DIR": "/opt/media_cache"},
 				GPU: &spec.GPU{Count: 1, Accelerator: accel}, CPU: "8", Memory: "32Gi",
 			},
-			{Key: fiftyOneCPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"},
+			{Key: fiftyone.FiftyOneCPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"},
 		},
-		JobTemplates: []FiftyOneJobTemplate{{
+		JobTemplates: []fiftyone.FiftyOneJobTemplate{{
 			Key: "gpuBatch", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 1, Accelerator: accel}, Spot: cloud != spec.CloudGeneric,
 			Memory: "24Gi", BackoffLimit: rendertest.Ptr(int32(2)), TTLSecondsAfterFinished: rendertest.Ptr(int32(3600)),
 		}},
@@ -125,7 +131,7 @@ func extraValuesCases() []valuesCase {
 		return valuesCase{
 			target: TargetFlyteBinary, name: string(cloud) + "-v2",
 			description: "Flyte v2: accelerator-devices map the v2 names to this cloud's label values; NVIDIA_GPU device class.",
-			input: Input{Cloud: string(cloud), Flyte: &FlyteValues{
+			input: Input{Cloud: string(cloud), Flyte: &flyte.Values{
 				FlyteVersion: 2, Accelerators: []string{valuesAccel[cloud], "h100-80gb"}, Interruptible: true,
 			}},
 		}
@@ -135,7 +141,7 @@ func extraValuesCases() []valuesCase {
 		{
 			target: TargetFlyteCore, name: "aks-shared-defaults",
 			description: "Shared GPUs on AKS: nvidia.com/gpu.shared, plus user default tolerations, node selector and env in list-of-maps form.",
-			input: Input{Cloud: string(spec.CloudAKS), Flyte: &FlyteValues{
+			input: Input{Cloud: string(spec.CloudAKS), Flyte: &flyte.Values{
 				Sharing: spec.SharingTimeSlicing, DefaultNodeSelector: map[string]string{"kubernetes.azure.com/mode": "user"},
 				DefaultTolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "flyte", Effect: corev1.TaintEffectNoSchedule}},
 				DefaultEnvVars:     map[string]string{"HF_HOME": "/cache/hf"},
@@ -144,21 +150,21 @@ func extraValuesCases() []valuesCase {
 		{
 			target: TargetFlyteCore, name: "generic-node-pools",
 			description: "Node pools: each pool's resource names (shared, MIG) get its tolerations, extra taints included.",
-			input: Input{Cloud: string(spec.CloudGeneric), Flyte: &FlyteValues{
+			input: Input{Cloud: string(spec.CloudGeneric), Flyte: &flyte.Values{
 				Accelerators: []string{"t4", "a100-40gb"}, NodePools: nvidiaPoolsCase(spec.CloudGeneric),
 			}},
 		},
 		{
 			target: TargetFiftyOne, name: "gke-autopilot-count",
 			description: "FiftyOne GPU guide, GKE Autopilot: gke-accelerator and gke-accelerator-count selectors, LD_LIBRARY_PATH.",
-			input: Input{Cloud: string(spec.CloudGKEAutopilot), FiftyOne: &FiftyOneValues{JobTemplates: []FiftyOneJobTemplate{
+			input: Input{Cloud: string(spec.CloudGKEAutopilot), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.FiftyOneJobTemplate{
 				{Key: "gpuGcpGkeAutopilot", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 2, Accelerator: "l4"}},
 			}}},
 		},
 		{
 			target: TargetFiftyOne, name: "karpenter-node-pool",
 			description: "A deployment placed on a node pool: shared L4 slots, the pool's extra label and taint.",
-			input: Input{Cloud: string(spec.CloudKarpenter), FiftyOne: &FiftyOneValues{Deployments: []FiftyOneDeployment{{
+			input: Input{Cloud: string(spec.CloudKarpenter), FiftyOne: &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{{
 				Key: "gpuShared", GPU: &spec.GPU{Count: 1},
 				NodePool: &spec.PoolPolicy{Name: "l4-shared", Cloud: string(spec.CloudKarpenter), Accelerator: "l4", GPUsPerNode: 1,
 					Sharing: spec.SharingTimeSlicing, Replicas: 4, Labels: map[string]string{"example.com/team": "vision"},
@@ -168,24 +174,24 @@ func extraValuesCases() []valuesCase {
 		{
 			target: TargetGPUOperator, name: "generic-custom-mig",
 			description: "A custom mig-parted layout next to a pool's all-balanced: the custom config carries both and all-disabled.",
-			input: Input{Cloud: string(spec.CloudGeneric), GPUOperator: &GPUOperatorValues{
+			input: Input{Cloud: string(spec.CloudGeneric), GPUOperator: &nvidia.GPUOperatorValues{
 				NodePools: nvidiaPoolsCase(spec.CloudGeneric), MIGStrategy: spec.MIGStrategyMixed, ConfigMapName: "device-plugin",
-				MIGLayouts:   []MIGLayout{{Name: "two-3g", Accelerator: "a100-40gb", Devices: map[string]int64{"3g.20gb": 2}}},
+				MIGLayouts:   []nvidia.MIGLayout{{Name: "two-3g", Accelerator: "a100-40gb", Devices: map[string]int64{"3g.20gb": 2}}},
 				DCGMExporter: rendertest.Ptr(true), ServiceMonitor: rendertest.Ptr(false),
 			}},
 		},
 		{
 			target: TargetNumaflow, name: "generic-dra-monovertex",
 			description: "MonoVertex with a DRA claim: a v1 List holding the ResourceClaimTemplate (resource.k8s.io/v1) and the MonoVertex.",
-			input: Input{Cloud: string(spec.CloudGeneric), Numaflow: &NumaflowValues{
-				Kind: NumaflowKindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
+			input: Input{Cloud: string(spec.CloudGeneric), Numaflow: &numaflow.Values{
+				Kind: numaflow.NumaflowKindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
 				GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}},
 			}},
 		},
 		{
 			target: TargetNumaflow, name: "gke-fragment",
 			description: "The vertex fragment only (manifest = false): placement, annotations and the UDF container's GPU request.",
-			input: Input{Cloud: string(spec.CloudGKE), Numaflow: &NumaflowValues{
+			input: Input{Cloud: string(spec.CloudGKE), Numaflow: &numaflow.Values{
 				GPU: spec.GPU{Count: 1, Accelerator: "a100-40gb", Partition: "1g.5gb"}, Spot: true,
 				Annotations: map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"},
 			}},
@@ -210,7 +216,7 @@ func valuesGoldenText(t *testing.T, c valuesCase) string {
 	if c.wantError {
 		return b.String()
 	}
-	text, err := CanonicalYAML(values)
+	text, err := chartkit.CanonicalYAML(values)
 	if err != nil {
 		t.Fatal(err)
 	}

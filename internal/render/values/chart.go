@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
@@ -33,7 +35,7 @@ func ValidateAgainstChart(chartPath string, values map[string]any) gpudiag.Diagn
 				"Allowed: a chart whose schema is self-contained.")
 		return diags
 	}
-	plain, err := plainMap(values)
+	plain, err := chartkit.PlainMap(values)
 	if err != nil {
 		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags
@@ -85,7 +87,7 @@ func schemaDiagnostics(chartName string, err error) gpudiag.Diagnostics {
 		}
 		steps := pointerSteps(v.pointer)
 		diags.AddError(append(gpudiag.At(PathRoot), steps...), "Values violate the chart's schema",
-			"Chart "+strconv.Quote(chartName)+" rejects the value at "+displayValuesPath(steps)+": "+v.message+
+			"Chart "+strconv.Quote(chartName)+" rejects the value at "+chartkit.DisplayValuesPath(steps)+": "+v.message+
 				". Allowed: a value of the type the chart's values.schema.json declares.")
 	}
 	if len(diags) == 0 {
@@ -141,30 +143,6 @@ func pointerSteps(pointer string) []any {
 	return steps
 }
 
-// displayValuesPath renders steps as a values path: a.b["x.y"][0].
-func displayValuesPath(steps []any) string {
-	if len(steps) == 0 {
-		return "the top level"
-	}
-	var b strings.Builder
-	for _, s := range steps {
-		switch v := s.(type) {
-		case int:
-			b.WriteString("[" + strconv.Itoa(v) + "]")
-		case string:
-			if strings.ContainsAny(v, "./[]\" ") || v == "" {
-				b.WriteString("[" + strconv.Quote(v) + "]")
-				continue
-			}
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(v)
-		}
-	}
-	return b.String()
-}
-
 // ValidateAgainstSchemaJSON validates values (without chart
 // defaults) against one values.schema.json document with Helm's
 // single-schema validation (helmchart), for schemas that ship without
@@ -181,7 +159,7 @@ func ValidateAgainstSchemaJSON(schema []byte, values map[string]any) gpudiag.Dia
 			"The schema references "+strconv.Quote(ref)+". Allowed: a self-contained schema.")
 		return diags
 	}
-	plain, err := plainMap(values)
+	plain, err := chartkit.PlainMap(values)
 	if err != nil {
 		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return diags

@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -34,7 +39,7 @@ func sharedChartValues(t *testing.T, name string) map[string]any {
 	if err := yaml.Unmarshal(sharedChartFile(t, name), &values); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	plain, err := plainMap(values)
+	plain, err := chartkit.PlainMap(values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +93,7 @@ func TestFiftyOneValuesMatchSchema(t *testing.T) {
 		if diags := ValidateAgainstSchemaJSON(schema, values); len(diags) > 0 {
 			t.Errorf("%s: generated values violate the schema:\n%s", c.name, rendertest.FormatDiags(diags))
 		}
-		merged, err := MergeBaseValues([]map[string]any{defaults}, values)
+		merged, err := chartkit.MergeBaseValues([]map[string]any{defaults}, values)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,11 +111,11 @@ func TestFiftyOneValuesMatchSchema(t *testing.T) {
 // it to the input attribute.
 func TestSchemaViolationsMapToInputs(t *testing.T) {
 	chartDir := chartDirFromShared(t, "fiftyone-teams-app", "fiftyone-teams-app.values.yaml", "fiftyone-teams-app.values.schema.json")
-	in := fiftyOneInput(spec.CloudEKS, FiftyOneDeployment{Key: "gpu", GPU: &spec.GPU{Count: 1}}, FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "4"})
+	in := fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &spec.GPU{Count: 1}}, fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "4"})
 	values := mustGenerate(t, TargetFiftyOne, in)
-	bad, _ := GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits")
+	bad, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits")
 	asMap(t, bad)["cpu"] = "4" // what a naive generator would write
-	setPath(values, int64(0), "delegatedOperatorDeployments", "deployments", "gpu", "replicaCount")
+	chartkit.SetPath(values, int64(0), "delegatedOperatorDeployments", "deployments", "gpu", "replicaCount")
 
 	diags := ValidateAgainstChart(chartDir, values)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.teamsDoCpuDefault.resources.limits.cpu", "want integer")
@@ -184,7 +189,7 @@ func TestValuesKeyPathsExistInChartDefaults(t *testing.T) {
 	}
 	// Flyte v2's chart has configuration.inline too.
 	v2 := sharedChartValues(t, "flyte-binary.values.main-v2.yaml")
-	if _, ok := GetPath(v2, "configuration", "inline"); !ok {
+	if _, ok := chartkit.GetPath(v2, "configuration", "inline"); !ok {
 		t.Error("flyte-binary v2 has no configuration.inline")
 	}
 }
@@ -237,15 +242,15 @@ func checkFiftyOneEntryKeys(t *testing.T, name string, values, defaults map[stri
 		{"delegatedOperatorDeployments", "deployments", ""},
 		{"delegatedOperatorJobTemplates", "jobs", "parallelism"},
 	} {
-		template, _ := GetPath(defaults, s.section, "template")
-		entries, _ := GetPath(values, s.section, s.list)
+		template, _ := chartkit.GetPath(defaults, s.section, "template")
+		entries, _ := chartkit.GetPath(values, s.section, s.list)
 		em, _ := entries.(map[string]any)
 		for key, entry := range em {
 			for field, v := range asMap(t, entry) {
 				if field == "enabled" || field == s.extra {
 					continue
 				}
-				def, ok := GetPath(asMap(t, template), field)
+				def, ok := chartkit.GetPath(asMap(t, template), field)
 				if !ok {
 					t.Errorf("%s: %s.%s.%s.%s is not a key of the chart's %s.template", name, s.section, s.list, key, field, s.section)
 					continue
@@ -267,9 +272,9 @@ func checkFiftyOneEntryKeys(t *testing.T, name string, values, defaults map[stri
 func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 	t.Helper()
 	target := strings.SplitN(name, "/", 2)[0]
-	k8s, ok := GetPath(values, FlytePluginPath(target)...)
+	k8s, ok := chartkit.GetPath(values, flyte.FlytePluginPath(target)...)
 	if !ok {
-		t.Errorf("%s: no %s", name, strings.Join(FlytePluginPath(target), "."))
+		t.Errorf("%s: no %s", name, strings.Join(flyte.FlytePluginPath(target), "."))
 		return
 	}
 	for key := range asMap(t, k8s) {
@@ -277,29 +282,29 @@ func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 			t.Errorf("%s: %s is not a k8s plugin key of docs/design/flyte.md#plugin-config-keys", name, key)
 		}
 	}
-	if containsTemplate(values) {
+	if flyte.ContainsTemplate(values) {
 		t.Errorf("%s: Flyte values contain {{", name)
 	}
 }
 
 func TestFlyteGPUKeysAreDomainKeys(t *testing.T) {
-	for _, k := range FlyteGPUKeys() {
+	for _, k := range flyte.FlyteGPUKeys() {
 		if !slices.Contains(flyteDomainKeys, k) {
 			t.Errorf("%s is not in docs/design/flyte.md#plugin-config-keys", k)
 		}
 	}
 	// The chart paths exist in the real values files.
-	if _, ok := GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteCore]), FlytePluginPath(TargetFlyteCore)...); !ok {
+	if _, ok := chartkit.GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteCore]), flyte.FlytePluginPath(TargetFlyteCore)...); !ok {
 		t.Error("flyte-core has no configmap.k8s.plugins.k8s")
 	}
-	if _, ok := GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteBinary]), "configuration", "inline"); !ok {
+	if _, ok := chartkit.GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteBinary]), "configuration", "inline"); !ok {
 		t.Error("flyte-binary has no configuration.inline")
 	}
 	// gke-starter.yaml, the chart's own GPU example, uses the same labels
 	// as our GKE values.
 	starter := sharedChartValues(t, "flyte-binary.gke-starter.master.yaml")
-	k8s := asMap(t, valueAt(t, starter, FlytePluginPath(TargetFlyteBinary)...))
-	if k8s[flyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
+	k8s := asMap(t, valueAt(t, starter, flyte.FlytePluginPath(TargetFlyteBinary)...))
+	if k8s[flyte.FlyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.FlyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Errorf("gke-starter labels differ: %v", k8s)
 	}
 }
@@ -311,26 +316,26 @@ func TestNvidiaChartDefaultsUnchanged(t *testing.T) {
 	plugin := sharedChartValues(t, chartDefaultsFile[TargetNvidiaDevicePlugin])
 	check := func(name string, values map[string]any, path []string, into, want any) {
 		t.Helper()
-		if err := DecodePlain(valueAt(t, values, path...), into); err != nil {
+		if err := chartkit.DecodePlain(valueAt(t, values, path...), into); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := toPlain(into)
-		wantPlain, _ := toPlain(want)
-		a, _ := CanonicalYAML(map[string]any{"v": got})
-		b, _ := CanonicalYAML(map[string]any{"v": wantPlain})
+		got, _ := chartkit.ToPlain(into)
+		wantPlain, _ := chartkit.ToPlain(want)
+		a, _ := chartkit.CanonicalYAML(map[string]any{"v": got})
+		b, _ := chartkit.CanonicalYAML(map[string]any{"v": wantPlain})
 		if a != b {
 			t.Errorf("%s %s changed upstream:\n%s\nwe keep:\n%s", name, strings.Join(path, "."), a, b)
 		}
 	}
-	check("gpu-operator", operator, []string{"daemonsets", "tolerations"}, &[]corev1.Toleration{}, gpuOperatorDaemonsetTolerations)
-	check("gpu-operator", operator, []string{"node-feature-discovery", "worker", "tolerations"}, &[]corev1.Toleration{}, gpuOperatorNFDWorkerTolerations)
-	check("nvidia-device-plugin", plugin, []string{"tolerations"}, &[]corev1.Toleration{}, devicePluginChartTolerations)
-	check("nvidia-device-plugin", plugin, []string{"affinity"}, &corev1.Affinity{}, clouds.RequiredAffinity(devicePluginChartAffinityTerms))
-	check("nvidia-device-plugin", plugin, []string{"nfd", "worker", "tolerations"}, &[]corev1.Toleration{}, devicePluginNFDWorkerTolerations)
+	check("gpu-operator", operator, []string{"daemonsets", "tolerations"}, &[]corev1.Toleration{}, nvidia.GpuOperatorDaemonsetTolerations)
+	check("gpu-operator", operator, []string{"node-feature-discovery", "worker", "tolerations"}, &[]corev1.Toleration{}, nvidia.GpuOperatorNFDWorkerTolerations)
+	check("nvidia-device-plugin", plugin, []string{"tolerations"}, &[]corev1.Toleration{}, nvidia.DevicePluginChartTolerations)
+	check("nvidia-device-plugin", plugin, []string{"affinity"}, &corev1.Affinity{}, clouds.RequiredAffinity(nvidia.DevicePluginChartAffinityTerms))
+	check("nvidia-device-plugin", plugin, []string{"nfd", "worker", "tolerations"}, &[]corev1.Toleration{}, nvidia.DevicePluginNFDWorkerTolerations)
 	if valueAt(t, operator, "mig", "strategy") != spec.MIGStrategySingle {
 		t.Error("gpu-operator's default mig.strategy changed")
 	}
-	if _, ok := GetPath(plugin, "config", "map"); !ok {
+	if _, ok := chartkit.GetPath(plugin, "config", "map"); !ok {
 		t.Error("nvidia-device-plugin has no config.map")
 	}
 }

@@ -1,9 +1,10 @@
 // Package values generates the Helm values of the charts GPU platforms run
 // (FiftyOne, Flyte's flyte-core and flyte-binary, the NVIDIA GPU Operator and
 // device plugin, Numaflow) so that their GPU pods land on the pools
-// gpu_workload would use: placement comes from the same clouds rules. It
-// merges them over the user's base values by Helm's rules without dropping
-// what the user wrote (MergeBaseValues), maps chart-schema findings back to
-// input attributes (RemapDiagnostics), and previews a chart's rendered pods
-// (RenderChartPreview) through internal/helmchart, the only importer of Helm.
+// gpu_workload would use. It is the front door: the targets and input model,
+// Generate and ValidateInput, PodFragments (the pods a set of values will
+// produce), RemapDiagnostics (chart-schema findings back to input
+// attributes), and chart validation and previews through internal/helmchart,
+// the only importer of Helm. Each chart's rules live in its own package:
+// fiftyone, flyte, nvidia and numaflow; chartkit holds what they share.
 package values

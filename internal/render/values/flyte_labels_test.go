@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -12,14 +14,14 @@ import (
 // Flyte's resource name and label keys can be set; unset they are the
 // cloud's, and an invalid one is a diagnostic on its attribute (issue #15).
 func TestFlyteLabelOverrides(t *testing.T) {
-	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &FlyteValues{
+	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{
 		GPUResourceName: "nvidia.com/gpu.shared", DeviceNodeLabel: "team.example.com/gpu",
 		PartitionSizeNodeLabel: "team.example.com/partition",
 	}})
-	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteCore)...))
+	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteCore)...))
 	for key, want := range map[string]string{
-		flyteKeyGPUResourceName: "nvidia.com/gpu.shared", flyteKeyGPUDeviceNodeLabel: "team.example.com/gpu",
-		flyteKeyGPUPartitionSizeLabel: "team.example.com/partition",
+		flyte.FlyteKeyGPUResourceName: "nvidia.com/gpu.shared", flyte.FlyteKeyGPUDeviceNodeLabel: "team.example.com/gpu",
+		flyte.FlyteKeyGPUPartitionSizeLabel: "team.example.com/partition",
 	} {
 		if k8s[key] != want {
 			t.Errorf("%s = %v, want %s", key, k8s[key], want)
@@ -28,23 +30,23 @@ func TestFlyteLabelOverrides(t *testing.T) {
 	if req := asMap(t, k8s["gpu-unpartitioned-node-selector-requirement"]); req["key"] != "team.example.com/partition" {
 		t.Errorf("the unpartitioned requirement follows the partition label: %v", req)
 	}
-	tolerations, ok := k8s[flyteKeyResourceTolerations].([]any)
+	tolerations, ok := k8s[flyte.FlyteKeyResourceTolerations].([]any)
 	if !ok || len(tolerations) == 0 {
-		t.Fatalf("resource-tolerations: %v", k8s[flyteKeyResourceTolerations])
+		t.Fatalf("resource-tolerations: %v", k8s[flyte.FlyteKeyResourceTolerations])
 	}
 	if _, ok := asMap(t, tolerations[0])["nvidia.com/gpu.shared"]; !ok {
 		t.Errorf("resource-tolerations are keyed by the resource name tasks request: %v", tolerations)
 	}
 
-	defaults := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &FlyteValues{}})
-	if got := valueAt(t, defaults, append(FlytePluginPath(TargetFlyteCore), flyteKeyGPUDeviceNodeLabel)...); got != "cloud.google.com/gke-accelerator" {
+	defaults := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{}})
+	if got := valueAt(t, defaults, append(flyte.FlytePluginPath(TargetFlyteCore), flyte.FlyteKeyGPUDeviceNodeLabel)...); got != "cloud.google.com/gke-accelerator" {
 		t.Errorf("default device label on GKE: %v", got)
 	}
-	if !strings.Contains(FlyteClassDefaults(), "`gke`: `nvidia.com/gpu`, device `cloud.google.com/gke-accelerator`") {
-		t.Errorf("defaults description: %s", FlyteClassDefaults())
+	if !strings.Contains(flyte.FlyteClassDefaults(), "`gke`: `nvidia.com/gpu`, device `cloud.google.com/gke-accelerator`") {
+		t.Errorf("defaults description: %s", flyte.FlyteClassDefaults())
 	}
 
-	_, diags := Generate(TargetFlyteCore, Input{Cloud: "gke", Flyte: &FlyteValues{
+	_, diags := Generate(TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{
 		GPUResourceName: "gpu", DeviceNodeLabel: "not a label!",
 	}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.gpu_resource_name", "domain-prefixed")

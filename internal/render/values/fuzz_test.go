@@ -9,6 +9,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -43,22 +49,22 @@ func (f valuesFuzzInput) input() Input {
 	in := Input{Cloud: f.Cloud}
 	switch f.Target {
 	case TargetFiftyOne:
-		d := FiftyOneDeployment{Key: f.Key, GPU: &g, Spot: f.Spot, Env: env, CPU: f.CPU}
+		d := fiftyone.FiftyOneDeployment{Key: f.Key, GPU: &g, Spot: f.Spot, Env: env, CPU: f.CPU}
 		if len(pools) > 0 {
 			d.NodePool = &pools[0]
 		}
-		in.FiftyOne = &FiftyOneValues{Deployments: []FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
-			JobTemplates: []FiftyOneJobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
+		in.FiftyOne = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
+			JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
 	case TargetFlyteCore, TargetFlyteBinary:
-		in.Flyte = &FlyteValues{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
+		in.Flyte = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
 			Interruptible: f.Spot, DefaultEnvVars: env, DefaultNodeSelector: env}
 	case TargetGPUOperator:
-		in.GPUOperator = &GPUOperatorValues{NodePools: pools, MIGStrategy: f.Key,
-			MIGLayouts: []MIGLayout{{Name: f.Key, Accelerator: f.Accelerator, Devices: map[string]int64{f.Partition: f.Count}}}}
+		in.GPUOperator = &nvidia.GPUOperatorValues{NodePools: pools, MIGStrategy: f.Key,
+			MIGLayouts: []nvidia.MIGLayout{{Name: f.Key, Accelerator: f.Accelerator, Devices: map[string]int64{f.Partition: f.Count}}}}
 	case TargetNvidiaDevicePlugin:
-		in.NvidiaDevicePlugin = &DevicePluginValues{NodePools: pools, MIGStrategy: f.Key}
+		in.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: pools, MIGStrategy: f.Key}
 	default:
-		in.Numaflow = &NumaflowValues{Name: f.Key, Image: f.EnvValue, GPU: g, Spot: f.Spot, Env: env, Manifest: f.Manifest, CPU: f.CPU}
+		in.Numaflow = &numaflow.Values{Name: f.Key, Image: f.EnvValue, GPU: g, Spot: f.Spot, Env: env, Manifest: f.Manifest, CPU: f.CPU}
 	}
 	return in
 }
@@ -133,10 +139,10 @@ func FuzzGenerateValues(f *testing.F) {
 		if values == nil {
 			return
 		}
-		if _, err := CanonicalYAML(values); err != nil && utf8.ValidString(envValue+envKey+key) {
+		if _, err := chartkit.CanonicalYAML(values); err != nil && utf8.ValidString(envValue+envKey+key) {
 			t.Fatalf("values do not encode: %v", err)
 		}
-		if (target == TargetFlyteCore || target == TargetFlyteBinary) && containsTemplate(values) {
+		if (target == TargetFlyteCore || target == TargetFlyteBinary) && flyte.ContainsTemplate(values) {
 			t.Fatal("Flyte values contain {{")
 		}
 		pods, err := PodFragments(target, values)
@@ -146,7 +152,7 @@ func FuzzGenerateValues(f *testing.F) {
 		for _, pod := range pods {
 			for _, c := range pod.Containers {
 				for name, limit := range c.Resources.Limits {
-					if !isExtendedResource(string(name)) {
+					if !chartkit.IsExtendedResource(string(name)) {
 						continue
 					}
 					if req, ok := c.Resources.Requests[name]; !ok || !req.Equal(limit) || limit.MilliValue()%1000 != 0 {
@@ -175,7 +181,7 @@ func BenchmarkGenerateValues(b *testing.B) {
 		values, _ := Generate(c.target, c.input)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := CanonicalYAML(values); err != nil {
+			if _, err := chartkit.CanonicalYAML(values); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"sigs.k8s.io/yaml"
@@ -16,7 +18,7 @@ func yamlMap(t *testing.T, text string) map[string]any {
 	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
 		t.Fatal(err)
 	}
-	plain, err := plainMap(m)
+	plain, err := chartkit.PlainMap(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func yamlMap(t *testing.T, text string) map[string]any {
 
 func canonical(t *testing.T, m map[string]any) string {
 	t.Helper()
-	s, err := CanonicalYAML(m)
+	s, err := chartkit.CanonicalYAML(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ devicePlugin: {config: {create: true, data: {shared: "y"}}}
 dropMe: null
 `)
 	before := canonical(t, base1) + canonical(t, base2) + canonical(t, generated)
-	merged, err := MergeBaseValues([]map[string]any{base1, base2}, generated)
+	merged, err := chartkit.MergeBaseValues([]map[string]any{base1, base2}, generated)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestHelmCoalesceTablesDropsNulls(t *testing.T) {
 	if _, ok := coalesced["affinity"]; ok {
 		t.Fatalf("CoalesceTables kept the key: %v", coalesced)
 	}
-	merged, err := MergeBaseValues([]map[string]any{{"affinity": map[string]any{"a": 1}}}, map[string]any{"affinity": nil})
+	merged, err := chartkit.MergeBaseValues([]map[string]any{{"affinity": map[string]any{"a": 1}}}, map[string]any{"affinity": nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,18 +116,18 @@ func TestHelmCoalesceTablesDropsNulls(t *testing.T) {
 }
 
 func TestMergeBaseValuesConflicts(t *testing.T) {
-	_, err := MergeBaseValues([]map[string]any{{"nodeSelector": "gpu"}}, map[string]any{"nodeSelector": map[string]any{"a": "b"}})
+	_, err := chartkit.MergeBaseValues([]map[string]any{{"nodeSelector": "gpu"}}, map[string]any{"nodeSelector": map[string]any{"a": "b"}})
 	if err == nil || !strings.Contains(err.Error(), `"nodeSelector"`) {
 		t.Fatalf("a map over a scalar must be an error, got %v", err)
 	}
-	_, err = MergeBaseValues([]map[string]any{{"a": map[string]any{"b": []any{1}}}, {"a": map[string]any{"b": map[string]any{}}}}, nil)
+	_, err = chartkit.MergeBaseValues([]map[string]any{{"a": map[string]any{"b": []any{1}}}, {"a": map[string]any{"b": map[string]any{}}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), `"a.b"`) {
 		t.Fatalf("conflicts between base files are errors too, got %v", err)
 	}
-	if _, err := MergeBaseValues(nil, map[string]any{"f": func() {}}); err == nil {
+	if _, err := chartkit.MergeBaseValues(nil, map[string]any{"f": func() {}}); err == nil {
 		t.Fatal("unencodable values must be an error")
 	}
-	merged, err := MergeBaseValues(nil, nil)
+	merged, err := chartkit.MergeBaseValues(nil, nil)
 	if err != nil || len(merged) != 0 {
 		t.Fatalf("nothing merged is empty: %v %v", merged, err)
 	}
@@ -149,7 +151,7 @@ func TestCanonicalValuesYAML(t *testing.T) {
 	if diff := valuesChangedLines(first, changed); diff != 1 {
 		t.Fatalf("%d lines changed", diff)
 	}
-	if _, err := CanonicalYAML(map[string]any{"x": math.NaN()}); err == nil {
+	if _, err := chartkit.CanonicalYAML(map[string]any{"x": math.NaN()}); err == nil {
 		t.Fatal("NaN cannot be written as YAML a chart would read back")
 	}
 	if got := canonical(t, nil); got != "{}\n" {
@@ -193,12 +195,12 @@ flyte:
 		"node selector":      {"runner: {nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-t4}}", `"runner.nodeSelector.cloud.google.com/gke-accelerator"`},
 		"Flyte device label": {"flyte: {gpu-device-node-label: k8s.amazonaws.com/accelerator}", `"flyte.gpu-device-node-label"`},
 	} {
-		_, err := MergeBaseValues([]map[string]any{yamlMap(t, c.base)}, generated)
+		_, err := chartkit.MergeBaseValues([]map[string]any{yamlMap(t, c.base)}, generated)
 		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), "base values [0]") {
 			t.Errorf("%s: want an error naming %s and the base file, got %v", name, c.key, err)
 		}
 	}
-	merged, err := MergeBaseValues([]map[string]any{yamlMap(t, `
+	merged, err := chartkit.MergeBaseValues([]map[string]any{yamlMap(t, `
 runner:
   replicaCount: 5
   nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4, team: ml}

@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
@@ -60,7 +65,7 @@ func valuesPodProblems(pod corev1.PodSpec) []string {
 			add("container %q image %q: %v", c.Name, c.Image, msgs)
 		}
 		for name, limit := range c.Resources.Limits {
-			if !isExtendedResource(string(name)) {
+			if !chartkit.IsExtendedResource(string(name)) {
 				continue
 			}
 			if limit.MilliValue()%1000 != 0 || limit.Sign() <= 0 {
@@ -71,7 +76,7 @@ func valuesPodProblems(pod corev1.PodSpec) []string {
 			}
 		}
 		for name := range c.Resources.Requests {
-			if _, ok := c.Resources.Limits[name]; isExtendedResource(string(name)) && !ok {
+			if _, ok := c.Resources.Limits[name]; chartkit.IsExtendedResource(string(name)) && !ok {
 				add("%s requested without a limit", name)
 			}
 		}
@@ -92,7 +97,7 @@ func valuesPodProblems(pod corev1.PodSpec) []string {
 		}
 	}
 	var diags gpudiag.Diagnostics
-	checkValuesTolerations(gpudiag.At("tolerations"), pod.Tolerations, &diags)
+	chartkit.CheckValuesTolerations(gpudiag.At("tolerations"), pod.Tolerations, &diags)
 	for _, d := range diags {
 		add("%s", d.String())
 	}
@@ -183,8 +188,8 @@ func TestPlacementAgreement(t *testing.T) {
 			rendertest.RequireNoErrors(t, diags)
 			want := r.Deployment.Spec.Template.Spec
 
-			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, FiftyOneDeployment{Key: "gpu", GPU: &g}))
-			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Numaflow: &NumaflowValues{GPU: g}})
+			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &g}))
+			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Numaflow: &numaflow.Values{GPU: g}})
 			for name, values := range map[string]map[string]any{TargetFiftyOne: fo, TargetNumaflow: nf} {
 				pods, err := PodFragments(name, values)
 				if err != nil || len(pods) != 1 {
@@ -206,10 +211,10 @@ func TestPlacementAgreement(t *testing.T) {
 // Flyte v2's accelerator-devices.
 func checkFlyteAgrees(t *testing.T, cloud spec.Cloud, accel string, want corev1.PodSpec) {
 	t.Helper()
-	if len(flyteV2AcceleratorNames[accel]) == 0 {
+	if len(flyte.FlyteV2AcceleratorNames[accel]) == 0 {
 		return // Flyte has no name for it (a30)
 	}
-	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: string(cloud), Flyte: &FlyteValues{FlyteVersion: 2, Accelerators: []string{accel}}})
+	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: string(cloud), Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{accel}}})
 	pods, err := PodFragments(TargetFlyteBinary, values)
 	if err != nil || len(pods) < 2 {
 		t.Fatalf("flyte %s %s: %d pods, %v", cloud, accel, len(pods), err)

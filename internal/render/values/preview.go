@@ -1,13 +1,15 @@
 package values
 
 import (
-	"encoding/json"
 	"errors"
 	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
@@ -43,7 +45,7 @@ func RenderChartPreview(chartPath string, values map[string]any, namespace strin
 			"The chart's values.schema.json references "+strconv.Quote(ref)+". Allowed: a chart whose schema is self-contained.")
 		return nil, diags
 	}
-	plain, err := plainMap(values)
+	plain, err := chartkit.PlainMap(values)
 	if err != nil {
 		diags.AddError(nil, "Values cannot be encoded", err.Error()+".")
 		return nil, diags
@@ -144,7 +146,7 @@ func podSpecsIn(doc string) []namedSpec {
 	}
 	var out []namedSpec
 	if spec, ok := podSpecOf(obj); ok {
-		name, _ := GetPath(obj, "metadata", "name")
+		name, _ := chartkit.GetPath(obj, "metadata", "name")
 		out = append(out, namedSpec{names: nonEmpty(name), spec: spec})
 	}
 	if obj["kind"] == "ConfigMap" {
@@ -177,44 +179,23 @@ func podSpecOf(obj map[string]any) (corev1.PodSpec, bool) {
 	var ok bool
 	switch obj["kind"] {
 	case "Pod":
-		raw, ok = GetPath(obj, "spec")
+		raw, ok = chartkit.GetPath(obj, "spec")
 	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
-		raw, ok = GetPath(obj, "spec", "template", "spec")
+		raw, ok = chartkit.GetPath(obj, "spec", "template", "spec")
 	case "CronJob":
-		raw, ok = GetPath(obj, "spec", "jobTemplate", "spec", "template", "spec")
+		raw, ok = chartkit.GetPath(obj, "spec", "jobTemplate", "spec", "template", "spec")
 	}
 	if !ok {
 		return corev1.PodSpec{}, false
 	}
 	var spec corev1.PodSpec
-	return spec, DecodePlain(raw, &spec) == nil
-}
-
-// DecodePlain decodes a plain value into a typed API struct.
-func DecodePlain(v any, into any) error {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(j, into)
-}
-
-// isExtendedResource: a domain-prefixed resource outside kubernetes.io,
-// such as nvidia.com/gpu or nvidia.com/mig-1g.5gb
-// (docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
-func isExtendedResource(name string) bool {
-	i := strings.IndexByte(name, '/')
-	if i <= 0 {
-		return false
-	}
-	domain := name[:i]
-	return domain != "kubernetes.io" && !strings.HasSuffix(domain, ".kubernetes.io")
+	return spec, chartkit.DecodePlain(raw, &spec) == nil
 }
 
 func podRequestsExtended(spec corev1.PodSpec) bool {
 	for _, c := range spec.Containers {
 		for name := range c.Resources.Limits {
-			if isExtendedResource(string(name)) {
+			if chartkit.IsExtendedResource(string(name)) {
 				return true
 			}
 		}
@@ -239,11 +220,11 @@ func findGPUBlocks(v any, path []any, out *[]gpuBlock) {
 			*out = append(*out, b)
 		}
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			findGPUBlocks(t[k], with(path, k), out)
+			findGPUBlocks(t[k], chartkit.With(path, k), out)
 		}
 	case []any:
 		for i, e := range t {
-			findGPUBlocks(e, with(path, i), out)
+			findGPUBlocks(e, chartkit.With(path, i), out)
 		}
 	}
 }
@@ -252,15 +233,15 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 	if enabled, ok := m["enabled"].(bool); ok && !enabled {
 		return gpuBlock{}, false
 	}
-	limits, _ := GetPath(m, "resources", "limits")
+	limits, _ := chartkit.GetPath(m, "resources", "limits")
 	lm, _ := limits.(map[string]any)
 	b := gpuBlock{path: path, limits: map[string]int64{}}
 	for k, v := range lm {
-		if !isExtendedResource(k) {
+		if !chartkit.IsExtendedResource(k) {
 			continue
 		}
 		var q resource.Quantity
-		if DecodePlain(v, &q) != nil {
+		if chartkit.DecodePlain(v, &q) != nil {
 			continue
 		}
 		b.limits[k] = q.Value()
@@ -268,8 +249,8 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 	if len(b.limits) == 0 {
 		return gpuBlock{}, false
 	}
-	_ = DecodePlain(m["nodeSelector"], &b.nodeSelector)
-	_ = DecodePlain(m["tolerations"], &b.tolerations)
+	_ = chartkit.DecodePlain(m["nodeSelector"], &b.nodeSelector)
+	_ = chartkit.DecodePlain(m["tolerations"], &b.tolerations)
 	return b, true
 }
 
@@ -280,7 +261,7 @@ func checkGPUReached(values map[string]any, pods []renderedPod) gpudiag.Diagnost
 	var blocks []gpuBlock
 	findGPUBlocks(values, nil, &blocks)
 	for _, b := range blocks {
-		where := displayValuesPath(b.path)
+		where := chartkit.DisplayValuesPath(b.path)
 		path := append(gpudiag.At(PathRoot), b.path...)
 		runner, named := runnerPods(pods, b.path)
 		if named && len(runner) == 0 {
@@ -322,7 +303,7 @@ func checkExtendedRequestsHaveLimits(pods []renderedPod) gpudiag.Diagnostics {
 	for _, p := range pods {
 		for _, c := range p.spec.Containers {
 			for name, request := range c.Resources.Requests {
-				if !isExtendedResource(string(name)) {
+				if !chartkit.IsExtendedResource(string(name)) {
 					continue
 				}
 				limit, ok := c.Resources.Limits[name]
@@ -361,7 +342,7 @@ func runnerPods(pods []renderedPod, path []any) (runner []renderedPod, named boo
 		return nil, false
 	}
 	for _, p := range pods {
-		if slices.Contains(p.names, key) || slices.Contains(p.names, KebabCase(key)) {
+		if slices.Contains(p.names, key) || slices.Contains(p.names, fiftyone.KebabCase(key)) {
 			runner = append(runner, p)
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
@@ -160,8 +163,8 @@ func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "values.operators.deployments.gpuWorker", "no workload or job template named after it")
 
 	// Node selectors that do not reach the pod.
-	setPath(values, "b", "delegatedOperatorDeployments", "template", "x") // harmless extra
-	nodeSel, _ := GetPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker")
+	chartkit.SetPath(values, "b", "delegatedOperatorDeployments", "template", "x") // harmless extra
+	nodeSel, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker")
 	asMap(t, nodeSel)["nodeSelector"] = map[string]any{"kubernetes.azure.com/accelerator": "nvidia", "only-in-values": "x"}
 	chart := writePreviewChart(t, "tolerations")
 	tpl := filepath.Join(chart, "templates", "operators.yaml")
@@ -226,8 +229,8 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 // (issue #15). Before, the loop made the document unreadable and the plan
 // failed unless some GPU Deployment happened to exist.
 func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &FiftyOneValues{
-		JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
+		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 	}})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 	rendertest.RequireNoErrors(t, diags)
@@ -236,9 +239,9 @@ func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 // The check follows each runner by name: a GPU limit on another runner's
 // container does not stand in for a runner whose settings were dropped.
 func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &FiftyOneValues{
-		Deployments:  []FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-		JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
+		Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 	}})
 	chart := writePreviewChart(t, "tolerations")
 	tpl := filepath.Join(chart, "templates", "operators.yaml")
@@ -268,11 +271,11 @@ func TestRenderChartPreviewRefusesGPURequestsWithoutLimits(t *testing.T) {
 // runner with a job template, both pass the preview.
 func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
 	chart := testcharts.Chart(t, "fiftyone-teams-app")
-	for name, in := range map[string]*FiftyOneValues{
-		"job template alone": {JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
+	for name, in := range map[string]*fiftyone.Values{
+		"job template alone": {JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
 		"runner and job": {
-			Deployments:  []FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-			JobTemplates: []FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+			Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+			JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 		},
 	} {
 		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: in})

@@ -4,41 +4,32 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-// Helm values generators: the same GPU intent that Render turns into a
-// Deployment or Job, turned into the values of the charts people already run
-// (FiftyOne Enterprise, Flyte, the NVIDIA GPU Operator and device plugin) and
-// into the GPU part of a Numaflow vertex. Placement (node selector, affinity,
-// tolerations, resource name, driver environment) always comes from the
-// cloud profiles through Render itself (placement.go), so a chart and
-// a gpu_workload on the same cloud and accelerator can never disagree.
-//
-// Where things live:
-//   - values.go: targets, the input model, Generate.
-//   - placement.go: the bridge to Render's placement (and checks of
-//     user-typed tolerations and node selectors).
-//   - fiftyone.go, kebab.go: FiftyOne Enterprise, and Helm's
-//     kebabcase, which names its objects.
-//   - flyte.go: flyte-core and flyte-binary (v1 and v2).
-//   - nvidia.go, mig.go: gpu-operator and the standalone
-//     device plugin; custom mig-parted layouts.
-//   - numaflow.go: Numaflow vertex fragments and manifests.
-//   - yaml.go: canonical YAML, Helm's merge, plain-value conversion.
-//   - chart.go, preview.go: schema validation and offline
-//     rendering through Helm's own loader, chartutil and engine.
-//   - remap.go: values locations back to input attributes.
-//   - pods.go: PodFragments, the pods a set of values will produce.
+// Where things live: this package is the front door (targets, the input
+// model, Generate, PodFragments, RemapDiagnostics, chart schema validation
+// and previews); each chart's rules are in its own package (fiftyone,
+// flyte, nvidia for the GPU Operator and device plugin, numaflow), and what
+// they share (placement through the clouds rules, YAML paths, Helm's merge)
+// is chartkit's. Placement always comes from the same cloud profiles a
+// gpu_workload uses (chartkit/placement.go), so a chart and a gpu_workload
+// on the same cloud and accelerator can never disagree.
 
 // Values targets, one per chart (or CRD) a values map is generated for.
 const (
 	TargetFiftyOne           = "fiftyone"
-	TargetFlyteCore          = "flyte-core"
-	TargetFlyteBinary        = "flyte-binary"
+	TargetFlyteCore          = flyte.TargetCore
+	TargetFlyteBinary        = flyte.TargetBinary
 	TargetGPUOperator        = "gpu-operator"
 	TargetNvidiaDevicePlugin = "nvidia-device-plugin"
 	TargetNumaflow           = "numaflow"
@@ -57,35 +48,26 @@ func TargetNames() []string {
 type Input struct {
 	Cloud string // cloud: one of CloudNames()
 
-	FiftyOne           *FiftyOneValues     // fiftyone
-	Flyte              *FlyteValues        // flyte (flyte-core and flyte-binary)
-	GPUOperator        *GPUOperatorValues  // gpu_operator
-	NvidiaDevicePlugin *DevicePluginValues // nvidia_device_plugin
-	Numaflow           *NumaflowValues     // numaflow
+	FiftyOne           *fiftyone.Values           // fiftyone
+	Flyte              *flyte.Values              // flyte (flyte-core and flyte-binary)
+	GPUOperator        *nvidia.GPUOperatorValues  // gpu_operator
+	NvidiaDevicePlugin *nvidia.DevicePluginValues // nvidia_device_plugin
+	Numaflow           *numaflow.Values           // numaflow
 }
-
-// Attribute names of the target blocks, the first step of gpudiag.Diagnostic paths.
-const (
-	blockFiftyOne     = "fiftyone"
-	blockFlyte        = "flyte"
-	blockGPUOperator  = "gpu_operator"
-	blockDevicePlugin = "nvidia_device_plugin"
-	blockNumaflow     = "numaflow"
-)
 
 // valuesBlockFor is the input block a target reads.
 func valuesBlockFor(target string) string {
 	switch target {
 	case TargetFiftyOne:
-		return blockFiftyOne
+		return chartkit.BlockFiftyOne
 	case TargetFlyteCore, TargetFlyteBinary:
-		return blockFlyte
+		return chartkit.BlockFlyte
 	case TargetGPUOperator:
-		return blockGPUOperator
+		return chartkit.BlockGPUOperator
 	case TargetNvidiaDevicePlugin:
-		return blockDevicePlugin
+		return chartkit.BlockDevicePlugin
 	case TargetNumaflow:
-		return blockNumaflow
+		return chartkit.BlockNumaflow
 	}
 	return ""
 }
@@ -94,19 +76,19 @@ func valuesBlockFor(target string) string {
 func (in Input) setBlocks() []string {
 	var out []string
 	if in.FiftyOne != nil {
-		out = append(out, blockFiftyOne)
+		out = append(out, chartkit.BlockFiftyOne)
 	}
 	if in.Flyte != nil {
-		out = append(out, blockFlyte)
+		out = append(out, chartkit.BlockFlyte)
 	}
 	if in.GPUOperator != nil {
-		out = append(out, blockGPUOperator)
+		out = append(out, chartkit.BlockGPUOperator)
 	}
 	if in.NvidiaDevicePlugin != nil {
-		out = append(out, blockDevicePlugin)
+		out = append(out, chartkit.BlockDevicePlugin)
 	}
 	if in.Numaflow != nil {
-		out = append(out, blockNumaflow)
+		out = append(out, chartkit.BlockNumaflow)
 	}
 	return out
 }
@@ -142,15 +124,15 @@ func generateValues(target string, in Input, strict bool) (map[string]any, gpudi
 	var more gpudiag.Diagnostics
 	switch target {
 	case TargetFiftyOne:
-		values, more = fiftyOneValues(cloud, *in.FiftyOne, strict)
+		values, more = fiftyone.Generate(cloud, *in.FiftyOne, strict)
 	case TargetFlyteCore, TargetFlyteBinary:
-		values, more = flyteValues(target, cloud, *in.Flyte, strict)
+		values, more = flyte.Generate(target, cloud, *in.Flyte, strict)
 	case TargetGPUOperator:
-		values, more = gpuOperatorValues(cloud, *in.GPUOperator, strict)
+		values, more = nvidia.GenerateGPUOperator(cloud, *in.GPUOperator, strict)
 	case TargetNvidiaDevicePlugin:
-		values, more = devicePluginValues(cloud, *in.NvidiaDevicePlugin, strict)
+		values, more = nvidia.GenerateDevicePlugin(cloud, *in.NvidiaDevicePlugin, strict)
 	case TargetNumaflow:
-		values, more = numaflowValues(cloud, *in.Numaflow, strict)
+		values, more = numaflow.Generate(cloud, *in.Numaflow, strict)
 	}
 	diags.Append(more)
 	return values, diags
@@ -185,21 +167,4 @@ func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diag
 		return "", false
 	}
 	return cloud, !diags.HasError() || !strict
-}
-
-// prefixDiags re-roots diagnostics produced for a nested input (a Workload
-// built from a deployment block, say) under that block's path.
-func prefixDiags(prefix []any, diags gpudiag.Diagnostics) gpudiag.Diagnostics {
-	out := make(gpudiag.Diagnostics, len(diags))
-	for i, d := range diags {
-		d.Path = append(slices.Clone(prefix), d.Path...)
-		out[i] = d
-	}
-	return out
-}
-
-// with returns path extended by steps without aliasing path's array, so
-// sibling paths built from one prefix never share (and overwrite) elements.
-func with(path []any, steps ...any) []any {
-	return append(slices.Clone(path), steps...)
 }

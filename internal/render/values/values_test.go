@@ -6,6 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -16,8 +22,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-func fiftyOneInput(cloud spec.Cloud, deployments ...FiftyOneDeployment) Input {
-	return Input{Cloud: string(cloud), FiftyOne: &FiftyOneValues{Deployments: deployments}}
+func fiftyOneInput(cloud spec.Cloud, deployments ...fiftyone.FiftyOneDeployment) Input {
+	return Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{Deployments: deployments}}
 }
 
 func mustGenerate(t *testing.T, target string, in Input) map[string]any {
@@ -32,7 +38,7 @@ func mustGenerate(t *testing.T, target string, in Input) map[string]any {
 
 func valueAt(t *testing.T, values map[string]any, path ...string) any {
 	t.Helper()
-	v, ok := GetPath(values, path...)
+	v, ok := chartkit.GetPath(values, path...)
 	if !ok {
 		t.Fatalf("values have no %s", strings.Join(path, "."))
 	}
@@ -47,11 +53,11 @@ func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone", "add a fiftyone block")
 
 	in := fiftyOneInput(spec.CloudGKE)
-	in.Flyte = &FlyteValues{}
+	in.Flyte = &flyte.Values{}
 	_, diags = Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte", "reads only the fiftyone block")
 
-	_, diags = Generate(TargetFiftyOne, Input{Cloud: "gcp", FiftyOne: &FiftyOneValues{}})
+	_, diags = Generate(TargetFiftyOne, Input{Cloud: "gcp", FiftyOne: &fiftyone.Values{}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "not a supported cloud")
 
 	// Plan time: the block may still be unknown, and the cloud too.
@@ -64,9 +70,9 @@ func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 // attribute of the deployment block that holds them.
 func TestFiftyOneGPUDiagnosticPath(t *testing.T) {
 	in := fiftyOneInput(spec.CloudGKE,
-		FiftyOneDeployment{Key: "cpuOnly", CPU: "2"},
-		FiftyOneDeployment{Key: "gpuOne", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}},
-		FiftyOneDeployment{Key: "gpuBad", GPU: &spec.GPU{Count: 99, Accelerator: "l4"}, Env: map[string]string{"1BAD": "x"}},
+		fiftyone.FiftyOneDeployment{Key: "cpuOnly", CPU: "2"},
+		fiftyone.FiftyOneDeployment{Key: "gpuOne", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}},
+		fiftyone.FiftyOneDeployment{Key: "gpuBad", GPU: &spec.GPU{Count: 99, Accelerator: "l4"}, Env: map[string]string{"1BAD": "x"}},
 	)
 	_, diags := Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[2].gpu.count", "Allowed: an integer from 1 to 16")
@@ -82,11 +88,11 @@ func TestFiftyOneGPUDiagnosticPath(t *testing.T) {
 
 func TestFiftyOneKeys(t *testing.T) {
 	long := "gpu" + strings.Repeat("Worker", 7) // kebab: 52 characters
-	in := Input{Cloud: "eks", FiftyOne: &FiftyOneValues{
-		Deployments: []FiftyOneDeployment{
+	in := Input{Cloud: "eks", FiftyOne: &fiftyone.Values{
+		Deployments: []fiftyone.FiftyOneDeployment{
 			{Key: "gpuA100"}, {Key: "gpu-a100"}, {Key: "gpu.l4"}, {Key: "l4x1"}, {Key: long + long},
 		},
-		JobTemplates: []FiftyOneJobTemplate{{Key: long}, {Key: ""}},
+		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: long}, {Key: ""}},
 	}}
 	_, diags := Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[1].key", `the same name as key "gpuA100"`)
@@ -95,15 +101,15 @@ func TestFiftyOneKeys(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[4].key", "no more than 63 characters")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.job_template[0].key", "no more than 48 characters")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.job_template[1].key", "A value is required")
-	if len(KebabCase(long)) <= 48 || len(KebabCase(long)) > 63 {
+	if len(fiftyone.KebabCase(long)) <= 48 || len(fiftyone.KebabCase(long)) > 63 {
 		t.Fatalf("test key %q should be 49..63 characters in kebab case", long)
 	}
 }
 
 func TestFiftyOneResources(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, fiftyOneInput(spec.CloudEKS,
-		FiftyOneDeployment{Key: "gpuTwo", GPU: &spec.GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"},
-		FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "8"},
+		fiftyone.FiftyOneDeployment{Key: "gpuTwo", GPU: &spec.GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"},
+		fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "8"},
 	))
 	gpu := asMap(t, valueAt(t, values, "delegatedOperatorDeployments", "deployments", "gpuTwo", "resources"))
 	limits, requests := asMap(t, gpu["limits"]), asMap(t, gpu["requests"])
@@ -115,30 +121,30 @@ func TestFiftyOneResources(t *testing.T) {
 	if limits["cpu"] != "6" || requests["cpu"] != "6" || limits["memory"] != "48Gi" {
 		t.Fatalf("cpu/memory: %v", gpu)
 	}
-	cpu := valueAt(t, values, "delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits", "cpu")
+	cpu := valueAt(t, values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits", "cpu")
 	if cpu != int64(8) {
 		t.Fatalf("teamsDoCpuDefault cpu must stay an integer (schema), got %#v", cpu)
 	}
 	for _, sel := range []string{"nodeSelector", "tolerations", "affinity"} {
-		if _, ok := GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, sel); ok {
+		if _, ok := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, sel); ok {
 			t.Errorf("CPU runner must not get GPU %s", sel)
 		}
 	}
 
-	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, FiftyOneDeployment{Key: fiftyOneCPUDefaultKey, CPU: "500m"}))
+	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "500m"}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].cpu", "integer")
-	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, FiftyOneDeployment{Key: "cpu", Size: catalog.SizeSmall, Replicas: rendertest.Ptr(int32(0))}))
+	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "cpu", Size: catalog.SizeSmall, Replicas: rendertest.Ptr(int32(0))}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].size", "no gpu block")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].replicas", "enabled = false")
 }
 
 func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
-	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGeneric, FiftyOneDeployment{Key: "dra", GPU: &spec.GPU{Count: 1, DRA: &spec.DRA{}}}))
+	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGeneric, fiftyone.FiftyOneDeployment{Key: "dra", GPU: &spec.GPU{Count: 1, DRA: &spec.DRA{}}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.dra", "resourceClaims")
 	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE,
-		FiftyOneDeployment{Key: "mps", GPU: &spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS, MaxSharedClients: 4}}))
+		fiftyone.FiftyOneDeployment{Key: "mps", GPU: &spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS, MaxSharedClients: 4}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.sharing", "hostIPC")
-	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE, FiftyOneDeployment{Key: "pool", NodePool: &spec.PoolPolicy{Name: "p"}}))
+	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE, fiftyone.FiftyOneDeployment{Key: "pool", NodePool: &spec.PoolPolicy{Name: "p"}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].node_pool", "gpu block")
 }
 
@@ -146,7 +152,7 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 // (docs/design/fiftyone.md#cloud-gpu-examples).
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud spec.Cloud, g spec.GPU) map[string]any {
-		in := Input{Cloud: string(cloud), FiftyOne: &FiftyOneValues{JobTemplates: []FiftyOneJobTemplate{{Key: "gpu", GPU: &g}}}}
+		in := Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpu", GPU: &g}}}}
 		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(spec.CloudGKEAutopilot, spec.GPU{Count: 1, Accelerator: "t4"})
@@ -159,7 +165,7 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 	wantToleration := func(entry map[string]any, want corev1.Toleration) {
 		t.Helper()
 		var got []corev1.Toleration
-		if err := DecodePlain(entry["tolerations"], &got); err != nil || !slices.Contains(got, want) {
+		if err := chartkit.DecodePlain(entry["tolerations"], &got); err != nil || !slices.Contains(got, want) {
 			t.Errorf("tolerations %v lack %v", got, want)
 		}
 	}
@@ -168,39 +174,39 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 }
 
 func TestFlyteValues(t *testing.T) {
-	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &FlyteValues{Accelerators: []string{"a100-40gb"}}})
-	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteCore)...))
-	if k8s[flyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
+	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{Accelerators: []string{"a100-40gb"}}})
+	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteCore)...))
+	if k8s[flyte.FlyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.FlyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Fatalf("labels: %v", k8s)
 	}
 	// The docs' example (operator Equal, value DoesNotExist) is invalid;
 	// the generated requirement must be a valid NodeSelectorRequirement.
 	var req corev1.NodeSelectorRequirement
-	if err := DecodePlain(k8s[flyteKeyGPUUnpartitionedReq], &req); err != nil ||
+	if err := chartkit.DecodePlain(k8s[flyte.FlyteKeyGPUUnpartitionedReq], &req); err != nil ||
 		req.Operator != corev1.NodeSelectorOpDoesNotExist || len(req.Values) != 0 {
 		t.Fatalf("unpartitioned requirement %+v (%v)", req, err)
 	}
 	// resource-tolerations: a list of single-key maps keyed by resource.
-	list, ok := k8s[flyteKeyResourceTolerations].([]any)
+	list, ok := k8s[flyte.FlyteKeyResourceTolerations].([]any)
 	if !ok || len(list) != 1 {
-		t.Fatalf("resource-tolerations must be a list of single-key maps: %#v", k8s[flyteKeyResourceTolerations])
+		t.Fatalf("resource-tolerations must be a list of single-key maps: %#v", k8s[flyte.FlyteKeyResourceTolerations])
 	}
 	if _, ok := list[0].(map[string]any)["nvidia.com/gpu"]; !ok {
 		t.Fatalf("resource-tolerations key: %#v", list[0])
 	}
-	if containsTemplate(values) {
+	if flyte.ContainsTemplate(values) {
 		t.Fatal("Flyte values must never contain {{")
 	}
 }
 
 func TestFlyteVersionsAndTemplates(t *testing.T) {
-	_, diags := Generate(TargetFlyteCore, Input{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 2}})
+	_, diags := Generate(TargetFlyteCore, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 2}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "only the flyte-binary chart")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 3}})
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 3}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "Allowed values: 1, 2")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &FlyteValues{FlyteVersion: 2, DefaultEnvVars: map[string]string{"A": "b"}}})
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 2, DefaultEnvVars: map[string]string{"A": "b"}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.default_env_vars", "_U_EP_OVERRIDE")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &FlyteValues{
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{
 		DefaultEnvVars:      map[string]string{"TOKEN": "{{ .Values.secret }}"},
 		DefaultNodeSelector: map[string]string{"pool": "{{x}}"},
 		Accelerators:        []string{"a10g", "a10g", "k80"},
@@ -210,14 +216,14 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[1]", "more than once")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
 
-	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: "eks-auto", Flyte: &FlyteValues{FlyteVersion: 2, Accelerators: []string{"t4"}}})
-	k8s := asMap(t, valueAt(t, values, FlytePluginPath(TargetFlyteBinary)...))
-	for _, v1Only := range []string{flyteKeyGPUResourceName, flyteKeyGPUDeviceNodeLabel, flyteKeyDefaultEnvVars} {
+	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: "eks-auto", Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{"t4"}}})
+	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteBinary)...))
+	for _, v1Only := range []string{flyte.FlyteKeyGPUResourceName, flyte.FlyteKeyGPUDeviceNodeLabel, flyte.FlyteKeyDefaultEnvVars} {
 		if _, ok := k8s[v1Only]; ok {
 			t.Errorf("v2 values must not set %s", v1Only)
 		}
 	}
-	devices, err := fromSingleKeyMaps(k8s[flyteKeyAcceleratorDevices])
+	devices, err := chartkit.FromSingleKeyMaps(k8s[flyte.FlyteKeyAcceleratorDevices])
 	if err != nil || devices["T4"] != "t4" {
 		t.Fatalf("v2 devices on EKS Auto Mode must be instance-gpu-name values: %v (%v)", devices, err)
 	}
@@ -225,9 +231,9 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 
 func TestGPUOperatorValues(t *testing.T) {
 	pools := nvidiaPoolsCase(spec.CloudEKS)
-	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks", GPUOperator: &GPUOperatorValues{NodePools: pools}})
+	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks", GPUOperator: &nvidia.GPUOperatorValues{NodePools: pools}})
 	config := asMap(t, valueAt(t, values, "devicePlugin", "config"))
-	if config["create"] != true || config["name"] != DefaultDevicePluginConfigMap || config["default"] != DefaultDevicePluginConfigName {
+	if config["create"] != true || config["name"] != nvidia.DefaultDevicePluginConfigMap || config["default"] != nvidia.DefaultDevicePluginConfigName {
 		t.Fatalf("config: %v", config)
 	}
 	data := asMap(t, config["data"])
@@ -243,7 +249,7 @@ func TestGPUOperatorValues(t *testing.T) {
 		t.Fatal("EKS node groups run the accelerated AMI (driver preinstalled); mig.strategy defaults to single")
 	}
 	var tolerations []corev1.Toleration
-	if err := DecodePlain(valueAt(t, values, "daemonsets", "tolerations"), &tolerations); err != nil {
+	if err := chartkit.DecodePlain(valueAt(t, values, "daemonsets", "tolerations"), &tolerations); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(tolerations, clouds.TolerateEqual("example.com/mig", "true")) {
@@ -251,20 +257,20 @@ func TestGPUOperatorValues(t *testing.T) {
 	}
 
 	for cloud, preinstalled := range map[spec.Cloud]bool{spec.CloudGKE: true, spec.CloudAKS: true, spec.CloudEKS: true, spec.CloudKarpenter: false, spec.CloudGeneric: false} {
-		values := mustGenerate(t, TargetGPUOperator, Input{Cloud: string(cloud), GPUOperator: &GPUOperatorValues{}})
+		values := mustGenerate(t, TargetGPUOperator, Input{Cloud: string(cloud), GPUOperator: &nvidia.GPUOperatorValues{}})
 		if valueAt(t, values, "driver", "enabled") == preinstalled || valueAt(t, values, "toolkit", "enabled") == preinstalled {
 			t.Errorf("%s: driver and toolkit enabled must be %v", cloud, !preinstalled)
 		}
 	}
-	values = mustGenerate(t, TargetGPUOperator, Input{Cloud: "aks", GPUOperator: &GPUOperatorValues{DriverEnabled: rendertest.Ptr(true)}})
+	values = mustGenerate(t, TargetGPUOperator, Input{Cloud: "aks", GPUOperator: &nvidia.GPUOperatorValues{DriverEnabled: rendertest.Ptr(true)}})
 	if valueAt(t, values, "driver", "enabled") != true || valueAt(t, values, "toolkit", "enabled") != false {
 		t.Error("driver_enabled overrides the cloud default, alone")
 	}
 
-	_, diags := Generate(TargetGPUOperator, Input{Cloud: "generic", GPUOperator: &GPUOperatorValues{
+	_, diags := Generate(TargetGPUOperator, Input{Cloud: "generic", GPUOperator: &nvidia.GPUOperatorValues{
 		MIGStrategy: "both", ConfigMapName: "Bad_Name", DCGMExporter: rendertest.Ptr(false), ServiceMonitor: rendertest.Ptr(true),
 		NodePools:   []spec.PoolPolicy{{Name: "default", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: spec.SharingMPS, Replicas: 2}, {Name: "x", Cloud: "aks"}},
-		MIGLayouts:  []MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
+		MIGLayouts:  []nvidia.MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
 		Tolerations: []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists, Value: "b"}},
 	}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_strategy", "single")
@@ -279,39 +285,39 @@ func TestGPUOperatorValues(t *testing.T) {
 
 func TestNvidiaCloudRestrictions(t *testing.T) {
 	for _, target := range []string{TargetGPUOperator, TargetNvidiaDevicePlugin} {
-		in := Input{Cloud: "gke-autopilot", GPUOperator: &GPUOperatorValues{}}
+		in := Input{Cloud: "gke-autopilot", GPUOperator: &nvidia.GPUOperatorValues{}}
 		if target == TargetNvidiaDevicePlugin {
-			in = Input{Cloud: "gke-autopilot", NvidiaDevicePlugin: &DevicePluginValues{}}
+			in = Input{Cloud: "gke-autopilot", NvidiaDevicePlugin: &nvidia.DevicePluginValues{}}
 		}
 		_, diags := Generate(target, in)
 		rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "privileged DaemonSets")
 	}
-	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks-auto", GPUOperator: &GPUOperatorValues{}})
+	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks-auto", GPUOperator: &nvidia.GPUOperatorValues{}})
 	if valueAt(t, values, "devicePlugin", "enabled") != false {
 		t.Fatal("EKS Auto Mode runs its own device plugin")
 	}
 }
 
 func TestDevicePluginValues(t *testing.T) {
-	values := mustGenerate(t, TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &DevicePluginValues{
+	values := mustGenerate(t, TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &nvidia.DevicePluginValues{
 		NodePools: nvidiaPoolsCase(spec.CloudAKS), MIGStrategy: spec.MIGStrategyMixed,
 	}})
 	config := asMap(t, valueAt(t, values, "config"))
 	if _, ok := config["data"]; ok {
 		t.Fatal("the device plugin chart calls the entries config.map, not data")
 	}
-	if m := asMap(t, config["map"]); !strings.Contains(fmt.Sprint(m[DefaultDevicePluginConfigName]), "migStrategy: mixed") {
+	if m := asMap(t, config["map"]); !strings.Contains(fmt.Sprint(m[nvidia.DefaultDevicePluginConfigName]), "migStrategy: mixed") {
 		t.Fatalf("default config: %v", m)
 	}
 	if valueAt(t, values, "nodeSelector", clouds.AKSLabelAccelerator) != "nvidia" {
 		t.Fatal("AKS labels NVIDIA nodes accelerator=nvidia")
 	}
-	_, diags := Generate(TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &DevicePluginValues{MIGStrategy: "all"}})
+	_, diags := Generate(TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &nvidia.DevicePluginValues{MIGStrategy: "all"}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "nvidia_device_plugin.mig_strategy", `"none"`)
 }
 
 func TestNumaflowValues(t *testing.T) {
-	fragment := mustGenerate(t, TargetNumaflow, Input{Cloud: "aks", Numaflow: &NumaflowValues{GPU: spec.GPU{Count: 2, Accelerator: "a100-80gb"}}})
+	fragment := mustGenerate(t, TargetNumaflow, Input{Cloud: "aks", Numaflow: &numaflow.Values{GPU: spec.GPU{Count: 2, Accelerator: "a100-80gb"}}})
 	if _, ok := fragment["apiVersion"]; ok {
 		t.Fatal("manifest = false gives the vertex fragment only")
 	}
@@ -320,7 +326,7 @@ func TestNumaflowValues(t *testing.T) {
 		t.Fatalf("UDF resources: %v", resources)
 	}
 
-	pipeline := mustGenerate(t, TargetNumaflow, Input{Cloud: "eks", Numaflow: &NumaflowValues{
+	pipeline := mustGenerate(t, TargetNumaflow, Input{Cloud: "eks", Numaflow: &numaflow.Values{
 		Name: "p", Image: "img:1", VertexName: "gpu", Manifest: true, GPU: spec.GPU{Count: 1, Accelerator: "a10g"},
 	}})
 	vertices := asList(t, valueAt(t, pipeline, "spec", "vertices"))
@@ -328,7 +334,7 @@ func TestNumaflowValues(t *testing.T) {
 		t.Fatalf("pipeline: %v", pipeline)
 	}
 
-	_, diags := Generate(TargetNumaflow, Input{Cloud: "eks", Numaflow: &NumaflowValues{
+	_, diags := Generate(TargetNumaflow, Input{Cloud: "eks", Numaflow: &numaflow.Values{
 		Kind: "dag", VertexName: "out", Manifest: true, GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}}, Annotations: map[string]string{"bad key!": "x"},
 	}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "numaflow.kind", "pipeline")
@@ -339,13 +345,13 @@ func TestNumaflowValues(t *testing.T) {
 }
 
 func TestRemapValuesDiagnostics(t *testing.T) {
-	in := Input{Cloud: "eks", FiftyOne: fiftyOneCase(spec.CloudEKS), GPUOperator: &GPUOperatorValues{NodePools: nvidiaPoolsCase(spec.CloudEKS)}}
+	in := Input{Cloud: "eks", FiftyOne: fiftyOneCase(spec.CloudEKS), GPUOperator: &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(spec.CloudEKS)}}
 	cases := []struct {
 		target string
 		path   []any
 		want   string
 	}{
-		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", fiftyOneCPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits", "nvidia.com/gpu"), "fiftyone.deployment[0].gpu.count"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorJobTemplates", "jobs", "gpuBatch", "tolerations", 0, "key"), "fiftyone.job_template[0].gpu"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "env", "A"), `fiftyone.deployment[0].env["A"]`},
@@ -386,15 +392,15 @@ func asList(t *testing.T, v any) []any {
 // as zero values; nothing may be reported as missing.
 func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
 	inputs := map[string]Input{
-		TargetFiftyOne: {FiftyOne: &FiftyOneValues{
-			Deployments:  []FiftyOneDeployment{{GPU: &spec.GPU{}}, {NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}},
-			JobTemplates: []FiftyOneJobTemplate{{GPU: &spec.GPU{}}},
+		TargetFiftyOne: {FiftyOne: &fiftyone.Values{
+			Deployments:  []fiftyone.FiftyOneDeployment{{GPU: &spec.GPU{}}, {NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}},
+			JobTemplates: []fiftyone.FiftyOneJobTemplate{{GPU: &spec.GPU{}}},
 		}},
-		TargetFlyteCore:          {Flyte: &FlyteValues{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}}},
-		TargetFlyteBinary:        {Flyte: &FlyteValues{FlyteVersion: 2}},
-		TargetGPUOperator:        {GPUOperator: &GPUOperatorValues{NodePools: []spec.PoolPolicy{{}}}},
-		TargetNvidiaDevicePlugin: {NvidiaDevicePlugin: &DevicePluginValues{NodePools: []spec.PoolPolicy{{}}}},
-		TargetNumaflow:           {Numaflow: &NumaflowValues{Manifest: true, NodePool: &spec.PoolPolicy{}}},
+		TargetFlyteCore:          {Flyte: &flyte.Values{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}}},
+		TargetFlyteBinary:        {Flyte: &flyte.Values{FlyteVersion: 2}},
+		TargetGPUOperator:        {GPUOperator: &nvidia.GPUOperatorValues{NodePools: []spec.PoolPolicy{{}}}},
+		TargetNvidiaDevicePlugin: {NvidiaDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{}}}},
+		TargetNumaflow:           {Numaflow: &numaflow.Values{Manifest: true, NodePool: &spec.PoolPolicy{}}},
 	}
 	for target, in := range inputs {
 		for _, cloud := range append([]string{""}, clouds.Names()...) {

@@ -1,10 +1,12 @@
-package values
+package nvidia
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -37,7 +39,7 @@ func migManagerConfig(cloud spec.Cloud, block []any, layouts []MIGLayout, strate
 		return ""
 	}
 	if pool.RejectsMIGLayouts(cloud) {
-		diags.AddError(with(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
+		diags.AddError(chartkit.With(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
 			string(cloud)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
 				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")
 		return ""
@@ -47,7 +49,7 @@ func migManagerConfig(cloud spec.Cloud, block []any, layouts []MIGLayout, strate
 	}}
 	for _, name := range slices.Sorted(maps.Keys(pools.layouts)) {
 		if slices.Contains(pools.layoutConflicts, name) {
-			diags.AddError(with(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
+			diags.AddError(chartkit.With(block, "mig_layout"), "Node pools disagree on MIG layout "+strconv.Quote(name),
 				"A custom mig-parted config replaces the GPU Operator's, which names one layout per GPU model; two node "+
 					"pools with different models use "+strconv.Quote(name)+", and one config cannot cut both. Allowed: "+
 					"remove mig_layout (the operator's built-in config serves both pools).")
@@ -56,13 +58,13 @@ func migManagerConfig(cloud spec.Cloud, block []any, layouts []MIGLayout, strate
 		config.MIGConfigs[name] = []migPartedEntry{{Devices: "all", MIGEnabled: true, MIGDevices: pools.layouts[name]}}
 	}
 	for i, l := range layouts {
-		path := with(block, "mig_layout", i)
+		path := chartkit.With(block, "mig_layout", i)
 		devices, ok := checkMIGLayout(path, l, strategy, diags)
 		if !ok {
 			continue
 		}
 		if _, dup := config.MIGConfigs[l.Name]; dup {
-			diags.AddError(with(path, "name"), "Duplicate MIG layout",
+			diags.AddError(chartkit.With(path, "name"), "Duplicate MIG layout",
 				strconv.Quote(l.Name)+" is already defined (by another layout, a node pool, or as mig-manager's "+
 					"\""+spec.MIGConfigDisabled+"\"). Allowed: a unique name.")
 			continue
@@ -82,19 +84,19 @@ func migManagerConfig(cloud spec.Cloud, block []any, layouts []MIGLayout, strate
 func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *gpudiag.Diagnostics) (map[string]int64, bool) {
 	ok := true
 	if msgs := validation.IsValidLabelValue(l.Name); l.Name == "" || len(msgs) > 0 {
-		diags.AddError(with(path, "name"), "Invalid MIG layout name",
+		diags.AddError(chartkit.With(path, "name"), "Invalid MIG layout name",
 			strconv.Quote(l.Name)+" cannot be a value of the "+spec.LabelMIGConfig+" node label. Allowed: letters, digits, "+
 				"'-', '_' or '.', at most 63, e.g. \"two-3g-one-1g\".")
 		ok = false
 	}
 	a := catalog.Find(l.Accelerator)
 	if a == nil || !a.OffersMIG() {
-		diags.AddError(with(path, "accelerator"), "Accelerator without MIG",
+		diags.AddError(chartkit.With(path, "accelerator"), "Accelerator without MIG",
 			strconv.Quote(l.Accelerator)+" is not a MIG-capable model. Allowed values: "+gpudiag.QuoteList(catalog.MIGAcceleratorNames())+".")
 		return nil, false
 	}
 	if len(l.Devices) == 0 {
-		diags.AddError(with(path, "devices"), "Empty MIG layout",
+		diags.AddError(chartkit.With(path, "devices"), "Empty MIG layout",
 			"A layout lists the MIG profiles of one GPU. Allowed: e.g. {\""+a.MIGProfiles[0].Name+"\" = 1}.")
 		return nil, false
 	}
@@ -103,22 +105,22 @@ func checkMIGLayout(path []any, l MIGLayout, strategy string, diags *gpudiag.Dia
 		p, known := a.LookupMIGProfile(name)
 		switch {
 		case !known:
-			diags.AddError(with(path, "devices", gpudiag.MapKey(name)), "Unknown MIG profile",
+			diags.AddError(chartkit.With(path, "devices", gpudiag.MapKey(name)), "Unknown MIG profile",
 				strconv.Quote(name)+" is not a MIG profile of "+a.DisplayName+". Allowed values: "+gpudiag.QuoteList(a.MIGProfileNames())+".")
 			ok = false
 		case count < 1 || count > int64(p.InstancesPerGPU):
-			diags.AddError(with(path, "devices", gpudiag.MapKey(name)), "Invalid instance count",
+			diags.AddError(chartkit.With(path, "devices", gpudiag.MapKey(name)), "Invalid instance count",
 				strconv.FormatInt(count, 10)+" instances of "+name+" per GPU. Allowed: 1 to "+strconv.Itoa(p.InstancesPerGPU)+".")
 			ok = false
 		}
 	}
 	if misfit := catalog.MIGLayoutMisfit(a, l.Devices); ok && misfit != "" {
-		diags.AddError(with(path, "devices"), "MIG layout does not fit", misfit+
+		diags.AddError(chartkit.With(path, "devices"), "MIG layout does not fit", misfit+
 			" Allowed: a combination from the MIG user guide's supported combinations for "+a.DisplayName+".")
 		ok = false
 	}
 	if ok && len(l.Devices) > 1 && strategy == spec.MIGStrategySingle {
-		diags.AddError(with(path, "devices"), "Mixed layout under the single strategy",
+		diags.AddError(chartkit.With(path, "devices"), "Mixed layout under the single strategy",
 			"Under mig_strategy \"single\" the device plugin requires every MIG device of a node to have the same profile. "+
 				"Allowed: one profile per layout, or mig_strategy = \""+spec.MIGStrategyMixed+"\".")
 		ok = false

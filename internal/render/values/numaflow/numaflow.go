@@ -1,8 +1,10 @@
-package values
+package numaflow
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -12,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// NumaflowValues is the GPU part of a Numaflow UDF (docs/design/numaflow.md): the
+// Values is the GPU part of a Numaflow UDF (docs/design/numaflow.md): the
 // vertex fields of a Pipeline vertex, or the spec fields of a MonoVertex,
 // that place its pods on GPUs. With Manifest it is a whole minimal object
 // instead (generator source → GPU UDF → log sink).
-type NumaflowValues struct {
+type Values struct {
 	Kind string // kind: NumaflowKindNames(), default "pipeline"
 	// Name names the Pipeline or MonoVertex (manifest) and the DRA claim
 	// template; required with manifest or DRA.
@@ -52,35 +54,35 @@ const (
 // NumaflowKindNames lists the accepted numaflow.kind values.
 func NumaflowKindNames() []string { return []string{NumaflowKindPipeline, NumaflowKindMonoVertex} }
 
-func numaflowValues(cloud spec.Cloud, in NumaflowValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(blockNumaflow)
+	block := gpudiag.At(chartkit.BlockNumaflow)
 	checkNumaflowIdentity(block, in, strict, &diags)
-	req := valuesGPURequest{name: in.Name, gpu: in.GPU, spot: in.Spot, size: in.Size, cpu: in.CPU, memory: in.Memory, env: in.Env}
+	req := chartkit.ValuesGPURequest{Name: in.Name, Gpu: in.GPU, Spot: in.Spot, Size: in.Size, Cpu: in.CPU, Memory: in.Memory, Env: in.Env}
 	workload.ValidateAnnotations(in.Annotations, "annotations", &diags)
 	diags = rerootAnnotationPaths(diags, block)
 	if !strict {
 		if in.NodePool != nil {
-			diags.Append(prefixDiags(with(block, "node_pool"), pool.Validate(*in.NodePool)))
+			diags.Append(chartkit.PrefixDiags(chartkit.With(block, "node_pool"), pool.Validate(*in.NodePool)))
 		}
-		diags.Append(prefixDiags(block, validateValuesGPU(cloud, req)))
+		diags.Append(chartkit.PrefixDiags(block, chartkit.ValidateValuesGPU(cloud, req)))
 		return nil, diags
 	}
-	p, more, ok := placeOnPool(cloud, req, in.NodePool)
-	diags.Append(prefixDiags(block, more))
+	p, more, ok := chartkit.PlaceOnPool(cloud, req, in.NodePool)
+	diags.Append(chartkit.PrefixDiags(block, more))
 	if !ok || diags.HasError() {
 		return nil, diags
 	}
-	if p.hostIPC {
-		diags.AddError(with(block, "gpu", "sharing"), "MPS needs host IPC",
+	if p.HostIPC {
+		diags.AddError(chartkit.With(block, "gpu", "sharing"), "MPS needs host IPC",
 			"GKE's MPS daemon serves clients over host IPC, and a Numaflow vertex cannot set hostIPC on its pods. "+
 				"Allowed: sharing = \""+spec.SharingTimeSlicing+"\", or whole GPUs.")
 		return nil, diags
 	}
 	fragment := numaflowFragment(p, in.Annotations)
 	if !in.Manifest {
-		if p.claimTemplate != nil {
-			diags.AddWarning(with(block, "gpu", "dra"), "Create the ResourceClaimTemplate",
+		if p.ClaimTemplate != nil {
+			diags.AddWarning(chartkit.With(block, "gpu", "dra"), "Create the ResourceClaimTemplate",
 				"The vertex references ResourceClaimTemplate "+strconv.Quote(in.Name+"-gpu")+", which this fragment does not "+
 					"contain. Allowed: set manifest = true to get it with the object, or create it with that name.")
 		}
@@ -89,33 +91,9 @@ func numaflowValues(cloud spec.Cloud, in NumaflowValues, strict bool) (map[strin
 	return numaflowManifest(in, fragment, p), diags
 }
 
-// placeOnPool places the request as gpu_workload does with node_pool:
-// pool.Apply fills its GPU block from the pool, then Render adds the pool's
-// extra labels and taints (Options.Pool).
-func placeOnPool(cloud spec.Cloud, req valuesGPURequest, onPool *spec.PoolPolicy) (valuesPlacement, gpudiag.Diagnostics, bool) {
-	if onPool == nil {
-		return placeValuesGPU(cloud, req, nil)
-	}
-	if onPool.Cloud != "" && onPool.Cloud != string(cloud) {
-		var diags gpudiag.Diagnostics
-		diags.AddError(gpudiag.At("node_pool", "cloud"), "Node pool on another cloud",
-			"The pool is on "+strconv.Quote(onPool.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
-				". Allowed: a pool of this cluster's cloud.")
-		return valuesPlacement{}, diags, false
-	}
-	w, diags := pool.Apply(req.workload(cloud), *onPool)
-	if diags.HasError() {
-		return valuesPlacement{}, diags, false
-	}
-	req.gpu, req.spot = w.GPU, w.Spot
-	p, more, ok := placeValuesGPU(cloud, req, onPool)
-	diags.Append(more)
-	return p, diags, ok
-}
-
-func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *gpudiag.Diagnostics) {
+func checkNumaflowIdentity(block []any, in Values, strict bool, diags *gpudiag.Diagnostics) {
 	if in.Kind != "" && in.Kind != NumaflowKindPipeline && in.Kind != NumaflowKindMonoVertex {
-		diags.AddError(with(block, "kind"), "Unknown Numaflow kind",
+		diags.AddError(chartkit.With(block, "kind"), "Unknown Numaflow kind",
 			strconv.Quote(in.Kind)+" is not a Numaflow kind. Allowed values: "+gpudiag.QuoteList(NumaflowKindNames())+".")
 	}
 	checkLabelName := func(attribute, value, allowed string) {
@@ -123,28 +101,28 @@ func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *g
 			return
 		}
 		if msgs := validation.IsDNS1123Label(value); len(msgs) > 0 {
-			diags.AddError(with(block, attribute), "Invalid "+strings.ReplaceAll(attribute, "_", " "),
+			diags.AddError(chartkit.With(block, attribute), "Invalid "+strings.ReplaceAll(attribute, "_", " "),
 				strconv.Quote(value)+": "+strings.Join(msgs, "; ")+". Allowed: "+allowed+".")
 		}
 	}
 	checkLabelName("namespace", in.Namespace, "a DNS-1123 label")
 	checkLabelName("vertex_name", in.VertexName, "a DNS-1123 label such as \""+DefaultNumaflowVertex+"\"")
 	if in.VertexName == numaflowSourceVertexName || in.VertexName == numaflowSinkVertexName {
-		diags.AddError(with(block, "vertex_name"), "Reserved vertex name",
+		diags.AddError(chartkit.With(block, "vertex_name"), "Reserved vertex name",
 			strconv.Quote(in.VertexName)+" names the manifest's source or sink vertex. Allowed: any other name, e.g. \""+
 				DefaultNumaflowVertex+"\".")
 	}
 	if in.Name == "" && strict && (in.Manifest || in.GPU.DRA != nil) {
-		diags.AddError(with(block, "name"), "Missing required value",
+		diags.AddError(chartkit.With(block, "name"), "Missing required value",
 			"A name is required with manifest = true or gpu.dra (it names the object and the claim template). "+
 				"Allowed: a DNS-1123 label such as \"embeddings\".")
 	}
 	if in.Image == "" && strict && in.Manifest {
-		diags.AddError(with(block, "image"), "Missing required value",
+		diags.AddError(chartkit.With(block, "image"), "Missing required value",
 			"manifest = true needs the UDF container image. Allowed: an image reference such as \"registry/udf:1.0\".")
 	}
 	if strings.ContainsFunc(in.Image, workload.IsSpace) {
-		diags.AddError(with(block, "image"), "Invalid image",
+		diags.AddError(chartkit.With(block, "image"), "Invalid image",
 			strconv.Quote(in.Image)+" contains whitespace. Allowed: an image reference such as \"registry/udf:1.0\".")
 	}
 	// name itself is validated by Render, as the workload name.
@@ -154,7 +132,7 @@ func checkNumaflowIdentity(block []any, in NumaflowValues, strict bool, diags *g
 func rerootAnnotationPaths(diags gpudiag.Diagnostics, block []any) gpudiag.Diagnostics {
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == "annotations" {
-			diags[i].Path = append(with(block), d.Path...)
+			diags[i].Path = append(chartkit.With(block), d.Path...)
 		}
 	}
 	return diags
@@ -162,26 +140,26 @@ func rerootAnnotationPaths(diags gpudiag.Diagnostics, block []any) gpudiag.Diagn
 
 // numaflowFragment is the vertex (or MonoVertex spec) part: pod placement
 // at the top, the GPU request on the UDF container.
-func numaflowFragment(p valuesPlacement, annotations map[string]string) map[string]any {
+func numaflowFragment(p chartkit.ValuesPlacement, annotations map[string]string) map[string]any {
 	fragment := map[string]any{}
 	if len(annotations) > 0 {
-		fragment["metadata"] = map[string]any{"annotations": stringMapValue(annotations)}
+		fragment["metadata"] = map[string]any{"annotations": chartkit.StringMapValue(annotations)}
 	}
-	if len(p.nodeSelector) > 0 {
-		fragment["nodeSelector"] = stringMapValue(p.nodeSelector)
+	if len(p.NodeSelector) > 0 {
+		fragment["nodeSelector"] = chartkit.StringMapValue(p.NodeSelector)
 	}
-	if len(p.tolerations) > 0 {
-		fragment["tolerations"] = plainOrNil(p.tolerations)
+	if len(p.Tolerations) > 0 {
+		fragment["tolerations"] = chartkit.PlainOrNil(p.Tolerations)
 	}
-	if p.affinity != nil {
-		fragment["affinity"] = plainOrNil(p.affinity)
+	if p.Affinity != nil {
+		fragment["affinity"] = chartkit.PlainOrNil(p.Affinity)
 	}
-	if len(p.claims) > 0 {
-		fragment["resourceClaims"] = plainOrNil(p.claims)
+	if len(p.Claims) > 0 {
+		fragment["resourceClaims"] = chartkit.PlainOrNil(p.Claims)
 	}
-	container := map[string]any{"resources": plainOrNil(p.resources)}
-	if env := workload.ContainerEnv(p.env, nil); len(env) > 0 {
-		container["env"] = plainOrNil(env)
+	container := map[string]any{"resources": chartkit.PlainOrNil(p.Resources)}
+	if env := workload.ContainerEnv(p.Env, nil); len(env) > 0 {
+		container["env"] = chartkit.PlainOrNil(env)
 	}
 	fragment["udf"] = map[string]any{"container": container}
 	return fragment
@@ -189,8 +167,8 @@ func numaflowFragment(p valuesPlacement, annotations map[string]string) map[stri
 
 // numaflowManifest wraps the fragment into the smallest object that runs:
 // a generator source, the GPU UDF and a log sink.
-func numaflowManifest(in NumaflowValues, fragment map[string]any, p valuesPlacement) map[string]any {
-	if container, ok := GetPath(fragment, "udf", "container"); ok {
+func numaflowManifest(in Values, fragment map[string]any, p chartkit.ValuesPlacement) map[string]any {
+	if container, ok := chartkit.GetPath(fragment, "udf", "container"); ok {
 		if c, isMap := container.(map[string]any); isMap {
 			c["image"] = in.Image
 		}
@@ -224,10 +202,10 @@ func numaflowManifest(in NumaflowValues, fragment map[string]any, p valuesPlacem
 			},
 		}}
 	}
-	if p.claimTemplate == nil {
+	if p.ClaimTemplate == nil {
 		return object
 	}
-	template, err := workload.ObjectMap(p.claimTemplate)
+	template, err := workload.ObjectMap(p.ClaimTemplate)
 	if err != nil {
 		return object
 	}

@@ -1,10 +1,12 @@
-package values
+package nvidia
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -76,20 +78,20 @@ const (
 // they are kept in front. values_test.go checks them against the real
 // values files in shared/charts.
 var (
-	gpuOperatorDaemonsetTolerations = []corev1.Toleration{clouds.TolerateGPUTaint()}
-	gpuOperatorNFDWorkerTolerations = []corev1.Toleration{
+	GpuOperatorDaemonsetTolerations = []corev1.Toleration{clouds.TolerateGPUTaint()}
+	GpuOperatorNFDWorkerTolerations = []corev1.Toleration{
 		{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpEqual, Value: "", Effect: corev1.TaintEffectNoSchedule},
 		clouds.TolerateGPUTaint(),
 	}
-	devicePluginChartTolerations = []corev1.Toleration{
+	DevicePluginChartTolerations = []corev1.Toleration{
 		{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
 		clouds.TolerateGPUTaint(),
 	}
-	devicePluginNFDWorkerTolerations = []corev1.Toleration{
+	DevicePluginNFDWorkerTolerations = []corev1.Toleration{
 		{Key: "node-role.kubernetes.io/master", Operator: corev1.TolerationOpEqual, Value: "", Effect: corev1.TaintEffectNoSchedule},
 		clouds.TolerateEqual(string(clouds.ResourceNvidiaGPU), "present"),
 	}
-	devicePluginChartAffinityTerms = []corev1.NodeSelectorTerm{
+	DevicePluginChartAffinityTerms = []corev1.NodeSelectorTerm{
 		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/pci-10de.present", Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}},
 		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "feature.node.kubernetes.io/cpu-model.vendor_id", Operator: corev1.NodeSelectorOpIn, Values: []string{"NVIDIA"}}}},
 		{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: clouds.LabelGPUPresent, Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}},
@@ -106,29 +108,29 @@ type nvidiaPools struct {
 	layoutConflicts []string
 }
 
-func gpuOperatorValues(cloud spec.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func GenerateGPUOperator(cloud spec.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(blockGPUOperator)
+	block := gpudiag.At(chartkit.BlockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy
 	if strategy == "" {
 		strategy = spec.MIGStrategySingle
 	} else if !slices.Contains(spec.MIGStrategyNames(), strategy) {
-		diags.AddError(with(block, "mig_strategy"), "Unknown MIG strategy",
+		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
 			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(spec.MIGStrategyNames())+".")
 	}
 	cmName := in.ConfigMapName
 	if cmName == "" {
 		cmName = DefaultDevicePluginConfigMap
 	} else if msgs := validation.IsDNS1123Subdomain(cmName); len(msgs) > 0 {
-		diags.AddError(with(block, "config_map_name"), "Invalid ConfigMap name",
+		diags.AddError(chartkit.With(block, "config_map_name"), "Invalid ConfigMap name",
 			strconv.Quote(cmName)+" is not a valid ConfigMap name. Allowed: a DNS-1123 subdomain such as \""+DefaultDevicePluginConfigMap+"\".")
 	}
 	migConfig := migManagerConfig(cloud, block, in.MIGLayouts, strategy, pools, &diags)
-	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
+	chartkit.CheckValuesTolerations(chartkit.With(block, "tolerations"), in.Tolerations, &diags)
 	if in.ServiceMonitor != nil && *in.ServiceMonitor && in.DCGMExporter != nil && !*in.DCGMExporter {
-		diags.AddError(with(block, "service_monitor"), "ServiceMonitor without DCGM exporter",
+		diags.AddError(chartkit.With(block, "service_monitor"), "ServiceMonitor without DCGM exporter",
 			"The ServiceMonitor scrapes the DCGM exporter, which dcgm_exporter = false disables. Allowed: enable "+
 				"dcgm_exporter, or remove service_monitor.")
 	}
@@ -139,12 +141,12 @@ func gpuOperatorValues(cloud spec.Cloud, in GPUOperatorValues, strict bool) (map
 	addDriverSwitches(values, cloud, in)
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
-		setPath(values, map[string]any{
-			"create": true, "name": cmName, "default": DefaultDevicePluginConfigName, "data": stringMapValue(data),
+		chartkit.SetPath(values, map[string]any{
+			"create": true, "name": cmName, "default": DefaultDevicePluginConfigName, "data": chartkit.StringMapValue(data),
 		}, "devicePlugin", "config")
 	}
 	if migConfig != "" {
-		setPath(values, map[string]any{
+		chartkit.SetPath(values, map[string]any{
 			"create": true, "name": CustomMIGConfigMap, "default": spec.MIGConfigDisabled,
 			"data": map[string]any{"config.yaml": migConfig},
 		}, "migManager", "config")
@@ -153,10 +155,10 @@ func gpuOperatorValues(cloud spec.Cloud, in GPUOperatorValues, strict bool) (map
 	monitor := dcgm && (in.ServiceMonitor == nil || *in.ServiceMonitor)
 	values["dcgmExporter"] = map[string]any{"enabled": dcgm, "serviceMonitor": map[string]any{"enabled": monitor}}
 	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
-	setPath(values, plainOrNil(mergeTolerations(gpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
+	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
 	// NFD labels the GPU nodes the operator then targets; a worker that
 	// cannot run on a tainted GPU node leaves it unlabelled and unserved.
-	setPath(values, plainOrNil(mergeTolerations(gpuOperatorNFDWorkerTolerations, operands)),
+	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GpuOperatorNFDWorkerTolerations, operands)),
 		"node-feature-discovery", "worker", "tolerations")
 	return values, diags
 }
@@ -181,28 +183,28 @@ func addDriverSwitches(values map[string]any, cloud spec.Cloud, in GPUOperatorVa
 	values["driver"] = map[string]any{"enabled": driver}
 	values["toolkit"] = map[string]any{"enabled": toolkit}
 	if dir := rules.DriverInstallDir(); dir != "" && !driver {
-		setPath(values, dir, "hostPaths", "driverInstallDir")
+		chartkit.SetPath(values, dir, "hostPaths", "driverInstallDir")
 	}
 	if rules.ManagesDevicePlugin() {
 		// A second device plugin would advertise every GPU twice.
-		setPath(values, false, "devicePlugin", "enabled")
+		chartkit.SetPath(values, false, "devicePlugin", "enabled")
 	}
 }
 
-func devicePluginValues(cloud spec.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func GenerateDevicePlugin(cloud spec.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(blockDevicePlugin)
+	block := gpudiag.At(chartkit.BlockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy
 	if strategy == "" {
 		strategy = "none"
 	} else if !slices.Contains(append(spec.MIGStrategyNames(), "none"), strategy) {
-		diags.AddError(with(block, "mig_strategy"), "Unknown MIG strategy",
+		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
 			strconv.Quote(strategy)+" is not a device plugin MIG strategy. Allowed values: "+
 				gpudiag.QuoteList(append([]string{"none"}, spec.MIGStrategyNames()...))+".")
 	}
-	checkValuesTolerations(with(block, "tolerations"), in.Tolerations, &diags)
+	chartkit.CheckValuesTolerations(chartkit.With(block, "tolerations"), in.Tolerations, &diags)
 	if !strict || diags.HasError() {
 		return nil, diags
 	}
@@ -210,12 +212,12 @@ func devicePluginValues(cloud spec.Cloud, in DevicePluginValues, strict bool) (m
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
 		// This chart calls the entries "map" (the GPU Operator says "data").
-		values["config"] = map[string]any{"map": stringMapValue(data), "default": DefaultDevicePluginConfigName}
+		values["config"] = map[string]any{"map": chartkit.StringMapValue(data), "default": DefaultDevicePluginConfigName}
 	}
-	whole, _ := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
+	whole, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
 	selector := maps.Clone(whole.NodeSelector)
 	if len(selector) > 0 {
-		values["nodeSelector"] = stringMapValue(selector)
+		values["nodeSelector"] = chartkit.StringMapValue(selector)
 	}
 	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
 	if clouds.RulesFor(cloud).Mechanism() == clouds.MechanismGPUOperator {
@@ -223,8 +225,8 @@ func devicePluginValues(cloud spec.Cloud, in DevicePluginValues, strict bool) (m
 		// GPUs and placement there selects no GFD label.
 		enableGFD(values, operands)
 	}
-	values["tolerations"] = plainOrNil(mergeTolerations(devicePluginChartTolerations, operands))
-	values["affinity"] = plainOrNil(devicePluginAffinity(cloud, selector))
+	values["tolerations"] = chartkit.PlainOrNil(mergeTolerations(DevicePluginChartTolerations, operands))
+	values["affinity"] = chartkit.PlainOrNil(devicePluginAffinity(cloud, selector))
 	return values, diags
 }
 
@@ -238,22 +240,22 @@ func devicePluginValues(cloud spec.Cloud, in DevicePluginValues, strict bool) (m
 // label the plugin's and GFD's node affinity select, and the chart's own
 // worker tolerations only tolerate nvidia.com/gpu=present.
 func enableGFD(values map[string]any, operands []corev1.Toleration) {
-	setPath(values, true, "gfd", "enabled")
-	setPath(values, plainOrNil(mergeTolerations(devicePluginNFDWorkerTolerations, operands)), "nfd", "worker", "tolerations")
+	chartkit.SetPath(values, true, "gfd", "enabled")
+	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(DevicePluginNFDWorkerTolerations, operands)), "nfd", "worker", "tolerations")
 }
 
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so
 // it must be repeated whole) and adds one for the cloud's own GPU node
 // label, so the plugin also runs on clusters without Node Feature Discovery.
 func devicePluginAffinity(cloud spec.Cloud, selector map[string]string) *corev1.Affinity {
-	terms := slices.Clone(devicePluginChartAffinityTerms)
+	terms := slices.Clone(DevicePluginChartAffinityTerms)
 	var extra []corev1.NodeSelectorRequirement
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
 		extra = append(extra, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{selector[k]}})
 	}
 	if len(extra) == 0 {
 		for _, name := range clouds.Accelerators(cloud) {
-			if key, _, ok := acceleratorLabel(cloud, catalog.Find(name)); ok && key != clouds.LabelInstanceType {
+			if key, _, ok := chartkit.AcceleratorLabel(cloud, catalog.Find(name)); ok && key != clouds.LabelInstanceType {
 				extra = append(extra, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists})
 				break
 			}
@@ -275,31 +277,31 @@ func checkNvidiaCloud(cloud spec.Cloud, block []any, what string, diags *gpudiag
 func renderNvidiaPools(cloud spec.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
 	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
 	for i, p := range pools {
-		path := with(block, "node_pools", i)
+		path := chartkit.With(block, "node_pools", i)
 		if p.Cloud != "" && cloud != "" && p.Cloud != string(cloud) {
-			diags.AddError(with(path, "cloud"), "Node pool on another cloud",
+			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
 				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
 					". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		if !strict {
-			diags.Append(prefixDiags(path, pool.Validate(p)))
+			diags.Append(chartkit.PrefixDiags(path, pool.Validate(p)))
 			continue
 		}
 		r, more := pool.Render(p)
-		diags.Append(prefixDiags(path, more))
+		diags.Append(chartkit.PrefixDiags(path, more))
 		if r == nil {
 			continue
 		}
 		if r.DevicePluginConfig != "" {
 			if r.DevicePluginConfigName == DefaultDevicePluginConfigName {
-				diags.AddError(with(path, "name"), "Reserved pool name",
+				diags.AddError(chartkit.With(path, "name"), "Reserved pool name",
 					"\""+DefaultDevicePluginConfigName+"\" names the device plugin config of nodes outside every pool. "+
 						"Allowed: any other pool name.")
 				continue
 			}
 			if _, dup := out.configs[r.DevicePluginConfigName]; dup {
-				diags.AddError(with(path, "name"), "Duplicate node pool name",
+				diags.AddError(chartkit.With(path, "name"), "Duplicate node pool name",
 					"Two pools are named "+strconv.Quote(r.DevicePluginConfigName)+"; each names its device plugin config. "+
 						"Allowed: unique pool names.")
 				continue
@@ -332,7 +334,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // nodes: the cloud's GPU and spot taints (from the placement rules), the
 // pools' own taints and the user's extras.
 func operandTolerations(cloud spec.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
-	out := gpuNodeTolerations(cloud)
+	out := chartkit.GpuNodeTolerations(cloud)
 	out = append(out, pools...)
 	return append(out, extra...)
 }

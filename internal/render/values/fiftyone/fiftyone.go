@@ -1,10 +1,12 @@
-package values
+package fiftyone
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -16,10 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// FiftyOneValues is the GPU part of the FiftyOne Enterprise chart
+// Values is the GPU part of the FiftyOne Enterprise chart
 // (voxel51/fiftyone-teams-app): delegated-operator Deployments and on-demand
 // Job templates (docs/design/fiftyone.md).
-type FiftyOneValues struct {
+type Values struct {
 	Deployments  []FiftyOneDeployment  // deployment (blocks)
 	JobTemplates []FiftyOneJobTemplate // job_template (blocks)
 }
@@ -82,9 +84,9 @@ type FiftyOneJobTemplate struct {
 
 // FiftyOne chart constants (voxel51/fiftyone-teams-app-deploy, docs/design/fiftyone.md).
 const (
-	// fiftyOneCPUDefaultKey is the shipped CPU runner; its schema entry is
+	// FiftyOneCPUDefaultKey is the shipped CPU runner; its schema entry is
 	// typed from its defaults, so its cpu must stay an integer.
-	fiftyOneCPUDefaultKey = "teamsDoCpuDefault"
+	FiftyOneCPUDefaultKey = "teamsDoCpuDefault"
 	// Jobs are named "<kebabcase key | trunc 48>-<id>".
 	fiftyOneJobNameMax = 48
 )
@@ -106,13 +108,13 @@ type fiftyOneEntry struct {
 	nameMax     int
 }
 
-func fiftyOneValues(cloud spec.Cloud, in FiftyOneValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	deployments := map[string]any{}
 	names := map[string]string{}
 	for i, d := range in.Deployments {
 		e := fiftyOneEntry{
-			path: gpudiag.At(blockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
+			path: gpudiag.At(chartkit.BlockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
 			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
 			nameMax: validation.DNS1123LabelMaxLength,
 		}
@@ -127,7 +129,7 @@ func fiftyOneValues(cloud spec.Cloud, in FiftyOneValues, strict bool) (map[strin
 	jobNames := map[string]string{}
 	for i, j := range in.JobTemplates {
 		e := fiftyOneEntry{
-			path: gpudiag.At(blockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
+			path: gpudiag.At(chartkit.BlockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
 			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
 			nameMax: fiftyOneJobNameMax,
 		}
@@ -160,22 +162,22 @@ func (e fiftyOneEntry) render(cloud spec.Cloud, strict bool, names map[string]st
 	}
 	if !strict {
 		if e.pool != nil {
-			diags.Append(prefixDiags(with(e.path, "node_pool"), pool.Validate(*e.pool)))
+			diags.Append(chartkit.PrefixDiags(chartkit.With(e.path, "node_pool"), pool.Validate(*e.pool)))
 		}
 		if e.gpu != nil {
-			diags.Append(prefixDiags(e.path, validateValuesGPU(cloud, e.request())))
+			diags.Append(chartkit.PrefixDiags(e.path, chartkit.ValidateValuesGPU(cloud, e.request())))
 		}
 		return nil, false
 	}
 	entry := map[string]any{}
 	if e.gpu != nil {
-		p, more, ok := placeOnPool(cloud, e.request(), e.pool)
-		diags.Append(prefixDiags(e.path, more))
+		p, more, ok := chartkit.PlaceOnPool(cloud, e.request(), e.pool)
+		diags.Append(chartkit.PrefixDiags(e.path, more))
 		if !ok {
 			return nil, false
 		}
-		if p.hostIPC {
-			diags.AddError(with(e.path, "gpu", "sharing"), "MPS needs host IPC",
+		if p.HostIPC {
+			diags.AddError(chartkit.With(e.path, "gpu", "sharing"), "MPS needs host IPC",
 				"GKE's MPS daemon serves clients over host IPC, and the FiftyOne chart cannot set hostIPC on its pods. "+
 					"Allowed: sharing = \""+spec.SharingTimeSlicing+"\", or whole GPUs.")
 		}
@@ -190,14 +192,14 @@ func (e fiftyOneEntry) render(cloud spec.Cloud, strict bool, names map[string]st
 	return entry, true
 }
 
-func (e fiftyOneEntry) request() valuesGPURequest {
-	return valuesGPURequest{gpu: *e.gpu, spot: e.spot, size: e.size, cpu: e.cpu, memory: e.memory, env: e.env}
+func (e fiftyOneEntry) request() chartkit.ValuesGPURequest {
+	return chartkit.ValuesGPURequest{Gpu: *e.gpu, Spot: e.spot, Size: e.size, Cpu: e.cpu, Memory: e.memory, Env: e.env}
 }
 
 // checkKey: the key names the Kubernetes objects through kebabcase, so the
 // result must be a DNS-1123 label, unique, and unsurprising.
 func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *gpudiag.Diagnostics) bool {
-	path := with(e.path, "key")
+	path := chartkit.With(e.path, "key")
 	workload.RequireSet(diags, strict, e.key, path, "a camelCase chart key such as \"gpuL4\"")
 	if e.key == "" {
 		return false
@@ -260,7 +262,7 @@ func naiveKebab(key string) string {
 // checkChartGPU rejects GPU settings the chart has no values for.
 func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
 	if e.gpu.DRA != nil {
-		diags.AddError(with(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
+		diags.AddError(chartkit.With(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
 			"The chart's "+e.kind+" values have no resourceClaims, so a Dynamic Resource Allocation claim cannot be "+
 				"attached. Allowed: remove dra to request nvidia.com/gpu through the device plugin.")
 	}
@@ -269,25 +271,25 @@ func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
 // checkCPUOnly validates what Render would check for a GPU entry.
 func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
 	if e.pool != nil {
-		diags.AddError(with(e.path, "node_pool"), "node_pool needs a gpu block",
+		diags.AddError(chartkit.With(e.path, "node_pool"), "node_pool needs a gpu block",
 			"A node pool places GPU pods, and this "+e.kind+" has no gpu block. Allowed: add a gpu block (at least "+
 				"count), or remove node_pool.")
 	}
 	if e.size != "" {
-		diags.AddError(with(e.path, "size"), "size needs a GPU",
+		diags.AddError(chartkit.With(e.path, "size"), "size needs a GPU",
 			"Sizing presets are CPU and memory per GPU, and this "+e.kind+" has no gpu block. Allowed: set cpu and "+
 				"memory, or add a gpu block.")
 	}
 	if e.spot {
-		diags.AddWarning(with(e.path, "spot"), "spot is ignored without a GPU",
+		diags.AddWarning(chartkit.With(e.path, "spot"), "spot is ignored without a GPU",
 			"spot selects spot GPU capacity; this "+e.kind+" has no gpu block, so nothing is selected. Allowed: remove "+
 				"spot, or add a gpu block.")
 	}
-	workload.CheckQuantity(diags, e.cpu, with(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
-	workload.CheckQuantity(diags, e.memory, with(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
+	workload.CheckQuantity(diags, e.cpu, chartkit.With(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
+	workload.CheckQuantity(diags, e.memory, chartkit.With(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
 	for _, name := range slices.Sorted(maps.Keys(e.env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.AddError(with(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
+			diags.AddError(chartkit.With(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 	}
@@ -296,21 +298,21 @@ func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
 // addPlacement writes what Render placed: resources, selectors,
 // tolerations (whole: the chart replaces the template's list with it),
 // affinity and env.
-func (e fiftyOneEntry) addPlacement(entry map[string]any, p valuesPlacement, diags *gpudiag.Diagnostics) {
-	res := p.resources
-	cpuLimitLikeRequest(&res)
+func (e fiftyOneEntry) addPlacement(entry map[string]any, p chartkit.ValuesPlacement, diags *gpudiag.Diagnostics) {
+	res := p.Resources
+	chartkit.CpuLimitLikeRequest(&res)
 	e.addResources(entry, res, diags)
-	if len(p.nodeSelector) > 0 {
-		entry["nodeSelector"] = stringMapValue(p.nodeSelector)
+	if len(p.NodeSelector) > 0 {
+		entry["nodeSelector"] = chartkit.StringMapValue(p.NodeSelector)
 	}
-	if len(p.tolerations) > 0 {
-		entry["tolerations"] = plainOrNil(p.tolerations)
+	if len(p.Tolerations) > 0 {
+		entry["tolerations"] = chartkit.PlainOrNil(p.Tolerations)
 	}
-	if p.affinity != nil {
-		entry["affinity"] = plainOrNil(p.affinity)
+	if p.Affinity != nil {
+		entry["affinity"] = chartkit.PlainOrNil(p.Affinity)
 	}
-	if len(p.env) > 0 {
-		entry["env"] = stringMapValue(p.env)
+	if len(p.Env) > 0 {
+		entry["env"] = chartkit.StringMapValue(p.Env)
 	}
 }
 
@@ -333,7 +335,7 @@ func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *gpudiag.Diag
 	}
 	e.addResources(entry, res, diags)
 	if len(e.env) > 0 {
-		entry["env"] = stringMapValue(e.env)
+		entry["env"] = chartkit.StringMapValue(e.env)
 	}
 }
 
@@ -364,9 +366,9 @@ func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Dia
 	out := map[string]any{}
 	for name, q := range list {
 		switch {
-		case name == corev1.ResourceCPU && e.key == fiftyOneCPUDefaultKey:
+		case name == corev1.ResourceCPU && e.key == FiftyOneCPUDefaultKey:
 			if q.MilliValue()%1000 != 0 {
-				diags.AddError(with(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
+				diags.AddError(chartkit.With(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
 					"The chart's values.schema.json types teamsDoCpuDefault's resources cpu as an integer, so "+
 						strconv.Quote(q.String())+" is rejected at install. Allowed: a whole number of CPUs such as \"4\".")
 				continue
@@ -402,7 +404,7 @@ func (e fiftyOneEntry) addCommon(entry map[string]any) {
 func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any, diags *gpudiag.Diagnostics) {
 	if d.Replicas != nil {
 		if *d.Replicas < 1 {
-			diags.AddError(with(path, "replicas"), "Invalid replicas",
+			diags.AddError(chartkit.With(path, "replicas"), "Invalid replicas",
 				"replicas is "+strconv.Itoa(int(*d.Replicas))+"; the chart's schema requires replicaCount ≥ 1, and 0 would "+
 					"fall back to the template's replicaCount. Allowed: 1 or more; to stop the runner set enabled = false.")
 		} else {
@@ -420,7 +422,7 @@ func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags
 			return
 		}
 		if *v < minimum {
-			diags.AddError(with(path, attribute), "Value too small",
+			diags.AddError(chartkit.With(path, attribute), "Value too small",
 				"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
 			return
 		}
@@ -431,7 +433,7 @@ func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags
 	setInt32("parallelism", "parallelism", j.Parallelism, 1)
 	if v := j.ActiveDeadlineSeconds; v != nil {
 		if *v < 1 {
-			diags.AddError(with(path, "active_deadline_seconds"), "Value too small",
+			diags.AddError(chartkit.With(path, "active_deadline_seconds"), "Value too small",
 				"active_deadline_seconds is "+strconv.FormatInt(*v, 10)+". Allowed: 1 or more.")
 		} else {
 			entry["activeDeadlineSeconds"] = *v

@@ -1,8 +1,10 @@
-package values
+package flyte
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -19,7 +21,7 @@ import (
 
 // override replaces the cloud's defaults with what the user set. The
 // unpartitioned requirement follows the partition label.
-func (c *flyteClass) override(in FlyteValues) {
+func (c *flyteClass) override(in Values) {
 	if in.GPUResourceName != "" {
 		c.resourceName = in.GPUResourceName
 	}
@@ -37,10 +39,10 @@ func (c *flyteClass) override(in FlyteValues) {
 
 // checkFlyteLabels: the resource name is an extended resource (a domain,
 // then a name); the labels are label keys.
-func checkFlyteLabels(in FlyteValues, diags *gpudiag.Diagnostics) {
+func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 	if name := in.GPUResourceName; name != "" {
-		if msgs := validation.IsQualifiedName(name); len(msgs) > 0 || !isExtendedResource(name) {
-			diags.AddError(gpudiag.At(blockFlyte, "gpu_resource_name"), "Invalid GPU resource name",
+		if msgs := validation.IsQualifiedName(name); len(msgs) > 0 || !chartkit.IsExtendedResource(name) {
+			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "gpu_resource_name"), "Invalid GPU resource name",
 				strconv.Quote(name)+" is not an extended resource name. Allowed: a domain-prefixed name such as "+
 					"\"nvidia.com/gpu\" or \"nvidia.com/gpu.shared\".")
 		}
@@ -50,7 +52,7 @@ func checkFlyteLabels(in FlyteValues, diags *gpudiag.Diagnostics) {
 			continue
 		}
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
-			diags.AddError(gpudiag.At(blockFlyte, attr), "Invalid node label key",
+			diags.AddError(gpudiag.At(chartkit.BlockFlyte, attr), "Invalid node label key",
 				strconv.Quote(key)+": "+strings.Join(msgs, "; ")+". Allowed: a label key such as \"cloud.google.com/gke-accelerator\".")
 		}
 	}
@@ -63,7 +65,7 @@ func FlyteClassDefaults() string {
 	var parts []string
 	for _, name := range clouds.Names() {
 		cloud := spec.Cloud(name)
-		place, ok := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
+		place, ok := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
 		if !ok {
 			continue
 		}

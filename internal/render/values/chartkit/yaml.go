@@ -1,4 +1,4 @@
-package values
+package chartkit
 
 import (
 	"bytes"
@@ -60,13 +60,13 @@ func CanonicalYAML(values map[string]any) (string, error) {
 func MergeBaseValues(base []map[string]any, generated map[string]any) (map[string]any, error) {
 	layers := make([]map[string]any, 0, len(base)+1)
 	for i, b := range base {
-		plain, err := plainMap(b)
+		plain, err := PlainMap(b)
 		if err != nil {
 			return nil, fmt.Errorf("base values [%d]: %w", i, err)
 		}
 		layers = append(layers, plain)
 	}
-	top, err := plainMap(generated)
+	top, err := PlainMap(generated)
 	if err != nil {
 		return nil, fmt.Errorf("generated values: %w", err)
 	}
@@ -136,7 +136,7 @@ func providerOwnedKey(path []string) bool {
 		}
 	}
 	last := path[len(path)-1]
-	return len(path) >= 2 && (path[len(path)-2] == "limits" || path[len(path)-2] == "requests") && isExtendedResource(last)
+	return len(path) >= 2 && (path[len(path)-2] == "limits" || path[len(path)-2] == "requests") && IsExtendedResource(last)
 }
 
 // keepBaseTolerations puts, in front of each tolerations list the generated
@@ -211,11 +211,11 @@ func tableConflict(upper, lower map[string]any, path []string) string {
 	return ""
 }
 
-// toPlain converts a Go value (typed Kubernetes structs included) into plain
+// ToPlain converts a Go value (typed Kubernetes structs included) into plain
 // values: map[string]any, []any, string, bool, int64, float64 and nil. Going
 // through JSON applies the API's field names and omitempty rules, so a
 // toleration reads exactly as in a manifest.
-func toPlain(v any) (any, error) {
+func ToPlain(v any) (any, error) {
 	j, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -229,12 +229,12 @@ func toPlain(v any) (any, error) {
 	return normalizeNumbers(out), nil
 }
 
-// plainMap is toPlain for a values map (nil stays an empty map).
-func plainMap(m map[string]any) (map[string]any, error) {
+// PlainMap is ToPlain for a values map (nil stays an empty map).
+func PlainMap(m map[string]any) (map[string]any, error) {
 	if m == nil {
 		return map[string]any{}, nil
 	}
-	v, err := toPlain(m)
+	v, err := ToPlain(m)
 	if err != nil {
 		return nil, err
 	}
@@ -271,20 +271,20 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// plainOrNil is toPlain for values built by this package from typed API
+// PlainOrNil is ToPlain for values built by this package from typed API
 // structs, which always encode; were one not to, the key is left out (nil)
 // rather than the provider panicking.
-func plainOrNil(v any) any {
-	out, err := toPlain(v)
+func PlainOrNil(v any) any {
+	out, err := ToPlain(v)
 	if err != nil {
 		return nil
 	}
 	return out
 }
 
-// stringMapValue turns map[string]string into a plain map (nil when empty,
+// StringMapValue turns map[string]string into a plain map (nil when empty,
 // so callers can leave the key out).
-func stringMapValue(m map[string]string) map[string]any {
+func StringMapValue(m map[string]string) map[string]any {
 	if len(m) == 0 {
 		return nil
 	}
@@ -295,10 +295,10 @@ func stringMapValue(m map[string]string) map[string]any {
 	return out
 }
 
-// singleKeyMaps renders a map as Flyte's list of single-key maps, sorted by
+// SingleKeyMaps renders a map as Flyte's list of single-key maps, sorted by
 // key: viper lower-cases and dot-splits map keys, and this form is the
 // workaround flytestdlib's sliceToMapHook decodes (docs/design/flyte.md#yaml-shape-of-resource-tolerations).
-func singleKeyMaps[V any](m map[string]V, value func(V) any) []any {
+func SingleKeyMaps[V any](m map[string]V, value func(V) any) []any {
 	out := make([]any, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, map[string]any{k: value(m[k])})
@@ -306,10 +306,10 @@ func singleKeyMaps[V any](m map[string]V, value func(V) any) []any {
 	return out
 }
 
-// setPath sets values[path...] = v, creating maps on the way. A non-map on
+// SetPath sets values[path...] = v, creating maps on the way. A non-map on
 // the way is left alone (and v not set): generators only write into maps
 // they created.
-func setPath(values map[string]any, v any, path ...string) {
+func SetPath(values map[string]any, v any, path ...string) {
 	if len(path) == 0 {
 		return
 	}

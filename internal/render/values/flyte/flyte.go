@@ -1,10 +1,12 @@
-package values
+package flyte
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -17,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// FlyteValues configures flytepropeller's k8s plugin (docs/design/flyte.md): how a
+// Values configures flytepropeller's k8s plugin (docs/design/flyte.md): how a
 // task's GPU request and accelerator become a resource name, node affinity
 // and tolerations. It is cluster-wide, so it holds no GPU count: tasks ask
 // for that themselves.
@@ -39,7 +41,7 @@ import (
 //   - generic: device = a GPU Feature Discovery product name
 //     (nvidia.com/gpu.product); a task selects one (PCIe or SXM). No
 //     partitions: single-strategy MIG rewrites the product name instead.
-type FlyteValues struct {
+type Values struct {
 	// FlyteVersion is 1 (the default; flyte-core, and flyte-binary of the
 	// v1 line) or 2 (flyte-binary of Flyte v2), which configures GPUs
 	// through accelerator-devices and accelerator-device-classes.
@@ -71,21 +73,28 @@ type FlyteValues struct {
 	PartitionSizeNodeLabel string // gpu_partition_size_node_label
 }
 
+// The two Flyte charts: flyte-core keeps the k8s plugin config under
+// configmap.k8s, flyte-binary (v1 and v2) under configuration.inline.
+const (
+	TargetCore   = "flyte-core"
+	TargetBinary = "flyte-binary"
+)
+
 // Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
 const (
-	flyteKeyGPUResourceName          = "gpu-resource-name"
-	flyteKeyResourceTolerations      = "resource-tolerations"
-	flyteKeyGPUDeviceNodeLabel       = "gpu-device-node-label"
-	flyteKeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
-	flyteKeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
+	FlyteKeyGPUResourceName          = "gpu-resource-name"
+	FlyteKeyResourceTolerations      = "resource-tolerations"
+	FlyteKeyGPUDeviceNodeLabel       = "gpu-device-node-label"
+	FlyteKeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
+	FlyteKeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
 	flyteKeyGPUUnpartitionedTol      = "gpu-unpartitioned-toleration"
 	flyteKeyDefaultTolerations       = "default-tolerations"
 	flyteKeyDefaultNodeSelector      = "default-node-selector"
-	flyteKeyDefaultEnvVars           = "default-env-vars"
+	FlyteKeyDefaultEnvVars           = "default-env-vars"
 	flyteKeyInterruptibleTolerations = "interruptible-tolerations"
 	flyteKeyInterruptibleReq         = "interruptible-node-selector-requirement"
 	flyteKeyNonInterruptibleReq      = "non-interruptible-node-selector-requirement"
-	flyteKeyAcceleratorDevices       = "accelerator-devices"
+	FlyteKeyAcceleratorDevices       = "accelerator-devices"
 	flyteKeyAcceleratorDeviceClass   = "accelerator-device-classes"
 	// flyteNvidiaDeviceClass is core.GPUAccelerator_NVIDIA_GPU's name.
 	flyteNvidiaDeviceClass = "NVIDIA_GPU"
@@ -95,16 +104,16 @@ const (
 // tests and documentation.
 func FlyteGPUKeys() []string {
 	return []string{
-		flyteKeyGPUResourceName, flyteKeyResourceTolerations, flyteKeyGPUDeviceNodeLabel, flyteKeyGPUPartitionSizeLabel,
-		flyteKeyGPUUnpartitionedReq, flyteKeyGPUUnpartitionedTol, flyteKeyDefaultTolerations, flyteKeyDefaultNodeSelector,
-		flyteKeyDefaultEnvVars, flyteKeyInterruptibleTolerations, flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq,
-		flyteKeyAcceleratorDevices, flyteKeyAcceleratorDeviceClass,
+		FlyteKeyGPUResourceName, FlyteKeyResourceTolerations, FlyteKeyGPUDeviceNodeLabel, FlyteKeyGPUPartitionSizeLabel,
+		FlyteKeyGPUUnpartitionedReq, flyteKeyGPUUnpartitionedTol, flyteKeyDefaultTolerations, flyteKeyDefaultNodeSelector,
+		FlyteKeyDefaultEnvVars, flyteKeyInterruptibleTolerations, flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq,
+		FlyteKeyAcceleratorDevices, flyteKeyAcceleratorDeviceClass,
 	}
 }
 
-// flyteV2AcceleratorNames are the keys of Flyte v2's accelerator-devices
+// FlyteV2AcceleratorNames are the keys of Flyte v2's accelerator-devices
 // default map (flyteplugins config.go on main) that name each catalog model.
-var flyteV2AcceleratorNames = map[string][]string{
+var FlyteV2AcceleratorNames = map[string][]string{
 	"a100-40gb": {"A100"},
 	"a100-80gb": {"A100 80G"},
 	"a10g":      {"A10G"},
@@ -122,31 +131,31 @@ var flyteV2AcceleratorNames = map[string][]string{
 // flyte-core renders configmap.k8s whole into k8s.yaml; flyte-binary merges
 // configuration.inline over its base config.
 func FlytePluginPath(target string) []string {
-	if target == TargetFlyteCore {
+	if target == TargetCore {
 		return []string{"configmap", "k8s", "plugins", "k8s"}
 	}
 	return []string{"configuration", "inline", "plugins", "k8s"}
 }
 
-func flyteValues(target string, cloud spec.Cloud, in FlyteValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func Generate(target string, cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	v2 := checkFlyteVersion(target, in, &diags)
 	accelerators := workload.ResolveAccelerators(spec.GPU{Accelerators: in.Accelerators}, cloud, strict, &diags)
 	diags = prefixFlyteGPUPaths(diags)
 	sharing := in.Sharing
 	if sharing != "" && !slices.Contains(spec.SharingNames(), sharing) {
-		diags.AddError(gpudiag.At(blockFlyte, "sharing"), "Unknown sharing mode",
+		diags.AddError(gpudiag.At(chartkit.BlockFlyte, "sharing"), "Unknown sharing mode",
 			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+gpudiag.QuoteList(spec.SharingNames())+".")
 		sharing = ""
 	}
-	checkValuesTolerations(gpudiag.At(blockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
-	checkValuesNodeSelector(gpudiag.At(blockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
+	chartkit.CheckValuesTolerations(gpudiag.At(chartkit.BlockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
+	chartkit.CheckValuesNodeSelector(gpudiag.At(chartkit.BlockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
 	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
 	checkFlyteLabels(in, &diags)
 	checkNoTemplates(in, &diags)
 	if !strict {
 		for i, p := range in.NodePools {
-			diags.Append(prefixDiags(gpudiag.At(blockFlyte, "node_pools", i), pool.Validate(p)))
+			diags.Append(chartkit.PrefixDiags(gpudiag.At(chartkit.BlockFlyte, "node_pools", i), pool.Validate(p)))
 		}
 		return nil, diags
 	}
@@ -162,9 +171,9 @@ func flyteValues(target string, cloud spec.Cloud, in FlyteValues, strict bool) (
 	addFlyteInterruptible(k8s, cloud, in.Interruptible, &diags)
 	flyteCloudNotes(cloud, sharing, &diags)
 	values := map[string]any{}
-	setPath(values, k8s, FlytePluginPath(target)...)
-	if containsTemplate(values) {
-		diags.AddError(gpudiag.At(blockFlyte), "Template braces in Flyte values",
+	chartkit.SetPath(values, k8s, FlytePluginPath(target)...)
+	if ContainsTemplate(values) {
+		diags.AddError(gpudiag.At(chartkit.BlockFlyte), "Template braces in Flyte values",
 			"Flyte's charts pass these values through Helm's tpl, which would evaluate \"{{\". This is a provider bug; please report it.")
 		return nil, diags
 	}
@@ -174,26 +183,26 @@ func flyteValues(target string, cloud spec.Cloud, in FlyteValues, strict bool) (
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
 // one-GPU task: its resource name and tolerations, and the device class
 // (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in FlyteValues, diags *gpudiag.Diagnostics) map[string]any {
+func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
 	k8s := map[string]any{}
 	env := in.DefaultEnvVars
-	place, _ := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
+	place, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
 	class := flyteDeviceClass(cloud, string(place.ResourceName), place)
 	class.override(in)
-	k8s[flyteKeyResourceTolerations] = []any{map[string]any{class.resourceName: plainOrNil(clouds.NormalizeTolerations(place.Tolerations))}}
+	k8s[FlyteKeyResourceTolerations] = []any{map[string]any{class.resourceName: chartkit.PlainOrNil(clouds.NormalizeTolerations(place.Tolerations))}}
 	if !v2 {
 		maps.Copy(k8s, flyteV1Keys(class))
 		flyteDeviceNotes(cloud, accelerators, diags)
 		if all := flyteEnv(env, place.Env); len(all) > 0 {
-			k8s[flyteKeyDefaultEnvVars] = singleKeyMaps(all, func(s string) any { return s })
+			k8s[FlyteKeyDefaultEnvVars] = chartkit.SingleKeyMaps(all, func(s string) any { return s })
 		}
 		return k8s
 	}
 	k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
 	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
-		k8s[flyteKeyAcceleratorDevices] = singleKeyMaps(devices, func(s string) any { return s })
+		k8s[FlyteKeyAcceleratorDevices] = chartkit.SingleKeyMaps(devices, func(s string) any { return s })
 	}
-	clouds.RulesFor(cloud).FlyteV2Notes(blockFlyte, diags)
+	clouds.RulesFor(cloud).FlyteV2Notes(chartkit.BlockFlyte, diags)
 	return k8s
 }
 
@@ -206,21 +215,21 @@ func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy
 		return
 	}
 	byResource := map[string][]corev1.Toleration{}
-	existing, _ := fromSingleKeyMaps(k8s[flyteKeyResourceTolerations])
+	existing, _ := chartkit.FromSingleKeyMaps(k8s[FlyteKeyResourceTolerations])
 	for name, v := range existing {
 		var ts []corev1.Toleration
-		_ = DecodePlain(v, &ts)
+		_ = chartkit.DecodePlain(v, &ts)
 		byResource[name] = ts
 	}
 	for i, p := range pools {
-		path := gpudiag.At(blockFlyte, "node_pools", i)
+		path := gpudiag.At(chartkit.BlockFlyte, "node_pools", i)
 		if p.Cloud != "" && p.Cloud != string(cloud) {
-			diags.AddError(with(path, "cloud"), "Node pool on another cloud",
+			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
 				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		r, more := pool.Render(p)
-		diags.Append(prefixDiags(path, more))
+		diags.Append(chartkit.PrefixDiags(path, more))
 		if r == nil {
 			continue
 		}
@@ -228,28 +237,28 @@ func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy
 			byResource[name] = clouds.NormalizeTolerations(append(byResource[name], r.Tolerations...))
 		}
 		if len(p.Labels) > 0 {
-			diags.AddWarning(with(path, "labels"), "Flyte cannot select node pool labels",
+			diags.AddWarning(chartkit.With(path, "labels"), "Flyte cannot select node pool labels",
 				"Flyte adds node selectors per accelerator device, not per pool, so tasks do not select this pool's extra labels "+
 					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
 		}
 	}
-	k8s[flyteKeyResourceTolerations] = singleKeyMaps(byResource, func(ts []corev1.Toleration) any { return plainOrNil(ts) })
+	k8s[FlyteKeyResourceTolerations] = chartkit.SingleKeyMaps(byResource, func(ts []corev1.Toleration) any { return chartkit.PlainOrNil(ts) })
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.
-func checkFlyteVersion(target string, in FlyteValues, diags *gpudiag.Diagnostics) bool {
+func checkFlyteVersion(target string, in Values, diags *gpudiag.Diagnostics) bool {
 	switch in.FlyteVersion {
 	case 0, 1:
 		return false
 	case 2:
-		if target == TargetFlyteCore {
-			diags.AddError(gpudiag.At(blockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
+		if target == TargetCore {
+			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
 				"Flyte v2 ships only the flyte-binary chart (flyte-core was removed on Flyte's main branch). Allowed: "+
-					"flyte_version = 1 with flyte-core, or target = \""+TargetFlyteBinary+"\".")
+					"flyte_version = 1 with flyte-core, or target = \""+TargetBinary+"\".")
 		}
 		return true
 	}
-	diags.AddError(gpudiag.At(blockFlyte, "flyte_version"), "Unknown Flyte version",
+	diags.AddError(gpudiag.At(chartkit.BlockFlyte, "flyte_version"), "Unknown Flyte version",
 		strconv.FormatInt(in.FlyteVersion, 10)+" is not a Flyte major version. Allowed values: 1, 2.")
 	return false
 }
@@ -259,7 +268,7 @@ func checkFlyteVersion(target string, in FlyteValues, diags *gpudiag.Diagnostics
 func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == "gpu" {
-			diags[i].Path = append(gpudiag.At(blockFlyte), d.Path[1:]...)
+			diags[i].Path = append(gpudiag.At(chartkit.BlockFlyte), d.Path[1:]...)
 		}
 	}
 	return diags
@@ -268,12 +277,12 @@ func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 func checkFlyteEnv(env map[string]string, v2 bool, diags *gpudiag.Diagnostics) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.AddError(gpudiag.At(blockFlyte, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
+			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 	}
 	if len(env) > 0 && v2 {
-		diags.AddError(gpudiag.At(blockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
+		diags.AddError(gpudiag.At(chartkit.BlockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
 			"Flyte v2's chart sets plugins.k8s.default-env-vars (_U_EP_OVERRIDE, _U_INSECURE, _U_USE_ACTIONS) and a list "+
 				"in configuration.inline replaces it, breaking task pods. Allowed: remove default_env_vars, or use flyte_version = 1.")
 	}
@@ -281,7 +290,7 @@ func checkFlyteEnv(env map[string]string, v2 bool, diags *gpudiag.Diagnostics) {
 
 // checkNoTemplates: Flyte's charts render these values through tpl, so a
 // user string containing "{{" would be evaluated (or fail the install).
-func checkNoTemplates(in FlyteValues, diags *gpudiag.Diagnostics) {
+func checkNoTemplates(in Values, diags *gpudiag.Diagnostics) {
 	bad := func(path []any, s string) {
 		if strings.Contains(s, "{{") {
 			diags.AddError(path, "Template braces in a Flyte value",
@@ -290,13 +299,13 @@ func checkNoTemplates(in FlyteValues, diags *gpudiag.Diagnostics) {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultEnvVars)) {
-		bad(gpudiag.At(blockFlyte, "default_env_vars", gpudiag.MapKey(k)), k+in.DefaultEnvVars[k])
+		bad(gpudiag.At(chartkit.BlockFlyte, "default_env_vars", gpudiag.MapKey(k)), k+in.DefaultEnvVars[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultNodeSelector)) {
-		bad(gpudiag.At(blockFlyte, "default_node_selector", gpudiag.MapKey(k)), k+in.DefaultNodeSelector[k])
+		bad(gpudiag.At(chartkit.BlockFlyte, "default_node_selector", gpudiag.MapKey(k)), k+in.DefaultNodeSelector[k])
 	}
 	for i, t := range in.DefaultTolerations {
-		bad(gpudiag.At(blockFlyte, "default_tolerations", i), t.Key+t.Value)
+		bad(gpudiag.At(chartkit.BlockFlyte, "default_tolerations", i), t.Key+t.Value)
 	}
 }
 
@@ -311,7 +320,7 @@ type flyteClass struct {
 func flyteDeviceClass(cloud spec.Cloud, resourceName string, whole clouds.Placement) flyteClass {
 	class := flyteClass{resourceName: resourceName}
 	for _, name := range clouds.Accelerators(cloud) {
-		if key, _, ok := acceleratorLabel(cloud, catalog.Find(name)); ok {
+		if key, _, ok := chartkit.AcceleratorLabel(cloud, catalog.Find(name)); ok {
 			class.deviceLabel = key
 			break
 		}
@@ -328,15 +337,15 @@ func flyteDeviceClass(cloud spec.Cloud, resourceName string, whole clouds.Placem
 }
 
 func flyteV1Keys(c flyteClass) map[string]any {
-	out := map[string]any{flyteKeyGPUResourceName: c.resourceName}
+	out := map[string]any{FlyteKeyGPUResourceName: c.resourceName}
 	if c.deviceLabel != "" {
-		out[flyteKeyGPUDeviceNodeLabel] = c.deviceLabel
+		out[FlyteKeyGPUDeviceNodeLabel] = c.deviceLabel
 	}
 	if c.partitionLabel != "" {
-		out[flyteKeyGPUPartitionSizeLabel] = c.partitionLabel
+		out[FlyteKeyGPUPartitionSizeLabel] = c.partitionLabel
 	}
 	if c.unpartitioned != nil {
-		out[flyteKeyGPUUnpartitionedReq] = plainOrNil(c.unpartitioned)
+		out[FlyteKeyGPUUnpartitionedReq] = chartkit.PlainOrNil(c.unpartitioned)
 	}
 	return out
 }
@@ -351,7 +360,7 @@ func classValues(c flyteClass) map[string]any {
 		out["partition-size-node-label"] = c.partitionLabel
 	}
 	if c.unpartitioned != nil {
-		out["unpartitioned-node-selector-requirement"] = plainOrNil(c.unpartitioned)
+		out["unpartitioned-node-selector-requirement"] = chartkit.PlainOrNil(c.unpartitioned)
 	}
 	return out
 }
@@ -361,20 +370,20 @@ func classValues(c flyteClass) map[string]any {
 func flyteV2Devices(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
 	devices := map[string]string{}
 	for i, a := range accelerators {
-		names := flyteV2AcceleratorNames[a.Name]
-		_, values, ok := acceleratorLabel(cloud, a)
+		names := FlyteV2AcceleratorNames[a.Name]
+		_, values, ok := chartkit.AcceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue
 		}
 		if len(names) == 0 {
-			diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
+			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
 				"Flyte v2 has no accelerator name for "+a.DisplayName+", so tasks cannot request it by name. Allowed: "+
 					"remove it, or request it by device "+strconv.Quote(values[0])+".")
 			continue
 		}
 		for _, n := range names {
 			if prev, dup := devices[n]; dup && prev != values[0] {
-				diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
+				diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
 					"Flyte v2 calls both models "+strconv.Quote(n)+"; it keeps device "+strconv.Quote(prev)+". Allowed: list one of them.")
 				continue
 			}
@@ -389,12 +398,12 @@ func flyteV2Devices(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags
 // where it is not flytekit's constant.
 func flyteDeviceNotes(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) {
 	for i, a := range accelerators {
-		key, values, ok := acceleratorLabel(cloud, a)
+		key, values, ok := chartkit.AcceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue
 		}
 		if !slices.Contains(values, a.FlyteDevice) {
-			diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
+			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
 				"On "+string(cloud)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
 					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(a.FlyteDevice)+".")
 		}
@@ -404,7 +413,7 @@ func flyteDeviceNotes(cloud spec.Cloud, accelerators []*catalog.Accelerator, dia
 
 func warnSeveralValues(cloud spec.Cloud, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
 	if len(values) > 1 {
-		diags.AddWarning(gpudiag.At(blockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
+		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
 			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+gpudiag.QuoteList(values)+
 				" on "+string(cloud)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
 				"your node pools have.")
@@ -421,12 +430,12 @@ func flyteEnv(user, cloudEnv map[string]string) map[string]string {
 	return env
 }
 
-func addFlyteDefaults(k8s map[string]any, in FlyteValues) {
+func addFlyteDefaults(k8s map[string]any, in Values) {
 	if len(in.DefaultTolerations) > 0 {
-		k8s[flyteKeyDefaultTolerations] = plainOrNil(clouds.NormalizeTolerations(in.DefaultTolerations))
+		k8s[flyteKeyDefaultTolerations] = chartkit.PlainOrNil(clouds.NormalizeTolerations(in.DefaultTolerations))
 	}
 	if len(in.DefaultNodeSelector) > 0 {
-		k8s[flyteKeyDefaultNodeSelector] = singleKeyMaps(in.DefaultNodeSelector, func(s string) any { return s })
+		k8s[flyteKeyDefaultNodeSelector] = chartkit.SingleKeyMaps(in.DefaultNodeSelector, func(s string) any { return s })
 	}
 }
 
@@ -436,8 +445,8 @@ func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible b
 	if !interruptible {
 		return
 	}
-	onDemand, _ := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
-	spot, _ := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: true})
+	onDemand, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
+	spot, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: true})
 	var added []string
 	for k, v := range spot.NodeSelector {
 		if onDemand.NodeSelector[k] != v {
@@ -445,16 +454,16 @@ func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible b
 		}
 	}
 	if len(added) != 1 {
-		diags.AddWarning(gpudiag.At(blockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
+		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
 			string(cloud)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
 				"interruptible, or set default_node_selector yourself.")
 		return
 	}
 	key := added[0]
 	value := spot.NodeSelector[key]
-	k8s[flyteKeyInterruptibleReq] = plainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}})
+	k8s[flyteKeyInterruptibleReq] = chartkit.PlainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}})
 	// NotIn also matches nodes without the label: everything but spot.
-	k8s[flyteKeyNonInterruptibleReq] = plainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{value}})
+	k8s[flyteKeyNonInterruptibleReq] = chartkit.PlainOrNil(corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{value}})
 	var extra []corev1.Toleration
 	for _, t := range spot.Tolerations {
 		if !slices.Contains(onDemand.Tolerations, t) {
@@ -462,29 +471,29 @@ func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible b
 		}
 	}
 	if len(extra) > 0 {
-		k8s[flyteKeyInterruptibleTolerations] = plainOrNil(clouds.NormalizeTolerations(extra))
+		k8s[flyteKeyInterruptibleTolerations] = chartkit.PlainOrNil(clouds.NormalizeTolerations(extra))
 	}
 }
 
 // flyteCloudNotes warns about placement rules Flyte cannot express.
 func flyteCloudNotes(cloud spec.Cloud, sharing string, diags *gpudiag.Diagnostics) {
-	clouds.RulesFor(cloud).FlyteNotes(blockFlyte, sharing, diags)
+	clouds.RulesFor(cloud).FlyteNotes(chartkit.BlockFlyte, sharing, diags)
 }
 
-// containsTemplate reports whether any string in v contains "{{".
-func containsTemplate(v any) bool {
+// ContainsTemplate reports whether any string in v contains "{{".
+func ContainsTemplate(v any) bool {
 	switch t := v.(type) {
 	case string:
 		return strings.Contains(t, "{{")
 	case map[string]any:
 		for k, e := range t {
-			if strings.Contains(k, "{{") || containsTemplate(e) {
+			if strings.Contains(k, "{{") || ContainsTemplate(e) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range t {
-			if containsTemplate(e) {
+			if ContainsTemplate(e) {
 				return true
 			}
 		}

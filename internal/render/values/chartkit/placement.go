@@ -1,4 +1,4 @@
-package values
+package chartkit
 
 import (
 	"maps"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
@@ -16,59 +17,59 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// valuesPlaceholderImage stands in for the container image in the pods the
+// ValuesPlaceholderImage stands in for the container image in the pods the
 // preview builds for a chart (pods.go): a pod needs an image, and the
 // chart chooses its own.
-const valuesPlaceholderImage = "registry.k8s.io/pause:3.10"
+const ValuesPlaceholderImage = "registry.k8s.io/pause:3.10"
 
 // valuesWorkloadName names the GPU request when the target has no name of
 // its own; it only shows in DRA claim template names.
 const valuesWorkloadName = "values"
 
-// valuesGPURequest is one GPU container inside a values target: a FiftyOne
+// ValuesGPURequest is one GPU container inside a values target: a FiftyOne
 // deployment or job template, a Numaflow UDF. Its fields are Workload
 // fields with the same attribute names, so Render's diagnostics (gpu.count,
 // cpu, env["X"], ...) only need the block's path in front.
-type valuesGPURequest struct {
-	name   string // a DNS-1123 label, or "" for valuesWorkloadName
-	gpu    spec.GPU
-	spot   bool
-	size   string
-	cpu    string
-	memory string
-	env    map[string]string
+type ValuesGPURequest struct {
+	Name   string // a DNS-1123 label, or "" for valuesWorkloadName
+	Gpu    spec.GPU
+	Spot   bool
+	Size   string
+	Cpu    string
+	Memory string
+	Env    map[string]string
 }
 
-// valuesPlacement is workload.PlacePod's answer for one GPU container, in the pieces
+// ValuesPlacement is workload.PlacePod's answer for one GPU container, in the pieces
 // a chart's values are made of.
-type valuesPlacement struct {
-	nodeSelector map[string]string
-	affinity     *corev1.Affinity
-	tolerations  []corev1.Toleration
+type ValuesPlacement struct {
+	NodeSelector map[string]string
+	Affinity     *corev1.Affinity
+	Tolerations  []corev1.Toleration
 	resourceName string // "" with DRA
-	// resources holds the GPU limit and equal request (or the DRA claim),
+	// Resources holds the GPU limit and equal request (or the DRA claim),
 	// and CPU/memory only when the request set cpu, memory or size.
-	resources corev1.ResourceRequirements
-	// env is the cloud's driver environment (GKE LD_LIBRARY_PATH) under the
+	Resources corev1.ResourceRequirements
+	// Env is the cloud's driver environment (GKE LD_LIBRARY_PATH) under the
 	// request's own env.
-	env     map[string]string
-	hostIPC bool
-	// claims and claimTemplate are set with DRA: the pod's resourceClaims
+	Env     map[string]string
+	HostIPC bool
+	// Claims and claimTemplate are set with DRA: the pod's resourceClaims
 	// and the ResourceClaimTemplate they reference.
-	claims        []corev1.PodResourceClaim
-	claimTemplate workload.Object
+	Claims        []corev1.PodResourceClaim
+	ClaimTemplate workload.Object
 }
 
 // workload carries the request in Workload's fields, so the workload rules
 // (and their diagnostic paths: gpu.count, cpu, env["X"]) apply unchanged.
-func (req valuesGPURequest) workload(cloud spec.Cloud) spec.Workload {
-	name := req.name
+func (req ValuesGPURequest) workload(cloud spec.Cloud) spec.Workload {
+	name := req.Name
 	if name == "" {
 		name = valuesWorkloadName
 	}
 	return spec.Workload{
 		Name: name, Cloud: string(cloud),
-		GPU: req.gpu, Spot: req.spot, Size: req.size, CPU: req.cpu, Memory: req.memory, Env: req.env,
+		GPU: req.Gpu, Spot: req.Spot, Size: req.Size, CPU: req.Cpu, Memory: req.Memory, Env: req.Env,
 	}
 }
 
@@ -85,8 +86,8 @@ func validateGPURequest(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag
 	return in, diags
 }
 
-// validateValuesGPU is the plan-time check of a request.
-func validateValuesGPU(cloud spec.Cloud, req valuesGPURequest) gpudiag.Diagnostics {
+// ValidateValuesGPU is the plan-time check of a request.
+func ValidateValuesGPU(cloud spec.Cloud, req ValuesGPURequest) gpudiag.Diagnostics {
 	_, diags := validateGPURequest(req.workload(cloud), false)
 	return diags
 }
@@ -95,50 +96,50 @@ func validateValuesGPU(cloud spec.Cloud, req valuesGPURequest) gpudiag.Diagnosti
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud spec.Cloud, req valuesGPURequest, pool *spec.PoolPolicy) (valuesPlacement, gpudiag.Diagnostics, bool) {
+func placeValuesGPU(cloud spec.Cloud, req ValuesGPURequest, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	w := req.workload(cloud)
 	in, diags := validateGPURequest(w, true)
 	if diags.HasError() {
-		return valuesPlacement{}, diags, false
+		return ValuesPlacement{}, diags, false
 	}
 	place, ok := workload.PlacePod(w, in, cloud, pool)
 	if !ok {
-		return valuesPlacement{}, diags, false
+		return ValuesPlacement{}, diags, false
 	}
-	p := valuesPlacement{
-		nodeSelector: place.NodeSelector,
-		affinity:     place.Affinity,
-		tolerations:  place.Tolerations,
+	p := ValuesPlacement{
+		NodeSelector: place.NodeSelector,
+		Affinity:     place.Affinity,
+		Tolerations:  place.Tolerations,
 		resourceName: string(place.ResourceName),
-		resources:    place.Resources,
-		env:          place.Env,
-		hostIPC:      place.HostIPC,
+		Resources:    place.Resources,
+		Env:          place.Env,
+		HostIPC:      place.HostIPC,
 	}
-	maps.Copy(p.env, req.env)
+	maps.Copy(p.Env, req.Env)
 	if in.DRA {
-		p.claims = workload.DRAPodClaims(w)
+		p.Claims = workload.DRAPodClaims(w)
 		version, _ := workload.DRAAPIVersion(nil)
-		p.claimTemplate = workload.DRAClaimTemplate(w, workload.ObjectMeta(w), version, max(in.Count, 1))
+		p.ClaimTemplate = workload.DRAClaimTemplate(w, workload.ObjectMeta(w), version, max(in.Count, 1))
 	}
 	// workload.PlacePod sizes every container from presets; a chart value the user
 	// did not ask for would override the chart's own defaults, so keep CPU
 	// and memory only when the request sized the container.
-	if req.size == "" && req.cpu == "" {
-		delete(p.resources.Requests, corev1.ResourceCPU)
-		delete(p.resources.Limits, corev1.ResourceCPU)
+	if req.Size == "" && req.Cpu == "" {
+		delete(p.Resources.Requests, corev1.ResourceCPU)
+		delete(p.Resources.Limits, corev1.ResourceCPU)
 	}
-	if req.size == "" && req.memory == "" {
-		delete(p.resources.Requests, corev1.ResourceMemory)
-		delete(p.resources.Limits, corev1.ResourceMemory)
+	if req.Size == "" && req.Memory == "" {
+		delete(p.Resources.Requests, corev1.ResourceMemory)
+		delete(p.Resources.Limits, corev1.ResourceMemory)
 	}
 	return p, diags, true
 }
 
-// cpuLimitLikeRequest copies the CPU request into the limits. Chart values
+// CpuLimitLikeRequest copies the CPU request into the limits. Chart values
 // are merged over chart defaults (FiftyOne's teamsDoCpuDefault ships
 // limits.cpu: 4), so a request without a limit could land below a default
 // limit and be rejected; an explicit equal limit cannot.
-func cpuLimitLikeRequest(res *corev1.ResourceRequirements) {
+func CpuLimitLikeRequest(res *corev1.ResourceRequirements) {
 	cpu, ok := res.Requests[corev1.ResourceCPU]
 	if !ok {
 		return
@@ -149,11 +150,11 @@ func cpuLimitLikeRequest(res *corev1.ResourceRequirements) {
 	res.Limits[corev1.ResourceCPU] = cpu
 }
 
-// cloudGPUPlacement is a cloud profile's raw placement for a GPU intent,
+// CloudGPUPlacement is a cloud profile's raw placement for a GPU intent,
 // for targets that configure a whole cluster (Flyte, the device plugin
 // DaemonSets) rather than one container. It is the same profile.place call
 // Render makes.
-func cloudGPUPlacement(cloud spec.Cloud, in clouds.GPUIntent) (clouds.Placement, bool) {
+func CloudGPUPlacement(cloud spec.Cloud, in clouds.GPUIntent) (clouds.Placement, bool) {
 	profile := clouds.ProfileFor(cloud)
 	if profile == nil {
 		return clouds.Placement{}, false
@@ -161,11 +162,11 @@ func cloudGPUPlacement(cloud spec.Cloud, in clouds.GPUIntent) (clouds.Placement,
 	return profile.Place(in), true
 }
 
-// acceleratorLabel is the node label a cloud selects an accelerator by
+// AcceleratorLabel is the node label a cloud selects an accelerator by
 // (the first requirement of its placement term) and the values it accepts,
 // e.g. cloud.google.com/gke-accelerator = [nvidia-tesla-t4].
-func acceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, values []string, ok bool) {
-	p, found := cloudGPUPlacement(cloud, clouds.GPUIntent{Accelerators: []*catalog.Accelerator{a}, Count: 1})
+func AcceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, values []string, ok bool) {
+	p, found := CloudGPUPlacement(cloud, clouds.GPUIntent{Accelerators: []*catalog.Accelerator{a}, Count: 1})
 	if !found || len(p.AcceleratorTerms) != 1 || len(p.AcceleratorTerms[0]) == 0 {
 		return "", nil, false
 	}
@@ -173,56 +174,56 @@ func acceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, val
 	return first.Key, slices.Clone(first.Values), true
 }
 
-// gpuNodeTolerations are the tolerations a pod needs to run on any GPU node
+// GpuNodeTolerations are the tolerations a pod needs to run on any GPU node
 // of the cloud, on-demand or spot: what node DaemonSets (device plugin, GPU
 // Operator operands) must carry.
-func gpuNodeTolerations(cloud spec.Cloud) []corev1.Toleration {
+func GpuNodeTolerations(cloud spec.Cloud) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, spot := range []bool{false, true} {
-		if p, ok := cloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: spot}); ok {
+		if p, ok := CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: spot}); ok {
 			out = append(out, p.Tolerations...)
 		}
 	}
 	return clouds.NormalizeTolerations(out)
 }
 
-// checkValuesTolerations validates tolerations typed by the user the way the
+// CheckValuesTolerations validates tolerations typed by the user the way the
 // API server would (core/v1 validation of pod tolerations), so a chart
 // install does not fail on them later.
-func checkValuesTolerations(path []any, tolerations []corev1.Toleration, diags *gpudiag.Diagnostics) {
+func CheckValuesTolerations(path []any, tolerations []corev1.Toleration, diags *gpudiag.Diagnostics) {
 	for i, t := range tolerations {
-		p := with(path, i)
+		p := With(path, i)
 		switch t.Operator {
 		case "", corev1.TolerationOpEqual:
 			if t.Key == "" {
-				diags.AddError(with(p, "key"), "Toleration key required",
+				diags.AddError(With(p, "key"), "Toleration key required",
 					"An empty key matches every taint only with operator \"Exists\". Allowed: set key, or operator = \"Exists\".")
 			}
 			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
-				diags.AddError(with(p, "value"), "Invalid toleration value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+".")
+				diags.AddError(With(p, "value"), "Invalid toleration value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+".")
 			}
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
-				diags.AddError(with(p, "value"), "Value with operator Exists",
+				diags.AddError(With(p, "value"), "Value with operator Exists",
 					"operator \"Exists\" matches any value, so value must be empty. Allowed: remove value, or operator = \"Equal\".")
 			}
 		default:
-			diags.AddError(with(p, "operator"), "Unknown toleration operator",
+			diags.AddError(With(p, "operator"), "Unknown toleration operator",
 				strconv.Quote(string(t.Operator))+" is not an operator. Allowed values: \"Equal\", \"Exists\".")
 		}
 		if t.Key != "" {
 			if msgs := validation.IsQualifiedName(t.Key); len(msgs) > 0 {
-				diags.AddError(with(p, "key"), "Invalid toleration key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+".")
+				diags.AddError(With(p, "key"), "Invalid toleration key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+".")
 			}
 		}
 		switch t.Effect {
 		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 		default:
-			diags.AddError(with(p, "effect"), "Unknown toleration effect",
+			diags.AddError(With(p, "effect"), "Unknown toleration effect",
 				strconv.Quote(string(t.Effect))+" is not a taint effect. Allowed values: "+gpudiag.QuoteList(tolerationEffectNames())+".")
 		}
 		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			diags.AddError(with(p, "toleration_seconds"), "toleration_seconds needs NoExecute",
+			diags.AddError(With(p, "toleration_seconds"), "toleration_seconds needs NoExecute",
 				"toleration_seconds only applies to effect \"NoExecute\". Allowed: remove it, or effect = \"NoExecute\".")
 		}
 	}
@@ -234,10 +235,10 @@ func tolerationEffectNames() []string {
 	return []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
 }
 
-// checkValuesNodeSelector validates label keys and values of a node selector.
-func checkValuesNodeSelector(path []any, selector map[string]string, diags *gpudiag.Diagnostics) {
+// CheckValuesNodeSelector validates label keys and values of a node selector.
+func CheckValuesNodeSelector(path []any, selector map[string]string, diags *gpudiag.Diagnostics) {
 	for _, key := range slices.Sorted(maps.Keys(selector)) {
-		p := with(path, gpudiag.MapKey(key))
+		p := With(path, gpudiag.MapKey(key))
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
 			diags.AddError(p, "Invalid node label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+".")
 		}
@@ -245,4 +246,28 @@ func checkValuesNodeSelector(path []any, selector map[string]string, diags *gpud
 			diags.AddError(p, "Invalid node label value", strconv.Quote(selector[key])+": "+strings.Join(msgs, "; ")+".")
 		}
 	}
+}
+
+// PlaceOnPool places the request as gpu_workload does with node_pool:
+// pool.Apply fills its GPU block from the pool, then Render adds the pool's
+// extra labels and taints (Options.Pool).
+func PlaceOnPool(cloud spec.Cloud, req ValuesGPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	if onPool == nil {
+		return placeValuesGPU(cloud, req, nil)
+	}
+	if onPool.Cloud != "" && onPool.Cloud != string(cloud) {
+		var diags gpudiag.Diagnostics
+		diags.AddError(gpudiag.At("node_pool", "cloud"), "Node pool on another cloud",
+			"The pool is on "+strconv.Quote(onPool.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
+				". Allowed: a pool of this cluster's cloud.")
+		return ValuesPlacement{}, diags, false
+	}
+	w, diags := pool.Apply(req.workload(cloud), *onPool)
+	if diags.HasError() {
+		return ValuesPlacement{}, diags, false
+	}
+	req.Gpu, req.Spot = w.GPU, w.Spot
+	p, more, ok := placeValuesGPU(cloud, req, onPool)
+	diags.Append(more)
+	return p, diags, ok
 }
