@@ -286,7 +286,7 @@ func (c *valuesConverter) fiftyOne(v types.Object) *fiftyone.Values {
 	var jobs []fiftyOneJobTemplateModel
 	c.objects(m.JobTemplate, &jobs)
 	for i, j := range jobs {
-		out.JobTemplates = append(out.JobTemplates, fiftyone.FiftyOneJobTemplate{
+		out.JobTemplates = append(out.JobTemplates, fiftyone.JobTemplate{
 			Key: c.str(j.Key), Enabled: c.optBool(j.Enabled), Image: c.image(j.Image), Env: c.stringMap(j.Env),
 			GPU: c.optGPU(j.GPU), NodePool: c.pool(j.NodePool, []any{"fiftyone", "job_template", i, "node_pool"}),
 			Spot: c.boolean(j.Spot), Size: c.str(j.Size), CPU: c.str(j.CPU), Memory: c.str(j.Memory),

@@ -390,7 +390,7 @@ func flyteBlock() schema.SingleNestedBlock {
 			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
 			"gpu_resource_name": schema.StringAttribute{
 				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
-					"extended resource GPU tasks request. Defaults per cloud: " + flyte.FlyteClassDefaults() + ".",
+					"extended resource GPU tasks request. Defaults per cloud: " + flyte.ClassDefaults() + ".",
 				Optional: true,
 			},
 			"gpu_device_node_label": schema.StringAttribute{
@@ -500,10 +500,10 @@ func devicePluginBlock() schema.SingleNestedBlock {
 func numaflowBlock() schema.SingleNestedBlock {
 	attrs := map[string]schema.Attribute{
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Object kind: one of " + markdownList(numaflow.NumaflowKindNames()) + " (default `" +
-				numaflow.NumaflowKindPipeline + "`).",
+			MarkdownDescription: "Object kind: one of " + markdownList(numaflow.KindNames()) + " (default `" +
+				numaflow.KindPipeline + "`).",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(numaflow.NumaflowKindNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(numaflow.KindNames()...)},
 		},
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +

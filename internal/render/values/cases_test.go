@@ -91,9 +91,9 @@ func fiftyOneCase(cloud spec.Cloud) *fiftyone.Values {
 				Image: &fiftyone.FiftyOneImage{Tag: "v2.22.1"}, Env: map[string]string{"FIFTYONE_MEDIA_CACHE_DIR": "/opt/media_cache"},
 				GPU: &spec.GPU{Count: 1, Accelerator: accel}, CPU: "8", Memory: "32Gi",
 			},
-			{Key: fiftyone.FiftyOneCPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"},
+			{Key: fiftyone.CPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"},
 		},
-		JobTemplates: []fiftyone.FiftyOneJobTemplate{{
+		JobTemplates: []fiftyone.JobTemplate{{
 			Key: "gpuBatch", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 1, Accelerator: accel}, Spot: cloud != spec.CloudGeneric,
 			Memory: "24Gi", BackoffLimit: rendertest.Ptr(int32(2)), TTLSecondsAfterFinished: rendertest.Ptr(int32(3600)),
 		}},
@@ -157,7 +157,7 @@ func extraValuesCases() []valuesCase {
 		{
 			target: TargetFiftyOne, name: "gke-autopilot-count",
 			description: "FiftyOne GPU guide, GKE Autopilot: gke-accelerator and gke-accelerator-count selectors, LD_LIBRARY_PATH.",
-			input: Input{Cloud: string(spec.CloudGKEAutopilot), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.FiftyOneJobTemplate{
+			input: Input{Cloud: string(spec.CloudGKEAutopilot), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{
 				{Key: "gpuGcpGkeAutopilot", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 2, Accelerator: "l4"}},
 			}}},
 		},
@@ -184,7 +184,7 @@ func extraValuesCases() []valuesCase {
 			target: TargetNumaflow, name: "generic-dra-monovertex",
 			description: "MonoVertex with a DRA claim: a v1 List holding the ResourceClaimTemplate (resource.k8s.io/v1) and the MonoVertex.",
 			input: Input{Cloud: string(spec.CloudGeneric), Numaflow: &numaflow.Values{
-				Kind: numaflow.NumaflowKindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
+				Kind: numaflow.KindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
 				GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}},
 			}},
 		},

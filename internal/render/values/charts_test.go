@@ -111,9 +111,9 @@ func TestFiftyOneValuesMatchSchema(t *testing.T) {
 // it to the input attribute.
 func TestSchemaViolationsMapToInputs(t *testing.T) {
 	chartDir := chartDirFromShared(t, "fiftyone-teams-app", "fiftyone-teams-app.values.yaml", "fiftyone-teams-app.values.schema.json")
-	in := fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &spec.GPU{Count: 1}}, fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "4"})
+	in := fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &spec.GPU{Count: 1}}, fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "4"})
 	values := mustGenerate(t, TargetFiftyOne, in)
-	bad, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits")
+	bad, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.CPUDefaultKey, "resources", "limits")
 	asMap(t, bad)["cpu"] = "4" // what a naive generator would write
 	chartkit.SetPath(values, int64(0), "delegatedOperatorDeployments", "deployments", "gpu", "replicaCount")
 
@@ -272,9 +272,9 @@ func checkFiftyOneEntryKeys(t *testing.T, name string, values, defaults map[stri
 func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 	t.Helper()
 	target := strings.SplitN(name, "/", 2)[0]
-	k8s, ok := chartkit.GetPath(values, flyte.FlytePluginPath(target)...)
+	k8s, ok := chartkit.GetPath(values, flyte.PluginPath(target)...)
 	if !ok {
-		t.Errorf("%s: no %s", name, strings.Join(flyte.FlytePluginPath(target), "."))
+		t.Errorf("%s: no %s", name, strings.Join(flyte.PluginPath(target), "."))
 		return
 	}
 	for key := range asMap(t, k8s) {
@@ -288,13 +288,13 @@ func checkFlyteKeys(t *testing.T, name string, values map[string]any) {
 }
 
 func TestFlyteGPUKeysAreDomainKeys(t *testing.T) {
-	for _, k := range flyte.FlyteGPUKeys() {
+	for _, k := range flyte.GPUKeys() {
 		if !slices.Contains(flyteDomainKeys, k) {
 			t.Errorf("%s is not in docs/design/flyte.md#plugin-config-keys", k)
 		}
 	}
 	// The chart paths exist in the real values files.
-	if _, ok := chartkit.GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteCore]), flyte.FlytePluginPath(TargetFlyteCore)...); !ok {
+	if _, ok := chartkit.GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteCore]), flyte.PluginPath(TargetFlyteCore)...); !ok {
 		t.Error("flyte-core has no configmap.k8s.plugins.k8s")
 	}
 	if _, ok := chartkit.GetPath(sharedChartValues(t, chartDefaultsFile[TargetFlyteBinary]), "configuration", "inline"); !ok {
@@ -303,8 +303,8 @@ func TestFlyteGPUKeysAreDomainKeys(t *testing.T) {
 	// gke-starter.yaml, the chart's own GPU example, uses the same labels
 	// as our GKE values.
 	starter := sharedChartValues(t, "flyte-binary.gke-starter.master.yaml")
-	k8s := asMap(t, valueAt(t, starter, flyte.FlytePluginPath(TargetFlyteBinary)...))
-	if k8s[flyte.FlyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.FlyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
+	k8s := asMap(t, valueAt(t, starter, flyte.PluginPath(TargetFlyteBinary)...))
+	if k8s[flyte.KeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.KeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Errorf("gke-starter labels differ: %v", k8s)
 	}
 }
@@ -327,8 +327,8 @@ func TestNvidiaChartDefaultsUnchanged(t *testing.T) {
 			t.Errorf("%s %s changed upstream:\n%s\nwe keep:\n%s", name, strings.Join(path, "."), a, b)
 		}
 	}
-	check("gpu-operator", operator, []string{"daemonsets", "tolerations"}, &[]corev1.Toleration{}, nvidia.GpuOperatorDaemonsetTolerations)
-	check("gpu-operator", operator, []string{"node-feature-discovery", "worker", "tolerations"}, &[]corev1.Toleration{}, nvidia.GpuOperatorNFDWorkerTolerations)
+	check("gpu-operator", operator, []string{"daemonsets", "tolerations"}, &[]corev1.Toleration{}, nvidia.GPUOperatorDaemonsetTolerations)
+	check("gpu-operator", operator, []string{"node-feature-discovery", "worker", "tolerations"}, &[]corev1.Toleration{}, nvidia.GPUOperatorNFDWorkerTolerations)
 	check("nvidia-device-plugin", plugin, []string{"tolerations"}, &[]corev1.Toleration{}, nvidia.DevicePluginChartTolerations)
 	check("nvidia-device-plugin", plugin, []string{"affinity"}, &corev1.Affinity{}, clouds.RequiredAffinity(nvidia.DevicePluginChartAffinityTerms))
 	check("nvidia-device-plugin", plugin, []string{"nfd", "worker", "tolerations"}, &[]corev1.Toleration{}, nvidia.DevicePluginNFDWorkerTolerations)

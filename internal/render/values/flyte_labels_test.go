@@ -18,10 +18,10 @@ func TestFlyteLabelOverrides(t *testing.T) {
 		GPUResourceName: "nvidia.com/gpu.shared", DeviceNodeLabel: "team.example.com/gpu",
 		PartitionSizeNodeLabel: "team.example.com/partition",
 	}})
-	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteCore)...))
+	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteCore)...))
 	for key, want := range map[string]string{
-		flyte.FlyteKeyGPUResourceName: "nvidia.com/gpu.shared", flyte.FlyteKeyGPUDeviceNodeLabel: "team.example.com/gpu",
-		flyte.FlyteKeyGPUPartitionSizeLabel: "team.example.com/partition",
+		flyte.KeyGPUResourceName: "nvidia.com/gpu.shared", flyte.KeyGPUDeviceNodeLabel: "team.example.com/gpu",
+		flyte.KeyGPUPartitionSizeLabel: "team.example.com/partition",
 	} {
 		if k8s[key] != want {
 			t.Errorf("%s = %v, want %s", key, k8s[key], want)
@@ -30,20 +30,20 @@ func TestFlyteLabelOverrides(t *testing.T) {
 	if req := asMap(t, k8s["gpu-unpartitioned-node-selector-requirement"]); req["key"] != "team.example.com/partition" {
 		t.Errorf("the unpartitioned requirement follows the partition label: %v", req)
 	}
-	tolerations, ok := k8s[flyte.FlyteKeyResourceTolerations].([]any)
+	tolerations, ok := k8s[flyte.KeyResourceTolerations].([]any)
 	if !ok || len(tolerations) == 0 {
-		t.Fatalf("resource-tolerations: %v", k8s[flyte.FlyteKeyResourceTolerations])
+		t.Fatalf("resource-tolerations: %v", k8s[flyte.KeyResourceTolerations])
 	}
 	if _, ok := asMap(t, tolerations[0])["nvidia.com/gpu.shared"]; !ok {
 		t.Errorf("resource-tolerations are keyed by the resource name tasks request: %v", tolerations)
 	}
 
 	defaults := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{}})
-	if got := valueAt(t, defaults, append(flyte.FlytePluginPath(TargetFlyteCore), flyte.FlyteKeyGPUDeviceNodeLabel)...); got != "cloud.google.com/gke-accelerator" {
+	if got := valueAt(t, defaults, append(flyte.PluginPath(TargetFlyteCore), flyte.KeyGPUDeviceNodeLabel)...); got != "cloud.google.com/gke-accelerator" {
 		t.Errorf("default device label on GKE: %v", got)
 	}
-	if !strings.Contains(flyte.FlyteClassDefaults(), "`gke`: `nvidia.com/gpu`, device `cloud.google.com/gke-accelerator`") {
-		t.Errorf("defaults description: %s", flyte.FlyteClassDefaults())
+	if !strings.Contains(flyte.ClassDefaults(), "`gke`: `nvidia.com/gpu`, device `cloud.google.com/gke-accelerator`") {
+		t.Errorf("defaults description: %s", flyte.ClassDefaults())
 	}
 
 	_, diags := Generate(TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{

@@ -54,7 +54,7 @@ func (f valuesFuzzInput) input() Input {
 			d.NodePool = &pools[0]
 		}
 		in.FiftyOne = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
-			JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
+			JobTemplates: []fiftyone.JobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
 	case TargetFlyteCore, TargetFlyteBinary:
 		in.Flyte = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
 			Interruptible: f.Spot, DefaultEnvVars: env, DefaultNodeSelector: env}

@@ -18,22 +18,22 @@ import (
 // task (plain, per configured device, unpartitioned, interruptible), the
 // GPU Operator's operand and NFD worker DaemonSet pods, the device plugin
 // DaemonSet pod, the Numaflow UDF pods. Only what the values carry is
-// filled in (images the chart chooses are chartkit.ValuesPlaceholderImage), so the
+// filled in (images the chart chooses are chartkit.PlaceholderImage), so the
 // specs can be validated, or server-side dry-run, to prove the GPU settings
 // are well-formed. It errors when the values do not have the target's
 // shape.
 func PodFragments(target string, values map[string]any) ([]corev1.PodSpec, error) {
 	switch target {
 	case TargetFiftyOne:
-		return fiftyone.FiftyOnePods(values)
+		return fiftyone.Pods(values)
 	case TargetFlyteCore, TargetFlyteBinary:
-		return flyte.FlytePods(target, values)
+		return flyte.Pods(target, values)
 	case TargetGPUOperator:
-		return nvidia.GpuOperatorPods(values)
+		return nvidia.GPUOperatorPods(values)
 	case TargetNvidiaDevicePlugin:
 		return nvidia.DevicePluginPods(values)
 	case TargetNumaflow:
-		return numaflow.NumaflowPods(values)
+		return numaflow.Pods(values)
 	}
 	return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, gpudiag.QuoteList(TargetNames()))
 }

@@ -211,7 +211,7 @@ func TestPlacementAgreement(t *testing.T) {
 // Flyte v2's accelerator-devices.
 func checkFlyteAgrees(t *testing.T, cloud spec.Cloud, accel string, want corev1.PodSpec) {
 	t.Helper()
-	if len(flyte.FlyteV2AcceleratorNames[accel]) == 0 {
+	if len(flyte.V2AcceleratorNames[accel]) == 0 {
 		return // Flyte has no name for it (a30)
 	}
 	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: string(cloud), Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{accel}}})

@@ -230,7 +230,7 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 // failed unless some GPU Deployment happened to exist.
 func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
-		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 	}})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 	rendertest.RequireNoErrors(t, diags)
@@ -241,7 +241,7 @@ func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
 		Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 	}})
 	chart := writePreviewChart(t, "tolerations")
 	tpl := filepath.Join(chart, "templates", "operators.yaml")
@@ -272,10 +272,10 @@ func TestRenderChartPreviewRefusesGPURequestsWithoutLimits(t *testing.T) {
 func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
 	chart := testcharts.Chart(t, "fiftyone-teams-app")
 	for name, in := range map[string]*fiftyone.Values{
-		"job template alone": {JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
+		"job template alone": {JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
 		"runner and job": {
 			Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-			JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+			JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 		},
 	} {
 		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: in})

@@ -44,11 +44,11 @@ func InputPathForValues(target string, in Input, valuesPath []any) []any {
 	var path []any
 	switch target {
 	case TargetFiftyOne:
-		path = fiftyone.FiftyOneInputPath(in.FiftyOne, keys)
+		path = fiftyone.InputPath(in.FiftyOne, keys)
 	case TargetFlyteCore, TargetFlyteBinary:
-		path = flyte.FlyteInputPath(target, keys)
+		path = flyte.InputPath(target, keys)
 	case TargetGPUOperator:
-		path = nvidia.GpuOperatorInputPath(in.GPUOperator, keys)
+		path = nvidia.GPUOperatorInputPath(in.GPUOperator, keys)
 	case TargetNvidiaDevicePlugin:
 		path = nvidia.DevicePluginInputPath(in.NvidiaDevicePlugin, keys)
 	}

@@ -92,7 +92,7 @@ func TestFiftyOneKeys(t *testing.T) {
 		Deployments: []fiftyone.FiftyOneDeployment{
 			{Key: "gpuA100"}, {Key: "gpu-a100"}, {Key: "gpu.l4"}, {Key: "l4x1"}, {Key: long + long},
 		},
-		JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: long}, {Key: ""}},
+		JobTemplates: []fiftyone.JobTemplate{{Key: long}, {Key: ""}},
 	}}
 	_, diags := Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[1].key", `the same name as key "gpuA100"`)
@@ -109,7 +109,7 @@ func TestFiftyOneKeys(t *testing.T) {
 func TestFiftyOneResources(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, fiftyOneInput(spec.CloudEKS,
 		fiftyone.FiftyOneDeployment{Key: "gpuTwo", GPU: &spec.GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"},
-		fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "8"},
+		fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "8"},
 	))
 	gpu := asMap(t, valueAt(t, values, "delegatedOperatorDeployments", "deployments", "gpuTwo", "resources"))
 	limits, requests := asMap(t, gpu["limits"]), asMap(t, gpu["requests"])
@@ -121,17 +121,17 @@ func TestFiftyOneResources(t *testing.T) {
 	if limits["cpu"] != "6" || requests["cpu"] != "6" || limits["memory"] != "48Gi" {
 		t.Fatalf("cpu/memory: %v", gpu)
 	}
-	cpu := valueAt(t, values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits", "cpu")
+	cpu := valueAt(t, values, "delegatedOperatorDeployments", "deployments", fiftyone.CPUDefaultKey, "resources", "limits", "cpu")
 	if cpu != int64(8) {
 		t.Fatalf("teamsDoCpuDefault cpu must stay an integer (schema), got %#v", cpu)
 	}
 	for _, sel := range []string{"nodeSelector", "tolerations", "affinity"} {
-		if _, ok := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, sel); ok {
+		if _, ok := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.CPUDefaultKey, sel); ok {
 			t.Errorf("CPU runner must not get GPU %s", sel)
 		}
 	}
 
-	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: fiftyone.FiftyOneCPUDefaultKey, CPU: "500m"}))
+	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "500m"}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].cpu", "integer")
 	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "cpu", Size: catalog.SizeSmall, Replicas: rendertest.Ptr(int32(0))}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].size", "no gpu block")
@@ -152,7 +152,7 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 // (docs/design/fiftyone.md#cloud-gpu-examples).
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud spec.Cloud, g spec.GPU) map[string]any {
-		in := Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.FiftyOneJobTemplate{{Key: "gpu", GPU: &g}}}}
+		in := Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{{Key: "gpu", GPU: &g}}}}
 		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(spec.CloudGKEAutopilot, spec.GPU{Count: 1, Accelerator: "t4"})
@@ -175,21 +175,21 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 
 func TestFlyteValues(t *testing.T) {
 	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{Accelerators: []string{"a100-40gb"}}})
-	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteCore)...))
-	if k8s[flyte.FlyteKeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.FlyteKeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
+	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteCore)...))
+	if k8s[flyte.KeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.KeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Fatalf("labels: %v", k8s)
 	}
 	// The docs' example (operator Equal, value DoesNotExist) is invalid;
 	// the generated requirement must be a valid NodeSelectorRequirement.
 	var req corev1.NodeSelectorRequirement
-	if err := chartkit.DecodePlain(k8s[flyte.FlyteKeyGPUUnpartitionedReq], &req); err != nil ||
+	if err := chartkit.DecodePlain(k8s[flyte.KeyGPUUnpartitionedReq], &req); err != nil ||
 		req.Operator != corev1.NodeSelectorOpDoesNotExist || len(req.Values) != 0 {
 		t.Fatalf("unpartitioned requirement %+v (%v)", req, err)
 	}
 	// resource-tolerations: a list of single-key maps keyed by resource.
-	list, ok := k8s[flyte.FlyteKeyResourceTolerations].([]any)
+	list, ok := k8s[flyte.KeyResourceTolerations].([]any)
 	if !ok || len(list) != 1 {
-		t.Fatalf("resource-tolerations must be a list of single-key maps: %#v", k8s[flyte.FlyteKeyResourceTolerations])
+		t.Fatalf("resource-tolerations must be a list of single-key maps: %#v", k8s[flyte.KeyResourceTolerations])
 	}
 	if _, ok := list[0].(map[string]any)["nvidia.com/gpu"]; !ok {
 		t.Fatalf("resource-tolerations key: %#v", list[0])
@@ -217,13 +217,13 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
 
 	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: "eks-auto", Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{"t4"}}})
-	k8s := asMap(t, valueAt(t, values, flyte.FlytePluginPath(TargetFlyteBinary)...))
-	for _, v1Only := range []string{flyte.FlyteKeyGPUResourceName, flyte.FlyteKeyGPUDeviceNodeLabel, flyte.FlyteKeyDefaultEnvVars} {
+	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteBinary)...))
+	for _, v1Only := range []string{flyte.KeyGPUResourceName, flyte.KeyGPUDeviceNodeLabel, flyte.KeyDefaultEnvVars} {
 		if _, ok := k8s[v1Only]; ok {
 			t.Errorf("v2 values must not set %s", v1Only)
 		}
 	}
-	devices, err := chartkit.FromSingleKeyMaps(k8s[flyte.FlyteKeyAcceleratorDevices])
+	devices, err := chartkit.FromSingleKeyMaps(k8s[flyte.KeyAcceleratorDevices])
 	if err != nil || devices["T4"] != "t4" {
 		t.Fatalf("v2 devices on EKS Auto Mode must be instance-gpu-name values: %v (%v)", devices, err)
 	}
@@ -351,7 +351,7 @@ func TestRemapValuesDiagnostics(t *testing.T) {
 		path   []any
 		want   string
 	}{
-		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", fiftyone.FiftyOneCPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
+		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", fiftyone.CPUDefaultKey, "resources", "limits", "cpu"), "fiftyone.deployment[1].cpu"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits", "nvidia.com/gpu"), "fiftyone.deployment[0].gpu.count"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorJobTemplates", "jobs", "gpuBatch", "tolerations", 0, "key"), "fiftyone.job_template[0].gpu"},
 		{TargetFiftyOne, gpudiag.At("delegatedOperatorDeployments", "deployments", "gpuWorker", "env", "A"), `fiftyone.deployment[0].env["A"]`},
@@ -394,7 +394,7 @@ func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
 	inputs := map[string]Input{
 		TargetFiftyOne: {FiftyOne: &fiftyone.Values{
 			Deployments:  []fiftyone.FiftyOneDeployment{{GPU: &spec.GPU{}}, {NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}},
-			JobTemplates: []fiftyone.FiftyOneJobTemplate{{GPU: &spec.GPU{}}},
+			JobTemplates: []fiftyone.JobTemplate{{GPU: &spec.GPU{}}},
 		}},
 		TargetFlyteCore:          {Flyte: &flyte.Values{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}}},
 		TargetFlyteBinary:        {Flyte: &flyte.Values{FlyteVersion: 2}},

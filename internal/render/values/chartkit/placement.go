@@ -17,25 +17,25 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// ValuesPlaceholderImage stands in for the container image in the pods the
+// PlaceholderImage stands in for the container image in the pods the
 // preview builds for a chart (pods.go): a pod needs an image, and the
 // chart chooses its own.
-const ValuesPlaceholderImage = "registry.k8s.io/pause:3.10"
+const PlaceholderImage = "registry.k8s.io/pause:3.10"
 
 // valuesWorkloadName names the GPU request when the target has no name of
 // its own; it only shows in DRA claim template names.
 const valuesWorkloadName = "values"
 
-// ValuesGPURequest is one GPU container inside a values target: a FiftyOne
+// GPURequest is one GPU container inside a values target: a FiftyOne
 // deployment or job template, a Numaflow UDF. Its fields are Workload
 // fields with the same attribute names, so Render's diagnostics (gpu.count,
 // cpu, env["X"], ...) only need the block's path in front.
-type ValuesGPURequest struct {
+type GPURequest struct {
 	Name   string // a DNS-1123 label, or "" for valuesWorkloadName
-	Gpu    spec.GPU
+	GPU    spec.GPU
 	Spot   bool
 	Size   string
-	Cpu    string
+	CPU    string
 	Memory string
 	Env    map[string]string
 }
@@ -62,14 +62,14 @@ type ValuesPlacement struct {
 
 // workload carries the request in Workload's fields, so the workload rules
 // (and their diagnostic paths: gpu.count, cpu, env["X"]) apply unchanged.
-func (req ValuesGPURequest) workload(cloud spec.Cloud) spec.Workload {
+func (req GPURequest) workload(cloud spec.Cloud) spec.Workload {
 	name := req.Name
 	if name == "" {
 		name = valuesWorkloadName
 	}
 	return spec.Workload{
 		Name: name, Cloud: string(cloud),
-		GPU: req.Gpu, Spot: req.Spot, Size: req.Size, CPU: req.Cpu, Memory: req.Memory, Env: req.Env,
+		GPU: req.GPU, Spot: req.Spot, Size: req.Size, CPU: req.CPU, Memory: req.Memory, Env: req.Env,
 	}
 }
 
@@ -87,7 +87,7 @@ func validateGPURequest(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag
 }
 
 // ValidateValuesGPU is the plan-time check of a request.
-func ValidateValuesGPU(cloud spec.Cloud, req ValuesGPURequest) gpudiag.Diagnostics {
+func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
 	_, diags := validateGPURequest(req.workload(cloud), false)
 	return diags
 }
@@ -96,7 +96,7 @@ func ValidateValuesGPU(cloud spec.Cloud, req ValuesGPURequest) gpudiag.Diagnosti
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud spec.Cloud, req ValuesGPURequest, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+func placeValuesGPU(cloud spec.Cloud, req GPURequest, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	w := req.workload(cloud)
 	in, diags := validateGPURequest(w, true)
 	if diags.HasError() {
@@ -124,7 +124,7 @@ func placeValuesGPU(cloud spec.Cloud, req ValuesGPURequest, pool *spec.PoolPolic
 	// workload.PlacePod sizes every container from presets; a chart value the user
 	// did not ask for would override the chart's own defaults, so keep CPU
 	// and memory only when the request sized the container.
-	if req.Size == "" && req.Cpu == "" {
+	if req.Size == "" && req.CPU == "" {
 		delete(p.Resources.Requests, corev1.ResourceCPU)
 		delete(p.Resources.Limits, corev1.ResourceCPU)
 	}
@@ -135,11 +135,11 @@ func placeValuesGPU(cloud spec.Cloud, req ValuesGPURequest, pool *spec.PoolPolic
 	return p, diags, true
 }
 
-// CpuLimitLikeRequest copies the CPU request into the limits. Chart values
+// CPULimitLikeRequest copies the CPU request into the limits. Chart values
 // are merged over chart defaults (FiftyOne's teamsDoCpuDefault ships
 // limits.cpu: 4), so a request without a limit could land below a default
 // limit and be rejected; an explicit equal limit cannot.
-func CpuLimitLikeRequest(res *corev1.ResourceRequirements) {
+func CPULimitLikeRequest(res *corev1.ResourceRequirements) {
 	cpu, ok := res.Requests[corev1.ResourceCPU]
 	if !ok {
 		return
@@ -174,10 +174,10 @@ func AcceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, val
 	return first.Key, slices.Clone(first.Values), true
 }
 
-// GpuNodeTolerations are the tolerations a pod needs to run on any GPU node
+// GPUNodeTolerations are the tolerations a pod needs to run on any GPU node
 // of the cloud, on-demand or spot: what node DaemonSets (device plugin, GPU
 // Operator operands) must carry.
-func GpuNodeTolerations(cloud spec.Cloud) []corev1.Toleration {
+func GPUNodeTolerations(cloud spec.Cloud) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, spot := range []bool{false, true} {
 		if p, ok := CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: spot}); ok {
@@ -251,7 +251,7 @@ func CheckValuesNodeSelector(path []any, selector map[string]string, diags *gpud
 // PlaceOnPool places the request as gpu_workload does with node_pool:
 // pool.Apply fills its GPU block from the pool, then Render adds the pool's
 // extra labels and taints (Options.Pool).
-func PlaceOnPool(cloud spec.Cloud, req ValuesGPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+func PlaceOnPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	if onPool == nil {
 		return placeValuesGPU(cloud, req, nil)
 	}
@@ -266,7 +266,7 @@ func PlaceOnPool(cloud spec.Cloud, req ValuesGPURequest, onPool *spec.PoolPolicy
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	req.Gpu, req.Spot = w.GPU, w.Spot
+	req.GPU, req.Spot = w.GPU, w.Spot
 	p, more, ok := placeValuesGPU(cloud, req, onPool)
 	diags.Append(more)
 	return p, diags, ok

@@ -23,7 +23,7 @@ import (
 // Job templates (docs/design/fiftyone.md).
 type Values struct {
 	Deployments  []FiftyOneDeployment  // deployment (blocks)
-	JobTemplates []FiftyOneJobTemplate // job_template (blocks)
+	JobTemplates []JobTemplate // job_template (blocks)
 }
 
 // FiftyOneImage overrides the chart's executor image; empty fields keep the
@@ -60,9 +60,9 @@ type FiftyOneDeployment struct {
 	Memory string // memory
 }
 
-// FiftyOneJobTemplate is one entry of delegatedOperatorJobTemplates.jobs.<key>:
+// JobTemplate is one entry of delegatedOperatorJobTemplates.jobs.<key>:
 // a Job manifest the FiftyOne API launches per operation.
-type FiftyOneJobTemplate struct {
+type JobTemplate struct {
 	// Key is the camelCase chart key; Jobs are named KebabCase(Key)
 	// truncated to 48 characters, then "-<operation id>".
 	Key      string            // key
@@ -84,9 +84,9 @@ type FiftyOneJobTemplate struct {
 
 // FiftyOne chart constants (voxel51/fiftyone-teams-app-deploy, docs/design/fiftyone.md).
 const (
-	// FiftyOneCPUDefaultKey is the shipped CPU runner; its schema entry is
+	// CPUDefaultKey is the shipped CPU runner; its schema entry is
 	// typed from its defaults, so its cpu must stay an integer.
-	FiftyOneCPUDefaultKey = "teamsDoCpuDefault"
+	CPUDefaultKey = "teamsDoCpuDefault"
 	// Jobs are named "<kebabcase key | trunc 48>-<id>".
 	fiftyOneJobNameMax = 48
 )
@@ -192,8 +192,8 @@ func (e fiftyOneEntry) render(cloud spec.Cloud, strict bool, names map[string]st
 	return entry, true
 }
 
-func (e fiftyOneEntry) request() chartkit.ValuesGPURequest {
-	return chartkit.ValuesGPURequest{Gpu: *e.gpu, Spot: e.spot, Size: e.size, Cpu: e.cpu, Memory: e.memory, Env: e.env}
+func (e fiftyOneEntry) request() chartkit.GPURequest {
+	return chartkit.GPURequest{GPU: *e.gpu, Spot: e.spot, Size: e.size, CPU: e.cpu, Memory: e.memory, Env: e.env}
 }
 
 // checkKey: the key names the Kubernetes objects through kebabcase, so the
@@ -300,7 +300,7 @@ func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
 // affinity and env.
 func (e fiftyOneEntry) addPlacement(entry map[string]any, p chartkit.ValuesPlacement, diags *gpudiag.Diagnostics) {
 	res := p.Resources
-	chartkit.CpuLimitLikeRequest(&res)
+	chartkit.CPULimitLikeRequest(&res)
 	e.addResources(entry, res, diags)
 	if len(p.NodeSelector) > 0 {
 		entry["nodeSelector"] = chartkit.StringMapValue(p.NodeSelector)
@@ -366,7 +366,7 @@ func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Dia
 	out := map[string]any{}
 	for name, q := range list {
 		switch {
-		case name == corev1.ResourceCPU && e.key == FiftyOneCPUDefaultKey:
+		case name == corev1.ResourceCPU && e.key == CPUDefaultKey:
 			if q.MilliValue()%1000 != 0 {
 				diags.AddError(chartkit.With(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
 					"The chart's values.schema.json types teamsDoCpuDefault's resources cpu as an integer, so "+
@@ -416,7 +416,7 @@ func addDeploymentFields(entry map[string]any, d FiftyOneDeployment, path []any,
 	}
 }
 
-func addJobFields(entry map[string]any, j FiftyOneJobTemplate, path []any, diags *gpudiag.Diagnostics) {
+func addJobFields(entry map[string]any, j JobTemplate, path []any, diags *gpudiag.Diagnostics) {
 	setInt32 := func(key, attribute string, v *int32, minimum int32) {
 		if v == nil {
 			return

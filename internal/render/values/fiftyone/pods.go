@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-func FiftyOnePods(values map[string]any) ([]corev1.PodSpec, error) {
+func Pods(values map[string]any) ([]corev1.PodSpec, error) {
 	var pods []corev1.PodSpec
 	for _, section := range []struct {
 		path []string
@@ -69,7 +69,7 @@ func fiftyOneImage(entry map[string]any) string {
 	t, _ := tag.(string)
 	switch {
 	case r == "":
-		return chartkit.ValuesPlaceholderImage
+		return chartkit.PlaceholderImage
 	case t == "":
 		return r
 	}

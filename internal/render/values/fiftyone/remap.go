@@ -8,7 +8,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-func FiftyOneInputPath(in *Values, keys []string) []any {
+func InputPath(in *Values, keys []string) []any {
 	if in == nil || len(keys) < 3 {
 		return nil
 	}
@@ -20,7 +20,7 @@ func FiftyOneInputPath(in *Values, keys []string) []any {
 		index = slices.IndexFunc(in.Deployments, func(d FiftyOneDeployment) bool { return d.Key == keys[2] })
 	case keys[0] == "delegatedOperatorJobTemplates" && keys[1] == "jobs":
 		list = "job_template"
-		index = slices.IndexFunc(in.JobTemplates, func(j FiftyOneJobTemplate) bool { return j.Key == keys[2] })
+		index = slices.IndexFunc(in.JobTemplates, func(j JobTemplate) bool { return j.Key == keys[2] })
 	}
 	if index < 0 {
 		return nil

@@ -65,7 +65,7 @@ type Values struct {
 	// included) in resource-tolerations.
 	NodePools []spec.PoolPolicy // node_pools
 	// GPUResourceName, DeviceNodeLabel and PartitionSizeNodeLabel replace
-	// the cloud's defaults (FlyteClassDefaults) for the resource tasks
+	// the cloud's defaults (ClassDefaults) for the resource tasks
 	// request and the node labels propeller selects devices and partitions
 	// by; "" keeps the default.
 	GPUResourceName        string // gpu_resource_name
@@ -82,38 +82,38 @@ const (
 
 // Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
 const (
-	FlyteKeyGPUResourceName          = "gpu-resource-name"
-	FlyteKeyResourceTolerations      = "resource-tolerations"
-	FlyteKeyGPUDeviceNodeLabel       = "gpu-device-node-label"
-	FlyteKeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
-	FlyteKeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
+	KeyGPUResourceName          = "gpu-resource-name"
+	KeyResourceTolerations      = "resource-tolerations"
+	KeyGPUDeviceNodeLabel       = "gpu-device-node-label"
+	KeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
+	KeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
 	flyteKeyGPUUnpartitionedTol      = "gpu-unpartitioned-toleration"
 	flyteKeyDefaultTolerations       = "default-tolerations"
 	flyteKeyDefaultNodeSelector      = "default-node-selector"
-	FlyteKeyDefaultEnvVars           = "default-env-vars"
+	KeyDefaultEnvVars           = "default-env-vars"
 	flyteKeyInterruptibleTolerations = "interruptible-tolerations"
 	flyteKeyInterruptibleReq         = "interruptible-node-selector-requirement"
 	flyteKeyNonInterruptibleReq      = "non-interruptible-node-selector-requirement"
-	FlyteKeyAcceleratorDevices       = "accelerator-devices"
+	KeyAcceleratorDevices       = "accelerator-devices"
 	flyteKeyAcceleratorDeviceClass   = "accelerator-device-classes"
 	// flyteNvidiaDeviceClass is core.GPUAccelerator_NVIDIA_GPU's name.
 	flyteNvidiaDeviceClass = "NVIDIA_GPU"
 )
 
-// FlyteGPUKeys lists every k8s plugin key the flyte targets may write, for
+// GPUKeys lists every k8s plugin key the flyte targets may write, for
 // tests and documentation.
-func FlyteGPUKeys() []string {
+func GPUKeys() []string {
 	return []string{
-		FlyteKeyGPUResourceName, FlyteKeyResourceTolerations, FlyteKeyGPUDeviceNodeLabel, FlyteKeyGPUPartitionSizeLabel,
-		FlyteKeyGPUUnpartitionedReq, flyteKeyGPUUnpartitionedTol, flyteKeyDefaultTolerations, flyteKeyDefaultNodeSelector,
-		FlyteKeyDefaultEnvVars, flyteKeyInterruptibleTolerations, flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq,
-		FlyteKeyAcceleratorDevices, flyteKeyAcceleratorDeviceClass,
+		KeyGPUResourceName, KeyResourceTolerations, KeyGPUDeviceNodeLabel, KeyGPUPartitionSizeLabel,
+		KeyGPUUnpartitionedReq, flyteKeyGPUUnpartitionedTol, flyteKeyDefaultTolerations, flyteKeyDefaultNodeSelector,
+		KeyDefaultEnvVars, flyteKeyInterruptibleTolerations, flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq,
+		KeyAcceleratorDevices, flyteKeyAcceleratorDeviceClass,
 	}
 }
 
-// FlyteV2AcceleratorNames are the keys of Flyte v2's accelerator-devices
+// V2AcceleratorNames are the keys of Flyte v2's accelerator-devices
 // default map (flyteplugins config.go on main) that name each catalog model.
-var FlyteV2AcceleratorNames = map[string][]string{
+var V2AcceleratorNames = map[string][]string{
 	"a100-40gb": {"A100"},
 	"a100-80gb": {"A100 80G"},
 	"a10g":      {"A10G"},
@@ -127,10 +127,10 @@ var FlyteV2AcceleratorNames = map[string][]string{
 	"v100-32gb": {"V100"},
 }
 
-// FlytePluginPath is where a target's k8s plugin config lives in its values:
+// PluginPath is where a target's k8s plugin config lives in its values:
 // flyte-core renders configmap.k8s whole into k8s.yaml; flyte-binary merges
 // configuration.inline over its base config.
-func FlytePluginPath(target string) []string {
+func PluginPath(target string) []string {
 	if target == TargetCore {
 		return []string{"configmap", "k8s", "plugins", "k8s"}
 	}
@@ -171,7 +171,7 @@ func Generate(target string, cloud spec.Cloud, in Values, strict bool) (map[stri
 	addFlyteInterruptible(k8s, cloud, in.Interruptible, &diags)
 	flyteCloudNotes(cloud, sharing, &diags)
 	values := map[string]any{}
-	chartkit.SetPath(values, k8s, FlytePluginPath(target)...)
+	chartkit.SetPath(values, k8s, PluginPath(target)...)
 	if ContainsTemplate(values) {
 		diags.AddError(gpudiag.At(chartkit.BlockFlyte), "Template braces in Flyte values",
 			"Flyte's charts pass these values through Helm's tpl, which would evaluate \"{{\". This is a provider bug; please report it.")
@@ -189,18 +189,18 @@ func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*cat
 	place, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
 	class := flyteDeviceClass(cloud, string(place.ResourceName), place)
 	class.override(in)
-	k8s[FlyteKeyResourceTolerations] = []any{map[string]any{class.resourceName: chartkit.PlainOrNil(clouds.NormalizeTolerations(place.Tolerations))}}
+	k8s[KeyResourceTolerations] = []any{map[string]any{class.resourceName: chartkit.PlainOrNil(clouds.NormalizeTolerations(place.Tolerations))}}
 	if !v2 {
 		maps.Copy(k8s, flyteV1Keys(class))
 		flyteDeviceNotes(cloud, accelerators, diags)
 		if all := flyteEnv(env, place.Env); len(all) > 0 {
-			k8s[FlyteKeyDefaultEnvVars] = chartkit.SingleKeyMaps(all, func(s string) any { return s })
+			k8s[KeyDefaultEnvVars] = chartkit.SingleKeyMaps(all, func(s string) any { return s })
 		}
 		return k8s
 	}
 	k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
 	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
-		k8s[FlyteKeyAcceleratorDevices] = chartkit.SingleKeyMaps(devices, func(s string) any { return s })
+		k8s[KeyAcceleratorDevices] = chartkit.SingleKeyMaps(devices, func(s string) any { return s })
 	}
 	clouds.RulesFor(cloud).FlyteV2Notes(chartkit.BlockFlyte, diags)
 	return k8s
@@ -215,7 +215,7 @@ func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy
 		return
 	}
 	byResource := map[string][]corev1.Toleration{}
-	existing, _ := chartkit.FromSingleKeyMaps(k8s[FlyteKeyResourceTolerations])
+	existing, _ := chartkit.FromSingleKeyMaps(k8s[KeyResourceTolerations])
 	for name, v := range existing {
 		var ts []corev1.Toleration
 		_ = chartkit.DecodePlain(v, &ts)
@@ -242,7 +242,7 @@ func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy
 					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
 		}
 	}
-	k8s[FlyteKeyResourceTolerations] = chartkit.SingleKeyMaps(byResource, func(ts []corev1.Toleration) any { return chartkit.PlainOrNil(ts) })
+	k8s[KeyResourceTolerations] = chartkit.SingleKeyMaps(byResource, func(ts []corev1.Toleration) any { return chartkit.PlainOrNil(ts) })
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.
@@ -337,15 +337,15 @@ func flyteDeviceClass(cloud spec.Cloud, resourceName string, whole clouds.Placem
 }
 
 func flyteV1Keys(c flyteClass) map[string]any {
-	out := map[string]any{FlyteKeyGPUResourceName: c.resourceName}
+	out := map[string]any{KeyGPUResourceName: c.resourceName}
 	if c.deviceLabel != "" {
-		out[FlyteKeyGPUDeviceNodeLabel] = c.deviceLabel
+		out[KeyGPUDeviceNodeLabel] = c.deviceLabel
 	}
 	if c.partitionLabel != "" {
-		out[FlyteKeyGPUPartitionSizeLabel] = c.partitionLabel
+		out[KeyGPUPartitionSizeLabel] = c.partitionLabel
 	}
 	if c.unpartitioned != nil {
-		out[FlyteKeyGPUUnpartitionedReq] = chartkit.PlainOrNil(c.unpartitioned)
+		out[KeyGPUUnpartitionedReq] = chartkit.PlainOrNil(c.unpartitioned)
 	}
 	return out
 }
@@ -370,7 +370,7 @@ func classValues(c flyteClass) map[string]any {
 func flyteV2Devices(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
 	devices := map[string]string{}
 	for i, a := range accelerators {
-		names := FlyteV2AcceleratorNames[a.Name]
+		names := V2AcceleratorNames[a.Name]
 		_, values, ok := chartkit.AcceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue

@@ -58,10 +58,10 @@ func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 	}
 }
 
-// FlyteClassDefaults describes, per cloud, the resource name and node labels
+// ClassDefaults describes, per cloud, the resource name and node labels
 // Flyte gets when the attributes are unset: the same flyteDeviceClass the
 // values are made from.
-func FlyteClassDefaults() string {
+func ClassDefaults() string {
 	var parts []string
 	for _, name := range clouds.Names() {
 		cloud := spec.Cloud(name)

@@ -13,16 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// FlytePods simulates flytepropeller for a one-GPU task (docs/design/flyte.md#how-propeller-places-a-gpu-task):
+// Pods simulates flytepropeller for a one-GPU task (docs/design/flyte.md#how-propeller-places-a-gpu-task):
 // the GPU resource with equal request, resource-tolerations of it,
 // default-tolerations and default-node-selector; then the same task per
 // configured device (required node affinity and toleration on the device
 // label), unpartitioned, and interruptible.
-func FlytePods(target string, values map[string]any) ([]corev1.PodSpec, error) {
-	raw, _ := chartkit.GetPath(values, FlytePluginPath(target)...)
+func Pods(target string, values map[string]any) ([]corev1.PodSpec, error) {
+	raw, _ := chartkit.GetPath(values, PluginPath(target)...)
 	k8s, ok := raw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s is not a map", chartkit.DisplayValuesPath(chartkit.StepsOf(FlytePluginPath(target))))
+		return nil, fmt.Errorf("%s is not a map", chartkit.DisplayValuesPath(chartkit.StepsOf(PluginPath(target))))
 	}
 	cfg, err := readFlyteConfig(k8s)
 	if err != nil {
@@ -77,21 +77,21 @@ func readFlyteConfig(k8s map[string]any) (flyteConfig, error) {
 		}
 		return k8s[v1Key]
 	}
-	if s, ok := pick(FlyteKeyGPUResourceName, "resource-name").(string); ok && s != "" {
+	if s, ok := pick(KeyGPUResourceName, "resource-name").(string); ok && s != "" {
 		cfg.resourceName = s
 	}
-	cfg.deviceLabel, _ = pick(FlyteKeyGPUDeviceNodeLabel, "device-node-label").(string)
-	if err := chartkit.DecodeOptional(pick(FlyteKeyGPUUnpartitionedReq, "unpartitioned-node-selector-requirement"), &cfg.unpartitioned); err != nil {
+	cfg.deviceLabel, _ = pick(KeyGPUDeviceNodeLabel, "device-node-label").(string)
+	if err := chartkit.DecodeOptional(pick(KeyGPUUnpartitionedReq, "unpartitioned-node-selector-requirement"), &cfg.unpartitioned); err != nil {
 		return cfg, err
 	}
-	byResource, err := chartkit.FromSingleKeyMaps(k8s[FlyteKeyResourceTolerations])
+	byResource, err := chartkit.FromSingleKeyMaps(k8s[KeyResourceTolerations])
 	if err != nil {
 		return cfg, err
 	}
 	for name, v := range byResource {
 		var ts []corev1.Toleration
 		if err := chartkit.DecodePlain(v, &ts); err != nil {
-			return cfg, fmt.Errorf("%s[%s]: %w", FlyteKeyResourceTolerations, name, err)
+			return cfg, fmt.Errorf("%s[%s]: %w", KeyResourceTolerations, name, err)
 		}
 		cfg.tolerations[name] = ts
 	}
@@ -105,7 +105,7 @@ func readFlyteConfig(k8s map[string]any) (flyteConfig, error) {
 	if err := chartkit.DecodePlain(selector, &cfg.defaultNodeSelector); err != nil {
 		return cfg, err
 	}
-	devices, err := chartkit.FromSingleKeyMaps(k8s[FlyteKeyAcceleratorDevices])
+	devices, err := chartkit.FromSingleKeyMaps(k8s[KeyAcceleratorDevices])
 	if err != nil {
 		return cfg, err
 	}
@@ -126,7 +126,7 @@ func (cfg flyteConfig) basePod() corev1.PodSpec {
 	pod := corev1.PodSpec{
 		RestartPolicy: corev1.RestartPolicyNever,
 		Containers: []corev1.Container{{
-			Name: "task", Image: chartkit.ValuesPlaceholderImage,
+			Name: "task", Image: chartkit.PlaceholderImage,
 			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{name: one}, Requests: corev1.ResourceList{name: one}},
 		}},
 	}

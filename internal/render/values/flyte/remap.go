@@ -6,8 +6,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-func FlyteInputPath(target string, keys []string) []any {
-	prefix := FlytePluginPath(target)
+func InputPath(target string, keys []string) []any {
+	prefix := PluginPath(target)
 	if len(keys) <= len(prefix) || !slices.Equal(keys[:len(prefix)], prefix) {
 		return nil
 	}
@@ -16,11 +16,11 @@ func FlyteInputPath(target string, keys []string) []any {
 		return gpudiag.At("default_tolerations")
 	case flyteKeyDefaultNodeSelector:
 		return gpudiag.At("default_node_selector")
-	case FlyteKeyDefaultEnvVars:
+	case KeyDefaultEnvVars:
 		return gpudiag.At("default_env_vars")
-	case FlyteKeyAcceleratorDevices:
+	case KeyAcceleratorDevices:
 		return gpudiag.At("accelerators")
-	case FlyteKeyGPUResourceName:
+	case KeyGPUResourceName:
 		return gpudiag.At("sharing")
 	case flyteKeyInterruptibleReq, flyteKeyNonInterruptibleReq, flyteKeyInterruptibleTolerations:
 		return gpudiag.At("interruptible")

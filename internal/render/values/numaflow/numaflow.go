@@ -19,7 +19,7 @@ import (
 // that place its pods on GPUs. With Manifest it is a whole minimal object
 // instead (generator source → GPU UDF → log sink).
 type Values struct {
-	Kind string // kind: NumaflowKindNames(), default "pipeline"
+	Kind string // kind: KindNames(), default "pipeline"
 	// Name names the Pipeline or MonoVertex (manifest) and the DRA claim
 	// template; required with manifest or DRA.
 	Name      string // name
@@ -42,23 +42,23 @@ type Values struct {
 
 // Numaflow kinds and defaults.
 const (
-	NumaflowKindPipeline   = "pipeline"
-	NumaflowKindMonoVertex = "monovertex"
-	// NumaflowAPIVersion is numaflow.numaproj.io's only served version.
-	NumaflowAPIVersion       = "numaflow.numaproj.io/v1alpha1"
+	KindPipeline   = "pipeline"
+	KindMonoVertex = "monovertex"
+	// APIVersion is numaflow.numaproj.io's only served version.
+	APIVersion       = "numaflow.numaproj.io/v1alpha1"
 	DefaultNumaflowVertex    = "infer"
 	numaflowSourceVertexName = "in"
 	numaflowSinkVertexName   = "out"
 )
 
-// NumaflowKindNames lists the accepted numaflow.kind values.
-func NumaflowKindNames() []string { return []string{NumaflowKindPipeline, NumaflowKindMonoVertex} }
+// KindNames lists the accepted numaflow.kind values.
+func KindNames() []string { return []string{KindPipeline, KindMonoVertex} }
 
 func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	block := gpudiag.At(chartkit.BlockNumaflow)
 	checkNumaflowIdentity(block, in, strict, &diags)
-	req := chartkit.ValuesGPURequest{Name: in.Name, Gpu: in.GPU, Spot: in.Spot, Size: in.Size, Cpu: in.CPU, Memory: in.Memory, Env: in.Env}
+	req := chartkit.GPURequest{Name: in.Name, GPU: in.GPU, Spot: in.Spot, Size: in.Size, CPU: in.CPU, Memory: in.Memory, Env: in.Env}
 	workload.ValidateAnnotations(in.Annotations, "annotations", &diags)
 	diags = rerootAnnotationPaths(diags, block)
 	if !strict {
@@ -92,9 +92,9 @@ func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag
 }
 
 func checkNumaflowIdentity(block []any, in Values, strict bool, diags *gpudiag.Diagnostics) {
-	if in.Kind != "" && in.Kind != NumaflowKindPipeline && in.Kind != NumaflowKindMonoVertex {
+	if in.Kind != "" && in.Kind != KindPipeline && in.Kind != KindMonoVertex {
 		diags.AddError(chartkit.With(block, "kind"), "Unknown Numaflow kind",
-			strconv.Quote(in.Kind)+" is not a Numaflow kind. Allowed values: "+gpudiag.QuoteList(NumaflowKindNames())+".")
+			strconv.Quote(in.Kind)+" is not a Numaflow kind. Allowed values: "+gpudiag.QuoteList(KindNames())+".")
 	}
 	checkLabelName := func(attribute, value, allowed string) {
 		if value == "" {
@@ -180,17 +180,17 @@ func numaflowManifest(in Values, fragment map[string]any, p chartkit.ValuesPlace
 	source := map[string]any{"generator": map[string]any{"rpu": int64(1), "duration": "1s"}}
 	sink := map[string]any{"log": map[string]any{}}
 	var object map[string]any
-	if in.Kind == NumaflowKindMonoVertex {
+	if in.Kind == KindMonoVertex {
 		spec := fragment
 		spec["source"], spec["sink"] = source, sink
-		object = map[string]any{"apiVersion": NumaflowAPIVersion, "kind": "MonoVertex", "metadata": meta, "spec": spec}
+		object = map[string]any{"apiVersion": APIVersion, "kind": "MonoVertex", "metadata": meta, "spec": spec}
 	} else {
 		vertex := in.VertexName
 		if vertex == "" {
 			vertex = DefaultNumaflowVertex
 		}
 		fragment["name"] = vertex
-		object = map[string]any{"apiVersion": NumaflowAPIVersion, "kind": "Pipeline", "metadata": meta, "spec": map[string]any{
+		object = map[string]any{"apiVersion": APIVersion, "kind": "Pipeline", "metadata": meta, "spec": map[string]any{
 			"vertices": []any{
 				map[string]any{"name": numaflowSourceVertexName, "source": source},
 				fragment,

@@ -8,9 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// NumaflowPods finds the GPU vertex: in a fragment, a Pipeline's vertices,
+// Pods finds the GPU vertex: in a fragment, a Pipeline's vertices,
 // a MonoVertex spec, or a List holding one of them.
-func NumaflowPods(values map[string]any) ([]corev1.PodSpec, error) {
+func Pods(values map[string]any) ([]corev1.PodSpec, error) {
 	var blocks []map[string]any
 	collectNumaflowBlocks(values, &blocks)
 	var pods []corev1.PodSpec
@@ -59,7 +59,7 @@ func numaflowPod(block map[string]any) (corev1.PodSpec, error) {
 	}
 	raw, _ := chartkit.GetPath(block, "udf", "container")
 	container, _ := raw.(map[string]any)
-	c := corev1.Container{Name: "udf", Image: chartkit.ValuesPlaceholderImage}
+	c := corev1.Container{Name: "udf", Image: chartkit.PlaceholderImage}
 	if image, ok := container["image"].(string); ok && image != "" {
 		c.Image = image
 	}

@@ -78,8 +78,8 @@ const (
 // they are kept in front. values_test.go checks them against the real
 // values files in shared/charts.
 var (
-	GpuOperatorDaemonsetTolerations = []corev1.Toleration{clouds.TolerateGPUTaint()}
-	GpuOperatorNFDWorkerTolerations = []corev1.Toleration{
+	GPUOperatorDaemonsetTolerations = []corev1.Toleration{clouds.TolerateGPUTaint()}
+	GPUOperatorNFDWorkerTolerations = []corev1.Toleration{
 		{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpEqual, Value: "", Effect: corev1.TaintEffectNoSchedule},
 		clouds.TolerateGPUTaint(),
 	}
@@ -155,10 +155,10 @@ func GenerateGPUOperator(cloud spec.Cloud, in GPUOperatorValues, strict bool) (m
 	monitor := dcgm && (in.ServiceMonitor == nil || *in.ServiceMonitor)
 	values["dcgmExporter"] = map[string]any{"enabled": dcgm, "serviceMonitor": map[string]any{"enabled": monitor}}
 	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
-	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GpuOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
+	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GPUOperatorDaemonsetTolerations, operands)), "daemonsets", "tolerations")
 	// NFD labels the GPU nodes the operator then targets; a worker that
 	// cannot run on a tainted GPU node leaves it unlabelled and unserved.
-	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GpuOperatorNFDWorkerTolerations, operands)),
+	chartkit.SetPath(values, chartkit.PlainOrNil(mergeTolerations(GPUOperatorNFDWorkerTolerations, operands)),
 		"node-feature-discovery", "worker", "tolerations")
 	return values, diags
 }
@@ -334,7 +334,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // nodes: the cloud's GPU and spot taints (from the placement rules), the
 // pools' own taints and the user's extras.
 func operandTolerations(cloud spec.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
-	out := chartkit.GpuNodeTolerations(cloud)
+	out := chartkit.GPUNodeTolerations(cloud)
 	out = append(out, pools...)
 	return append(out, extra...)
 }

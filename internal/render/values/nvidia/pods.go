@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-func GpuOperatorPods(values map[string]any) ([]corev1.PodSpec, error) {
+func GPUOperatorPods(values map[string]any) ([]corev1.PodSpec, error) {
 	var pods []corev1.PodSpec
 	for _, p := range []struct {
 		name string
@@ -17,7 +17,7 @@ func GpuOperatorPods(values map[string]any) ([]corev1.PodSpec, error) {
 		{"operand", []string{"daemonsets", "tolerations"}},
 		{"nfd-worker", []string{"node-feature-discovery", "worker", "tolerations"}},
 	} {
-		spec := corev1.PodSpec{Containers: []corev1.Container{{Name: p.name, Image: chartkit.ValuesPlaceholderImage}}}
+		spec := corev1.PodSpec{Containers: []corev1.Container{{Name: p.name, Image: chartkit.PlaceholderImage}}}
 		if raw, ok := chartkit.GetPath(values, p.path...); ok {
 			if err := chartkit.DecodePlain(raw, &spec.Tolerations); err != nil {
 				return nil, fmt.Errorf("%s: %w", chartkit.DisplayValuesPath(chartkit.StepsOf(p.path)), err)
@@ -29,7 +29,7 @@ func GpuOperatorPods(values map[string]any) ([]corev1.PodSpec, error) {
 }
 
 func DevicePluginPods(values map[string]any) ([]corev1.PodSpec, error) {
-	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "nvidia-device-plugin-ctr", Image: chartkit.ValuesPlaceholderImage}}}
+	spec := corev1.PodSpec{Containers: []corev1.Container{{Name: "nvidia-device-plugin-ctr", Image: chartkit.PlaceholderImage}}}
 	if err := chartkit.DecodePodPlacement(values, &spec); err != nil {
 		return nil, err
 	}

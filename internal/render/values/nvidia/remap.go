@@ -7,7 +7,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-func GpuOperatorInputPath(in *GPUOperatorValues, keys []string) []any {
+func GPUOperatorInputPath(in *GPUOperatorValues, keys []string) []any {
 	if in == nil || len(keys) == 0 {
 		return nil
 	}
