@@ -82,19 +82,19 @@ const (
 
 // Flyte k8s plugin config keys (flyteplugins flytek8s/config/config.go).
 const (
-	KeyGPUResourceName          = "gpu-resource-name"
-	KeyResourceTolerations      = "resource-tolerations"
-	KeyGPUDeviceNodeLabel       = "gpu-device-node-label"
-	KeyGPUPartitionSizeLabel    = "gpu-partition-size-node-label"
-	KeyGPUUnpartitionedReq      = "gpu-unpartitioned-node-selector-requirement"
+	KeyGPUResourceName               = "gpu-resource-name"
+	KeyResourceTolerations           = "resource-tolerations"
+	KeyGPUDeviceNodeLabel            = "gpu-device-node-label"
+	KeyGPUPartitionSizeLabel         = "gpu-partition-size-node-label"
+	KeyGPUUnpartitionedReq           = "gpu-unpartitioned-node-selector-requirement"
 	flyteKeyGPUUnpartitionedTol      = "gpu-unpartitioned-toleration"
 	flyteKeyDefaultTolerations       = "default-tolerations"
 	flyteKeyDefaultNodeSelector      = "default-node-selector"
-	KeyDefaultEnvVars           = "default-env-vars"
+	KeyDefaultEnvVars                = "default-env-vars"
 	flyteKeyInterruptibleTolerations = "interruptible-tolerations"
 	flyteKeyInterruptibleReq         = "interruptible-node-selector-requirement"
 	flyteKeyNonInterruptibleReq      = "non-interruptible-node-selector-requirement"
-	KeyAcceleratorDevices       = "accelerator-devices"
+	KeyAcceleratorDevices            = "accelerator-devices"
 	flyteKeyAcceleratorDeviceClass   = "accelerator-device-classes"
 	// flyteNvidiaDeviceClass is core.GPUAccelerator_NVIDIA_GPU's name.
 	flyteNvidiaDeviceClass = "NVIDIA_GPU"

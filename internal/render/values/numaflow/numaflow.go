@@ -45,7 +45,7 @@ const (
 	KindPipeline   = "pipeline"
 	KindMonoVertex = "monovertex"
 	// APIVersion is numaflow.numaproj.io's only served version.
-	APIVersion       = "numaflow.numaproj.io/v1alpha1"
+	APIVersion               = "numaflow.numaproj.io/v1alpha1"
 	DefaultNumaflowVertex    = "infer"
 	numaflowSourceVertexName = "in"
 	numaflowSinkVertexName   = "out"
