@@ -116,3 +116,39 @@ resource "gpu_workload" "offline" {
 		}},
 	})
 }
+
+// kubernetesManifest matches the kubernetes_manifest resources the function
+// examples feed; the test turns each into an output with the same value,
+// since the kubernetes provider is not installed here.
+var kubernetesManifest = regexp.MustCompile(`resource "kubernetes_manifest" "(\w+)" \{\n  manifest =`)
+
+// The function examples evaluate: each call in them passes the same rules
+// gpu_workload applies, with no cluster (Terraform 1.8+).
+func TestExamples_functionsEvaluate(t *testing.T) {
+	clearClusterEnv(t)
+	files, _ := filepath.Glob(filepath.Join(acctest.RepoRoot(t), "examples", "functions", "*", "function.tf"))
+	if len(files) == 0 {
+		t.Fatal("no function examples under examples/functions")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(filepath.Dir(f)), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := kubernetesManifest.ReplaceAllString(string(src), "output \"$1\" {\n  value =")
+			if body == string(src) {
+				t.Fatalf("%s feeds no kubernetes_manifest: the test would check nothing", f)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				TerraformVersionChecks:   functionsVersion,
+				Steps: []resource.TestStep{{
+					Config:             body,
+					PlanOnly:           true,
+					ExpectNonEmptyPlan: true,
+				}},
+			})
+		})
+	}
+}

@@ -300,7 +300,7 @@ func podLandsOnPools(ctx context.Context, t *testing.T, ns, name string, spec co
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "task-" + name, Namespace: ns,
 		Labels: map[string]string{"flyte-task": name}}, Spec: spec}
 	if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("the API server refused the %s task pod: %w", name, err)
+		return fmt.Errorf("the API server refused the %s pod: %w", name, err)
 	}
 	for {
 		placed, err := podPools(ctx, t, ns, "flyte-task="+name)
@@ -309,13 +309,13 @@ func podLandsOnPools(ctx context.Context, t *testing.T, ns, name string, spec co
 		}
 		if pool := placed[pod.Name]; pool != "" {
 			if !slices.Contains(pools, pool) {
-				return fmt.Errorf("the %s task pod landed on pool %s, want one of %v", name, pool, pools)
+				return fmt.Errorf("the %s pod landed on pool %s, want one of %v", name, pool, pools)
 			}
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the %s task pod was not scheduled (want pools %v)", name, pools)
+			return fmt.Errorf("the %s pod was not scheduled (want pools %v)", name, pools)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

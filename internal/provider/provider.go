@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -21,7 +22,10 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
-var _ provider.Provider = &GPUProvider{}
+var (
+	_ provider.Provider              = &GPUProvider{}
+	_ provider.ProviderWithFunctions = &GPUProvider{}
+)
 
 // GPUProvider is the gpu provider.
 type GPUProvider struct {
@@ -226,6 +230,15 @@ func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSourc
 	return []func() datasource.DataSource{
 		NewAcceleratorsDataSource,
 		NewClusterCapacityDataSource,
+		NewPodPlacementDataSource,
+	}
+}
+
+// Functions lists the provider's functions (Terraform 1.8 and later).
+func (p *GPUProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewPodPlacementFunction,
+		NewPodTemplateFunction,
 	}
 }
 
