@@ -153,6 +153,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Memory:             nullableString(w.Memory),
 		ShmSize:            nullableString(w.ShmSize),
 		IPCLock:            nullableBool(w.IPCLock),
+		Patch:              nullableString(w.Patch),
 		Spot:               nullableBool(w.Spot),
 		Apply:              types.BoolValue(true),
 		WaitFor:            nullableString(spec.WaitFor),

@@ -38,6 +38,7 @@ type workloadModel struct {
 	ShmSize            types.String   `tfsdk:"shm_size"`
 	IPCLock            types.Bool     `tfsdk:"ipc_lock"`
 	Spot               types.Bool     `tfsdk:"spot"`
+	Patch              types.String   `tfsdk:"patch"`
 	ModelCache         types.Object   `tfsdk:"model_cache"`
 	StartupProbe       types.Object   `tfsdk:"startup_probe"`
 	LivenessProbe      types.Object   `tfsdk:"liveness_probe"`
@@ -256,6 +257,7 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 		ShmSize:            c.str(m.ShmSize),
 		IPCLock:            c.boolean(m.IPCLock),
 		Spot:               c.boolean(m.Spot),
+		Patch:              c.str(m.Patch),
 		GPU:                c.gpu(m.GPU),
 		ModelCache:         c.modelCache(m.ModelCache),
 		StartupProbe:       c.probe(m.StartupProbe),

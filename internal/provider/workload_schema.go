@@ -168,6 +168,17 @@ func workloadAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Run on spot/preemptible GPU nodes: adds the cloud's spot selector and toleration.",
 			Optional:            true,
 		},
+		"patch": schema.StringAttribute{
+			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment or Job, applied while " +
+				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: image pull " +
+				"secrets, security contexts, volumes, sidecars and init containers, priority class, scheduler, update " +
+				"strategy, `podFailurePolicy`, ... `manifest` shows the result, and drift detection and server-side apply " +
+				"cover the patched fields. The GPU placement cannot be undone through it: a patch that changes or removes " +
+				"the GPU request, gives another container GPUs, changes a node selector entry of the placement, drops a " +
+				"toleration it needs, widens its required node affinity, or renames the workload fails the plan, saying " +
+				"which field. Containers merge by name; the GPU container is named after the workload.",
+			Optional: true,
+		},
 		"apply": schema.BoolAttribute{
 			MarkdownDescription: "Apply to the cluster. With `false`, only `manifest` is rendered (for GitOps) and the cluster " +
 				"is never contacted. Defaults to `true`.",

@@ -135,3 +135,34 @@ resource "gpu_workload" "gitops" {
 output "gitops_manifest" {
   value = gpu_workload.gitops.manifest
 }
+
+# Anything no attribute covers goes through `patch`, a strategic merge patch
+# of the rendered Deployment: an NGC pull secret, a metrics sidecar, a
+# restricted security context and a rolling update that never drops below
+# the running replicas. The GPU placement cannot be undone through it.
+resource "gpu_workload" "ngc_inference" {
+  name      = "triton"
+  namespace = "inference"
+  cloud     = "gke"
+  image     = "nvcr.io/nvidia/tritonserver:24.08-py3"
+  replicas  = 2
+
+  gpu {
+    count       = 1
+    accelerator = "l4"
+  }
+
+  patch = <<-EOT
+    spec:
+      strategy:
+        type: RollingUpdate
+        rollingUpdate: {maxUnavailable: 0, maxSurge: 1}
+      template:
+        spec:
+          imagePullSecrets: [{name: ngc}]
+          securityContext: {runAsNonRoot: true, runAsUser: 1000}
+          containers:
+            - name: metrics
+              image: prom/statsd-exporter:v0.27.0
+  EOT
+}

@@ -64,6 +64,12 @@ type Workload struct {
 
 	// Job applies to jobs only.
 	Job *JobControls `json:"Job"` // job
+
+	// Patch is a strategic merge patch (YAML or JSON) of the rendered
+	// Deployment or Job, for fields no attribute covers; it may not undo
+	// the GPU placement. omitempty keeps the spec annotation of workloads
+	// without a patch byte-for-byte what earlier releases wrote.
+	Patch string `json:"Patch,omitempty"` // patch
 }
 
 // SecretKeyRef names one key of a Secret in the workload's namespace.

@@ -92,6 +92,19 @@ func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
 			"The configuration passed validation but could not be rendered; this is a provider bug, please report it.")
 		return nil, diags
 	}
+	if w.Patch != "" {
+		if diags.Append(applyPatch(r, w.Patch)); diags.HasError() {
+			return nil, diags
+		}
+	}
+	if !opts.SkipManifest {
+		manifest, err := ManifestOf(r.Objects)
+		if err != nil {
+			diags.AddError(nil, "Could not encode the manifest", err.Error()+"; this is a provider bug, please report it.")
+			return nil, diags
+		}
+		r.Manifest = manifest
+	}
 	return r, diags
 }
 
@@ -149,14 +162,6 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 		return nil, false
 	}
 
-	if opts.SkipManifest {
-		return r, true
-	}
-	manifest, err := ManifestOf(r.Objects)
-	if err != nil {
-		return nil, false
-	}
-	r.Manifest = manifest
 	return r, true
 }
 

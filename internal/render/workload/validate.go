@@ -37,6 +37,9 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Dia
 	ValidateSizing(w, in, &diags)
 	validateModelCache(w, strict, &diags)
 	validateProbes(w, strict, &diags)
+	if w.Patch != "" {
+		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
+	}
 	return in, diags
 }
 

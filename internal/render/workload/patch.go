@@ -1,0 +1,310 @@
+package workload
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
+
+// The patch attribute is the escape hatch for every pod-spec field the
+// typed attributes do not cover: a strategic merge patch of the rendered
+// Deployment or Job, applied with apimachinery's strategicpatch exactly as
+// kubectl and kustomize apply one. What the GPU rules decided must survive
+// it; a patch that undoes any of it is refused on the patch attribute,
+// naming the field, so the escape hatch cannot reintroduce the placements
+// the provider exists to prevent.
+
+// patchPath is the attribute every patch finding belongs to.
+var patchPath = gpudiag.At("patch")
+
+// applyPatch patches r's Deployment or Job in place and checks the GPU
+// rules still hold.
+func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	patchJSON, ok := patchObject(patch, &diags)
+	if !ok {
+		return diags
+	}
+	switch {
+	case r.Deployment != nil:
+		patched := &appsv1.Deployment{}
+		if !patchTyped(r.Deployment, patchJSON, patched, &diags) {
+			return diags
+		}
+		checkIdentity(r.Deployment.ObjectMeta, patched.ObjectMeta, &diags)
+		if !equality.Semantic.DeepEqual(r.Deployment.Spec.Selector, patched.Spec.Selector) {
+			diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
+				"cannot change on a Deployment. Allowed: leave spec.selector out of the patch.")
+		}
+		checkPodRules(r, r.Deployment.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
+		if !diags.HasError() {
+			gpuContainerFirst(r.Deployment.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
+			replaceObject(r, r.Deployment, patched)
+			r.Deployment = patched
+		}
+	case r.Job != nil:
+		patched := &batchv1.Job{}
+		if !patchTyped(r.Job, patchJSON, patched, &diags) {
+			return diags
+		}
+		checkIdentity(r.Job.ObjectMeta, patched.ObjectMeta, &diags)
+		checkPodRules(r, r.Job.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
+		if !diags.HasError() {
+			gpuContainerFirst(r.Job.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
+			replaceObject(r, r.Job, patched)
+			r.Job = patched
+		}
+	}
+	return diags
+}
+
+// patchObject reads the patch (YAML or JSON) into JSON; it must be an
+// object.
+func patchObject(patch string, diags *gpudiag.Diagnostics) ([]byte, bool) {
+	patchJSON, err := yaml.YAMLToJSON([]byte(patch))
+	if err == nil && !strings.HasPrefix(strings.TrimSpace(string(patchJSON)), "{") {
+		err = fmt.Errorf("it is %s, not an object", strings.TrimSpace(string(patchJSON)))
+	}
+	if err != nil {
+		diags.AddError(patchPath, "Invalid patch", "The patch does not read as a YAML or JSON object: "+err.Error()+
+			". Allowed: a strategic merge patch of the Deployment or Job, e.g. "+
+			"\"spec:\\n  template:\\n    spec:\\n      priorityClassName: high\".")
+		return nil, false
+	}
+	return patchJSON, true
+}
+
+// patchTyped merges the patch into original with the strategic merge rules
+// of its Go type and decodes the result strictly into patched, so a
+// misspelt field is an error instead of silently dropped.
+func patchTyped(original any, patchJSON []byte, patched any, diags *gpudiag.Diagnostics) bool {
+	originalJSON, err := json.Marshal(original)
+	if err == nil {
+		var merged []byte
+		merged, err = strategicpatch.StrategicMergePatch(originalJSON, patchJSON, patched)
+		if err == nil {
+			var strict []error
+			strict, err = sigsjson.UnmarshalStrict(merged, patched)
+			if err == nil && len(strict) > 0 {
+				err = errorsText(strict)
+			}
+		}
+	}
+	if err != nil {
+		diags.AddError(patchPath, "Patch does not apply", "Applying the patch failed: "+err.Error()+
+			". Allowed: fields of the Kubernetes API object, spelt as in its JSON (e.g. spec.template.spec.imagePullSecrets).")
+		return false
+	}
+	return true
+}
+
+func errorsText(errs []error) error {
+	texts := make([]string, len(errs))
+	for i, e := range errs {
+		texts[i] = e.Error()
+	}
+	return fmt.Errorf("%s", strings.Join(texts, "; "))
+}
+
+// checkIdentity: the name, namespace and the labels that identify the
+// workload belong to their attributes.
+func checkIdentity(before, after metav1.ObjectMeta, diags *gpudiag.Diagnostics) {
+	if before.Name != after.Name || before.Namespace != after.Namespace {
+		diags.AddError(patchPath, "Patch renames the workload", fmt.Sprintf("The patch moves %s/%s to %s/%s. Allowed: "+
+			"set the name and namespace attributes.", before.Namespace, before.Name, after.Namespace, after.Name))
+	}
+	for key, value := range before.Labels {
+		if after.Labels[key] != value {
+			diags.AddError(patchPath, "Patch changes an identifying label", fmt.Sprintf("The patch sets metadata.labels[%q] "+
+				"to %q; the provider finds its objects by it (%q). Allowed: other labels, or the labels attribute.",
+				key, after.Labels[key], value))
+		}
+	}
+}
+
+// checkPodRules: the GPU container keeps its GPU resources, no other
+// container asks for GPUs, and the pod keeps every node selector entry,
+// toleration and required node affinity the placement gave it.
+func checkPodRules(r *Rendered, before, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+	gpuContainer := before.Containers[0]
+	checkGPUContainer(gpuContainer, after, diags)
+	checkNoOtherGPUs(gpuContainer.Name, after, diags)
+	for key, value := range r.NodeSelector {
+		if after.NodeSelector[key] != value {
+			diags.AddError(patchPath, "Patch changes the GPU node selector", fmt.Sprintf("The placement selects "+
+				"nodeSelector[%q] = %q and the patch makes it %q: the pod could land on other hardware. Allowed: "+
+				"choose hardware with the gpu block, or add selector entries of your own.", key, value, after.NodeSelector[key]))
+		}
+	}
+	for _, t := range r.Tolerations {
+		if !slices.ContainsFunc(after.Tolerations, func(u corev1.Toleration) bool { return equality.Semantic.DeepEqual(t, u) }) {
+			diags.AddError(patchPath, "Patch drops a required toleration", fmt.Sprintf("The pool's nodes carry a taint "+
+				"the toleration %s answers; without it the pod stays Pending. Allowed: add tolerations, keep these.",
+				describeToleration(t)))
+		}
+	}
+	if !requiredAffinityKept(r.Affinity, after.Affinity) {
+		diags.AddError(patchPath, "Patch widens the GPU node affinity", "The placement requires node affinity terms that "+
+			"pick the accelerator and keep the pod off MIG and shared pools; after the patch some node outside them "+
+			"qualifies. Allowed: add requirements to every term, or choose hardware with the gpu block.")
+	}
+	if before.HostIPC && !after.HostIPC {
+		diags.AddError(patchPath, "Patch turns off hostIPC", "GKE's MPS daemon needs hostIPC: true on the pod. "+
+			"Allowed: leave spec.template.spec.hostIPC out of the patch.")
+	}
+}
+
+// checkGPUContainer: the GPU container still exists and asks for exactly
+// the GPU resources the gpu block gave it.
+func checkGPUContainer(want corev1.Container, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+	i := slices.IndexFunc(after.Containers, func(c corev1.Container) bool { return c.Name == want.Name })
+	if i < 0 {
+		diags.AddError(patchPath, "Patch removes the GPU container", fmt.Sprintf("Container %q holds the GPU request "+
+			"and is gone after the patch. Allowed: patch it by name, add other containers.", want.Name))
+		return
+	}
+	got := after.Containers[i].Resources
+	for _, part := range []struct {
+		name      string
+		want, got corev1.ResourceList
+	}{{"limits", want.Resources.Limits, got.Limits}, {"requests", want.Resources.Requests, got.Requests}} {
+		for _, resource := range slices.Sorted(maps.Keys(gpuResources(part.want))) {
+			w, g := part.want[resource], part.got[resource]
+			if w.Cmp(g) != 0 {
+				diags.AddError(patchPath, "Patch changes the GPU request", fmt.Sprintf("Container %q asks for %s %s %s "+
+					"from the gpu block; after the patch it is %q. Allowed: set gpu.count instead.",
+					want.Name, part.name, resource, w.String(), g.String()))
+			}
+		}
+		for resource := range gpuResources(part.got) {
+			if _, ok := part.want[resource]; !ok {
+				diags.AddError(patchPath, "Patch adds a GPU resource", fmt.Sprintf("The patch adds %s %s to container %q; "+
+					"the gpu block decides which GPU resource the pod asks for. Allowed: set the gpu block.",
+					part.name, resource, want.Name))
+			}
+		}
+	}
+	if !equality.Semantic.DeepEqual(want.Resources.Claims, got.Claims) {
+		diags.AddError(patchPath, "Patch changes the DRA claims", fmt.Sprintf("Container %q uses the GPU claim of the "+
+			"gpu.dra block. Allowed: leave resources.claims out of the patch.", want.Name))
+	}
+}
+
+// checkNoOtherGPUs: a second container (or init container) asking for GPUs
+// would either get GPUs of its own or, with the same claim, share them
+// behind the GPU container's back.
+func checkNoOtherGPUs(gpuContainer string, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+	for _, group := range []struct {
+		field      string
+		containers []corev1.Container
+	}{{"containers", after.Containers}, {"initContainers", after.InitContainers}} {
+		for _, c := range group.containers {
+			if group.field == "containers" && c.Name == gpuContainer {
+				continue
+			}
+			if len(gpuResources(c.Resources.Limits))+len(gpuResources(c.Resources.Requests))+len(c.Resources.Claims) > 0 {
+				diags.AddError(patchPath, "Patch gives a second container GPUs", fmt.Sprintf("%s %q asks for GPU "+
+					"resources; only container %q may, with what the gpu block sets. Allowed: sidecars and init "+
+					"containers without GPU resources.", group.field, c.Name, gpuContainer))
+			}
+		}
+	}
+}
+
+// gpuResources are the extended resources of a list (nvidia.com/gpu,
+// nvidia.com/mig-*, nvidia.com/gpu.shared, ...): anything domain-prefixed.
+func gpuResources(list corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name, q := range list {
+		if strings.Contains(string(name), "/") {
+			out[name] = q
+		}
+	}
+	return out
+}
+
+// requiredAffinityKept: every required node selector term after the patch
+// still contains all requirements of some term of the placement, so no
+// node the placement excludes qualifies.
+func requiredAffinityKept(want, got *corev1.Affinity) bool {
+	wantTerms := requiredTerms(want)
+	if len(wantTerms) == 0 {
+		return true
+	}
+	gotTerms := requiredTerms(got)
+	if len(gotTerms) == 0 {
+		return false
+	}
+	for _, g := range gotTerms {
+		if !slices.ContainsFunc(wantTerms, func(w corev1.NodeSelectorTerm) bool { return termIncludes(g, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+}
+
+// termIncludes: term has every requirement of base (and maybe more).
+func termIncludes(term, base corev1.NodeSelectorTerm) bool {
+	has := func(list []corev1.NodeSelectorRequirement, r corev1.NodeSelectorRequirement) bool {
+		return slices.ContainsFunc(list, func(x corev1.NodeSelectorRequirement) bool { return equality.Semantic.DeepEqual(x, r) })
+	}
+	for _, r := range base.MatchExpressions {
+		if !has(term.MatchExpressions, r) {
+			return false
+		}
+	}
+	for _, r := range base.MatchFields {
+		if !has(term.MatchFields, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func describeToleration(t corev1.Toleration) string {
+	text := t.Key
+	if t.Operator == corev1.TolerationOpEqual || t.Value != "" {
+		text += "=" + t.Value
+	}
+	return fmt.Sprintf("%q (%s, effect %s)", text, cmp.Or(string(t.Operator), "Equal"), cmp.Or(string(t.Effect), "any"))
+}
+
+// gpuContainerFirst keeps the GPU container first, where it was rendered:
+// a strategic merge puts containers only the patch names before it.
+func gpuContainerFirst(name string, pod *corev1.PodSpec) {
+	i := slices.IndexFunc(pod.Containers, func(c corev1.Container) bool { return c.Name == name })
+	if i > 0 {
+		gpu := pod.Containers[i]
+		pod.Containers = append([]corev1.Container{gpu}, slices.Delete(pod.Containers, i, i+1)...)
+	}
+}
+
+// replaceObject swaps the patched object into r.Objects.
+func replaceObject(r *Rendered, before, after Object) {
+	for i, o := range r.Objects {
+		if o == before {
+			r.Objects[i] = after
+		}
+	}
+}

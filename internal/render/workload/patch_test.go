@@ -1,0 +1,164 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// patched renders w with a patch and fails the test on errors.
+func patched(t *testing.T, w spec.Workload, patch string) *Rendered {
+	t.Helper()
+	w.Patch = patch
+	r, diags := Render(w, Options{})
+	rendertest.RequireNoErrors(t, diags)
+	return r
+}
+
+func eksWorkload(kind string) spec.Workload {
+	return spec.Workload{Name: "llm", Namespace: "ml", Kind: kind, Cloud: "eks", Image: "vllm/vllm-openai:v0.6.0",
+		GPU: spec.GPU{Count: 1, Accelerator: "a10g"}}
+}
+
+// Fields no attribute covers go through the patch, and the GPU placement
+// is untouched by them.
+func TestPatchAddsWhatAttributesDoNotCover(t *testing.T) {
+	r := patched(t, eksWorkload(spec.KindDeployment), `
+spec:
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxUnavailable: 0, maxSurge: 1}
+  template:
+    spec:
+      priorityClassName: inference-high
+      imagePullSecrets: [{name: ngc}]
+      securityContext: {runAsNonRoot: true, runAsUser: 1000}
+      nodeSelector: {team: ml}
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        - {key: team, operator: Equal, value: ml, effect: NoSchedule}
+      containers:
+        - name: metrics
+          image: prom/statsd-exporter:v0.27.0
+        - name: llm
+          imagePullPolicy: Always
+          resources:
+            limits: {cpu: "8"}
+          volumeMounts: [{name: weights, mountPath: /weights}]
+      volumes:
+        - name: weights
+          persistentVolumeClaim: {claimName: llama-weights}
+`)
+	pod := r.Deployment.Spec.Template.Spec
+	if pod.PriorityClassName != "inference-high" || len(pod.ImagePullSecrets) != 1 || pod.SecurityContext == nil {
+		t.Errorf("pod-level fields not patched: %+v", pod)
+	}
+	if r.Deployment.Spec.Strategy.Type != "RollingUpdate" {
+		t.Errorf("strategy = %+v", r.Deployment.Spec.Strategy)
+	}
+	if len(pod.Containers) != 2 || pod.Containers[0].Name != "llm" || pod.Containers[0].ImagePullPolicy != "Always" ||
+		len(pod.Containers[0].VolumeMounts) != 1 {
+		t.Errorf("containers not merged by name: %+v", pod.Containers)
+	}
+	limits := pod.Containers[0].Resources.Limits
+	if limits.Name("nvidia.com/gpu", "").String() != "1" || limits.Cpu().String() != "8" {
+		t.Errorf("limits = %v, want the GPU kept and cpu 8", limits)
+	}
+	if pod.NodeSelector["team"] != "ml" || pod.NodeSelector["k8s.amazonaws.com/accelerator"] != "nvidia-a10g" {
+		t.Errorf("nodeSelector = %v", pod.NodeSelector)
+	}
+	if !strings.Contains(r.Manifest, "priorityClassName: inference-high") {
+		t.Errorf("the manifest does not show the patch:\n%s", r.Manifest)
+	}
+}
+
+// A Job's own controls are patchable too.
+func TestPatchJob(t *testing.T) {
+	r := patched(t, eksWorkload(spec.KindJob), `
+spec:
+  podFailurePolicy:
+    rules:
+      - action: FailJob
+        onExitCodes: {operator: In, values: [42]}
+  template:
+    spec:
+      restartPolicy: Never
+`)
+	if r.Job.Spec.PodFailurePolicy == nil || len(r.Job.Spec.PodFailurePolicy.Rules) != 1 {
+		t.Errorf("podFailurePolicy not patched: %+v", r.Job.Spec)
+	}
+}
+
+// A patch that undoes what the GPU rules decided is refused on the patch
+// attribute, naming the field and what to do instead.
+func TestPatchCannotUndoGPURules(t *testing.T) {
+	cases := map[string]struct {
+		kind, patch, want string
+	}{
+		"not YAML":         {spec.KindDeployment, "spec: [", "Invalid patch"},
+		"a list":           {spec.KindDeployment, "- a\n- b", "not an object"},
+		"misspelt field":   {spec.KindDeployment, "spec:\n  template:\n    spec:\n      priorityClassNam: x", "unknown field"},
+		"GPU limit gone":   {spec.KindDeployment, containerPatch(`resources: {limits: {nvidia.com/gpu: null}}`), "changes the GPU request"},
+		"more GPUs":        {spec.KindDeployment, containerPatch(`resources: {limits: {nvidia.com/gpu: "2"}, requests: {nvidia.com/gpu: "2"}}`), "changes the GPU request"},
+		"another resource": {spec.KindDeployment, containerPatch(`resources: {limits: {nvidia.com/mig-1g.5gb: "1"}}`), "adds a GPU resource"},
+		"GPU container renamed away": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      containers:\n        - {name: llm, $patch: delete}\n        - {name: other, image: x}",
+			"removes the GPU container"},
+		"sidecar with GPUs": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      containers:\n        - name: sidecar\n          image: x\n          resources: {limits: {nvidia.com/gpu: \"1\"}}",
+			`containers "sidecar" asks for GPU`},
+		"init container with GPUs": {spec.KindJob, "spec:\n  template:\n    spec:\n      initContainers:\n        - name: warm\n          image: x\n          resources: {limits: {nvidia.com/gpu: \"1\"}}",
+			`initContainers "warm" asks for GPU`},
+		"other accelerator": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      nodeSelector: {k8s.amazonaws.com/accelerator: nvidia-tesla-t4}",
+			"changes the GPU node selector"},
+		"toleration dropped": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      tolerations: [{key: team, operator: Exists}]",
+			"drops a required toleration"},
+		"affinity replaced": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: team, operator: Exists}]}]}}}",
+			"widens the GPU node affinity"},
+		"renamed":        {spec.KindDeployment, "metadata: {name: other}", "renames the workload"},
+		"identity label": {spec.KindDeployment, "metadata: {labels: {app.kubernetes.io/managed-by: helm}}", "identifying label"},
+		"selector":       {spec.KindDeployment, "spec: {selector: {matchLabels: {app: x}}}", "changes the selector"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := eksWorkload(c.kind)
+			w.Patch = c.patch
+			r, diags := Render(w, Options{})
+			if r != nil {
+				t.Errorf("rendered despite %q", c.want)
+			}
+			for _, d := range diags.Errors() {
+				if d.PathString() == "patch" && strings.Contains(d.Summary+": "+d.Detail, c.want) {
+					if !strings.Contains(d.Detail, "Allowed") {
+						t.Errorf("the finding does not say what is allowed: %s", d.Detail)
+					}
+					return
+				}
+			}
+			t.Errorf("want an error on patch containing %q, got:\n%s", c.want, rendertest.FormatDiags(diags))
+		})
+	}
+}
+
+// Adding requirements to the placement's affinity narrows it: allowed.
+func TestPatchMayNarrowAffinity(t *testing.T) {
+	base, diags := Render(eksWorkload(spec.KindDeployment), Options{})
+	rendertest.RequireNoErrors(t, diags)
+	terms := base.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		t.Skip("no required affinity on this cloud to narrow")
+	}
+	var b strings.Builder
+	b.WriteString("spec:\n  template:\n    spec:\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n")
+	for _, term := range terms {
+		b.WriteString("              - matchExpressions:\n                  - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}\n")
+		for _, r := range term.MatchExpressions {
+			b.WriteString("                  - {key: " + r.Key + ", operator: " + string(r.Operator) + ", values: [" + strings.Join(r.Values, ", ") + "]}\n")
+		}
+	}
+	patched(t, eksWorkload(spec.KindDeployment), b.String())
+}
+
+func containerPatch(body string) string {
+	return "spec:\n  template:\n    spec:\n      containers:\n        - name: llm\n          " + body + "\n"
+}
