@@ -61,7 +61,9 @@ func TestAccWorkload_patchAppliesDriftsAndImports(t *testing.T) {
 				),
 			},
 			{
-				PreConfig:          func() { editDeployment(t, acctest.Client(t), ns, "patched", func(p *corev1.PodSpec) { p.ImagePullSecrets = nil }) },
+				PreConfig: func() {
+					editDeployment(t, acctest.Client(t), ns, "patched", func(p *corev1.PodSpec) { p.ImagePullSecrets = nil })
+				},
 				Config:             config,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
