@@ -97,7 +97,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
 		requireJobReplacement(ctx, req, resp, plan)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
 		return
 	}
 	rendered, rdiags := workload.Render(w, in.options(draVersionFromState(ctx, req)))
@@ -119,7 +119,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// Drift repairs and changes may move pods; only apply knows where.
 		plan.ScheduledNodes = types.ListUnknown(types.StringType)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
 }
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -158,11 +158,18 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state workloadModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !state.Apply.ValueBool() {
+		// Nothing to read back; keep manifests in step with manifest (state
+		// written by releases without manifests gets them here).
+		resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
 		return
 	}
 	client, err := r.data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
 		return // planned offline; refreshed once the cluster is known
 	}
 	if err != nil {
@@ -178,7 +185,7 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

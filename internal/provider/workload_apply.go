@@ -34,7 +34,7 @@ import (
 // object exists, so a failed wait never loses track of what was created.
 func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	if !plan.Apply.ValueBool() {
-		diags.Append(state.Set(ctx, plan)...)
+		diags.Append(state.Set(ctx, plan.withManifests())...)
 		return
 	}
 	client, err := r.data.Kube.Client()
@@ -67,7 +67,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
 	if !ok {
 		if prior != nil {
-			diags.Append(state.Set(ctx, prior)...)
+			diags.Append(state.Set(ctx, prior.withManifests())...)
 		}
 		return
 	}
@@ -87,7 +87,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		waitErr = err
 	}
 	plan.ScheduledNodes = stringList(nodes)
-	diags.Append(state.Set(ctx, plan)...)
+	diags.Append(state.Set(ctx, plan.withManifests())...)
 	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
 		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"
 			jobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))

@@ -92,7 +92,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, model.withManifests())...)
 }
 
 func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (workloadSpec, bool, error) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -52,6 +53,7 @@ type workloadModel struct {
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
 	Manifest           types.String   `tfsdk:"manifest"`
+	Manifests          types.List     `tfsdk:"manifests"`
 	ResourceName       types.String   `tfsdk:"resource_name"`
 	NodeSelector       types.Map      `tfsdk:"node_selector"`
 	Tolerations        types.List     `tfsdk:"tolerations"`
@@ -364,4 +366,26 @@ func (c *converter) job(v types.Object) *spec.JobControls {
 		Completions:             c.optInt32(j.Completions),
 		Parallelism:             c.optInt32(j.Parallelism),
 	}
+}
+
+// withManifests derives manifests from manifest: one YAML document per
+// object, so a configuration can yamldecode each (yamldecode reads one
+// document, and manifest holds several). Called before every write of the
+// model, so the two never disagree.
+func (m *workloadModel) withManifests() *workloadModel {
+	switch {
+	case m.Manifest.IsUnknown():
+		m.Manifests = types.ListUnknown(types.StringType)
+	case m.Manifest.IsNull():
+		m.Manifests = types.ListNull(types.StringType)
+	default:
+		var docs []attr.Value
+		for _, doc := range strings.Split(m.Manifest.ValueString(), "---\n") {
+			if strings.TrimSpace(doc) != "" {
+				docs = append(docs, types.StringValue(doc))
+			}
+		}
+		m.Manifests = types.ListValueMust(types.StringType, docs)
+	}
+	return m
 }

@@ -231,6 +231,13 @@ func workloadComputedAttributes() map[string]schema.Attribute {
 				"the cluster holds for the fields this resource manages, so drift shows as a line diff.",
 			Computed: true,
 		},
+		"manifests": schema.ListAttribute{
+			MarkdownDescription: "`manifest` split into its documents, one object each, so " +
+				"`[for m in gpu_workload.x.manifests : yamldecode(m)]` gives the objects (`yamldecode` reads one " +
+				"document, and `manifest` holds one per object).",
+			Computed:    true,
+			ElementType: types.StringType,
+		},
 		"resource_name": schema.StringAttribute{
 			MarkdownDescription: "The extended resource requested, e.g. `nvidia.com/gpu` or `nvidia.com/mig-2g.10gb`.",
 			Computed:            true,
