@@ -69,7 +69,8 @@ func dropAttribute(t *testing.T, path, resourceType, attribute string) {
 	if dropped == 0 {
 		t.Fatalf("no %s.%s in the state", resourceType, attribute)
 	}
-	state["serial"] = state["serial"].(float64) + 1
+	serial, _ := state["serial"].(float64)
+	state["serial"] = serial + 1
 	out, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
 		t.Fatal(err)
