@@ -21,6 +21,7 @@ import (
 // A fixed table instead of discovery keeps apply to one request per object.
 var resources = map[schema.GroupVersionKind]string{
 	{Group: "apps", Version: "v1", Kind: "Deployment"}:                            "deployments",
+	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                           "statefulsets",
 	{Group: "batch", Version: "v1", Kind: "Job"}:                                  "jobs",
 	{Group: "batch", Version: "v1", Kind: "CronJob"}:                              "cronjobs",
 	{Group: "", Version: "v1", Kind: "PersistentVolumeClaim"}:                     "persistentvolumeclaims",
@@ -247,7 +248,8 @@ func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error 
 
 // cachedKinds are the kinds whose reads and waits the watch cache serves:
 // what gpu_workload creates, all labelled as managed by the provider.
-var cachedKinds = map[string]bool{"Deployment": true, "Job": true, "PersistentVolumeClaim": true, "ResourceClaimTemplate": true}
+var cachedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Job": true, "PersistentVolumeClaim": true,
+	"ResourceClaimTemplate": true}
 
 // cached returns the watch cache for the object's resource and namespace.
 func (c *Client) cached(ctx context.Context, ref ObjectRef) (*cacheEntry, bool) {

@@ -153,6 +153,8 @@ func readyIn(live *unstructured.Unstructured, ref ObjectRef, mode WaitMode, pods
 		return allRunning(podsIn(pods, live.GetNamespace(), selector)), ""
 	case mode == WaitComplete || ref.GVK.Kind == "Job":
 		return jobDone(live)
+	case ref.GVK.Kind == "StatefulSet":
+		return statefulSetRolledOut(live)
 	default:
 		return deploymentRolledOut(live)
 	}
@@ -263,6 +265,22 @@ func deploymentRolledOut(d *unstructured.Unstructured) (bool, string) {
 		return false, fmt.Sprintf("rollout exceeded its progress deadline: %v", cond["message"])
 	}
 	return observed >= generation && updated == want && total == want && available == want, ""
+}
+
+// statefulSetRolledOut: the controller saw the current spec, every replica
+// runs the current revision and is ready.
+func statefulSetRolledOut(s *unstructured.Unstructured) (bool, string) {
+	generation := s.GetGeneration()
+	observed, _, _ := unstructured.NestedInt64(s.Object, "status", "observedGeneration")
+	want, found, _ := unstructured.NestedInt64(s.Object, "spec", "replicas")
+	if !found {
+		want = 1
+	}
+	ready, _, _ := unstructured.NestedInt64(s.Object, "status", "readyReplicas")
+	updated, _, _ := unstructured.NestedInt64(s.Object, "status", "updatedReplicas")
+	current, _, _ := unstructured.NestedString(s.Object, "status", "currentRevision")
+	update, _, _ := unstructured.NestedString(s.Object, "status", "updateRevision")
+	return observed >= generation && ready == want && updated == want && current == update, ""
 }
 
 func jobDone(j *unstructured.Unstructured) (bool, string) {

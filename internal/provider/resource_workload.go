@@ -97,6 +97,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
 		requireJobReplacement(ctx, req, resp, plan)
+		requireStatefulSetReplacement(ctx, req, resp, plan)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
 		return
 	}
@@ -111,6 +112,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.Manifest = types.StringUnknown()
 	}
 	requireJobReplacement(ctx, req, resp, plan)
+	requireStatefulSetReplacement(ctx, req, resp, plan)
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")

@@ -79,7 +79,10 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	mainRef := target.Ref
 	selector := podSelector(rendered)
 	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
-	waitErr := client.WaitReady(ctx, target, waitMode(*plan), selector)
+	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
+	if waitErr == nil {
+		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector)
+	}
 	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
 		"ready": waitErr == nil})
 	nodes, err := client.ScheduledNodes(context.WithoutCancel(ctx), mainRef.Namespace, selector)
@@ -493,6 +496,8 @@ func podRequest(rendered *workload.Rendered) int64 {
 	switch {
 	case rendered.Deployment != nil:
 		spec = &rendered.Deployment.Spec.Template.Spec
+	case rendered.StatefulSet != nil:
+		spec = &rendered.StatefulSet.Spec.Template.Spec
 	case rendered.Job != nil:
 		spec = &rendered.Job.Spec.Template.Spec
 	default:

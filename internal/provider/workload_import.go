@@ -20,7 +20,7 @@ import (
 
 var _ resource.ResourceWithImportState = &workloadResource{}
 
-// specAnnotation records, on the applied Deployment or Job, the GPU intent it
+// specAnnotation records, on the applied Deployment, StatefulSet or Job, the GPU intent it
 // was rendered from. Import reads it back: a rendered object alone cannot say
 // which of its selectors were the user's intent and which the cloud's rules.
 const specAnnotation = "gpu.gpuform.io/spec"
@@ -62,7 +62,7 @@ func decodeSpec(raw string) (workloadSpec, error) {
 	return spec, nil
 }
 
-// ImportState imports `<namespace>/<name>` of a Deployment or Job that
+// ImportState imports `<namespace>/<name>` of a Deployment, StatefulSet or Job that
 // gpu_workload applied.
 func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	namespace, name, ok := strings.Cut(req.ID, "/")
@@ -82,7 +82,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	if !found {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment or Job %s/%s carries the "+
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet or Job %s/%s carries the "+
 			"%s annotation that gpu_workload writes. Only workloads applied by this provider can be imported: "+
 			"their GPU intent cannot be recovered from rendered selectors alone.", namespace, name, specAnnotation))
 		return
@@ -99,6 +99,9 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 	kinds := []schema.GroupVersionKind{
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "batch", Version: "v1", Kind: "Job"},
+		// Last, so a Role written before statefulsets existed still imports
+		// Deployments and Jobs.
+		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
 	}
 	for _, gvk := range kinds {
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})

@@ -29,7 +29,7 @@ import (
 // the same render functions the validators use.
 func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A GPU workload (Deployment or Job) rendered from GPU intent: how many GPUs, which " +
+		MarkdownDescription: "A GPU workload (Deployment, StatefulSet or Job) rendered from GPU intent: how many GPUs, which " +
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
 			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule.",
@@ -61,7 +61,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"name": schema.StringAttribute{
-			MarkdownDescription: "Name of the Deployment or Job (a DNS-1123 label). Changing it re-creates the workload.",
+			MarkdownDescription: "Name of the Deployment, StatefulSet or Job (a DNS-1123 label). Changing it re-creates the workload.",
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -75,7 +75,10 @@ func workloadAttributes() map[string]schema.Attribute {
 				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
 				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, cloud, ...) or to `job.completions` " +
 				"replaces the Job, and the plan marks that attribute as forcing the replacement, also when its new value " +
-				"is known only at apply; a deployment is updated in place.",
+				"is known only at apply; a deployment is updated in place. A `statefulset` gives each replica a stable " +
+				"name and, with `model_cache.size`, a cache volume of its own (a claim template; the claims are deleted " +
+				"with the StatefulSet, not on scale-down); Kubernetes cannot change claim templates, so a change to " +
+				"`model_cache` (or a patch of an immutable field) replaces it.",
 			Optional:      true,
 			Computed:      true,
 			Default:       stringdefault.StaticString(spec.KindDeployment),
@@ -90,7 +93,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 		},
 		"replicas": schema.Int64Attribute{
-			MarkdownDescription: "Replicas of a `deployment`. Not allowed for a `job`. Unset, the provider does not manage " +
+			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
 				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply.",
 			Optional:   true,
 			Validators: []validator.Int64{int64validator.Between(0, 10000)},
@@ -136,8 +139,8 @@ func workloadAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "ServiceAccount the pods run as.",
 			Optional:            true,
 		},
-		"labels":          stringMap("Labels on the Deployment or Job."),
-		"annotations":     stringMap("Annotations on the Deployment or Job."),
+		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
+		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
 		"size": schema.StringAttribute{
@@ -169,7 +172,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"patch": schema.StringAttribute{
-			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment or Job, applied while " +
+			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet or Job, applied while " +
 				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: image pull " +
 				"secrets, security contexts, volumes, sidecars and init containers, priority class, scheduler, update " +
 				"strategy, `podFailurePolicy`, ... `manifest` shows the result, and drift detection and server-side apply " +
@@ -203,7 +206,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 		"adopt": schema.BoolAttribute{
-			MarkdownDescription: "Take over a Deployment or Job of the same name that already exists and was not created " +
+			MarkdownDescription: "Take over a Deployment, StatefulSet or Job of the same name that already exists and was not created " +
 				"by `gpu_workload`. Without it, creating over an existing object fails, so that destroy never deletes a " +
 				"workload this resource did not create or import.",
 			Optional: true,
@@ -222,7 +225,7 @@ func workloadAttributes() map[string]schema.Attribute {
 func workloadComputedAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"uid": schema.StringAttribute{
-			MarkdownDescription: "UID of the Deployment or Job.",
+			MarkdownDescription: "UID of the Deployment, StatefulSet or Job.",
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},

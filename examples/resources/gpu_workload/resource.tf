@@ -166,3 +166,25 @@ resource "gpu_workload" "ngc_inference" {
               image: prom/statsd-exporter:v0.27.0
   EOT
 }
+
+# A StatefulSet of two inference replicas, each with its own model cache
+# (a volume claim template: downloaded weights survive restarts, and the
+# claims go away with the StatefulSet).
+resource "gpu_workload" "sharded" {
+  name      = "llm-shard"
+  namespace = "inference"
+  kind      = "statefulset"
+  cloud     = "aks"
+  image     = "vllm/vllm-openai:v0.6.0"
+  replicas  = 2
+
+  gpu {
+    count       = 1
+    accelerator = "a100-80gb"
+  }
+
+  model_cache {
+    size          = "200Gi"
+    storage_class = "managed-csi-premium"
+  }
+}

@@ -18,8 +18,8 @@ type Workload struct {
 	Kind      string `json:"Kind"`      // kind: one of KindNames()
 	Cloud     string `json:"Cloud"`     // cloud: one of CloudNames()
 
-	// Replicas applies to deployments only; nil leaves spec.replicas to the
-	// server (1) or to an autoscaler.
+	// Replicas applies to deployments and statefulsets; nil leaves
+	// spec.replicas to the server (1) or to an autoscaler.
 	Replicas *int32 `json:"Replicas"` // replicas
 
 	Labels         map[string]string `json:"Labels"`         // labels, on every object
@@ -153,11 +153,14 @@ type JobControls struct {
 // Workload kinds.
 const (
 	KindDeployment = "deployment"
-	KindJob        = "job"
+	// KindStatefulSet gives each replica a stable name and, with a created
+	// model cache, a volume of its own (volume claim templates).
+	KindStatefulSet = "statefulset"
+	KindJob         = "job"
 )
 
 // KindNames lists the accepted kind values.
-func KindNames() []string { return []string{KindDeployment, KindJob} }
+func KindNames() []string { return []string{KindDeployment, KindStatefulSet, KindJob} }
 
 // MIG strategies of the NVIDIA device plugin / GPU Operator.
 const (

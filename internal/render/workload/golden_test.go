@@ -114,6 +114,11 @@ func featureCases() []goldenCase {
 	w = goldenWorkload(spec.CloudGeneric, "chat", spec.KindDeployment, spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingTimeSlicing, MaxSharedClients: 4})
 	add(spec.CloudGeneric, "sharing-t4-time-slicing", "Device plugin time-slicing: nvidia.com/gpu.shared (renameByDefault) and GFD sharing labels.", w, Options{})
 
+	w = goldenWorkload(spec.CloudAKS, "llm-shard", spec.KindStatefulSet, spec.GPU{Count: 1, Accelerator: "a100-80gb"})
+	w.Replicas = rendertest.Ptr(int32(2))
+	w.ModelCache = &spec.ModelCache{Size: "200Gi", StorageClass: "managed-csi-premium"}
+	add(spec.CloudAKS, "statefulset-model-cache", "StatefulSet: each replica gets its own model cache from a claim template, deleted with the StatefulSet.", w, Options{})
+
 	w = goldenWorkload(spec.CloudGKE, "inference", spec.KindDeployment, spec.GPU{Count: 1, Accelerators: []string{"h100-80gb", "a100-80gb", "l4"}})
 	add(spec.CloudGKE, "preference-list", "Preference list: required In(all), preferred weights 100/80/60; size from the smallest default.", w, Options{})
 

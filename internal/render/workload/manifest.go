@@ -41,7 +41,26 @@ func ObjectMap(obj runtime.Object) (map[string]any, error) {
 	unstructured.RemoveNestedField(content, "status")
 	dropEmptyMetadata(content, "spec", "template", "metadata")
 	dropEmptyMetadata(content, "spec", "metadata")
+	dropClaimTemplateStatus(content)
 	return content, nil
+}
+
+// dropClaimTemplateStatus removes the status of a StatefulSet's claim
+// templates, which the server owns like any other status.
+func dropClaimTemplateStatus(content map[string]any) {
+	templates, ok, _ := unstructured.NestedSlice(content, "spec", "volumeClaimTemplates")
+	if !ok {
+		return
+	}
+	for _, t := range templates {
+		if m, ok := t.(map[string]any); ok {
+			delete(m, "status")
+			if meta, ok := m["metadata"].(map[string]any); ok {
+				delete(meta, "creationTimestamp")
+			}
+		}
+	}
+	_ = unstructured.SetNestedSlice(content, templates, "spec", "volumeClaimTemplates")
 }
 
 // dropEmptyMetadata removes a nested metadata's creationTimestamp, and the

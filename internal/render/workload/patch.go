@@ -22,7 +22,7 @@ import (
 
 // The patch attribute is the escape hatch for every pod-spec field the
 // typed attributes do not cover: a strategic merge patch of the rendered
-// Deployment or Job, applied with apimachinery's strategicpatch exactly as
+// Deployment, StatefulSet or Job, applied with apimachinery's strategicpatch exactly as
 // kubectl and kustomize apply one. What the GPU rules decided must survive
 // it; a patch that undoes any of it is refused on the patch attribute,
 // naming the field, so the escape hatch cannot reintroduce the placements
@@ -31,7 +31,7 @@ import (
 // patchPath is the attribute every patch finding belongs to.
 var patchPath = gpudiag.At("patch")
 
-// applyPatch patches r's Deployment or Job in place and checks the GPU
+// applyPatch patches r's Deployment, StatefulSet or Job in place and checks the GPU
 // rules still hold.
 func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
@@ -55,6 +55,22 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 			gpuContainerFirst(r.Deployment.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
 			replaceObject(r, r.Deployment, patched)
 			r.Deployment = patched
+		}
+	case r.StatefulSet != nil:
+		patched := &appsv1.StatefulSet{}
+		if !patchTyped(r.StatefulSet, patchJSON, patched, &diags) {
+			return diags
+		}
+		checkIdentity(r.StatefulSet.ObjectMeta, patched.ObjectMeta, &diags)
+		if !equality.Semantic.DeepEqual(r.StatefulSet.Spec.Selector, patched.Spec.Selector) {
+			diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
+				"cannot change on a StatefulSet. Allowed: leave spec.selector out of the patch.")
+		}
+		checkPodRules(r, r.StatefulSet.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
+		if !diags.HasError() {
+			gpuContainerFirst(r.StatefulSet.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
+			replaceObject(r, r.StatefulSet, patched)
+			r.StatefulSet = patched
 		}
 	case r.Job != nil:
 		patched := &batchv1.Job{}

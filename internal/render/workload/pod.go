@@ -48,6 +48,42 @@ func deployment(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateS
 	}
 }
 
+// statefulSet gives each replica a stable identity (<name>-0, <name>-1, ...),
+// the serving pattern of sharded inference servers. A created model cache
+// becomes a volume claim template, so every replica keeps its own
+// downloaded weights across restarts instead of all sharing one volume; the
+// claims are deleted with the StatefulSet (not on scale-down), so destroy
+// leaves no storage behind. serviceName names the governing headless
+// Service that stable DNS names need; the workload does not create it.
+func statefulSet(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, selector map[string]string,
+	claims []corev1.PersistentVolumeClaim) *appsv1.StatefulSet {
+	var retention *appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy
+	if len(claims) > 0 {
+		retention = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+			WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+			WhenScaled:  appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
+		}
+	}
+	return &appsv1.StatefulSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
+		ObjectMeta: meta,
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:    w.Replicas,
+			Selector:    &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
+			ServiceName: w.Name,
+			// Replicas of a GPU server start together: ordered startup would
+			// hold each one behind the previous one's model download.
+			PodManagementPolicy:                  appsv1.ParallelPodManagement,
+			Template:                             pod,
+			VolumeClaimTemplates:                 claims,
+			PersistentVolumeClaimRetentionPolicy: retention,
+			// One replica at a time, highest ordinal first: a sharded
+			// server keeps serving while each shard restarts.
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
+		},
+	}
+}
+
 // job runs the pod to completion. restartPolicy Never leaves a failed pod
 // (and its logs) in place and lets backoffLimit count failures; OnFailure
 // would restart the container on the same GPU node and hide them.

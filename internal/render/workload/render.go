@@ -2,6 +2,7 @@ package workload
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -49,8 +50,9 @@ type Rendered struct {
 	// Exactly one of the two is set when the workload uses DRA.
 	ResourceClaimTemplateV1      *resourcev1.ResourceClaimTemplate
 	ResourceClaimTemplateV1beta1 *resourcev1beta1.ResourceClaimTemplate
-	Deployment                   *appsv1.Deployment // set for kind "deployment"
-	Job                          *batchv1.Job       // set for kind "job"
+	Deployment                   *appsv1.Deployment  // set for kind "deployment"
+	StatefulSet                  *appsv1.StatefulSet // set for kind "statefulset"
+	Job                          *batchv1.Job        // set for kind "job"
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -135,7 +137,12 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 	if !ok {
 		return nil, false
 	}
-	if pvc != nil {
+	// A StatefulSet's replicas each get their own cache from a claim
+	// template; other kinds share one created claim.
+	var claimTemplates []corev1.PersistentVolumeClaim
+	if pvc != nil && w.Kind == spec.KindStatefulSet {
+		claimTemplates = []corev1.PersistentVolumeClaim{claimTemplate(*pvc)}
+	} else if pvc != nil {
 		r.PersistentVolumeClaim = pvc
 		r.Objects = append(r.Objects, pvc)
 	}
@@ -155,6 +162,12 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 	case spec.KindDeployment:
 		r.Deployment = deployment(w, ObjectMeta(w), pod, r.SelectorLabels)
 		r.Objects = append(r.Objects, r.Deployment)
+	case spec.KindStatefulSet:
+		if len(claimTemplates) > 0 {
+			pod.Spec.Volumes = slices.DeleteFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == volumeModelCache })
+		}
+		r.StatefulSet = statefulSet(w, ObjectMeta(w), pod, r.SelectorLabels, claimTemplates)
+		r.Objects = append(r.Objects, r.StatefulSet)
 	case spec.KindJob:
 		r.Job = job(w, ObjectMeta(w), pod)
 		r.Objects = append(r.Objects, r.Job)

@@ -48,6 +48,8 @@ func emptyLike(obj Object) (Object, error) {
 		return &resourcev1beta1.ResourceClaimTemplate{}, nil
 	case *appsv1.Deployment:
 		return &appsv1.Deployment{}, nil
+	case *appsv1.StatefulSet:
+		return &appsv1.StatefulSet{}, nil
 	case *batchv1.Job:
 		return &batchv1.Job{}, nil
 	}

@@ -95,3 +95,13 @@ func modelCachePVC(w spec.Workload, meta metav1.ObjectMeta) (*corev1.PersistentV
 	}
 	return pvc, true
 }
+
+// claimTemplate turns the model-cache claim into a StatefulSet volume claim
+// template: named after the pod volume it replaces, so the existing mount
+// uses it, and without the namespace and labels the controller sets.
+func claimTemplate(pvc corev1.PersistentVolumeClaim) corev1.PersistentVolumeClaim {
+	return corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: volumeModelCache},
+		Spec:       pvc.Spec,
+	}
+}

@@ -128,7 +128,7 @@ func validateKindFields(w spec.Workload, diags *gpudiag.Diagnostics) {
 		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
-	if w.Kind == spec.KindDeployment && w.Job != nil {
+	if w.Kind != spec.KindJob && w.Kind != "" && w.Job != nil {
 		line := jobBlockLine(w.Job)
 		block := "The job block"
 		if len(line) == 1 {
@@ -137,7 +137,7 @@ func validateKindFields(w spec.Workload, diags *gpudiag.Diagnostics) {
 			block = "The empty job {} block"
 		}
 		diags.AddError(line, "job block is for jobs",
-			block+" configures batch/v1 Job settings, but kind is \""+spec.KindDeployment+"\". "+
+			block+" configures batch/v1 Job settings, but kind is \""+w.Kind+"\". "+
 				"Allowed: remove the job block, or use kind = \""+spec.KindJob+"\".")
 	}
 	if w.Job == nil {

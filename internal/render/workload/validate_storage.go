@@ -108,6 +108,11 @@ func concurrentPods(w spec.Workload) (int32, string) {
 		if w.Replicas != nil {
 			return *w.Replicas, "replicas"
 		}
+	case spec.KindStatefulSet:
+		// A created cache is one claim per replica (claim templates).
+		if w.Replicas != nil && !modelCacheCreated(w) {
+			return *w.Replicas, "replicas"
+		}
 	case spec.KindJob:
 		if w.Job != nil && w.Job.Parallelism != nil {
 			return *w.Job.Parallelism, "job.parallelism"

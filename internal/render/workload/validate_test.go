@@ -91,7 +91,7 @@ func TestValidateRules(t *testing.T) {
 		// identity
 		{"unknown cloud", func(w *spec.Workload) { w.Cloud = "gcp" }, gpudiag.SeverityError, "cloud",
 			`"gke", "gke-autopilot", "aks", "eks", "eks-auto", "karpenter", "generic"`},
-		{"unknown kind", func(w *spec.Workload) { w.Kind = "statefulset" }, gpudiag.SeverityError, "kind", `"deployment", "job"`},
+		{"unknown kind", func(w *spec.Workload) { w.Kind = "replicaset" }, gpudiag.SeverityError, "kind", `"deployment", "statefulset", "job"`},
 		{"invalid name", func(w *spec.Workload) { w.Name = "LLM_Server" }, gpudiag.SeverityError, "name", "DNS-1123 label"},
 		{"name too long", func(w *spec.Workload) { w.Name = strings.Repeat("a", 64) }, gpudiag.SeverityError, "name", "at most 63"},
 		{"invalid namespace", func(w *spec.Workload) { w.Namespace = "ml.team" }, gpudiag.SeverityError, "namespace", "DNS-1123 label"},
@@ -194,7 +194,7 @@ func TestValidateRules(t *testing.T) {
 func TestRequiredValuesAtApplyOnly(t *testing.T) {
 	cases := []validateCase{
 		{"missing name", func(w *spec.Workload) { w.Name = "" }, gpudiag.SeverityError, "name", "DNS-1123 label"},
-		{"missing kind", func(w *spec.Workload) { w.Kind = "" }, gpudiag.SeverityError, "kind", `"deployment", "job"`},
+		{"missing kind", func(w *spec.Workload) { w.Kind = "" }, gpudiag.SeverityError, "kind", `"deployment", "statefulset", "job"`},
 		{"missing cloud", func(w *spec.Workload) { w.Cloud = "" }, gpudiag.SeverityError, "cloud", `"gke", "gke-autopilot"`},
 		{"missing image", func(w *spec.Workload) { w.Image = "" }, gpudiag.SeverityError, "image", "image reference"},
 		{"zero GPU count", func(w *spec.Workload) { w.GPU.Count = 0 }, gpudiag.SeverityError, "gpu.count", "an integer from 1 to 16"},
