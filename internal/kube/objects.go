@@ -248,7 +248,7 @@ func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error 
 
 // cachedKinds are the kinds whose reads and waits the watch cache serves:
 // what gpu_workload creates, all labelled as managed by the provider.
-var cachedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Job": true, "PersistentVolumeClaim": true,
+var cachedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
 	"ResourceClaimTemplate": true}
 
 // cached returns the watch cache for the object's resource and namespace.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -13,6 +14,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -224,6 +226,18 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	resp.Diagnostics.Append(in.diags...)
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(renderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
+	checkCronJobWait(config, &resp.Diagnostics)
+}
+
+// checkCronJobWait: a CronJob has no rollout and no pods until its schedule
+// fires, so the apply cannot wait for one.
+func checkCronJobWait(m workloadModel, diags *diag.Diagnostics) {
+	waitFor := m.WaitFor.ValueString()
+	if m.Kind.ValueString() == spec.KindCronJob && waitFor != "" && waitFor != string(kube.WaitNone) {
+		diags.AddAttributeError(path.Root("wait_for"), "Nothing to wait for on a cronjob",
+			"wait_for = \""+waitFor+"\" waits for pods, but a CronJob starts none until its schedule fires. "+
+				"Allowed: wait_for = \"none\" or unset on a cronjob.")
+	}
 }
 
 // subtract returns the diagnostics of all that are not in seen, so a rule

@@ -373,8 +373,11 @@ func waitMode(m workloadModel) kube.WaitMode {
 	if v := m.WaitFor.ValueString(); v != "" {
 		return kube.WaitMode(v)
 	}
-	if m.Kind.ValueString() == spec.KindJob {
+	switch m.Kind.ValueString() {
+	case spec.KindJob:
 		return kube.WaitComplete
+	case spec.KindCronJob:
+		return kube.WaitNone // nothing runs until the schedule fires
 	}
 	return kube.WaitRollout
 }
@@ -498,6 +501,8 @@ func podRequest(rendered *workload.Rendered) int64 {
 		spec = &rendered.Deployment.Spec.Template.Spec
 	case rendered.StatefulSet != nil:
 		spec = &rendered.StatefulSet.Spec.Template.Spec
+	case rendered.CronJob != nil:
+		spec = &rendered.CronJob.Spec.JobTemplate.Spec.Template.Spec
 	case rendered.Job != nil:
 		spec = &rendered.Job.Spec.Template.Spec
 	default:

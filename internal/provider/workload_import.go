@@ -82,7 +82,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	if !found {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet or Job %s/%s carries the "+
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet, Job or CronJob %s/%s carries the "+
 			"%s annotation that gpu_workload writes. Only workloads applied by this provider can be imported: "+
 			"their GPU intent cannot be recovered from rendered selectors alone.", namespace, name, specAnnotation))
 		return
@@ -99,9 +99,10 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 	kinds := []schema.GroupVersionKind{
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "batch", Version: "v1", Kind: "Job"},
-		// Last, so a Role written before statefulsets existed still imports
-		// Deployments and Jobs.
+		// Last, so a Role written before statefulsets and cronjobs existed
+		// still imports Deployments and Jobs.
 		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
+		{Group: "batch", Version: "v1", Kind: "CronJob"},
 	}
 	for _, gvk := range kinds {
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
@@ -177,6 +178,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 	m.LivenessProbe = nullableObject(ctx, blocks["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
 	m.ReadinessProbe = nullableObject(ctx, blocks["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
 	m.Job = nullableObject(ctx, blocks["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
+	m.CronJob = nullableObject(ctx, blocks["cronjob"], w.CronJob != nil, func() any { return cronJobFrom(w.CronJob) }, &diags)
 	return m, diags
 }
 
@@ -220,6 +222,16 @@ func probeFrom(p *spec.Probe) probeModel {
 		Exec: nullableStrings(p.Exec), InitialDelaySeconds: nullableInt32(p.InitialDelaySeconds),
 		PeriodSeconds: nullableInt32(p.PeriodSeconds), TimeoutSeconds: nullableInt32(p.TimeoutSeconds),
 		FailureThreshold: nullableInt32(p.FailureThreshold),
+	}
+}
+
+func cronJobFrom(c *spec.CronJobControls) cronJobModel {
+	return cronJobModel{
+		Schedule: nullableString(c.Schedule), TimeZone: nullableString(c.TimeZone),
+		ConcurrencyPolicy: nullableString(c.ConcurrencyPolicy), Suspend: nullableBool(c.Suspend),
+		SuccessfulJobsHistoryLimit: nullableInt32(c.SuccessfulJobsHistoryLimit),
+		FailedJobsHistoryLimit:     nullableInt32(c.FailedJobsHistoryLimit),
+		StartingDeadlineSeconds:    nullableInt64(c.StartingDeadlineSeconds),
 	}
 }
 

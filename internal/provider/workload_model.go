@@ -45,6 +45,7 @@ type workloadModel struct {
 	LivenessProbe      types.Object   `tfsdk:"liveness_probe"`
 	ReadinessProbe     types.Object   `tfsdk:"readiness_probe"`
 	Job                types.Object   `tfsdk:"job"`
+	CronJob            types.Object   `tfsdk:"cronjob"`
 	Apply              types.Bool     `tfsdk:"apply"`
 	WaitFor            types.String   `tfsdk:"wait_for"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
@@ -266,6 +267,7 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 		LivenessProbe:      c.probe(m.LivenessProbe),
 		ReadinessProbe:     c.probe(m.ReadinessProbe),
 		Job:                c.job(m.Job),
+		CronJob:            c.cronJob(m.CronJob),
 	}
 	if w.Kind == "" && !m.Kind.IsUnknown() {
 		w.Kind = spec.KindDeployment
@@ -365,6 +367,32 @@ func (c *converter) job(v types.Object) *spec.JobControls {
 		TTLSecondsAfterFinished: c.optInt32(j.TTLSecondsAfterFinished),
 		Completions:             c.optInt32(j.Completions),
 		Parallelism:             c.optInt32(j.Parallelism),
+	}
+}
+
+type cronJobModel struct {
+	Schedule                   types.String `tfsdk:"schedule"`
+	TimeZone                   types.String `tfsdk:"time_zone"`
+	ConcurrencyPolicy          types.String `tfsdk:"concurrency_policy"`
+	SuccessfulJobsHistoryLimit types.Int64  `tfsdk:"successful_jobs_history_limit"`
+	FailedJobsHistoryLimit     types.Int64  `tfsdk:"failed_jobs_history_limit"`
+	StartingDeadlineSeconds    types.Int64  `tfsdk:"starting_deadline_seconds"`
+	Suspend                    types.Bool   `tfsdk:"suspend"`
+}
+
+func (c *converter) cronJob(v types.Object) *spec.CronJobControls {
+	var j cronJobModel
+	if !c.object(v, &j) {
+		return nil
+	}
+	return &spec.CronJobControls{
+		Schedule:                   c.str(j.Schedule),
+		TimeZone:                   c.str(j.TimeZone),
+		ConcurrencyPolicy:          c.str(j.ConcurrencyPolicy),
+		SuccessfulJobsHistoryLimit: c.optInt32(j.SuccessfulJobsHistoryLimit),
+		FailedJobsHistoryLimit:     c.optInt32(j.FailedJobsHistoryLimit),
+		StartingDeadlineSeconds:    c.optInt64(j.StartingDeadlineSeconds),
+		Suspend:                    c.boolean(j.Suspend),
 	}
 }
 

@@ -49,6 +49,7 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"liveness_probe":  probeBlock("Liveness probe."),
 		"readiness_probe": probeBlock("Readiness probe."),
 		"job":             jobBlock(),
+		"cronjob":         cronJobBlock(),
 		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 }
@@ -78,7 +79,8 @@ func workloadAttributes() map[string]schema.Attribute {
 				"is known only at apply; a deployment is updated in place. A `statefulset` gives each replica a stable " +
 				"name and, with `model_cache.size`, a cache volume of its own (a claim template; the claims are deleted " +
 				"with the StatefulSet, not on scale-down); Kubernetes cannot change claim templates, so a change to " +
-				"`model_cache` (or a patch of an immutable field) replaces it.",
+				"`model_cache` (or a patch of an immutable field) replaces it. A `cronjob` runs the Job of the `job` " +
+				"block on the `cronjob` block's schedule; it is updated in place.",
 			Optional:      true,
 			Computed:      true,
 			Default:       stringdefault.StaticString(spec.KindDeployment),
@@ -384,7 +386,7 @@ func probeBlock(description string) schema.SingleNestedBlock {
 
 func jobBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Job controls; only for `kind = \"job\"`.",
+		MarkdownDescription: "Job controls; for `kind = \"job\"`, and for the Jobs a `cronjob` starts.",
 		Attributes: map[string]schema.Attribute{
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
@@ -392,6 +394,29 @@ func jobBlock() schema.SingleNestedBlock {
 			"completions": schema.Int64Attribute{Optional: true, MarkdownDescription: "Successful pods needed. Immutable " +
 				"in Kubernetes: a change replaces the Job."},
 			"parallelism": schema.Int64Attribute{Optional: true, MarkdownDescription: "Pods running at once."},
+		},
+	}
+}
+
+func cronJobBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Schedule of a `kind = \"cronjob\"` (required for it, refused for other kinds). The `job` " +
+			"block shapes every Job it starts. The apply does not wait: nothing runs until the schedule fires.",
+		Attributes: map[string]schema.Attribute{
+			"schedule": schema.StringAttribute{Optional: true, MarkdownDescription: "Five-field cron schedule, e.g. " +
+				"`0 3 * * *`, or a macro such as `@daily`, parsed as the CronJob controller parses it."},
+			"time_zone": schema.StringAttribute{Optional: true, MarkdownDescription: "IANA time zone of the schedule, e.g. " +
+				"`Europe/Berlin`; default the controller's (usually UTC)."},
+			"concurrency_policy": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "What a run does while the previous one still runs: one of " +
+					markdownList(spec.ConcurrencyPolicyNames()) + " (default `Allow`). `Forbid` keeps a long training " +
+					"run from doubling its GPU use.",
+				Validators: []validator.String{stringvalidator.OneOf(spec.ConcurrencyPolicyNames()...)}},
+			"successful_jobs_history_limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Finished Jobs kept (default 3)."},
+			"failed_jobs_history_limit":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Failed Jobs kept (default 1)."},
+			"starting_deadline_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "A run that could not " +
+				"start within this many seconds of its time is skipped."},
+			"suspend": schema.BoolAttribute{Optional: true, MarkdownDescription: "Stop starting new runs."},
 		},
 	}
 }

@@ -188,3 +188,29 @@ resource "gpu_workload" "sharded" {
     storage_class = "managed-csi-premium"
   }
 }
+
+# A nightly evaluation on a schedule: the job block shapes every run, and
+# Forbid keeps a slow run from doubling its GPU use.
+resource "gpu_workload" "nightly_eval" {
+  name      = "nightly-eval"
+  namespace = "ml"
+  kind      = "cronjob"
+  cloud     = "karpenter"
+  image     = "registry.example/ml/eval:3.2"
+
+  gpu {
+    count       = 1
+    accelerator = "l4"
+  }
+
+  cronjob {
+    schedule           = "0 3 * * *"
+    time_zone          = "Europe/Berlin"
+    concurrency_policy = "Forbid"
+  }
+
+  job {
+    backoff_limit           = 1
+    active_deadline_seconds = 14400
+  }
+}

@@ -62,8 +62,11 @@ type Workload struct {
 	IPCLock bool `json:"IPCLock"` // ipc_lock
 	Spot    bool `json:"Spot"`    // spot
 
-	// Job applies to jobs only.
+	// Job applies to jobs, and to the jobs a cronjob starts.
 	Job *JobControls `json:"Job"` // job
+	// CronJob applies to cronjobs only. omitempty keeps the spec annotation
+	// of other kinds byte-for-byte what earlier releases wrote.
+	CronJob *CronJobControls `json:"CronJob,omitempty"` // cronjob
 
 	// Patch is a strategic merge patch (YAML or JSON) of the rendered
 	// Deployment or Job, for fields no attribute covers; it may not undo
@@ -150,6 +153,22 @@ type JobControls struct {
 	Parallelism             *int32 `json:"Parallelism"`             // parallelism
 }
 
+// CronJobControls is the cronjob block: when the Job runs and how runs
+// overlap and are kept.
+type CronJobControls struct {
+	Schedule                   string `json:"Schedule"`                             // schedule: cron syntax
+	TimeZone                   string `json:"TimeZone,omitempty"`                   // time_zone: IANA name
+	ConcurrencyPolicy          string `json:"ConcurrencyPolicy,omitempty"`          // concurrency_policy
+	SuccessfulJobsHistoryLimit *int32 `json:"SuccessfulJobsHistoryLimit,omitempty"` // successful_jobs_history_limit
+	FailedJobsHistoryLimit     *int32 `json:"FailedJobsHistoryLimit,omitempty"`     // failed_jobs_history_limit
+	StartingDeadlineSeconds    *int64 `json:"StartingDeadlineSeconds,omitempty"`    // starting_deadline_seconds
+	Suspend                    bool   `json:"Suspend,omitempty"`                    // suspend
+}
+
+// ConcurrencyPolicyNames lists the accepted cronjob.concurrency_policy
+// values (batch/v1 CronJob).
+func ConcurrencyPolicyNames() []string { return []string{"Allow", "Forbid", "Replace"} }
+
 // Workload kinds.
 const (
 	KindDeployment = "deployment"
@@ -157,10 +176,12 @@ const (
 	// model cache, a volume of its own (volume claim templates).
 	KindStatefulSet = "statefulset"
 	KindJob         = "job"
+	// KindCronJob runs the Job on a schedule.
+	KindCronJob = "cronjob"
 )
 
 // KindNames lists the accepted kind values.
-func KindNames() []string { return []string{KindDeployment, KindStatefulSet, KindJob} }
+func KindNames() []string { return []string{KindDeployment, KindStatefulSet, KindJob, KindCronJob} }
 
 // MIG strategies of the NVIDIA device plugin / GPU Operator.
 const (

@@ -119,6 +119,12 @@ func featureCases() []goldenCase {
 	w.ModelCache = &spec.ModelCache{Size: "200Gi", StorageClass: "managed-csi-premium"}
 	add(spec.CloudAKS, "statefulset-model-cache", "StatefulSet: each replica gets its own model cache from a claim template, deleted with the StatefulSet.", w, Options{})
 
+	w = goldenWorkload(spec.CloudKarpenter, "nightly-eval", spec.KindCronJob, spec.GPU{Count: 1, Accelerator: "l4"})
+	w.CronJob = &spec.CronJobControls{Schedule: "0 3 * * *", TimeZone: "Europe/Berlin", ConcurrencyPolicy: "Forbid",
+		SuccessfulJobsHistoryLimit: rendertest.Ptr(int32(3))}
+	w.Job = &spec.JobControls{BackoffLimit: rendertest.Ptr(int32(1))}
+	add(spec.CloudKarpenter, "cronjob-nightly", "CronJob: the Job of the job block on a schedule, in a time zone, never overlapping.", w, Options{})
+
 	w = goldenWorkload(spec.CloudGKE, "inference", spec.KindDeployment, spec.GPU{Count: 1, Accelerators: []string{"h100-80gb", "a100-80gb", "l4"}})
 	add(spec.CloudGKE, "preference-list", "Preference list: required In(all), preferred weights 100/80/60; size from the smallest default.", w, Options{})
 

@@ -41,6 +41,8 @@ func ObjectMap(obj runtime.Object) (map[string]any, error) {
 	unstructured.RemoveNestedField(content, "status")
 	dropEmptyMetadata(content, "spec", "template", "metadata")
 	dropEmptyMetadata(content, "spec", "metadata")
+	dropEmptyMetadata(content, "spec", "jobTemplate", "metadata")
+	dropEmptyMetadata(content, "spec", "jobTemplate", "spec", "template", "metadata")
 	dropClaimTemplateStatus(content)
 	return content, nil
 }

@@ -72,6 +72,19 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 			replaceObject(r, r.StatefulSet, patched)
 			r.StatefulSet = patched
 		}
+	case r.CronJob != nil:
+		patched := &batchv1.CronJob{}
+		if !patchTyped(r.CronJob, patchJSON, patched, &diags) {
+			return diags
+		}
+		checkIdentity(r.CronJob.ObjectMeta, patched.ObjectMeta, &diags)
+		before, after := &r.CronJob.Spec.JobTemplate.Spec.Template.Spec, &patched.Spec.JobTemplate.Spec.Template.Spec
+		checkPodRules(r, *before, *after, &diags)
+		if !diags.HasError() {
+			gpuContainerFirst(before.Containers[0].Name, after)
+			replaceObject(r, r.CronJob, patched)
+			r.CronJob = patched
+		}
 	case r.Job != nil:
 		patched := &batchv1.Job{}
 		if !patchTyped(r.Job, patchJSON, patched, &diags) {

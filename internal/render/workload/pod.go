@@ -88,6 +88,14 @@ func statefulSet(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplate
 // (and its logs) in place and lets backoffLimit count failures; OnFailure
 // would restart the container on the same GPU node and hide them.
 func job(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv1.Job {
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: meta,
+		Spec:       jobSpec(w, pod),
+	}
+}
+
+func jobSpec(w spec.Workload, pod corev1.PodTemplateSpec) batchv1.JobSpec {
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
 	spec := batchv1.JobSpec{Template: pod}
 	if c := w.Job; c != nil {
@@ -97,8 +105,30 @@ func job(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *b
 		spec.Completions = c.Completions
 		spec.Parallelism = c.Parallelism
 	}
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+	return spec
+}
+
+// cronJob starts the Job on the schedule; the job block shapes every Job it
+// starts. The pod template's labels identify the runs' pods, so
+// scheduled_nodes and destroy follow them as for a Job.
+func cronJob(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv1.CronJob {
+	c := w.CronJob
+	spec := batchv1.CronJobSpec{
+		Schedule:                   c.Schedule,
+		SuccessfulJobsHistoryLimit: c.SuccessfulJobsHistoryLimit,
+		FailedJobsHistoryLimit:     c.FailedJobsHistoryLimit,
+		StartingDeadlineSeconds:    c.StartingDeadlineSeconds,
+		ConcurrencyPolicy:          batchv1.ConcurrencyPolicy(c.ConcurrencyPolicy),
+		JobTemplate:                batchv1.JobTemplateSpec{Spec: jobSpec(w, pod)},
+	}
+	if c.TimeZone != "" {
+		spec.TimeZone = &c.TimeZone
+	}
+	if c.Suspend {
+		spec.Suspend = &c.Suspend
+	}
+	return &batchv1.CronJob{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
 		ObjectMeta: meta,
 		Spec:       spec,
 	}

@@ -53,6 +53,7 @@ type Rendered struct {
 	Deployment                   *appsv1.Deployment  // set for kind "deployment"
 	StatefulSet                  *appsv1.StatefulSet // set for kind "statefulset"
 	Job                          *batchv1.Job        // set for kind "job"
+	CronJob                      *batchv1.CronJob    // set for kind "cronjob"
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -171,6 +172,12 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 	case spec.KindJob:
 		r.Job = job(w, ObjectMeta(w), pod)
 		r.Objects = append(r.Objects, r.Job)
+	case spec.KindCronJob:
+		if w.CronJob == nil {
+			return nil, false
+		}
+		r.CronJob = cronJob(w, ObjectMeta(w), pod)
+		r.Objects = append(r.Objects, r.CronJob)
 	default:
 		return nil, false
 	}

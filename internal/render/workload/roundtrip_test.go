@@ -52,6 +52,8 @@ func emptyLike(obj Object) (Object, error) {
 		return &appsv1.StatefulSet{}, nil
 	case *batchv1.Job:
 		return &batchv1.Job{}, nil
+	case *batchv1.CronJob:
+		return &batchv1.CronJob{}, nil
 	}
 	return nil, fmt.Errorf("unexpected object %T", obj)
 }

@@ -31,7 +31,7 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Dia
 	cloud := ValidateIdentity(w, strict, &diags)
 	in, gpuDiags := ParseGPUIntent(w, cloud, strict)
 	diags.Append(gpuDiags)
-	validateKindFields(w, &diags)
+	validateKindFields(w, strict, &diags)
 	validateMetadata(w, &diags)
 	ValidateContainer(w, cloud, &diags)
 	ValidateSizing(w, in, &diags)
@@ -117,18 +117,20 @@ func jobBlockLine(j *spec.JobControls) []any {
 	return gpudiag.At("job")
 }
 
-// validateKindFields checks replicas and the job block against kind.
-func validateKindFields(w spec.Workload, diags *gpudiag.Diagnostics) {
-	if w.Kind == spec.KindJob && w.Replicas != nil {
+// validateKindFields checks replicas and the job and cronjob blocks against
+// kind.
+func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
+	if (w.Kind == spec.KindJob || w.Kind == spec.KindCronJob) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
-			"A job does not have replicas; it runs job.completions pods, job.parallelism at a time. "+
+			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
 				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
 	}
+	validateCronJob(w, strict, diags)
 	if w.Replicas != nil && *w.Replicas < 0 {
 		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
-	if w.Kind != spec.KindJob && w.Kind != "" && w.Job != nil {
+	if w.Kind != spec.KindJob && w.Kind != spec.KindCronJob && w.Kind != "" && w.Job != nil {
 		line := jobBlockLine(w.Job)
 		block := "The job block"
 		if len(line) == 1 {

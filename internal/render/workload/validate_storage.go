@@ -113,7 +113,7 @@ func concurrentPods(w spec.Workload) (int32, string) {
 		if w.Replicas != nil && !modelCacheCreated(w) {
 			return *w.Replicas, "replicas"
 		}
-	case spec.KindJob:
+	case spec.KindJob, spec.KindCronJob:
 		if w.Job != nil && w.Job.Parallelism != nil {
 			return *w.Job.Parallelism, "job.parallelism"
 		}
