@@ -359,7 +359,7 @@ func TestAccWorkload_importRejectsForeignWorkload(t *testing.T) {
 			ResourceName:  "gpu_workload.w",
 			ImportState:   true,
 			ImportStateId: ns + "/foreign",
-			ExpectError:   regexp.MustCompile(`No Deployment or Job .*/foreign carries the`),
+			ExpectError:   regexp.MustCompile(`No Deployment, StatefulSet, Job or CronJob .*/foreign carries`),
 		}},
 	})
 }
