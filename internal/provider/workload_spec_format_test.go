@@ -47,6 +47,17 @@ func specFixtures() map[string]workloadSpec {
 		"v1-deployment-dra-shared.json": {Workload: spec.Workload{Name: "dra", Namespace: "default", Kind: "deployment", Cloud: "generic",
 			Replicas: ptr.To[int32](3), Image: "img", GPU: spec.GPU{Count: 1, Sharing: "time-slicing", MaxSharedClients: 4,
 				DRA: &spec.DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "L4"`}}}}},
+		// Added with patch, statefulset and cronjob (same version: the new
+		// fields are omitted when empty, so the fixtures above are unchanged).
+		"v1-statefulset-patched.json": {Workload: spec.Workload{Name: "shard", Namespace: "ml", Kind: "statefulset", Cloud: "aks",
+			Replicas: ptr.To[int32](2), Image: "img", GPU: spec.GPU{Count: 1, Accelerator: "a100-80gb"},
+			ModelCache: &spec.ModelCache{Size: "200Gi"}, Patch: "spec:\n  template:\n    spec:\n      priorityClassName: high\n"}},
+		"v1-cronjob.json": {Workload: spec.Workload{Name: "nightly", Namespace: "ml", Kind: "cronjob", Cloud: "karpenter",
+			Image: "img", GPU: spec.GPU{Count: 1, Accelerator: "l4"},
+			Job: &spec.JobControls{BackoffLimit: ptr.To[int32](1)},
+			CronJob: &spec.CronJobControls{Schedule: "0 3 * * *", TimeZone: "Europe/Berlin", ConcurrencyPolicy: "Forbid",
+				SuccessfulJobsHistoryLimit: ptr.To[int32](3), FailedJobsHistoryLimit: ptr.To[int32](1),
+				StartingDeadlineSeconds: ptr.To[int64](600), Suspend: true}}, WaitFor: "none"},
 	}
 }
 
