@@ -29,8 +29,8 @@ func (c *Client) RecreateStuckStatefulSetPods(ctx context.Context, target WaitTa
 	}
 	var updateRevision string
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		live, err := c.Get(ctx, target.Ref)
-		if err != nil {
+		live, err := c.GetFresh(ctx, target.Ref)
+		if err != nil || live == nil {
 			return false, err
 		}
 		observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
