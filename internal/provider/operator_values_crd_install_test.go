@@ -183,7 +183,7 @@ resource "gpu_operator_values" "op" {
 func installGPUOperator(t *testing.T, chartPath, cloud, sharedModel, migModel string) {
 	ns := acctest.Namespace(t)
 	kubeconfig := acctest.Kubeconfig(t)
-	release := "gpu-operator-" + cloud
+	release := uniqueRelease("gpu-operator-"+cloud, ns)
 	t.Cleanup(func() {
 		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 			t.Errorf("cleanup: %v", err)

@@ -35,7 +35,7 @@ func TestAccOperatorValues_devicePluginInstalledOnTheGPUNodes(t *testing.T) {
 			kubeconfig := acctest.Kubeconfig(t)
 			// Release names differ: the chart's cluster-scoped RBAC objects
 			// are named after the release.
-			release := "dp-" + cloud
+			release := uniqueRelease("dp-"+cloud, ns)
 			t.Cleanup(func() {
 				if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 					t.Errorf("cleanup: %v", err)

@@ -85,7 +85,7 @@ func installFlyteAndPlaceTasks(t *testing.T, c flyteChart, cl flyteCloud) {
 	kubeconfig := acctest.Kubeconfig(t)
 	// One release name per chart and cloud: the charts' cluster-scoped
 	// objects are named after the release.
-	release := c.chart + "-" + cl.cloud
+	release := uniqueRelease(c.chart+"-"+cl.cloud, ns)
 	t.Cleanup(func() {
 		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
 			t.Errorf("cleanup: %v", err)

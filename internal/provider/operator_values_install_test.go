@@ -312,3 +312,11 @@ func fillRunnerPlaceholders(template, id, command string, args ...string) string
 	out = strings.ReplaceAll(out, "{{ _id }}", id)
 	return strings.ReplaceAll(out, "{{ _command }}", command)
 }
+
+// uniqueRelease names a Helm release after its chart and cloud and the test
+// namespace's random suffix: the charts name cluster-scoped objects after
+// the release, so a release an earlier, interrupted run left behind on a
+// long-lived cluster cannot collide with this run's.
+func uniqueRelease(base, ns string) string {
+	return base + "-" + ns[max(0, len(ns)-5):]
+}

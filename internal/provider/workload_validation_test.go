@@ -187,7 +187,7 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			want: `(?s)wait_for.*value must be one of`,
 		},
 		"unknown kind": {
-			cloud: "gke", gpu: "count = 1", extra: `kind = "cronjob"`,
+			cloud: "gke", gpu: "count = 1", extra: `kind = "replicaset"`,
 			want: `(?s)kind.*value must be one of.*"deployment"`,
 		},
 		"invalid node_pool id": {
