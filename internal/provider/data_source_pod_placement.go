@@ -56,11 +56,8 @@ func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 			},
 			"gpu": schema.DynamicAttribute{
-				MarkdownDescription: "The GPU request: an object with the attributes of `gpu_workload`'s `gpu` block " +
-					"(`count`, `accelerator`, `accelerators`, `partition`, `mig_strategy`, `sharing`, " +
-					"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool) and `node_pool` (a " +
-					"`gpu_node_pool_policy` id), e.g. `{ accelerator = \"l4\", count = 1 }`.",
-				Required: true,
+				MarkdownDescription: gpuRequestDescription,
+				Required:            true,
 			},
 			"container": schema.DynamicAttribute{
 				MarkdownDescription: "The GPU container for `pod_template`: an object with " + markdownList(containerKeys) +

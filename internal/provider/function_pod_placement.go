@@ -36,20 +36,8 @@ func (f *PodPlacementFunction) Definition(_ context.Context, _ function.Definiti
 			"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
 			"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
 			"`gpu_pod_placement` data source gives the same result on older versions.",
-		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name:                "cloud",
-				MarkdownDescription: "Cloud of the cluster: one of " + markdownList(clouds.Names()) + ".",
-			},
-			function.DynamicParameter{
-				Name: "gpu",
-				MarkdownDescription: "The GPU request, an object with the attributes of `gpu_workload`'s `gpu` block (" +
-					"`count`, `accelerator`, `accelerators`, `partition`, `mig_strategy`, `sharing`, " +
-					"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool) and `node_pool` (a " +
-					"`gpu_node_pool_policy` id), e.g. `{ accelerator = \"l4\", count = 1 }`.",
-			},
-		},
-		Return: function.DynamicReturn{},
+		Parameters: []function.Parameter{cloudParameter(), gpuParameter()},
+		Return:     function.DynamicReturn{},
 	}
 }
 
@@ -76,6 +64,24 @@ func (f *PodPlacementFunction) Run(ctx context.Context, req function.RunRequest,
 		return
 	}
 	resp.Error = resp.Result.Set(ctx, result)
+}
+
+// gpuRequestDescription documents the request object of the functions and
+// of the gpu_pod_placement data source.
+const gpuRequestDescription = "The GPU request: an object with the attributes of `gpu_workload`'s `gpu` block " +
+	"(`count`, required, `accelerator`, `accelerators`, `partition`, `mig_strategy`, `sharing`, " +
+	"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool) and `node_pool` (a `gpu_node_pool_policy` id), " +
+	"e.g. `{ accelerator = \"l4\", count = 1 }`."
+
+func cloudParameter() function.Parameter {
+	return function.StringParameter{
+		Name:                "cloud",
+		MarkdownDescription: "Cloud of the cluster: one of " + markdownList(clouds.Names()) + ".",
+	}
+}
+
+func gpuParameter() function.Parameter {
+	return function.DynamicParameter{Name: "gpu", MarkdownDescription: gpuRequestDescription}
 }
 
 // Argument positions of the placement functions.

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
@@ -45,14 +44,8 @@ func (f *PodTemplateFunction) Definition(_ context.Context, _ function.Definitio
 			"`provider::gpu::pod_placement(...).resourceClaimTemplate`. Requires Terraform 1.8 or later; the " +
 			"`gpu_pod_placement` data source gives the same result on older versions.",
 		Parameters: []function.Parameter{
-			function.StringParameter{
-				Name:                "cloud",
-				MarkdownDescription: "Cloud of the cluster: one of " + markdownList(clouds.Names()) + ".",
-			},
-			function.DynamicParameter{
-				Name:                "gpu",
-				MarkdownDescription: "The GPU request, as for `pod_placement`, e.g. `{ accelerator = \"l4\", count = 1 }`.",
-			},
+			cloudParameter(),
+			gpuParameter(),
 			function.DynamicParameter{
 				Name: "container",
 				MarkdownDescription: "The GPU container: an object with " + markdownList(containerKeys) + " (`image` " +

@@ -31,8 +31,8 @@ import (
 // patchPath is the attribute every patch finding belongs to.
 var patchPath = gpudiag.At("patch")
 
-// applyPatch patches r's Deployment, StatefulSet or Job in place and checks the GPU
-// rules still hold.
+// applyPatch patches r's Deployment, StatefulSet, Job or CronJob in place
+// and checks the GPU rules still hold.
 func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	patchJSON, ok := patchObject(patch, &diags)
@@ -41,64 +41,60 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	}
 	switch {
 	case r.Deployment != nil:
-		patched := &appsv1.Deployment{}
-		if !patchTyped(r.Deployment, patchJSON, patched, &diags) {
-			return diags
-		}
-		checkIdentity(r.Deployment.ObjectMeta, patched.ObjectMeta, &diags)
-		if !equality.Semantic.DeepEqual(r.Deployment.Spec.Selector, patched.Spec.Selector) {
-			diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
-				"cannot change on a Deployment. Allowed: leave spec.selector out of the patch.")
-		}
-		checkPodRules(r, r.Deployment.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
-		if !diags.HasError() {
-			gpuContainerFirst(r.Deployment.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
-			replaceObject(r, r.Deployment, patched)
-			r.Deployment = patched
-		}
+		r.Deployment = patchMain(r, r.Deployment, patchJSON, workloadParts[*appsv1.Deployment]{
+			empty:    func() *appsv1.Deployment { return &appsv1.Deployment{} },
+			pod:      func(d *appsv1.Deployment) *corev1.PodSpec { return &d.Spec.Template.Spec },
+			selector: func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
+		}, &diags)
 	case r.StatefulSet != nil:
-		patched := &appsv1.StatefulSet{}
-		if !patchTyped(r.StatefulSet, patchJSON, patched, &diags) {
-			return diags
-		}
-		checkIdentity(r.StatefulSet.ObjectMeta, patched.ObjectMeta, &diags)
-		if !equality.Semantic.DeepEqual(r.StatefulSet.Spec.Selector, patched.Spec.Selector) {
-			diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
-				"cannot change on a StatefulSet. Allowed: leave spec.selector out of the patch.")
-		}
-		checkPodRules(r, r.StatefulSet.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
-		if !diags.HasError() {
-			gpuContainerFirst(r.StatefulSet.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
-			replaceObject(r, r.StatefulSet, patched)
-			r.StatefulSet = patched
-		}
-	case r.CronJob != nil:
-		patched := &batchv1.CronJob{}
-		if !patchTyped(r.CronJob, patchJSON, patched, &diags) {
-			return diags
-		}
-		checkIdentity(r.CronJob.ObjectMeta, patched.ObjectMeta, &diags)
-		before, after := &r.CronJob.Spec.JobTemplate.Spec.Template.Spec, &patched.Spec.JobTemplate.Spec.Template.Spec
-		checkPodRules(r, *before, *after, &diags)
-		if !diags.HasError() {
-			gpuContainerFirst(before.Containers[0].Name, after)
-			replaceObject(r, r.CronJob, patched)
-			r.CronJob = patched
-		}
+		r.StatefulSet = patchMain(r, r.StatefulSet, patchJSON, workloadParts[*appsv1.StatefulSet]{
+			empty:    func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
+			pod:      func(s *appsv1.StatefulSet) *corev1.PodSpec { return &s.Spec.Template.Spec },
+			selector: func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector },
+		}, &diags)
 	case r.Job != nil:
-		patched := &batchv1.Job{}
-		if !patchTyped(r.Job, patchJSON, patched, &diags) {
-			return diags
-		}
-		checkIdentity(r.Job.ObjectMeta, patched.ObjectMeta, &diags)
-		checkPodRules(r, r.Job.Spec.Template.Spec, patched.Spec.Template.Spec, &diags)
-		if !diags.HasError() {
-			gpuContainerFirst(r.Job.Spec.Template.Spec.Containers[0].Name, &patched.Spec.Template.Spec)
-			replaceObject(r, r.Job, patched)
-			r.Job = patched
-		}
+		r.Job = patchMain(r, r.Job, patchJSON, workloadParts[*batchv1.Job]{
+			empty: func() *batchv1.Job { return &batchv1.Job{} },
+			pod:   func(j *batchv1.Job) *corev1.PodSpec { return &j.Spec.Template.Spec },
+		}, &diags)
+	case r.CronJob != nil:
+		r.CronJob = patchMain(r, r.CronJob, patchJSON, workloadParts[*batchv1.CronJob]{
+			empty: func() *batchv1.CronJob { return &batchv1.CronJob{} },
+			pod:   func(c *batchv1.CronJob) *corev1.PodSpec { return &c.Spec.JobTemplate.Spec.Template.Spec },
+		}, &diags)
 	}
 	return diags
+}
+
+// workloadParts says where a kind keeps its pod spec and, for kinds whose
+// selector is immutable, its selector.
+type workloadParts[T Object] struct {
+	empty    func() T
+	pod      func(T) *corev1.PodSpec
+	selector func(T) *metav1.LabelSelector
+}
+
+// patchMain patches the main object of r: on success it returns the
+// patched object (swapped into r.Objects), otherwise the original with the
+// findings in diags.
+func patchMain[T Object](r *Rendered, current T, patchJSON []byte, parts workloadParts[T], diags *gpudiag.Diagnostics) T {
+	patched := parts.empty()
+	if !patchTyped(current, patchJSON, patched, diags) {
+		return current
+	}
+	checkIdentity(current.GetName(), current.GetNamespace(), current.GetLabels(), patched, diags)
+	if parts.selector != nil && !equality.Semantic.DeepEqual(parts.selector(current), parts.selector(patched)) {
+		diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
+			"cannot change on a "+current.GetObjectKind().GroupVersionKind().Kind+". Allowed: leave spec.selector out of the patch.")
+	}
+	before, after := parts.pod(current), parts.pod(patched)
+	checkPodRules(r, *before, *after, diags)
+	if diags.HasError() {
+		return current
+	}
+	gpuContainerFirst(before.Containers[0].Name, after)
+	replaceObject(r, current, patched)
+	return patched
 }
 
 // patchObject reads the patch (YAML or JSON) into JSON; it must be an
@@ -151,16 +147,16 @@ func errorsText(errs []error) error {
 
 // checkIdentity: the name, namespace and the labels that identify the
 // workload belong to their attributes.
-func checkIdentity(before, after metav1.ObjectMeta, diags *gpudiag.Diagnostics) {
-	if before.Name != after.Name || before.Namespace != after.Namespace {
+func checkIdentity(name, namespace string, labels map[string]string, after metav1.Object, diags *gpudiag.Diagnostics) {
+	if name != after.GetName() || namespace != after.GetNamespace() {
 		diags.AddError(patchPath, "Patch renames the workload", fmt.Sprintf("The patch moves %s/%s to %s/%s. Allowed: "+
-			"set the name and namespace attributes.", before.Namespace, before.Name, after.Namespace, after.Name))
+			"set the name and namespace attributes.", namespace, name, after.GetNamespace(), after.GetName()))
 	}
-	for key, value := range before.Labels {
-		if after.Labels[key] != value {
+	for key, value := range labels {
+		if after.GetLabels()[key] != value {
 			diags.AddError(patchPath, "Patch changes an identifying label", fmt.Sprintf("The patch sets metadata.labels[%q] "+
 				"to %q; the provider finds its objects by it (%q). Allowed: other labels, or the labels attribute.",
-				key, after.Labels[key], value))
+				key, after.GetLabels()[key], value))
 		}
 	}
 }
