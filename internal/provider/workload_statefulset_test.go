@@ -141,3 +141,33 @@ func eventually(limit time.Duration, check func() error) error {
 		time.Sleep(250 * time.Millisecond)
 	}
 }
+
+// A StatefulSet that cannot schedule fails inside its create timeout with
+// the scheduler's reason, like a Deployment, and the next apply with a
+// request that fits converges.
+func TestAccWorkload_statefulSetTimeoutThenConverges(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := func(count int, timeout string) string {
+		return acctest.ProviderBlock(t) + workloadConfig("s", "stuck", ns, "statefulset",
+			landingCase{cloud: "gke", accelerator: "a100-40gb", count: count, extra: fmt.Sprintf(`
+  timeouts {
+    create = %q
+    update = "2m"
+  }`, timeout)})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkStatefulSetGone(t, ns, "stuck"),
+		Steps: []resource.TestStep{
+			{
+				Config:      config(16, "8s"),
+				ExpectError: regexp.MustCompile(`(?s)StatefulSet .*stuck did not become ready.*Unschedulable.*Insufficient nvidia.com/gpu`),
+			},
+			{
+				Config: config(1, "8s"),
+				Check:  resource.TestMatchResourceAttr("gpu_workload.s", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
+			},
+		},
+	})
+}
