@@ -181,14 +181,7 @@ resource "gpu_operator_values" "op" {
 }
 
 func installGPUOperator(t *testing.T, chartPath, cloud, sharedModel, migModel string) {
-	ns := acctest.Namespace(t)
-	kubeconfig := acctest.Kubeconfig(t)
-	release := uniqueRelease("gpu-operator-"+cloud, ns)
-	t.Cleanup(func() {
-		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
+	ns, kubeconfig, release := helmRelease(t, "gpu-operator-"+cloud)
 	config := gpuOperatorConfig(cloud, sharedModel, migModel)
 	// One cloud at a time: the chart's ClusterRole and ClusterPolicy have
 	// fixed names, and each subtest uninstalls its release when it ends.

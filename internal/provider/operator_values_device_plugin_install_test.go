@@ -31,16 +31,7 @@ func TestAccOperatorValues_devicePluginInstalledOnTheGPUNodes(t *testing.T) {
 	// refuses it).
 	for _, cloud := range []string{"aks", "eks", "eks-auto", "gke", "karpenter", "generic"} {
 		t.Run(cloud, func(t *testing.T) {
-			ns := acctest.Namespace(t)
-			kubeconfig := acctest.Kubeconfig(t)
-			// Release names differ: the chart's cluster-scoped RBAC objects
-			// are named after the release.
-			release := uniqueRelease("dp-"+cloud, ns)
-			t.Cleanup(func() {
-				if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
-					t.Errorf("cleanup: %v", err)
-				}
-			})
+			ns, kubeconfig, release := helmRelease(t, "dp-"+cloud)
 			resource.ParallelTest(t, resource.TestCase{
 				PreCheck:                 func() { acctest.PreCheck(t) },
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

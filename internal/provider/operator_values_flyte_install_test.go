@@ -81,16 +81,7 @@ func TestAccOperatorValues_flyteInstalledTasksLand(t *testing.T) {
 
 func installFlyteAndPlaceTasks(t *testing.T, c flyteChart, cl flyteCloud) {
 	chartPath := testcharts.Chart(t, c.chart)
-	ns := acctest.Namespace(t)
-	kubeconfig := acctest.Kubeconfig(t)
-	// One release name per chart and cloud: the charts' cluster-scoped
-	// objects are named after the release.
-	release := uniqueRelease(c.chart+"-"+cl.cloud, ns)
-	t.Cleanup(func() {
-		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
+	ns, kubeconfig, release := helmRelease(t, c.chart+"-"+cl.cloud)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

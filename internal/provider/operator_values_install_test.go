@@ -70,14 +70,7 @@ func TestAccOperatorValues_fiftyOneInstalledLandsOnThePool(t *testing.T) {
 }
 
 func installFiftyOneSteps(t *testing.T, chartPath string, c fiftyOneCase) {
-	ns := acctest.Namespace(t)
-	kubeconfig := acctest.Kubeconfig(t)
-	const release = "fo"
-	t.Cleanup(func() {
-		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
+	ns, kubeconfig, release := helmRelease(t, "fo")
 	var steps []resource.TestStep
 	for _, step := range c.steps {
 		steps = append(steps, resource.TestStep{
@@ -313,10 +306,19 @@ func fillRunnerPlaceholders(template, id, command string, args ...string) string
 	return strings.ReplaceAll(out, "{{ _command }}", command)
 }
 
-// uniqueRelease names a Helm release after its chart and cloud and the test
-// namespace's random suffix: the charts name cluster-scoped objects after
-// the release, so a release an earlier, interrupted run left behind on a
-// long-lived cluster cannot collide with this run's.
-func uniqueRelease(base, ns string) string {
-	return base + "-" + ns[max(0, len(ns)-5):]
+// helmRelease prepares a chart install: the test's namespace, the
+// kubeconfig, and a release named after base and the namespace's random
+// suffix (charts name cluster-scoped objects after the release, so a release
+// an interrupted run left on a long-lived cluster cannot collide), which is
+// uninstalled when the test ends.
+func helmRelease(t *testing.T, base string) (ns, kubeconfig, release string) {
+	t.Helper()
+	ns, kubeconfig = acctest.Namespace(t), acctest.Kubeconfig(t)
+	release = base + "-" + ns[max(0, len(ns)-5):]
+	t.Cleanup(func() {
+		if err := helminstall.Uninstall(kubeconfig, release, ns); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return ns, kubeconfig, release
 }
