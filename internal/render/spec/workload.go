@@ -26,6 +26,14 @@ type Workload struct {
 	Annotations    map[string]string `json:"Annotations"`    // annotations, on every object
 	PodLabels      map[string]string `json:"PodLabels"`      // pod_labels, on the pod template
 	PodAnnotations map[string]string `json:"PodAnnotations"` // pod_annotations, on the pod template
+	// SelectorLabels select the workload's pods; empty means the name and
+	// instance labels set to Name. Set when adopting a workload whose
+	// immutable selector uses other labels. omitempty keeps the spec
+	// annotation of other workloads byte-for-byte what earlier releases wrote.
+	SelectorLabels map[string]string `json:"SelectorLabels,omitempty"` // selector_labels
+
+	// ContainerName names the GPU container; empty means Name.
+	ContainerName string `json:"ContainerName,omitempty"` // container_name
 
 	Image   string   `json:"Image"`   // image
 	Command []string `json:"Command"` // command

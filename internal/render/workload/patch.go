@@ -43,34 +43,34 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	case r.Deployment != nil:
 		r.Deployment = patchMain(r, r.Deployment, patchJSON, workloadParts[*appsv1.Deployment]{
 			empty:    func() *appsv1.Deployment { return &appsv1.Deployment{} },
-			pod:      func(d *appsv1.Deployment) *corev1.PodSpec { return &d.Spec.Template.Spec },
+			template: func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
 			selector: func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
 		}, &diags)
 	case r.StatefulSet != nil:
 		r.StatefulSet = patchMain(r, r.StatefulSet, patchJSON, workloadParts[*appsv1.StatefulSet]{
 			empty:    func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
-			pod:      func(s *appsv1.StatefulSet) *corev1.PodSpec { return &s.Spec.Template.Spec },
+			template: func(s *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &s.Spec.Template },
 			selector: func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector },
 		}, &diags)
 	case r.Job != nil:
 		r.Job = patchMain(r, r.Job, patchJSON, workloadParts[*batchv1.Job]{
-			empty: func() *batchv1.Job { return &batchv1.Job{} },
-			pod:   func(j *batchv1.Job) *corev1.PodSpec { return &j.Spec.Template.Spec },
+			empty:    func() *batchv1.Job { return &batchv1.Job{} },
+			template: func(j *batchv1.Job) *corev1.PodTemplateSpec { return &j.Spec.Template },
 		}, &diags)
 	case r.CronJob != nil:
 		r.CronJob = patchMain(r, r.CronJob, patchJSON, workloadParts[*batchv1.CronJob]{
-			empty: func() *batchv1.CronJob { return &batchv1.CronJob{} },
-			pod:   func(c *batchv1.CronJob) *corev1.PodSpec { return &c.Spec.JobTemplate.Spec.Template.Spec },
+			empty:    func() *batchv1.CronJob { return &batchv1.CronJob{} },
+			template: func(c *batchv1.CronJob) *corev1.PodTemplateSpec { return &c.Spec.JobTemplate.Spec.Template },
 		}, &diags)
 	}
 	return diags
 }
 
-// workloadParts says where a kind keeps its pod spec and, for kinds whose
-// selector is immutable, its selector.
+// workloadParts says where a kind keeps its pod template and, for kinds
+// whose selector is immutable, its selector.
 type workloadParts[T Object] struct {
 	empty    func() T
-	pod      func(T) *corev1.PodSpec
+	template func(T) *corev1.PodTemplateSpec
 	selector func(T) *metav1.LabelSelector
 }
 
@@ -82,12 +82,13 @@ func patchMain[T Object](r *Rendered, current T, patchJSON []byte, parts workloa
 	if !patchTyped(current, patchJSON, patched, diags) {
 		return current
 	}
-	checkIdentity(current.GetName(), current.GetNamespace(), current.GetLabels(), patched, diags)
+	checkIdentity(current.GetName(), current.GetNamespace(), patched, diags)
+	checkSelectorLabelsKept(r.SelectorLabels, parts.template(patched).Labels, diags)
 	if parts.selector != nil && !equality.Semantic.DeepEqual(parts.selector(current), parts.selector(patched)) {
 		diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
 			"cannot change on a "+current.GetObjectKind().GroupVersionKind().Kind+". Allowed: leave spec.selector out of the patch.")
 	}
-	before, after := parts.pod(current), parts.pod(patched)
+	before, after := &parts.template(current).Spec, &parts.template(patched).Spec
 	checkPodRules(r, *before, *after, diags)
 	if diags.HasError() {
 		return current
@@ -145,18 +146,24 @@ func errorsText(errs []error) error {
 	return fmt.Errorf("%s", strings.Join(texts, "; "))
 }
 
-// checkIdentity: the name, namespace and the labels that identify the
-// workload belong to their attributes.
-func checkIdentity(name, namespace string, labels map[string]string, after metav1.Object, diags *gpudiag.Diagnostics) {
+// checkIdentity: the name and namespace belong to their attributes.
+func checkIdentity(name, namespace string, after metav1.Object, diags *gpudiag.Diagnostics) {
 	if name != after.GetName() || namespace != after.GetNamespace() {
 		diags.AddError(patchPath, "Patch renames the workload", fmt.Sprintf("The patch moves %s/%s to %s/%s. Allowed: "+
 			"set the name and namespace attributes.", namespace, name, after.GetNamespace(), after.GetName()))
 	}
-	for key, value := range labels {
-		if after.GetLabels()[key] != value {
-			diags.AddError(patchPath, "Patch changes an identifying label", fmt.Sprintf("The patch sets metadata.labels[%q] "+
-				"to %q; the provider finds its objects by it (%q). Allowed: other labels, or the labels attribute.",
-				key, after.GetLabels()[key], value))
+}
+
+// checkSelectorLabelsKept: the pod template keeps the labels the workload's
+// selector matches and the provider finds its pods by. Other labels,
+// managed-by included, are the patch's to change: an adopted workload may
+// keep the labels it had.
+func checkSelectorLabelsKept(selector, labels map[string]string, diags *gpudiag.Diagnostics) {
+	for _, key := range slices.Sorted(maps.Keys(selector)) {
+		if labels[key] != selector[key] {
+			diags.AddError(patchPath, "Patch changes a selector label", fmt.Sprintf("The patch sets the pod template's "+
+				"label %q to %q; the workload selects its pods by %q = %q. Allowed: other labels, or the selector_labels "+
+				"and pod_labels attributes.", key, labels[key], key, selector[key]))
 		}
 	}
 }
@@ -182,7 +189,7 @@ func checkPodRules(r *Rendered, before, after corev1.PodSpec, diags *gpudiag.Dia
 				describeToleration(t)))
 		}
 	}
-	if !requiredAffinityKept(r.Affinity, after.Affinity) {
+	if !RequiredAffinityKept(r.Affinity, after.Affinity) {
 		diags.AddError(patchPath, "Patch widens the GPU node affinity", "The placement requires node affinity terms that "+
 			"pick the accelerator and keep the pod off MIG and shared pools; after the patch some node outside them "+
 			"qualifies. Allowed: add requirements to every term, or choose hardware with the gpu block.")
@@ -209,6 +216,9 @@ func checkGPUContainer(want corev1.Container, after corev1.PodSpec, diags *gpudi
 	}{{"limits", want.Resources.Limits, got.Limits}, {"requests", want.Resources.Requests, got.Requests}} {
 		for _, resource := range slices.Sorted(maps.Keys(gpuResources(part.want))) {
 			w, g := part.want[resource], part.got[resource]
+			if _, set := part.got[resource]; !set && part.name == "requests" {
+				continue // a pod's missing request is defaulted to its limit
+			}
 			if w.Cmp(g) != 0 {
 				diags.AddError(patchPath, "Patch changes the GPU request", fmt.Sprintf("Container %q asks for %s %s %s "+
 					"from the gpu block; after the patch it is %q. Allowed: set gpu.count instead.",
@@ -262,10 +272,10 @@ func gpuResources(list corev1.ResourceList) corev1.ResourceList {
 	return out
 }
 
-// requiredAffinityKept: every required node selector term after the patch
+// RequiredAffinityKept: every required node selector term after the patch
 // still contains all requirements of some term of the placement, so no
 // node the placement excludes qualifies.
-func requiredAffinityKept(want, got *corev1.Affinity) bool {
+func RequiredAffinityKept(want, got *corev1.Affinity) bool {
 	wantTerms := requiredTerms(want)
 	if len(wantTerms) == 0 {
 		return true

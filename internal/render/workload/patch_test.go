@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -116,7 +117,10 @@ func TestPatchCannotUndoGPURules(t *testing.T) {
 		"affinity replaced": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: team, operator: Exists}]}]}}}",
 			"widens the GPU node affinity"},
 		"renamed":        {spec.KindDeployment, "metadata: {name: other}", "renames the workload"},
-		"identity label": {spec.KindDeployment, "metadata: {labels: {app.kubernetes.io/managed-by: helm}}", "identifying label"},
+		"selector label": {spec.KindDeployment, "spec: {template: {metadata: {labels: {app.kubernetes.io/name: other}}}}",
+			"changes a selector label"},
+		"job pod label": {spec.KindJob, "spec: {template: {metadata: {labels: {app.kubernetes.io/instance: null}}}}",
+			"changes a selector label"},
 		"selector":       {spec.KindDeployment, "spec: {selector: {matchLabels: {app: x}}}", "changes the selector"},
 	}
 	for name, c := range cases {
@@ -161,4 +165,41 @@ func TestPatchMayNarrowAffinity(t *testing.T) {
 
 func containerPatch(body string) string {
 	return "spec:\n  template:\n    spec:\n      containers:\n        - name: llm\n          " + body + "\n"
+}
+
+// An adopted workload keeps its own selector and container name, and its
+// patch may leave out the provider's managed-by label, which only marks
+// objects for the read cache.
+func TestAdoptedIdentityRenders(t *testing.T) {
+	w := eksWorkload(spec.KindDeployment)
+	w.SelectorLabels = map[string]string{"app": "llm"}
+	w.ContainerName = "server"
+	r := patched(t, w, "metadata: {labels: {app.kubernetes.io/managed-by: null}}\n"+
+		"spec: {template: {metadata: {labels: {app.kubernetes.io/managed-by: null}}}}")
+	d := r.Deployment
+	if got := d.Spec.Selector.MatchLabels; len(got) != 1 || got["app"] != "llm" {
+		t.Errorf("selector = %v, want only app=llm", got)
+	}
+	if got := d.Spec.Template.Labels; got["app"] != "llm" || got[spec.LabelManagedBy] != "" || got[spec.LabelName] != "" {
+		t.Errorf("template labels = %v, want app=llm without the provider's labels", got)
+	}
+	if _, ok := d.Labels[spec.LabelManagedBy]; ok {
+		t.Errorf("metadata labels = %v, want managed-by patched away", d.Labels)
+	}
+	if c := d.Spec.Template.Spec.Containers[0]; c.Name != "server" || c.Resources.Limits.Name("nvidia.com/gpu", "").Value() != 1 {
+		t.Errorf("GPU container = %s with limits %v, want server with nvidia.com/gpu 1", c.Name, c.Resources.Limits)
+	}
+	if r.SelectorLabels["app"] != "llm" {
+		t.Errorf("SelectorLabels = %v: pods are found by it", r.SelectorLabels)
+	}
+}
+
+func TestSelectorAndContainerNameValidation(t *testing.T) {
+	w := eksWorkload(spec.KindDeployment)
+	w.SelectorLabels = map[string]string{spec.LabelManagedBy: "x", "bad key!": "v"}
+	w.ContainerName = "Server_1"
+	_, diags := Render(w, Options{})
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "selector_labels["+`"app.kubernetes.io/managed-by"`+"]", "cannot tell one workload")
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, `selector_labels["bad key!"]`, "name part must consist")
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "container_name", "lowercase RFC 1123")
 }

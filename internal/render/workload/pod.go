@@ -183,7 +183,7 @@ func podMeta(w spec.Workload) metav1.ObjectMeta {
 // container is the workload's only container, named after the workload.
 func container(w spec.Workload, place podPlacement) corev1.Container {
 	c := corev1.Container{
-		Name:           w.Name,
+		Name:           ContainerName(w),
 		Image:          w.Image,
 		Command:        append([]string(nil), w.Command...),
 		Args:           append([]string(nil), w.Args...),

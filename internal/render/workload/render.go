@@ -193,9 +193,22 @@ func namespaceOf(w spec.Workload) string {
 }
 
 // selectorLabels identify the workload's pods. They are immutable on a
-// Deployment, so they depend on the name only.
+// Deployment, so they depend on the name only, unless selector_labels
+// carries the selector of an adopted workload.
 func selectorLabels(w spec.Workload) map[string]string {
+	if len(w.SelectorLabels) > 0 {
+		return maps.Clone(w.SelectorLabels)
+	}
 	return map[string]string{spec.LabelName: w.Name, spec.LabelInstance: w.Name}
+}
+
+// ContainerName is the GPU container's name: container_name, else the
+// workload's name.
+func ContainerName(w spec.Workload) string {
+	if w.ContainerName != "" {
+		return w.ContainerName
+	}
+	return w.Name
 }
 
 // ObjectMeta is the metadata shared by every top-level object; callers set

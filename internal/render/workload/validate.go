@@ -170,8 +170,31 @@ var reservedLabels = []string{spec.LabelName, spec.LabelInstance, spec.LabelMana
 func validateMetadata(w spec.Workload, diags *gpudiag.Diagnostics) {
 	validateLabels(w.Labels, "labels", diags)
 	validateLabels(w.PodLabels, "pod_labels", diags)
+	validateSelectorLabels(w.SelectorLabels, diags)
+	if w.ContainerName != "" {
+		if msgs := validation.IsDNS1123Label(w.ContainerName); len(msgs) > 0 {
+			diags.AddError(gpudiag.At("container_name"), "Invalid container name", strconv.Quote(w.ContainerName)+": "+
+				strings.Join(msgs, "; ")+". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', "+
+				"starting and ending with a letter or digit.")
+		}
+	}
 	ValidateAnnotations(w.Annotations, "annotations", diags)
 	ValidateAnnotations(w.PodAnnotations, "pod_annotations", diags)
+}
+
+// validateSelectorLabels: any valid labels, the provider's own included
+// (they are the default selector), but not the managed-by label, which
+// marks objects rather than pods of one workload.
+func validateSelectorLabels(labels map[string]string, diags *gpudiag.Diagnostics) {
+	for _, key := range slices.Sorted(maps.Keys(labels)) {
+		path := gpudiag.At("selector_labels", gpudiag.MapKey(key))
+		if key == spec.LabelManagedBy {
+			diags.AddError(path, "Reserved label", strconv.Quote(key)+" is on every object the provider manages and "+
+				"cannot tell one workload's pods from another's. Allowed: any other label key.")
+			continue
+		}
+		checkLabel(key, labels[key], path, diags)
+	}
 }
 
 func validateLabels(labels map[string]string, attribute string, diags *gpudiag.Diagnostics) {
@@ -183,14 +206,18 @@ func validateLabels(labels map[string]string, attribute string, diags *gpudiag.D
 					gpudiag.QuoteList(reservedLabels)+".")
 			continue
 		}
-		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
-			diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
-				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
-		}
-		if msgs := content.IsLabelValue(labels[key]); len(msgs) > 0 {
-			diags.AddError(path, "Invalid label value", strconv.Quote(labels[key])+": "+strings.Join(msgs, "; ")+
-				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
-		}
+		checkLabel(key, labels[key], path, diags)
+	}
+}
+
+func checkLabel(key, value string, path []any, diags *gpudiag.Diagnostics) {
+	if msgs := content.IsLabelKey(key); len(msgs) > 0 {
+		diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+			". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
+	}
+	if msgs := content.IsLabelValue(value); len(msgs) > 0 {
+		diags.AddError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
+			". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 	}
 }
 

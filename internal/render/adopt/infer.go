@@ -1,0 +1,281 @@
+package adopt
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// Adoption is what import makes of a workload the provider did not create.
+type Adoption struct {
+	// Workload is the GPU intent and the typed attributes; its Patch is
+	// empty until WithPatch.
+	Workload spec.Workload
+	// Corrections say what the next apply changes in the object, and why:
+	// GPU placement the rules require and the object lacks.
+	Corrections []string
+	// Rendered is the workload object as Workload renders it without a
+	// patch. The server's defaults are added to it (a dry-run create) so
+	// that the patch holds only what the object really sets.
+	Rendered workload.Object
+	// Corrected is the live object with the corrections made: what the
+	// imported configuration renders.
+	Corrected workload.Object
+}
+
+// liveWorkload is a decoded Deployment, StatefulSet or CronJob.
+type liveWorkload struct {
+	kind     string
+	obj      workload.Object
+	template *corev1.PodTemplateSpec
+	selector *metav1.LabelSelector
+	replicas *int32
+}
+
+// AdoptableKinds are the kinds import can adopt. A Job is not among them:
+// its selector and pod labels are generated per object by the server, and a
+// Job that ran is replaced rather than taken over.
+func AdoptableKinds() []string {
+	return []string{spec.KindDeployment, spec.KindStatefulSet, spec.KindCronJob}
+}
+
+// Infer reads a live workload object. defaultCloud settles a placement
+// that fits several clouds equally.
+func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	lw, err := decode(live)
+	if err != nil {
+		diags.AddError(nil, "Cannot adopt this workload", err.Error())
+		return nil, diags
+	}
+	pod := &lw.template.Spec
+	index, err := gpuContainerIndex(*pod)
+	if err != nil {
+		diags.AddError(nil, "Cannot adopt this workload", err.Error())
+		return nil, diags
+	}
+	c := pod.Containers[index]
+	resource, count := gpuRequest(c)
+	intent, warning, err := inferGPU(*pod, resource, count, defaultCloud)
+	if warning != "" {
+		diags.AddWarning(nil, "Adopted GPU request is a guess between clouds", warning)
+	}
+	if err != nil {
+		diags.AddError(nil, "Cannot tell the GPU request", fmt.Sprintf("%s %s/%s: %s.", live.GetKind(), live.GetNamespace(),
+			live.GetName(), err))
+		return nil, diags
+	}
+	w := typedAttributes(lw, c)
+	w.Cloud, w.GPU, w.Spot = string(intent.cloud), intent.gpu, intent.spot
+	rendered, rdiags := workload.Render(w, workload.Options{SkipManifest: true})
+	if diags.Append(rdiags); diags.HasError() {
+		return nil, diags
+	}
+	a := &Adoption{Workload: w, Rendered: rendered.Objects[len(rendered.Objects)-1]}
+	a.Corrected, a.Corrections = correct(lw, index, w.Cloud, rendered)
+	return a, diags
+}
+
+func decode(live *unstructured.Unstructured) (liveWorkload, error) {
+	from := func(into workload.Object) error {
+		return runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, into)
+	}
+	switch live.GroupVersionKind().GroupKind().String() {
+	case "Deployment.apps":
+		d := &appsv1.Deployment{}
+		err := from(d)
+		return liveWorkload{kind: spec.KindDeployment, obj: d, template: &d.Spec.Template, selector: d.Spec.Selector, replicas: d.Spec.Replicas}, err
+	case "StatefulSet.apps":
+		s := &appsv1.StatefulSet{}
+		err := from(s)
+		return liveWorkload{kind: spec.KindStatefulSet, obj: s, template: &s.Spec.Template, selector: s.Spec.Selector, replicas: s.Spec.Replicas}, err
+	case "CronJob.batch":
+		c := &batchv1.CronJob{}
+		err := from(c)
+		return liveWorkload{kind: spec.KindCronJob, obj: c, template: &c.Spec.JobTemplate.Spec.Template}, err
+	default:
+		return liveWorkload{}, fmt.Errorf("%s %s/%s is not a kind import can adopt. Allowed: %s", live.GetKind(),
+			live.GetNamespace(), live.GetName(), strings.Join(AdoptableKinds(), ", "))
+	}
+}
+
+// gpuContainerIndex finds the one container that asks for GPUs; the
+// provider's rules are about exactly one.
+func gpuContainerIndex(pod corev1.PodSpec) (int, error) {
+	var found []int
+	for i, c := range pod.Containers {
+		if len(gpuResources(c)) > 0 {
+			found = append(found, i)
+		}
+		if len(c.Resources.Claims) > 0 {
+			return 0, fmt.Errorf("container %q uses a DRA resource claim; adopt it by writing a gpu_workload with a gpu.dra block", c.Name)
+		}
+	}
+	for _, c := range pod.InitContainers {
+		if len(gpuResources(c)) > 0 {
+			return 0, fmt.Errorf("init container %q asks for GPUs; gpu_workload gives GPUs to one container only", c.Name)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return 0, fmt.Errorf("no container asks for a GPU (an nvidia.com/ resource in its limits or requests)")
+	case 1:
+		if r := gpuResources(pod.Containers[found[0]]); len(r) > 1 {
+			return 0, fmt.Errorf("container %q asks for several GPU resources (%s); gpu_workload asks for one",
+				pod.Containers[found[0]].Name, strings.Join(r, ", "))
+		}
+		return found[0], nil
+	default:
+		return 0, fmt.Errorf("%d containers ask for GPUs; gpu_workload gives GPUs to one container only", len(found))
+	}
+}
+
+// gpuResources names the GPU resources a container asks for, in limits or
+// requests.
+func gpuResources(c corev1.Container) []string {
+	var out []string
+	for _, list := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
+		for name := range list {
+			if strings.HasPrefix(string(name), "nvidia.com/") && !slices.Contains(out, string(name)) {
+				out = append(out, string(name))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gpuRequest is the container's GPU resource and count: the limit, or the
+// request where the limit is missing (which the provider corrects).
+func gpuRequest(c corev1.Container) (corev1.ResourceName, int64) {
+	name := corev1.ResourceName(gpuResources(c)[0])
+	if q, ok := c.Resources.Limits[name]; ok {
+		return name, q.Value()
+	}
+	q := c.Resources.Requests[name]
+	return name, q.Value()
+}
+
+// ignoredAnnotations are written by tools and controllers, not by the
+// workload's author: neither an attribute nor the patch carries them.
+var ignoredAnnotations = []string{"kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"}
+
+// typedAttributes maps the fields the typed attributes cover; the patch
+// carries the rest.
+func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
+	meta := lw.obj
+	w := spec.Workload{
+		Name: meta.GetName(), Namespace: meta.GetNamespace(), Kind: lw.kind, Replicas: lw.replicas,
+		Image: c.Image, Command: c.Command, Args: c.Args,
+		ServiceAccountName: lw.template.Spec.ServiceAccountName,
+		PodAnnotations:     nonEmpty(maps.Clone(lw.template.Annotations)),
+	}
+	if c.Name != w.Name {
+		w.ContainerName = c.Name
+	}
+	if lw.selector != nil && !maps.Equal(lw.selector.MatchLabels, defaultSelector(w.Name)) {
+		w.SelectorLabels = maps.Clone(lw.selector.MatchLabels)
+	}
+	if lw.kind == spec.KindCronJob {
+		w.SelectorLabels = nil // the Jobs' selectors are the server's
+	}
+	identity := selectorKeys(w)
+	w.Labels = withoutKeys(meta.GetLabels(), identity)
+	w.Annotations = nonEmpty(withoutKeys(meta.GetAnnotations(), ignoredAnnotations))
+	w.PodLabels = withoutKeys(lw.template.Labels, identity)
+	w.Env, w.SecretEnv = envOf(c.Env)
+	w.Ports = tcpPorts(c.Ports)
+	if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok {
+		w.CPU = q.String()
+	}
+	if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
+		w.Memory = q.String()
+	}
+	if cj, ok := lw.obj.(*batchv1.CronJob); ok {
+		w.CronJob = cronJobControls(cj.Spec)
+	}
+	return w
+}
+
+func defaultSelector(name string) map[string]string {
+	return map[string]string{spec.LabelName: name, spec.LabelInstance: name}
+}
+
+// selectorKeys are labels the render sets itself: the selector's and the
+// provider's reserved ones, which the labels attributes may not hold.
+func selectorKeys(w spec.Workload) []string {
+	keys := []string{spec.LabelName, spec.LabelInstance, spec.LabelManagedBy}
+	return append(keys, slices.Collect(maps.Keys(w.SelectorLabels))...)
+}
+
+func withoutKeys(m map[string]string, keys []string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return nonEmpty(out)
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// envOf splits the container's environment into plain values and Secret
+// references; other sources (ConfigMaps, fieldRef) stay in the patch.
+func envOf(env []corev1.EnvVar) (map[string]string, map[string]spec.SecretKeyRef) {
+	plain, secrets := map[string]string{}, map[string]spec.SecretKeyRef{}
+	for _, e := range env {
+		switch ref := e.ValueFrom; {
+		case ref == nil:
+			plain[e.Name] = e.Value
+		case ref.SecretKeyRef != nil && ref.SecretKeyRef.Optional == nil && ref.ConfigMapKeyRef == nil:
+			secrets[e.Name] = spec.SecretKeyRef{Name: ref.SecretKeyRef.Name, Key: ref.SecretKeyRef.Key}
+		}
+	}
+	if len(secrets) == 0 {
+		secrets = nil
+	}
+	return nonEmpty(plain), secrets
+}
+
+func tcpPorts(ports []corev1.ContainerPort) []int32 {
+	var out []int32
+	for _, p := range ports {
+		if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
+			out = append(out, p.ContainerPort)
+		}
+	}
+	return out
+}
+
+func cronJobControls(s batchv1.CronJobSpec) *spec.CronJobControls {
+	c := &spec.CronJobControls{
+		Schedule: s.Schedule, ConcurrencyPolicy: string(s.ConcurrencyPolicy),
+		SuccessfulJobsHistoryLimit: s.SuccessfulJobsHistoryLimit, FailedJobsHistoryLimit: s.FailedJobsHistoryLimit,
+		StartingDeadlineSeconds: s.StartingDeadlineSeconds,
+	}
+	if s.TimeZone != nil {
+		c.TimeZone = *s.TimeZone
+	}
+	if s.Suspend != nil {
+		c.Suspend = *s.Suspend
+	}
+	return c
+}
