@@ -108,6 +108,16 @@ func (tf *Terraform) PlanHasChanges() (bool, string) {
 	return changes, out
 }
 
+// PlanGenerateConfig runs `terraform plan -generate-config-out=file`, which
+// writes configuration for the resources the import blocks import, and
+// returns the plan's output, flattened.
+func (tf *Terraform) PlanGenerateConfig(file string) (string, error) {
+	return tf.run(func(ctx context.Context) error {
+		_, err := tf.exec.Plan(ctx, tf.reattach, tfexec.GenerateConfigOut(filepath.Join(tf.Dir, file)))
+		return err
+	})
+}
+
 // ApplyInBackground starts an apply. interrupt stops it as Ctrl-C does
 // (terraform-exec sends os.Interrupt when the context ends); wait returns
 // the apply's output, flattened, and its error.

@@ -64,6 +64,24 @@ func newWatchCache(dyn dynamic.Interface, selector string) *watchCache {
 	return &watchCache{dyn: dyn, selector: selector, entries: map[cacheKey]*cacheEntry{}}
 }
 
+// holds reports whether objects with these labels are in the cache. An
+// object without the managed-by label (a workload adopted as it was) is
+// not, and a wait on the cache would never see it.
+func (wc *watchCache) holds(set map[string]string) bool {
+	if wc == nil || wc.selector == "" {
+		return false
+	}
+	selector, err := labels.Parse(wc.selector)
+	return err == nil && selector.Matches(labels.Set(set))
+}
+
+// holdsAll reports whether every object an equality selector matches is in
+// the cache: the selector itself requires the cache's labels.
+func (wc *watchCache) holdsAll(selector string) bool {
+	set, err := labels.ConvertSelectorToLabelsMap(selector)
+	return err == nil && wc.holds(set)
+}
+
 // entry returns the synced informer for a resource in a namespace, starting
 // it on first use. It reports false when the cache cannot serve this
 // resource (no selector configured, list or watch forbidden, the list

@@ -20,7 +20,7 @@ func (c *Client) cachedPods(ctx context.Context, namespace string) (*cacheEntry,
 
 // listPods lists a workload's pods, from the watch cache when it can serve.
 func (c *Client) listPods(ctx context.Context, namespace, selector string) ([]corev1.Pod, error) {
-	if parsed, err := labels.Parse(selector); err == nil {
+	if parsed, err := labels.Parse(selector); err == nil && c.cache.holdsAll(selector) {
 		if e, ok := c.cachedPods(ctx, namespace); ok {
 			return podsIn(e, namespace, parsed), nil
 		}

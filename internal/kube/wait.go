@@ -83,6 +83,8 @@ type WaitTarget struct {
 	Ref        ObjectRef
 	UID        types.UID
 	Generation int64
+	// Labels decide whether the watch cache holds the object.
+	Labels map[string]string
 }
 
 // TargetOf returns the wait target for an object as the server returned it.
@@ -95,7 +97,7 @@ func TargetOf(obj runtime.Object) (WaitTarget, error) {
 	if err != nil {
 		return WaitTarget{}, err
 	}
-	return WaitTarget{Ref: ref, UID: accessor.GetUID(), Generation: accessor.GetGeneration()}, nil
+	return WaitTarget{Ref: ref, UID: accessor.GetUID(), Generation: accessor.GetGeneration(), Labels: accessor.GetLabels()}, nil
 }
 
 func (t WaitTarget) describes(live *unstructured.Unstructured) bool {
@@ -113,9 +115,11 @@ func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode
 	start := time.Now()
 	ref := target.Ref
 	objects, ok := c.cached(ctx, ref)
+	ok = ok && c.cache.holds(target.Labels)
 	var pods *cacheEntry
 	if ok && mode == WaitScheduled {
 		pods, ok = c.cachedPods(ctx, ref.Namespace)
+		ok = ok && c.cache.holdsAll(podSelector)
 	}
 	if !ok {
 		return c.waitReadyDirect(ctx, ref, mode, podSelector)
@@ -228,6 +232,7 @@ func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string
 	var pods *cacheEntry
 	if ok && podSelector != "" {
 		pods, ok = c.cachedPods(ctx, ref.Namespace)
+		ok = ok && c.cache.holdsAll(podSelector)
 	}
 	selector, err := labels.Parse(podSelector)
 	if !ok || err != nil {

@@ -348,7 +348,7 @@ resource "gpu_workload" "w" {
 	})
 }
 
-func TestAccWorkload_importRejectsForeignWorkload(t *testing.T) {
+func TestAccWorkload_importMissingWorkload(t *testing.T) {
 	ns := acctest.Namespace(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -359,7 +359,7 @@ func TestAccWorkload_importRejectsForeignWorkload(t *testing.T) {
 			ResourceName:  "gpu_workload.w",
 			ImportState:   true,
 			ImportStateId: ns + "/foreign",
-			ExpectError:   regexp.MustCompile(`No Deployment, StatefulSet, Job or CronJob .*/foreign carries`),
+			ExpectError:   regexp.MustCompile(`No Deployment, StatefulSet, Job or CronJob .*/foreign exists`),
 		}},
 	})
 }

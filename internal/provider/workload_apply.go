@@ -382,13 +382,19 @@ func waitMode(m workloadModel) kube.WaitMode {
 	return kube.WaitRollout
 }
 
-// podSelector selects the workload's pods. Jobs use the label the job
-// controller sets, which cannot collide with a Deployment of the same name.
+// podSelector selects the workload's pods: its selector labels, and the
+// managed-by label where the pods carry it, which lets the shared watch
+// cache serve the query (an adopted workload's pods may not carry it, and
+// are then listed from the server).
 func podSelector(r *workload.Rendered) string {
-	keys := slices.Sorted(maps.Keys(r.SelectorLabels))
+	selector := maps.Clone(r.SelectorLabels)
+	if v, ok := r.PodTemplate().Labels[spec.LabelManagedBy]; ok {
+		selector[spec.LabelManagedBy] = v
+	}
+	keys := slices.Sorted(maps.Keys(selector))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+"="+r.SelectorLabels[k])
+		parts = append(parts, k+"="+selector[k])
 	}
 	return strings.Join(parts, ",")
 }

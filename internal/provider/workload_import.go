@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -62,8 +63,10 @@ func decodeSpec(raw string) (workloadSpec, error) {
 	return spec, nil
 }
 
-// ImportState imports `<namespace>/<name>` of a Deployment, StatefulSet or Job that
-// gpu_workload applied.
+// ImportState imports `<namespace>/<name>` of a Deployment, StatefulSet,
+// Job or CronJob. One that gpu_workload applied carries its intent in the
+// spec annotation; any other GPU Deployment, StatefulSet or CronJob is
+// adopted: its intent is inferred (workload_adopt.go).
 func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	namespace, name, ok := strings.Cut(req.ID, "/")
 	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
@@ -76,18 +79,23 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
 		return
 	}
-	spec, found, err := readSpec(ctx, client, namespace, name)
+	spec, live, err := readSpec(ctx, client, namespace, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
 		return
 	}
-	if !found {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet, Job or CronJob %s/%s carries the "+
-			"%s annotation that gpu_workload writes. Only workloads applied by this provider can be imported: "+
-			"their GPU intent cannot be recovered from rendered selectors alone.", namespace, name, specAnnotation))
+	if live == nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet, Job or CronJob "+
+			"%s/%s exists.", namespace, name))
 		return
 	}
-	model, diags := modelFromSpec(ctx, spec)
+	if spec == nil {
+		spec, ok = r.adoptSpec(ctx, client, live, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+	}
+	model, diags := modelFromSpec(ctx, *spec)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -95,7 +103,10 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 	resp.Diagnostics.Append(resp.State.Set(ctx, model.withManifests())...)
 }
 
-func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (workloadSpec, bool, error) {
+// readSpec finds the workload object and its spec annotation; the spec is
+// nil when the object was not applied by gpu_workload, and the object nil
+// when there is none.
+func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*workloadSpec, *unstructured.Unstructured, error) {
 	kinds := []schema.GroupVersionKind{
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "batch", Version: "v1", Kind: "Job"},
@@ -104,13 +115,17 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
 		{Group: "batch", Version: "v1", Kind: "CronJob"},
 	}
+	var first *unstructured.Unstructured
 	for _, gvk := range kinds {
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
 		if err != nil {
-			return workloadSpec{}, false, err
+			return nil, nil, err
 		}
 		if live == nil {
 			continue
+		}
+		if first == nil {
+			first = live
 		}
 		raw, ok := live.GetAnnotations()[specAnnotation]
 		if !ok {
@@ -118,11 +133,11 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		}
 		spec, err := decodeSpec(raw)
 		if err != nil {
-			return workloadSpec{}, false, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
+			return nil, nil, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
 		}
-		return spec, true, nil
+		return &spec, live, nil
 	}
-	return workloadSpec{}, false, nil
+	return nil, first, nil
 }
 
 // modelFromSpec is the inverse of converter.toWorkload. Zero values become
@@ -152,6 +167,8 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Annotations:        nullableMap(w.Annotations),
 		PodLabels:          nullableMap(w.PodLabels),
 		PodAnnotations:     nullableMap(w.PodAnnotations),
+		SelectorLabels:     nullableMap(w.SelectorLabels),
+		ContainerName:      nullableString(w.ContainerName),
 		Size:               nullableString(w.Size),
 		CPU:                nullableString(w.CPU),
 		Memory:             nullableString(w.Memory),

@@ -25,7 +25,7 @@ import (
 var podTemplateAttributes = []string{
 	"image", "command", "args", "env", "secret_env", "ports", "service_account_name",
 	"gpu", "size", "cpu", "memory", "shm_size", "model_cache", "startup_probe", "liveness_probe",
-	"readiness_probe", "ipc_lock", "spot", "pod_labels", "pod_annotations", "node_pool", "patch",
+	"readiness_probe", "ipc_lock", "spot", "pod_labels", "pod_annotations", "node_pool", "patch", "container_name",
 }
 
 // jobImmutableAttributes are the attributes that reach an immutable field of

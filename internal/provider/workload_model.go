@@ -32,6 +32,8 @@ type workloadModel struct {
 	Annotations        types.Map      `tfsdk:"annotations"`
 	PodLabels          types.Map      `tfsdk:"pod_labels"`
 	PodAnnotations     types.Map      `tfsdk:"pod_annotations"`
+	SelectorLabels     types.Map      `tfsdk:"selector_labels"`
+	ContainerName      types.String   `tfsdk:"container_name"`
 	GPU                types.Object   `tfsdk:"gpu"`
 	Size               types.String   `tfsdk:"size"`
 	CPU                types.String   `tfsdk:"cpu"`
@@ -254,6 +256,8 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 		Annotations:        c.stringMap(m.Annotations),
 		PodLabels:          c.stringMap(m.PodLabels),
 		PodAnnotations:     c.stringMap(m.PodAnnotations),
+		SelectorLabels:     c.stringMap(m.SelectorLabels),
+		ContainerName:      c.str(m.ContainerName),
 		Size:               c.str(m.Size),
 		CPU:                c.str(m.CPU),
 		Memory:             c.str(m.Memory),

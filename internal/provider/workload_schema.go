@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -140,6 +141,20 @@ func workloadAttributes() map[string]schema.Attribute {
 		"service_account_name": schema.StringAttribute{
 			MarkdownDescription: "ServiceAccount the pods run as.",
 			Optional:            true,
+		},
+		"selector_labels": schema.MapAttribute{
+			MarkdownDescription: "Labels that select the workload's pods (`spec.selector.matchLabels` of a Deployment or " +
+				"StatefulSet, and on every pod). Defaults to `app.kubernetes.io/name` and `app.kubernetes.io/instance` set " +
+				"to `name`. Import sets it when it adopts a workload that selects its pods by other labels. Kubernetes " +
+				"cannot change a selector, so changing it re-creates the workload.",
+			Optional:      true,
+			ElementType:   types.StringType,
+			PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+		},
+		"container_name": schema.StringAttribute{
+			MarkdownDescription: "Name of the GPU container (a DNS-1123 label). Defaults to `name`; import sets it when it " +
+				"adopts a workload whose GPU container has another name.",
+			Optional: true,
 		},
 		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
 		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -18,7 +16,7 @@ import (
 // lacks, and says why for each change. What the object adds beyond the
 // rules (its own selectors, tolerations, affinity) stays.
 func correct(lw liveWorkload, gpuIndex int, cloud string, r *workload.Rendered) (workload.Object, []string) {
-	want := podTemplateOf(r.Objects[len(r.Objects)-1]).Spec
+	want := r.PodTemplate().Spec
 	pod := &lw.template.Spec
 	var fixes []string
 	fixes = append(fixes, correctGPURequest(&pod.Containers[gpuIndex], want.Containers[0])...)
@@ -147,21 +145,4 @@ func describeToleration(t corev1.Toleration) string {
 		text += "=" + t.Value
 	}
 	return fmt.Sprintf("%s (%s, %s)", text, cmpOr(string(t.Operator), "Equal"), cmpOr(string(t.Effect), "any effect"))
-}
-
-// podTemplateOf is the pod template of a Deployment, StatefulSet, Job or
-// CronJob.
-func podTemplateOf(obj workload.Object) *corev1.PodTemplateSpec {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return &o.Spec.Template
-	case *appsv1.StatefulSet:
-		return &o.Spec.Template
-	case *batchv1.Job:
-		return &o.Spec.Template
-	case *batchv1.CronJob:
-		return &o.Spec.JobTemplate.Spec.Template
-	default:
-		return &corev1.PodTemplateSpec{}
-	}
 }

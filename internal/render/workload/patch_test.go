@@ -116,12 +116,12 @@ func TestPatchCannotUndoGPURules(t *testing.T) {
 			"drops a required toleration"},
 		"affinity replaced": {spec.KindDeployment, "spec:\n  template:\n    spec:\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: team, operator: Exists}]}]}}}",
 			"widens the GPU node affinity"},
-		"renamed":        {spec.KindDeployment, "metadata: {name: other}", "renames the workload"},
+		"renamed": {spec.KindDeployment, "metadata: {name: other}", "renames the workload"},
 		"selector label": {spec.KindDeployment, "spec: {template: {metadata: {labels: {app.kubernetes.io/name: other}}}}",
 			"changes a selector label"},
 		"job pod label": {spec.KindJob, "spec: {template: {metadata: {labels: {app.kubernetes.io/instance: null}}}}",
 			"changes a selector label"},
-		"selector":       {spec.KindDeployment, "spec: {selector: {matchLabels: {app: x}}}", "changes the selector"},
+		"selector": {spec.KindDeployment, "spec: {selector: {matchLabels: {app: x}}}", "changes the selector"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -79,6 +79,28 @@ type Rendered struct {
 	FieldManager string
 }
 
+// PodTemplate is the pod template of the main object, after any patch.
+func (r *Rendered) PodTemplate() *corev1.PodTemplateSpec {
+	return PodTemplateOf(r.Objects[len(r.Objects)-1])
+}
+
+// PodTemplateOf is the pod template of a Deployment, StatefulSet, Job or
+// CronJob; an empty one for any other object.
+func PodTemplateOf(obj Object) *corev1.PodTemplateSpec {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return &o.Spec.Template
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template
+	case *batchv1.Job:
+		return &o.Spec.Template
+	case *batchv1.CronJob:
+		return &o.Spec.JobTemplate.Spec.Template
+	default:
+		return &corev1.PodTemplateSpec{}
+	}
+}
+
 // Render validates w (with every value final) and builds the objects. On
 // error diagnostics it returns nil; warnings come back with the result.
 func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
