@@ -33,7 +33,9 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "A GPU workload (Deployment, StatefulSet or Job) rendered from GPU intent: how many GPUs, which " +
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
-			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule.",
+			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule. " +
+			"A GPU Deployment, StatefulSet or CronJob written by hand is adopted by importing it: the provider infers " +
+			"its GPU intent and generates configuration that plans with no change (see the adopting guide).",
 		Attributes: workloadAttributes(),
 		Blocks:     workloadBlocks(ctx),
 	}
@@ -224,8 +226,9 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"adopt": schema.BoolAttribute{
 			MarkdownDescription: "Take over a Deployment, StatefulSet or Job of the same name that already exists and was not created " +
-				"by `gpu_workload`. Without it, creating over an existing object fails, so that destroy never deletes a " +
-				"workload this resource did not create or import.",
+				"by `gpu_workload`, overwriting its fields with this configuration. Without it, creating over an existing " +
+				"object fails, so that destroy never deletes a workload this resource did not create or import. To keep " +
+				"what the object has, import it instead.",
 			Optional: true,
 		},
 		"force_conflicts": schema.BoolAttribute{
