@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -183,4 +185,70 @@ resource "gpu_workload" "w" {
 `, kind, c.extra), phrases(c.want))
 		})
 	}
+}
+
+// Destroying a CronJob waits until its runs' pods are gone (the GPUs are
+// free), within the delete timeout: a pod held by a finalizer fails the
+// destroy at the timeout with what it waited for, the resource stays in
+// the state, and the next destroy, once the pod can go, converges.
+func TestAccWorkload_cronJobDeleteTimeoutThenConverges(t *testing.T) {
+	ns := acctest.Namespace(t)
+	cs := acctest.Client(t)
+	tf := newFaultTerraform(t, acctest.ProviderBlock(t)+workloadConfig("c", "held", ns, "cronjob",
+		landingCase{cloud: "karpenter", accelerator: "l4", count: 1, extra: nightlyCron + `
+  timeouts {
+    delete = "5s"
+  }`}))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod := startHeldRun(ctx, t, ns, "held")
+
+	out, err := tf.Destroy()
+	if err == nil || !strings.Contains(out, "CronJob "+ns+"/held to be deleted") {
+		t.Fatalf("destroy with a run's pod held: %v; want a timeout naming the CronJob:\n%s", err, out)
+	}
+	if len(stateWorkloads(tf)) != 1 {
+		t.Fatalf("the workload left the state although its CronJob is still there")
+	}
+	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, pod, k8stypes.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
+		metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tf.Destroy(); err != nil {
+		t.Fatalf("destroy once the pod can go: %v\n%s", err, out)
+	}
+	if _, err := cs.BatchV1().CronJobs(ns).Get(ctx, "held", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("CronJob still exists after the destroy converged (%v)", err)
+	}
+}
+
+// startHeldRun starts a run of the CronJob, as its controller does, whose
+// pod a finalizer keeps from going away, and returns the pod's name once
+// it is scheduled.
+func startHeldRun(ctx context.Context, t *testing.T, ns, name string) string {
+	t.Helper()
+	cs := acctest.Client(t)
+	cron, err := cs.BatchV1().CronJobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := metav1.NewControllerRef(cron, batchv1.SchemeGroupVersion.WithKind("CronJob"))
+	run := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name + "-run", Namespace: ns,
+		OwnerReferences: []metav1.OwnerReference{*owner}}, Spec: *cron.Spec.JobTemplate.Spec.DeepCopy()}
+	run.Spec.Template.Finalizers = []string{"gpuform.io/test-hold"}
+	if _, err := cs.BatchV1().Jobs(ns).Create(ctx, run, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	placed, err := waitPodPools(ctx, t, ns, "batch.kubernetes.io/job-name="+run.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pod := range placed {
+		return pod
+	}
+	t.Fatal("no pod")
+	return ""
 }
