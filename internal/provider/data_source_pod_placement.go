@@ -37,6 +37,8 @@ type podPlacementModel struct {
 	Container   types.Dynamic `tfsdk:"container"`
 	Placement   types.Dynamic `tfsdk:"placement"`
 	PodTemplate types.Dynamic `tfsdk:"pod_template"`
+	// K8sV1Affinity is placement.affinity for kubernetes_deployment_v1.
+	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
 }
 
 func (d *podPlacementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -76,6 +78,12 @@ func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 					"(`{ spec = { containers, nodeSelector, affinity, tolerations, ... } }`).",
 				Computed: true,
 			},
+			"kubernetes_v1_affinity": schema.ObjectAttribute{
+				MarkdownDescription: kubernetesV1AffinityDescription("placement.affinity",
+					"`placement.nodeSelector` and `placement.tolerations`"),
+				AttributeTypes: kubernetesV1AffinityAttrTypes,
+				Computed:       true,
+			},
 		},
 	}
 }
@@ -102,6 +110,11 @@ func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if addPlacementDiagnostics(diags, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
+	affinityV1, affinityDiags := kubernetesV1AffinityValue(ctx, placed.Affinity)
+	if resp.Diagnostics.Append(affinityDiags...); resp.Diagnostics.HasError() {
+		return
+	}
+	m.K8sV1Affinity = affinityV1
 	object, err := placementObject(placed)
 	if err == nil {
 		m.Placement, err = dynamicObject(object)

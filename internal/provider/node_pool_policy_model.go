@@ -38,6 +38,7 @@ type nodePoolPolicyModel struct {
 	NodeSelector       types.Map     `tfsdk:"node_selector"`
 	Tolerations        types.List    `tfsdk:"tolerations"`
 	Affinity           types.Dynamic `tfsdk:"affinity"`
+	K8sV1Affinity      types.Object  `tfsdk:"kubernetes_v1_affinity"`
 	ResourceName       types.String  `tfsdk:"resource_name"`
 	ResourcesPerNode   types.Map     `tfsdk:"resources_per_node"`
 	DevicePluginName   types.String  `tfsdk:"device_plugin_config_name"`
@@ -202,6 +203,9 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, p *spec.PoolRen
 		diags.AddError("Cannot encode the pool's affinity", err.Error())
 	}
 	m.Affinity = affinity
+	affinityV1, affinityDiags := kubernetesV1AffinityValue(ctx, p.Affinity)
+	diags.Append(affinityDiags...)
+	m.K8sV1Affinity = affinityV1
 	m.ResourceName = types.StringValue(p.ResourceName)
 	counts := make(map[string]attr.Value, len(p.ResourcesPerNode))
 	for k, v := range p.ResourcesPerNode {
@@ -211,6 +215,23 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, p *spec.PoolRen
 	m.DevicePluginName = types.StringValue(p.DevicePluginConfigName)
 	m.DevicePluginYAML = types.StringValue(p.DevicePluginConfig)
 	m.MIGConfig = types.StringValue(p.MIGConfig)
+	return diags
+}
+
+// fillK8sV1Affinity derives kubernetes_v1_affinity from the stored
+// affinity, which holds the same node affinity in the API's shape. An
+// affinity this release cannot read (one a newer release wrote) leaves the
+// attribute as it is: the plan computes it from the configuration anyway,
+// so failing the refresh would only block the user.
+func (m *nodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
+	affinity, err := affinityFromDynamic(m.Affinity)
+	if err != nil {
+		return nil
+	}
+	filled, diags := kubernetesV1AffinityValue(ctx, affinity)
+	if !diags.HasError() {
+		m.K8sV1Affinity = filled
+	}
 	return diags
 }
 
@@ -258,6 +279,7 @@ func setPoolOutputsUnknown(m *nodePoolPolicyModel) {
 	m.NodeSelector = types.MapUnknown(types.StringType)
 	m.Tolerations = types.ListUnknown(types.ObjectType{AttrTypes: tolerationAttrTypes})
 	m.Affinity = types.DynamicUnknown()
+	m.K8sV1Affinity = types.ObjectUnknown(kubernetesV1AffinityAttrTypes)
 	m.ResourceName = types.StringUnknown()
 	m.ResourcesPerNode = types.MapUnknown(types.Int64Type)
 	m.DevicePluginName = types.StringUnknown()

@@ -172,6 +172,8 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 		"tolerations":   tolerationListAttribute("Tolerations of workloads for this pool."),
 		"affinity": schema.DynamicAttribute{Computed: true, MarkdownDescription: "Node affinity of workloads for this pool " +
 			"(a Kubernetes `Affinity` object), or null."},
+		"kubernetes_v1_affinity": schema.ObjectAttribute{Computed: true, AttributeTypes: kubernetesV1AffinityAttrTypes,
+			MarkdownDescription: kubernetesV1AffinityDescription("affinity", "`node_selector` and `tolerations`")},
 		"resource_name": str("Extended resource workloads request, e.g. `nvidia.com/gpu`, `nvidia.com/mig-1g.5gb`, " +
 			"`nvidia.com/gpu.shared`; empty for `all-balanced`, which offers several (`resources_per_node`)."),
 		"resources_per_node": schema.MapAttribute{Computed: true, ElementType: types.Int64Type,

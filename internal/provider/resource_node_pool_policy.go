@@ -225,6 +225,13 @@ func (r *nodePoolPolicyResource) releasePrior(ctx context.Context, client *kube.
 func (r *nodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state nodePoolPolicyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// States written before kubernetes_v1_affinity existed lack it; filled
+	// in here from the stored affinity, upgrading the provider plans no change.
+	resp.Diagnostics.Append(state.fillK8sV1Affinity(ctx)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
