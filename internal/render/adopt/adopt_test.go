@@ -222,13 +222,18 @@ func TestInferRenderedWorkloadNeedsNothing(t *testing.T) {
 		{Name: "llm", Namespace: "ml", Kind: spec.KindDeployment, Cloud: "aks", Image: "vllm:1", GPU: spec.GPU{Count: 1, Accelerator: "a100-80gb"}, Spot: true},
 		{Name: "llm", Namespace: "ml", Kind: spec.KindDeployment, Cloud: "karpenter", Image: "vllm:1", GPU: spec.GPU{Count: 4, Accelerator: "l40s"}},
 		{Name: "llm", Namespace: "ml", Kind: spec.KindStatefulSet, Cloud: "gke", Image: "vllm:1", GPU: spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing, MaxSharedClients: 4}},
+		{Name: "nightly", Namespace: "ml", Kind: spec.KindCronJob, Cloud: "eks", Image: "train:1", GPU: spec.GPU{Count: 8, Accelerator: "h100-80gb"},
+			CronJob: &spec.CronJobControls{Schedule: "0 3 * * *", ConcurrencyPolicy: "Forbid"}},
 	} {
-		t.Run(w.Cloud, func(t *testing.T) {
+		t.Run(w.Kind+" on "+w.Cloud, func(t *testing.T) {
 			w.CPU, w.Memory = "2", "8Gi"
 			r, diags := workload.Render(w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			a, diags := Infer(liveObject(t, r.Manifest), "")
 			rendertest.RequireNoErrors(t, diags)
+			if w.CronJob != nil && !reflect.DeepEqual(a.Workload.CronJob, w.CronJob) {
+				t.Errorf("cronjob = %+v, want %+v", a.Workload.CronJob, w.CronJob)
+			}
 			if a.Workload.Cloud != w.Cloud || !reflect.DeepEqual(a.Workload.GPU, w.GPU) || a.Workload.Spot != w.Spot {
 				t.Errorf("inferred %s %+v spot %v, want %s %+v spot %v", a.Workload.Cloud, a.Workload.GPU, a.Workload.Spot, w.Cloud, w.GPU, w.Spot)
 			}
