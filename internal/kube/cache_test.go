@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -153,7 +154,7 @@ func TestAccCache_waitsShareOneWatch(t *testing.T) {
 
 	errs := make(chan error, len(refs))
 	for _, ref := range refs {
-		go func() { errs <- c.WaitReady(ctx, WaitTarget{Ref: ref, Generation: 1}, WaitRollout, "app="+ref.Name) }()
+		go func() { errs <- c.WaitReady(ctx, managedTarget(ref, "", 1), WaitRollout, "app="+ref.Name) }()
 	}
 	for range refs {
 		if err := <-errs; err != nil {
@@ -177,7 +178,7 @@ func TestAccCache_waitsShareOneWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := WaitTarget{Ref: refs[0], UID: updated.UID, Generation: updated.Generation}
+	target := managedTarget(refs[0], updated.UID, updated.Generation)
 	if err := c.WaitReady(ctx, target, WaitRollout, "app="+refs[0].Name); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		done <- c.WaitReady(ctx, WaitTarget{Ref: refs[0], Generation: 1}, WaitRollout, "app="+refs[0].Name)
+		done <- c.WaitReady(ctx, managedTarget(refs[0], "", 1), WaitRollout, "app="+refs[0].Name)
 	}()
 	time.Sleep(2 * time.Second) // the wait is now following the watch
 	proxy.Stop()
@@ -224,4 +225,11 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 	if _, err := c.GetFresh(ctx, refs[0]); err != nil {
 		t.Fatalf("after the outage: %v", err)
 	}
+}
+
+// managedTarget is the wait target of an object carrying the managed-by
+// label, which the watch cache holds (TargetOf reads the labels from the
+// applied object).
+func managedTarget(ref ObjectRef, uid types.UID, generation int64) WaitTarget {
+	return WaitTarget{Ref: ref, UID: uid, Generation: generation, Labels: map[string]string{"app.kubernetes.io/managed-by": "terraform-provider-gpu"}}
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sync"
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -81,7 +82,13 @@ func (l *Lazy) Client() (*Client, error) {
 }
 
 func newClient(restConfig *rest.Config, fieldManager, cacheSelector string) (*Client, error) {
-	typed, err := kubernetes.NewForConfig(restConfig)
+	// Built-in types travel as protobuf: several times smaller and faster
+	// to decode than JSON, which matters for lists of thousands of nodes
+	// and pods. The dynamic client (custom resources, apply) stays JSON.
+	protoConfig := rest.CopyConfig(restConfig)
+	protoConfig.ContentType = runtime.ContentTypeProtobuf
+	protoConfig.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	typed, err := kubernetes.NewForConfig(protoConfig)
 	if err != nil {
 		return nil, fmt.Errorf("creating the Kubernetes client for %s: %w", restConfig.Host, err)
 	}

@@ -24,16 +24,6 @@ func (c *Client) ListNodes(ctx context.Context, selector string) ([]corev1.Node,
 	return list.Items, nil
 }
 
-// ListPods lists pods in all namespaces matching a field selector, e.g.
-// "status.phase!=Succeeded,status.phase!=Failed".
-func (c *Client) ListPods(ctx context.Context, fieldSelector string) ([]corev1.Pod, error) {
-	list, err := c.Typed.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
-	if err != nil {
-		return nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Pod")}, "list", err)
-	}
-	return list.Items, nil
-}
-
 // ApplyNodeMetadata server-side applies labels and annotations to a node
 // under the given field manager. Applying an empty set later removes exactly
 // what this manager set, and leaves labels another manager also owns (such

@@ -163,11 +163,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 // liveCapacity reads nodes and the pods that still hold resources, and
 // groups them into pools.
 func liveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, error) {
-	nodes, err := client.ListNodes(ctx, selector)
-	if err != nil {
-		return nil, err
-	}
-	pods, err := client.ListPods(ctx, "status.phase!=Succeeded,status.phase!=Failed")
+	nodes, pods, err := client.CapacityInputs(ctx, selector)
 	if err != nil {
 		return nil, err
 	}
