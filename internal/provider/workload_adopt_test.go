@@ -97,7 +97,7 @@ func TestAccWorkload_adoptHandWrittenDeployment(t *testing.T) {
 	createHandWritten(t, handWrittenDeployment(ns, true))
 	tf, out, generated := adoptWithGeneratedConfig(t, ns)
 	for _, want := range []string{`cloud `, `"eks"`, `accelerator `, `"a10g"`, `container_name `, `"server"`, `selector_labels `,
-		`imagePullSecrets`, `statsd-exporter`, `status.podIP`} {
+		`image_pull_secrets`, `statsd-exporter`, `status.podIP`} {
 		if !strings.Contains(generated, want) {
 			t.Errorf("generated configuration lacks %s:\n%s", want, generated)
 		}

@@ -168,6 +168,8 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		PodLabels:          nullableMap(w.PodLabels),
 		PodAnnotations:     nullableMap(w.PodAnnotations),
 		SelectorLabels:     nullableMap(w.SelectorLabels),
+		ImagePullSecrets:   nullableStrings(w.ImagePullSecrets),
+		PriorityClassName:  nullableString(w.PriorityClassName),
 		ContainerName:      nullableString(w.ContainerName),
 		Size:               nullableString(w.Size),
 		CPU:                nullableString(w.CPU),

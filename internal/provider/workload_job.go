@@ -26,6 +26,7 @@ var podTemplateAttributes = []string{
 	"image", "command", "args", "env", "secret_env", "ports", "service_account_name",
 	"gpu", "size", "cpu", "memory", "shm_size", "model_cache", "startup_probe", "liveness_probe",
 	"readiness_probe", "ipc_lock", "spot", "pod_labels", "pod_annotations", "node_pool", "patch", "container_name",
+	"image_pull_secrets", "priority_class_name",
 }
 
 // jobImmutableAttributes are the attributes that reach an immutable field of

@@ -33,6 +33,8 @@ type workloadModel struct {
 	PodLabels          types.Map      `tfsdk:"pod_labels"`
 	PodAnnotations     types.Map      `tfsdk:"pod_annotations"`
 	SelectorLabels     types.Map      `tfsdk:"selector_labels"`
+	ImagePullSecrets   types.List     `tfsdk:"image_pull_secrets"`
+	PriorityClassName  types.String   `tfsdk:"priority_class_name"`
 	ContainerName      types.String   `tfsdk:"container_name"`
 	GPU                types.Object   `tfsdk:"gpu"`
 	Size               types.String   `tfsdk:"size"`
@@ -257,6 +259,8 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 		PodLabels:          c.stringMap(m.PodLabels),
 		PodAnnotations:     c.stringMap(m.PodAnnotations),
 		SelectorLabels:     c.stringMap(m.SelectorLabels),
+		ImagePullSecrets:   c.strings(m.ImagePullSecrets),
+		PriorityClassName:  c.str(m.PriorityClassName),
 		ContainerName:      c.str(m.ContainerName),
 		Size:               c.str(m.Size),
 		CPU:                c.str(m.CPU),

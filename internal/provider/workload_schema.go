@@ -158,6 +158,17 @@ func workloadAttributes() map[string]schema.Attribute {
 				"adopts a workload whose GPU container has another name.",
 			Optional: true,
 		},
+		"image_pull_secrets": schema.ListAttribute{
+			MarkdownDescription: "Secrets in the workload's namespace with registry credentials for pulling the image " +
+				"(`imagePullSecrets`), e.g. an NGC API key as a `kubernetes.io/dockerconfigjson` Secret.",
+			Optional:    true,
+			ElementType: types.StringType,
+		},
+		"priority_class_name": schema.StringAttribute{
+			MarkdownDescription: "PriorityClass of the pods (`priorityClassName`): preemption order, and the queue " +
+				"priority of Kueue, Volcano or KAI.",
+			Optional: true,
+		},
 		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
 		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
@@ -192,13 +203,13 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"patch": schema.StringAttribute{
 			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet or Job, applied while " +
-				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: image pull " +
-				"secrets, security contexts, volumes, sidecars and init containers, priority class, scheduler, update " +
-				"strategy, `podFailurePolicy`, ... `manifest` shows the result, and drift detection and server-side apply " +
+				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: security " +
+				"contexts, volumes, sidecars and init containers, scheduler, update strategy, `podFailurePolicy`, ... " +
+				"(docs/design/workloads.md says which fields are typed and why). `manifest` shows the result, and drift detection and server-side apply " +
 				"cover the patched fields. The GPU placement cannot be undone through it: a patch that changes or removes " +
 				"the GPU request, gives another container GPUs, changes a node selector entry of the placement, drops a " +
 				"toleration it needs, widens its required node affinity, or renames the workload fails the plan, saying " +
-				"which field. Containers merge by name; the GPU container is named after the workload.",
+				"which field. Containers merge by name; the GPU container is named after the workload (or `container_name`).",
 			Optional: true,
 		},
 		"apply": schema.BoolAttribute{

@@ -100,6 +100,7 @@ func TestInferHandWrittenEKSDeployment(t *testing.T) {
 		"cpu, memory":     {w.CPU + " " + w.Memory, "4 24Gi"},
 		"replicas":        {*w.Replicas, int32(2)},
 		"args":            {w.Args, []string{"--model", "/models/llama"}},
+		"pull secrets":    {w.ImagePullSecrets, []string{"ngc"}},
 	}
 	for name, c := range checks {
 		if !reflect.DeepEqual(c[0], c[1]) {

@@ -180,6 +180,7 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 		Name: meta.GetName(), Namespace: meta.GetNamespace(), Kind: lw.kind, Replicas: lw.replicas,
 		Image: c.Image, Command: c.Command, Args: c.Args,
 		ServiceAccountName: lw.template.Spec.ServiceAccountName,
+		PriorityClassName:  lw.template.Spec.PriorityClassName,
 		PodAnnotations:     nonEmpty(maps.Clone(lw.template.Annotations)),
 	}
 	if c.Name != w.Name {
@@ -197,6 +198,9 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	w.PodLabels = withoutKeys(lw.template.Labels, identity)
 	w.Env, w.SecretEnv = envOf(c.Env)
 	w.Ports = tcpPorts(c.Ports)
+	for _, s := range lw.template.Spec.ImagePullSecrets {
+		w.ImagePullSecrets = append(w.ImagePullSecrets, s.Name)
+	}
 	if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok {
 		w.CPU = q.String()
 	}

@@ -47,6 +47,13 @@ type Workload struct {
 	SecretEnv          map[string]SecretKeyRef `json:"SecretEnv"`          // secret_env
 	Ports              []int32                 `json:"Ports"`              // ports (TCP container ports)
 	ServiceAccountName string                  `json:"ServiceAccountName"` // service_account_name
+	// ImagePullSecrets name Secrets of the namespace holding registry
+	// credentials (NGC images need one). omitempty keeps earlier spec
+	// annotations byte-for-byte.
+	ImagePullSecrets []string `json:"ImagePullSecrets,omitempty"` // image_pull_secrets
+	// PriorityClassName orders the pod in preemption and in queueing
+	// systems (Kueue, Volcano, KAI).
+	PriorityClassName string `json:"PriorityClassName,omitempty"` // priority_class_name
 
 	GPU GPU `json:"GPU"` // gpu
 

@@ -194,6 +194,26 @@ func TestAdoptedIdentityRenders(t *testing.T) {
 	}
 }
 
+// The typed pod attributes teams need most: pull secrets for NGC images and
+// the priority class queueing systems read.
+func TestPullSecretsAndPriorityClass(t *testing.T) {
+	w := eksWorkload(spec.KindDeployment)
+	w.ImagePullSecrets = []string{"ngc", "quay"}
+	w.PriorityClassName = "inference-high"
+	pod := patched(t, w, "").Deployment.Spec.Template.Spec
+	if len(pod.ImagePullSecrets) != 2 || pod.ImagePullSecrets[0].Name != "ngc" || pod.ImagePullSecrets[1].Name != "quay" {
+		t.Errorf("imagePullSecrets = %v, want ngc, quay in order", pod.ImagePullSecrets)
+	}
+	if pod.PriorityClassName != "inference-high" {
+		t.Errorf("priorityClassName = %q", pod.PriorityClassName)
+	}
+	w.ImagePullSecrets = []string{"NGC key"}
+	w.PriorityClassName = "High"
+	_, diags := Render(w, Options{})
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "image_pull_secrets[0]", "DNS-1123 subdomain")
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "priority_class_name", "DNS-1123 subdomain")
+}
+
 func TestSelectorAndContainerNameValidation(t *testing.T) {
 	w := eksWorkload(spec.KindDeployment)
 	w.SelectorLabels = map[string]string{spec.LabelManagedBy: "x", "bad key!": "v"}

@@ -140,6 +140,8 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 	c := container(w, place)
 	spec := corev1.PodSpec{
 		ServiceAccountName: w.ServiceAccountName,
+		ImagePullSecrets:   pullSecrets(w.ImagePullSecrets),
+		PriorityClassName:  w.PriorityClassName,
 		NodeSelector:       maps.Clone(r.NodeSelector),
 		Affinity:           r.Affinity.DeepCopy(),
 		Tolerations:        append([]corev1.Toleration(nil), r.Tolerations...),
@@ -270,6 +272,17 @@ func containerPorts(ports []int32) []corev1.ContainerPort {
 		// TCP is what the API server would default to; stating it keeps the
 		// live object equal to the manifest.
 		out[i] = corev1.ContainerPort{ContainerPort: p, Protocol: corev1.ProtocolTCP}
+	}
+	return out
+}
+
+func pullSecrets(names []string) []corev1.LocalObjectReference {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]corev1.LocalObjectReference, len(names))
+	for i, name := range names {
+		out[i] = corev1.LocalObjectReference{Name: name}
 	}
 	return out
 }

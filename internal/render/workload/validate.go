@@ -288,11 +288,25 @@ func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnos
 		}
 		seen[port] = i
 	}
-	if w.ServiceAccountName != "" {
-		if msgs := validation.IsDNS1123Subdomain(w.ServiceAccountName); len(msgs) > 0 {
-			diags.AddError(gpudiag.At("service_account_name"), "Invalid service account name",
-				strconv.Quote(w.ServiceAccountName)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
+	checkSubdomain(w.ServiceAccountName, gpudiag.At("service_account_name"), "service account name", diags)
+	checkSubdomain(w.PriorityClassName, gpudiag.At("priority_class_name"), "priority class name", diags)
+	for i, name := range w.ImagePullSecrets {
+		checkSubdomain(name, gpudiag.At("image_pull_secrets", i), "Secret name", diags)
+		if name == "" {
+			diags.AddError(gpudiag.At("image_pull_secrets", i), "Empty Secret name", "Allowed: the name of a Secret "+
+				"of type kubernetes.io/dockerconfigjson in the workload's namespace.")
 		}
+	}
+}
+
+// checkSubdomain: names of other objects the pod refers to are DNS-1123
+// subdomains; "" means unset.
+func checkSubdomain(name string, path []any, what string, diags *gpudiag.Diagnostics) {
+	if name == "" {
+		return
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		diags.AddError(path, "Invalid "+what, strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
 	}
 }
 
