@@ -25,7 +25,9 @@ func (c *Client) CapacityInputs(ctx context.Context, selector string) ([]corev1.
 	err := eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Typed.CoreV1().Nodes().List(ctx, opts)
 	}, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) {
-		nodes = append(nodes, capacityNode(obj.(*corev1.Node)))
+		if n, ok := obj.(*corev1.Node); ok {
+			nodes = append(nodes, capacityNode(n))
+		}
 	})
 	if err != nil {
 		return nil, nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node")}, "list", err)
@@ -34,7 +36,9 @@ func (c *Client) CapacityInputs(ctx context.Context, selector string) ([]corev1.
 	err = eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
 		return c.Typed.CoreV1().Pods("").List(ctx, opts)
 	}, metav1.ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"}, func(obj runtime.Object) {
-		pods = append(pods, capacityPod(obj.(*corev1.Pod)))
+		if p, ok := obj.(*corev1.Pod); ok {
+			pods = append(pods, capacityPod(p))
+		}
 	})
 	if err != nil {
 		return nil, nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Pod")}, "list", err)
