@@ -3,17 +3,28 @@
 # Builds the benchmark driver and the API floor (bench/), then runs N
 # gpu_workload resources, N terraform_data resources and the API floor for
 # every N in BENCH_N, BENCH_RUNS times, plus the Go benchmarks of
-# internal/render, and writes BENCH_OUT (default bench/results.md).
+# internal/render, then the large-cluster scenario (K kwok GPU nodes cloned
+# from scripts/localcluster/fixtures, P bound GPU pods, 3 plans of a
+# gpu_cluster_capacity data source), and writes BENCH_OUT (default
+# bench/results.md).
 #
 #   BENCH_N="100 300"   numbers of workloads (default)
 #   BENCH_RUNS=3        runs per N; the report shows medians
 #   BENCH_OUT=...       report path (raw numbers go beside it, .json)
 #   BENCH_GO_BENCHTIME  go test -benchtime (default 1s)
 #   BENCH_KEEP=1        keep the terraform working directories and logs
+#   BENCH_SCALE=1       large cluster: K = round(5000 x scale) nodes and
+#                       P = round(20000 x scale) pods; 0 skips it; 0.02 is a
+#                       smoke run (100 nodes, 400 pods)
+#   BENCH_ONLY=scale    only the large cluster: replaces its section of
+#                       BENCH_OUT (and "scale" in the JSON), keeps the rest;
+#                       BENCH_ONLY=workloads is everything but it
 #
-# Everything the run creates on the cluster (kwok nodes bench-<id>-<i>,
-# namespaces bench-<id>-...) is labelled gpuform.io/bench=<id> and removed at
-# the end, also when the run fails or is interrupted.
+# Everything the run creates on the cluster (kwok nodes bench-<id>-<i> and
+# bench-<id>-<fixture>-<i>, namespaces bench-<id>-..., the large cluster's
+# pods) is labelled gpuform.io/bench=<id> and removed at the end, also when
+# the run fails or is interrupted. Every bench node is also tainted
+# gpuform.io/bench=<id>:NoSchedule, so no other pod lands on it.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -67,7 +78,10 @@ main() {
 		-runs "${BENCH_RUNS:-3}" \
 		-out "${BENCH_OUT:-$root/bench/results.md}" \
 		-benchtime "${BENCH_GO_BENCHTIME:-1s}" \
-		-keep="$([[ ${BENCH_KEEP:-} == 1 ]] && echo true || echo false)"
+		-keep="$([[ ${BENCH_KEEP:-} == 1 ]] && echo true || echo false)" \
+		-scale "${BENCH_SCALE:-1}" \
+		-only "${BENCH_ONLY:-}" \
+		-fixtures "$root/scripts/localcluster/fixtures"
 }
 
 main "$@"

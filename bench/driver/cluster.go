@@ -177,8 +177,13 @@ func deleteNamespaceAndWait(ctx context.Context, cs kubernetes.Interface, name s
 
 // cleanup removes everything labelled with the run id: namespaces first,
 // waiting until they are gone (their pods run on the bench nodes and kwok
-// finishes their deletion), then the nodes. Safe to call repeatedly.
+// finishes their deletion), then the nodes. The pods labelled with the run
+// id (the large-cluster scenario's, thousands of them, bound to its nodes)
+// are deleted with a zero grace period once their namespace is
+// terminating, so that nothing recreates them and the namespace controller
+// does not wait for kwok to finish each one. Safe to call repeatedly.
 func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
+	start := time.Now()
 	sel := metav1.ListOptions{LabelSelector: selector(id)}
 	namespaces, err := cs.CoreV1().Namespaces().List(ctx, sel)
 	if err != nil {
@@ -189,8 +194,19 @@ func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
 			return err
 		}
 	}
+	zero := int64(0)
+	for _, ns := range namespaces.Items {
+		// Only a shortcut: the namespace controller deletes them anyway, so a
+		// failure (one call for 1,000 pods can outlive the API server's
+		// request timeout on 2 busy cores, while the server goes on) is
+		// only reported.
+		err := cs.CoreV1().Pods(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel)
+		if err != nil && !apierrors.IsNotFound(err) {
+			logf("cleanup: force-deleting the pods of %s: %v (waiting for the namespace anyway)\n", ns.Name, err)
+		}
+	}
 	if len(namespaces.Items) > 0 {
-		deadline := time.Now().Add(2 * time.Minute)
+		deadline := time.Now().Add(5 * time.Minute)
 		for time.Now().Before(deadline) {
 			left, err := cs.CoreV1().Namespaces().List(ctx, sel)
 			if err != nil || len(left.Items) == 0 {
@@ -199,16 +215,25 @@ func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, sel)
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector(id), ResourceVersion: "0"})
 	if err != nil {
 		return err
 	}
-	for _, n := range nodes.Items {
-		if err := cs.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
+	// One request per node, 32 in flight: the large-cluster scenario has
+	// thousands, and one DeleteCollection of 5,000 nodes outlived the API
+	// server's request timeout on 2 busy cores.
+	err = spec.InParallel(ctx, len(nodes.Items), 32, func(i int) error {
+		err := cs.CoreV1().Nodes().Delete(ctx, nodes.Items[i].Name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	logf("cleanup: removed %d namespace(s) and %d node(s) labelled %s\n", len(namespaces.Items), len(nodes.Items), selector(id))
+	logf("cleanup: removed %d namespace(s) and %d node(s) labelled %s (%.0f s)\n", len(namespaces.Items), len(nodes.Items),
+		selector(id), time.Since(start).Seconds())
 	return nil
 }
 
@@ -220,6 +245,16 @@ func (k requestKey) String() string { return k.Verb + " " + k.Resource }
 // MarshalText makes requestKey usable as a JSON object key.
 func (k requestKey) MarshalText() ([]byte, error) { //nolint:unparam // the signature of encoding.TextMarshaler
 	return []byte(k.String()), nil
+}
+
+// UnmarshalText reads a key written by MarshalText ("VERB resource"), so
+// results.json can be read back.
+func (k *requestKey) UnmarshalText(text []byte) error {
+	var ok bool
+	if k.Verb, k.Resource, ok = strings.Cut(string(text), " "); !ok {
+		return fmt.Errorf("request key %q is not \"VERB resource\"", text)
+	}
+	return nil
 }
 
 // nonResource names requests without a resource (/version, /api, /metrics).

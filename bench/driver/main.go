@@ -9,7 +9,10 @@
 // /metrics delta next to an idle interval of the same length, and exactly,
 // from a second refresh plan through a counting proxy), the provider's peak
 // memory and the Go benchmarks of internal/render, and writes medians and
-// ratios to a Markdown file and every raw number to JSON beside it.
+// ratios to a Markdown file and every raw number to JSON beside it. Then
+// the large-cluster scenario (scale.go): thousands of kwok GPU nodes cloned
+// from the cluster fixtures, bound GPU pods on them, and the plan time and
+// memory of a gpu_cluster_capacity data source reading them (-scale, -only).
 //
 //	driver run -id x7k2p -kubeconfig .localcluster/kubeconfig -n "100 300" -runs 3 ...
 //	driver cleanup -id x7k2p -kubeconfig ...   # remove the run's nodes and namespaces
@@ -23,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -57,7 +61,19 @@ type config struct {
 	ns                                                                  []int
 	runs                                                                int
 	keep                                                                bool
+	// scale is BENCH_SCALE (0: no large-cluster scenario); only is
+	// BENCH_ONLY ("", "workloads" or "scale"); fixtures the directory of the
+	// cluster's node fixtures the scenario clones.
+	scale    float64
+	only     string
+	fixtures string
 }
+
+// BENCH_ONLY values.
+const (
+	onlyWorkloads = "workloads"
+	onlyScale     = "scale"
+)
 
 // measurement is one subject at one N in one run. Floor steps are "apply"
 // and "destroy" (its delete phase).
@@ -118,6 +134,9 @@ func main() {
 	fs.StringVar(&ns, "n", "100 300", "numbers of workloads, space separated")
 	fs.IntVar(&cfg.runs, "runs", 3, "runs per N (medians are over runs)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the Terraform working directories")
+	fs.Float64Var(&cfg.scale, "scale", 1, "large-cluster scenario: round(5000×scale) nodes, round(20000×scale) pods; 0 skips it")
+	fs.StringVar(&cfg.only, "only", "", `run only "workloads" (gpu_workload, terraform_data, API floor, Go benchmarks) or "scale" (the large cluster)`)
+	fs.StringVar(&cfg.fixtures, "fixtures", "scripts/localcluster/fixtures", "node fixtures the large-cluster scenario clones")
 	_ = fs.Parse(args)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -193,7 +212,20 @@ func run(ctx context.Context, cfg config) (err error) {
 	if cfg.id == "" {
 		return errors.New("-id is required")
 	}
-	for _, p := range []*string{&cfg.provider, &cfg.apifloor, &cfg.kubeconfig, &cfg.out} {
+	switch {
+	case cfg.only != "" && cfg.only != onlyWorkloads && cfg.only != onlyScale:
+		return fmt.Errorf("BENCH_ONLY=%q: want %q or %q", cfg.only, onlyWorkloads, onlyScale)
+	case cfg.scale < 0 || math.IsNaN(cfg.scale) || math.IsInf(cfg.scale, 0):
+		return fmt.Errorf("BENCH_SCALE=%g: want a number ≥ 0", cfg.scale)
+	case cfg.only == onlyScale && cfg.scale == 0:
+		return errors.New("BENCH_ONLY=scale with BENCH_SCALE=0: nothing to run")
+	}
+	workloads := cfg.only != onlyScale
+	withScale := cfg.only != onlyWorkloads && cfg.scale > 0
+	if k, p := scaleSize(cfg.scale); withScale && (k < 1 || p < 1) {
+		return fmt.Errorf("BENCH_SCALE=%g gives %d nodes and %d pods", cfg.scale, k, p)
+	}
+	for _, p := range []*string{&cfg.provider, &cfg.apifloor, &cfg.kubeconfig, &cfg.out, &cfg.fixtures} {
 		if *p, err = filepath.Abs(*p); err != nil {
 			return err
 		}
@@ -206,12 +238,15 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	logf("== bench %s: N=%v, %d run(s), %s, %s\n", cfg.id, cfg.ns, cfg.runs, meta.Terraform, meta.Machine)
+	logf("== bench %s: N=%v, %d run(s), BENCH_SCALE=%g, BENCH_ONLY=%q, %s, %s\n", cfg.id, cfg.ns, cfg.runs, cfg.scale, cfg.only,
+		meta.Terraform, meta.Machine)
 
-	logln("== Go benchmarks of internal/render")
-	goBench, err := runGoBenchmarks(ctx, cfg.root, cfg.benchtime)
-	if err != nil {
-		return err
+	var goBench []goBenchmark
+	if workloads {
+		logln("== Go benchmarks of internal/render")
+		if goBench, err = runGoBenchmarks(ctx, cfg.root, cfg.benchtime); err != nil {
+			return err
+		}
 	}
 
 	if b.work, err = os.MkdirTemp("", "gpu-bench-"+cfg.id+"-"); err != nil {
@@ -229,7 +264,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*time.Minute)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 		defer cancel()
 		if cerr := cleanup(cctx, b.cs, cfg.id); cerr != nil {
 			logln("cleanup failed:", cerr)
@@ -241,6 +276,38 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 	}()
 
+	if workloads {
+		if err := b.workloads(ctx, &meta); err != nil {
+			return err
+		}
+	}
+	var scale *scaleResult
+	if withScale {
+		if scale, err = b.scaleScenario(ctx, meta); err != nil {
+			return fmt.Errorf("large cluster: %w", err)
+		}
+	}
+	meta.Finished = time.Now().UTC()
+	if !workloads {
+		return writeScaleOnly(cfg.out, scale)
+	}
+	report := renderReport(meta, b.results, b.requests, goBench, scale)
+	if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
+		return err
+	}
+	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests, "scale": scale}, "", "  ")
+	rawPath := strings.TrimSuffix(cfg.out, ".md") + ".json"
+	if err := os.WriteFile(rawPath, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	logf("== wrote %s and %s (%s)\n", cfg.out, rawPath, meta.Finished.Sub(meta.Started).Round(time.Second))
+	logf("%s", summary(meta, b.results))
+	return nil
+}
+
+// workloads is the N gpu_workload / terraform_data / API floor runs.
+func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
+	cfg := b.cfg
 	maxN := slices.Max(cfg.ns)
 	nodes := (maxN+spec.GPUsPerNode-1)/spec.GPUsPerNode + 1
 	logf("== creating %d kwok nodes bench-%s-* with %d GPUs each\n", nodes, cfg.id, spec.GPUsPerNode)
@@ -270,18 +337,6 @@ func run(ctx context.Context, cfg config) (err error) {
 			}
 		}
 	}
-	meta.Finished = time.Now().UTC()
-	report := renderReport(meta, b.results, b.requests, goBench)
-	if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
-		return err
-	}
-	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests}, "", "  ")
-	rawPath := strings.TrimSuffix(cfg.out, ".md") + ".json"
-	if err := os.WriteFile(rawPath, append(raw, '\n'), 0o644); err != nil {
-		return err
-	}
-	logf("== wrote %s and %s (%s)\n", cfg.out, rawPath, meta.Finished.Sub(meta.Started).Round(time.Second))
-	logf("%s", summary(meta, b.results))
 	return nil
 }
 

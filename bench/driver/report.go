@@ -165,12 +165,12 @@ func mib(kib int64) string { return fmt.Sprintf("%.0f MB", float64(kib)*1024/1e6
 
 const memoryGoalKiB = 150e6 / 1024 // 150 MB
 
-func renderReport(m meta, results []measurement, requests []requestSample, goBench []goBenchmark) string {
+func renderReport(m meta, results []measurement, requests []requestSample, goBench []goBenchmark, scale *scaleResult) string {
 	var b strings.Builder
 	b.WriteString("# gpu_workload performance benchmark\n\n")
 	b.WriteString("Written by `make bench` (`scripts/bench.sh` runs `bench/driver`), with every raw number also in `results.json`; " +
 		"rerun it to refresh both. " +
-		"`BENCH_N=\"100 300\"` and `BENCH_RUNS=3` are the defaults; `BENCH_N=10 BENCH_RUNS=1 make bench` is a quick smoke run.\n\n")
+		"`BENCH_N=\"100 300\"`, `BENCH_RUNS=3` and `BENCH_SCALE=1` are the defaults; `BENCH_N=10 BENCH_RUNS=1 BENCH_SCALE=0.02 make bench` is a quick smoke run.\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| date | %s (took %s) |\n", m.Started.Format("2006-01-02 15:04 MST"), m.Finished.Sub(m.Started).Round(time.Second))
 	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
@@ -205,6 +205,9 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	cpuReport(&b, m, results)
 	requestReport(&b, requests)
 	goBenchReport(&b, goBench, m.Benchtime)
+	if scale != nil {
+		b.WriteString(scaleSection(scale))
+	}
 	rawReport(&b, results)
 	return b.String()
 }

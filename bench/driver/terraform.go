@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -133,6 +134,7 @@ type runOpts struct {
 	sampleMemory bool
 	log          string   // log file name in the workspace; default <step>.log
 	extraArgs    []string // e.g. -var kubeconfig=...
+	env          []string // added to the workspace's environment
 }
 
 // run times one step. Its output goes to <dir>/<step>.log.
@@ -165,7 +167,7 @@ func (w *workspace) run(ctx context.Context, step string, opts runOpts) (stepRes
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.terraform, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = w.dir, w.env, logFile, logFile
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = w.dir, append(slices.Clone(w.env), opts.env...), logFile, logFile
 	// Its own process group: a Ctrl-C reaches terraform once, from here,
 	// as one interrupt (two make it exit without writing state), so it
 	// stops its providers and writes its state.

@@ -1,0 +1,686 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+)
+
+// The large-cluster scenario (issue #14): K kwok GPU nodes cloned from the
+// cluster fixtures and P running GPU pods bound to them, read by a
+// configuration with only a gpu_cluster_capacity data source.
+const (
+	scaleNodesAtOne = 5000  // K at BENCH_SCALE=1
+	scalePodsAtOne  = 20000 // P at BENCH_SCALE=1
+	scaleGoalSecs   = 3.0
+	scaleGoalKiB    = 300e6 / 1024 // 300 MB
+	scaleInFlight   = 32           // create requests in flight
+	scalePodsPerNS  = 1000
+	scaleRuns       = 3
+	// gpuResourcePrefix selects the extended resources a bench pod may ask
+	// for: whole GPUs, MIG slices and shared (time-sliced) replicas.
+	gpuResourcePrefix = "nvidia.com/"
+)
+
+// scaleSize is K and P for a BENCH_SCALE.
+func scaleSize(scale float64) (nodes, pods int) {
+	return int(math.Round(scaleNodesAtOne * scale)), int(math.Round(scalePodsAtOne * scale))
+}
+
+// fixtureNode is one GPU node of scripts/localcluster/fixtures.
+type fixtureNode struct {
+	File string // base name, e.g. aks.yaml
+	Node corev1.Node
+}
+
+// loadFixtures reads every *.yaml in dir (sorted by name) and returns the
+// nodes that advertise at least one NVIDIA extended resource; the CPU
+// fixture and other documents are skipped.
+func loadFixtures(dir string) ([]fixtureNode, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []fixtureNode
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := parseFixtureNodes(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		for _, n := range nodes {
+			if len(gpuResources(&n)) > 0 {
+				out = append(out, fixtureNode{File: filepath.Base(p), Node: n})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no GPU node fixtures in %s", dir)
+	}
+	return out, nil
+}
+
+// parseFixtureNodes decodes the Node documents of a multi-document YAML file.
+func parseFixtureNodes(data []byte) ([]corev1.Node, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []corev1.Node
+	for {
+		var n corev1.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n.Kind == "Node" && n.Name != "" {
+			out = append(out, n)
+		}
+	}
+}
+
+// resourceSlots is one extended resource of a node and how many units of
+// it the node has allocatable.
+type resourceSlots struct {
+	Name  string
+	Count int64
+}
+
+// gpuResources are the node's allocatable NVIDIA extended resources with a
+// positive count, sorted by name.
+func gpuResources(n *corev1.Node) []resourceSlots {
+	var out []resourceSlots
+	for name, q := range n.Status.Allocatable {
+		if strings.HasPrefix(string(name), gpuResourcePrefix) && q.Value() > 0 {
+			out = append(out, resourceSlots{Name: string(name), Count: q.Value()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// scaleNodeName is the i-th scenario node, cloned from fixture f.
+func scaleNodeName(id string, f fixtureNode, i int) string {
+	return fmt.Sprintf("bench-%s-%s-%d", id, f.Node.Name, i)
+}
+
+// cloneNode is fixture f as a new node: its labels (hostname renamed),
+// annotations, taints, capacity, allocatable and nodeInfo, plus the run's
+// label, the run's NoSchedule taint (no other pod lands on it) and kwok's
+// annotation. Addresses are left for kwok.
+func cloneNode(f *corev1.Node, name, id string) *corev1.Node {
+	labels := map[string]string{}
+	for k, v := range f.Labels {
+		labels[k] = v
+	}
+	labels["kubernetes.io/hostname"], labels[spec.LabelKey] = name, id
+	annotations := map[string]string{}
+	for k, v := range f.Annotations {
+		annotations[k] = v
+	}
+	annotations["kwok.x-k8s.io/node"] = "fake"
+	nodeSpec := *f.Spec.DeepCopy()
+	nodeSpec.Taints = append(nodeSpec.Taints, corev1.Taint{Key: spec.LabelKey, Value: id, Effect: corev1.TaintEffectNoSchedule})
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations},
+		Spec:       nodeSpec,
+		Status: corev1.NodeStatus{
+			Capacity:    f.Status.Capacity.DeepCopy(),
+			Allocatable: f.Status.Allocatable.DeepCopy(),
+			NodeInfo:    f.Status.NodeInfo,
+		},
+	}
+}
+
+// planNodes spreads k nodes round-robin over the fixtures.
+func planNodes(id string, fixtures []fixtureNode, k int) []*corev1.Node {
+	out := make([]*corev1.Node, k)
+	for i := range out {
+		f := fixtures[i%len(fixtures)]
+		out[i] = cloneNode(&f.Node, scaleNodeName(id, f, i/len(fixtures)), id)
+	}
+	return out
+}
+
+// placement is one pod: the index of its node and the resource it asks
+// one unit of.
+type placement struct {
+	Node     int
+	Resource string
+}
+
+// spreadPods places p pods on the nodes, one unit of one GPU resource each,
+// round-robin: each pass gives every node that still has a free unit (and
+// room under its pods limit, when set) one pod, on its resource with the
+// most units left (ties by name). Nodes with few GPUs fill up first; no node
+// gets more than it advertises. It fails when p does not fit.
+func spreadPods(nodes []*corev1.Node, p int) ([]placement, error) {
+	free := make([][]resourceSlots, len(nodes))
+	podsLeft := make([]int64, len(nodes))
+	var total int64
+	for i, n := range nodes {
+		free[i] = gpuResources(n)
+		var units int64
+		for _, r := range free[i] {
+			units += r.Count
+		}
+		podsLeft[i] = units
+		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
+			podsLeft[i] = min(units, q.Value())
+		}
+		total += podsLeft[i]
+	}
+	if int64(p) > total {
+		return nil, fmt.Errorf("%d pods do not fit: the %d nodes have %d GPU units (whole GPUs, MIG slices, shared replicas) for pods", p, len(nodes), total)
+	}
+	out := make([]placement, 0, p)
+	for len(out) < p {
+		for i := range nodes {
+			if len(out) == p {
+				break
+			}
+			if podsLeft[i] == 0 {
+				continue
+			}
+			best := -1
+			for j, r := range free[i] {
+				if r.Count > 0 && (best < 0 || r.Count > free[i][best].Count) {
+					best = j
+				}
+			}
+			free[i][best].Count--
+			podsLeft[i]--
+			out = append(out, placement{Node: i, Resource: free[i][best].Name})
+		}
+	}
+	return out, nil
+}
+
+// scalePod is a pod bound to node (spec.nodeName, so the scheduler is not
+// involved) asking for one unit of res in requests and limits, tolerating
+// every taint of the node (the run's included) and, for good, the node
+// lifecycle controller's not-ready and unreachable taints.
+func scalePod(namespace, name, id string, node *corev1.Node, res string) *corev1.Pod {
+	one := resource.MustParse("1")
+	tolerations := make([]corev1.Toleration, 0, len(node.Spec.Taints))
+	for _, t := range node.Spec.Taints {
+		tol := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpEqual, Value: t.Value, Effect: t.Effect}
+		if t.Value == "" {
+			tol.Operator, tol.Value = corev1.TolerationOpExists, ""
+		}
+		tolerations = append(tolerations, tol)
+	}
+	// Stay bound if kwok falls behind with the nodes' Leases and the node
+	// lifecycle controller marks them unreachable (instead of the default
+	// 300 s tolerations, after which the pods would be evicted mid-run).
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		tolerations = append(tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute})
+	}
+	grace, automount := int64(0), false
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{spec.LabelKey: id}},
+		Spec: corev1.PodSpec{
+			NodeName:                      node.Name,
+			Tolerations:                   tolerations,
+			TerminationGracePeriodSeconds: &grace,
+			AutomountServiceAccountToken:  &automount,
+			Containers: []corev1.Container{{
+				Name:  "cuda",
+				Image: spec.Image,
+				Resources: corev1.ResourceRequirements{
+					Limits:   corev1.ResourceList{corev1.ResourceName(res): one},
+					Requests: corev1.ResourceList{corev1.ResourceName(res): one},
+				},
+			}},
+		},
+	}
+}
+
+// scaleResult is the scenario's numbers (results.json "scale").
+type scaleResult struct {
+	Started            time.Time              `json:"started"`
+	Commit             string                 `json:"commit"`
+	Machine            string                 `json:"machine"`
+	Terraform          string                 `json:"terraform"`
+	Scale              float64                `json:"scale"`
+	Nodes              int                    `json:"nodes"`
+	Pods               int                    `json:"pods"`
+	Namespaces         int                    `json:"namespaces"`
+	NodesPerFixture    map[string]int         `json:"nodes_per_fixture_file"`
+	PodsPerResource    map[string]int         `json:"pods_per_resource"`
+	NodeCreateSeconds  float64                `json:"node_create_seconds"`
+	NodeReadySeconds   float64                `json:"node_ready_seconds"` // from the first create
+	NodesReady         int                    `json:"nodes_ready"`        // when the wait ended
+	PodsRunning        int                    `json:"pods_running"`
+	PodCreateSeconds   float64                `json:"pod_create_seconds"`
+	PodRunningSeconds  float64                `json:"pod_running_seconds"` // from the first create
+	PlanSeconds        []float64              `json:"plan_seconds"`
+	ProviderHWMKiB     []int64                `json:"provider_vmhwm_kib"`
+	TerraformMaxRSSKiB []int64                `json:"terraform_maxrss_kib"`
+	ProviderCPUSeconds []float64              `json:"provider_cpu_seconds"`
+	MachineBusy        []float64              `json:"machine_busy"`
+	ReadSeconds        float64                `json:"read_seconds,omitempty"` // DataSource Read in the trace log
+	Counted            map[requestKey]float64 `json:"counted"`
+	IdleBefore         *controlPlaneSample    `json:"idle_before,omitempty"`
+	IdleAfter          *controlPlaneSample    `json:"idle_after,omitempty"`
+}
+
+// controlPlaneSample is the control plane over an idle interval: CPU and
+// RSS of its processes and the API requests it served.
+type controlPlaneSample struct {
+	Seconds    float64                `json:"seconds"`
+	CPUSeconds map[string]float64     `json:"cpu_seconds"` // per process name
+	RSSKiB     map[string]int64       `json:"rss_kib"`
+	Requests   map[requestKey]float64 `json:"requests"`
+	MemAvail   int64                  `json:"mem_available_kib"`
+}
+
+var controlPlaneProcs = []string{"kube-apiserver", "etcd", "kwok", "kube-controller-manager", "kube-scheduler"} // executable names
+
+// sampleControlPlane measures the control plane for d with nothing of ours
+// running.
+func (b *bench) sampleControlPlane(ctx context.Context, d time.Duration) (*controlPlaneSample, error) {
+	pids := map[string]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if name := exeName(pid); slices.Contains(controlPlaneProcs, name) {
+			pids[name] = pid
+		}
+	}
+	cpuBefore := map[string]float64{}
+	for name, pid := range pids {
+		cpuBefore[name], _ = processCPU(pid)
+	}
+	before := b.scrape(ctx)
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(d):
+	}
+	after := b.scrape(ctx)
+	s := &controlPlaneSample{Seconds: time.Since(start).Seconds(), CPUSeconds: map[string]float64{}, RSSKiB: map[string]int64{}, MemAvail: memAvailable()}
+	for name, pid := range pids {
+		if cpu, ok := processCPU(pid); ok {
+			s.CPUSeconds[name] = cpu - cpuBefore[name]
+		}
+		s.RSSKiB[name] = procStatusKiB(pid, "VmRSS:")
+	}
+	if before != nil && after != nil {
+		s.Requests = delta(before, after)
+	}
+	return s, nil
+}
+
+func memAvailable() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
+}
+
+func procStatusKiB(pid int, field string) int64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kib
+		}
+	}
+	return 0
+}
+
+// newFastClient is a client without client-side rate limit, for creating
+// thousands of objects (in-flight requests are bounded by the caller).
+func newFastClient(kubeconfig string) (*kubernetes.Clientset, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.UserAgent = "gpu-bench-driver"
+	return kubernetes.NewForConfig(cfg)
+}
+
+// scaleScenario builds the large cluster, measures the data source reading
+// it three times (plus a counted, logged fourth read) and leaves the
+// objects for cleanup (by run label).
+func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, error) {
+	k, p := scaleSize(b.cfg.scale)
+	fixtures, err := loadFixtures(b.cfg.fixtures)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := newFastClient(b.cfg.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	res := &scaleResult{Started: time.Now().UTC(), Commit: meta.Commit, Machine: meta.Machine, Terraform: meta.Terraform,
+		Scale: b.cfg.scale, Nodes: k, Pods: p, NodesPerFixture: map[string]int{}, PodsPerResource: map[string]int{}}
+	nodes := planNodes(b.cfg.id, fixtures, k)
+	for i := range nodes {
+		res.NodesPerFixture[fixtures[i%len(fixtures)].File]++
+	}
+	places, err := spreadPods(nodes, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, pl := range places {
+		res.PodsPerResource[pl.Resource]++
+	}
+	logf("== large cluster (BENCH_SCALE=%g): %d kwok nodes from %d GPU fixtures, %d pods\n", b.cfg.scale, k, len(fixtures), p)
+
+	logln("   control plane idle, before (15 s)")
+	if res.IdleBefore, err = b.sampleControlPlane(ctx, 15*time.Second); err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	var created atomic.Int64
+	err = spec.InParallel(ctx, k, scaleInFlight, func(i int) error {
+		_, err := cs.CoreV1().Nodes().Create(ctx, nodes[i], metav1.CreateOptions{})
+		if n := created.Add(1); n%1000 == 0 {
+			logf("   %d nodes created (%.0f s)\n", n, time.Since(start).Seconds())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating nodes: %w", err)
+	}
+	res.NodeCreateSeconds = time.Since(start).Seconds()
+	logf("   %d nodes created in %.1f s; waiting for Ready\n", k, res.NodeCreateSeconds)
+	if res.NodesReady, err = waitScaleNodesReady(ctx, cs, b.cfg.id, k); err != nil {
+		return nil, err
+	}
+	res.NodeReadySeconds = time.Since(start).Seconds()
+	logf("   %d of %d nodes Ready after %.1f s\n", res.NodesReady, k, res.NodeReadySeconds)
+
+	res.Namespaces = max(1, (p+scalePodsPerNS-1)/scalePodsPerNS)
+	nsName := func(j int) string { return fmt.Sprintf("bench-%s-scale-%d", b.cfg.id, j) }
+	for j := range res.Namespaces {
+		if err := createNamespace(ctx, cs, b.cfg.id, nsName(j)); err != nil {
+			return nil, err
+		}
+	}
+	for j := range res.Namespaces {
+		if err := waitServiceAccount(ctx, cs, nsName(j)); err != nil {
+			return nil, err
+		}
+	}
+	start = time.Now()
+	created.Store(0)
+	err = spec.InParallel(ctx, p, scaleInFlight, func(i int) error {
+		pl := places[i]
+		pod := scalePod(nsName(i/scalePodsPerNS), fmt.Sprintf("gpu-%05d", i), b.cfg.id, nodes[pl.Node], pl.Resource)
+		_, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		if n := created.Add(1); n%5000 == 0 {
+			logf("   %d pods created (%.0f s)\n", n, time.Since(start).Seconds())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating pods: %w", err)
+	}
+	res.PodCreateSeconds = time.Since(start).Seconds()
+	logf("   %d pods created in %.1f s; waiting for Running\n", p, res.PodCreateSeconds)
+	if res.PodsRunning, err = waitScalePodsRunning(ctx, cs, b.cfg.id, p); err != nil {
+		return nil, err
+	}
+	res.PodRunningSeconds = time.Since(start).Seconds()
+	logf("   %d of %d pods Running after %.1f s\n", res.PodsRunning, p, res.PodRunningSeconds)
+
+	logln("   control plane idle, with the nodes and pods (15 s)")
+	if res.IdleAfter, err = b.sampleControlPlane(ctx, 15*time.Second); err != nil {
+		return nil, err
+	}
+
+	ws, err := newWorkspace(filepath.Join(b.work, "scale"), b.cfg.terraform, b.cliConfig, b.cfg.provider,
+		clusterCapacityHCL(b.cfg.kubeconfig))
+	if err != nil {
+		return nil, err
+	}
+	for r := 1; r <= scaleRuns; r++ {
+		step, err := ws.run(ctx, stepRefresh, runOpts{sampleMemory: true, log: fmt.Sprintf("plan-%d.log", r)})
+		if err != nil {
+			return nil, err
+		}
+		res.PlanSeconds = append(res.PlanSeconds, step.Seconds)
+		res.ProviderHWMKiB = append(res.ProviderHWMKiB, step.ProviderHWMKiB)
+		res.TerraformMaxRSSKiB = append(res.TerraformMaxRSSKiB, step.TerraformMaxRSSKiB)
+		res.ProviderCPUSeconds = append(res.ProviderCPUSeconds, step.ProviderCPUSeconds)
+		res.MachineBusy = append(res.MachineBusy, step.MachineBusy)
+		logf("   plan %d: %.2f s, provider %s, provider CPU %.2f s\n", r, step.Seconds, mib(step.ProviderHWMKiB), step.ProviderCPUSeconds)
+	}
+	// A fourth, untimed plan through the counting proxy with the provider's
+	// trace log: exact requests and the Read's own duration.
+	debugLog := filepath.Join(ws.dir, "provider-debug.log")
+	b.proxy.take()
+	if _, err := ws.run(ctx, stepRefresh, runOpts{log: "plan-counted.log",
+		extraArgs: []string{"-var", "kubeconfig=" + b.proxyKubeconfig},
+		env:       []string{"TF_LOG_PROVIDER=TRACE", "TF_LOG_SDK_PROTO=off", "TF_LOG_PATH=" + debugLog}}); err != nil {
+		return nil, fmt.Errorf("plan through the counting proxy: %w", err)
+	}
+	res.Counted = b.proxy.take()
+	if f, err := os.Open(debugLog); err == nil {
+		res.ReadSeconds, _ = dataSourceReadSeconds(f)
+		_ = f.Close()
+	}
+	logf("   counted plan: %s; Read %.2f s in the provider's trace log\n", formatCounts(res.Counted), res.ReadSeconds)
+	return res, nil
+}
+
+func formatCounts(c map[requestKey]float64) string {
+	parts := make([]string, 0, len(c))
+	for _, k := range sortedKeys(c) {
+		parts = append(parts, fmt.Sprintf("%s %.0f", k, c[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// clusterCapacityHCL is the configuration the scenario plans: only the
+// data source, reading every node.
+func clusterCapacityHCL(kubeconfig string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    gpu = { source = "gpuform/gpu" }
+  }
+}
+
+variable "kubeconfig" {
+  type    = string
+  default = %q
+}
+
+provider "gpu" {
+  config_path = var.kubeconfig
+}
+
+data "gpu_cluster_capacity" "all" {}
+`, kubeconfig)
+}
+
+// dataSourceReadSeconds is the time between terraform-plugin-framework's
+// "Calling provider defined DataSource Read" and "Called provider defined
+// DataSource Read" trace lines (timestamps of a TF_LOG_PATH file).
+func dataSourceReadSeconds(r io.Reader) (float64, error) {
+	var start, end time.Time
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		var mark *time.Time
+		switch {
+		case strings.Contains(line, "Calling provider defined DataSource Read") && start.IsZero():
+			mark = &start
+		case strings.Contains(line, "Called provider defined DataSource Read"):
+			mark = &end
+		default:
+			continue
+		}
+		stamp, _, _ := strings.Cut(line, " ")
+		t, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil {
+			t, err = time.Parse("2006-01-02T15:04:05.000Z0700", stamp)
+		}
+		if err == nil {
+			*mark = t
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	if start.IsZero() || end.IsZero() || end.Before(start) {
+		return 0, errors.New("no DataSource Read in the log")
+	}
+	return end.Sub(start).Seconds(), nil
+}
+
+// waitScaleNodesReady polls (paginated, every 2 s) until count nodes of the
+// run are Ready, or for at most 2 min + 30 ms a node, and returns how many
+// are. The data source reads nodes whatever their condition, so the
+// scenario goes on (and reports the count) when kwok cannot keep up: on 2
+// shared cores it readies a few nodes a second once thousands of Leases
+// compete with its node stages (bench/README.md).
+func waitScaleNodesReady(ctx context.Context, cs kubernetes.Interface, id string, count int) (int, error) {
+	return pollCount(ctx, "nodes Ready", count, 2*time.Minute+time.Duration(count)*30*time.Millisecond, func(ctx context.Context) (int, error) {
+		ready := 0
+		err := listPages(ctx, func(opts metav1.ListOptions) (string, error) {
+			list, err := cs.CoreV1().Nodes().List(ctx, opts)
+			if err != nil {
+				return "", err
+			}
+			for i := range list.Items {
+				if nodeReady(&list.Items[i]) {
+					ready++
+				}
+			}
+			return list.Continue, nil
+		}, metav1.ListOptions{LabelSelector: selector(id)})
+		return ready, err
+	})
+}
+
+// waitScalePodsRunning polls until count pods of the run are Running, or
+// for at most 2 min + 10 ms a pod, and returns how many are (pods bound
+// and not yet Running still hold their GPUs for the data source).
+func waitScalePodsRunning(ctx context.Context, cs kubernetes.Interface, id string, count int) (int, error) {
+	return pollCount(ctx, "pods Running", count, 2*time.Minute+time.Duration(count)*10*time.Millisecond, func(ctx context.Context) (int, error) {
+		running := 0
+		err := listPages(ctx, func(opts metav1.ListOptions) (string, error) {
+			list, err := cs.CoreV1().Pods("").List(ctx, opts)
+			if err != nil {
+				return "", err
+			}
+			running += len(list.Items)
+			return list.Continue, nil
+		}, metav1.ListOptions{LabelSelector: selector(id), FieldSelector: "status.phase=Running"})
+		return running, err
+	})
+}
+
+func listPages(ctx context.Context, page func(metav1.ListOptions) (string, error), opts metav1.ListOptions) error {
+	opts.Limit = 1000
+	for {
+		next, err := page(opts)
+		if err != nil || next == "" {
+			return err
+		}
+		opts.Continue = next
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// pollCount calls count every 2 s until it reaches want or timeout passes
+// (then it warns and returns the last count); it fails only when the run
+// is cancelled.
+func pollCount(ctx context.Context, what string, want int, timeout time.Duration, count func(context.Context) (int, error)) (int, error) {
+	deadline, last, got := time.Now().Add(timeout), time.Now(), 0
+	for {
+		n, err := count(ctx)
+		if err == nil {
+			got = n
+			if got >= want {
+				return got, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return got, ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			logf("   warning: %d of %d %s after %s (last error: %v); going on\n", got, want, what, timeout.Round(time.Second), err)
+			return got, nil
+		}
+		if time.Since(last) > 30*time.Second {
+			logf("   %d of %d %s\n", got, want, what)
+			last = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// waitServiceAccount waits for the namespace's default ServiceAccount, which
+// pod admission needs.
+func waitServiceAccount(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no default ServiceAccount in %s: %w", ns, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
