@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
@@ -106,6 +107,19 @@ func (tf *Terraform) PlanHasChanges() (bool, string) {
 		tf.t.Fatalf("terraform plan: %v\n%s", err, out)
 	}
 	return changes, out
+}
+
+// SkipBelow skips the test when the terraform CLI is older than min,
+// saying why, as tfversion.SkipBelow does for terraform-plugin-testing.
+func (tf *Terraform) SkipBelow(minimum *version.Version, why string) {
+	tf.t.Helper()
+	v, _, err := tf.exec.Version(context.Background(), true)
+	if err != nil {
+		tf.t.Fatalf("terraform version: %v", err)
+	}
+	if v.LessThan(minimum) {
+		tf.t.Skipf("Terraform %s is older than %s, which this test needs: %s", v, minimum, why)
+	}
 }
 
 // PlanGenerateConfig runs `terraform plan -generate-config-out=file`, which
