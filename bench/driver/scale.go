@@ -296,23 +296,9 @@ func formatCounts(c map[requestKey]float64) string {
 // clusterCapacityHCL is the configuration the scenario plans: only the
 // data source, reading every node.
 func clusterCapacityHCL(kubeconfig string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    gpu = { source = "gpuform/gpu" }
-  }
-}
-
-variable "kubeconfig" {
-  type    = string
-  default = %q
-}
-
-provider "gpu" {
-  config_path = var.kubeconfig
-}
-
+	return providerHCL(kubeconfig) + `
 data "gpu_cluster_capacity" "all" {}
-`, kubeconfig)
+`
 }
 
 // dataSourceReadSeconds is the time between terraform-plugin-framework's

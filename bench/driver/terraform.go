@@ -60,9 +60,9 @@ func newWorkspace(dir, terraform, cliConfig, providerBin, hcl string) (*workspac
 	return &workspace{dir: dir, terraform: terraform, env: env, provider: providerBin}, nil
 }
 
-// gpuWorkloadHCL is N gpu_workload resources. Terraform's parallelism is
-// left at its default (10).
-func gpuWorkloadHCL(kubeconfig, namespace, poolID string, n int) string {
+// providerHCL is the provider requirement and configuration every
+// scenario's configuration starts with.
+func providerHCL(kubeconfig string) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
     gpu = { source = "gpuform/gpu" }
@@ -77,7 +77,13 @@ variable "kubeconfig" {
 provider "gpu" {
   config_path = var.kubeconfig
 }
+`, kubeconfig)
+}
 
+// gpuWorkloadHCL is N gpu_workload resources. Terraform's parallelism is
+// left at its default (10).
+func gpuWorkloadHCL(kubeconfig, namespace, poolID string, n int) string {
+	return providerHCL(kubeconfig) + fmt.Sprintf(`
 locals {
   node_pool = %q
 }
@@ -95,7 +101,7 @@ resource "gpu_workload" "bench" {
     count = %d
   }
 }
-`, kubeconfig, poolID, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
+`, poolID, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
 }
 
 // terraformDataHCL is the Terraform-core floor: N terraform_data resources
