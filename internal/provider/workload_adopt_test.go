@@ -147,7 +147,7 @@ func TestAccWorkload_adoptCorrectsPlacement(t *testing.T) {
 	ns := acctest.Namespace(t)
 	createHandWritten(t, handWrittenDeployment(ns, false))
 	tf, out, _ := adoptWithGeneratedConfig(t, ns)
-	for _, want := range []string{"The next apply corrects Deployment " + ns + "/llm", "adds the toleration nvidia.com/gpu (Exists, NoSchedule)",
+	for _, want := range []string{"The next apply corrects Deployment " + ns + "/llm", `adds the toleration "nvidia.com/gpu" (Exists, effect NoSchedule)`,
 		"nvidia.com/gpu.sharing-strategy NotIn mps,time-slicing", "1 to import, 0 to add, 1 to change, 0 to destroy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)

@@ -211,7 +211,7 @@ func TestInferMIG(t *testing.T) {
 	}
 	// GKE's MIG nodes carry a partition taint the hand-written pod does not
 	// tolerate: it would never schedule.
-	if !strings.Contains(strings.Join(a.Corrections, "\n"), "cloud.google.com/gke-gpu-partition-size=2g.10gb (Equal, NoSchedule)") {
+	if !strings.Contains(strings.Join(a.Corrections, "\n"), `"cloud.google.com/gke-gpu-partition-size=2g.10gb" (Equal, effect NoSchedule)`) {
 		t.Errorf("corrections = %q, want the partition toleration added", a.Corrections)
 	}
 }

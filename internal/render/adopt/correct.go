@@ -34,12 +34,12 @@ func correct(lw liveWorkload, gpuIndex int, cloud string, r *workload.Rendered) 
 		if !slices.ContainsFunc(pod.Tolerations, func(u corev1.Toleration) bool { return equality.Semantic.DeepEqual(t, u) }) {
 			pod.Tolerations = append(pod.Tolerations, t)
 			fixes = append(fixes, fmt.Sprintf("adds the toleration %s: the GPU nodes carry that taint, and a pod that "+
-				"does not tolerate it exactly stays Pending", describeToleration(t)))
+				"does not tolerate it exactly stays Pending", workload.DescribeToleration(t)))
 		}
 	}
 	if !workload.RequiredAffinityKept(r.Affinity, pod.Affinity) {
 		requireAffinity(pod, r.Affinity)
-		fixes = append(fixes, "adds the required node affinity "+describeTerms(requiredTerms(r.Affinity))+", which "+cloud+
+		fixes = append(fixes, "adds the required node affinity "+describeTerms(workload.RequiredTerms(r.Affinity))+", which "+cloud+
 			"'s rules require for this GPU request: without it the pod can land on a node that gives it other hardware, "+
 			"a MIG slice or a shared GPU")
 	}
@@ -98,8 +98,8 @@ func correctEnv(c *corev1.Container, want corev1.Container) []string {
 // requireAffinity ANDs the placement's required terms into the pod's own:
 // each of the pod's terms becomes one term per placement term.
 func requireAffinity(pod *corev1.PodSpec, want *corev1.Affinity) {
-	wantTerms := requiredTerms(want)
-	have := requiredTerms(pod.Affinity)
+	wantTerms := workload.RequiredTerms(want)
+	have := workload.RequiredTerms(pod.Affinity)
 	var terms []corev1.NodeSelectorTerm
 	if len(have) == 0 {
 		for _, w := range wantTerms {
@@ -137,12 +137,4 @@ func describeTerms(terms []corev1.NodeSelectorTerm) string {
 		parts = append(parts, "("+strings.Join(exprs, " and ")+")")
 	}
 	return strings.Join(parts, " or ")
-}
-
-func describeToleration(t corev1.Toleration) string {
-	text := t.Key
-	if t.Value != "" {
-		text += "=" + t.Value
-	}
-	return fmt.Sprintf("%s (%s, %s)", text, cmpOr(string(t.Operator), "Equal"), cmpOr(string(t.Effect), "any effect"))
 }

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -127,9 +128,9 @@ func choose(best []candidate, defaultCloud string) (gpuIntent, string, error) {
 }
 
 func describe(in gpuIntent) string {
-	text := cmpOr(in.gpu.Accelerator, "any GPU")
+	text := cmp.Or(in.gpu.Accelerator, "any GPU")
 	if in.gpu.Partition != "" {
-		text += " " + in.gpu.Partition + " (" + cmpOr(in.gpu.MIGStrategy, spec.MIGStrategySingle) + ")"
+		text += " " + in.gpu.Partition + " (" + cmp.Or(in.gpu.MIGStrategy, spec.MIGStrategySingle) + ")"
 	}
 	if in.gpu.Sharing != "" {
 		text += " " + in.gpu.Sharing
@@ -138,13 +139,6 @@ func describe(in gpuIntent) string {
 		text += " spot"
 	}
 	return text
-}
-
-func cmpOr(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // searchSpace lists, simplest first, every intent the clouds offer: any
@@ -215,7 +209,7 @@ func nodeFactsOf(pod corev1.PodSpec) nodeFacts {
 	for k, v := range pod.NodeSelector {
 		f.values[k] = []string{v}
 	}
-	for _, term := range requiredTerms(pod.Affinity) {
+	for _, term := range workload.RequiredTerms(pod.Affinity) {
 		for _, r := range term.MatchExpressions {
 			switch r.Operator {
 			case corev1.NodeSelectorOpIn:
@@ -270,7 +264,7 @@ func (f nodeFacts) meets(p placementKey) (int, bool) {
 		}
 		required++
 	}
-	terms := requiredTerms(p.affinity)
+	terms := workload.RequiredTerms(p.affinity)
 	if len(terms) > 1 {
 		return 0, false // a preference list: never what one hand-written pod says
 	}
@@ -312,11 +306,4 @@ func (f nodeFacts) allows(r corev1.NodeSelectorRequirement) (ok, counts bool) {
 func (f nodeFacts) within(key string, values []string) bool {
 	got, ok := f.values[key]
 	return ok && len(got) > 0 && !slices.ContainsFunc(got, func(v string) bool { return !slices.Contains(values, v) })
-}
-
-func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return nil
-	}
-	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 }

@@ -186,7 +186,7 @@ func checkPodRules(r *Rendered, before, after corev1.PodSpec, diags *gpudiag.Dia
 		if !slices.ContainsFunc(after.Tolerations, func(u corev1.Toleration) bool { return equality.Semantic.DeepEqual(t, u) }) {
 			diags.AddError(patchPath, "Patch drops a required toleration", fmt.Sprintf("The pool's nodes carry a taint "+
 				"the toleration %s answers; without it the pod stays Pending. Allowed: add tolerations, keep these.",
-				describeToleration(t)))
+				DescribeToleration(t)))
 		}
 	}
 	if !RequiredAffinityKept(r.Affinity, after.Affinity) {
@@ -276,11 +276,11 @@ func gpuResources(list corev1.ResourceList) corev1.ResourceList {
 // still contains all requirements of some term of the placement, so no
 // node the placement excludes qualifies.
 func RequiredAffinityKept(want, got *corev1.Affinity) bool {
-	wantTerms := requiredTerms(want)
+	wantTerms := RequiredTerms(want)
 	if len(wantTerms) == 0 {
 		return true
 	}
-	gotTerms := requiredTerms(got)
+	gotTerms := RequiredTerms(got)
 	if len(gotTerms) == 0 {
 		return false
 	}
@@ -292,7 +292,8 @@ func RequiredAffinityKept(want, got *corev1.Affinity) bool {
 	return true
 }
 
-func requiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
+// RequiredTerms are the required node selector terms of an affinity.
+func RequiredTerms(a *corev1.Affinity) []corev1.NodeSelectorTerm {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil
 	}
@@ -317,7 +318,8 @@ func termIncludes(term, base corev1.NodeSelectorTerm) bool {
 	return true
 }
 
-func describeToleration(t corev1.Toleration) string {
+// DescribeToleration names a toleration for messages.
+func DescribeToleration(t corev1.Toleration) string {
 	text := t.Key
 	if t.Operator == corev1.TolerationOpEqual || t.Value != "" {
 		text += "=" + t.Value
