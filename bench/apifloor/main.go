@@ -5,8 +5,8 @@
 // internal/render), server-side-applies them with -concurrency requests in
 // flight and waits until every one is available, following ONE watch on
 // the namespace's Deployments. The second measured phase deletes them all
-// (foreground propagation, -concurrency in flight) and waits, again with a
-// watch, until they and their pods are gone. Timings go to stdout as JSON:
+// (background propagation, as the provider deletes, -concurrency in flight)
+// and waits, again with a watch, until they and their pods are gone. Timings go to stdout as JSON:
 //
 //	apifloor -kubeconfig .localcluster/kubeconfig -namespace ns -n 100 -pool-id "$(...)"
 package main
@@ -188,8 +188,9 @@ func rolledOut(d *appsv1.Deployment) bool {
 	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.Replicas == want && s.AvailableReplicas == want
 }
 
-// deleteAll deletes with foreground propagation and waits, with one watch on
-// the Deployments, until they are gone, then until no pod is left.
+// deleteAll deletes with background propagation, as the provider does, and
+// waits, with one watch on the Deployments, until they are gone, then until
+// no pod is left.
 func deleteAll(ctx context.Context, cs kubernetes.Interface, ns string, names []string, concurrency int) error {
 	deployments := cs.AppsV1().Deployments(ns)
 	list, err := deployments.List(ctx, metav1.ListOptions{})
@@ -205,9 +206,9 @@ func deleteAll(ctx context.Context, cs kubernetes.Interface, ns string, names []
 		return err
 	}
 	defer w.Stop()
-	foreground := metav1.DeletePropagationForeground
+	background := metav1.DeletePropagationBackground
 	err = spec.InParallel(ctx, len(names), concurrency, func(i int) error {
-		err := deployments.Delete(ctx, names[i], metav1.DeleteOptions{PropagationPolicy: &foreground})
+		err := deployments.Delete(ctx, names[i], metav1.DeleteOptions{PropagationPolicy: &background})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -228,8 +229,8 @@ func deleteAll(ctx context.Context, cs kubernetes.Interface, ns string, names []
 	return waitPodsGone(ctx, cs, ns)
 }
 
-// waitPodsGone: foreground deletion already waited for the ReplicaSets and
-// their pods, so this normally returns after the list.
+// waitPodsGone waits until the garbage collector has removed every pod of
+// the namespace (after their ReplicaSets).
 func waitPodsGone(ctx context.Context, cs kubernetes.Interface, ns string) error {
 	pods := cs.CoreV1().Pods(ns)
 	list, err := pods.List(ctx, metav1.ListOptions{})

@@ -192,7 +192,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	b.WriteString("- **terraform_data** (Terraform-core floor): the same N with `input` = the same attributes as an object, same four steps.\n")
 	b.WriteString("- **API floor** (`bench/apifloor`): renders the same Deployments with `internal/render`, server-side-applies them " +
 		"with 10 requests in flight (field manager `" + spec.FloorFieldManager + "`, no client-side rate limit) and waits for all to be " +
-		"available with one watch; then deletes them (foreground, 10 in flight) and waits with a watch until they and their pods are gone.\n")
+		"available with one watch; then deletes them (background propagation as the provider does, 10 in flight) and waits with a watch until they and their pods are gone.\n")
 	b.WriteString("- The three subjects run one after the other in each run; the order alternates between runs. " +
 		"Ratios are of medians: plan against terraform_data, apply and destroy against the API floor.\n\n")
 

@@ -289,8 +289,14 @@ func (c *Client) GetFresh(ctx context.Context, ref ObjectRef) (*unstructured.Uns
 	return live, nil
 }
 
-// Delete deletes an object with foreground propagation, so that a wait for
-// its disappearance also covers its pods. A missing object is not an error.
+// Delete deletes an object with background propagation: the object goes at
+// once and the garbage collector removes its dependents, a ReplicaSet or Job
+// before the pods it owns. WaitGone then waits for the pods, which is what
+// frees the GPUs. Foreground propagation (the object kept until every
+// dependent is gone) gives the same end state through three more garbage
+// collector round trips per object, which made destroy of 300 workloads
+// about 45% slower (bench/README.md, Destroy). A missing object is not an
+// error.
 // When uid is set the delete is conditional on it: an object re-created by
 // someone else under the same name is never deleted.
 func (c *Client) Delete(ctx context.Context, ref ObjectRef, uid types.UID) error {
@@ -298,7 +304,7 @@ func (c *Client) Delete(ctx context.Context, ref ObjectRef, uid types.UID) error
 	if err != nil {
 		return err
 	}
-	policy := metav1.DeletePropagationForeground
+	policy := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
 	if uid != "" {
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}

@@ -226,7 +226,8 @@ func (c *Client) notReady(ctx context.Context, ref ObjectRef, mode WaitMode, sta
 }
 
 // WaitGone blocks until the object no longer exists and no pod matches the
-// selector, so that a destroy frees the GPUs before Terraform moves on.
+// selector, so that a destroy frees the GPUs before Terraform moves on. With
+// background propagation (Delete) the object goes first; its pods follow.
 func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string) error {
 	objects, ok := c.cached(ctx, ref)
 	var pods *cacheEntry
@@ -251,6 +252,9 @@ func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string
 		return live == nil, err
 	})
 	if err != nil {
+		if pods != nil && objects.get(ref.Namespace, ref.Name) == nil {
+			err = fmt.Errorf("waiting for %d pod(s) to terminate: %w", len(pods.list(selector)), err)
+		}
 		return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
 	}
 	return nil

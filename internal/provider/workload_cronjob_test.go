@@ -207,11 +207,11 @@ func TestAccWorkload_cronJobDeleteTimeoutThenConverges(t *testing.T) {
 	pod := startHeldRun(ctx, t, ns, "held")
 
 	out, err := tf.Destroy()
-	if err == nil || !strings.Contains(out, "CronJob "+ns+"/held to be deleted") {
-		t.Fatalf("destroy with a run's pod held: %v; want a timeout naming the CronJob:\n%s", err, out)
+	if err == nil || !strings.Contains(out, "CronJob "+ns+"/held to be deleted") || !strings.Contains(out, "1 pod(s) to terminate") {
+		t.Fatalf("destroy with a run's pod held: %v; want a timeout naming the CronJob and its pod:\n%s", err, out)
 	}
 	if len(stateWorkloads(tf)) != 1 {
-		t.Fatalf("the workload left the state although its CronJob is still there")
+		t.Fatalf("the workload left the state although a pod of its run is still there")
 	}
 	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, pod, k8stypes.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`),
 		metav1.PatchOptions{}); err != nil {
