@@ -10,6 +10,8 @@
 #
 #   BENCH_N="100 300"   numbers of workloads (default)
 #   BENCH_RUNS=3        runs per N; the report shows medians
+#   BENCH_N_ONCE=1000   numbers of workloads measured in the first run only:
+#                       the large repository of issue #14; "" skips it
 #   BENCH_OUT=...       report path (raw numbers go beside it, .json)
 #   BENCH_GO_BENCHTIME  go test -benchtime (default 1s)
 #   BENCH_KEEP=1        keep the terraform working directories and logs
@@ -78,6 +80,7 @@ main() {
 		-root "$root" \
 		-n "${BENCH_N:-100 300}" \
 		-runs "${BENCH_RUNS:-3}" \
+		-n-once "${BENCH_N_ONCE-1000}" \
 		-out "${BENCH_OUT:-$root/bench/results.md}" \
 		-benchtime "${BENCH_GO_BENCHTIME:-1s}" \
 		-keep="$([[ ${BENCH_KEEP:-} == 1 ]] && echo true || echo false)" \

@@ -60,6 +60,7 @@ type config struct {
 	id, kubeconfig, terraform, provider, apifloor, out, root, benchtime string
 	ns                                                                  []int
 	runs                                                                int
+	onceNs                                                              []int // measured in the first run only
 	keep                                                                bool
 	// scale is BENCH_SCALE (0: no large-cluster scenario); only is
 	// BENCH_ONLY ("", "workloads" or "scale"); fixtures the directory of the
@@ -133,6 +134,8 @@ func main() {
 	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime for the render benchmarks")
 	fs.StringVar(&ns, "n", "100 300", "numbers of workloads, space separated")
 	fs.IntVar(&cfg.runs, "runs", 3, "runs per N (medians are over runs)")
+	var onceNs string
+	fs.StringVar(&onceNs, "n-once", "", "numbers of workloads measured in one run only (the large repository, N=1000)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the Terraform working directories")
 	fs.Float64Var(&cfg.scale, "scale", 1, "large-cluster scenario: round(5000×scale) nodes, round(20000×scale) pods; 0 skips it")
 	fs.StringVar(&cfg.only, "only", "", `run only "workloads" (gpu_workload, terraform_data, API floor, Go benchmarks) or "scale" (the large cluster)`)
@@ -144,7 +147,10 @@ func main() {
 	var err error
 	switch cmd {
 	case "run":
-		if cfg.ns, err = parseNs(ns); err == nil {
+		if cfg.ns, err = parseNs(ns); err == nil && strings.TrimSpace(onceNs) != "" {
+			cfg.onceNs, err = parseNs(onceNs)
+		}
+		if err == nil {
 			err = run(ctx, cfg)
 		}
 	case "cleanup":
@@ -308,7 +314,7 @@ func run(ctx context.Context, cfg config) (err error) {
 // workloads is the N gpu_workload / terraform_data / API floor runs.
 func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
 	cfg := b.cfg
-	maxN := slices.Max(cfg.ns)
+	maxN := slices.Max(cfg.allNs())
 	nodes := (maxN+spec.GPUsPerNode-1)/spec.GPUsPerNode + 1
 	logf("== creating %d kwok nodes bench-%s-* with %d GPUs each\n", nodes, cfg.id, spec.GPUsPerNode)
 	if _, err := createNodes(ctx, b.cs, cfg.id, nodes); err != nil {
@@ -317,7 +323,7 @@ func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
 	meta.Nodes = nodes
 
 	for r := 1; r <= cfg.runs; r++ {
-		for _, n := range cfg.ns {
+		for _, n := range cfg.nsOfRun(r) {
 			for pos, subject := range order(r) {
 				logf("== run %d/%d, N=%d, %s\n", r, cfg.runs, n, subject)
 				m := measurement{Run: r, N: n, Subject: subject, Position: pos + 1, Seconds: map[string]float64{}}
@@ -338,6 +344,22 @@ func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
 		}
 	}
 	return nil
+}
+
+// allNs is every N measured, in the order measured.
+func (cfg config) allNs() []int { return cfg.nsOfRun(1) }
+
+// nsOfRun is the N measured in run r: BENCH_N in every run, BENCH_N_ONCE
+// (the large repository) only in the first, where the cluster is as fresh
+// as for the others.
+func (cfg config) nsOfRun(r int) []int {
+	ns := slices.Clone(cfg.ns)
+	for _, n := range cfg.onceNs {
+		if r == 1 && !slices.Contains(ns, n) {
+			ns = append(ns, n)
+		}
+	}
+	return ns
 }
 
 // order alternates the subjects' order between runs, so that none always
