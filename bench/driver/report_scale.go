@@ -62,6 +62,8 @@ func scaleSection(r *scaleResult) string {
 	fmt.Fprintf(&b, "| machine busy during the plan, median | %.0f%% | | |\n", 100*median(r.MachineBusy))
 	fmt.Fprintf(&b, "| provider's API requests (counted) | %s | | |\n\n", formatCounts(r.Counted))
 
+	manageSection(&b, r.Manage)
+
 	b.WriteString("Building the cluster (part of reproducing it, not of the goal):\n\n| | seconds |\n|---|---:|\n")
 	fmt.Fprintf(&b, "| create %d nodes | %.1f |\n", r.Nodes, r.NodeCreateSeconds)
 	fmt.Fprintf(&b, "| … until %s Ready (from the first create) | %.1f |\n", allOr(r.NodesReady, r.Nodes), r.NodeReadySeconds)

@@ -62,6 +62,7 @@ type scaleResult struct {
 	ProviderCPUSeconds []float64              `json:"provider_cpu_seconds"`
 	MachineBusy        []float64              `json:"machine_busy"`
 	ReadSeconds        float64                `json:"read_seconds,omitempty"` // DataSource Read in the trace log
+	Manage             *manageResult          `json:"manage_nodes,omitempty"`
 	Counted            map[requestKey]float64 `json:"counted"`
 	IdleBefore         *controlPlaneSample    `json:"idle_before,omitempty"`
 	IdleAfter          *controlPlaneSample    `json:"idle_after,omitempty"`
@@ -174,6 +175,7 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 	res := &scaleResult{Started: time.Now().UTC(), Commit: meta.Commit, Machine: meta.Machine, Terraform: meta.Terraform,
 		Scale: b.cfg.scale, Nodes: k, Pods: p, NodesPerFixture: map[string]int{}, PodsPerResource: map[string]int{}}
 	nodes := planNodes(b.cfg.id, fixtures, k)
+	managed := markManaged(nodes, b.cfg.id)
 	for i := range nodes {
 		res.NodesPerFixture[fixtures[i%len(fixtures)].File]++
 	}
@@ -282,6 +284,9 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 		_ = f.Close()
 	}
 	logf("   counted plan: %s; Read %.2f s in the provider's trace log\n", formatCounts(res.Counted), res.ReadSeconds)
+	if res.Manage, err = b.manageNodes(ctx, cs, managed); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -3,11 +3,14 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -47,30 +50,65 @@ func newPoolNodeState(client *kube.Client, policy, selector string, p *spec.Pool
 	}
 }
 
+// nodesInFlight bounds the nodes labelled, tainted or cleaned at once. Each
+// node takes two to four requests, one after the other; done one node at a
+// time, a 500-node pool took minutes (bench/README.md, manage_nodes). Nodes
+// are independent objects, and a taint update that races the node's own
+// status updates is retried on the conflict (kube.AddNodeTaints), so
+// concurrency loses no change.
+const nodesInFlight = 16
+
 // applyToNodes labels and taints every node matching the selector and
 // cleans up nodes managed before that no longer match. It returns the
-// managed node names, sorted.
+// managed node names, sorted: on failure, those that were done, so the
+// state records them and the next apply finishes the rest.
 func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, priorManaged []string) ([]string, error) {
 	nodes, err := client.ListNodes(ctx, want.selector)
 	if err != nil {
 		return nil, err
 	}
-	var managed []string
-	for i := range nodes {
-		if err := applyToNode(ctx, client, want, &nodes[i]); err != nil {
-			return managed, err
-		}
-		managed = append(managed, nodes[i].Name)
-	}
+	managed, applyErr := forEachNode(nodes, func(n corev1.Node) (string, error) {
+		return n.Name, applyToNode(ctx, client, want, &n)
+	})
+	var stale []string
 	for _, name := range priorManaged {
 		if !slices.Contains(managed, name) {
-			if err := cleanupNode(ctx, client, want.policy, want.manager, name); err != nil {
-				return managed, err
-			}
+			stale = append(stale, name)
 		}
 	}
+	_, cleanErr := forEachNode(stale, func(name string) (string, error) {
+		return name, cleanupNode(ctx, client, want.policy, want.manager, name)
+	})
 	sort.Strings(managed)
-	return managed, nil
+	return managed, errors.Join(applyErr, cleanErr)
+}
+
+// forEachNode runs do for every item, nodesInFlight at a time, and returns
+// the names done without error and the errors of the others. A failure
+// does not stop the other nodes: each is finished or left as it was.
+func forEachNode[T any](items []T, do func(T) (string, error)) ([]string, error) {
+	var (
+		mu   sync.Mutex
+		done []string
+		errs []error
+		g    errgroup.Group
+	)
+	g.SetLimit(nodesInFlight)
+	for i := range items {
+		g.Go(func() error {
+			name, err := do(items[i])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+			} else {
+				done = append(done, name)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through errs
+	return done, errors.Join(errs...)
 }
 
 func applyToNode(ctx context.Context, client *kube.Client, want poolNodeState, node *corev1.Node) error {

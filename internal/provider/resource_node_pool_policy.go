@@ -288,10 +288,11 @@ func releaseNodes(ctx context.Context, client *kube.Client, m nodePoolPolicyMode
 	var diags diag.Diagnostics
 	policy := m.Name.ValueString()
 	manager := kube.PoolFieldManager(client.FieldManager, policy)
-	for _, node := range listStrings(ctx, m.ManagedNodes) {
-		if err := cleanupNode(ctx, client, policy, manager, node); err != nil {
-			diags.AddError("Cannot remove the pool's labels and taints from node "+node, err.Error())
-		}
+	_, err := forEachNode(listStrings(ctx, m.ManagedNodes), func(node string) (string, error) {
+		return node, cleanupNode(ctx, client, policy, manager, node)
+	})
+	if err != nil {
+		diags.AddError("Cannot remove the pool's labels and taints from every node", err.Error())
 	}
 	return diags
 }
