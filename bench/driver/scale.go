@@ -175,7 +175,6 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 	res := &scaleResult{Started: time.Now().UTC(), Commit: meta.Commit, Machine: meta.Machine, Terraform: meta.Terraform,
 		Scale: b.cfg.scale, Nodes: k, Pods: p, NodesPerFixture: map[string]int{}, PodsPerResource: map[string]int{}}
 	nodes := planNodes(b.cfg.id, fixtures, k)
-	managed := markManaged(nodes, b.cfg.id)
 	for i := range nodes {
 		res.NodesPerFixture[fixtures[i%len(fixtures)].File]++
 	}
@@ -284,7 +283,7 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 		_ = f.Close()
 	}
 	logf("   counted plan: %s; Read %.2f s in the provider's trace log\n", formatCounts(res.Counted), res.ReadSeconds)
-	if res.Manage, err = b.manageNodes(ctx, cs, managed); err != nil {
+	if res.Manage, err = b.manageNodes(ctx, cs, manageNodesGoal); err != nil {
 		return nil, err
 	}
 	return res, nil

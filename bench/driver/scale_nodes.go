@@ -5,15 +5,21 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 )
 
 // The manage_nodes part of the large cluster (issue #14): a
 // gpu_node_pool_policy whose manage_nodes selector matches manageNodesGoal
-// of the cloned nodes labels and taints them in at most manageGoalSecs.
+// nodes, next to the cloned ones, labels and taints them in at most
+// manageGoalSecs.
 const (
 	manageNodesGoal = 500
 	manageGoalSecs  = 30
@@ -35,14 +41,45 @@ type manageResult struct {
 	Left     int `json:"left"`
 }
 
-// markManaged labels the first min(manageNodesGoal, len) nodes for the
-// policy's selector, before they are created, and returns how many.
-func markManaged(nodes []*corev1.Node, id string) int {
-	n := min(manageNodesGoal, len(nodes))
-	for _, node := range nodes[:n] {
-		node.Labels[manageLabel] = id
+// createManageNodes creates the nodes the policy's selector matches: plain
+// H100 kwok nodes of their own, carrying only the run's label and taint, so
+// that no fixture's cloud taints meet the generic policy's, and waits until
+// they are Ready.
+func createManageNodes(ctx context.Context, cs kubernetes.Interface, id string, n int) error {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("224"),
+		corev1.ResourceMemory: resource.MustParse("2Ti"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+		"nvidia.com/gpu":      *resource.NewQuantity(spec.GPUsPerNode, resource.DecimalSI),
 	}
-	return n
+	err := spec.InParallel(ctx, n, scaleInFlight, func(i int) error {
+		name := fmt.Sprintf("bench-%s-manage-%d", id, i)
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
+				Labels: map[string]string{"kubernetes.io/hostname": name, spec.LabelKey: id, manageLabel: id,
+					"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}},
+			Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: spec.LabelKey, Value: id, Effect: corev1.TaintEffectNoSchedule}}},
+			Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+		}
+		_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manage_nodes nodes: %w", err)
+	}
+	return wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: manageLabel + "=" + id})
+		if err != nil {
+			return false, nil //nolint:nilerr // retried until the timeout
+		}
+		ready := 0
+		for i := range list.Items {
+			if nodeReady(&list.Items[i]) {
+				ready++
+			}
+		}
+		return ready >= n, nil
+	})
 }
 
 // manageNodesHCL is one policy managing the marked nodes. The label it adds
@@ -68,12 +105,15 @@ resource "gpu_node_pool_policy" "bench" {
 // status updates), destroys it and checks that the nodes were released.
 func (b *bench) manageNodes(ctx context.Context, cs kubernetes.Interface, n int) (*manageResult, error) {
 	res := &manageResult{Nodes: n}
+	logf("== manage_nodes: creating %d nodes\n", n)
+	if err := createManageNodes(ctx, cs, b.cfg.id, n); err != nil {
+		return nil, err
+	}
 	ws, err := newWorkspace(filepath.Join(b.work, "manage-nodes"), b.cfg.terraform, b.cliConfig, b.cfg.provider,
 		manageNodesHCL(b.cfg.kubeconfig, b.cfg.id))
 	if err != nil {
 		return nil, err
 	}
-	logf("== manage_nodes on %d nodes\n", n)
 	steps := []struct {
 		step    string
 		seconds *float64
@@ -122,7 +162,7 @@ func manageSection(b *strings.Builder, r *manageResult) {
 		return
 	}
 	fmt.Fprintf(b, "**manage_nodes.** A `gpu_node_pool_policy` (generic, H100, one label of its own) whose `manage_nodes` selector "+
-		"matches %d of these nodes (`%s=<run id>`): `terraform apply`, then `terraform plan -detailed-exitcode`, which must "+
+		"matches %d more kwok nodes (H100, 8 GPUs, only the run's label and taint; `%s=<run id>`): `terraform apply`, then `terraform plan -detailed-exitcode`, which must "+
 		"find every node labelled and tainted as the policy wants (the provider's refresh compares each), then `terraform destroy`, "+
 		"which must release every node.\n\n", r.Nodes, manageLabel)
 	b.WriteString("| step | seconds | goal | met? |\n|---|---:|---|---|\n")

@@ -3,7 +3,9 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,36 +52,65 @@ func (c *Client) ApplyNodeMetadata(ctx context.Context, node, manager string, la
 // of every taint on the node (the cloud's and kubelet's too); this reads,
 // appends and updates with optimistic concurrency instead, as kubectl taint
 // does.
+//
+// A node holds one taint per key and effect, so a taint the node already
+// has with another value is an error that names both: replacing the value
+// could turn away pods that tolerate exactly the old one, and keeping it
+// would leave the pool without the taint its workloads tolerate.
 func (c *Client) AddNodeTaints(ctx context.Context, node string, taints []corev1.Taint) ([]corev1.Taint, error) {
 	var added []corev1.Taint
-	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
+	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) ([]corev1.Taint, error) {
 		added = nil
 		for _, t := range taints {
-			if !capacity.HasTaint(current, t) {
-				current = append(current, t)
-				added = append(added, t)
+			if capacity.HasTaint(current, t) {
+				continue
 			}
+			if i := slices.IndexFunc(current, func(x corev1.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect }); i >= 0 {
+				return nil, &TaintClashError{Node: node, Has: current[i], Wants: t}
+			}
+			current = append(current, t)
+			added = append(added, t)
 		}
-		return current
+		return current, nil
 	})
 	return added, err
+}
+
+// TaintClashError: the node has a taint of the wanted key and effect with
+// another value.
+type TaintClashError struct {
+	Node       string
+	Has, Wants corev1.Taint
+}
+
+func (e *TaintClashError) Error() string {
+	return fmt.Sprintf("node %s already has the taint %s, and the policy's taint %s has the same key and effect "+
+		"(a node holds one taint per key and effect): the node likely belongs to another cloud's pool (check cloud "+
+		"and manage_nodes.selector), or remove its taint first", e.Node, taintString(e.Has), taintString(e.Wants))
+}
+
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
 // RemoveNodeTaints removes the given taints (matched by key, value and
 // effect) and nothing else.
 func (c *Client) RemoveNodeTaints(ctx context.Context, node string, taints []corev1.Taint) error {
-	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) []corev1.Taint {
+	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) ([]corev1.Taint, error) {
 		kept := current[:0]
 		for _, t := range current {
 			if !capacity.HasTaint(taints, t) {
 				kept = append(kept, t)
 			}
 		}
-		return kept
+		return kept, nil
 	})
 }
 
-func (c *Client) updateNodeTaints(ctx context.Context, node string, change func([]corev1.Taint) []corev1.Taint) error {
+func (c *Client) updateNodeTaints(ctx context.Context, node string, change func([]corev1.Taint) ([]corev1.Taint, error)) error {
 	ref := ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node"), Name: node}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n, err := c.Typed.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
@@ -87,7 +118,10 @@ func (c *Client) updateNodeTaints(ctx context.Context, node string, change func(
 			return err
 		}
 		before := len(n.Spec.Taints)
-		updated := change(append([]corev1.Taint(nil), n.Spec.Taints...))
+		updated, err := change(append([]corev1.Taint(nil), n.Spec.Taints...))
+		if err != nil {
+			return err
+		}
 		if len(updated) == before && sameTaints(updated, n.Spec.Taints) {
 			return nil
 		}
@@ -95,6 +129,10 @@ func (c *Client) updateNodeTaints(ctx context.Context, node string, change func(
 		_, err = c.Typed.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: c.FieldManager})
 		return err
 	})
+	var clash *TaintClashError
+	if errors.As(err, &clash) {
+		return err
+	}
 	if err != nil {
 		return c.explain(ref, "update taints of", err)
 	}

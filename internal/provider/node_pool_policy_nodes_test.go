@@ -1,13 +1,23 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // A failing node neither stops the others nor hides them: every other node
@@ -43,4 +53,76 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 	if got := most.Load(); got > nodesInFlight || got < 2 {
 		t.Fatalf("%d nodes in flight at most, want 2..%d", got, nodesInFlight)
 	}
+}
+
+// A node that already carries the pool's taint key and effect with another
+// value (here GKE's nvidia.com/gpu=present under a generic policy) fails
+// the apply with both taints named, the other node is managed anyway, and
+// once the node's taint is gone the next apply converges.
+func TestAccNodePoolPolicy_taintClashIsNamedThenConverges(t *testing.T) {
+	name := "clash-" + rand.String(6)
+	nodes := acctest.CreateFakeNodes(t, name, 2, map[string]int64{"nvidia.com/gpu": 8}, nil)
+	gke := corev1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}
+	setTaints(t, nodes[0], gke)
+	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name          = %[1]q
+  cloud         = "generic"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+  manage_nodes {
+    selector = "%[2]s=%[1]s"
+  }
+}
+`, name, acctest.FakeNodeLabel)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: regexp.MustCompile(`node ` + nodes[0] + ` already has the taint\s+nvidia\.com/gpu=present:NoSchedule,\s+and\s+the\s+policy's\s+taint\s+nvidia\.com/gpu`),
+		}, {
+			PreConfig: func() {
+				if !hasPoolRecord(t, nodes[1], name) {
+					t.Fatalf("node %s was not managed although only %s clashed", nodes[1], nodes[0])
+				}
+				setTaints(t, nodes[0])
+			},
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("gpu_node_pool_policy.p", "managed_nodes.#", "2"),
+				func(*terraform.State) error {
+					if !hasPoolRecord(t, nodes[0], name) {
+						return fmt.Errorf("node %s not managed after the clash was removed", nodes[0])
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+func setTaints(t *testing.T, node string, taints ...corev1.Taint) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs := acctest.Client(t)
+	n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Taints = taints
+	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasPoolRecord(t *testing.T, node, policy string) bool {
+	t.Helper()
+	n, err := acctest.Client(t).CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ok := n.Annotations[poolRecordAnnotation(policy)]
+	return ok
 }
