@@ -361,10 +361,14 @@ func waitScaleNodesReady(ctx context.Context, cs kubernetes.Interface, id string
 				}
 			}
 			return list.Continue, nil
-		}, metav1.ListOptions{LabelSelector: selector(id)})
+		}, metav1.ListOptions{LabelSelector: scaleLabel + "=" + id})
 		return ready, err
 	})
 }
+
+// scaleLabel marks the cloned nodes, so the wait counts them and not the
+// run's other nodes (those of the workload runs, if they are still going).
+const scaleLabel = "gpuform.io/bench-scale"
 
 // waitScalePodsRunning polls until count pods of the run are Running, or
 // for at most 2 min + 10 ms a pod, and returns how many are (pods bound

@@ -117,7 +117,7 @@ func cloneNode(f *corev1.Node, name, id string) *corev1.Node {
 	for k, v := range f.Labels {
 		labels[k] = v
 	}
-	labels["kubernetes.io/hostname"], labels[spec.LabelKey] = name, id
+	labels["kubernetes.io/hostname"], labels[spec.LabelKey], labels[scaleLabel] = name, id, id
 	annotations := map[string]string{}
 	for k, v := range f.Annotations {
 		annotations[k] = v
