@@ -19,9 +19,9 @@ const FakeNodeLabel = "gpuform.io/test-nodes"
 // CreateFakeNodes creates count plain nodes named <prefix>-<i>, played by
 // kwok (annotation kwok.x-k8s.io/node=fake), labelled FakeNodeLabel=prefix
 // plus labels, and advertising the given extended resources next to a large
-// machine's CPU and memory. It waits until they are Ready and deletes them
-// when the test ends.
-func CreateFakeNodes(t testing.TB, prefix string, count int, resources map[string]int64, labels map[string]string) []string {
+// machine's CPU and memory, with the given taints from the start. It waits
+// until they are Ready and deletes them when the test ends.
+func CreateFakeNodes(t testing.TB, prefix string, count int, resources map[string]int64, labels map[string]string, taints ...corev1.Taint) []string {
 	t.Helper()
 	cs := Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -30,6 +30,7 @@ func CreateFakeNodes(t testing.TB, prefix string, count int, resources map[strin
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d", prefix, i)
 		node := fakeNode(names[i], prefix, resources)
+		node.Spec.Taints = taints
 		for k, v := range labels {
 			node.Labels[k] = v
 		}

@@ -59,11 +59,16 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 // value (here GKE's nvidia.com/gpu=present under a generic policy) fails
 // the apply with both taints named, the other node is managed anyway, and
 // once the node's taint is gone the next apply converges.
+//
+// Both nodes keep a taint of the test's own throughout, so that no pod of a
+// parallel test lands on them while the policy's taint is off (its
+// destroy, the clash removed by hand).
 func TestAccNodePoolPolicy_taintClashIsNamedThenConverges(t *testing.T) {
 	name := "clash-" + rand.String(6)
-	nodes := acctest.CreateFakeNodes(t, name, 2, map[string]int64{"nvidia.com/gpu": 8}, nil)
+	hold := corev1.Taint{Key: "gpuform.io/test-hold", Value: name, Effect: corev1.TaintEffectNoSchedule}
 	gke := corev1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}
-	setTaints(t, nodes[0], gke)
+	nodes := acctest.CreateFakeNodes(t, name, 2, map[string]int64{"nvidia.com/gpu": 8}, nil, hold)
+	setTaints(t, nodes[0], hold, gke)
 	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "p" {
   name          = %[1]q
@@ -86,7 +91,7 @@ resource "gpu_node_pool_policy" "p" {
 				if !hasPoolRecord(t, nodes[1], name) {
 					t.Fatalf("node %s was not managed although only %s clashed", nodes[1], nodes[0])
 				}
-				setTaints(t, nodes[0])
+				setTaints(t, nodes[0], hold)
 			},
 			Config: config,
 			Check: resource.ComposeAggregateTestCheckFunc(
