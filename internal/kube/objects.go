@@ -295,7 +295,7 @@ func (c *Client) GetFresh(ctx context.Context, ref ObjectRef) (*unstructured.Uns
 // frees the GPUs. Foreground propagation (the object kept until every
 // dependent is gone) gives the same end state through three more garbage
 // collector round trips per object, which made destroy of 300 workloads
-// about 45% slower (bench/README.md, Destroy). A missing object is not an
+// about 45% slower (bench/README.md). A missing object is not an
 // error.
 // When uid is set the delete is conditional on it: an object re-created by
 // someone else under the same name is never deleted.

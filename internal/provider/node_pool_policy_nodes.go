@@ -84,7 +84,8 @@ func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, 
 }
 
 // forEachNode runs do for every item, nodesInFlight at a time, and returns
-// the names done without error and the errors of the others. A failure
+// the names done without error and the errors of the others (which name
+// their node). A failure
 // does not stop the other nodes: each is finished or left as it was.
 func forEachNode[T any](items []T, do func(T) (string, error)) ([]string, error) {
 	var (
@@ -100,7 +101,7 @@ func forEachNode[T any](items []T, do func(T) (string, error)) ([]string, error)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, fmt.Errorf("node %s: %w", name, err))
+				errs = append(errs, err) // the kube client's errors name the node
 			} else {
 				done = append(done, name)
 			}

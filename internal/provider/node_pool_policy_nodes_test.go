@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -40,7 +39,7 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 		if name == "n007" || name == "n042" {
-			return name, errors.New("conflict")
+			return name, fmt.Errorf("node %s: conflict", name)
 		}
 		return name, nil
 	})
@@ -109,17 +108,7 @@ resource "gpu_node_pool_policy" "p" {
 
 func setTaints(t *testing.T, node string, taints ...corev1.Taint) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs := acctest.Client(t)
-	n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Spec.Taints = taints
-	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	updateTestNode(t, node, "kubectl-taint", func(n *corev1.Node) { n.Spec.Taints = taints })
 }
 
 func hasPoolRecord(t *testing.T, node, policy string) bool {

@@ -16,8 +16,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -328,16 +330,28 @@ func checkNodesRestored(t *testing.T, before map[string]acctest.NodeSnapshot) re
 
 func removeNodeLabel(t *testing.T, node, label string) {
 	t.Helper()
+	updateTestNode(t, node, "kubectl-label", func(n *corev1.Node) { delete(n.Labels, label) })
+}
+
+// updateTestNode changes a node as a person with kubectl would (get,
+// change, update under the given field manager), again on a conflict with
+// kwok's status updates.
+func updateTestNode(t *testing.T, node, manager string, change func(*corev1.Node)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs := acctest.Client(t)
-	n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	nodes := acctest.Client(t).CoreV1().Nodes()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := nodes.Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(n)
+		_, err = nodes.Update(ctx, n, metav1.UpdateOptions{FieldManager: manager})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	delete(n.Labels, label)
-	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{FieldManager: "kubectl-label"}); err != nil {
-		t.Fatalf("removing label like kubectl label: %v", err)
+		t.Fatalf("updating node %s as %s: %v", node, manager, err)
 	}
 }
 
