@@ -193,20 +193,14 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 	}
 
 	start := time.Now()
-	var created atomic.Int64
-	err = spec.InParallel(ctx, k, scaleInFlight, func(i int) error {
+	if res.NodeCreateSeconds, err = createTimed(ctx, "nodes", k, 1000, func(i int) error {
 		_, err := cs.CoreV1().Nodes().Create(ctx, nodes[i], metav1.CreateOptions{})
-		if n := created.Add(1); n%1000 == 0 {
-			logf("   %d nodes created (%.0f s)\n", n, time.Since(start).Seconds())
-		}
 		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating nodes: %w", err)
+	}); err != nil {
+		return nil, err
 	}
-	res.NodeCreateSeconds = time.Since(start).Seconds()
-	logf("   %d nodes created in %.1f s; waiting for Ready\n", k, res.NodeCreateSeconds)
-	if res.NodesReady, err = waitScaleNodesReady(ctx, cs, b.cfg.id, k); err != nil {
+	logln("   waiting for Ready")
+	if res.NodesReady, err = waitNodesReadyBy(ctx, cs, scaleLabel+"="+b.cfg.id, k); err != nil {
 		return nil, err
 	}
 	res.NodeReadySeconds = time.Since(start).Seconds()
@@ -225,21 +219,15 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 		}
 	}
 	start = time.Now()
-	created.Store(0)
-	err = spec.InParallel(ctx, p, scaleInFlight, func(i int) error {
+	if res.PodCreateSeconds, err = createTimed(ctx, "pods", p, 5000, func(i int) error {
 		pl := places[i]
 		pod := scalePod(nsName(i/scalePodsPerNS), fmt.Sprintf("gpu-%05d", i), b.cfg.id, nodes[pl.Node], pl.Resource)
 		_, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
-		if n := created.Add(1); n%5000 == 0 {
-			logf("   %d pods created (%.0f s)\n", n, time.Since(start).Seconds())
-		}
 		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("creating pods: %w", err)
+	}); err != nil {
+		return nil, err
 	}
-	res.PodCreateSeconds = time.Since(start).Seconds()
-	logf("   %d pods created in %.1f s; waiting for Running\n", p, res.PodCreateSeconds)
+	logln("   waiting for Running")
 	if res.PodsRunning, err = waitScalePodsRunning(ctx, cs, b.cfg.id, p); err != nil {
 		return nil, err
 	}
@@ -283,7 +271,7 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 		_ = f.Close()
 	}
 	logf("   counted plan: %s; Read %.2f s in the provider's trace log\n", formatCounts(res.Counted), res.ReadSeconds)
-	if res.Manage, err = b.manageNodes(ctx, cs, manageNodesGoal); err != nil {
+	if res.Manage, err = b.manageNodes(ctx, cs, min(manageNodesGoal, k)); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -341,13 +329,9 @@ func dataSourceReadSeconds(r io.Reader) (float64, error) {
 	return end.Sub(start).Seconds(), nil
 }
 
-// waitScaleNodesReady polls (paginated, every 2 s) until count nodes of the
-// run are Ready, or for at most 2 min + 30 ms a node, and returns how many
-// are. The data source reads nodes whatever their condition, so the
-// scenario goes on (and reports the count) when kwok cannot keep up: on 2
-// shared cores it readies a few nodes a second once thousands of Leases
-// compete with its node stages (bench/README.md).
-func waitScaleNodesReady(ctx context.Context, cs kubernetes.Interface, id string, count int) (int, error) {
+// waitNodesReadyBy polls until count nodes matching the label selector are
+// Ready, or for at most 2 min + 30 ms a node, and returns how many are.
+func waitNodesReadyBy(ctx context.Context, cs kubernetes.Interface, selector string, count int) (int, error) {
 	return pollCount(ctx, "nodes Ready", count, 2*time.Minute+time.Duration(count)*30*time.Millisecond, func(ctx context.Context) (int, error) {
 		ready := 0
 		err := listPages(ctx, func(opts metav1.ListOptions) (string, error) {
@@ -361,7 +345,7 @@ func waitScaleNodesReady(ctx context.Context, cs kubernetes.Interface, id string
 				}
 			}
 			return list.Continue, nil
-		}, metav1.ListOptions{LabelSelector: scaleLabel + "=" + id})
+		}, metav1.ListOptions{LabelSelector: selector})
 		return ready, err
 	})
 }
@@ -369,6 +353,25 @@ func waitScaleNodesReady(ctx context.Context, cs kubernetes.Interface, id string
 // scaleLabel marks the cloned nodes, so the wait counts them and not the
 // run's other nodes (those of the workload runs, if they are still going).
 const scaleLabel = "gpuform.io/bench-scale"
+
+// createTimed runs create for 0..n-1, scaleInFlight at a time, logging
+// every logEvery, and returns how long it took.
+func createTimed(ctx context.Context, what string, n, logEvery int, create func(i int) error) (float64, error) {
+	start := time.Now()
+	var created atomic.Int64
+	err := spec.InParallel(ctx, n, scaleInFlight, func(i int) error {
+		if c := created.Add(1); c%int64(logEvery) == 0 {
+			logf("   %d %s created (%.0f s)\n", c, what, time.Since(start).Seconds())
+		}
+		return create(i)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("creating %s: %w", what, err)
+	}
+	seconds := time.Since(start).Seconds()
+	logf("   %d %s created in %.1f s\n", n, what, seconds)
+	return seconds, nil
+}
 
 // waitScalePodsRunning polls until count pods of the run are Running, or
 // for at most 2 min + 10 ms a pod, and returns how many are (pods bound

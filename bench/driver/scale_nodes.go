@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
@@ -19,7 +17,8 @@ import (
 // The manage_nodes part of the large cluster (issue #14): a
 // gpu_node_pool_policy whose manage_nodes selector matches manageNodesGoal
 // nodes, next to the cloned ones, labels and taints them in at most
-// manageGoalSecs.
+// manageGoalSecs. Smaller scales manage as many nodes as they clone, so a
+// smoke run stays short.
 const (
 	manageNodesGoal = 500
 	manageGoalSecs  = 30
@@ -52,7 +51,7 @@ func createManageNodes(ctx context.Context, cs kubernetes.Interface, id string, 
 		corev1.ResourcePods:   resource.MustParse("110"),
 		"nvidia.com/gpu":      *resource.NewQuantity(spec.GPUsPerNode, resource.DecimalSI),
 	}
-	err := spec.InParallel(ctx, n, scaleInFlight, func(i int) error {
+	if _, err := createTimed(ctx, "manage_nodes nodes", n, 1000, func(i int) error {
 		name := fmt.Sprintf("bench-%s-manage-%d", id, i)
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{"kwok.x-k8s.io/node": "fake"},
@@ -63,26 +62,14 @@ func createManageNodes(ctx context.Context, cs kubernetes.Interface, id string, 
 		}
 		_, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		return err
-	})
-	if err != nil {
-		return fmt.Errorf("creating the manage_nodes nodes: %w", err)
+	}); err != nil {
+		return err
 	}
-	return wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: manageLabel + "=" + id})
-		if err != nil {
-			return false, nil //nolint:nilerr // retried until the timeout
-		}
-		ready := 0
-		for i := range list.Items {
-			if nodeReady(&list.Items[i]) {
-				ready++
-			}
-		}
-		return ready >= n, nil
-	})
+	_, err := waitNodesReadyBy(ctx, cs, manageLabel+"="+id, n)
+	return err
 }
 
-// manageNodesHCL is one policy managing the marked nodes. The label it adds
+// manageNodesHCL is one policy managing the labelled nodes. The label it adds
 // is the run's own, so the refresh plan can check it on every node.
 func manageNodesHCL(kubeconfig, id string) string {
 	return providerHCL(kubeconfig) + fmt.Sprintf(`
