@@ -154,7 +154,9 @@ func TestAccCache_waitsShareOneWatch(t *testing.T) {
 
 	errs := make(chan error, len(refs))
 	for _, ref := range refs {
-		go func() { errs <- c.WaitReady(ctx, managedTarget(ref, "", 1), WaitRollout, "app="+ref.Name) }()
+		go func() {
+			errs <- c.WaitReady(ctx, managedTarget(ref, "", 1), WaitRollout, "app="+ref.Name, NoUnschedulableLimit)
+		}()
 	}
 	for range refs {
 		if err := <-errs; err != nil {
@@ -179,7 +181,7 @@ func TestAccCache_waitsShareOneWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := managedTarget(refs[0], updated.UID, updated.Generation)
-	if err := c.WaitReady(ctx, target, WaitRollout, "app="+refs[0].Name); err != nil {
+	if err := c.WaitReady(ctx, target, WaitRollout, "app="+refs[0].Name, NoUnschedulableLimit); err != nil {
 		t.Fatal(err)
 	}
 	live, err := c.GetFresh(ctx, refs[0])
@@ -207,7 +209,7 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		done <- c.WaitReady(ctx, managedTarget(refs[0], "", 1), WaitRollout, "app="+refs[0].Name)
+		done <- c.WaitReady(ctx, managedTarget(refs[0], "", 1), WaitRollout, "app="+refs[0].Name, NoUnschedulableLimit)
 	}()
 	time.Sleep(2 * time.Second) // the wait is now following the watch
 	proxy.Stop()

@@ -41,6 +41,10 @@ type NotReadyError struct {
 	Waited  time.Duration
 	Pods    []PodProblem
 	Failure string
+	// GaveUpOnRefusal says the wait ended because the scheduler had refused
+	// a pod for RefusedFor, before the wait's own timeout.
+	GaveUpOnRefusal bool
+	RefusedFor      time.Duration
 }
 
 // PodProblem is one pod that keeps the workload from being ready.
@@ -52,9 +56,13 @@ type PodProblem struct {
 
 func (e *NotReadyError) Error() string {
 	var b strings.Builder
-	if e.Failure != "" {
+	switch {
+	case e.Failure != "":
 		fmt.Fprintf(&b, "%s failed: %s", e.Ref, e.Failure)
-	} else {
+	case e.GaveUpOnRefusal:
+		fmt.Fprintf(&b, "%s was not ready (wait_for = %q): the scheduler has refused a pod for %s "+
+			"(unschedulable_timeout)", e.Ref, e.Mode, e.RefusedFor)
+	default:
 		fmt.Fprintf(&b, "%s was not ready (wait_for = %q) after %s", e.Ref, e.Mode, e.Waited.Round(time.Second))
 	}
 	for _, p := range e.Pods {
@@ -105,24 +113,27 @@ func (t WaitTarget) describes(live *unstructured.Unstructured) bool {
 }
 
 // WaitReady blocks until the workload is ready in the given mode, the
-// context ends, the workload fails or the API server stops answering. It is
-// served from the shared watch cache; where the cache cannot serve (list
-// or watch not permitted) it follows the object with a watch of its own.
-func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode, podSelector string) error {
+// context ends, the workload fails, the API server stops answering or (with
+// an unschedulable limit of zero or more) a pod has been refused by the
+// scheduler for that long. It is served from the shared watch cache; where
+// the cache cannot serve (list or watch not permitted) it follows the
+// object with a watch of its own.
+func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode, podSelector string, unschedulableLimit time.Duration) error {
 	if mode == WaitNone {
 		return nil
 	}
 	start := time.Now()
 	ref := target.Ref
+	refusals := newRefusalClock(unschedulableLimit)
 	objects, ok := c.cached(ctx, ref)
 	ok = ok && c.cache.holds(target.Labels)
 	var pods *cacheEntry
-	if ok && mode == WaitScheduled {
+	if ok && (mode == WaitScheduled || refusals != nil) {
 		pods, ok = c.cachedPods(ctx, ref.Namespace)
 		ok = ok && c.cache.holdsAll(podSelector)
 	}
 	if !ok {
-		return c.waitReadyDirect(ctx, ref, mode, podSelector)
+		return c.waitReadyDirect(ctx, ref, mode, podSelector, refusals)
 	}
 	selector, err := labels.Parse(podSelector)
 	if err != nil {
@@ -130,7 +141,8 @@ func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode
 	}
 	seen := false
 	var failure string
-	err = c.waitOnCache(ctx, func() (bool, error) {
+	var verdict refusalVerdict
+	check := func() (bool, error) {
 		live := objects.get(ref.Namespace, ref.Name)
 		switch {
 		case live == nil && seen:
@@ -141,12 +153,26 @@ func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode
 		seen = true
 		var done bool
 		done, failure = readyIn(live, ref, mode, pods, selector)
-		return done || failure != "", nil
-	}, objects, pods)
-	if err == nil && failure == "" {
+		if done || failure != "" {
+			return true, nil
+		}
+		if refusals == nil {
+			return false, nil
+		}
+		return verdict.judge(refusals, podsIn(pods, ref.Namespace, selector)), nil
+	}
+	for {
+		waitCtx, cancel := verdict.until(ctx)
+		err = c.waitOnCache(waitCtx, check, objects, pods)
+		cancel()
+		if !verdict.again(ctx, err) {
+			break
+		}
+	}
+	if err == nil && failure == "" && !verdict.gaveUp {
 		return nil
 	}
-	return c.notReady(ctx, ref, mode, start, podSelector, failure, err)
+	return verdict.mark(c.notReady(ctx, ref, mode, start, podSelector, failure, err), refusals)
 }
 
 // readyIn judges one cached object (and, when waiting for scheduling, its

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,11 +21,12 @@ import (
 
 // waitReadyDirect re-reads the object after every event of a watch on it,
 // re-establishing the watch when the server closes it.
-func (c *Client) waitReadyDirect(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string) error {
+func (c *Client) waitReadyDirect(ctx context.Context, ref ObjectRef, mode WaitMode, podSelector string, refusals *refusalClock) error {
 	if mode == WaitNone {
 		return nil
 	}
 	start := time.Now()
+	var verdict refusalVerdict
 	for {
 		done, failure, rv, err := c.checkReady(ctx, ref, mode, podSelector)
 		if err != nil {
@@ -36,10 +38,43 @@ func (c *Client) waitReadyDirect(ctx context.Context, ref ObjectRef, mode WaitMo
 		if done {
 			return nil
 		}
-		if err := c.waitForChange(ctx, ref, mode, rv, podSelector); err != nil {
+		if c.refusedTooLong(ctx, ref.Namespace, podSelector, refusals, &verdict) {
+			return verdict.mark(c.notReady(ctx, ref, mode, start, podSelector, "", nil), refusals)
+		}
+		if err := c.waitForChangeOrRecheck(ctx, ref, mode, rv, podSelector, refusals != nil); err != nil {
 			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
 		}
 	}
+}
+
+// refusedTooLong lists the workload's pods and reports whether the
+// scheduler has refused one for the limit. Without permission to list pods
+// it cannot tell, and the wait goes on to its timeout.
+func (c *Client) refusedTooLong(ctx context.Context, namespace, podSelector string, refusals *refusalClock, verdict *refusalVerdict) bool {
+	if refusals == nil {
+		return false
+	}
+	pods, err := c.Typed.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: podSelector})
+	if err != nil {
+		return false
+	}
+	verdict.judge(refusals, pods.Items)
+	return verdict.gaveUp
+}
+
+// waitForChangeOrRecheck waits for a change, or at most directRecheck when
+// the pods must be looked at again.
+func (c *Client) waitForChangeOrRecheck(ctx context.Context, ref ObjectRef, mode WaitMode, rv, podSelector string, recheck bool) error {
+	if !recheck {
+		return c.waitForChange(ctx, ref, mode, rv, podSelector)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, directRecheck)
+	defer cancel()
+	err := c.waitForChange(waitCtx, ref, mode, rv, podSelector)
+	if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
 }
 
 // waitForChange returns after the first event on the object (or, in the

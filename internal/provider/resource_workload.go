@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -227,6 +228,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(renderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
 	checkCronJobWait(config, &resp.Diagnostics)
+	checkUnschedulableLimit(config, &resp.Diagnostics)
 }
 
 // checkCronJobWait: a CronJob has no rollout and no pods until its schedule
@@ -238,6 +240,25 @@ func checkCronJobWait(m workloadModel, diags *diag.Diagnostics) {
 			"wait_for = \""+waitFor+"\" waits for pods, but a CronJob starts none until its schedule fires. "+
 				"Allowed: wait_for = \"none\" or unset on a cronjob.")
 	}
+}
+
+// checkUnschedulableLimit: the limit ends a wait for pods, so it means
+// nothing where the apply does not wait.
+func checkUnschedulableLimit(m workloadModel, diags *diag.Diagnostics) {
+	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() || m.WaitFor.IsUnknown() || m.Kind.IsUnknown() {
+		return
+	}
+	if waitMode(m) == kube.WaitNone {
+		diags.AddAttributeError(path.Root("unschedulable_timeout"), "Nothing to wait for",
+			"unschedulable_timeout ends the apply's wait for the pods, but this workload's apply does not wait for them "+
+				"(wait_for = \"none\", or a cronjob). Allowed: unset, or set wait_for to one of "+
+				gpudiag.QuoteList(waitingModes())+" (not on a cronjob).")
+	}
+}
+
+// waitingModes are the wait_for values under which the apply waits for pods.
+func waitingModes() []string {
+	return slices.DeleteFunc(kube.WaitModes(), func(m string) bool { return m == string(kube.WaitNone) })
 }
 
 // subtract returns the diagnostics of all that are not in seen, so a rule

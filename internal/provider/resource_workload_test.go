@@ -225,6 +225,32 @@ func TestAccWorkload_unschedulableFailsWithSchedulerReason(t *testing.T) {
 	})
 }
 
+// With unschedulable_timeout the apply gives up that long after the
+// scheduler's first refusal, long before its 2-minute timeout, with the same
+// explanation and the limit that ended the wait. "0s" ends at the verdict;
+// "3s" must wake on its own, as no event follows the refusal.
+func TestAccWorkload_unschedulableTimeoutGivesUpAtTheVerdict(t *testing.T) {
+	for _, limit := range []string{"0s", "3s"} {
+		t.Run(limit, func(t *testing.T) {
+			ns := acctest.Namespace(t)
+			config := acctest.ProviderBlock(t) + workloadConfig("big", "refused", ns, "deployment",
+				landingCase{cloud: "gke", accelerator: "a100-40gb", count: 16, extra: `unschedulable_timeout = "` + limit + `"`})
+			resource.ParallelTest(t, resource.TestCase{
+				PreCheck:                 func() { acctest.PreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: config,
+					ExpectError: regexp.MustCompile(`(?s)was not ready \(wait_for = "rollout"\):\s+the\s+scheduler\s+has\s+refused\s+a\s+pod\s+for\s+` +
+						limit + `\s+\(unschedulable_timeout\)` +
+						`.*Unschedulable.*Insufficient nvidia.com/gpu` +
+						`.*GPU pools in the cluster:.*gke/a100-pool: labels and taints match, but at most 8 nvidia.com/gpu are free on one node and each pod asks for 16` +
+						`.*raise\s+unschedulable_timeout`),
+				}},
+			})
+		})
+	}
+}
+
 // Drift made with imperative edits (as kubectl edit does) shows in the next
 // plan and the apply sets it back.
 func TestAccWorkload_driftIsDetectedAndRepaired(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"k8s.io/apimachinery/pkg/labels"
@@ -57,6 +58,25 @@ func labelSelector() validator.String {
 		check: func(s string) string {
 			if _, err := labels.Parse(s); err != nil {
 				return err.Error()
+			}
+			return ""
+		},
+	}
+}
+
+// nonNegativeDuration is a Go duration of zero or more, as the timeouts
+// block takes them.
+func nonNegativeDuration() validator.String {
+	return stringCheck{
+		summary: "Invalid duration",
+		allowed: "a duration of zero or more such as \"0s\", \"90s\" or \"5m\" (units ns, us, ms, s, m, h)",
+		check: func(s string) string {
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil:
+				return strings.TrimPrefix(err.Error(), "time: ")
+			case d < 0:
+				return "negative"
 			}
 			return ""
 		},

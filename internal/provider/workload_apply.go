@@ -81,7 +81,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
 	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
 	if waitErr == nil {
-		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector)
+		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, unschedulableLimit(*plan))
 	}
 	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
 		"ready": waitErr == nil})
@@ -382,6 +382,19 @@ func waitMode(m workloadModel) kube.WaitMode {
 	return kube.WaitRollout
 }
 
+// unschedulableLimit is how long the wait goes on once the scheduler has
+// refused a pod; the validator has checked the duration.
+func unschedulableLimit(m workloadModel) time.Duration {
+	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() {
+		return kube.NoUnschedulableLimit
+	}
+	limit, err := time.ParseDuration(m.UnschedulableLimit.ValueString())
+	if err != nil || limit < 0 {
+		return kube.NoUnschedulableLimit
+	}
+	return limit
+}
+
 // podSelector selects the workload's pods: its selector labels, and the
 // managed-by label where the pods carry it, which lets the shared watch
 // cache serve the query (an adopted workload's pods may not carry it, and
@@ -425,8 +438,16 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
 	}
 	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
-		"(kubectl describe nodes); raise the timeout if nodes are still being provisioned.")
+		"(kubectl describe nodes); " + raiseWhich(notReady) + " if nodes are still being provisioned.")
 	return b.String()
+}
+
+// raiseWhich names the limit that ended the wait.
+func raiseWhich(notReady *kube.NotReadyError) string {
+	if notReady.GaveUpOnRefusal {
+		return "raise unschedulable_timeout (or unset it to wait for the whole timeout)"
+	}
+	return "raise the timeout"
 }
 
 // describeAffinity lists the required node affinity terms (ORed) with

@@ -33,6 +33,9 @@ type workloadSpec struct {
 	WaitFor  string        `json:"wait_for,omitempty"`
 	Force    bool          `json:"force_conflicts,omitempty"`
 	NodePool string        `json:"node_pool,omitempty"`
+	// Unschedulable is unschedulable_timeout, added within format 1: absent
+	// when unset, so the annotations written before it stay as they were.
+	Unschedulable string `json:"unschedulable_timeout,omitempty"`
 	// Version is absent in version 1, the format of the first release, so
 	// that annotations already on clusters stay byte-for-byte what this
 	// version writes (a changed annotation would update every workload).
@@ -46,7 +49,7 @@ const specVersion = 1
 
 func encodeSpec(w spec.Workload, m workloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
-		NodePool: m.NodePool.ValueString()})
+		NodePool: m.NodePool.ValueString(), Unschedulable: m.UnschedulableLimit.ValueString()})
 	return string(b), err
 }
 
@@ -180,6 +183,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		Spot:               nullableBool(w.Spot),
 		Apply:              types.BoolValue(true),
 		WaitFor:            nullableString(spec.WaitFor),
+		UnschedulableLimit: nullableString(spec.Unschedulable),
 		ForceConflicts:     nullableBool(spec.Force),
 		NodePool:           nullableString(spec.NodePool),
 		Adopt:              types.BoolNull(),

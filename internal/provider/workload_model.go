@@ -52,6 +52,7 @@ type workloadModel struct {
 	CronJob            types.Object   `tfsdk:"cronjob"`
 	Apply              types.Bool     `tfsdk:"apply"`
 	WaitFor            types.String   `tfsdk:"wait_for"`
+	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
 	NodePool           types.String   `tfsdk:"node_pool"`
 	Adopt              types.Bool     `tfsdk:"adopt"`

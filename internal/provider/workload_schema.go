@@ -229,6 +229,17 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
 		},
+		"unschedulable_timeout": schema.StringAttribute{
+			MarkdownDescription: "How long the apply keeps waiting once the scheduler has refused a pod of the workload " +
+				"(`PodScheduled` false, reason `Unschedulable`), as a duration such as `\"0s\"` or `\"5m\"`. When it " +
+				"passes, the apply fails with the scheduler's reason and the cluster's GPU pools closest to what the pods " +
+				"ask for, instead of at the end of `timeouts`. `\"0s\"` gives up at the scheduler's first refusal: right " +
+				"for a cluster whose nodes are all there. Leave it unset (wait for the whole timeout) or give it a few " +
+				"minutes where a cluster autoscaler or Karpenter adds nodes for pending pods. A pod that gets scheduled " +
+				"stops its count; refused again, it starts over.",
+			Optional:   true,
+			Validators: []validator.String{nonNegativeDuration()},
+		},
 		"node_pool": schema.StringAttribute{
 			MarkdownDescription: "The `id` of a `gpu_node_pool_policy`: the workload takes cloud, accelerator, partition, " +
 				"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot " +

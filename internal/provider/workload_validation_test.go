@@ -206,6 +206,22 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1", extra: `node_pool = "pool: not an id"`,
 			want: `(?s)Invalid node_pool.*node_pool = "pool: not an id".*part after the last ':' is\s+not\s+unpadded\s+base64url.*Allowed: the id of\s+a\s+gpu_node_pool_policy`,
 		},
+		"unschedulable_timeout that is not a duration": {
+			cloud: "gke", gpu: "count = 1", extra: `unschedulable_timeout = "soon"`,
+			want: `(?s)Invalid duration.*unschedulable_timeout = "soon".*"soon": invalid duration.*Allowed: a duration of zero or\s+more`,
+		},
+		"negative unschedulable_timeout": {
+			cloud: "gke", gpu: "count = 1", extra: `unschedulable_timeout = "-1m"`,
+			want: `(?s)Invalid duration.*"-1m": negative`,
+		},
+		"unschedulable_timeout without a wait": {
+			cloud: "gke", gpu: "count = 1", extra: "wait_for = \"none\"\n  unschedulable_timeout = \"0s\"",
+			want: `(?s)Nothing to wait for.*unschedulable_timeout = "0s".*Allowed:\s+unset,\s+or\s+set\s+wait_for\s+to\s+one\s+of\s+"rollout",\s+"complete",\s+"scheduled"`,
+		},
+		"unschedulable_timeout on a cronjob": {
+			cloud: "gke", gpu: "count = 1", extra: "kind = \"cronjob\"\n  cronjob {\n    schedule = \"0 * * * *\"\n  }\n  unschedulable_timeout = \"1m\"",
+			want: `(?s)Nothing to wait for.*unschedulable_timeout = "1m"`,
+		},
 		"replicas on a job": {
 			cloud: "gke", gpu: "count = 1", extra: "kind = \"job\"\n  replicas = 2",
 			want: `(?s)replicas is for deployments.*replicas += 2`,
