@@ -62,6 +62,7 @@ func scaleSection(r *scaleResult) string {
 	fmt.Fprintf(&b, "| machine busy during the plan, median | %.0f%% | | |\n", 100*median(r.MachineBusy))
 	fmt.Fprintf(&b, "| provider's API requests (counted) | %s | | |\n\n", formatCounts(r.Counted))
 
+	pendingSection(&b, r.Pending, atOne)
 	manageSection(&b, r.Manage)
 
 	b.WriteString("Building the cluster (part of reproducing it, not of the goal):\n\n| | seconds |\n|---|---:|\n")
@@ -74,7 +75,7 @@ func scaleSection(r *scaleResult) string {
 
 	if r.IdleBefore != nil && r.IdleAfter != nil {
 		b.WriteString("The control plane while idle, before the nodes were created and with the nodes and pods in place " +
-			"(kwok renews every node's Lease every 10 s, 40 s leases; node status itself is refreshed every 10–20 min): CPU seconds " +
+			"(kwok renews every node's Lease every 150 s, 600 s leases, `scripts/localcluster/kwok/kwokctl.yaml`; node status itself is refreshed every 10–20 min): CPU seconds " +
 			"per second of each process, its RSS, and the API server's requests per second (`apiserver_request_total`, " +
 			"everything on the shared cluster).\n\n")
 		b.WriteString("| process | CPU before | CPU with the nodes | RSS before | RSS with the nodes |\n|---|---:|---:|---:|---:|\n")

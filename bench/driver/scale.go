@@ -63,6 +63,7 @@ type scaleResult struct {
 	MachineBusy        []float64              `json:"machine_busy"`
 	ReadSeconds        float64                `json:"read_seconds,omitempty"` // DataSource Read in the trace log
 	Manage             *manageResult          `json:"manage_nodes,omitempty"`
+	Pending            *pendingResult         `json:"pending,omitempty"`
 	Counted            map[requestKey]float64 `json:"counted"`
 	IdleBefore         *controlPlaneSample    `json:"idle_before,omitempty"`
 	IdleAfter          *controlPlaneSample    `json:"idle_after,omitempty"`
@@ -182,6 +183,10 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 	if err != nil {
 		return nil, err
 	}
+	candidates, err := pendingCandidates(nodes, places)
+	if err != nil {
+		return nil, err
+	}
 	for _, pl := range places {
 		res.PodsPerResource[pl.Resource]++
 	}
@@ -271,6 +276,9 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 		_ = f.Close()
 	}
 	logf("   counted plan: %s; Read %.2f s in the provider's trace log\n", formatCounts(res.Counted), res.ReadSeconds)
+	if res.Pending, err = b.pendingWorkload(ctx, cs, candidates); err != nil {
+		return nil, err
+	}
 	if res.Manage, err = b.manageNodes(ctx, cs, min(manageNodesGoal, k)); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,6 +115,10 @@ func TestLoadFixturesAndFullScaleFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkWithinCapacity(t, nodes, places)
+	// At the goal size the pending workload has a pool, all of it busy.
+	if n, err := pendingCandidates(nodes, places); err != nil || n == 0 {
+		t.Fatalf("pending workload at BENCH_SCALE=1: %d candidate nodes, %v", n, err)
+	}
 }
 
 func TestCloneNode(t *testing.T) {
@@ -278,5 +284,45 @@ func TestRequestKeyTextMalformed(t *testing.T) {
 	var k requestKey
 	if err := k.UnmarshalText([]byte("LIST")); err == nil {
 		t.Error("no error for a key without a resource")
+	}
+}
+
+func TestExplainedClosestPool(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) string {
+		path := filepath.Join(dir, "apply.log")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	refused := "│ Error: gpu_workload Deployment ns/pending did not become ready\n│ \n" +
+		"│ Deployment ns/pending was not ready (wait_for = \"rollout\"): the scheduler has\n" +
+		"│ refused a pod for 0s (unschedulable_timeout)\n│ \n│ GPU pools in the cluster:\n" +
+		"│   generic/NVIDIA-H100-80GB-HBM3: labels and taints match, but at most 2 nvidia.com/gpu are free\n" +
+		"│   gke/a100-pool: 2/2 nodes: node selector ...\n"
+	first, err := explainedClosestPool(write(refused))
+	if err != nil || first != "generic/NVIDIA-H100-80GB-HBM3: labels and taints match, but at most 2 nvidia.com/gpu are free" {
+		t.Fatalf("closest pool = %q, %v", first, err)
+	}
+	if _, err := explainedClosestPool(write(strings.Replace(refused, "(unschedulable_timeout)", "after 5m0s", 1))); err == nil {
+		t.Fatal("an apply that ended at its timeout was accepted")
+	}
+	if _, err := explainedClosestPool(write(strings.Replace(refused, "labels and taints match", "does not match", 1))); err == nil {
+		t.Fatal("an explanation naming another pool first was accepted")
+	}
+}
+
+func TestPendingCandidates_everyPoolNodeMustBeBusy(t *testing.T) {
+	h100 := func(name string) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"nvidia.com/gpu.product": pendingProduct}}}
+	}
+	other := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "t4"}}
+	nodes := []*corev1.Node{h100("a"), other, h100("b")}
+	if n, err := pendingCandidates(nodes, []placement{{Node: 0}, {Node: 2}}); err != nil || n != 2 {
+		t.Fatalf("candidates = %d, %v; want 2", n, err)
+	}
+	if _, err := pendingCandidates(nodes, []placement{{Node: 0}, {Node: 1}}); err == nil || !strings.Contains(err.Error(), "node b") {
+		t.Fatalf("an idle pool node was not named: %v", err)
 	}
 }

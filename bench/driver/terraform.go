@@ -141,6 +141,7 @@ type runOpts struct {
 	log          string   // log file name in the workspace; default <step>.log
 	extraArgs    []string // e.g. -var kubeconfig=...
 	env          []string // added to the workspace's environment
+	wantCode     int      // exit code expected of apply or destroy (default 0; 1: must fail)
 }
 
 // run times one step. Its output goes to <dir>/<step>.log.
@@ -151,7 +152,7 @@ func (w *workspace) run(ctx context.Context, step string, opts runOpts) (stepRes
 	case stepPlan:
 		args, wantCode = []string{"plan", "-detailed-exitcode"}, 2 // changes to make
 	case stepApply:
-		args = []string{"apply", "-auto-approve"}
+		args, wantCode = []string{"apply", "-auto-approve"}, opts.wantCode
 	case stepRefresh:
 		args = []string{"plan", "-detailed-exitcode"} // 0: no changes
 	case stepDestroy:
