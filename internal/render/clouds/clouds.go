@@ -92,7 +92,9 @@ type workloadRules interface {
 	// Resource is the extended resource the pod requests for the intent.
 	Resource(in GPUIntent) corev1.ResourceName
 	// Place returns what a pod needs to land on, and be admitted to, a node
-	// matching the intent. in has passed validate.
+	// matching the intent. in has passed validate. Every call returns new
+	// maps and slices (NewPlacement), so the caller owns them; only
+	// LabelRequirement values are shared, read-only.
 	Place(in GPUIntent) Placement
 	// CheckEnv warns about a container variable that undoes the cloud's
 	// own driver setup.
@@ -151,7 +153,9 @@ func (in GPUIntent) WholeGPUs() bool {
 }
 
 // LabelRequirement is "node label key has one of values", or with notIn
-// "node label key is absent or has none of values".
+// "node label key is absent or has none of values". Values is read-only:
+// it may be the catalog's own list or one shared by every placement
+// (catalogExclusionValues), and expression() copies it into the objects.
 type LabelRequirement struct {
 	Key    string
 	Values []string

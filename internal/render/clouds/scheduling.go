@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -116,7 +117,15 @@ func DevicePluginResource(in GPUIntent) corev1.ResourceName {
 // where nodeSelector cannot express the constraint. A label key never appears
 // in both.
 func NodeScheduling(p Placement) (map[string]string, *corev1.Affinity) {
-	selector := maps.Clone(p.NodeSelector)
+	p.NodeSelector = maps.Clone(p.NodeSelector)
+	return NodeSchedulingOwned(p)
+}
+
+// NodeSchedulingOwned is NodeScheduling for a caller that owns p (fresh
+// from Place, see Profile) and drops it afterwards: the nodeSelector it
+// returns is p.NodeSelector itself, completed, instead of a copy.
+func NodeSchedulingOwned(p Placement) (map[string]string, *corev1.Affinity) {
+	selector := p.NodeSelector
 	if selector == nil {
 		selector = map[string]string{}
 	}
@@ -200,19 +209,55 @@ func wholeGPUModelExclusions(in GPUIntent, a *catalog.Accelerator, productSelect
 	if !exclusiveGPUs(in) || !a.OffersMIG() {
 		return nil
 	}
-	var products, layouts []string
+	v := modelExclusionValuesFor(a)
+	layouts := LabelRequirement{Key: spec.LabelMIGConfig, Values: v.layouts, notIn: true}
+	if productSelected {
+		return []LabelRequirement{layouts}
+	}
+	return []LabelRequirement{{Key: LabelGFDProduct, Values: v.products, notIn: true}, layouts}
+}
+
+// modelExclusionValues are the values wholeGPUModelExclusions excludes for
+// one MIG-capable model: GFD's "single" MIG product names and the
+// mig-manager layouts.
+type modelExclusionValues struct{ products, layouts []string }
+
+// catalogExclusionValues holds modelExclusionValues of every MIG-capable
+// catalog entry. They follow from the catalog alone, so they are computed
+// once instead of on every placement; requirements share them read-only
+// (see LabelRequirement).
+var catalogExclusionValues = sync.OnceValue(func() map[*catalog.Accelerator]modelExclusionValues {
+	out := make(map[*catalog.Accelerator]modelExclusionValues, len(catalog.Table))
+	for i := range catalog.Table {
+		if a := &catalog.Table[i]; a.OffersMIG() {
+			out[a] = exclusionValuesOf(a)
+		}
+	}
+	return out
+})
+
+// modelExclusionValuesFor is the precomputed answer for a catalog entry,
+// computed afresh for any other Accelerator (a copy someone may have
+// edited).
+func modelExclusionValuesFor(a *catalog.Accelerator) modelExclusionValues {
+	if v, ok := catalogExclusionValues()[a]; ok {
+		return v
+	}
+	return exclusionValuesOf(a)
+}
+
+func exclusionValuesOf(a *catalog.Accelerator) modelExclusionValues {
+	var v modelExclusionValues
 	for _, profile := range a.MIGProfiles {
-		products = append(products, a.GFDMIGProducts(profile)...)
-		layouts = append(layouts, MIGLayoutPrefix+profile.Name)
+		v.products = append(v.products, a.GFDMIGProducts(profile)...)
+		v.layouts = append(v.layouts, MIGLayoutPrefix+profile.Name)
 	}
 	if _, ok := MIGBalanced[a.Name]; ok {
-		layouts = append(layouts, spec.PartitionAllBalanced)
+		v.layouts = append(v.layouts, spec.PartitionAllBalanced)
 	}
-	var out []LabelRequirement
-	if !productSelected {
-		out = append(out, LabelRequirement{Key: LabelGFDProduct, Values: products, notIn: true})
-	}
-	return append(out, LabelRequirement{Key: spec.LabelMIGConfig, Values: layouts, notIn: true})
+	// Clipped, so an append to a shared slice copies instead of writing
+	// into another placement's values.
+	return modelExclusionValues{products: slices.Clip(v.products), layouts: slices.Clip(v.layouts)}
 }
 
 // anyModelExclusions keep a whole-GPU pod that names no accelerator off
@@ -241,12 +286,16 @@ func anyModelExclusions(in GPUIntent) []LabelRequirement {
 	return []LabelRequirement{products, layouts}
 }
 
+// sharedNodeStrategies are the sharing strategies wholeGPUNodeExclusions
+// excludes; shared read-only (see LabelRequirement).
+var sharedNodeStrategies = []string{spec.SharingMPS, spec.SharingTimeSlicing}
+
 // wholeGPUNodeExclusions hold for every model: no shared node.
 func wholeGPUNodeExclusions(in GPUIntent) []LabelRequirement {
 	if !exclusiveGPUs(in) {
 		return nil
 	}
-	return []LabelRequirement{{Key: LabelSharingStrategy, Values: []string{spec.SharingMPS, spec.SharingTimeSlicing}, notIn: true}}
+	return []LabelRequirement{{Key: LabelSharingStrategy, Values: sharedNodeStrategies, notIn: true}}
 }
 
 // exclusiveGPUs: the pod asks the device plugin for whole GPUs (a DRA claim

@@ -6,6 +6,7 @@ package gpudiag
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -101,14 +102,17 @@ func (ds Diagnostics) bySeverity(s Severity) Diagnostics {
 	return out
 }
 
-// AddError records an error at path.
+// AddError records an error at path. It keeps a copy of path, so the
+// path does not escape: rules build At(...) paths for every value they
+// check, and the copy on the rare error spares valid values a heap
+// allocation each.
 func (ds *Diagnostics) AddError(path []any, summary, detail string) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: path, Summary: summary, Detail: detail})
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: slices.Clone(path), Summary: summary, Detail: detail})
 }
 
-// AddWarning records a warning at path.
+// AddWarning records a warning at path, keeping a copy of it (see AddError).
 func (ds *Diagnostics) AddWarning(path []any, summary, detail string) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: path, Summary: summary, Detail: detail})
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: slices.Clone(path), Summary: summary, Detail: detail})
 }
 
 // Append adds more findings in order.
@@ -123,9 +127,12 @@ func QuoteList(values []string) string {
 	if len(values) == 0 {
 		return "(none)"
 	}
-	quoted := make([]string, len(values))
+	buf := make([]byte, 0, 8*len(values))
 	for i, v := range values {
-		quoted[i] = strconv.Quote(v)
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = strconv.AppendQuote(buf, v)
 	}
-	return strings.Join(quoted, ", ")
+	return string(buf)
 }

@@ -21,7 +21,7 @@ import (
 // extra taints.
 func Apply(w spec.Workload, p spec.PoolPolicy) (spec.Workload, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	pi, poolDiags := validatePool(p, true)
+	pi, poolDiags := strictPools.validateStrict(p)
 	if poolDiags.HasError() {
 		diags.AddError(gpudiag.At("node_pool"), "Invalid node pool",
 			"The node pool policy "+strconv.Quote(p.Name)+" does not validate: "+DiagSummaries(poolDiags.Errors())+
@@ -30,7 +30,8 @@ func Apply(w spec.Workload, p spec.PoolPolicy) (spec.Workload, gpudiag.Diagnosti
 	}
 	out := w
 	out.GPU.Accelerators = slices.Clone(w.GPU.Accelerators)
-	ref := poolRef(pi)
+	// ref names the pool in findings; built only for one.
+	ref := func() string { return poolRef(pi) }
 	applyPoolCloud(&out, pi, ref, &diags)
 	applyPoolAccelerator(&out, pi, ref, &diags)
 	applyPoolPartition(&out, pi, ref, &diags)
@@ -39,7 +40,7 @@ func Apply(w spec.Workload, p spec.PoolPolicy) (spec.Workload, gpudiag.Diagnosti
 	applyPoolSpot(&out, pi, ref, &diags)
 	if w.GPU.DRA != nil {
 		diags.AddError(gpudiag.At("gpu", "dra"), "DRA with a node pool",
-			ref+" serves GPUs through the NVIDIA device plugin (extended resources), not DRA claims. "+
+			ref()+" serves GPUs through the NVIDIA device plugin (extended resources), not DRA claims. "+
 				"Allowed: remove dra, or remove node_pool.")
 	}
 	return out, diags
@@ -53,19 +54,19 @@ func DiagSummaries(ds gpudiag.Diagnostics) string {
 	return strings.Join(parts, "; ")
 }
 
-func applyPoolCloud(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func applyPoolCloud(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	switch w.Cloud {
 	case "":
 		w.Cloud = string(pi.Cloud)
 	case string(pi.Cloud):
 	default:
 		diags.AddError(gpudiag.At("cloud"), "Cloud differs from the node pool",
-			"cloud is "+strconv.Quote(w.Cloud)+" but "+ref+" is on "+strconv.Quote(string(pi.Cloud))+
+			"cloud is "+strconv.Quote(w.Cloud)+" but "+ref()+" is on "+strconv.Quote(string(pi.Cloud))+
 				". Allowed: cloud = "+strconv.Quote(string(pi.Cloud))+", or leave cloud unset to take the pool's.")
 	}
 }
 
-func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	want := pi.Accel.Name
 	switch {
@@ -74,7 +75,7 @@ func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref string, di
 	case g.Accelerator != "":
 		if g.Accelerator != want {
 			diags.AddError(gpudiag.At("gpu", "accelerator"), "Accelerator differs from the node pool",
-				"accelerator is "+strconv.Quote(g.Accelerator)+" but "+ref+" has "+pi.Accel.DisplayName+
+				"accelerator is "+strconv.Quote(g.Accelerator)+" but "+ref()+" has "+pi.Accel.DisplayName+
 					" GPUs. Allowed: accelerator = "+strconv.Quote(want)+", or leave it unset to take the pool's.")
 		}
 	case slices.Contains(g.Accelerators, want):
@@ -82,17 +83,17 @@ func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref string, di
 		g.Accelerators, g.Accelerator = nil, want
 	default:
 		diags.AddError(gpudiag.At("gpu", "accelerators"), "No listed accelerator is in the node pool",
-			ref+" has "+pi.Accel.DisplayName+" GPUs, which accelerators does not list. Allowed: include "+
+			ref()+" has "+pi.Accel.DisplayName+" GPUs, which accelerators does not list. Allowed: include "+
 				strconv.Quote(want)+", or remove accelerators to take the pool's.")
 	}
 }
 
-func applyPoolPartition(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func applyPoolPartition(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	if !pi.HasMIG() {
 		if g.Partition != "" {
 			diags.AddError(gpudiag.At("gpu", "partition"), "The node pool has whole GPUs",
-				"partition is "+strconv.Quote(g.Partition)+" but "+ref+" does not partition its GPUs. "+
+				"partition is "+strconv.Quote(g.Partition)+" but "+ref()+" does not partition its GPUs. "+
 					"Allowed: remove partition, or use a pool with partition = "+strconv.Quote(g.Partition)+".")
 		}
 		return
@@ -103,10 +104,10 @@ func applyPoolPartition(w *spec.Workload, pi clouds.PoolIntent, ref string, diag
 		g.Partition = names[0]
 	case g.Partition == "":
 		diags.AddError(gpudiag.At("gpu", "partition"), "Choose a partition of the node pool",
-			ref+" cuts every GPU into several profiles ("+pi.Layout+"). Allowed: partition = one of "+gpudiag.QuoteList(names)+".")
+			ref()+" cuts every GPU into several profiles ("+pi.Layout+"). Allowed: partition = one of "+gpudiag.QuoteList(names)+".")
 	case !slices.Contains(names, g.Partition):
 		diags.AddError(gpudiag.At("gpu", "partition"), "Partition not in the node pool",
-			"partition is "+strconv.Quote(g.Partition)+" but "+ref+" offers "+gpudiag.QuoteList(names)+
+			"partition is "+strconv.Quote(g.Partition)+" but "+ref()+" offers "+gpudiag.QuoteList(names)+
 				". Allowed: one of those, or leave partition unset"+singleHint(names)+".")
 	}
 	switch g.MIGStrategy {
@@ -115,7 +116,7 @@ func applyPoolPartition(w *spec.Workload, pi clouds.PoolIntent, ref string, diag
 	case pi.MIGStrategy:
 	default:
 		diags.AddError(gpudiag.At("gpu", "mig_strategy"), "MIG strategy differs from the node pool",
-			"mig_strategy is "+strconv.Quote(g.MIGStrategy)+" but "+ref+" uses "+strconv.Quote(pi.MIGStrategy)+
+			"mig_strategy is "+strconv.Quote(g.MIGStrategy)+" but "+ref()+" uses "+strconv.Quote(pi.MIGStrategy)+
 				", which decides the resource name. Allowed: "+strconv.Quote(pi.MIGStrategy)+", or leave it unset.")
 	}
 }
@@ -127,19 +128,19 @@ func singleHint(names []string) string {
 	return ""
 }
 
-func applyPoolSharing(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func applyPoolSharing(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	if pi.Sharing == "" {
 		if g.Sharing != "" {
 			diags.AddError(gpudiag.At("gpu", "sharing"), "The node pool does not share GPUs",
-				"sharing is "+strconv.Quote(g.Sharing)+" but "+ref+" gives each pod whole GPUs or MIG instances. "+
+				"sharing is "+strconv.Quote(g.Sharing)+" but "+ref()+" gives each pod whole GPUs or MIG instances. "+
 					"Allowed: remove sharing, or use a pool with sharing = "+strconv.Quote(g.Sharing)+".")
 		}
 		return
 	}
 	if pi.HasMIG() {
 		diags.AddError(gpudiag.At("node_pool"), "Shared MIG pools cannot run gpu_workload",
-			ref+" time-shares MIG partitions; gpu_workload requests either a partition or a shared GPU, never both. "+
+			ref()+" time-shares MIG partitions; gpu_workload requests either a partition or a shared GPU, never both. "+
 				"Allowed: a node pool without sharing or without partition.")
 		return
 	}
@@ -149,7 +150,7 @@ func applyPoolSharing(w *spec.Workload, pi clouds.PoolIntent, ref string, diags 
 	case pi.Sharing:
 	default:
 		diags.AddError(gpudiag.At("gpu", "sharing"), "Sharing differs from the node pool",
-			"sharing is "+strconv.Quote(g.Sharing)+" but "+ref+" uses "+strconv.Quote(pi.Sharing)+
+			"sharing is "+strconv.Quote(g.Sharing)+" but "+ref()+" uses "+strconv.Quote(pi.Sharing)+
 				". Allowed: "+strconv.Quote(pi.Sharing)+", or leave sharing unset.")
 	}
 	switch {
@@ -157,13 +158,13 @@ func applyPoolSharing(w *spec.Workload, pi clouds.PoolIntent, ref string, diags 
 		g.MaxSharedClients = pi.SelectableClients()
 	case g.MaxSharedClients != pi.Replicas:
 		diags.AddError(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients differs from the node pool",
-			"max_shared_clients is "+strconv.FormatInt(g.MaxSharedClients, 10)+" but "+ref+" shares each GPU among "+
+			"max_shared_clients is "+strconv.FormatInt(g.MaxSharedClients, 10)+" but "+ref()+" shares each GPU among "+
 				strconv.FormatInt(pi.Replicas, 10)+". Allowed: "+strconv.FormatInt(pi.Replicas, 10)+", or leave it unset.")
 	}
 }
 
 // checkPoolCount: a pod cannot span nodes, and a shared slot is one slot.
-func checkPoolCount(g spec.GPU, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func checkPoolCount(g spec.GPU, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	if g.Count <= 0 {
 		return // unknown; Validate reports invalid counts
 	}
@@ -173,7 +174,7 @@ func checkPoolCount(g spec.GPU, pi clouds.PoolIntent, ref string, diags *gpudiag
 	case pi.Sharing != "" && !pi.HasMIG():
 		if g.Count > 1 {
 			diags.AddError(path, "Shared GPUs come one slot at a time",
-				"gpu.count is "+count+" but "+ref+" shares each GPU among "+strconv.FormatInt(pi.Replicas, 10)+
+				"gpu.count is "+count+" but "+ref()+" shares each GPU among "+strconv.FormatInt(pi.Replicas, 10)+
 					" pods; more than one slot per pod is rejected (or is two slices of the same GPU). "+
 					"Allowed: count = 1, or a pool without sharing for "+count+" whole GPUs.")
 		}
@@ -181,19 +182,19 @@ func checkPoolCount(g spec.GPU, pi clouds.PoolIntent, ref string, diags *gpudiag
 		s, ok := findSlice(pi.Cut, g.Partition)
 		if limit := clouds.MulSat(pi.GPUs, s.PerGPU); ok && g.Count > limit {
 			diags.AddError(path, "More MIG instances than a node has",
-				"gpu.count is "+count+" but a node of "+ref+" has "+strconv.FormatInt(limit, 10)+" "+g.Partition+
+				"gpu.count is "+count+" but a node of "+ref()+" has "+strconv.FormatInt(limit, 10)+" "+g.Partition+
 					" instances ("+strconv.FormatInt(pi.GPUs, 10)+" GPUs x "+strconv.FormatInt(s.PerGPU, 10)+
 					"). Allowed: 1 to "+strconv.FormatInt(limit, 10)+".")
 		}
 	case g.Count > pi.GPUs:
 		diags.AddError(path, "More GPUs than a node of the pool has",
-			"gpu.count is "+count+" but "+ref+" has "+strconv.FormatInt(pi.GPUs, 10)+
+			"gpu.count is "+count+" but "+ref()+" has "+strconv.FormatInt(pi.GPUs, 10)+
 				" GPUs per node, and a pod cannot span nodes. Allowed: 1 to "+strconv.FormatInt(pi.GPUs, 10)+
 				", or a pool with more gpus_per_node.")
 	}
 }
 
-func applyPoolSpot(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gpudiag.Diagnostics) {
+func applyPoolSpot(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	switch {
 	case pi.Spot:
 		// Spot nodes are labelled (and on AKS tainted) as such; the workload
@@ -201,7 +202,7 @@ func applyPoolSpot(w *spec.Workload, pi clouds.PoolIntent, ref string, diags *gp
 		w.Spot = true
 	case w.Spot:
 		diags.AddError(gpudiag.At("spot"), "The node pool is not spot capacity",
-			"spot = true but "+ref+" runs on-demand nodes, so the spot selector would match none of them. "+
+			"spot = true but "+ref()+" runs on-demand nodes, so the spot selector would match none of them. "+
 				"Allowed: remove spot, or use a pool with spot = true.")
 	}
 }

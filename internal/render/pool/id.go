@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -53,6 +54,61 @@ func EncodeID(p spec.PoolPolicy) string {
 // an error, not a silent mismatch); it does not validate the policy, which
 // Apply and Render do.
 func DecodeID(id string) (spec.PoolPolicy, error) {
+	if p, ok := decodedIDs.get(id); ok {
+		return p, nil
+	}
+	p, err := decodeID(id)
+	if err == nil {
+		decodedIDs.put(id, p)
+	}
+	return p, err
+}
+
+// decodedIDs remembers DecodeID's successful answers. A plan decodes the
+// same pool id once for every workload placed on the pool, and the JSON
+// decoding is most of DecodeID's cost. The answer depends on the id alone;
+// the cache holds canonical policies and hands out copies (CanonicalPool
+// copies labels, taints and dedicated), so a caller editing its policy
+// changes neither the cache nor another caller's policy.
+var decodedIDs = idCache{byID: map[string]spec.PoolPolicy{}}
+
+// Bounds of decodedIDs: a configuration has a handful of pools, and only
+// ids of ordinary size are kept, so the cache stays small whatever the input.
+const (
+	maxCachedIDs      = 64
+	maxCachedIDLength = 4 << 10
+)
+
+type idCache struct {
+	mu   sync.Mutex
+	byID map[string]spec.PoolPolicy
+}
+
+func (c *idCache) get(id string) (spec.PoolPolicy, bool) {
+	c.mu.Lock()
+	p, ok := c.byID[id]
+	c.mu.Unlock()
+	if !ok {
+		return spec.PoolPolicy{}, false
+	}
+	return CanonicalPool(p), true
+}
+
+func (c *idCache) put(id string, p spec.PoolPolicy) {
+	if len(id) > maxCachedIDLength {
+		return
+	}
+	p = CanonicalPool(p) // the cache's own copy, never handed out
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.byID) >= maxCachedIDs {
+		clear(c.byID)
+	}
+	c.byID[id] = p
+}
+
+// decodeID is DecodeID without the cache.
+func decodeID(id string) (spec.PoolPolicy, error) {
 	if id == "" {
 		return spec.PoolPolicy{}, errors.New("pool id is empty; expected the id attribute of a gpu_node_pool_policy")
 	}

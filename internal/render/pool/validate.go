@@ -8,11 +8,11 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Validate checks a node pool policy from configuration alone. Zero
@@ -45,7 +45,7 @@ func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string 
 	if name == "" {
 		return ""
 	}
-	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+	if msgs := names.DNS1123Label(name); len(msgs) > 0 {
 		diags.AddError(gpudiag.At("name"), "Invalid pool name",
 			strconv.Quote(name)+" is not a valid name: "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 label "+
 				"(at most 63 lower-case letters, digits or '-'), because it names the Karpenter NodePool and the "+
@@ -56,7 +56,7 @@ func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string 
 }
 
 func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
-	workload.RequireSet(diags, strict, raw, gpudiag.At("cloud"), "one of "+gpudiag.QuoteList(clouds.PoolNames()))
+	workload.RequireOneOf(diags, strict, raw, gpudiag.At("cloud"), clouds.PoolNames)
 	if raw == "" {
 		return ""
 	}
@@ -74,7 +74,7 @@ func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cl
 }
 
 func checkPoolAccelerator(name string, cloud spec.Cloud, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
-	workload.RequireSet(diags, strict, name, gpudiag.At("accelerator"), "one of "+gpudiag.QuoteList(catalog.AcceleratorNames()))
+	workload.RequireOneOf(diags, strict, name, gpudiag.At("accelerator"), catalog.AcceleratorNames)
 	if name == "" {
 		return nil
 	}
@@ -85,15 +85,14 @@ func checkPoolAccelerator(name string, cloud spec.Cloud, strict bool, diags *gpu
 // catalog knows the shapes (the cloud profile's machines); elsewhere 1 to 16.
 func checkGPUsPerNode(n int64, cloud spec.Cloud, a *catalog.Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
 	path := gpudiag.At("gpus_per_node")
-	allowed := "an integer from 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) + " (the most GPUs one machine carries)"
 	switch {
 	case n == 0:
 		if strict {
-			diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+			diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+gpusPerNodeAllowed()+".")
 		}
 		return 0
 	case n < 0 || n > spec.MaxGPUsPerPod:
-		diags.AddError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+allowed+".")
+		diags.AddError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+gpusPerNodeAllowed()+".")
 		return 0
 	}
 	shapes := clouds.MachinesFor(cloud, a)
@@ -104,6 +103,11 @@ func checkGPUsPerNode(n int64, cloud spec.Cloud, a *catalog.Accelerator, strict 
 		return 0
 	}
 	return n
+}
+
+// gpusPerNodeAllowed is built only for a finding.
+func gpusPerNodeAllowed() string {
+	return "an integer from 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) + " (the most GPUs one machine carries)"
 }
 
 // describeShapes names the machines behind the allowed counts.

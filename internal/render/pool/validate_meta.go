@@ -7,24 +7,28 @@ import (
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
 // checkPoolLabels validates the extra node labels and returns them.
 func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpudiag.Diagnostics) map[string]string {
+	if len(labels) == 0 {
+		return maps.Clone(labels) // nothing to check against the derived labels
+	}
 	toAdd, cloudSet := clouds.DerivedPoolLabels(pi)
-	for _, key := range slices.Sorted(maps.Keys(labels)) {
+	for _, key := range workload.SortedKeys(labels) {
 		path := gpudiag.At("labels", gpudiag.MapKey(key))
 		value := labels[key]
-		if msgs := content.IsLabelKey(key); len(msgs) > 0 {
+		if msgs := names.LabelKey(key); len(msgs) > 0 {
 			diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 			continue
 		}
-		if msgs := content.IsLabelValue(value); len(msgs) > 0 {
+		if msgs := names.LabelValue(value); len(msgs) > 0 {
 			diags.AddError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
 				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 		}
@@ -63,14 +67,26 @@ func reservedLabelPrefix(key string, c spec.Cloud) (prefix, by string, reserved 
 	case "node.kubernetes.io", "kubelet.kubernetes.io":
 		return "", "", false
 	}
-	const kube = "Kubernetes reserves; nodes may not label themselves with it (NodeRestriction)"
-	domains := append([]clouds.ReservedDomain{{Domain: "kubernetes.io", By: kube}, {Domain: "k8s.io", By: kube}}, clouds.RulesFor(c).ReservedLabelDomains()...)
-	for _, r := range domains {
-		if domain == r.Domain || strings.HasSuffix(domain, "."+r.Domain) {
-			return r.Domain + "/", r.By, true
+	for _, domains := range [][]clouds.ReservedDomain{kubernetesDomains, clouds.RulesFor(c).ReservedLabelDomains()} {
+		for _, r := range domains {
+			if inDomain(domain, r.Domain) {
+				return r.Domain + "/", r.By, true
+			}
 		}
 	}
 	return "", "", false
+}
+
+// kubernetesDomains are the label domains Kubernetes itself reserves.
+var kubernetesDomains = []clouds.ReservedDomain{{Domain: "kubernetes.io", By: reservedByKubernetes}, {Domain: "k8s.io", By: reservedByKubernetes}}
+
+const reservedByKubernetes = "Kubernetes reserves; nodes may not label themselves with it (NodeRestriction)"
+
+// inDomain: domain is parent or one of its subdomains (without building
+// "."+parent for every label checked).
+func inDomain(domain, parent string) bool {
+	sub, found := strings.CutSuffix(domain, parent)
+	return found && (sub == "" || strings.HasSuffix(sub, "."))
 }
 
 // checkPoolTaints validates the extra taints and returns them.
@@ -110,12 +126,12 @@ func checkTaintFields(i int, t spec.Taint, strict bool, diags *gpudiag.Diagnosti
 		if strict {
 			diags.AddError(gpudiag.At("taints", i, "key"), "Missing taint key", "A taint needs a key. Allowed: a label-style key such as \"example.com/dedicated\".")
 		}
-	} else if msgs := content.IsLabelKey(t.Key); len(msgs) > 0 {
+	} else if msgs := names.LabelKey(t.Key); len(msgs) > 0 {
 		diags.AddError(gpudiag.At("taints", i, "key"), "Invalid taint key", strconv.Quote(t.Key)+": "+strings.Join(msgs, "; ")+
 			". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 	}
 	if t.Value != "" {
-		if msgs := content.IsLabelValue(t.Value); len(msgs) > 0 {
+		if msgs := names.LabelValue(t.Value); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("taints", i, "value"), "Invalid taint value", strconv.Quote(t.Value)+": "+strings.Join(msgs, "; ")+
 				". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 		}

@@ -3,6 +3,7 @@ package workload
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -135,7 +136,9 @@ func cronJob(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec
 }
 
 // podTemplate assembles the pod: placement from the cloud profile, one
-// container, volumes and DRA claims.
+// container, volumes and DRA claims. The container takes place.Resources
+// as they are: callers pass a placement from PlacePod that they do not use
+// again (build, and the benchmark, place once per pod).
 func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
 	c := container(w, place)
 	spec := corev1.PodSpec{
@@ -146,6 +149,9 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 		Affinity:           r.Affinity.DeepCopy(),
 		Tolerations:        append([]corev1.Toleration(nil), r.Tolerations...),
 		HostIPC:            place.HostIPC,
+	}
+	if n := podVolumeCount(w); n > 0 {
+		spec.Volumes, c.VolumeMounts = make([]corev1.Volume, 0, n), make([]corev1.VolumeMount, 0, n)
 	}
 	if w.ShmSize != "" {
 		size, err := resource.ParseQuantity(w.ShmSize)
@@ -168,13 +174,21 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 	return corev1.PodTemplateSpec{ObjectMeta: podMeta(w), Spec: spec}, true
 }
 
-func podMeta(w spec.Workload) metav1.ObjectMeta {
-	labels := maps.Clone(w.PodLabels)
-	if labels == nil {
-		labels = map[string]string{}
+// podVolumeCount is how many volumes podTemplate mounts (shm, model
+// cache), so it allocates their lists once.
+func podVolumeCount(w spec.Workload) int {
+	n := 0
+	if w.ShmSize != "" {
+		n++
 	}
-	maps.Copy(labels, selectorLabels(w))
-	labels[spec.LabelManagedBy] = spec.ManagedBy
+	if w.ModelCache != nil {
+		n++
+	}
+	return n
+}
+
+func podMeta(w spec.Workload) metav1.ObjectMeta {
+	labels := identityLabels(w, w.PodLabels)
 	var annotations map[string]string
 	if len(w.PodAnnotations) > 0 {
 		annotations = maps.Clone(w.PodAnnotations)
@@ -191,7 +205,7 @@ func container(w spec.Workload, place podPlacement) corev1.Container {
 		Args:           append([]string(nil), w.Args...),
 		Env:            append(ContainerEnv(w.Env, place.Env), secretEnv(w.SecretEnv)...),
 		Ports:          containerPorts(w.Ports),
-		Resources:      *place.Resources.DeepCopy(),
+		Resources:      place.Resources, // PlacePod built it for this pod alone
 		StartupProbe:   buildProbe(w.StartupProbe, startupDefaults, w.Ports),
 		LivenessProbe:  buildProbe(w.LivenessProbe, livenessDefaults, w.Ports),
 		ReadinessProbe: buildProbe(w.ReadinessProbe, readinessDefaults, w.Ports),
@@ -235,18 +249,19 @@ func containerResources(w spec.Workload, in clouds.GPUIntent, place clouds.Place
 // ContainerEnv merges cloud defaults under the user's env, sorted by name so
 // the manifest does not change with map order.
 func ContainerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
-	merged := maps.Clone(cloudDefaults)
-	if merged == nil {
-		merged = map[string]string{}
+	env := make([]corev1.EnvVar, 0, len(user)+len(cloudDefaults))
+	for name, value := range cloudDefaults {
+		if _, overridden := user[name]; !overridden {
+			env = append(env, corev1.EnvVar{Name: name, Value: value})
+		}
 	}
-	maps.Copy(merged, user)
-	if len(merged) == 0 {
+	for name, value := range user {
+		env = append(env, corev1.EnvVar{Name: name, Value: value})
+	}
+	if len(env) == 0 {
 		return nil
 	}
-	env := make([]corev1.EnvVar, 0, len(merged))
-	for _, name := range slices.Sorted(maps.Keys(merged)) {
-		env = append(env, corev1.EnvVar{Name: name, Value: merged[name]})
-	}
+	sortEnvByName(env)
 	return env
 }
 
@@ -254,13 +269,19 @@ func ContainerEnv(user, cloudDefaults map[string]string) []corev1.EnvVar {
 // plain variables.
 func secretEnv(refs map[string]spec.SecretKeyRef) []corev1.EnvVar {
 	env := make([]corev1.EnvVar, 0, len(refs))
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		ref := refs[name]
+	for name, ref := range refs {
 		env = append(env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
 		}})
 	}
+	sortEnvByName(env)
 	return env
+}
+
+// sortEnvByName sorts variables whose names are unique (map keys), so the
+// order is total.
+func sortEnvByName(env []corev1.EnvVar) {
+	slices.SortFunc(env, func(a, b corev1.EnvVar) int { return strings.Compare(a.Name, b.Name) })
 }
 
 func containerPorts(ports []int32) []corev1.ContainerPort {

@@ -45,13 +45,15 @@ func PlacePod(w spec.Workload, in clouds.GPUIntent, cloud spec.Cloud, pool *spec
 	if !ok {
 		return podPlacement{}, false
 	}
-	nodeSelector, affinity := clouds.NodeScheduling(place)
+	// place is this call's own (Place builds a new one each time) and is
+	// not used after this, so its maps go into the podPlacement uncopied.
+	nodeSelector, affinity := clouds.NodeSchedulingOwned(place)
 	p := podPlacement{
 		NodeSelector: nodeSelector,
 		Affinity:     affinity,
 		Tolerations:  clouds.NormalizeTolerations(place.Tolerations),
 		Resources:    resources,
-		Env:          maps.Clone(place.Env),
+		Env:          place.Env,
 		HostIPC:      place.HostIPC,
 	}
 	if !in.DRA {

@@ -143,6 +143,8 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 		return nil, false
 	}
 	r := &Rendered{
+		// At most a claim, a claim template and the workload object.
+		Objects:        make([]Object, 0, 3),
 		NodeSelector:   place.NodeSelector,
 		Affinity:       place.Affinity,
 		Tolerations:    place.Tolerations,
@@ -154,9 +156,9 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 		r.FieldManager = spec.DefaultFieldManager
 	}
 
-	// Each object gets its own metadata (ObjectMeta clones the maps), so a
+	// Each object gets its own metadata (ObjectMeta builds new maps), so a
 	// caller editing one object's labels cannot change another's.
-	pvc, ok := modelCachePVC(w, ObjectMeta(w))
+	pvc, ok := modelCachePVC(w)
 	if !ok {
 		return nil, false
 	}
@@ -224,6 +226,23 @@ func selectorLabels(w spec.Workload) map[string]string {
 	return map[string]string{spec.LabelName: w.Name, spec.LabelInstance: w.Name}
 }
 
+// identityLabels is the labels of an object or pod: own (the workload's
+// labels or pod_labels), then the selector labels over them, then the
+// managed-by label. It writes the selector labels directly instead of
+// building selectorLabels' map to copy it.
+func identityLabels(w spec.Workload, own map[string]string) map[string]string {
+	labels := make(map[string]string, len(own)+max(len(w.SelectorLabels), 2)+1)
+	maps.Copy(labels, own)
+	if len(w.SelectorLabels) > 0 {
+		maps.Copy(labels, w.SelectorLabels)
+	} else {
+		labels[spec.LabelName] = w.Name
+		labels[spec.LabelInstance] = w.Name
+	}
+	labels[spec.LabelManagedBy] = spec.ManagedBy
+	return labels
+}
+
 // ContainerName is the GPU container's name: container_name, else the
 // workload's name.
 func ContainerName(w spec.Workload) string {
@@ -236,12 +255,7 @@ func ContainerName(w spec.Workload) string {
 // ObjectMeta is the metadata shared by every top-level object; callers set
 // Name where it differs from the workload name.
 func ObjectMeta(w spec.Workload) metav1.ObjectMeta {
-	labels := maps.Clone(w.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	maps.Copy(labels, selectorLabels(w))
-	labels[spec.LabelManagedBy] = spec.ManagedBy
+	labels := identityLabels(w, w.Labels)
 	var annotations map[string]string
 	if len(w.Annotations) > 0 {
 		annotations = maps.Clone(w.Annotations)

@@ -71,7 +71,7 @@ func modelCacheCreated(w spec.Workload) bool {
 
 // modelCachePVC returns the claim to create, or nil when the workload mounts
 // an existing one (or none).
-func modelCachePVC(w spec.Workload, meta metav1.ObjectMeta) (*corev1.PersistentVolumeClaim, bool) {
+func modelCachePVC(w spec.Workload) (*corev1.PersistentVolumeClaim, bool) {
 	if !modelCacheCreated(w) {
 		return nil, true
 	}
@@ -80,6 +80,7 @@ func modelCachePVC(w spec.Workload, meta metav1.ObjectMeta) (*corev1.PersistentV
 	if err != nil {
 		return nil, false
 	}
+	meta := ObjectMeta(w)
 	meta.Name = w.Name + modelCacheSuffix
 	pvc := &corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},

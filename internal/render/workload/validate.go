@@ -1,17 +1,16 @@
 package workload
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -48,20 +47,20 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Dia
 func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
 	RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
 	if w.Name != "" {
-		if msgs := validation.IsDNS1123Label(w.Name); len(msgs) > 0 {
+		if msgs := names.DNS1123Label(w.Name); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("name"), "Invalid name",
 				strconv.Quote(w.Name)+" is not a valid name: "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
 		}
 	}
 	if w.Namespace != "" {
-		if msgs := validation.IsDNS1123Label(w.Namespace); len(msgs) > 0 {
+		if msgs := names.DNS1123Label(w.Namespace); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("namespace"), "Invalid namespace",
 				strconv.Quote(w.Namespace)+" is not a valid namespace: "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
 		}
 	}
-	RequireSet(diags, strict, w.Kind, gpudiag.At("kind"), "one of "+gpudiag.QuoteList(spec.KindNames()))
+	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), spec.KindNames)
 	if w.Kind != "" && !slices.Contains(spec.KindNames(), w.Kind) {
 		diags.AddError(gpudiag.At("kind"), "Unknown kind",
 			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(spec.KindNames())+".")
@@ -92,6 +91,30 @@ func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []an
 	if strict && value == "" {
 		diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
 	}
+}
+
+// RequireOneOf is RequireSet for a value from a list: allowed "one of" the
+// names is quoted only when the value is missing, so a configuration that
+// sets it does not pay for the message.
+func RequireOneOf(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed func() []string) {
+	if strict && value == "" {
+		RequireSet(diags, strict, value, path, "one of "+gpudiag.QuoteList(allowed()))
+	}
+}
+
+// SortedKeys is a map's keys in order, so findings come out in a stable
+// order. Unlike slices.Sorted(maps.Keys(m)) it costs nothing for the
+// empty maps most optional attributes are.
+func SortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func IsSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
@@ -172,7 +195,7 @@ func validateMetadata(w spec.Workload, diags *gpudiag.Diagnostics) {
 	validateLabels(w.PodLabels, "pod_labels", diags)
 	validateSelectorLabels(w.SelectorLabels, diags)
 	if w.ContainerName != "" {
-		if msgs := validation.IsDNS1123Label(w.ContainerName); len(msgs) > 0 {
+		if msgs := names.DNS1123Label(w.ContainerName); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("container_name"), "Invalid container name", strconv.Quote(w.ContainerName)+": "+
 				strings.Join(msgs, "; ")+". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', "+
 				"starting and ending with a letter or digit.")
@@ -186,44 +209,45 @@ func validateMetadata(w spec.Workload, diags *gpudiag.Diagnostics) {
 // (they are the default selector), but not the managed-by label, which
 // marks objects rather than pods of one workload.
 func validateSelectorLabels(labels map[string]string, diags *gpudiag.Diagnostics) {
-	for _, key := range slices.Sorted(maps.Keys(labels)) {
-		path := gpudiag.At("selector_labels", gpudiag.MapKey(key))
+	for _, key := range SortedKeys(labels) {
 		if key == spec.LabelManagedBy {
-			diags.AddError(path, "Reserved label", strconv.Quote(key)+" is on every object the provider manages and "+
-				"cannot tell one workload's pods from another's. Allowed: any other label key.")
+			diags.AddError(gpudiag.At("selector_labels", gpudiag.MapKey(key)), "Reserved label",
+				strconv.Quote(key)+" is on every object the provider manages and "+
+					"cannot tell one workload's pods from another's. Allowed: any other label key.")
 			continue
 		}
-		checkLabel(key, labels[key], path, diags)
+		checkLabel(key, labels[key], "selector_labels", diags)
 	}
 }
 
 func validateLabels(labels map[string]string, attribute string, diags *gpudiag.Diagnostics) {
-	for _, key := range slices.Sorted(maps.Keys(labels)) {
-		path := gpudiag.At(attribute, gpudiag.MapKey(key))
+	for _, key := range SortedKeys(labels) {
 		if slices.Contains(reservedLabels, key) {
-			diags.AddError(path, "Reserved label",
+			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Reserved label",
 				strconv.Quote(key)+" is set by the provider (selector and ownership labels). Allowed: any label key except "+
 					gpudiag.QuoteList(reservedLabels)+".")
 			continue
 		}
-		checkLabel(key, labels[key], path, diags)
+		checkLabel(key, labels[key], attribute, diags)
 	}
 }
 
-func checkLabel(key, value string, path []any, diags *gpudiag.Diagnostics) {
-	if msgs := content.IsLabelKey(key); len(msgs) > 0 {
-		diags.AddError(path, "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
+// checkLabel checks one entry of a label map attribute. Its path is built
+// only for a finding: a map key's path costs allocations.
+func checkLabel(key, value, attribute string, diags *gpudiag.Diagnostics) {
+	if msgs := names.LabelKey(key); len(msgs) > 0 {
+		diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid label key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 			". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 	}
-	if msgs := content.IsLabelValue(value); len(msgs) > 0 {
-		diags.AddError(path, "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
+	if msgs := names.LabelValue(value); len(msgs) > 0 {
+		diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid label value", strconv.Quote(value)+": "+strings.Join(msgs, "; ")+
 			". Allowed: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty.")
 	}
 }
 
 func ValidateAnnotations(annotations map[string]string, attribute string, diags *gpudiag.Diagnostics) {
-	for _, key := range slices.Sorted(maps.Keys(annotations)) {
-		if msgs := content.IsLabelKey(strings.ToLower(key)); len(msgs) > 0 {
+	for _, key := range SortedKeys(annotations) {
+		if msgs := names.LabelKey(strings.ToLower(key)); len(msgs) > 0 {
 			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
 		}
@@ -236,10 +260,10 @@ var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVIC
 
 // validateSecretEnv checks Secret references; values are never seen.
 func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
-	for _, name := range slices.Sorted(maps.Keys(w.SecretEnv)) {
+	for _, name := range SortedKeys(w.SecretEnv) {
 		path := gpudiag.At("secret_env", gpudiag.MapKey(name))
 		ref := w.SecretEnv[name]
-		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+		if msgs := names.EnvVarName(name); len(msgs) > 0 {
 			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
 				". Allowed: letters, digits, '_', '-' and '.', not starting with a digit.")
 		}
@@ -247,7 +271,7 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 			diags.AddError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
 		}
 		if ref.Name != "" {
-			if msgs := validation.IsDNS1123Subdomain(ref.Name); len(msgs) > 0 {
+			if msgs := names.DNS1123Subdomain(ref.Name); len(msgs) > 0 {
 				diags.AddError(path, "Invalid Secret name", strconv.Quote(ref.Name)+": "+strings.Join(msgs, "; ")+
 					". Allowed: a DNS-1123 subdomain such as \"model-credentials\".")
 			}
@@ -263,9 +287,9 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 
 func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
 	validateSecretEnv(w, diags)
-	for _, name := range slices.Sorted(maps.Keys(w.Env)) {
+	for _, name := range SortedKeys(w.Env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
-		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+		if msgs := names.EnvVarName(name); len(msgs) > 0 {
 			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
 				". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
@@ -305,7 +329,7 @@ func checkSubdomain(name string, path []any, what string, diags *gpudiag.Diagnos
 	if name == "" {
 		return
 	}
-	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+	if msgs := names.DNS1123Subdomain(name); len(msgs) > 0 {
 		diags.AddError(path, "Invalid "+what, strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: a DNS-1123 subdomain.")
 	}
 }
@@ -342,9 +366,12 @@ func ValidateSizing(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnos
 // value is a typo that could never schedule; bounding it also keeps
 // pathological inputs such as "1e1000000" out of the manifest.
 var (
-	MaxCPU     = resource.MustParse("1024")
-	MaxMemory  = resource.MustParse("16Ti")
-	maxStorage = resource.MustParse("1Pi")
+	MaxCPU    = resource.MustParse("1024")
+	MaxMemory = resource.MustParse("16Ti")
+	// 1Pi, built as an integer: parsed, it is kept as a big decimal, and
+	// comparing every model cache size with it went through big-number
+	// arithmetic. It prints as "1Pi" all the same.
+	maxStorage = *resource.NewQuantity(1<<50, resource.BinarySI)
 )
 
 // CheckQuantity parses an optional positive quantity up to maximum; "" is

@@ -7,10 +7,10 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ParseGPUIntent checks the gpu block and resolves it against the catalog
@@ -34,16 +34,21 @@ func ParseGPUIntent(w spec.Workload, cloud spec.Cloud, strict bool) (clouds.GPUI
 	return in, diags
 }
 
+// gpuCountAllowed is built only for a finding, so a valid count costs no
+// message.
+func gpuCountAllowed() string {
+	return "an integer from 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) + " (the most GPUs one machine has; a pod cannot span machines)"
+}
+
 func checkGPUCount(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
-	allowed := "an integer from 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) + " (the most GPUs one machine has; a pod cannot span machines)"
 	switch {
 	case g.Count < 0 || (g.Count == 0 && strict):
 		diags.AddError(gpudiag.At("gpu", "count"), "Invalid GPU count",
-			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+allowed+".")
+			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+gpuCountAllowed()+".")
 		return 0
 	case g.Count > spec.MaxGPUsPerPod:
 		diags.AddError(gpudiag.At("gpu", "count"), "Too many GPUs for one pod",
-			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+allowed+".")
+			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+gpuCountAllowed()+".")
 		return 0
 	}
 	return g.Count
@@ -226,7 +231,7 @@ func checkDRA(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) {
 				"class (e.g. \"mig.nvidia.com\") and selectors. Allowed: remove partition or remove dra.")
 	}
 	if d.DeviceClass != "" {
-		if msgs := validation.IsDNS1123Subdomain(d.DeviceClass); len(msgs) > 0 {
+		if msgs := names.DNS1123Subdomain(d.DeviceClass); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("gpu", "dra", "device_class"), "Invalid device class",
 				strconv.Quote(d.DeviceClass)+": "+strings.Join(msgs, "; ")+". Allowed: a DeviceClass name such as \""+
 					spec.DefaultDeviceClass+"\" (the default).")

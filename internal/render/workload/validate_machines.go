@@ -69,28 +69,31 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud spec.Cloud, d
 func machineMisfit(in clouds.GPUIntent, cloud spec.Cloud, profile clouds.Profile, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
 	counts := clouds.GPUCounts(shapes)
 	most := counts[len(counts)-1]
-	model := strconv.Quote(a.Name) + " (" + a.DisplayName + ")"
+	// The messages are built only for a misfit: most counts fit.
+	model := func() string { return strconv.Quote(a.Name) + " (" + a.DisplayName + ")" }
 	if in.Partition != nil {
 		perGPU := int64(in.Partition.InstancesPerGPU)
 		if perGPU <= 0 || in.Count <= perGPU*most {
 			return "", perGPU * most
 		}
 		return strconv.Quote(string(cloud)) + " machines hold at most " + strconv.FormatInt(perGPU*most, 10) + " " +
-			in.Partition.Name + " instances of " + model + " (" + strconv.FormatInt(perGPU, 10) + " per GPU, " +
+			in.Partition.Name + " instances of " + model() + " (" + strconv.FormatInt(perGPU, 10) + " per GPU, " +
 			strconv.FormatInt(most, 10) + " GPUs per machine)", perGPU * most
 	}
-	offers := strconv.Quote(string(cloud)) + " offers " + model + " with " + orList(counts) + " GPUs per machine"
+	offers := func() string {
+		return strconv.Quote(string(cloud)) + " offers " + model() + " with " + orList(counts) + " GPUs per machine"
+	}
 	if profile.ExactGPUCounts() {
 		if slices.Contains(counts, in.Count) {
 			return "", most
 		}
 		// Autopilot sizes the node from this selector (gkeProfile.place).
-		return offers + ", and its " + clouds.GKELabelAcceleratorCount + " selector must be one of these", most
+		return offers() + ", and its " + clouds.GKELabelAcceleratorCount + " selector must be one of these", most
 	}
 	if in.Count <= most {
 		return "", most
 	}
-	return offers, most
+	return offers(), most
 }
 
 // countHint completes "Allowed: gpu.count up to N".

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // validateModelCache: either mount an existing claim (claim_name) or let the
@@ -32,7 +32,7 @@ func validateModelCache(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 }
 
 func validateExistingClaim(mc *spec.ModelCache, diags *gpudiag.Diagnostics) {
-	if msgs := validation.IsDNS1123Subdomain(mc.ClaimName); len(msgs) > 0 {
+	if msgs := names.DNS1123Subdomain(mc.ClaimName); len(msgs) > 0 {
 		diags.AddError(gpudiag.At("model_cache", "claim_name"), "Invalid claim name",
 			strconv.Quote(mc.ClaimName)+": "+strings.Join(msgs, "; ")+". Allowed: the name of an existing PersistentVolumeClaim.")
 	}
@@ -54,7 +54,7 @@ func validateCreatedClaim(mc *spec.ModelCache, strict bool, diags *gpudiag.Diagn
 	}
 	CheckQuantity(diags, mc.Size, gpudiag.At("model_cache", "size"), maxStorage, "a storage quantity such as \"200Gi\"")
 	if mc.StorageClass != "" {
-		if msgs := validation.IsDNS1123Subdomain(mc.StorageClass); len(msgs) > 0 {
+		if msgs := names.DNS1123Subdomain(mc.StorageClass); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("model_cache", "storage_class"), "Invalid storage class",
 				strconv.Quote(mc.StorageClass)+": "+strings.Join(msgs, "; ")+
 					". Allowed: a StorageClass name, or leave it unset for the cluster default.")
