@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,35 +16,46 @@ import (
 // server serve them from its watch cache.
 const listPageSize = 500
 
-// CapacityInputs lists the nodes matching selector and the pods that still
-// hold resources, keeping of each only what the capacity summary reads
-// (internal/render/capacity): node labels, taints, schedulability and
-// resources; pod node, phase, container resources and overhead. Both are read page
-// by page, so memory grows with what is kept, not with the objects' size.
-func (c *Client) CapacityInputs(ctx context.Context, selector string) ([]corev1.Node, []corev1.Pod, error) {
+// CapacityInputs lists the nodes matching selector, keeping of each only
+// what the capacity summary reads (internal/render/capacity: labels,
+// taints, schedulability and resources), and hands every pod that still
+// holds resources to eachPod as it is read, so the caller keeps sums
+// rather than pods (tens of thousands on a large cluster). Nodes and pods
+// are read at the same time, each page by page: memory grows with what is
+// kept, not with the objects' size. eachPod is called from one goroutine.
+func (c *Client) CapacityInputs(ctx context.Context, selector string, eachPod func(*corev1.Pod)) ([]corev1.Node, error) {
 	var nodes []corev1.Node
-	err := eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
-		return c.Typed.CoreV1().Nodes().List(ctx, opts)
-	}, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) {
-		if n, ok := obj.(*corev1.Node); ok {
-			nodes = append(nodes, capacityNode(n))
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		err := eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
+			return c.Typed.CoreV1().Nodes().List(ctx, opts)
+		}, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) {
+			if n, ok := obj.(*corev1.Node); ok {
+				nodes = append(nodes, capacityNode(n))
+			}
+		})
+		if err != nil {
+			return c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node")}, "list", err)
 		}
+		return nil
 	})
-	if err != nil {
-		return nil, nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Node")}, "list", err)
-	}
-	var pods []corev1.Pod
-	err = eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
-		return c.Typed.CoreV1().Pods("").List(ctx, opts)
-	}, metav1.ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"}, func(obj runtime.Object) {
-		if p, ok := obj.(*corev1.Pod); ok {
-			pods = append(pods, capacityPod(p))
+	g.Go(func() error {
+		err := eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
+			return c.Typed.CoreV1().Pods("").List(ctx, opts)
+		}, metav1.ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"}, func(obj runtime.Object) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				eachPod(p)
+			}
+		})
+		if err != nil {
+			return c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Pod")}, "list", err)
 		}
+		return nil
 	})
-	if err != nil {
-		return nil, nil, c.explain(ObjectRef{GVK: corev1.SchemeGroupVersion.WithKind("Pod")}, "list", err)
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	return nodes, pods, nil
+	return nodes, nil
 }
 
 // eachPage lists with client-go's pager, which falls back to one full list
@@ -63,19 +75,4 @@ func capacityNode(n *corev1.Node) corev1.Node {
 		Spec:       corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable},
 		Status:     corev1.NodeStatus{Capacity: n.Status.Capacity, Allocatable: n.Status.Allocatable},
 	}
-}
-
-func capacityPod(p *corev1.Pod) corev1.Pod {
-	out := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
-		Spec:       corev1.PodSpec{NodeName: p.Spec.NodeName, Overhead: p.Spec.Overhead},
-		Status:     corev1.PodStatus{Phase: p.Status.Phase},
-	}
-	for _, c := range p.Spec.Containers {
-		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Name: c.Name, Resources: c.Resources})
-	}
-	for _, c := range p.Spec.InitContainers {
-		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Name: c.Name, Resources: c.Resources, RestartPolicy: c.RestartPolicy})
-	}
-	return out
 }

@@ -160,14 +160,15 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// liveCapacity reads nodes and the pods that still hold resources, and
-// groups them into pools.
+// liveCapacity reads nodes and adds up the requests of the pods that still
+// hold resources, and groups the nodes into pools.
 func liveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, error) {
-	nodes, pods, err := client.CapacityInputs(ctx, selector)
+	requested := capacity.Requests{}
+	nodes, err := client.CapacityInputs(ctx, selector, requested.Add)
 	if err != nil {
 		return nil, err
 	}
-	return capacity.Summarize(nodes, pods), nil
+	return capacity.SummarizeRequests(nodes, requested), nil
 }
 
 type resourceCapacityValue struct {

@@ -471,13 +471,20 @@ func describeAffinity(affinity *corev1.Affinity) string {
 	return b.String()
 }
 
+// explainPoolsTimeout bounds the read of the cluster's pools for an
+// explanation.
+const explainPoolsTimeout = 30 * time.Second
+
 // maxPoolsExplained keeps the message readable on clusters with many pools.
 const maxPoolsExplained = 8
 
 // explainPools says which of the cluster's GPU pools could take the pods,
 // and why the others cannot, with the same rules the scheduler applies.
 func explainPools(ctx context.Context, client *kube.Client, rendered *workload.Rendered) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// Reading every node and pod of a cluster of thousands of nodes can take
+	// a loaded API server tens of seconds; an explanation that comes late
+	// helps more than none.
+	ctx, cancel := context.WithTimeout(ctx, explainPoolsTimeout)
 	defer cancel()
 	pools, err := liveCapacity(ctx, client, "")
 	if err != nil {

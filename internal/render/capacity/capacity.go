@@ -26,7 +26,12 @@ func isGPUResource(name corev1.ResourceName) bool {
 // advertised anything yet is kept (with zero resources), because that is
 // often why a GPU pod is pending. Pools are sorted by Key.
 func Summarize(nodes []corev1.Node, pods []corev1.Pod) []spec.PoolCapacity {
-	requested := requestsByNode(pods)
+	return SummarizeRequests(nodes, requestsByNode(pods))
+}
+
+// SummarizeRequests is Summarize with the pods' requests already added up
+// per node (Requests.Add).
+func SummarizeRequests(nodes []corev1.Node, requested Requests) []spec.PoolCapacity {
 	groups := map[string]*spec.PoolCapacity{}
 	for i := range nodes {
 		n := &nodes[i]

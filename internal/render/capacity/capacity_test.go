@@ -136,7 +136,17 @@ func TestSummarizeCapacityRequests(t *testing.T) {
 		capacityPod("unscheduled", "", corev1.PodPending, map[string]int64{"nvidia.com/gpu": 4}, nil),
 		capacityPod("elsewhere", "cpu-pool-0", corev1.PodRunning, map[string]int64{"nvidia.com/gpu": 1}, nil),
 	}
-	pools := Summarize(rendertest.LoadFixtureNodes(t, "karpenter", "cpu"), pods)
+	nodes := rendertest.LoadFixtureNodes(t, "karpenter", "cpu")
+	pools := Summarize(nodes, pods)
+	// Pods added one at a time, as the provider does while paging through
+	// a large cluster's pods, give the same pools.
+	requested := Requests{}
+	for i := range pods {
+		requested.Add(&pods[i])
+	}
+	if got := SummarizeRequests(nodes, requested); !reflect.DeepEqual(got, pools) {
+		t.Errorf("SummarizeRequests differs from Summarize:\n got %+v\nwant %+v", got, pools)
+	}
 	if len(pools) != 1 {
 		t.Fatalf("want only the Karpenter pool, got %d", len(pools))
 	}

@@ -54,23 +54,32 @@ func acceleratorForGFDProduct(product string) *catalog.Accelerator {
 	return nil
 }
 
-// requestsByNode sums the GPU requests of the pods bound to each node that
-// still hold their resources (not Succeeded or Failed).
-func requestsByNode(pods []corev1.Pod) map[string]map[corev1.ResourceName]int64 {
-	out := map[string]map[corev1.ResourceName]int64{}
+// Requests are the GPU requests of the pods bound to each node that still
+// hold their resources (not Succeeded or Failed), added up one pod at a
+// time: a caller reading a large cluster's pods page by page keeps only
+// these sums, not the pods.
+type Requests map[string]map[corev1.ResourceName]int64
+
+// Add counts one pod's GPU requests on its node.
+func (r Requests) Add(p *corev1.Pod) {
+	if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return
+	}
+	byNode := r[p.Spec.NodeName]
+	if byNode == nil {
+		byNode = map[corev1.ResourceName]int64{}
+		r[p.Spec.NodeName] = byNode
+	}
+	for name, v := range podGPURequests(&p.Spec) {
+		byNode[name] = clouds.AddSat(byNode[name], v)
+	}
+}
+
+// requestsByNode sums the GPU requests of the pods per node.
+func requestsByNode(pods []corev1.Pod) Requests {
+	out := Requests{}
 	for i := range pods {
-		p := &pods[i]
-		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		byNode := out[p.Spec.NodeName]
-		if byNode == nil {
-			byNode = map[corev1.ResourceName]int64{}
-			out[p.Spec.NodeName] = byNode
-		}
-		for name, v := range podGPURequests(&p.Spec) {
-			byNode[name] = clouds.AddSat(byNode[name], v)
-		}
+		out.Add(&pods[i])
 	}
 	return out
 }
