@@ -31,7 +31,9 @@ func main() {
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
+	stopProfile := startCPUProfile()
 	err := tf6server.Serve(providerAddress, provider.ProtocolServer(version), opts...)
+	stopProfile()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -61,6 +61,10 @@ func scaleSection(r *scaleResult) string {
 	fmt.Fprintf(&b, "| provider CPU, median | %.2f s | | |\n", median(r.ProviderCPUSeconds))
 	fmt.Fprintf(&b, "| machine busy during the plan, median | %.0f%% | | |\n", 100*median(r.MachineBusy))
 	fmt.Fprintf(&b, "| provider's API requests (counted) | %s | | |\n\n", formatCounts(r.Counted))
+	if r.Profile != "" {
+		b.WriteString("CPU profile of the provider serving a fifth, untimed plan (`" + profileDirEnv + "`, " +
+			"`go tool pprof -top -cum`):\n\n```text\n" + r.Profile + "\n```\n\n")
+	}
 
 	pendingSection(&b, r.Pending, atOne)
 	manageSection(&b, r.Manage)

@@ -41,6 +41,8 @@ type pendingResult struct {
 	ApplySeconds   []float64 `json:"apply_seconds"`
 	// FirstPool is the first pool line of the explanation (closest first).
 	FirstPool string `json:"first_pool"`
+	// Failed says why the scenario did not complete.
+	Failed string `json:"failed,omitempty"`
 }
 
 // pendingPool is the bench pool (generic H100, 8 GPUs, the run's taint),
@@ -226,6 +228,11 @@ func explainedClosestPool(logPath string) (string, error) {
 // section; the goal applies at the goal size only.
 func pendingSection(b *strings.Builder, r *pendingResult, atGoalSize bool) {
 	if r == nil {
+		return
+	}
+	if r.Failed != "" {
+		fmt.Fprintf(b, "**A pending workload** did not complete: the goal (explanation ≤ %d s after the scheduler's verdict) "+
+			"is **not met** here.\n\n```text\n%s\n```\n\n", pendingGoalSecs, r.Failed)
 		return
 	}
 	fmt.Fprintf(b, "**A pending workload.** A `gpu_workload` (generic, `node_pool` = the cloned generic H100 nodes: %d, each "+

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// profileDirEnv is the provider's switch for a CPU profile per process
+// (profile.go at the repository root).
+const profileDirEnv = "GPU_PROVIDER_CPU_PROFILE_DIR"
+
+// profileTopLines is how many functions of a profile the report shows.
+const profileTopLines = 14
+
+// profileEnv makes the providers of one terraform command write their CPU
+// profiles into dir.
+func profileEnv(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return []string{profileDirEnv + "=" + dir}, nil
+}
+
+// profileTop is `go tool pprof -top` of the largest profile in dir (the
+// provider process that did the step's work; terraform also starts one for
+// validation), by cumulative time, or a line saying why there is none.
+func profileTop(ctx context.Context, providerBin, dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "(no profile: " + err.Error() + ")"
+	}
+	var largest string
+	var size int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".pprof") && info.Size() > size {
+			largest, size = filepath.Join(dir, e.Name()), info.Size()
+		}
+	}
+	if largest == "" {
+		return "(no profile was written)"
+	}
+	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-cum",
+		fmt.Sprintf("-nodecount=%d", profileTopLines), providerBin, largest).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(go tool pprof failed: %v)\n%s", err, out)
+	}
+	// The binary's path, build id and the profile's time say nothing here.
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if !strings.HasPrefix(line, "File:") && !strings.HasPrefix(line, "Build ID:") && !strings.HasPrefix(line, "Time:") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
