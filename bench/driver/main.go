@@ -113,6 +113,9 @@ type requestSample struct {
 	// Counted are the requests of a second refresh plan made through the
 	// counting proxy: exactly the provider's.
 	Counted map[requestKey]float64 `json:"counted"`
+	// Profile is `go tool pprof -top -cum` of the provider serving a third,
+	// untimed refresh plan (first run only).
+	Profile string `json:"profile,omitempty"`
 }
 
 func main() {
@@ -432,8 +435,29 @@ func (b *bench) recordRequests(ctx context.Context, ws *workspace, m *measuremen
 		return fmt.Errorf("refresh plan through the counting proxy: %w", err)
 	}
 	sample.Counted = b.proxy.take()
+	if m.Run == 1 {
+		profile, err := b.profiledRefresh(ctx, ws)
+		if err != nil {
+			return err
+		}
+		sample.Profile = profile
+	}
 	b.requests = append(b.requests, sample)
 	return nil
+}
+
+// profiledRefresh runs an untimed refresh plan whose providers write CPU
+// profiles, and returns the top of the one that served it.
+func (b *bench) profiledRefresh(ctx context.Context, ws *workspace) (string, error) {
+	dir := filepath.Join(ws.dir, "profile")
+	env, err := profileEnv(dir)
+	if err != nil {
+		return "", err
+	}
+	if _, err := ws.run(ctx, stepRefresh, runOpts{log: "refresh-profiled.log", env: env}); err != nil {
+		return "", fmt.Errorf("profiled refresh plan: %w", err)
+	}
+	return profileTop(ctx, b.cfg.provider, dir, workloadProfileLines), nil
 }
 
 func (b *bench) scrape(ctx context.Context) map[requestKey]float64 {

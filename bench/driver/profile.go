@@ -13,8 +13,13 @@ import (
 // (profile.go at the repository root).
 const profileDirEnv = "GPU_PROVIDER_CPU_PROFILE_DIR"
 
-// profileTopLines is how many functions of a profile the report shows.
-const profileTopLines = 14
+// How many functions of a profile the report shows: the large cluster's
+// read is a short chain; a workload refresh plan goes through more of the
+// plugin framework.
+const (
+	scaleProfileLines    = 14
+	workloadProfileLines = 30
+)
 
 // profileEnv makes the providers of one terraform command write their CPU
 // profiles into dir.
@@ -28,7 +33,7 @@ func profileEnv(dir string) ([]string, error) {
 // profileTop is `go tool pprof -top` of the largest profile in dir (the
 // provider process that did the step's work; terraform also starts one for
 // validation), by cumulative time, or a line saying why there is none.
-func profileTop(ctx context.Context, providerBin, dir string) string {
+func profileTop(ctx context.Context, providerBin, dir string, lines int) string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return "(no profile: " + err.Error() + ")"
@@ -44,7 +49,7 @@ func profileTop(ctx context.Context, providerBin, dir string) string {
 		return "(no profile was written)"
 	}
 	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-cum",
-		fmt.Sprintf("-nodecount=%d", profileTopLines), providerBin, largest).CombinedOutput()
+		fmt.Sprintf("-nodecount=%d", lines), providerBin, largest).CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("(go tool pprof failed: %v)\n%s", err, out)
 	}

@@ -226,6 +226,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	memoryReport(&b, m, results)
 	cpuReport(&b, m, results)
 	requestReport(&b, requests)
+	profileReport(&b, requests)
 	goBenchReport(&b, goBench, m.Benchtime)
 	if scale != nil {
 		b.WriteString(scaleSection(scale))
@@ -370,6 +371,27 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 
 func row(b *strings.Builder, verb, resource string, counted, refresh, idle float64) {
 	fmt.Fprintf(b, "| %s | %s | %.0f | %.0f | %.0f | %+.0f |\n", verb, resource, counted, refresh, idle, refresh-idle)
+}
+
+// profileReport shows, per N, where the provider's CPU goes in a refresh
+// plan: the profile behind the plan and refresh ratios.
+func profileReport(b *strings.Builder, samples []requestSample) {
+	var profiled []requestSample
+	for _, s := range samples {
+		if s.Profile != "" {
+			profiled = append(profiled, s)
+		}
+	}
+	if len(profiled) == 0 {
+		return
+	}
+	b.WriteString("## Where the provider's time goes (refresh plan)\n\n")
+	b.WriteString("CPU profile of the provider serving an untimed refresh plan of the first run's state (`" + profileDirEnv +
+		"`), `go tool pprof -top -cum`: the functions under which the time was spent, plugin framework and provider. " +
+		"[`README.md`](README.md) reads it.\n\n")
+	for _, s := range profiled {
+		fmt.Fprintf(b, "### N = %d\n\n```text\n%s\n```\n\n", s.N, s.Profile)
+	}
 }
 
 func medianOf(sets []map[requestKey]float64, k requestKey) float64 {

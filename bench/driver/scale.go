@@ -282,7 +282,7 @@ func (b *bench) scaleScenario(ctx context.Context, meta meta) (*scaleResult, err
 	if _, err := ws.run(ctx, stepRefresh, runOpts{log: "plan-profiled.log", env: env}); err != nil {
 		return nil, fmt.Errorf("profiled plan: %w", err)
 	}
-	res.Profile = profileTop(ctx, b.cfg.provider, profileDir)
+	res.Profile = profileTop(ctx, b.cfg.provider, profileDir, scaleProfileLines)
 	if f, err := os.Open(debugLog); err == nil {
 		res.ReadSeconds, _ = dataSourceReadSeconds(f)
 		_ = f.Close()
