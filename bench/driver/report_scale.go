@@ -73,7 +73,9 @@ func scaleSection(r *scaleResult) string {
 	fmt.Fprintf(&b, "| create %d nodes | %.1f |\n", r.Nodes, r.NodeCreateSeconds)
 	fmt.Fprintf(&b, "| … until %s Ready (from the first create) | %.1f |\n", allOr(r.NodesReady, r.Nodes), r.NodeReadySeconds)
 	fmt.Fprintf(&b, "| create %d bound pods | %.1f |\n", r.Pods, r.PodCreateSeconds)
-	fmt.Fprintf(&b, "| … until %s Running (from the first create) | %.1f |\n\n", allOr(r.PodsRunning, r.Pods), r.PodRunningSeconds)
+	fmt.Fprintf(&b, "| … until %s Running (from the first create) | %.1f |\n", allOr(r.PodsRunning, r.Pods), r.PodRunningSeconds)
+	fmt.Fprintf(&b, "| … until the API server serves under %d requests/s (%.0f/s; kwok still patching pod statuses) | %.1f |\n\n",
+		settledRate, r.SettledRate, r.SettleSeconds)
 
 	fmt.Fprintf(&b, "Nodes per fixture file: %s. Pods per resource: %s.\n\n", formatIntMap(r.NodesPerFixture), formatIntMap(r.PodsPerResource))
 
