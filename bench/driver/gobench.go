@@ -23,11 +23,31 @@ type goBenchmark struct {
 // BenchmarkName-2   75184   15956 ns/op   13410 B/op   158 allocs/op.
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op`)
 
-// runGoBenchmarks runs the render package's benchmarks, echoing their
-// output, and parses the results.
+// goBenchmarkSets are the packages whose benchmarks make bench runs: every
+// benchmark of internal/render, and the provider's per-resource plan
+// benchmarks (the workload's, and the plugin framework's own cost by schema
+// size, which bench/README.md reads).
+var goBenchmarkSets = []struct{ pkg, pattern string }{
+	{"./internal/render/...", "."},
+	{"./internal/provider", "WorkloadPlan|FrameworkPlanBySchemaSize"},
+}
+
+// runGoBenchmarks runs goBenchmarkSets, echoing their output, and parses
+// the results.
 func runGoBenchmarks(ctx context.Context, root, benchtime string) ([]goBenchmark, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem",
-		"-benchtime", benchtime, "./internal/render/...")
+	var all []goBenchmark
+	for _, set := range goBenchmarkSets {
+		results, err := runGoBenchmark(ctx, root, benchtime, set.pkg, set.pattern)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, results...)
+	}
+	return all, nil
+}
+
+func runGoBenchmark(ctx context.Context, root, benchtime, pkg, pattern string) ([]goBenchmark, error) {
+	cmd := exec.CommandContext(ctx, "go", goBenchArgs(benchtime, pkg, pattern)...)
 	cmd.Dir, cmd.Stderr = root, os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -38,12 +58,25 @@ func runGoBenchmarks(ctx context.Context, root, benchtime string) ([]goBenchmark
 	}
 	results := parseGoBench(io.TeeReader(stdout, logw))
 	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("go test -bench: %w", err)
+		return nil, fmt.Errorf("go test -bench %s: %w", pkg, err)
 	}
 	if len(results) == 0 {
-		return nil, fmt.Errorf("go test -bench printed no benchmark results")
+		return nil, fmt.Errorf("go test -bench %s printed no benchmark results", pkg)
 	}
 	return results, nil
+}
+
+func goBenchArgs(benchtime, pkg, pattern string) []string {
+	return []string{"test", "-run", "^$", "-bench", pattern, "-benchmem", "-benchtime", benchtime, pkg}
+}
+
+// goBenchCommands is how the report names the commands it ran.
+func goBenchCommands(benchtime string) []string {
+	var out []string
+	for _, set := range goBenchmarkSets {
+		out = append(out, "go "+strings.Join(goBenchArgs(benchtime, set.pkg, "'"+set.pattern+"'"), " "))
+	}
+	return out
 }
 
 func parseGoBench(r io.Reader) []goBenchmark {

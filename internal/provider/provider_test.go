@@ -31,7 +31,7 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 var clusterEnv = []string{envHost, envToken, envCACert, envClientCert, envClientKey, envInsecure,
 	envConfigPath, envConfigPaths, envContext, envKubeconfig}
 
-func clearClusterEnv(t *testing.T) {
+func clearClusterEnv(t testing.TB) {
 	t.Helper()
 	for _, name := range clusterEnv {
 		t.Setenv(name, "")

@@ -305,11 +305,13 @@ func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan w
 	if req.State.Raw.IsNull() {
 		return true
 	}
-	var state workloadModel
-	if diags := req.State.Get(ctx, &state); diags.HasError() {
+	// One attribute, not the whole model: a Get of the model reflects over
+	// every field, a measurable part of a large plan.
+	var stateManifest types.String
+	if diags := req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest); diags.HasError() {
 		return true
 	}
-	return !state.Manifest.Equal(plan.Manifest)
+	return !stateManifest.Equal(plan.Manifest)
 }
 
 func workloadID(namespace, name string) string {

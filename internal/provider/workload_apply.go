@@ -259,7 +259,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 	if !ok {
 		return false, diags
 	}
-	diags.Append(setRenderedOutputs(ctx, state, rendered)...)
+	diags.Append(setPlacementOutputs(ctx, state, rendered)...)
 	projected := make([]map[string]any, 0, len(rendered.Objects))
 	for i, obj := range rendered.Objects {
 		ref, err := kube.RefOf(obj)
@@ -275,6 +275,8 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 		isMain := i == len(rendered.Objects)-1
 		if live == nil {
 			if isMain && cleanedUpAfterFinishing(*state) {
+				// Keep what was applied: the finished Job as rendered.
+				diags.Append(setRenderedOutputs(ctx, state, rendered)...)
 				return false, diags
 			}
 			if isMain {
@@ -548,23 +550,6 @@ func podRequest(rendered *workload.Rendered) int64 {
 		total += q.Value()
 	}
 	return total
-}
-
-// setRenderedOutputs copies render's outputs into the computed attributes.
-func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
-	var diags diag.Diagnostics
-	manifest, err := workload.ManifestOf(rendered.Objects)
-	if err != nil {
-		diags.AddError("Cannot encode the rendered workload", err.Error())
-		return diags
-	}
-	m.Manifest = types.StringValue(manifest)
-	m.ResourceName = types.StringValue(rendered.ResourceName)
-	selector, d := types.MapValueFrom(ctx, types.StringType, rendered.NodeSelector)
-	diags.Append(d...)
-	m.NodeSelector = selector
-	m.Tolerations = tolerationList(rendered.Tolerations, &diags)
-	return diags
 }
 
 func stringList(items []string) types.List {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // workloadModel is gpu_workload's Terraform data.
@@ -425,4 +426,30 @@ func (m *workloadModel) withManifests() *workloadModel {
 		m.Manifests = types.ListValueMust(types.StringType, docs)
 	}
 	return m
+}
+
+// setRenderedOutputs copies render's outputs into the computed attributes.
+func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	manifest, err := workload.ManifestOf(rendered.Objects)
+	if err != nil {
+		diags.AddError("Cannot encode the rendered workload", err.Error())
+		return diags
+	}
+	m.Manifest = types.StringValue(manifest)
+	diags.Append(setPlacementOutputs(ctx, m, rendered)...)
+	return diags
+}
+
+// setPlacementOutputs copies render's placement (resource name, node
+// selector, tolerations) into the computed attributes, without encoding the
+// manifest: a refresh writes the manifest the cluster holds instead.
+func setPlacementOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.ResourceName = types.StringValue(rendered.ResourceName)
+	selector, d := types.MapValueFrom(ctx, types.StringType, rendered.NodeSelector)
+	diags.Append(d...)
+	m.NodeSelector = selector
+	m.Tolerations = tolerationList(rendered.Tolerations, &diags)
+	return diags
 }

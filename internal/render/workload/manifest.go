@@ -3,7 +3,9 @@ package workload
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -92,11 +94,54 @@ func dropEmptyMetadata(content map[string]any, path ...string) {
 func EncodeManifest(objects []map[string]any) (string, error) {
 	docs := make([]string, 0, len(objects))
 	for _, o := range objects {
-		b, err := yaml.Marshal(o)
+		b, err := encodeDocument(o)
 		if err != nil {
 			return "", fmt.Errorf("encoding manifest: %w", err)
 		}
 		docs = append(docs, strings.TrimRight(string(b), "\n")+"\n")
 	}
 	return strings.Join(docs, "---\n"), nil
+}
+
+// encodeDocument is sigs.k8s.io/yaml's Marshal of one object, faster.
+// sigs.k8s.io/yaml encodes to JSON, parses the JSON back as YAML and
+// encodes that with go.yaml.in/yaml/v2: for the strings, integers, booleans,
+// nulls, lists and maps of an object's map form the result is the bytes
+// yaml/v2 writes from the map directly, at a fraction of the cost (the
+// encoding was a fifth of the provider's CPU in a refresh plan). Anything
+// else (floats, which JSON may print differently, invalid UTF-8, other Go
+// types) takes sigs.k8s.io/yaml's path, so the text never depends on which
+// path ran; TestEncodeDocument_sameAsSigsYAML compares the two.
+func encodeDocument(o map[string]any) ([]byte, error) {
+	if plainValues(o) {
+		return yamlv2.Marshal(o)
+	}
+	return yaml.Marshal(o)
+}
+
+// plainValues reports whether v holds only the values encodeDocument may
+// encode directly.
+func plainValues(v any) bool {
+	switch t := v.(type) {
+	case nil, bool, int64:
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case map[string]any:
+		for k, e := range t {
+			if !utf8.ValidString(k) || !plainValues(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range t {
+			if !plainValues(e) {
+				return false
+			}
+		}
+		return true
+	default:
+		return false
+	}
 }
