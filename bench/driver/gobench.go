@@ -29,7 +29,7 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) n
 // size, which bench/README.md reads).
 var goBenchmarkSets = []struct{ pkg, pattern string }{
 	{"./internal/render/...", "."},
-	{"./internal/provider", "WorkloadPlan|FrameworkPlanBySchemaSize"},
+	{"./internal/provider", "WorkloadPlan|FrameworkPlan"},
 }
 
 // runGoBenchmarks runs goBenchmarkSets, echoing their output, and parses

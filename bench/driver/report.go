@@ -410,8 +410,9 @@ func goBenchReport(b *strings.Builder, results []goBenchmark, benchtime string) 
 	b.WriteString("\nThe goal of at most 25 µs per workload render applies to the render the provider performs per " +
 		"workload (without render's own YAML, which the provider skips). `WorkloadPlan*` is what the provider does for " +
 		"one gpu_workload of a plan, in process (validate, and read then plan for an unchanged one; render only, so no " +
-		"cluster call); `FrameworkPlanBySchemaSize` is the same for a resource that does no work of its own, by its " +
-		"number of top-level attributes: the plugin framework's own cost ([`README.md`](README.md) reads both).\n\n")
+		"cluster call); `FrameworkPlan*` is the same for a resource that does no work of its own, with gpu_workload's " +
+		"schema and by number of top-level attributes: the plugin framework's own cost ([`README.md`](README.md) reads " +
+		"them).\n\n")
 	b.WriteString("| benchmark | µs/op | B/op | allocs/op | goal | met? |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range results {
 		goal, met := "–", "–"

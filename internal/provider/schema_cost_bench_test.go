@@ -34,33 +34,65 @@ func BenchmarkFrameworkPlanBySchemaSize(b *testing.B) {
 	}
 }
 
+// BenchmarkFrameworkPlanWorkloadSchema is the same for a resource with
+// gpu_workload's schema whose Read and ModifyPlan do no work: what the
+// framework costs for this schema, the floor under BenchmarkWorkloadPlan*.
+func BenchmarkFrameworkPlanWorkloadSchema(b *testing.B) {
+	s := newPlanBenchFor(b, &sizedProvider{schema: workloadSchema()})
+	s.config = dynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.validate(b)
+		s.plan(b, s.read(b, s.config))
+	}
+}
+
+// workloadSchema is gpu_workload's schema.
+func workloadSchema() schema.Schema {
+	var resp resource.SchemaResponse
+	(&workloadResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	return resp.Schema
+}
+
 func newSizedPlanBench(b *testing.B, attributes int) *planBench {
 	b.Helper()
+	attrs := map[string]schema.Attribute{"id": schema.StringAttribute{Required: true}}
+	for i := range attributes {
+		attrs[sizedAttribute(i)] = schema.StringAttribute{Optional: true}
+	}
+	s := newPlanBenchFor(b, &sizedProvider{schema: schema.Schema{Attributes: attrs}})
+	set := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "x")}
+	for i := range min(attributes, 8) {
+		set[sizedAttribute(i)] = tftypes.NewValue(tftypes.String, "value")
+	}
+	s.config = dynamicValue(b, s.objType, tftypes.NewValue(s.objType, withAttributes(s.objType, set)))
+	return s
+}
+
+// newPlanBenchFor serves p's one resource type, "sized"; the caller sets
+// the configuration.
+func newPlanBenchFor(b *testing.B, p *sizedProvider) *planBench {
+	b.Helper()
 	ctx := context.Background()
-	server := providerserver.NewProtocol6(&sizedProvider{attributes: attributes})()
+	server := providerserver.NewProtocol6(p)()
 	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || diagnosticsFail(schemas.Diagnostics) {
 		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
 	objType := objectType(b, schemas.ResourceSchemas["sized"])
-	set := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "x")}
-	for i := range min(attributes, 8) {
-		set[sizedAttribute(i)] = tftypes.NewValue(tftypes.String, "value")
-	}
 	return &planBench{
 		server:    server,
 		typeName:  "sized",
 		objType:   objType,
-		config:    dynamicValue(b, objType, tftypes.NewValue(objType, withAttributes(objType, set))),
 		nullState: dynamicValue(b, objType, tftypes.NewValue(objType, nil)),
 	}
 }
 
 func sizedAttribute(i int) string { return fmt.Sprintf("a%d", i) }
 
-// sizedProvider serves one resource type, "sized", with the given number of
-// optional string attributes besides its id.
-type sizedProvider struct{ attributes int }
+// sizedProvider serves one resource type, "sized", with the given schema
+// and no behaviour.
+type sizedProvider struct{ schema schema.Schema }
 
 func (p *sizedProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "bench"
@@ -70,21 +102,17 @@ func (p *sizedProvider) Configure(context.Context, provider.ConfigureRequest, *p
 }
 func (p *sizedProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 func (p *sizedProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &sizedResource{attributes: p.attributes} }}
+	return []func() resource.Resource{func() resource.Resource { return &sizedResource{schema: p.schema} }}
 }
 
-type sizedResource struct{ attributes int }
+type sizedResource struct{ schema schema.Schema }
 
 func (r *sizedResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = "sized"
 }
 
 func (r *sizedResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	attrs := map[string]schema.Attribute{"id": schema.StringAttribute{Required: true}}
-	for i := range r.attributes {
-		attrs[sizedAttribute(i)] = schema.StringAttribute{Optional: true}
-	}
-	resp.Schema = schema.Schema{Attributes: attrs}
+	resp.Schema = r.schema
 }
 
 // Read keeps the state; Create, Update and Delete are never called.
