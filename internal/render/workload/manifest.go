@@ -109,8 +109,9 @@ func EncodeManifest(objects []map[string]any) (string, error) {
 // nulls, lists and maps of an object's map form the result is the bytes
 // yaml/v2 writes from the map directly, at a fraction of the cost (the
 // encoding was a fifth of the provider's CPU in a refresh plan). Anything
-// else (floats, which JSON may print differently, invalid UTF-8, other Go
-// types) takes sigs.k8s.io/yaml's path, so the text never depends on which
+// else (floats, which JSON may print differently, invalid UTF-8, nil lists
+// and maps, which JSON prints as null and yaml/v2 as empty, other Go types)
+// takes sigs.k8s.io/yaml's path, so the text never depends on which
 // path ran; TestEncodeDocument_sameAsSigsYAML compares the two.
 func encodeDocument(o map[string]any) ([]byte, error) {
 	if plainValues(o) {
@@ -128,6 +129,9 @@ func plainValues(v any) bool {
 	case string:
 		return utf8.ValidString(t)
 	case map[string]any:
+		if t == nil {
+			return false
+		}
 		for k, e := range t {
 			if !utf8.ValidString(k) || !plainValues(e) {
 				return false
@@ -135,6 +139,9 @@ func plainValues(v any) bool {
 		}
 		return true
 	case []any:
+		if t == nil {
+			return false
+		}
 		for _, e := range t {
 			if !plainValues(e) {
 				return false

@@ -37,7 +37,7 @@ func TestEncodeDocument_sameAsSigsYAML(t *testing.T) {
 	}
 }
 
-func TestEncodeDocument_floatsTakeSigsYAMLPath(t *testing.T) {
+func TestEncodeDocument_othersTakeSigsYAMLPath(t *testing.T) {
 	for _, v := range []any{1e6, 0.5, float64(3), math.MaxFloat64} {
 		doc := map[string]any{"a": []any{map[string]any{"f": v}}}
 		if plainValues(doc) {
@@ -50,6 +50,12 @@ func TestEncodeDocument_floatsTakeSigsYAMLPath(t *testing.T) {
 	}
 	if plainValues(map[string]any{"n": 3}) {
 		t.Error("an int (not int64) must take sigs.k8s.io/yaml's path")
+	}
+	for _, doc := range []map[string]any{{"l": []any(nil)}, {"m": map[string]any(nil)}, {"l": []any{[]any(nil)}}} {
+		if plainValues(doc) {
+			t.Errorf("%#v: a nil list or map must take sigs.k8s.io/yaml's path", doc)
+		}
+		requireSameAsSigsYAML(t, doc)
 	}
 }
 
