@@ -8,7 +8,7 @@
 // floor). It adds the API server's request counts of the refresh plan (the
 // /metrics delta next to an idle interval of the same length, and exactly,
 // from a second refresh plan through a counting proxy), the provider's peak
-// memory and the Go benchmarks of internal/render, and writes medians and
+// memory and the Go benchmarks (gobench.go), and writes medians and
 // ratios to a Markdown file and every raw number to JSON beside it. Then
 // the large-cluster scenario (scale.go): thousands of kwok GPU nodes cloned
 // from the cluster fixtures, bound GPU pods on them, and the plan time and
@@ -252,7 +252,7 @@ func run(ctx context.Context, cfg config) (err error) {
 
 	var goBench []goBenchmark
 	if workloads {
-		logln("== Go benchmarks of internal/render")
+		logln("== Go benchmarks")
 		if goBench, err = runGoBenchmarks(ctx, cfg.root, cfg.benchtime); err != nil {
 			return err
 		}

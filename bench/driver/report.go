@@ -190,7 +190,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	b.WriteString("Written by `make bench` (`scripts/bench.sh` runs `bench/driver`), with every raw number also in `results.json`; " +
 		"rerun it to refresh both. " +
 		"`BENCH_N=\"100 300\"`, `BENCH_RUNS=3`, `BENCH_N_ONCE=1000` and `BENCH_SCALE=1` are the defaults; " +
-		"`BENCH_N=10 BENCH_RUNS=1 BENCH_N_ONCE= BENCH_SCALE=0.02 make bench` is a quick smoke run.\n\n")
+		"`BENCH_N=10 BENCH_RUNS=1 BENCH_N_ONCE= BENCH_SCALE=0.02 BENCH_GO_BENCHTIME=100ms make bench` is a quick smoke run.\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| date | %s (took %s) |\n", m.Started.Format("2006-01-02 15:04 MST"), m.Finished.Sub(m.Started).Round(time.Second))
 	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
