@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -73,19 +72,8 @@ func newSizedPlanBench(b *testing.B, attributes int) *planBench {
 // the configuration.
 func newPlanBenchFor(b *testing.B, p *sizedProvider) *planBench {
 	b.Helper()
-	ctx := context.Background()
-	server := providerserver.NewProtocol6(p)()
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || diagnosticsFail(schemas.Diagnostics) {
-		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
-	}
-	objType := objectType(b, schemas.ResourceSchemas["sized"])
-	return &planBench{
-		server:    server,
-		typeName:  "sized",
-		objType:   objType,
-		nullState: dynamicValue(b, objType, tftypes.NewValue(objType, nil)),
-	}
+	s, _ := newPlanBenchOn(b, providerserver.NewProtocol6(p)(), "sized")
+	return s
 }
 
 func sizedAttribute(i int) string { return fmt.Sprintf("a%d", i) }

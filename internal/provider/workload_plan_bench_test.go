@@ -53,28 +53,34 @@ type planBench struct {
 func newPlanBench(b *testing.B) *planBench {
 	b.Helper()
 	clearClusterEnv(b)
-	ctx := context.Background()
-	server := ProtocolServer("bench")()
-	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || diagnosticsFail(schemas.Diagnostics) {
-		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
-	}
+	s, schemas := newPlanBenchOn(b, ProtocolServer("bench")(), "gpu_workload")
 	providerType := objectType(b, schemas.Provider)
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{
+	configured, err := s.server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: "1.11.4",
 		Config:           dynamicValue(b, providerType, nullObject(providerType)),
 	})
 	if err != nil || diagnosticsFail(configured.Diagnostics) {
 		b.Fatalf("configure: %v %v", err, configured.Diagnostics)
 	}
-	objType := objectType(b, schemas.ResourceSchemas["gpu_workload"])
+	s.config = dynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
+	return s
+}
+
+// newPlanBenchOn is a planBench of one resource type of server, without
+// its configuration, and the server's schemas.
+func newPlanBenchOn(b *testing.B, server tfprotov6.ProviderServer, typeName string) (*planBench, *tfprotov6.GetProviderSchemaResponse) {
+	b.Helper()
+	schemas, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || diagnosticsFail(schemas.Diagnostics) {
+		b.Fatalf("schema: %v %v", err, schemas.Diagnostics)
+	}
+	objType := objectType(b, schemas.ResourceSchemas[typeName])
 	return &planBench{
 		server:    server,
-		typeName:  "gpu_workload",
+		typeName:  typeName,
 		objType:   objType,
-		config:    dynamicValue(b, objType, benchWorkloadConfig(objType)),
 		nullState: dynamicValue(b, objType, tftypes.NewValue(objType, nil)),
-	}
+	}, schemas
 }
 
 // benchWorkloadConfig is make bench's workload (bench/spec), rendered only:
