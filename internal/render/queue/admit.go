@@ -1,0 +1,194 @@
+package queue
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// Demand is what Kueue admits at once for a workload: the pods of one
+// Kueue Workload and what each requests. A Job is one Workload of
+// parallelism pods; a StatefulSet one Workload of all its replicas; a
+// Deployment's pods are admitted one by one.
+type Demand struct {
+	Namespace   string
+	Cloud       string
+	Accelerator string
+	Partition   string
+	// Resource is the extended resource requested, "" without one (DRA).
+	Resource string
+	PerPod   int64
+	Pods     int64
+	CPU      resource.Quantity // per pod
+	Memory   resource.Quantity // per pod
+}
+
+// DemandOf reads the demand off a rendered workload, so the check sees the
+// requests the pods will really make (sizing presets, patches included).
+func DemandOf(w spec.Workload, r *workload.Rendered) Demand {
+	d := Demand{Namespace: r.Objects[len(r.Objects)-1].GetNamespace(), Cloud: w.Cloud, Accelerator: w.GPU.Accelerator,
+		Partition: w.GPU.Partition, Resource: r.ResourceName, Pods: podsAdmittedTogether(r)}
+	template := r.PodTemplate()
+	if template == nil {
+		return d
+	}
+	for _, c := range template.Spec.Containers {
+		if q, ok := c.Resources.Limits[corev1.ResourceName(r.ResourceName)]; ok && r.ResourceName != "" {
+			d.PerPod += q.Value()
+		}
+		d.CPU.Add(request(c, corev1.ResourceCPU))
+		d.Memory.Add(request(c, corev1.ResourceMemory))
+	}
+	return d
+}
+
+func request(c corev1.Container, name corev1.ResourceName) resource.Quantity {
+	if q, ok := c.Resources.Requests[name]; ok {
+		return q
+	}
+	return c.Resources.Limits[name] // a limit alone is also the request
+}
+
+func podsAdmittedTogether(r *workload.Rendered) int64 {
+	switch {
+	case r.Job != nil:
+		return int64(ptrOr(r.Job.Spec.Parallelism, 1))
+	case r.CronJob != nil:
+		return int64(ptrOr(r.CronJob.Spec.JobTemplate.Spec.Parallelism, 1))
+	case r.StatefulSet != nil:
+		return int64(ptrOr(r.StatefulSet.Spec.Replicas, 1))
+	default:
+		return 1
+	}
+}
+
+func ptrOr(p *int32, fallback int32) int32 {
+	if p == nil {
+		return fallback
+	}
+	return *p
+}
+
+// CheckWorkload reports, at plan time, a workload the queue can never
+// admit: a namespace without the queue's LocalQueue, GPUs no flavor
+// covers, or more than a flavor's quota plus what it may borrow. Kueue
+// would keep such a workload pending forever.
+func CheckWorkload(ref Ref, d Demand) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	if d.Namespace != "" && len(ref.Namespaces) > 0 && !slices.Contains(ref.Namespaces, d.Namespace) {
+		diags.AddError(gpudiag.At("queue"), "No LocalQueue in this namespace", "gpu_queue "+strconv.Quote(ref.Name)+
+			" has LocalQueues in "+gpudiag.QuoteList(ref.Namespaces)+", not in "+strconv.Quote(d.Namespace)+
+			". Allowed: a workload in one of those namespaces, or add "+strconv.Quote(d.Namespace)+" to the queue's namespaces.")
+		return diags
+	}
+	if d.Resource == "" || d.PerPod == 0 {
+		return diags // unknown at plan time, or no GPU resource (DRA): nothing to match
+	}
+	covering := coveringFlavors(ref, d)
+	if len(covering) == 0 {
+		diags.AddError(gpudiag.At("queue"), "No flavor of the queue covers these GPUs", "The workload asks for "+
+			strconv.FormatInt(d.PerPod, 10)+" "+d.Resource+" of "+describeGPU(d)+", but gpu_queue "+strconv.Quote(ref.Name)+
+			" has "+describeFlavors(ref.Flavors)+". Kueue would keep it pending forever. Allowed: a node_pool or accelerator "+
+			"of one of those flavors, or add the pool to the queue.")
+		return diags
+	}
+	checkFits(ref, d, covering, &diags)
+	return diags
+}
+
+func coveringFlavors(ref Ref, d Demand) []FlavorRef {
+	var out []FlavorRef
+	for _, f := range ref.Flavors {
+		if f.Resource == d.Resource && f.Cloud == d.Cloud && (d.Accelerator == "" || f.Accelerator == d.Accelerator) &&
+			(d.Partition == "" || f.Partition == "" || f.Partition == d.Partition) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// checkFits: some covering flavor must hold the whole demand, GPUs, CPU and
+// memory, within quota plus borrowing limit. A flavor of a cohort without
+// a borrowing limit may borrow without bound, so it always fits.
+func checkFits(ref Ref, d Demand, covering []FlavorRef, diags *gpudiag.Diagnostics) {
+	gpus := d.PerPod * max(d.Pods, 1)
+	cpu, memory := scaled(d.CPU, d.Pods), scaled(d.Memory, d.Pods)
+	var reasons []string
+	for _, f := range covering {
+		reason := whyNotFits(ref, f, gpus, cpu, memory)
+		if reason == "" {
+			return
+		}
+		reasons = append(reasons, reason)
+	}
+	diags.AddError(gpudiag.At("queue"), "More than the queue's quota", "The workload needs "+strconv.FormatInt(gpus, 10)+
+		" "+d.Resource+", "+cpu.String()+" CPU and "+memory.String()+" memory at once ("+strconv.FormatInt(max(d.Pods, 1), 10)+
+		" pods admitted together), but in gpu_queue "+strconv.Quote(ref.Name)+" "+strings.Join(reasons, "; ")+
+		". Kueue would keep it pending forever. Allowed: a smaller request, or raise the flavor's quota, or a cohort to borrow from.")
+}
+
+func whyNotFits(ref Ref, f FlavorRef, gpus int64, cpu, memory resource.Quantity) string {
+	unbounded := ref.Cohort != "" && f.BorrowingLimit == nil
+	if unbounded {
+		return ""
+	}
+	limit := f.Quota
+	if f.BorrowingLimit != nil {
+		limit += *f.BorrowingLimit
+	}
+	flavor := "flavor " + strconv.Quote(f.Name)
+	if gpus > limit {
+		return flavor + " admits at most " + strconv.FormatInt(limit, 10) + " " + f.Resource + limitSuffix(f)
+	}
+	for _, h := range []struct {
+		name  string
+		need  resource.Quantity
+		quota string
+	}{{"cpu", cpu, f.CPU}, {"memory", memory, f.Memory}} {
+		q, err := resource.ParseQuantity(h.quota)
+		if err == nil && ref.Cohort == "" && h.need.Cmp(q) > 0 {
+			return flavor + " has a " + h.name + " quota of " + q.String() + " (set the flavor's " + h.name + " to raise it)"
+		}
+	}
+	return ""
+}
+
+func limitSuffix(f FlavorRef) string {
+	if f.BorrowingLimit != nil {
+		return " (quota " + strconv.FormatInt(f.Quota, 10) + " + borrowing_limit " + strconv.FormatInt(*f.BorrowingLimit, 10) + ")"
+	}
+	return " (its quota)"
+}
+
+func scaled(q resource.Quantity, n int64) resource.Quantity {
+	out := q.DeepCopy()
+	out.Mul(max(n, 1))
+	return out
+}
+
+func describeGPU(d Demand) string {
+	s := d.Accelerator
+	if d.Partition != "" {
+		s += " " + d.Partition
+	}
+	return s + " on " + d.Cloud
+}
+
+func describeFlavors(flavors []FlavorRef) string {
+	parts := make([]string, len(flavors))
+	for i, f := range flavors {
+		parts[i] = strconv.Quote(f.Name) + " (" + f.Accelerator
+		if f.Partition != "" {
+			parts[i] += " " + f.Partition
+		}
+		parts[i] += " on " + f.Cloud + ", " + strconv.FormatInt(f.Quota, 10) + " " + f.Resource + ")"
+	}
+	return "flavors " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,108 @@
+package queue
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// Ref is what a gpu_workload needs to know of a gpu_queue at plan time: its
+// LocalQueue name and namespaces, and per flavor the pool's model, GPU
+// resource and quota. gpu_queue's id carries it, so a workload referring to
+// gpu_queue.<name>.id is checked against the quota without reading state
+// or the cluster.
+type Ref struct {
+	Name       string      `json:"name"`
+	LocalQueue string      `json:"local_queue"`
+	Namespaces []string    `json:"namespaces,omitempty"`
+	Cohort     string      `json:"cohort,omitempty"`
+	Flavors    []FlavorRef `json:"flavors"`
+}
+
+// FlavorRef is one pool's share of the queue.
+type FlavorRef struct {
+	Name        string `json:"name"`
+	Cloud       string `json:"cloud"`
+	Accelerator string `json:"accelerator"`
+	Partition   string `json:"partition,omitempty"`
+	Resource    string `json:"resource"`
+	Unit        Unit   `json:"unit"`
+	Quota       int64  `json:"quota"`
+	// BorrowingLimit is nil for "no limit" (in a cohort) and absent borrowing.
+	BorrowingLimit *int64 `json:"borrowing_limit,omitempty"`
+	CPU            string `json:"cpu"`
+	Memory         string `json:"memory"`
+}
+
+func refOf(q spec.Queue, flavors []flavor) Ref {
+	r := Ref{Name: q.Name, LocalQueue: LocalQueueName(q), Namespaces: q.Namespaces, Cohort: q.Cohort}
+	for _, f := range flavors {
+		r.Flavors = append(r.Flavors, FlavorRef{
+			Name: f.name(), Cloud: f.spec.Pool.Cloud, Accelerator: f.spec.Pool.Accelerator, Partition: f.spec.Pool.Partition,
+			Resource: f.resourceName(), Unit: f.unit, Quota: f.quota, BorrowingLimit: f.spec.BorrowingLimit,
+			CPU: f.cpu.String(), Memory: f.memory.String(),
+		})
+	}
+	return r
+}
+
+// refIDVersion is bumped when Ref changes incompatibly.
+const refIDVersion = 1
+
+// maxRefIDLength bounds DecodeID's work on hostile input.
+const maxRefIDLength = 64 << 10
+
+type refPayload struct {
+	Version int `json:"v"`
+	Ref
+}
+
+// EncodeID is gpu_queue's id: "kueue/<name>:<base64url(JSON of Ref)>".
+func EncodeID(r Ref) string {
+	payload, err := json.Marshal(refPayload{Version: refIDVersion, Ref: r})
+	if err != nil {
+		payload = []byte("{}") // unreachable: strings, ints and slices always marshal
+	}
+	return idPrefix(r.Name) + ":" + base64.RawURLEncoding.EncodeToString(payload)
+}
+
+func idPrefix(name string) string { return "kueue/" + name }
+
+// IsID reports whether a workload's queue value is a gpu_queue id rather
+// than the name of a queue managed elsewhere.
+func IsID(value string) bool {
+	return strings.HasPrefix(value, "kueue/") && strings.Contains(value, ":")
+}
+
+// DecodeID parses an id made by EncodeID.
+func DecodeID(id string) (Ref, error) {
+	if len(id) > maxRefIDLength {
+		return Ref{}, fmt.Errorf("queue id is %d bytes, longer than any gpu_queue produces", len(id))
+	}
+	i := strings.LastIndexByte(id, ':')
+	if i < 0 || !strings.HasPrefix(id, "kueue/") {
+		return Ref{}, errors.New("not a gpu_queue id: expected kueue/<name>:<payload>")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(id[i+1:])
+	if err != nil {
+		return Ref{}, errors.New("queue id payload is not unpadded base64url; copy the id attribute unchanged")
+	}
+	var payload refPayload
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&payload); err != nil || dec.More() {
+		return Ref{}, errors.New("queue id payload is not a gpu_queue reference; copy the id attribute unchanged")
+	}
+	if payload.Version != refIDVersion {
+		return Ref{}, fmt.Errorf("queue id version %d is not supported by this provider version (it reads version %d)", payload.Version, refIDVersion)
+	}
+	if id[:i] != idPrefix(payload.Name) {
+		return Ref{}, fmt.Errorf("queue id prefix %q does not match its payload (%q): the id was edited; copy the id attribute unchanged", id[:i], idPrefix(payload.Name))
+	}
+	return payload.Ref, nil
+}

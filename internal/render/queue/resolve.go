@@ -1,0 +1,148 @@
+package queue
+
+import (
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// Unit is what a pool's GPU quota counts: whole GPUs, MIG instances or
+// shared slots. Each is its own attribute, so a quota cannot be given in
+// the wrong one by accident (8 "GPUs" of a pool cut into 2g.10gb instances
+// would admit 8 instances, not 8 GPUs).
+type Unit string
+
+const (
+	UnitGPUs         Unit = "gpus"
+	UnitMIGInstances Unit = "mig_instances"
+	UnitSharedSlots  Unit = "shared_slots"
+)
+
+// Units lists the quota attributes of a flavor block.
+func Units() []string {
+	return []string{string(UnitGPUs), string(UnitMIGInstances), string(UnitSharedSlots)}
+}
+
+// flavor is one flavor block resolved against its pool.
+type flavor struct {
+	index  int
+	spec   spec.QueueFlavor
+	pool   *spec.PoolRendered
+	unit   Unit
+	perGPU int64 // units one GPU of the pool offers (MIG instances or sharing replicas), 1 for whole GPUs
+	// quota is the GPU quota in unit; 0 when unknown.
+	quota int64
+	// perNode is what one node offers in unit.
+	perNode int64
+	cpu     resource.Quantity
+	memory  resource.Quantity
+}
+
+// name is the ResourceFlavor's name: the pool's. Every queue using a pool
+// uses the same flavor, which is what lets queues of one cohort lend and
+// borrow that pool's GPUs.
+func (f flavor) name() string { return f.spec.Pool.Name }
+
+// resourceName is the extended resource the pool's nodes advertise.
+func (f flavor) resourceName() string { return f.pool.ResourceName }
+
+func (f flavor) path(attr ...any) []any {
+	return append([]any{"flavor", f.index}, attr...)
+}
+
+// ref names the flavor in findings: flavor[0] (node pool "a100", a100-40gb on gke).
+func (f flavor) ref() string {
+	return "flavor[" + strconv.Itoa(f.index) + "] (node pool " + strconv.Quote(f.spec.Pool.Name) + ", " +
+		f.spec.Pool.Accelerator + " on " + f.spec.Pool.Cloud + ")"
+}
+
+// unitOf is the quota unit a pool's nodes advertise.
+func unitOf(p spec.PoolPolicy) Unit {
+	switch {
+	case p.Partition != "":
+		return UnitMIGInstances
+	case p.Sharing != "":
+		return UnitSharedSlots
+	default:
+		return UnitGPUs
+	}
+}
+
+// configuredQuota is the quota the flavor block sets, and in which unit.
+func configuredQuota(f spec.QueueFlavor) (Unit, int64, int) {
+	var unit Unit
+	var value int64
+	set := 0
+	for _, q := range []struct {
+		unit  Unit
+		value int64
+	}{{UnitGPUs, f.GPUs}, {UnitMIGInstances, f.MIGInstances}, {UnitSharedSlots, f.SharedSlots}} {
+		if q.value != 0 {
+			unit, value = q.unit, q.value
+			set++
+		}
+	}
+	return unit, value, set
+}
+
+// hostPreset is the sizing preset made for the pool's machines, per unit:
+// the catalog's default for the model with whole GPUs, the small preset for
+// a MIG instance or shared slot (a fraction of a GPU's host), as a
+// gpu_workload on that pool is sized by default.
+func hostPreset(p spec.PoolPolicy, unit Unit) workload.SizePreset {
+	name := catalog.SizeSmall
+	if a := catalog.Find(p.Accelerator); a != nil && unit == UnitGPUs && a.DefaultSize != "" {
+		name = a.DefaultSize
+	}
+	preset, _ := workload.LookupSize(name)
+	return preset
+}
+
+// hostQuota is the CPU or memory quota that goes with quota units: the
+// configured quantity, else units x the preset's share.
+func hostQuota(configured string, perUnit resource.Quantity, units int64, path []any, diags *gpudiag.Diagnostics) resource.Quantity {
+	if configured != "" {
+		q, err := resource.ParseQuantity(configured)
+		if err != nil || q.Sign() < 0 {
+			diags.AddError(path, "Invalid quantity", strconv.Quote(configured)+" is not a non-negative Kubernetes quantity. "+
+				"Allowed: e.g. \"96\", \"750m\" for CPU, \"768Gi\" for memory.")
+			return resource.Quantity{}
+		}
+		return q
+	}
+	q := perUnit.DeepCopy()
+	q.Mul(units)
+	return q
+}
+
+// resolveFlavor decodes and renders the pool of one flavor block and works
+// out its quota. ok is false when the pool itself is unusable (reported).
+func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavor, bool) {
+	out := flavor{index: i, spec: f}
+	rendered, pdiags := pool.Render(f.Pool)
+	if pdiags.HasError() {
+		diags.AddError(out.path("node_pool"), "Invalid node pool", "The node pool policy "+strconv.Quote(f.Pool.Name)+
+			" does not validate: "+pool.DiagSummaries(pdiags.Errors())+". Allowed: the id of a gpu_node_pool_policy that plans without errors.")
+		return out, false
+	}
+	out.pool = rendered
+	out.unit = unitOf(f.Pool)
+	if len(rendered.ResourceNames) != 1 {
+		diags.AddError(out.path("node_pool"), "A pool of several GPU resources",
+			out.ref()+" offers "+gpudiag.QuoteList(rendered.ResourceNames)+" (partition "+strconv.Quote(f.Pool.Partition)+
+				"), and a queue gives one quota per pool. Allowed: a pool whose GPUs are cut into one profile "+
+				"(for example partition = \"3g.20gb\"), one pool per profile.")
+		return out, false
+	}
+	out.perNode = rendered.ResourcesPerNode[rendered.ResourceName]
+	if f.Pool.GPUsPerNode > 0 {
+		out.perGPU = out.perNode / f.Pool.GPUsPerNode
+	}
+	return out, true
+}
