@@ -30,6 +30,10 @@ var resources = map[schema.GroupVersionKind]string{
 	{Group: "", Version: "v1", Kind: "Namespace"}:                                 "namespaces",
 	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplate"}:      "resourceclaimtemplates",
 	{Group: "resource.k8s.io", Version: "v1beta1", Kind: "ResourceClaimTemplate"}: "resourceclaimtemplates",
+	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ResourceFlavor"}:         "resourceflavors",
+	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ClusterQueue"}:           "clusterqueues",
+	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "LocalQueue"}:             "localqueues",
+	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "Workload"}:               "workloads",
 }
 
 // ObjectRef names one object in the cluster.

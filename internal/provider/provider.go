@@ -221,6 +221,7 @@ func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewWorkloadResource,
 		NewNodePoolPolicyResource,
+		NewQueueResource,
 		NewOperatorValuesResource,
 	}
 }

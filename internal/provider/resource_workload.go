@@ -106,6 +106,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	rendered, rdiags := workload.Render(w, in.options(draVersionFromState(ctx, req)))
 	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, in.findings))...)
+	resp.Diagnostics.Append(renderDiagnostics(in.queueFindings(rendered))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -64,6 +64,12 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
+	if prior != nil && kueueQueue(rendered) != "" {
+		if err := keepKueueFields(ctx, client, rendered); err != nil {
+			diags.AddError("Cannot read the queued workload before applying", err.Error())
+			return
+		}
+	}
 	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
 	if !ok {
 		if prior != nil {
@@ -91,6 +97,9 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	}
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan.withManifests())...)
+	if waitErr != nil && reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags) {
+		return
+	}
 	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
 		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"
 			jobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
@@ -291,6 +300,14 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadMo
 			return false, diags
 		}
 		projected = append(projected, kube.Project(live.Object, desired))
+		if isMain && kueueQueue(rendered) != "" {
+			withoutAddedTolerations(projected[len(projected)-1], desired)
+			statuses, err := queueStatuses(ctx, client, rendered, live.GetUID())
+			if err != nil {
+				diags.AddWarning("Cannot read the workload's queue", err.Error())
+			}
+			evictionWarning(ref, statuses, &diags)
+		}
 		if isMain {
 			state.UID = types.StringValue(string(live.GetUID()))
 		}

@@ -173,6 +173,8 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (workloadModel, diag.
 		SelectorLabels:     nullableMap(w.SelectorLabels),
 		ImagePullSecrets:   nullableStrings(w.ImagePullSecrets),
 		PriorityClassName:  nullableString(w.PriorityClassName),
+		Queue:              nullableString(w.Queue),
+		QueueScheduler:     nullableString(w.QueueScheduler),
 		ContainerName:      nullableString(w.ContainerName),
 		Size:               nullableString(w.Size),
 		CPU:                nullableString(w.CPU),

@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -20,6 +22,9 @@ type workloadIntent struct {
 	raw      spec.Workload
 	workload spec.Workload
 	pool     *spec.PoolPolicy
+	// queue is the gpu_queue the workload's queue attribute names, nil for
+	// a queue managed elsewhere (or none).
+	queue *queue.Ref
 	// findings are ApplyPool's and Validate's diagnostics.
 	findings gpudiag.Diagnostics
 	unknown  bool
@@ -45,9 +50,39 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() {
 		in.workload.Cloud = defaultCloud
 	}
+	in.resolveQueue()
 	in.findings = append(in.findings, notAt(workload.Validate(in.workload), in.findings)...)
 	in.unknown, in.diags = conv.unknown, conv.diags
 	return in
+}
+
+// resolveQueue turns a gpu_queue id into the LocalQueue name the workload
+// is labelled with, keeping the reference for the quota check.
+func (in *workloadIntent) resolveQueue() {
+	if !queue.IsID(in.raw.Queue) {
+		return
+	}
+	ref, err := queue.DecodeID(in.raw.Queue)
+	if err != nil {
+		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
+			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the id of a gpu_queue, e.g. gpu_queue.team_a.id, or a queue name."})
+		return
+	}
+	if s := in.raw.QueueScheduler; s != "" && s != spec.QueueSchedulerKueue {
+		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue_scheduler"},
+			Summary: "A gpu_queue is a Kueue queue", Detail: "queue is the id of gpu_queue " + strconv.Quote(ref.Name) +
+				", which is a Kueue ClusterQueue, but queue_scheduler is " + strconv.Quote(s) + ". Allowed: \"kueue\" or unset."})
+	}
+	in.workload.Queue, in.queue = ref.LocalQueue, &ref
+}
+
+// queueFindings checks the rendered workload against its gpu_queue: a
+// workload no flavor covers, or one above the quota, would wait forever.
+func (in workloadIntent) queueFindings(rendered *workload.Rendered) gpudiag.Diagnostics {
+	if in.queue == nil || rendered == nil {
+		return nil
+	}
+	return queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
 }
 
 // notAt drops findings on attributes that already have an error: the pool's

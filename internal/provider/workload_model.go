@@ -36,6 +36,8 @@ type workloadModel struct {
 	SelectorLabels     types.Map      `tfsdk:"selector_labels"`
 	ImagePullSecrets   types.List     `tfsdk:"image_pull_secrets"`
 	PriorityClassName  types.String   `tfsdk:"priority_class_name"`
+	Queue              types.String   `tfsdk:"queue"`
+	QueueScheduler     types.String   `tfsdk:"queue_scheduler"`
 	ContainerName      types.String   `tfsdk:"container_name"`
 	GPU                types.Object   `tfsdk:"gpu"`
 	Size               types.String   `tfsdk:"size"`
@@ -263,6 +265,8 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 		SelectorLabels:     c.stringMap(m.SelectorLabels),
 		ImagePullSecrets:   c.strings(m.ImagePullSecrets),
 		PriorityClassName:  c.str(m.PriorityClassName),
+		Queue:              c.str(m.Queue),
+		QueueScheduler:     c.str(m.QueueScheduler),
 		ContainerName:      c.str(m.ContainerName),
 		Size:               c.str(m.Size),
 		CPU:                c.str(m.CPU),

@@ -169,6 +169,22 @@ func workloadAttributes() map[string]schema.Attribute {
 				"priority of Kueue, Volcano or KAI.",
 			Optional: true,
 		},
+		"queue": schema.StringAttribute{
+			MarkdownDescription: "Queue the workload waits in until its GPUs are free: the `id` of a `gpu_queue` (then the " +
+				"workload's GPUs, namespace and request are checked against the queue's flavors and quota at plan time), " +
+				"or the name of a queue managed elsewhere (a Kueue LocalQueue of the workload's namespace, or a KAI Scheduler " +
+				"or Volcano queue with `queue_scheduler`). Kueue then owns what it owns: it suspends a Job or gates the pods " +
+				"until admission and adds the flavor's node selector and tolerations; none of that is drift. With `wait_for`, " +
+				"a queued workload is reported as queued with Kueue's reason, not as unschedulable.",
+			Optional: true,
+		},
+		"queue_scheduler": schema.StringAttribute{
+			MarkdownDescription: "Queue system of `queue`: one of " + markdownList(spec.QueueSchedulerNames()) + ". Defaults to `" +
+				spec.QueueSchedulerKueue + "`. `kai` and `volcano` render their queue label or annotation and `schedulerName` " +
+				"as their documentation specifies; they are not tested against those controllers.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(spec.QueueSchedulerNames()...)},
+		},
 		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
 		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
 		"pod_labels":      stringMap("Extra labels on the pods."),

@@ -2,7 +2,10 @@ package queue
 
 import (
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -107,6 +110,31 @@ func resourceFlavor(q spec.Queue, f flavor) *kueue.ResourceFlavor {
 	return rf
 }
 
+// AnnotationSpec records, on the ClusterQueue, the gpu_queue configuration
+// it was rendered from (pool ids included): import reads it back, since the
+// pools cannot be recovered from the flavors' labels.
+const AnnotationSpec = "gpu.gpuform.io/queue-spec"
+
+// EncodeSpec is the annotation's content: spec.Queue as JSON.
+func EncodeSpec(q spec.Queue) string {
+	b, err := json.Marshal(q)
+	if err != nil {
+		return "{}" // unreachable: strings, ints and slices always marshal
+	}
+	return string(b)
+}
+
+// DecodeSpec reads the annotation back.
+func DecodeSpec(raw string) (spec.Queue, error) {
+	var q spec.Queue
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return spec.Queue{}, fmt.Errorf("the %s annotation is not a gpu_queue configuration: %w", AnnotationSpec, err)
+	}
+	return q, nil
+}
+
 // LabelPool names the node pool a ResourceFlavor stands for.
 const LabelPool = "gpu.gpuform.io/node-pool"
 
@@ -115,6 +143,7 @@ func clusterQueue(q spec.Queue, flavors []flavor) *kueue.ClusterQueue {
 		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "ClusterQueue"},
 		ObjectMeta: meta(q, q.Name, ""),
 	}
+	cq.Annotations = map[string]string{AnnotationSpec: EncodeSpec(q)}
 	cq.Spec.NamespaceSelector = namespaceSelector(q.Namespaces)
 	cq.Spec.CohortName = kueue.CohortReference(q.Cohort)
 	cq.Spec.QueueingStrategy = kueue.QueueingStrategy(cmp.Or(q.QueueingStrategy, spec.QueueingBestEffortFIFO))

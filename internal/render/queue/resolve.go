@@ -29,6 +29,10 @@ func Units() []string {
 	return []string{string(UnitGPUs), string(UnitMIGInstances), string(UnitSharedSlots)}
 }
 
+// maxFlavorEntries is Kueue's limit on a ResourceFlavor's nodeLabels,
+// nodeTaints and tolerations, each.
+const maxFlavorEntries = 8
+
 // flavor is one flavor block resolved against its pool.
 type flavor struct {
 	index  int
@@ -139,6 +143,17 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 				"), and a queue gives one quota per pool. Allowed: a pool whose GPUs are cut into one profile "+
 				"(for example partition = \"3g.20gb\"), one pool per profile.")
 		return out, false
+	}
+	for _, l := range []struct {
+		what string
+		n    int
+	}{{"node labels", len(rendered.NodeSelector)}, {"taints", len(rendered.NodeTaints)}, {"tolerations", len(rendered.Tolerations)}} {
+		if l.n > maxFlavorEntries {
+			diags.AddError(out.path("node_pool"), "Too many "+l.what+" for a ResourceFlavor", out.ref()+" places pods with "+
+				strconv.Itoa(l.n)+" "+l.what+", and Kueue accepts at most "+strconv.Itoa(maxFlavorEntries)+" in a ResourceFlavor. "+
+				"Allowed: a pool with fewer extra labels or taints.")
+			return out, false
+		}
 	}
 	out.perNode = rendered.ResourcesPerNode[rendered.ResourceName]
 	if f.Pool.GPUsPerNode > 0 {

@@ -57,6 +57,13 @@ type Workload struct {
 
 	GPU GPU `json:"GPU"` // gpu
 
+	// Queue is the queue the workload waits in: a Kueue LocalQueue of its
+	// namespace, or a KAI Scheduler or Volcano queue (QueueScheduler, ""
+	// meaning Kueue). omitempty keeps the spec annotation of workloads
+	// without a queue byte-for-byte what earlier releases wrote.
+	Queue          string `json:"Queue,omitempty"`          // queue
+	QueueScheduler string `json:"QueueScheduler,omitempty"` // queue_scheduler
+
 	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
 	// are totals for the container, not per GPU.
 	Size   string `json:"Size"`   // size

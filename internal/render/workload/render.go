@@ -205,7 +205,7 @@ func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool)
 	default:
 		return nil, false
 	}
-
+	markQueue(r, w)
 	return r, true
 }
 

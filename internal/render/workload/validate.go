@@ -36,6 +36,7 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Dia
 	ValidateSizing(w, in, &diags)
 	validateModelCache(w, strict, &diags)
 	validateProbes(w, strict, &diags)
+	validateQueue(w, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}

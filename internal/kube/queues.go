@@ -1,0 +1,146 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Kueue's kinds, as the provider reads and writes them.
+var (
+	GVKResourceFlavor = kueue.GroupVersion.WithKind("ResourceFlavor")
+	GVKClusterQueue   = kueue.GroupVersion.WithKind("ClusterQueue")
+	GVKLocalQueue     = kueue.GroupVersion.WithKind("LocalQueue")
+	GVKKueueWorkload  = kueue.GroupVersion.WithKind("Workload")
+)
+
+func (c *Client) list(ctx context.Context, gvk schema.GroupVersionKind, namespace string) ([]unstructured.Unstructured, error) {
+	ri, err := c.resourceFor(ObjectRef{GVK: gvk, Namespace: namespace})
+	if err != nil {
+		return nil, err
+	}
+	var items []unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		page, err := ri.List(ctx, opts)
+		if err != nil {
+			return nil, c.explain(ObjectRef{GVK: gvk, Namespace: namespace, Name: "(list)"}, "list", err)
+		}
+		items = append(items, page.Items...)
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return items, nil
+		}
+	}
+}
+
+// KueueWorkloads lists Kueue's Workload objects of one namespace ("" for
+// all), typed.
+func (c *Client) KueueWorkloads(ctx context.Context, namespace string) ([]kueue.Workload, error) {
+	items, err := c.list(ctx, GVKKueueWorkload, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]kueue.Workload, 0, len(items))
+	for _, item := range items {
+		var wl kueue.Workload
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &wl); err != nil {
+			return nil, fmt.Errorf("reading Kueue Workload %s/%s: %w", item.GetNamespace(), item.GetName(), err)
+		}
+		out = append(out, wl)
+	}
+	return out, nil
+}
+
+// ClusterQueues lists every ClusterQueue, typed.
+func (c *Client) ClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error) {
+	items, err := c.list(ctx, GVKClusterQueue, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]kueue.ClusterQueue, 0, len(items))
+	for _, item := range items {
+		var cq kueue.ClusterQueue
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
+			return nil, fmt.Errorf("reading ClusterQueue %s: %w", item.GetName(), err)
+		}
+		out = append(out, cq)
+	}
+	return out, nil
+}
+
+// ClusterQueuesUsingFlavor names the ClusterQueues other than except whose
+// quota lists the flavor: a flavor still in use must not be deleted (Kueue
+// would keep it Terminating, and those queues inactive).
+func (c *Client) ClusterQueuesUsingFlavor(ctx context.Context, flavor, except string) ([]string, error) {
+	queues, err := c.ClusterQueues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, cq := range queues {
+		if cq.Name == except {
+			continue
+		}
+		for _, group := range cq.Spec.ResourceGroups {
+			for _, f := range group.Flavors {
+				if string(f.Name) == flavor && !slices.Contains(users, cq.Name) {
+					users = append(users, cq.Name)
+				}
+			}
+		}
+	}
+	return users, nil
+}
+
+// WaitDeleted polls until the object is gone: Kueue keeps ClusterQueues and
+// ResourceFlavors with its resource-in-use finalizer while work uses them.
+func (c *Client) WaitDeleted(ctx context.Context, ref ObjectRef) error {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		live, err := c.GetFresh(ctx, ref)
+		return live == nil, err
+	})
+	if err != nil {
+		return fmt.Errorf("%s is still there: %w", ref, err)
+	}
+	return nil
+}
+
+// LabelKueueJobUID is the label Kueue puts on a Workload with the UID of
+// the object it stands for (a Job, a StatefulSet, or a Deployment's pod).
+const LabelKueueJobUID = "kueue.x-k8s.io/job-uid"
+
+// KueueWorkloadsOf lists the Kueue Workloads standing for the object with
+// the given UID and for the pods matching podSelector (a Deployment's pods
+// are admitted one by one, each with a Workload of its own).
+func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid types.UID, podSelector string) ([]kueue.Workload, error) {
+	owners := map[string]bool{string(uid): true}
+	if podSelector != "" {
+		pods, err := c.listPods(ctx, namespace, podSelector)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pods {
+			owners[string(p.UID)] = true
+		}
+	}
+	all, err := c.KueueWorkloads(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var out []kueue.Workload
+	for _, wl := range all {
+		if owners[wl.Labels[LabelKueueJobUID]] {
+			out = append(out, wl)
+		}
+	}
+	return out, nil
+}

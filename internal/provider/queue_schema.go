@@ -1,0 +1,230 @@
+package provider
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// queueModel is gpu_queue's configuration and state.
+type queueModel struct {
+	ID               types.String          `tfsdk:"id"`
+	Name             types.String          `tfsdk:"name"`
+	Cloud            types.String          `tfsdk:"cloud"`
+	Namespaces       types.List            `tfsdk:"namespaces"`
+	LocalQueueName   types.String          `tfsdk:"local_queue_name"`
+	Cohort           types.String          `tfsdk:"cohort"`
+	QueueingStrategy types.String          `tfsdk:"queueing_strategy"`
+	Apply            types.Bool            `tfsdk:"apply"`
+	Preemption       *queuePreemptionModel `tfsdk:"preemption"`
+	Flavors          []queueFlavorModel    `tfsdk:"flavor"`
+	Manifest         types.String          `tfsdk:"manifest"`
+	Timeouts         timeouts.Value        `tfsdk:"timeouts"`
+}
+
+type queuePreemptionModel struct {
+	WithinClusterQueue  types.String `tfsdk:"within_cluster_queue"`
+	ReclaimWithinCohort types.String `tfsdk:"reclaim_within_cohort"`
+	BorrowWithinCohort  types.String `tfsdk:"borrow_within_cohort"`
+}
+
+type queueFlavorModel struct {
+	NodePool       types.String `tfsdk:"node_pool"`
+	Nodes          types.Int64  `tfsdk:"nodes"`
+	GPUs           types.Int64  `tfsdk:"gpus"`
+	MIGInstances   types.Int64  `tfsdk:"mig_instances"`
+	SharedSlots    types.Int64  `tfsdk:"shared_slots"`
+	CPU            types.String `tfsdk:"cpu"`
+	Memory         types.String `tfsdk:"memory"`
+	BorrowingLimit types.Int64  `tfsdk:"borrowing_limit"`
+	LendingLimit   types.Int64  `tfsdk:"lending_limit"`
+}
+
+// toQueue converts the model; unknown values become zero values (and set
+// c.unknown), as for workloads.
+func (c *converter) toQueue(m queueModel, defaultCloud string) spec.Queue {
+	q := spec.Queue{
+		Name: c.str(m.Name), Cloud: c.str(m.Cloud), Namespaces: c.strings(m.Namespaces),
+		LocalQueueName: c.str(m.LocalQueueName), Cohort: c.str(m.Cohort), QueueingStrategy: c.str(m.QueueingStrategy),
+	}
+	if q.Cloud == "" && !m.Cloud.IsUnknown() {
+		q.Cloud = defaultCloud
+	}
+	if p := m.Preemption; p != nil {
+		q.Preemption = spec.QueuePreemption{WithinClusterQueue: c.str(p.WithinClusterQueue),
+			ReclaimWithinCohort: c.str(p.ReclaimWithinCohort), BorrowWithinCohort: c.str(p.BorrowWithinCohort)}
+	}
+	for _, f := range m.Flavors {
+		q.Flavors = append(q.Flavors, spec.QueueFlavor{
+			NodePool: c.str(f.NodePool), Nodes: c.int64(f.Nodes), GPUs: c.int64(f.GPUs), MIGInstances: c.int64(f.MIGInstances),
+			SharedSlots: c.int64(f.SharedSlots), CPU: c.str(f.CPU), Memory: c.str(f.Memory),
+			BorrowingLimit: c.optInt64(f.BorrowingLimit), LendingLimit: c.optInt64(f.LendingLimit),
+		})
+	}
+	return q
+}
+
+// Schema describes gpu_queue.
+func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Shares GPU node pools between teams through [Kueue](https://kueue.sigs.k8s.io): a " +
+			"`ResourceFlavor` per pool derived from its `gpu_node_pool_policy` (node labels, taints and tolerations are " +
+			"never retyped), one `ClusterQueue` with the GPU quota of each pool in the pool's own extended resource " +
+			"(whole GPUs, MIG instances or shared slots) plus CPU and memory, and a `LocalQueue` in each team namespace. " +
+			"Objects are applied with server-side apply. Pass `id` to `gpu_workload.queue`: the workload is then " +
+			"checked against the flavors and quota at plan time.",
+		Attributes: queueAttributes(),
+		Blocks: map[string]schema.Block{
+			"flavor":     queueFlavorBlock(),
+			"preemption": queuePreemptionBlock(),
+			"timeouts":   timeouts.Block(ctx, timeouts.Opts{Delete: true}),
+		},
+	}
+}
+
+func queueAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`kueue/<name>:<payload>`: carries the queue's flavors and quotas so `gpu_workload.queue` " +
+				"can check a workload against them at plan time. Known at plan.",
+			Computed: true,
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the `ClusterQueue` (a DNS-1123 label), and of the LocalQueues unless `local_queue_name` is set.",
+			Required:            true,
+			Validators:          []validator.String{dnsLabel("queue name")},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"cloud": schema.StringAttribute{
+			MarkdownDescription: "Cloud of the cluster: one of " + markdownList(clouds.PoolNames()) + ". Every pool must " +
+				"be on it. Defaults to the provider's `default_cloud`, else the first pool's cloud.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
+		},
+		"namespaces": schema.ListAttribute{
+			MarkdownDescription: "Team namespaces: each gets a `LocalQueue`, and the ClusterQueue admits work from these " +
+				"namespaces only. The namespaces must exist. Empty: no LocalQueue is created and any namespace may point one at the ClusterQueue.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators:  []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(dnsLabel("namespace"))},
+		},
+		"local_queue_name": schema.StringAttribute{
+			MarkdownDescription: "Name of the LocalQueues (a DNS-1123 label). Defaults to `name`.",
+			Optional:            true,
+			Validators:          []validator.String{dnsLabel("LocalQueue name")},
+		},
+		"cohort": schema.StringAttribute{
+			MarkdownDescription: "Cohort of the ClusterQueue: queues of one cohort lend unused quota of the same pool to " +
+				"each other. Required for `borrowing_limit` and `lending_limit`.",
+			Optional:   true,
+			Validators: []validator.String{dnsLabel("cohort")},
+		},
+		"queueing_strategy": schema.StringAttribute{
+			MarkdownDescription: "Order of admission: one of " + markdownList(spec.QueueingStrategyNames()) + ". Defaults to `" +
+				spec.QueueingBestEffortFIFO + "` (a workload that does not fit does not block smaller ones behind it).",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(spec.QueueingStrategyNames()...)},
+		},
+		"apply": schema.BoolAttribute{
+			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifest`, for GitOps; no cluster is needed.",
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(true),
+		},
+		"manifest": schema.StringAttribute{
+			MarkdownDescription: "Every object as YAML documents (ResourceFlavors, ClusterQueue, LocalQueues), known at plan. " +
+				"After a refresh it shows the live objects' managed fields, so drift appears as a diff.",
+			Computed: true,
+		},
+	}
+}
+
+func queueFlavorBlock() schema.ListNestedBlock {
+	return schema.ListNestedBlock{
+		MarkdownDescription: "One node pool's share of the queue (at least one, at most " + strconv.Itoa(queue.MaxFlavors) + "). The GPU quota " +
+			"is in the pool's own unit: exactly one of " + markdownList(queue.Units()) + ", or none with `nodes` for the whole pool.",
+		Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(queue.MaxFlavors)},
+		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			"node_pool": schema.StringAttribute{
+				MarkdownDescription: "The `id` of a `gpu_node_pool_policy`. Its ResourceFlavor is named after the pool and shared by every queue using it.",
+				Required:            true,
+			},
+			"nodes": schema.Int64Attribute{
+				MarkdownDescription: "Size of the pool, when known: a quota above what it holds is refused, and without a quota the queue gets the whole pool.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"gpus":          quotaAttribute("Whole GPUs (`nvidia.com/gpu`), for pools that neither partition nor share GPUs."),
+			"mig_instances": quotaAttribute("MIG instances, for pools with `partition`: a pool of 8 GPUs cut into `2g.10gb` has 24 per node."),
+			"shared_slots":  quotaAttribute("Shared slots, for pools with `sharing`: GPUs x `replicas`."),
+			"cpu": schema.StringAttribute{
+				MarkdownDescription: "CPU quota (a Kubernetes quantity). Defaults to the GPU quota x the CPU per GPU of the sizing preset " +
+					"made for the pool's machines (what a `gpu_workload` on the pool requests by default).",
+				Optional: true,
+			},
+			"memory": schema.StringAttribute{
+				MarkdownDescription: "Memory quota (a Kubernetes quantity). Defaults like `cpu`.",
+				Optional:            true,
+			},
+			"borrowing_limit": schema.Int64Attribute{
+				MarkdownDescription: "At most this much more than the quota may be borrowed from the cohort, in the quota's unit. Unset: no limit. Needs `cohort`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"lending_limit": schema.Int64Attribute{
+				MarkdownDescription: "At most this much of the quota is lent to the cohort, in the quota's unit. Unset: all unused quota. Needs `cohort`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+		}},
+	}
+}
+
+func quotaAttribute(what string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		MarkdownDescription: "GPU quota in " + what + " Exactly one of " + markdownList(queue.Units()) + " fits a pool; the others are plan errors.",
+		Optional:            true,
+		Validators: []validator.Int64{
+			int64validator.AtLeast(0),
+			int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("gpus"), path.MatchRelative().AtParent().AtName("mig_instances"),
+				path.MatchRelative().AtParent().AtName("shared_slots")),
+		},
+	}
+}
+
+func queuePreemptionBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "When Kueue may evict admitted work to admit other work. Unset: never.",
+		Attributes: map[string]schema.Attribute{
+			"within_cluster_queue": preemptionAttribute("Preempt workloads of this queue: one of ", spec.WithinClusterQueuePolicyNames()),
+			"reclaim_within_cohort": preemptionAttribute("Take back quota this queue lent to the cohort by preempting the borrowers: one of ",
+				spec.ReclaimWithinCohortPolicyNames()),
+			"borrow_within_cohort": preemptionAttribute("Preempt in other queues of the cohort while borrowing: one of ",
+				spec.BorrowWithinCohortPolicyNames()),
+		},
+	}
+}
+
+func preemptionAttribute(what string, allowed []string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: what + markdownList(allowed) + ". Defaults to `Never`.",
+		Optional:            true,
+		Validators:          []validator.String{stringvalidator.OneOf(allowed...)},
+	}
+}

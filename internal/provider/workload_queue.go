@@ -1,0 +1,154 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// kueueQueue is the LocalQueue a rendered workload is labelled with, ""
+// when Kueue does not manage it. CronJobs are left out: Kueue manages the
+// Jobs they start, which the provider does not wait for.
+func kueueQueue(rendered *workload.Rendered) string {
+	return rendered.Objects[len(rendered.Objects)-1].GetLabels()[workload.LabelKueueQueueName]
+}
+
+// keepKueueFields carries over, from the live object, what Kueue owns
+// before the provider applies over it: a Job's spec.suspend (Kueue's
+// webhook sets it, its controller flips it at admission and back at
+// eviction) and the tolerations Kueue added from the admitted flavor. The
+// apply then writes the values Kueue wrote, so server-side apply neither
+// conflicts nor takes them back; an admitted Job's template cannot change.
+func keepKueueFields(ctx context.Context, client *kube.Client, rendered *workload.Rendered) error {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	ref, err := kube.RefOf(main)
+	if err != nil {
+		return err
+	}
+	live, err := client.GetFresh(ctx, ref)
+	if err != nil || live == nil {
+		return err
+	}
+	if job, ok := main.(*batchv1.Job); ok {
+		if suspend, found, _ := unstructured.NestedBool(live.Object, "spec", "suspend"); found {
+			job.Spec.Suspend = &suspend
+		}
+	}
+	template := workload.PodTemplateOf(main)
+	template.Spec.Tolerations = append(template.Spec.Tolerations, addedTolerations(live, template.Spec.Tolerations)...)
+	return nil
+}
+
+// addedTolerations are the live pod template's tolerations the rendered
+// template lacks: Kueue's, from the flavor it admitted the workload to.
+func addedTolerations(live *unstructured.Unstructured, rendered []corev1.Toleration) []corev1.Toleration {
+	raw, found, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "tolerations")
+	if !found {
+		return nil
+	}
+	var added []corev1.Toleration
+	for _, item := range raw {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		var t corev1.Toleration
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &t) != nil {
+			continue
+		}
+		if !slices.ContainsFunc(rendered, func(r corev1.Toleration) bool { return reflect.DeepEqual(r, t) }) {
+			added = append(added, t)
+		}
+	}
+	return added
+}
+
+// withoutAddedTolerations drops, from a projected live object, the
+// tolerations the rendered one does not have: Kueue adds the admitted
+// flavor's, which is not drift.
+func withoutAddedTolerations(projected, desired map[string]any) {
+	want, _, _ := unstructured.NestedSlice(desired, "spec", "template", "spec", "tolerations")
+	got, found, _ := unstructured.NestedSlice(projected, "spec", "template", "spec", "tolerations")
+	if !found {
+		return
+	}
+	kept := slices.DeleteFunc(got, func(item any) bool {
+		return !slices.ContainsFunc(want, func(w any) bool { return reflect.DeepEqual(w, item) })
+	})
+	_ = unstructured.SetNestedSlice(projected, kept, "spec", "template", "spec", "tolerations")
+}
+
+// queueStatuses is Kueue's view of a queued workload: its Workload objects
+// (one per pod for a Deployment).
+func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID) ([]queue.Status, error) {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	selector := ""
+	if rendered.Deployment != nil {
+		selector = podSelector(rendered)
+	}
+	workloads, err := client.KueueWorkloadsOf(ctx, main.GetNamespace(), uid, selector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]queue.Status, len(workloads))
+	for i, wl := range workloads {
+		out[i] = queue.Describe(wl)
+	}
+	return out, nil
+}
+
+// waitingInQueue reports whether any Workload is queued or evicted: the
+// wait then ended because Kueue has not admitted the work, not because
+// anything is wrong.
+func waitingInQueue(statuses []queue.Status) bool {
+	return slices.ContainsFunc(statuses, func(s queue.Status) bool {
+		return s.State == queue.StateQueued || s.State == queue.StateEvicted
+	})
+}
+
+// queuedWarning is the apply's report on a workload still in its queue.
+func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, diags *diag.Diagnostics) {
+	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
+		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+
+			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+
+			"(the message above says what is missing). Nothing is wrong with the configuration. To return at "+
+			"admission instead of waiting, set wait_for = \"none\"; to see the queue, read gpu_cluster_capacity's queues.")
+}
+
+// evictionWarning is the refresh's report on queued work Kueue preempted or
+// evicted: back in its queue, not failed.
+func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Diagnostics) {
+	evicted := slices.DeleteFunc(slices.Clone(statuses), func(s queue.Status) bool { return s.State != queue.StateEvicted })
+	if len(evicted) == 0 {
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Kueue evicted %s", ref), "Kueue preempted or evicted this workload to admit other work:"+
+		queue.Summary(evicted)+"\n\nIt is back in its queue and runs again when admitted; nothing in the configuration changes.")
+}
+
+// reportQueued turns a wait that ended while Kueue still holds the workload
+// in its queue into a warning naming Kueue's reason; true when it did.
+func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef, diags *diag.Diagnostics) bool {
+	name := kueueQueue(rendered)
+	if name == "" {
+		return false
+	}
+	statuses, err := queueStatuses(ctx, client, rendered, uid)
+	if err != nil || !waitingInQueue(statuses) {
+		return false
+	}
+	queuedWarning(ref, name, statuses, diags)
+	return true
+}

@@ -1,0 +1,103 @@
+package queue
+
+import (
+	"cmp"
+	"strings"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// State is where Kueue has a Workload: what the provider reports instead of
+// calling queued or preempted work a failure.
+type State string
+
+const (
+	StateQueued   State = "queued"   // waiting for quota (QuotaReserved False)
+	StateAdmitted State = "admitted" // running on its flavor
+	StateEvicted  State = "evicted"  // preempted or evicted, back in the queue
+	StateFinished State = "finished" // quota released
+)
+
+// Status is one Kueue Workload, described.
+type Status struct {
+	Name         string
+	State        State
+	ClusterQueue string
+	// Message is Kueue's own words: "couldn't assign flavors to pod set
+	// main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1
+	// more needed", or the eviction's reason and message.
+	Message string
+	// Flavors are the flavors of an admission, per resource.
+	Flavors map[string]string
+}
+
+// Describe reads a Kueue Workload's conditions and admission.
+func Describe(wl kueue.Workload) Status {
+	s := Status{Name: wl.Namespace + "/" + wl.Name, State: StateQueued}
+	if a := wl.Status.Admission; a != nil {
+		s.ClusterQueue = string(a.ClusterQueue)
+		for _, ps := range a.PodSetAssignments {
+			for res, f := range ps.Flavors {
+				if s.Flavors == nil {
+					s.Flavors = map[string]string{}
+				}
+				s.Flavors[string(res)] = string(f)
+			}
+		}
+	}
+	conditions := wl.Status.Conditions
+	evicted := apimeta.FindStatusCondition(conditions, kueue.WorkloadEvicted)
+	preempted := apimeta.FindStatusCondition(conditions, kueue.WorkloadPreempted)
+	switch {
+	case apimeta.IsStatusConditionTrue(conditions, kueue.WorkloadFinished):
+		s.State, s.Message = StateFinished, conditionText(apimeta.FindStatusCondition(conditions, kueue.WorkloadFinished))
+	case isTrue(evicted) || isTrue(preempted):
+		s.State = StateEvicted
+		s.Message = strings.Join(nonEmpty(conditionText(preempted), conditionText(evicted)), "; ")
+	case apimeta.IsStatusConditionTrue(conditions, kueue.WorkloadAdmitted):
+		s.State = StateAdmitted
+	default:
+		s.Message = cmp.Or(conditionText(apimeta.FindStatusCondition(conditions, kueue.WorkloadQuotaReserved)),
+			"waiting for Kueue to consider it")
+	}
+	return s
+}
+
+func isTrue(c *metav1.Condition) bool { return c != nil && c.Status == metav1.ConditionTrue }
+
+func conditionText(c *metav1.Condition) string {
+	if c == nil {
+		return ""
+	}
+	if c.Message == "" {
+		return c.Reason
+	}
+	return c.Reason + ": " + c.Message
+}
+
+func nonEmpty(values ...string) []string {
+	var out []string
+	for _, v := range values {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Summary is one line per Workload, for diagnostics.
+func Summary(statuses []Status) string {
+	var b strings.Builder
+	for _, s := range statuses {
+		b.WriteString("\n  Kueue Workload " + s.Name + ": " + string(s.State))
+		if s.ClusterQueue != "" {
+			b.WriteString(" (ClusterQueue " + s.ClusterQueue + ")")
+		}
+		if s.Message != "" {
+			b.WriteString(": " + s.Message)
+		}
+	}
+	return b.String()
+}
