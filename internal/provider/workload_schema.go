@@ -183,7 +183,8 @@ func workloadAttributes() map[string]schema.Attribute {
 				spec.QueueSchedulerKueue + "`. `kai` and `volcano` render their queue label or annotation and `schedulerName` " +
 				"as their documentation specifies; they are not tested against those controllers.",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(spec.QueueSchedulerNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(spec.QueueSchedulerNames()...),
+				stringvalidator.AlsoRequires(path.MatchRoot("queue"))},
 		},
 		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
 		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),

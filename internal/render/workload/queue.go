@@ -79,10 +79,6 @@ func validateQueue(w spec.Workload, diags *gpudiag.Diagnostics) {
 		diags.AddError(gpudiag.At("queue_scheduler"), "Unknown queue scheduler", strconv.Quote(w.QueueScheduler)+
 			" is not a queue system the provider knows. Allowed: "+gpudiag.QuoteList(spec.QueueSchedulerNames())+".")
 	}
-	if w.QueueScheduler != "" && w.Queue == "" {
-		diags.AddError(gpudiag.At("queue_scheduler"), "queue_scheduler without a queue", "queue_scheduler is "+
-			strconv.Quote(w.QueueScheduler)+" but no queue is set. Allowed: set queue, or remove queue_scheduler.")
-	}
 	if w.Queue == "" {
 		return
 	}

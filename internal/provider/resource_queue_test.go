@@ -1,0 +1,160 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// queuePools is two GKE pools (whole A100s and A100s cut into 2g.10gb) and
+// a third on EKS, for the plan-time queue tests.
+const queuePools = `
+resource "gpu_node_pool_policy" "a100" {
+  name          = "a100"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_node_pool_policy" "a100_mig" {
+  name          = "a100-mig"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+  partition     = "2g.10gb"
+}
+
+resource "gpu_node_pool_policy" "eks" {
+  name          = "eks-a100"
+  cloud         = "eks"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_node_pool_policy" "h100" {
+  name          = "h100"
+  cloud         = "gke"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+`
+
+// renderOnlyQueue is a gpu_queue with apply = false and the given flavor
+// blocks and extra attributes.
+func renderOnlyQueue(body string) string {
+	return queuePools + fmt.Sprintf(`
+resource "gpu_queue" "q" {
+  name       = "team-a"
+  namespaces = ["team-a"]
+  apply      = false
+  %s
+}
+`, body)
+}
+
+// queuedJob is a render-only Job in the queue.
+func queuedJob(pool string, count int, extra string) string {
+	return fmt.Sprintf(`
+resource "gpu_workload" "w" {
+  name      = "train"
+  namespace = "team-a"
+  kind      = "job"
+  node_pool = gpu_node_pool_policy.%s.id
+  queue     = gpu_queue.q.id
+  image     = "registry.example/train:1"
+  apply     = false
+  gpu {
+    count = %d
+  }
+  %s
+}
+`, pool, count, extra)
+}
+
+// Render mode: the Kueue objects and the queued workload are planned and
+// stored with no cluster (GitOps).
+func TestQueue_renderModeNeedsNoCluster(t *testing.T) {
+	clearClusterEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: renderOnlyQueue(`
+  flavor {
+    node_pool = gpu_node_pool_policy.a100.id
+    gpus      = 8
+  }
+  flavor {
+    node_pool     = gpu_node_pool_policy.a100_mig.id
+    mig_instances = 24
+  }`) + queuedJob("a100", 4, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("gpu_queue.q", "id", regexp.MustCompile(`^kueue/team-a:`)),
+				resource.TestCheckResourceAttrWith("gpu_queue.q", "manifest", manifestHas(
+					"kind: ResourceFlavor", "name: a100-mig", "kind: ClusterQueue", `nominalQuota: "24"`,
+					"kind: LocalQueue", "clusterQueue: team-a", "cloud.google.com/gke-accelerator: nvidia-tesla-a100")),
+				resource.TestCheckResourceAttrWith("gpu_workload.w", "manifest", manifestHas("kueue.x-k8s.io/queue-name: team-a")),
+			),
+		}},
+	})
+}
+
+func manifestHas(parts ...string) func(string) error {
+	return func(manifest string) error {
+		for _, p := range parts {
+			if !strings.Contains(manifest, p) {
+				return fmt.Errorf("manifest lacks %q:\n%s", p, manifest)
+			}
+		}
+		return nil
+	}
+}
+
+// Every queue attribute's bad input is a plan error naming what is wrong
+// and what is allowed.
+func TestQueue_badInputIsAPlanError(t *testing.T) {
+	clearClusterEnv(t)
+	a100 := func(attrs string) string {
+		return "flavor {\n    node_pool = gpu_node_pool_policy.a100.id\n    " + attrs + "\n  }"
+	}
+	cases := map[string]struct{ config, want string }{
+		"MIG quota in whole GPUs": {renderOnlyQueue("flavor {\n node_pool = gpu_node_pool_policy.a100_mig.id\n gpus = 8\n}"),
+			`(?s)Quota in the wrong unit.*mig_instances = 24`},
+		"quota above the pool": {renderOnlyQueue(a100("nodes = 1\n gpus = 16")), `(?s)Quota above the pool's size.*Allowed: 0 to 8`},
+		"pool of another cloud": {renderOnlyQueue(a100("gpus = 8") + "\nflavor {\n node_pool = gpu_node_pool_policy.eks.id\n gpus = 8\n}"),
+			`Pool of another cloud`},
+		"missing quota":            {renderOnlyQueue(a100("")), `Missing quota`},
+		"two quotas":               {renderOnlyQueue(a100("gpus = 8\n shared_slots = 2")), `Invalid Attribute Combination`},
+		"borrowing without cohort": {renderOnlyQueue(a100("gpus = 8\n borrowing_limit = 2")), `borrowing_limit without a cohort`},
+		"negative lending":         {renderOnlyQueue("cohort = \"research\"\n" + a100("gpus = 8\n lending_limit = -1")), `(?i)at least 0`},
+		"lending above quota":      {renderOnlyQueue("cohort = \"research\"\n" + a100("gpus = 8\n lending_limit = 9")), `Lending more than the quota`},
+		"bad cpu":                  {renderOnlyQueue(a100("gpus = 8\n cpu = \"lots\"")), `Invalid quantity`},
+		"bad pool id":              {renderOnlyQueue("flavor {\n node_pool = \"a100\"\n gpus = 8\n}"), `Invalid node_pool`},
+		"no flavor":                {renderOnlyQueue(""), `(?i)flavor`},
+		"bad name":                 {strings.Replace(renderOnlyQueue(a100("gpus = 8")), `name       = "team-a"`, `name = "Team_A"`, 1), `(?i)DNS-1123`},
+		"bad namespace":            {strings.Replace(renderOnlyQueue(a100("gpus = 8")), `["team-a"]`, `["team-a", "team-a"]`, 1), `(?i)duplicate|unique`},
+		"bad strategy":             {renderOnlyQueue("queueing_strategy = \"LIFO\"\n" + a100("gpus = 8")), `(?i)value must be one of`},
+		"bad preemption":           {renderOnlyQueue("preemption {\n within_cluster_queue = \"Always\"\n}\n" + a100("gpus = 8")), `(?i)value must be one of`},
+		"borrow without reclaim": {renderOnlyQueue("cohort = \"research\"\npreemption {\n borrow_within_cohort = \"LowerPriority\"\n}\n" + a100("gpus = 8")),
+			`Borrowing preemption without reclaiming`},
+		"workload above the quota": {renderOnlyQueue(a100("gpus = 8")) + queuedJob("a100", 8, "job {\n parallelism = 2\n}"),
+			`(?s)More than the queue's quota.*16 nvidia.com/gpu.*flavor "a100" admits at most 8`},
+		"accelerator no flavor covers": {renderOnlyQueue(a100("gpus = 8")) + queuedJob("h100", 1, ""),
+			`(?s)No flavor of the queue covers these GPUs.*h100-80gb`},
+		"workload in another namespace": {renderOnlyQueue(a100("gpus = 8")) + strings.Replace(queuedJob("a100", 1, ""), `namespace = "team-a"`, `namespace = "team-b"`, 1),
+			`No LocalQueue in this namespace`},
+		"gpu_queue with volcano": {renderOnlyQueue(a100("gpus = 8")) + queuedJob("a100", 1, `queue_scheduler = "volcano"`),
+			`A gpu_queue is a Kueue queue`},
+		"bad queue name": {queuePools + strings.Replace(queuedJob("a100", 1, ""), "gpu_queue.q.id", `"Team_A"`, 1), `Invalid queue`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+			})
+		})
+	}
+}
