@@ -1,0 +1,252 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// The acceptance tests of queues run the real Kueue controller that the
+// local cluster starts (scripts/localcluster). Each test has a pool of its
+// own, named after the test, whose fake nodes carry exactly the labels and
+// taints the pool policy derives, so only that test's queue can place work
+// there.
+
+// runFor is the kwok annotation that keeps a Job's pod running that long
+// (scripts/localcluster/kwok/kwok.yaml): a running Job holds its quota.
+const runFor = "pod-complete.stage.kwok.x-k8s.io/delay"
+
+// queueTestPool is a generic H100 pool of one GPU per node, labelled with the
+// test's name, and its nodes.
+type queueTestPool struct {
+	name  string
+	nodes []string
+}
+
+func newQueueTestPool(t *testing.T, nodes int) queueTestPool {
+	t.Helper()
+	acctest.RequireKueue(t)
+	name := "kq-" + rand.String(6)
+	p := spec.PoolPolicy{Name: name, Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 1,
+		Labels: map[string]string{acctest.FakeNodeLabel: name}}
+	rendered, diags := pool.Render(p)
+	if diags.HasError() {
+		t.Fatalf("pool.Render: %v", diags)
+	}
+	labels := map[string]string{}
+	for k, v := range rendered.CloudSetLabels {
+		labels[k] = v
+	}
+	for k, v := range rendered.NodeSelector {
+		labels[k] = v
+	}
+	names := acctest.CreateFakeNodes(t, name, nodes, rendered.ResourcesPerNode, labels, rendered.NodeTaints...)
+	return queueTestPool{name: name, nodes: names}
+}
+
+// config is the pool policy and a queue of quota GPUs for namespace ns.
+func (p queueTestPool) config(t *testing.T, ns string, quota int, queueExtra string) string {
+	return acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name          = %[1]q
+  cloud         = "generic"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 1
+  labels        = { %[2]q = %[1]q }
+}
+
+resource "gpu_queue" "q" {
+  name       = %[1]q
+  namespaces = [%[3]q]
+  %[5]s
+  flavor {
+    node_pool = gpu_node_pool_policy.p.id
+    gpus      = %[4]d
+  }
+}
+`, p.name, acctest.FakeNodeLabel, ns, quota, queueExtra)
+}
+
+// queuedWorkloadConfig is a one-GPU workload on the test pool, in the queue.
+func queuedWorkloadConfig(label, name, ns, kind, extra string) string {
+	return fmt.Sprintf(`
+resource "gpu_workload" %q {
+  name      = %q
+  namespace = %q
+  kind      = %q
+  node_pool = gpu_node_pool_policy.p.id
+  queue     = gpu_queue.q.id
+  image     = "registry.invalid/cuda:12"
+  gpu {
+    count = 1
+  }
+  %s
+}
+`, label, name, ns, kind, extra)
+}
+
+// (a) Two Jobs on a queue with quota for one GPU: the second is reported as
+// queued with Kueue's own reason, is admitted when the first completes,
+// and its pod lands on the flavor's pool. A refresh of admitted Jobs is
+// empty, and a label change applies over Kueue's fields without conflict.
+func TestAccQueue_secondJobWaitsForQuota(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 2)
+	config := func(labels string) string {
+		return p.config(t, ns, 1, "") +
+			queuedWorkloadConfig("first", "first", ns, "job", `wait_for = "scheduled"
+  pod_annotations = { "`+runFor+`" = "20s" }`+labels) +
+			queuedWorkloadConfig("second", "second", ns, "job", `depends_on = [gpu_workload.first]
+  timeouts {
+    create = "5s"
+  }`+labels)
+	}
+	tf := newFaultTerraform(t, config(""))
+	out, err := tf.Apply()
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	for _, want := range []string{`is waiting in queue "` + p.name + `"`, "insufficient unused quota for nvidia.com/gpu in flavor " + p.name} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply does not report the queued Job with Kueue's reason (%q):\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "did not become ready") || strings.Contains(out, "no pod reported a problem") {
+		t.Errorf("the queued Job was reported as a failure:\n%s", out)
+	}
+	waitJobComplete(t, ns, "second", 2*time.Minute)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=second", p.nodes)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("a refresh of the admitted Jobs plans changes:\n%s", out)
+	}
+	tf.Write(config("\n  labels = { team = \"a\" }"))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("a label change over admitted Jobs: %v\n%s", err, out)
+	}
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the plan after the label change is not empty:\n%s", out)
+	}
+}
+
+// (b) A Deployment in a queue: Kueue gates its pod until admission, then
+// it is scheduled on the pool; (c) a refresh is then empty and an image
+// change applies with no server-side apply conflict.
+func TestAccQueue_deploymentIsGatedThenAdmitted(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1)
+	config := func(image string) string {
+		return p.config(t, ns, 1, "") + strings.Replace(queuedWorkloadConfig("d", "server", ns, "deployment", ""),
+			"registry.invalid/cuda:12", image, 1)
+	}
+	tf := newFaultTerraform(t, config("registry.invalid/cuda:12"))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.nodes)
+	assertKueueAdmitted(t, ns, p.name)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("a refresh of the admitted Deployment plans changes:\n%s", out)
+	}
+	tf.Write(config("registry.invalid/cuda:12.1"))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("image change of the admitted Deployment: %v\n%s", err, out)
+	}
+	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.nodes)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the plan after the image change is not empty:\n%s", out)
+	}
+}
+
+// (e) A higher-priority Job preempts a lower one holding the quota; the
+// lower one's refresh reports the eviction, as such, not as a failure.
+func TestAccQueue_preemptionIsReported(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1)
+	low, high := priorityClass(t, p.name+"-low", 10), priorityClass(t, p.name+"-high", 1000)
+	base := p.config(t, ns, 1, "preemption {\n    within_cluster_queue = \"LowerPriority\"\n  }") +
+		queuedWorkloadConfig("low", "low", ns, "job", `wait_for = "scheduled"
+  priority_class_name = "`+low+`"
+  pod_annotations = { "`+runFor+`" = "5m" }`)
+	tf := newFaultTerraform(t, base)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply of the low-priority Job: %v\n%s", err, out)
+	}
+	tf.Write(base + queuedWorkloadConfig("high", "high", ns, "job", `wait_for = "scheduled"
+  depends_on = [gpu_workload.low]
+  priority_class_name = "`+high+`"
+  pod_annotations = { "`+runFor+`" = "5m" }`))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply of the high-priority Job: %v\n%s", err, out)
+	}
+	_, out := tf.PlanHasChanges()
+	if !strings.Contains(out, "Kueue evicted Job "+ns+"/low") || !strings.Contains(out, "Preempted") {
+		t.Errorf("the refresh does not report the low-priority Job's preemption:\n%s", out)
+	}
+}
+
+// (f) Destroying a queue that still runs work is refused with the work
+// named, and deletes nothing; once the work is gone it deletes every object.
+func TestAccQueue_destroyWithAdmittedWork(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1)
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], p.config(t, ns, 1, ""))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	cs := acctest.Client(t)
+	ctx := context.Background()
+	outside := outsideDeployment(ns, p.name)
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, outside, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	assertKueueAdmitted(t, ns, p.name)
+	out, err := tf.Destroy()
+	if err == nil || !strings.Contains(out, "The queue still runs work") || !strings.Contains(out, ns+"/") {
+		t.Fatalf("destroy with admitted work: err %v, output:\n%s", err, out)
+	}
+	if !kueueObjectExists(t, "clusterqueues", "", p.name) || !kueueObjectExists(t, "localqueues", ns, p.name) {
+		t.Fatal("the refused destroy deleted the queue")
+	}
+	if err := cs.AppsV1().Deployments(ns).Delete(ctx, outside.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitNoKueueWorkloads(t, ns)
+	if out, err := tf.Destroy(); err != nil {
+		t.Fatalf("destroy after the work is gone: %v\n%s", err, out)
+	}
+	for _, o := range [][3]string{{"clusterqueues", "", p.name}, {"localqueues", ns, p.name}, {"resourceflavors", "", p.name}} {
+		if kueueObjectExists(t, o[0], o[1], o[2]) {
+			t.Errorf("%s %s/%s is left behind", o[0], o[1], o[2])
+		}
+	}
+}
+
+// outsideDeployment is a one-GPU Deployment written by hand, queued in the
+// test's LocalQueue: work the provider does not own.
+func outsideDeployment(ns, queueName string) *appsv1.Deployment {
+	labels := map[string]string{"app": "outside"}
+	one := int32(1)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "outside", Labels: map[string]string{"kueue.x-k8s.io/queue-name": queueName}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/cuda:12",
+					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": *resourceQuantity("1")}}}}},
+			},
+		},
+	}
+}
