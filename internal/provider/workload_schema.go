@@ -182,7 +182,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Queue system of `queue`: one of " + markdownList(spec.QueueSchedulerNames()) + ". Defaults to `" +
 				spec.QueueSchedulerKueue + "`. `kai` and `volcano` render their queue label or annotation and `schedulerName` " +
 				"as their documentation specifies; they are not tested against those controllers.",
-			Optional:   true,
+			Optional: true,
 			Validators: []validator.String{stringvalidator.OneOf(spec.QueueSchedulerNames()...),
 				stringvalidator.AlsoRequires(path.MatchRoot("queue"))},
 		},
