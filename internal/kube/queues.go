@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -143,4 +144,11 @@ func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid typ
 		}
 	}
 	return out, nil
+}
+
+// KueueMissing reports whether the cluster serves no Kueue API: reading
+// queues then finds none instead of failing.
+func (c *Client) KueueMissing(ctx context.Context) bool {
+	_, err := c.Typed.Discovery().ServerResourcesForGroupVersion(kueue.GroupVersion.String())
+	return err != nil && apierrors.IsNotFound(err)
 }

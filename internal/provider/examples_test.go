@@ -16,7 +16,7 @@ import (
 func offline(files []string) []string {
 	var out []string
 	for _, f := range files {
-		if filepath.Base(filepath.Dir(f)) != "gpu_cluster_capacity" {
+		if name := filepath.Base(filepath.Dir(f)); name != "gpu_cluster_capacity" && name != "gpu_queue_usage" {
 			out = append(out, f)
 		}
 	}

@@ -231,6 +231,7 @@ func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSourc
 	return []func() datasource.DataSource{
 		NewAcceleratorsDataSource,
 		NewClusterCapacityDataSource,
+		NewQueueUsageDataSource,
 		NewPodPlacementDataSource,
 	}
 }

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -249,4 +251,37 @@ func outsideDeployment(ns, queueName string) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// gpu_queue_usage reports, per flavor, the quota and what admitted work
+// uses, read from Kueue's status.
+func TestAccQueue_usageReportsAdmittedWork(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1)
+	config := p.config(t, ns, 1, "") + queuedWorkloadConfig("d", "server", ns, "deployment", "")
+	usage := config + `
+data "gpu_queue_usage" "u" {
+  name       = gpu_queue.q.name
+  depends_on = [gpu_workload.d]
+}
+`
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				Config: usage,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.#", "1"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.active", "true"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.admitted_workloads", "1"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.resources.0.flavor", p.name),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.resources.0.resource", "nvidia.com/gpu"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.resources.0.quota", "1"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.resources.0.used", "1"),
+				),
+			},
+		},
+	})
 }
