@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -151,4 +152,28 @@ func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid typ
 func (c *Client) KueueMissing(ctx context.Context) bool {
 	_, err := c.Typed.Discovery().ServerResourcesForGroupVersion(kueue.GroupVersion.String())
 	return err != nil && apierrors.IsNotFound(err)
+}
+
+// WaitAdmitted waits until Kueue has admitted want Workloads of the object
+// (one for a Job or StatefulSet, one per pod of a Deployment). It returns a
+// NotReadyError when the context ends first.
+func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID, podSelector string, want int) error {
+	start := time.Now()
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		workloads, err := c.KueueWorkloadsOf(ctx, ref.Namespace, uid, podSelector)
+		if err != nil {
+			return false, err
+		}
+		admitted := 0
+		for _, wl := range workloads {
+			if meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted) {
+				admitted++
+			}
+		}
+		return admitted >= want, nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return &NotReadyError{Ref: ref, Mode: WaitAdmitted, Waited: time.Since(start)}
+	}
+	return err
 }

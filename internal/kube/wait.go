@@ -26,11 +26,14 @@ const (
 	WaitComplete  WaitMode = "complete"
 	WaitScheduled WaitMode = "scheduled"
 	WaitNone      WaitMode = "none"
+	// WaitAdmitted ends when Kueue admits the workload (its quota is
+	// reserved and its pods may start): for queued work.
+	WaitAdmitted WaitMode = "admitted"
 )
 
 // WaitModes lists the modes for validators and documentation.
 func WaitModes() []string {
-	return []string{string(WaitRollout), string(WaitComplete), string(WaitScheduled), string(WaitNone)}
+	return []string{string(WaitRollout), string(WaitComplete), string(WaitScheduled), string(WaitAdmitted), string(WaitNone)}
 }
 
 // NotReadyError is returned when a workload does not become ready in time.

@@ -184,7 +184,8 @@ func TestAccQueue_preemptionIsReported(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply of the low-priority Job: %v\n%s", err, out)
 	}
-	tf.Write(base + queuedWorkloadConfig("high", "high", ns, "job", `wait_for = "scheduled"
+	// wait_for = "admitted" returns once Kueue has made room by preempting.
+	tf.Write(base + queuedWorkloadConfig("high", "high", ns, "job", `wait_for = "admitted"
   depends_on = [gpu_workload.low]
   priority_class_name = "`+high+`"
   pod_annotations = { "`+runFor+`" = "5m" }`))

@@ -147,6 +147,8 @@ func TestQueue_badInputIsAPlanError(t *testing.T) {
 			`No LocalQueue in this namespace`},
 		"gpu_queue with volcano": {renderOnlyQueue(a100("gpus = 8")) + queuedJob("a100", 1, `queue_scheduler = "volcano"`),
 			`A gpu_queue is a Kueue queue`},
+		"admitted without a queue": {queuePools + strings.Replace(queuedJob("a100", 1, `wait_for = "admitted"`), "queue     = gpu_queue.q.id", "", 1),
+			`Nothing admits this workload`},
 		"bad queue name": {queuePools + strings.Replace(queuedJob("a100", 1, ""), "gpu_queue.q.id", `"Team_A"`, 1), `Invalid queue`},
 	}
 	for name, tc := range cases {

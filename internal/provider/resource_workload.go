@@ -229,7 +229,22 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(renderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
 	checkCronJobWait(config, &resp.Diagnostics)
+	checkAdmittedWait(config, &resp.Diagnostics)
 	checkUnschedulableLimit(config, &resp.Diagnostics)
+}
+
+// checkAdmittedWait: only Kueue reports admission, so waiting for it needs
+// a Kueue queue.
+func checkAdmittedWait(m workloadModel, diags *diag.Diagnostics) {
+	if m.WaitFor.ValueString() != string(kube.WaitAdmitted) || m.Queue.IsUnknown() {
+		return
+	}
+	scheduler := m.QueueScheduler.ValueString()
+	if m.Queue.IsNull() || (scheduler != "" && scheduler != spec.QueueSchedulerKueue) {
+		diags.AddAttributeError(path.Root("wait_for"), "Nothing admits this workload",
+			"wait_for = \"admitted\" waits for Kueue to admit the workload, which needs a Kueue queue. "+
+				"Allowed: set queue to a gpu_queue id or a LocalQueue name, or another wait_for.")
+	}
 }
 
 // checkCronJobWait: a CronJob has no rollout and no pods until its schedule

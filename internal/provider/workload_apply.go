@@ -86,7 +86,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	selector := podSelector(rendered)
 	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
 	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
-	if waitErr == nil {
+	switch {
+	case waitErr != nil:
+	case waitMode(*plan) == kube.WaitAdmitted:
+		waitErr = waitAdmitted(ctx, client, rendered, main.GetUID(), mainRef)
+	default:
 		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, unschedulableLimit(*plan))
 	}
 	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),

@@ -152,3 +152,16 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 	queuedWarning(ref, name, statuses, diags)
 	return true
 }
+
+// waitAdmitted waits for Kueue's admission of every Workload the object
+// makes: one for a Job or StatefulSet, one per replica of a Deployment.
+func waitAdmitted(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef) error {
+	want, selector := 1, ""
+	if d := rendered.Deployment; d != nil {
+		selector = podSelector(rendered)
+		if d.Spec.Replicas != nil {
+			want = int(*d.Spec.Replicas)
+		}
+	}
+	return client.WaitAdmitted(ctx, ref, uid, selector, want)
+}

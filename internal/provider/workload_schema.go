@@ -242,7 +242,9 @@ func workloadAttributes() map[string]schema.Attribute {
 				"A deployment not ready by then is an error. A job still running (or still pending) by then is not: it " +
 				"stays in the state as created, untainted, with a warning, so the next plan neither deletes nor re-runs a " +
 				"long training run; raise `timeouts { create = \"24h\" }` to wait for it, or set `scheduled` to return " +
-				"once its pods run. A job that fails is an error.",
+				"once its pods run. A job that fails is an error. With a Kueue `queue`, `admitted` returns as soon as Kueue " +
+				"admits the workload; whatever the mode, a wait that ends while the workload is still queued (or was " +
+				"preempted back into its queue) is a warning with Kueue's reason, and the workload stays in the state, untainted.",
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
 		},
