@@ -116,6 +116,10 @@ func TestValidateFindings(t *testing.T) {
 		{"preemption rule", spec.Queue{Name: "q", Preemption: spec.QueuePreemption{BorrowWithinCohort: "LowerPriority"}, Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "preemption.borrow_within_cohort", "Borrowing preemption without reclaiming"},
 		{"strategy", spec.Queue{Name: "q", QueueingStrategy: "LIFO", Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "queueing_strategy", "Unknown value"},
 		{"no flavor", spec.Queue{Name: "q"}, "flavor", "Missing flavor"},
+		{"indistinct generic pools", teamQueue(
+			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}), GPUs: 8},
+			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "a100", Cloud: "generic", Accelerator: "a100-80gb", GPUsPerNode: 8}), GPUs: 8}),
+			"flavor[1].node_pool", "Kueue cannot tell two pools apart"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

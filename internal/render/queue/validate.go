@@ -1,8 +1,10 @@
 package queue
 
 import (
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
@@ -54,10 +56,38 @@ func resolve(q spec.Queue, strict bool) ([]flavor, gpudiag.Diagnostics) {
 	for i, fs := range q.Flavors {
 		f, ok := resolveFlavorBlock(i, fs, q, &cloud, seen, strict, &diags)
 		if ok {
+			checkDistinct(f, out, &diags)
 			out = append(out, f)
 		}
 	}
 	return out, diags
+}
+
+// checkDistinct: Kueue tells flavors apart by their node labels only. Two
+// flavors of one GPU resource with the same labels (generic pools select
+// GPUs by node affinity, so theirs may be empty) would let Kueue count one
+// pool's work against the other's quota.
+func checkDistinct(f flavor, earlier []flavor, diags *gpudiag.Diagnostics) {
+	for _, e := range earlier {
+		if e.resourceName() == f.resourceName() && maps.Equal(e.pool.NodeSelector, f.pool.NodeSelector) {
+			diags.AddError(f.path("node_pool"), "Kueue cannot tell two pools apart",
+				f.ref()+" and "+e.ref()+" offer "+f.resourceName()+" on nodes with the same labels as Kueue sees them ("+
+					describeLabels(f.pool.NodeSelector)+"), so Kueue could admit one pool's work against the other's quota. "+
+					"Allowed: give one pool a label of its own (labels = { \"pool\" = \"...\" }), or one flavor per resource.")
+			return
+		}
+	}
+}
+
+func describeLabels(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(labels))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		parts = append(parts, k+"="+labels[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func resolveFlavorBlock(i int, fs spec.QueueFlavor, q spec.Queue, cloud *string, seen map[string]int, strict bool, diags *gpudiag.Diagnostics) (flavor, bool) {
