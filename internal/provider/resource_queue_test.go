@@ -2,11 +2,15 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // queuePools is two GKE pools (whole A100s and A100s cut into 2g.10gb) and
@@ -156,6 +160,24 @@ func TestQueue_badInputIsAPlanError(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+			})
+		})
+	}
+}
+
+// The guide's examples plan: the shared pool with two teams, and GitOps
+// render mode.
+func TestQueue_guideExamplesPlan(t *testing.T) {
+	clearClusterEnv(t)
+	for _, dir := range []string{"sharing-gpus", "sharing-gpus-gitops"} {
+		t.Run(dir, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "guides", dir, "main.tf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: string(src), PlanOnly: true, ExpectNonEmptyPlan: true}},
 			})
 		})
 	}
