@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -283,6 +285,29 @@ data "gpu_queue_usage" "u" {
 					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.resources.0.used", "1"),
 				),
 			},
+		},
+	})
+}
+
+// A workload sent to a LocalQueue that does not exist fails the apply
+// before anything is created: Kueue would never admit it.
+func TestAccQueue_missingLocalQueueIsAnError(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + workloadConfig("j", "orphan", ns, "job",
+		landingCase{cloud: "generic", accelerator: "h100-80gb", count: 1, extra: `queue = "nobody"`})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: regexp.MustCompile(`(?s)No such queue.*LocalQueue "nobody" does not exist`),
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := acctest.Client(t).BatchV1().Jobs(ns).Get(context.Background(), "orphan", metav1.GetOptions{}); err == nil {
+				return fmt.Errorf("the Job was created although its queue does not exist")
+			}
+			return nil
 		},
 	})
 }

@@ -64,6 +64,9 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
+	if !checkLocalQueue(ctx, client, rendered, diags) {
+		return
+	}
 	if prior != nil && kueueQueue(rendered) != "" {
 		if err := keepKueueFields(ctx, client, rendered); err != nil {
 			diags.AddError("Cannot read the queued workload before applying", err.Error())
