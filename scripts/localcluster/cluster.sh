@@ -4,14 +4,16 @@
 # Builds the real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and kwokctl of the
 # versions pinned in versions.env, and has kwokctl run them as plain processes on 127.0.0.1 (its "binary"
 # runtime, configured by kwok/kwokctl.yaml and kwok/kwok.yaml): kwokctl owns certificates, processes and
-# ports; this script owns the build, the fake GPU nodes of fixtures/*.yaml and the readiness waits. See
+# ports; this script owns the build, the fake GPU nodes of fixtures/*.yaml and the readiness waits. It also
+# builds and runs the real Kueue controller (CRDs, webhooks, its own process; see "kueue" below). See
 # README.md next to this script.
 #
 # Usage: scripts/localcluster/cluster.sh <command> [options]
 #
 #   build                  build the pinned binaries into the cache (skips those already built)
 #   up                     build if needed, start the cluster (or reuse a healthy one), apply the fixtures,
-#                          wait until every fixture node is Ready, print a summary
+#                          wait until every fixture node is Ready, start Kueue (or restart it if it is not
+#                          healthy) and wait until its webhooks answer, print a summary
 #   down                   stop the processes this state dir started and delete the state dir
 #   status                 exit 0 if the cluster of this state dir is running and healthy, 1 otherwise
 #   fixtures [options]     (re)apply the fake GPU nodes to any cluster (default: $KUBECONFIG, else the
@@ -27,15 +29,17 @@
 #   GPU_CLUSTER_CACHE      binary cache (default ~/.cache/terraform-provider-gpu/localcluster)
 #   GPU_CLUSTER_APISERVER_PORT (36443)  GPU_CLUSTER_ETCD_PORT (36379)  GPU_CLUSTER_ETCD_PEER_PORT (36380)
 #   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (36257)  GPU_CLUSTER_SCHEDULER_PORT (36259)  GPU_CLUSTER_KWOK_PORT (36250)
+#   GPU_CLUSTER_KUEUE_WEBHOOK_PORT (36943)  GPU_CLUSTER_KUEUE_HEALTH_PORT (36981)
+#   GPU_CLUSTER_KUEUE      0: up runs no Kueue (and stops one an earlier up started); default 1
 #   GPU_CLUSTER_TIMEOUT    seconds to wait for each readiness step (default 120)
 #   GPU_CLUSTER_STOP_TIMEOUT  seconds down waits for the apiserver port to be released (default 10)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO_ROOT=$(cd -- "$SCRIPT_DIR/../.." && pwd -P)
-# shellcheck source=versions.env
+# shellcheck source-path=SCRIPTDIR source=versions.env
 . "$SCRIPT_DIR/versions.env"
-: "${KUBE_VERSION:?versions.env must set KUBE_VERSION}" "${ETCD_VERSION:?}" "${KWOK_VERSION:?}"
+: "${KUBE_VERSION:?versions.env must set KUBE_VERSION}" "${ETCD_VERSION:?}" "${KWOK_VERSION:?}" "${KUEUE_VERSION:?}"
 
 CACHE_DIR=${GPU_CLUSTER_CACHE:-$HOME/.cache/terraform-provider-gpu/localcluster}
 STATE_DIR=${GPU_CLUSTER_DIR:-$REPO_ROOT/.localcluster}
@@ -50,10 +54,15 @@ ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-36380}
 KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
 SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
 KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
+KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-36943}
+KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-36981}
+KUEUE_ENABLED=${GPU_CLUSTER_KUEUE:-1}
+[[ $KUEUE_ENABLED == [01] ]] || { printf 'cluster.sh: error: GPU_CLUSTER_KUEUE must be 0 or 1\n' >&2; exit 1; }
 
 KUBE_BIN_DIR=$CACHE_DIR/bin/kube-$KUBE_VERSION
 ETCD_BIN_DIR=$CACHE_DIR/bin/etcd-$ETCD_VERSION
 KWOK_BIN_DIR=$CACHE_DIR/bin/kwok-$KWOK_VERSION
+KUEUE_BIN_DIR=$CACHE_DIR/bin/kueue-$KUEUE_VERSION
 KWOKCTL=$KWOK_BIN_DIR/kwokctl
 KUBECTL=$KUBE_BIN_DIR/kubectl
 
@@ -71,6 +80,12 @@ export KWOK_WORKDIR=$STATE_DIR/kwokctl
 PKI=$KWOK_WORKDIR/clusters/$CLUSTER_NAME/pki
 KWOK_LOGS=$KWOK_WORKDIR/clusters/$CLUSTER_NAME/logs
 KUBECONFIG_FILE=$STATE_DIR/kubeconfig
+# Kueue's state: certificates, its Configuration, rendered webhooks, log and pid file.
+KUEUE_DIR=$STATE_DIR/kueue
+KUEUE_CERT_DIR=$KUEUE_DIR/certs
+KUEUE_PID_FILE=$KUEUE_DIR/kueue.pid
+KUEUE_LOG=$KUEUE_DIR/kueue.log
+KUEUE_FIELD_MANAGER=gpu-localcluster-kueue
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -90,6 +105,7 @@ bin_path() {
   case $1 in
     etcd) echo "$ETCD_BIN_DIR/etcd" ;;
     kwok | kwokctl) echo "$KWOK_BIN_DIR/$1" ;;
+    kueue) echo "$KUEUE_BIN_DIR/kueue" ;;
     *) echo "$KUBE_BIN_DIR/$1" ;;
   esac
 }
@@ -124,6 +140,22 @@ build_one() {
         die "building $name failed"
       fi
       mv -f "$tmp/$name" "$tmp.bin"
+      rmdir "$tmp"
+      tmp=$tmp.bin
+      BUILD_TMP=$tmp
+      ;;
+    kueue)
+      # go install straight from the module proxy, no replace directives: the binary upstream's Makefile
+      # builds (cmd/kueue), with the version its Makefile stamps in (shown in Kueue's first log line).
+      tmp=$(mktemp -d "$dest.tmp.XXXXXX")
+      BUILD_TMP=$tmp
+      if ! (cd "$tmp" && GOWORK=off GOBIN="$tmp" go install -trimpath \
+        -ldflags "-s -w -X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" \
+        "sigs.k8s.io/kueue/cmd/kueue@$KUEUE_VERSION"); then
+        rm -rf "$tmp"
+        die "building kueue failed"
+      fi
+      mv -f "$tmp/kueue" "$tmp.bin"
       rmdir "$tmp"
       tmp=$tmp.bin
       BUILD_TMP=$tmp
@@ -176,7 +208,16 @@ ensure_binaries() {
   fi
 }
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl kueue)
+
+# up_binaries: what 'up' needs; Kueue only when it is to run.
+up_binaries() {
+  local name
+  for name in "${ALL_BINARIES[@]}"; do
+    if [[ $name == kueue ]] && ((!KUEUE_ENABLED)); then continue; fi
+    printf '%s\n' "$name"
+  done
+}
 
 cmd_build() {
   ensure_binaries "${ALL_BINARIES[@]}"
@@ -205,14 +246,27 @@ ports_from_env() {
   KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
   SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
   KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
+  KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-36943}
+  KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-36981}
 }
 
 check_ports_free() {
-  local port
-  for port in "$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT"; do
+  local port ports=("$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT")
+  if ((KUEUE_ENABLED)); then ports+=("$KUEUE_WEBHOOK_PORT" "$KUEUE_HEALTH_PORT"); fi
+  for port in "${ports[@]}"; do
     if port_in_use "$port"; then
       die "127.0.0.1:$port is already in use (another cluster with a different GPU_CLUSTER_DIR?); pick other ports with GPU_CLUSTER_*_PORT"
     fi
+  done
+}
+
+# close_fds: in a subshell that is about to exec a daemon, close every file descriptor above 2.
+close_fds() {
+  local fd
+  [[ -d /proc/$BASHPID/fd ]] || return 0
+  for fd in "/proc/$BASHPID/fd/"*; do
+    fd=${fd##*/}
+    if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
   done
 }
 
@@ -222,12 +276,7 @@ check_ports_free() {
 # capturing our output) would keep that caller waiting for EOF.
 kwokctl() {
   (
-    if [[ -d /proc/$BASHPID/fd ]]; then
-      for fd in /proc/$BASHPID/fd/*; do
-        fd=${fd##*/}
-        if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
-      done
-    fi
+    close_fds
     KWOK_KUBE_VERSION=$KUBE_VERSION KWOK_ETCD_VERSION=$ETCD_VERSION KWOK_KUBECTL_BINARY=$KUBECTL \
       exec "$KWOKCTL" "$@"
   )
@@ -334,6 +383,8 @@ ETCD_PEER_PORT=$ETCD_PEER_PORT
 KCM_PORT=$KCM_PORT
 SCHEDULER_PORT=$SCHEDULER_PORT
 KWOK_PORT=$KWOK_PORT
+KUEUE_WEBHOOK_PORT=$KUEUE_WEBHOOK_PORT
+KUEUE_HEALTH_PORT=$KUEUE_HEALTH_PORT
 EOF
   render_config
 }
@@ -346,6 +397,12 @@ write_env() {
     printf 'export GPU_LOCAL_KUBECONFIG=%q\n' "$KUBECONFIG_FILE"
     printf 'export GPU_LOCAL_CONTEXT=%q\n' gpu-local
     printf 'export GPU_LOCAL_TOKEN_CONTEXT=%q\n' gpu-local-token
+    if kueue_pid >/dev/null; then
+      printf 'export GPU_LOCAL_KUEUE=1\n'
+      printf 'export GPU_LOCAL_KUEUE_VERSION=%q\n' "$KUEUE_VERSION"
+    else
+      printf 'export GPU_LOCAL_KUEUE=0\n'
+    fi
   } >"$STATE_DIR/env.tmp"
   mv -f "$STATE_DIR/env.tmp" "$STATE_DIR/env"
 }
@@ -378,9 +435,10 @@ start_cluster() {
   log "cluster up in $(elapsed "$t0")"
 }
 
-# stop_cluster: kwokctl stops the processes; then wait until the apiserver port is free again, so an 'up'
-# right after a 'down' never finds it taken.
+# stop_cluster: Kueue first (this script runs it, not kwokctl), then kwokctl stops the processes; then wait
+# until the apiserver port is free again, so an 'up' right after a 'down' never finds it taken.
 stop_cluster() {
+  kueue_stop
   if have_bin "$KWOKCTL" && [[ -d $KWOK_WORKDIR/clusters/$CLUSTER_NAME ]]; then
     kwokctl delete cluster --name "$CLUSTER_NAME" >"$STATE_DIR/kwokctl-delete.log" 2>&1 ||
       log "kwokctl delete cluster failed (see $STATE_DIR/kwokctl-delete.log)"
@@ -396,6 +454,11 @@ remove_state() {
   fi
   rm -rf -- "$STATE_DIR"
 }
+
+# ---------------------------------------------------------------------------------------------- kueue
+
+# shellcheck source=kueue.sh
+. "$SCRIPT_DIR/kueue.sh"
 
 # ------------------------------------------------------------------------------------------- fixtures
 
@@ -478,13 +541,19 @@ cmd_up() {
   local t0
   t0=$(now_ms)
   lock_state
-  ensure_binaries "${ALL_BINARIES[@]}"
+  local binaries
+  mapfile -t binaries < <(up_binaries)
+  ensure_binaries "${binaries[@]}"
   ports_from_env
   load_recorded_ports
   if healthy; then
     log "cluster in $STATE_DIR is already running; re-applying fixtures"
     apply_fixtures || die "applying fixtures failed"
     wait_fixture_nodes || die "fixture nodes not Ready"
+    if ! ensure_kueue; then
+      write_env # GPU_LOCAL_KUEUE=0: the cluster runs, Kueue does not
+      die "Kueue failed to start"
+    fi
     write_env
   else
     if [[ -d $STATE_DIR ]]; then
@@ -497,6 +566,7 @@ cmd_up() {
     check_ports_free
     CLEANUP_ON_EXIT=1
     start_cluster
+    ensure_kueue || die "Kueue failed to start"
     write_env
     CLEANUP_ON_EXIT=0
   fi
@@ -506,6 +576,10 @@ cmd_up() {
   echo "  env         . $STATE_DIR/env   # GPU_LOCAL_HOST, GPU_LOCAL_CA_FILE, GPU_LOCAL_TOKEN_FILE, GPU_LOCAL_KUBECONFIG"
   echo "  kubectl     $KUBECTL --kubeconfig $KUBECONFIG_FILE get nodes"
   echo "  logs        $KWOK_LOGS"
+  if kueue_pid >/dev/null; then
+    echo "  Kueue $KUEUE_VERSION (Job, Deployment, StatefulSet, Pod integrations), webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT"
+    echo "              log $KUEUE_LOG"
+  fi
   echo
   summary
 }
@@ -536,6 +610,20 @@ cmd_status() {
   fi
   kwokctl get components --name "$CLUSTER_NAME" 2>/dev/null || true
   echo "running: https://127.0.0.1:$APISERVER_PORT, kubeconfig $KUBECONFIG_FILE"
+  # Kueue: healthy; started by up (kueue/version exists) but now dead or unhealthy (exit 1); or not started
+  # (GPU_CLUSTER_KUEUE=0).
+  local pid
+  if kueue_healthy; then
+    echo "kueue: running $(<"$KUEUE_DIR/version") (pid $(kueue_pid)), ready, webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT, log $KUEUE_LOG"
+  elif pid=$(kueue_pid); then
+    echo "kueue: unhealthy (pid $pid: /readyz or the webhook port does not answer, or not $KUEUE_VERSION; see $KUEUE_LOG; 'cluster.sh up' restarts it)"
+    return 1
+  elif [[ -e $KUEUE_DIR/version ]]; then
+    echo "kueue: not running (see $KUEUE_LOG; 'cluster.sh up' restarts it)"
+    return 1
+  else
+    echo "kueue: not started (GPU_CLUSTER_KUEUE=0)"
+  fi
 }
 
 cmd_fixtures() {
