@@ -33,6 +33,7 @@ import (
 // talks to the cluster works with them, on every path an apply, refresh,
 // import, failed wait and destroy takes.
 func TestAccRBAC_leastPrivilegeServiceAccount(t *testing.T) {
+	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
 	token := leastPrivilegeToken(t, ns, nil)
 	host, ca := clusterEndpoint(t, acctest.Kubeconfig(t))
@@ -74,11 +75,22 @@ resource "gpu_node_pool_policy" "shared" {
   }
 }
 
+# A Kueue queue of the pool's shared slots, and the Job sent to it.
+resource "gpu_queue" "team" {
+  name       = %[2]q
+  namespaces = [%[1]q]
+  flavor {
+    node_pool    = gpu_node_pool_policy.shared.id
+    shared_slots = 4
+  }
+}
+
 resource "gpu_workload" "batch" {
   name      = "batch"
   namespace = %[1]q
   kind      = "job"
   node_pool = gpu_node_pool_policy.shared.id
+  queue     = gpu_queue.team.id
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 1
@@ -105,6 +117,11 @@ resource "gpu_workload" "claims" {
 
 data "gpu_cluster_capacity" "pool" {
   selector   = "%[3]s=%[2]s"
+  depends_on = [gpu_workload.batch]
+}
+
+data "gpu_queue_usage" "team" {
+  name       = gpu_queue.team.name
   depends_on = [gpu_workload.batch]
 }
 `, ns, prefix, acctest.FakeNodeLabel)
@@ -146,6 +163,7 @@ resource "gpu_workload" "nowhere" {
 					resource.TestCheckResourceAttr("data.gpu_cluster_capacity.pool", "pools.#", "1"),
 					resource.TestCheckResourceAttr("data.gpu_cluster_capacity.pool", "pools.0.resources.0.name", "nvidia.com/gpu.shared"),
 					resource.TestCheckResourceAttr("data.gpu_cluster_capacity.pool", "pools.0.resources.0.requested", "0"),
+					resource.TestCheckResourceAttr("data.gpu_queue_usage.team", "queues.0.resources.0.quota", "4"),
 				),
 			},
 			{
