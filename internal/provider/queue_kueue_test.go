@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,16 +35,17 @@ const runFor = "pod-complete.stage.kwok.x-k8s.io/delay"
 // queueTestPool is a generic H100 pool of one GPU per node, labelled with the
 // test's name, and its nodes.
 type queueTestPool struct {
-	name  string
-	nodes []string
+	name   string
+	nodes  []string
+	taints []spec.Taint
 }
 
-func newQueueTestPool(t *testing.T, nodes int) queueTestPool {
+func newQueueTestPool(t *testing.T, nodes int, taints ...spec.Taint) queueTestPool {
 	t.Helper()
 	acctest.RequireKueue(t)
 	name := "kq-" + rand.String(6)
 	p := spec.PoolPolicy{Name: name, Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 1,
-		Labels: map[string]string{acctest.FakeNodeLabel: name}}
+		Labels: map[string]string{acctest.FakeNodeLabel: name}, Taints: taints}
 	rendered, diags := pool.Render(p)
 	if diags.HasError() {
 		t.Fatalf("pool.Render: %v", diags)
@@ -56,7 +58,7 @@ func newQueueTestPool(t *testing.T, nodes int) queueTestPool {
 		labels[k] = v
 	}
 	names := acctest.CreateFakeNodes(t, name, nodes, rendered.ResourcesPerNode, labels, rendered.NodeTaints...)
-	return queueTestPool{name: name, nodes: names}
+	return queueTestPool{name: name, nodes: names, taints: taints}
 }
 
 // config is the pool policy and a queue of quota GPUs for namespace ns.
@@ -68,6 +70,7 @@ resource "gpu_node_pool_policy" "p" {
   accelerator   = "h100-80gb"
   gpus_per_node = 1
   labels        = { %[2]q = %[1]q }
+  %[6]s
 }
 
 resource "gpu_queue" "q" {
@@ -79,7 +82,20 @@ resource "gpu_queue" "q" {
     gpus      = %[4]d
   }
 }
-`, p.name, acctest.FakeNodeLabel, ns, quota, queueExtra)
+`, p.name, acctest.FakeNodeLabel, ns, quota, queueExtra, p.taintsHCL())
+}
+
+func (p queueTestPool) taintsHCL() string {
+	if len(p.taints) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("taints = [")
+	for _, tn := range p.taints {
+		fmt.Fprintf(&b, "{ key = %q, value = %q, effect = %q },", tn.Key, tn.Value, tn.Effect)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // queuedWorkloadConfig is a one-GPU workload on the test pool, in the queue.
@@ -310,4 +326,64 @@ func TestAccQueue_missingLocalQueueIsAnError(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// At admission Kueue writes the flavor's node selector and tolerations into
+// a Job's pod template with an update of its own. Here the workload does not
+// name the pool (a generic H100 Job) and the pool has a taint of its own, so
+// Kueue adds a toleration and a node selector entry: the refresh shows no
+// drift, and a change applies without taking them back (an admitted Job's
+// template cannot change) and without a conflict.
+func TestAccQueue_kueueAdditionsAreNotDrift(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1, spec.Taint{Key: "gpuform.io/team", Value: "research", Effect: "NoSchedule"})
+	job := func(labels string) string {
+		return fmt.Sprintf(`
+resource "gpu_workload" "j" {
+  name      = "admitted"
+  namespace = %q
+  kind      = "job"
+  cloud     = "generic"
+  queue     = gpu_queue.q.id
+  image     = "registry.invalid/cuda:12"
+  wait_for  = "scheduled"
+  pod_annotations = { %q = "5m" }
+  %s
+  gpu {
+    count       = 1
+    accelerator = "h100-80gb"
+  }
+}
+`, ns, runFor, labels)
+	}
+	tf := newFaultTerraform(t, p.config(t, ns, 1, "")+job(""))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	assertPodsOn(t, ns, "app.kubernetes.io/name=admitted", p.nodes)
+	live, err := acctest.Client(t).BatchV1().Jobs(ns).Get(context.Background(), "admitted", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(live.Spec.Template.Spec.Tolerations, func(tl corev1.Toleration) bool { return tl.Key == "gpuform.io/team" }) ||
+		live.Spec.Template.Spec.NodeSelector[acctest.FakeNodeLabel] != p.name {
+		t.Fatalf("Kueue did not add the flavor's toleration and node selector: %+v", live.Spec.Template.Spec)
+	}
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("Kueue's additions show as drift:\n%s", out)
+	}
+	tf.Write(p.config(t, ns, 1, "") + job(`labels = { team = "research" }`))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("a change over Kueue's additions: %v\n%s", err, out)
+	}
+	live, err = acctest.Client(t).BatchV1().Jobs(ns).Get(context.Background(), "admitted", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Labels["team"] != "research" || !slices.ContainsFunc(live.Spec.Template.Spec.Tolerations, func(tl corev1.Toleration) bool { return tl.Key == "gpuform.io/team" }) {
+		t.Errorf("the change did not apply, or took Kueue's toleration back: labels %v, tolerations %v", live.Labels, live.Spec.Template.Spec.Tolerations)
+	}
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the plan after the change is not empty:\n%s", out)
+	}
 }
