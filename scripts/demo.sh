@@ -71,6 +71,39 @@ for chart, values in sorted(json.load(sys.stdin).items()):
     print(f"{chart:20} {path}  ({len(values.splitlines())} lines)")
 ' "$out"
 
+# Queues: two teams share the A100 pool through the real Kueue; team A's
+# second Job waits in its queue, then is admitted when the first finishes.
+echo
+echo "== terraform apply examples/queues (Kueue: two teams, one pool)"
+mkdir -p "$out/queues"
+cp "$root/examples/queues/main.tf" "$out/queues/main.tf"
+for ns in team-a team-b; do
+	"$kubectl" --kubeconfig "$kubeconfig" create namespace "$ns" --dry-run=client -o yaml |
+		"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+done
+(
+	cd "$out/queues"
+	"$terraform" apply -auto-approve -input=false -no-color -var "kubeconfig=$kubeconfig" 2>&1 |
+		grep -E '^(gpu_queue|gpu_workload).*(Creation complete|Creating)|is waiting in queue|Kueue Workload|Apply complete' || true
+)
+echo
+echo "== Kueue's view of team A's Jobs until train-2 is admitted"
+jobs() {
+	"$kubectl" --kubeconfig "$kubeconfig" -n team-a get workloads.kueue.x-k8s.io \
+		-o custom-columns='WORKLOAD:.metadata.name,QUEUE:.spec.queueName,ADMITTED:.status.conditions[?(@.type=="Admitted")].status,FINISHED:.status.conditions[?(@.type=="Finished")].status'
+}
+jobs
+for _ in $(seq 1 300); do
+	admitted=$("$kubectl" --kubeconfig "$kubeconfig" -n team-a get workloads.kueue.x-k8s.io \
+		-l kueue.x-k8s.io/job-uid="$("$kubectl" --kubeconfig "$kubeconfig" -n team-a get job train-2 -o jsonpath='{.metadata.uid}')" \
+		-o jsonpath='{.items[0].status.conditions[?(@.type=="Admitted")].status}' 2>/dev/null || true)
+	[[ $admitted == True ]] && break
+	sleep 0.2
+done
+echo "-- train-2 admitted: ${admitted:-no}"
+jobs
+"$kubectl" --kubeconfig "$kubeconfig" -n team-a get pods -o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase'
+
 # The real thing: helm upgrade --install of the FiftyOne chart with the
 # values generated above (Helm's own library, scripts/chartinstall), then
 # where its GPU runner's pods landed, next to the gpu_workload placements.

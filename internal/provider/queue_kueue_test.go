@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -61,8 +63,8 @@ func newQueueTestPool(t *testing.T, nodes int, taints ...spec.Taint) queueTestPo
 	return queueTestPool{name: name, nodes: names, taints: taints}
 }
 
-// config is the pool policy and a queue of quota GPUs for namespace ns.
-func (p queueTestPool) config(t *testing.T, ns string, quota int, queueExtra string) string {
+// config is the pool policy and a queue of one GPU for namespace ns.
+func (p queueTestPool) config(t *testing.T, ns string, queueExtra string) string {
 	return acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "p" {
   name          = %[1]q
@@ -70,19 +72,19 @@ resource "gpu_node_pool_policy" "p" {
   accelerator   = "h100-80gb"
   gpus_per_node = 1
   labels        = { %[2]q = %[1]q }
-  %[6]s
+  %[5]s
 }
 
 resource "gpu_queue" "q" {
   name       = %[1]q
   namespaces = [%[3]q]
-  %[5]s
+  %[4]s
   flavor {
     node_pool = gpu_node_pool_policy.p.id
-    gpus      = %[4]d
+    gpus      = 1
   }
 }
-`, p.name, acctest.FakeNodeLabel, ns, quota, queueExtra, p.taintsHCL())
+`, p.name, acctest.FakeNodeLabel, ns, queueExtra, p.taintsHCL())
 }
 
 func (p queueTestPool) taintsHCL() string {
@@ -124,7 +126,7 @@ func TestAccQueue_secondJobWaitsForQuota(t *testing.T) {
 	ns := acctest.Namespace(t)
 	p := newQueueTestPool(t, 2)
 	config := func(labels string) string {
-		return p.config(t, ns, 1, "") +
+		return p.config(t, ns, "") +
 			queuedWorkloadConfig("first", "first", ns, "job", `wait_for = "scheduled"
   pod_annotations = { "`+runFor+`" = "20s" }`+labels) +
 			queuedWorkloadConfig("second", "second", ns, "job", `depends_on = [gpu_workload.first]
@@ -166,7 +168,7 @@ func TestAccQueue_deploymentIsGatedThenAdmitted(t *testing.T) {
 	ns := acctest.Namespace(t)
 	p := newQueueTestPool(t, 1)
 	config := func(image string) string {
-		return p.config(t, ns, 1, "") + strings.Replace(queuedWorkloadConfig("d", "server", ns, "deployment", ""),
+		return p.config(t, ns, "") + strings.Replace(queuedWorkloadConfig("d", "server", ns, "deployment", ""),
 			"registry.invalid/cuda:12", image, 1)
 	}
 	tf := newFaultTerraform(t, config("registry.invalid/cuda:12"))
@@ -194,7 +196,7 @@ func TestAccQueue_preemptionIsReported(t *testing.T) {
 	ns := acctest.Namespace(t)
 	p := newQueueTestPool(t, 1)
 	low, high := priorityClass(t, p.name+"-low", 10), priorityClass(t, p.name+"-high", 1000)
-	base := p.config(t, ns, 1, "preemption {\n    within_cluster_queue = \"LowerPriority\"\n  }") +
+	base := p.config(t, ns, "preemption {\n    within_cluster_queue = \"LowerPriority\"\n  }") +
 		queuedWorkloadConfig("low", "low", ns, "job", `wait_for = "scheduled"
   priority_class_name = "`+low+`"
   pod_annotations = { "`+runFor+`" = "5m" }`)
@@ -221,13 +223,13 @@ func TestAccQueue_preemptionIsReported(t *testing.T) {
 func TestAccQueue_destroyWithAdmittedWork(t *testing.T) {
 	ns := acctest.Namespace(t)
 	p := newQueueTestPool(t, 1)
-	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], p.config(t, ns, 1, ""))
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], p.config(t, ns, ""))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	cs := acctest.Client(t)
 	ctx := context.Background()
-	outside := outsideDeployment(ns, p.name)
+	outside := outsideDeployment(p.name)
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, outside, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +257,7 @@ func TestAccQueue_destroyWithAdmittedWork(t *testing.T) {
 
 // outsideDeployment is a one-GPU Deployment written by hand, queued in the
 // test's LocalQueue: work the provider does not own.
-func outsideDeployment(ns, queueName string) *appsv1.Deployment {
+func outsideDeployment(queueName string) *appsv1.Deployment {
 	labels := map[string]string{"app": "outside"}
 	one := int32(1)
 	return &appsv1.Deployment{
@@ -277,7 +279,7 @@ func outsideDeployment(ns, queueName string) *appsv1.Deployment {
 func TestAccQueue_usageReportsAdmittedWork(t *testing.T) {
 	ns := acctest.Namespace(t)
 	p := newQueueTestPool(t, 1)
-	config := p.config(t, ns, 1, "") + queuedWorkloadConfig("d", "server", ns, "deployment", "")
+	config := p.config(t, ns, "") + queuedWorkloadConfig("d", "server", ns, "deployment", "")
 	usage := config + `
 data "gpu_queue_usage" "u" {
   name       = gpu_queue.q.name
@@ -356,7 +358,7 @@ resource "gpu_workload" "j" {
 }
 `, ns, runFor, labels)
 	}
-	tf := newFaultTerraform(t, p.config(t, ns, 1, "")+job(""))
+	tf := newFaultTerraform(t, p.config(t, ns, "")+job(""))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
@@ -372,7 +374,7 @@ resource "gpu_workload" "j" {
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("Kueue's additions show as drift:\n%s", out)
 	}
-	tf.Write(p.config(t, ns, 1, "") + job(`labels = { team = "research" }`))
+	tf.Write(p.config(t, ns, "") + job(`labels = { team = "research" }`))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("a change over Kueue's additions: %v\n%s", err, out)
 	}
@@ -386,4 +388,33 @@ resource "gpu_workload" "j" {
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("the plan after the change is not empty:\n%s", out)
 	}
+}
+
+// The queue part of `make demo` (examples/queues) runs for real: team A's
+// second Job is queued behind its first and runs once it is done, on the
+// A100 pool; team B's runs from its own quota. (terraform-exec: the example
+// uses for_each, which terraform-plugin-testing's state checks cannot read.)
+func TestAccExamples_queuesApply(t *testing.T) {
+	acctest.RequireKueue(t)
+	teamA, teamB := acctest.Namespace(t), acctest.Namespace(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "queues", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	tf := newFaultTerraform(t, body)
+	vars := fmt.Sprintf(`{"kubeconfig": %q, "teams": [%q, %q], "run_for": "15s"}`, acctest.Kubeconfig(t), teamA, teamB)
+	if err := os.WriteFile(filepath.Join(tf.Dir, "terraform.tfvars.json"), []byte(vars), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := tf.Apply()
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Job "+teamA+"/train-2 is waiting in queue") {
+		t.Errorf("train-2 was not reported as queued:\n%s", out)
+	}
+	waitJobComplete(t, teamA, "train-2", 2*time.Minute)
+	assertPodsOn(t, teamA, "app.kubernetes.io/name=train-2", []string{"gke-a100-0", "gke-a100-1"})
+	waitJobComplete(t, teamB, "eval", time.Minute)
 }

@@ -104,8 +104,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	}
 	plan.ScheduledNodes = stringList(nodes)
 	diags.Append(state.Set(ctx, plan.withManifests())...)
-	if waitErr != nil && reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags) {
-		return
+	if waitErr != nil {
+		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags)
+		if done || (admitted && waitMode(*plan) == kube.WaitAdmitted) {
+			return
+		}
 	}
 	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
 		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"

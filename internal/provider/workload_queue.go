@@ -139,32 +139,25 @@ func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Di
 		queue.Summary(evicted)+"\n\nIt is back in its queue and runs again when admitted; nothing in the configuration changes.")
 }
 
-// reportQueued turns a wait that ended while Kueue still holds the workload
-// in its queue into a warning naming Kueue's reason; true when it did.
-func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef, diags *diag.Diagnostics) bool {
+// reportQueued looks at Kueue's view of a workload whose wait ended
+// without success. Still queued (or preempted back into the queue): a
+// warning naming Kueue's reason, and done is true. Admitted by now, when
+// the wait was for admission: the wait ended just as Kueue admitted it, so
+// admitted is true and nothing is reported.
+func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef, diags *diag.Diagnostics) (done, admitted bool) {
 	name := kueueQueue(rendered)
 	if name == "" {
-		return false
+		return false, false
 	}
 	statuses, err := queueStatuses(ctx, client, rendered, uid)
-	if err != nil || !waitingInQueue(statuses) {
-		return false
+	if err != nil {
+		return false, false
 	}
-	queuedWarning(ref, name, statuses, diags)
-	return true
-}
-
-// waitAdmitted waits for Kueue's admission of every Workload the object
-// makes: one for a Job or StatefulSet, one per replica of a Deployment.
-func waitAdmitted(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef) error {
-	want, selector := 1, ""
-	if d := rendered.Deployment; d != nil {
-		selector = podSelector(rendered)
-		if d.Spec.Replicas != nil {
-			want = int(*d.Spec.Replicas)
-		}
+	if waitingInQueue(statuses) {
+		queuedWarning(ref, name, statuses, diags)
+		return true, false
 	}
-	return client.WaitAdmitted(ctx, ref, uid, selector, want)
+	return false, len(statuses) > 0
 }
 
 // checkLocalQueue: a workload sent to a LocalQueue that does not exist is
@@ -195,4 +188,17 @@ func checkLocalQueue(ctx context.Context, client *kube.Client, rendered *workloa
 		return false
 	}
 	return true
+}
+
+// waitAdmitted waits for Kueue's admission of every Workload the object
+// makes: one for a Job or StatefulSet, one per replica of a Deployment.
+func waitAdmitted(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef) error {
+	want, selector := 1, ""
+	if d := rendered.Deployment; d != nil {
+		selector = podSelector(rendered)
+		if d.Spec.Replicas != nil {
+			want = int(*d.Spec.Replicas)
+		}
+	}
+	return client.WaitAdmitted(ctx, ref, uid, selector, want)
 }

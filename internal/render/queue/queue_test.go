@@ -158,6 +158,19 @@ func TestWholePoolQuotaFromNodes(t *testing.T) {
 	}
 }
 
+func TestSharedPoolCountsSlots(t *testing.T) {
+	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(l4Shared), SharedSlots: 4}))
+	f := r.Ref.Flavors[0]
+	// GKE shares GPUs natively: the slots are advertised as nvidia.com/gpu.
+	if f.Unit != UnitSharedSlots || f.Quota != 4 || f.Resource != "nvidia.com/gpu" {
+		t.Errorf("flavor %+v", f)
+	}
+	_, diags := Render(teamQueue(spec.QueueFlavor{NodePool: poolID(l4Shared), GPUs: 1}))
+	if !hasFinding(diags, "flavor[0].gpus", "Quota in the wrong unit") || !strings.Contains(diags[0].Detail, "shared_slots = 4") {
+		t.Errorf("whole GPUs on a shared pool: %v", diags)
+	}
+}
+
 func TestIDRoundTrip(t *testing.T) {
 	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}))
 	if !IsID(r.ID) || !strings.HasPrefix(r.ID, "kueue/team-a:") {
