@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -176,4 +177,34 @@ func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID,
 		return &NotReadyError{Ref: ref, Mode: WaitAdmitted, Waited: time.Since(start)}
 	}
 	return err
+}
+
+// QueuePosition asks Kueue's on-demand visibility API where a pending
+// Workload stands in its LocalQueue (0 is next). ok is false when the API
+// is not served (the VisibilityOnDemand feature is off, or an older Kueue)
+// or does not list the Workload: the position is then simply not reported.
+func (c *Client) QueuePosition(ctx context.Context, namespace, localQueue, workload string) (int32, bool) {
+	raw, err := c.Typed.CoreV1().RESTClient().Get().
+		AbsPath("/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces", namespace, "localqueues", localQueue, "pendingworkloads").
+		DoRaw(ctx)
+	if err != nil {
+		return 0, false
+	}
+	var summary struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			PositionInLocalQueue int32 `json:"positionInLocalQueue"`
+		} `json:"items"`
+	}
+	if json.Unmarshal(raw, &summary) != nil {
+		return 0, false
+	}
+	for _, item := range summary.Items {
+		if item.Metadata.Name == workload {
+			return item.PositionInLocalQueue, true
+		}
+	}
+	return 0, false
 }

@@ -106,6 +106,11 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.
 	out := make([]queue.Status, len(workloads))
 	for i, wl := range workloads {
 		out[i] = queue.Describe(wl)
+		if out[i].State == queue.StateQueued && out[i].LocalQueue != "" {
+			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
+				out[i].Position = pos
+			}
+		}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"cmp"
+	"strconv"
 	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -31,11 +32,15 @@ type Status struct {
 	Message string
 	// Flavors are the flavors of an admission, per resource.
 	Flavors map[string]string
+	// LocalQueue is the Workload's queue; Position its place there (0 is
+	// next) when Kueue's visibility API gave one, -1 otherwise.
+	LocalQueue string
+	Position   int32
 }
 
 // Describe reads a Kueue Workload's conditions and admission.
 func Describe(wl kueue.Workload) Status {
-	s := Status{Name: wl.Namespace + "/" + wl.Name, State: StateQueued}
+	s := Status{Name: wl.Namespace + "/" + wl.Name, State: StateQueued, LocalQueue: string(wl.Spec.QueueName), Position: -1}
 	if a := wl.Status.Admission; a != nil {
 		s.ClusterQueue = string(a.ClusterQueue)
 		for _, ps := range a.PodSetAssignments {
@@ -94,6 +99,9 @@ func Summary(statuses []Status) string {
 		b.WriteString("\n  Kueue Workload " + s.Name + ": " + string(s.State))
 		if s.ClusterQueue != "" {
 			b.WriteString(" (ClusterQueue " + s.ClusterQueue + ")")
+		}
+		if s.Position >= 0 {
+			b.WriteString(" (position " + strconv.Itoa(int(s.Position)+1) + " in LocalQueue " + s.LocalQueue + ")")
 		}
 		if s.Message != "" {
 			b.WriteString(": " + s.Message)

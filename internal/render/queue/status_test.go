@@ -1,0 +1,88 @@
+package queue
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// pendingMessage is Kueue's own words for a Workload waiting for quota, as
+// the local cluster's Kueue v0.17.0 wrote them (docs/design/queues.md).
+const pendingMessage = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed"
+
+func workloadWith(conditions ...metav1.Condition) kueue.Workload {
+	wl := kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "job-train-1a2b3", Namespace: "team-a"}}
+	wl.Spec.QueueName = "team-a"
+	wl.Status.Conditions = conditions
+	return wl
+}
+
+func cond(t, status, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: t, Status: metav1.ConditionStatus(status), Reason: reason, Message: message}
+}
+
+func TestDescribe(t *testing.T) {
+	cases := []struct {
+		name    string
+		wl      kueue.Workload
+		state   State
+		message string
+	}{
+		{"waiting for quota", workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", pendingMessage)), StateQueued, "Pending: " + pendingMessage},
+		{"not looked at yet", workloadWith(), StateQueued, "waiting for Kueue to consider it"},
+		{"admitted", workloadWith(cond(kueue.WorkloadQuotaReserved, "True", "QuotaReserved", ""), cond(kueue.WorkloadAdmitted, "True", "Admitted", "")), StateAdmitted, ""},
+		{"preempted", workloadWith(cond(kueue.WorkloadEvicted, "True", "Preempted", "Preempted to accommodate a workload (UID: 1) due to prioritization in the ClusterQueue"),
+			cond(kueue.WorkloadPreempted, "True", "InClusterQueue", "Preempted to accommodate a workload (UID: 1) due to prioritization in the ClusterQueue")), StateEvicted, "InClusterQueue: Preempted"},
+		{"finished", workloadWith(cond(kueue.WorkloadFinished, "True", "Succeeded", "Job finished successfully"), cond(kueue.WorkloadAdmitted, "True", "Admitted", "")), StateFinished, "Succeeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Describe(tc.wl)
+			if s.State != tc.state || !strings.HasPrefix(s.Message, tc.message) {
+				t.Errorf("Describe = %s %q, want %s %q...", s.State, s.Message, tc.state, tc.message)
+			}
+		})
+	}
+}
+
+func TestSummaryNamesPositionAndReason(t *testing.T) {
+	s := Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", pendingMessage)))
+	s.Position = 1
+	got := Summary([]Status{s})
+	for _, want := range []string{"team-a/job-train-1a2b3: queued", "position 2 in LocalQueue team-a", pendingMessage} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary %q lacks %q", got, want)
+		}
+	}
+	s.Position = -1
+	if strings.Contains(Summary([]Status{s}), "position") {
+		t.Error("a position is reported although Kueue gave none")
+	}
+}
+
+func TestUsageOf(t *testing.T) {
+	var cq kueue.ClusterQueue
+	cq.Name, cq.Spec.CohortName = "team-a", "fleet"
+	cq.Spec.ResourceGroups = []kueue.ResourceGroup{{
+		CoveredResources: []corev1.ResourceName{"nvidia.com/gpu"},
+		Flavors: []kueue.FlavorQuotas{{Name: "a100", Resources: []kueue.ResourceQuota{
+			{Name: "nvidia.com/gpu", NominalQuota: resource.MustParse("8")},
+		}}},
+	}}
+	cq.Status.AdmittedWorkloads, cq.Status.PendingWorkloads = 2, 3
+	cq.Status.FlavorsUsage = []kueue.FlavorUsage{{Name: "a100", Resources: []kueue.ResourceUsage{
+		{Name: "nvidia.com/gpu", Total: resource.MustParse("10"), Borrowed: resource.MustParse("2")},
+	}}}
+	cq.Status.Conditions = []metav1.Condition{cond(kueue.ClusterQueueActive, "False", "FlavorNotFound", "Can't admit new workloads: references missing ResourceFlavor(s): a100.")}
+	u := UsageOf(cq)
+	if u.Active || !strings.HasPrefix(u.Inactive, "FlavorNotFound") || u.Admitted != 2 || u.Pending != 3 || u.Cohort != "fleet" {
+		t.Errorf("usage %+v", u)
+	}
+	if r := u.Resources[0]; r.Quota != "8" || r.Used != "10" || r.Borrowed != "2" || r.Reserved != "0" {
+		t.Errorf("resource %+v", r)
+	}
+}
