@@ -14,9 +14,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -46,6 +50,9 @@ func newQueueTestPool(t *testing.T, nodes int, taints ...spec.Taint) queueTestPo
 	t.Helper()
 	acctest.RequireKueue(t)
 	name := "kq-" + rand.String(6)
+	// A taint of the test's own keeps every other test's generic H100 work
+	// off these nodes; the queue's flavor tolerates it for its workloads.
+	taints = append(taints, spec.Taint{Key: acctest.FakeNodeLabel, Value: name, Effect: "NoSchedule"})
 	p := spec.PoolPolicy{Name: name, Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 1,
 		Labels: map[string]string{acctest.FakeNodeLabel: name}, Taints: taints}
 	rendered, diags := pool.Render(p)
@@ -417,4 +424,59 @@ func TestAccExamples_queuesApply(t *testing.T) {
 	waitJobComplete(t, teamA, "train-2", 2*time.Minute)
 	assertPodsOn(t, teamA, "app.kubernetes.io/name=train-2", []string{"gke-a100-0", "gke-a100-1"})
 	waitJobComplete(t, teamB, "eval", time.Minute)
+}
+
+// A gpu_queue is imported by its ClusterQueue's name with every attribute
+// back, and a quota changed outside Terraform shows in the plan and is
+// repaired by the next apply.
+func TestAccQueue_importAndDriftRepair(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 1)
+	config := p.config(t, ns, "cohort = \"imports\"")
+	cq := dynamicClient(t).Resource(kueueResource("clusterqueues"))
+	quota := func() string {
+		live, err := cq.Get(context.Background(), p.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var typed kueuev1beta2.ClusterQueue
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, &typed); err != nil {
+			t.Fatal(err)
+		}
+		q := typed.Spec.ResourceGroups[0].Flavors[0].Resources[0].NominalQuota
+		return q.String()
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				ResourceName:            "gpu_queue.q",
+				ImportState:             true,
+				ImportStateId:           p.name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+				Config:                  config,
+			},
+			{
+				PreConfig: func() {
+					patch := `[{"op": "replace", "path": "/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota", "value": "5"}]`
+					if _, err := cq.Patch(context.Background(), p.name, k8stypes.JSONPatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpu_queue.q", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if q := quota(); q != "1" {
+						return fmt.Errorf("the apply did not repair the quota: %s", q)
+					}
+					return nil
+				},
+			},
+		},
+	})
 }

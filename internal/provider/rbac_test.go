@@ -212,7 +212,8 @@ func TestAccRBAC_missingPermissionIsNamed(t *testing.T) {
 func TestAccRBAC_withoutListReadsDirectly(t *testing.T) {
 	ns := acctest.Namespace(t)
 	token := leastPrivilegeToken(t, ns, func(rule *rbacv1.PolicyRule) {
-		if !slices.Contains(rule.Resources, "pods") {
+		// Kueue's Workloads are read by list only, never watched or cached.
+		if !slices.Contains(rule.Resources, "pods") && !slices.Contains(rule.APIGroups, "kueue.x-k8s.io") {
 			rule.Verbs = slices.DeleteFunc(rule.Verbs, func(v string) bool { return v == "list" })
 		}
 	})
