@@ -58,6 +58,7 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		{"gke/l4-shared-pool", "gke", "l4", 1, "nvidia.com/gpu", 4},
 		{"gke-autopilot/nap-g2-standard-24-gpu2-abcd2", "gke-autopilot", "l4", 1, "nvidia.com/gpu", 2},
 		{"generic/NVIDIA-H100-80GB-HBM3", "generic", "h100-80gb", 2, "nvidia.com/gpu", 16},
+		{"generic/NVIDIA-H200", "generic", "h200", 1, "nvidia.com/gpu", 8},
 		{"generic/Tesla-T4/time-slicing-4", "generic", "t4", 1, "nvidia.com/gpu.shared", 4},
 		// GFD's "-SHARED" suffix (renameByDefault) is still the A10.
 		{"generic/NVIDIA-A10-SHARED/time-slicing-4", "generic", "a10", 1, "nvidia.com/gpu", 8},
@@ -72,8 +73,8 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 			t.Errorf("%s: %s %+v, want allocatable %d", c.key, c.resource, r, c.allocatable)
 		}
 	}
-	if len(pools) != 17 {
-		t.Errorf("want 17 GPU pools (CPU nodes excluded), got %d", len(pools))
+	if len(pools) != 18 {
+		t.Errorf("want 18 GPU pools (CPU nodes excluded), got %d", len(pools))
 	}
 	for _, p := range pools {
 		if strings.Contains(p.Key, "e2-standard") {

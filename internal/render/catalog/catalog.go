@@ -179,7 +179,9 @@ func (a Accelerator) clone() Accelerator {
 // MIG profile tables (NVIDIA MIG user guide, "Supported MIG Profiles"; the
 // GPU Operator's default-mig-parted-config carries the same names). Only
 // profiles whose compute-instance count equals the GPU-instance count are
-// advertised by the device plugin, so "+me" variants are left out.
+// advertised by the device plugin, so "+me" variants are left out. The H100
+// 80GB and H200 tables are held to `nvidia-smi mig -lgip` read on real GPUs
+// (catalog_gfd_test.go, testdata/gfd).
 var (
 	migA100x40GB = []MIGProfile{{"1g.5gb", 7, 1}, {"1g.10gb", 4, 2}, {"2g.10gb", 3, 2}, {"3g.20gb", 2, 4}, {"4g.20gb", 1, 4}, {"7g.40gb", 1, 8}}
 	// A100 80GB and H100 80GB share the same 80 GB layout.
