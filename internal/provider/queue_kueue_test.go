@@ -480,3 +480,21 @@ func TestAccQueue_importAndDriftRepair(t *testing.T) {
 		},
 	})
 }
+
+// A StatefulSet in a queue is admitted by Kueue as one Workload for all its
+// replicas, and its pods land on the pool.
+func TestAccQueue_statefulSetIsAdmitted(t *testing.T) {
+	ns := acctest.Namespace(t)
+	p := newQueueTestPool(t, 2)
+	config := strings.Replace(p.config(t, ns, ""), "gpus      = 1", "gpus      = 2", 1) +
+		queuedWorkloadConfig("s", "shards", ns, "statefulset", "replicas = 2")
+	tf := newFaultTerraform(t, config)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	assertPodsOn(t, ns, "app.kubernetes.io/name=shards", p.nodes)
+	assertKueueAdmitted(t, ns, p.name)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("a refresh of the admitted StatefulSet plans changes:\n%s", out)
+	}
+}
