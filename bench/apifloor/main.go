@@ -17,8 +17,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,7 +34,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Result is the JSON printed on stdout. Seconds are wall-clock.
@@ -86,9 +85,10 @@ func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout
 	if err != nil {
 		return nil, err
 	}
-	major, _ := strconv.Atoi(strings.TrimSuffix(info.Major, "+"))
-	minor, _ := strconv.Atoi(strings.TrimSuffix(info.Minor, "+"))
-	version := &workload.ServerVersion{Major: major, Minor: minor}
+	version, err := utilversion.ParseGeneric(strings.TrimSuffix(info.Major, "+") + "." + strings.TrimSuffix(info.Minor, "+"))
+	if err != nil {
+		return nil, fmt.Errorf("server version %q.%q: %w", info.Major, info.Minor, err)
+	}
 	res := &Result{N: n, Namespace: ns, Concurrency: concurrency, FieldManager: spec.FloorFieldManager}
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -114,7 +114,7 @@ func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout
 
 // applyAll renders, starts the one watch, applies with concurrency in
 // flight and returns when every Deployment has rolled out.
-func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n, concurrency int, version *workload.ServerVersion, res *Result) ([]string, error) {
+func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n, concurrency int, version *utilversion.Version, res *Result) ([]string, error) {
 	renderStart := time.Now()
 	names := make([]string, n)
 	bodies := make([][]byte, n)

@@ -6,6 +6,7 @@ package spec
 
 import (
 	"fmt"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,7 +79,7 @@ func Workload(name, namespace string) spec.Workload {
 // decode node_pool, place the workload on the pool, render for the server
 // version without render's YAML. (The provider also adds an annotation
 // recording the intent, for import; the floor leaves it out.)
-func Render(name, namespace, poolID string, version *workload.ServerVersion) (*workload.Rendered, error) {
+func Render(name, namespace, poolID string, version *utilversion.Version) (*workload.Rendered, error) {
 	onPool, err := pool.DecodeID(poolID)
 	if err != nil {
 		return nil, err

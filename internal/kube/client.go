@@ -30,7 +30,7 @@ type Client struct {
 	health *serverHealth
 
 	versionMu sync.Mutex
-	version   *ServerVersion
+	version   *utilversion.Version
 }
 
 // Lazy builds the Client on first use. The provider hands one Lazy to every
@@ -104,60 +104,50 @@ func newClient(restConfig *rest.Config, fieldManager, cacheSelector string) (*Cl
 	return c, nil
 }
 
-// ServerVersion is the API server's major and minor version.
-type ServerVersion struct {
-	Major, Minor int
-	GitVersion   string
-}
-
-// AtLeast reports whether the server is at major.minor or newer.
-func (v ServerVersion) AtLeast(major, minor int) bool {
-	return v.Major > major || (v.Major == major && v.Minor >= minor)
-}
-
 // ServerVersion asks the API server for its version once per client; it is
 // also the cheapest call that proves the credentials work. Failures are not
 // remembered, so a server that comes back is asked again. The lock guards
 // only the remembered answer, never the request: a hung server must not
 // hold every parallel apply past its own context.
-func (c *Client) ServerVersion(ctx context.Context) (ServerVersion, error) {
+func (c *Client) ServerVersion(ctx context.Context) (*utilversion.Version, error) {
 	c.versionMu.Lock()
 	known := c.version
 	c.versionMu.Unlock()
 	if known != nil {
-		return *known, nil
+		return known, nil
 	}
 	v, err := c.askServerVersion(ctx)
 	if err == nil {
 		c.versionMu.Lock()
-		c.version = &v
+		c.version = v
 		c.versionMu.Unlock()
 	}
 	return v, err
 }
 
-func (c *Client) askServerVersion(ctx context.Context) (ServerVersion, error) {
+func (c *Client) askServerVersion(ctx context.Context) (*utilversion.Version, error) {
 	info, err := discovery.ToServerVersionInterfaceWithContext(c.Typed.Discovery()).ServerVersionWithContext(ctx)
 	if err != nil {
-		return ServerVersion{}, fmt.Errorf("cannot reach the Kubernetes API server at %s: %w", c.Host, err)
+		return nil, fmt.Errorf("cannot reach the Kubernetes API server at %s: %w", c.Host, err)
 	}
 	v, err := parseServerVersion(info)
 	if err != nil {
-		return ServerVersion{}, fmt.Errorf("the API server at %s reported an unparsable version %q.%q (%s)", c.Host, info.Major, info.Minor, info.GitVersion)
+		return nil, fmt.Errorf("the API server at %s reported an unparsable version %q.%q (%s)", c.Host, info.Major, info.Minor, info.GitVersion)
 	}
 	return v, nil
 }
 
 // parseServerVersion reads /version's major and minor (managed services
 // append "+", e.g. minor "33+"), falling back to gitVersion when they are
-// empty, as in builds without version stamping.
-func parseServerVersion(info *apiversion.Info) (ServerVersion, error) {
+// empty, as in builds without version stamping. The answer is major.minor
+// only: the rules that depend on the server never look at the patch.
+func parseServerVersion(info *apiversion.Info) (*utilversion.Version, error) {
 	v, err := utilversion.ParseGeneric(info.Major + "." + info.Minor)
 	if err != nil {
 		v, err = utilversion.ParseGeneric(info.GitVersion)
 	}
 	if err != nil {
-		return ServerVersion{}, err
+		return nil, err
 	}
-	return ServerVersion{Major: int(v.Major()), Minor: int(v.Minor()), GitVersion: info.GitVersion}, nil
+	return utilversion.MajorMinor(v.Major(), v.Minor()), nil
 }

@@ -99,8 +99,8 @@ func TestParseServerVersion(t *testing.T) {
 	}
 	for _, c := range cases {
 		v, err := parseServerVersion(&c.info)
-		if err != nil || v.Major != c.major || v.Minor != c.minor {
-			t.Errorf("%+v: got %d.%d, %v; want %d.%d", c.info, v.Major, v.Minor, err, c.major, c.minor)
+		if err != nil || v.Major() != uint(c.major) || v.Minor() != uint(c.minor) {
+			t.Errorf("%+v: got %v, %v; want %d.%d", c.info, v, err, c.major, c.minor)
 		}
 	}
 	if _, err := parseServerVersion(&apiversion.Info{Major: "x", Minor: "y", GitVersion: "dev"}); err == nil {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"slices"
 	"strings"
 	"time"
@@ -297,7 +298,7 @@ func subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
 // last apply rendered for: the resource.k8s.io version of its claim
 // template is in the manifest. Without it the plan would show the manifest
 // as unknown on every run.
-func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *workload.ServerVersion {
+func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *utilversion.Version {
 	if req.State.Raw.IsNull() {
 		return nil
 	}
@@ -307,9 +308,9 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *w
 	}
 	switch {
 	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1beta1+"\n"):
-		return &workload.ServerVersion{Major: 1, Minor: 33}
+		return utilversion.MajorMinor(1, 33)
 	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1+"\n"):
-		return &workload.ServerVersion{Major: 1, Minor: 34}
+		return utilversion.MajorMinor(1, 34)
 	default:
 		return nil
 	}

@@ -193,8 +193,7 @@ func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, 
 		return nil, in.raw, false
 	}
 	// Render also runs workload.ServerVersionCheck when given a version.
-	sv := workload.ServerVersion{Major: version.Major, Minor: version.Minor}
-	rendered, rdiags := workload.Render(in.workload, in.options(&sv))
+	rendered, rdiags := workload.Render(in.workload, in.options(version))
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, in.raw, !diags.HasError()
 }

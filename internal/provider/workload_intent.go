@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -105,7 +106,7 @@ func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
 }
 
 // options are the render options for this intent.
-func (in workloadIntent) options(version *workload.ServerVersion) workload.Options {
+func (in workloadIntent) options(version *utilversion.Version) workload.Options {
 	// The provider encodes the manifest itself (workload.EncodeManifest), the same
 	// way for plan and refresh, so render's copy would be wasted work.
 	return workload.Options{ServerVersion: version, Pool: in.pool, SkipManifest: true}

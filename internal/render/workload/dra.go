@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
@@ -11,19 +12,6 @@ import (
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// ServerVersion is the Kubernetes API server version (major.minor).
-type ServerVersion struct {
-	Major, Minor int
-}
-
-// AtLeast reports whether v >= major.minor.
-func (v ServerVersion) AtLeast(major, minor int) bool {
-	return v.Major > major || (v.Major == major && v.Minor >= minor)
-}
-
-// String returns "1.33".
-func (v ServerVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 // DRA API versions Render can emit (docs/design/kubernetes.md#dra-api-versions).
 const (
@@ -38,16 +26,19 @@ const (
 
 // minDRAVersion is the first release with structured-parameters DRA in a
 // version we can render (v1beta1). Older v1alpha2/v1alpha3 shapes are gone.
-var minDRAVersion = ServerVersion{Major: 1, Minor: 32}
+var minDRAVersion = utilversion.MajorMinor(1, 32)
+
+// v1DRAVersion is the first release serving resource.k8s.io/v1.
+var v1DRAVersion = utilversion.MajorMinor(1, 34)
 
 // DRAAPIVersion chooses the ResourceClaimTemplate API for a server. With an
 // unknown server (plan time) it assumes v1 and says so, so the provider can
 // tell the user the manifest may change at apply.
-func DRAAPIVersion(v *ServerVersion) (apiVersion string, assumed bool) {
+func DRAAPIVersion(v *utilversion.Version) (apiVersion string, assumed bool) {
 	if v == nil {
 		return DRAAPIVersionV1, true
 	}
-	if v.AtLeast(1, 34) {
+	if v.AtLeast(v1DRAVersion) {
 		return DRAAPIVersionV1, false
 	}
 	return DRAAPIVersionV1beta1, false
@@ -55,16 +46,19 @@ func DRAAPIVersion(v *ServerVersion) (apiVersion string, assumed bool) {
 
 // ServerVersionCheck holds the apply-time rules that depend on the cluster
 // version: DRA needs Kubernetes 1.32 or newer.
-func ServerVersionCheck(w spec.Workload, v ServerVersion) gpudiag.Diagnostics {
+func ServerVersionCheck(w spec.Workload, v *utilversion.Version) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
-	if w.GPU.DRA != nil && !v.AtLeast(minDRAVersion.Major, minDRAVersion.Minor) {
+	if w.GPU.DRA != nil && v != nil && !v.AtLeast(minDRAVersion) {
 		diags.AddError(gpudiag.At("gpu", "dra"), "Cluster too old for DRA",
-			"The cluster runs Kubernetes "+v.String()+"; GPU requests through Dynamic Resource Allocation need "+
-				minDRAVersion.String()+" or newer (resource.k8s.io/v1beta1 on 1.32–1.33, resource.k8s.io/v1 from 1.34). "+
+			"The cluster runs Kubernetes "+majorMinor(v)+"; GPU requests through Dynamic Resource Allocation need "+
+				majorMinor(minDRAVersion)+" or newer (resource.k8s.io/v1beta1 on 1.32–1.33, resource.k8s.io/v1 from 1.34). "+
 				"Allowed: upgrade the cluster, or remove gpu.dra to request nvidia.com/gpu.")
 	}
 	return diags
 }
+
+// majorMinor prints "1.33", whatever the version carries beyond the minor.
+func majorMinor(v *utilversion.Version) string { return fmt.Sprintf("%d.%d", v.Major(), v.Minor()) }
 
 // draClaimName is the claim's name inside the pod (pod.spec.resourceClaims
 // and container resources.claims must agree,

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,7 +74,7 @@ func (in fuzzInput) workload() (spec.Workload, Options) {
 	}
 	var opts Options
 	if in.ServerMinor != 0 {
-		opts.ServerVersion = &ServerVersion{Major: 1, Minor: in.ServerMinor}
+		opts.ServerVersion = utilversion.MajorMinor(1, uint(in.ServerMinor))
 	}
 	return w, opts
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,7 +135,7 @@ func featureCases() []goldenCase {
 	dra := spec.GPU{Count: 2, DRA: &spec.DRA{Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "NVIDIA H100 80GB HBM3"`}}}
 	w = goldenWorkload(spec.CloudGeneric, "train", spec.KindJob, dra)
 	add(spec.CloudGeneric, "dra-v1", "DRA with an unknown server version: resource.k8s.io/v1 assumed (exactly: wrapper), no nvidia.com/gpu limit.", w, Options{})
-	add(spec.CloudGeneric, "dra-v1beta1", "DRA on Kubernetes 1.33: resource.k8s.io/v1beta1 with the flat request.", w, Options{ServerVersion: &ServerVersion{1, 33}})
+	add(spec.CloudGeneric, "dra-v1beta1", "DRA on Kubernetes 1.33: resource.k8s.io/v1beta1 with the flat request.", w, Options{ServerVersion: utilversion.MajorMinor(1, 33)})
 
 	w = goldenWorkload(spec.CloudGKE, "llm", spec.KindDeployment, spec.GPU{Count: 2, Accelerator: "h100-80gb"})
 	w.Namespace = "serving"

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"maps"
 	"slices"
 
@@ -26,7 +27,7 @@ type Object interface {
 // Options carries facts known only at apply time.
 type Options struct {
 	// ServerVersion is the cluster's version; nil at plan time (unknown).
-	ServerVersion *ServerVersion
+	ServerVersion *utilversion.Version
 	// FieldManager is the server-side-apply field manager the provider will
 	// use; Render only defaults it (DefaultFieldManager) and returns it so the
 	// apply code has one source.
@@ -106,7 +107,7 @@ func PodTemplateOf(obj Object) *corev1.PodTemplateSpec {
 func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
 	in, diags := ValidateIntent(w, true)
 	if opts.ServerVersion != nil {
-		diags.Append(ServerVersionCheck(w, *opts.ServerVersion))
+		diags.Append(ServerVersionCheck(w, opts.ServerVersion))
 	}
 	if diags.HasError() {
 		return nil, diags

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"slices"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestRenderObjectsInApplyOrder(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.Cloud, w.GPU = "generic", spec.GPU{Count: 1, DRA: &spec.DRA{}}
 	w.ModelCache = &spec.ModelCache{Size: "10Gi"}
-	r := mustRender(t, w, Options{ServerVersion: &ServerVersion{1, 34}})
+	r := mustRender(t, w, Options{ServerVersion: utilversion.MajorMinor(1, 34)})
 	var kinds []string
 	for _, obj := range r.Objects {
 		kinds = append(kinds, obj.GetObjectKind().GroupVersionKind().Kind)
@@ -186,7 +187,7 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 // nothing else is in it.
 func TestObjectMapDropsOnlyWhatClientsNeverSet(t *testing.T) {
 	r, diags := Render(spec.Workload{Name: "w", Namespace: "ns", Kind: "deployment", Cloud: "generic", Image: "img",
-		GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}}}, Options{ServerVersion: &ServerVersion{Major: 1, Minor: 34}})
+		GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}}}, Options{ServerVersion: utilversion.MajorMinor(1, 34)})
 	rendertest.RequireNoErrors(t, diags)
 	for _, obj := range r.Objects {
 		m, err := ObjectMap(obj)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strings"
 	"testing"
 
@@ -254,16 +255,16 @@ func TestValidWorkloadsHaveNoDiagnostics(t *testing.T) {
 func TestServerVersionCheck(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.GPU.DRA = &spec.DRA{}
-	rendertest.RequireDiag(t, ServerVersionCheck(w, ServerVersion{1, 31}), gpudiag.SeverityError, "gpu.dra", "1.32 or newer")
-	if diags := ServerVersionCheck(w, ServerVersion{1, 32}); len(diags) > 0 {
+	rendertest.RequireDiag(t, ServerVersionCheck(w, utilversion.MajorMinor(1, 31)), gpudiag.SeverityError, "gpu.dra", "1.32 or newer")
+	if diags := ServerVersionCheck(w, utilversion.MajorMinor(1, 32)); len(diags) > 0 {
 		t.Fatalf("1.32 supports DRA: %s", rendertest.FormatDiags(diags))
 	}
 	w.GPU.DRA = nil
-	if diags := ServerVersionCheck(w, ServerVersion{1, 20}); len(diags) > 0 {
+	if diags := ServerVersionCheck(w, utilversion.MajorMinor(1, 20)); len(diags) > 0 {
 		t.Fatalf("no DRA, no version rule: %s", rendertest.FormatDiags(diags))
 	}
 	w.GPU.DRA = &spec.DRA{}
-	if r, diags := Render(w, Options{ServerVersion: &ServerVersion{1, 30}}); r != nil || !diags.HasError() {
+	if r, diags := Render(w, Options{ServerVersion: utilversion.MajorMinor(1, 30)}); r != nil || !diags.HasError() {
 		t.Fatal("Render must apply the server version check")
 	}
 }
