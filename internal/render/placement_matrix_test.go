@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,7 +26,7 @@ import (
 // workload's pod and ask the scheduler's own predicates whether it fits the
 // pool's node. It must fit exactly when the pool can serve the intent.
 // Regenerate testdata/placement/<cloud>.txt with -update (the flag of
-// workload/golden_test.go).
+// rendertest, whose Golden compares and writes).
 
 // matrixIntent is what a user asks for, without a node_pool.
 type matrixIntent struct {
@@ -470,28 +469,8 @@ func TestPlacementMatrix(t *testing.T) {
 				}
 				t.Errorf("WRONG: %s", describeWrong(cell, m.rows))
 			}
-			comparePlacementGolden(t, placementGoldenPath(c), text)
+			rendertest.Golden(t, placementGoldenPath(c), text)
 		})
-	}
-}
-
-func comparePlacementGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *rendertest.Update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the matrix; review and run with -update.\n%s", path, rendertest.LineDiff(string(want), got))
 	}
 }
 

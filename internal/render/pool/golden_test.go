@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 // poolGoldenCase is one reviewed pool rendering:
 // testdata/pool/<cloud>/<name>.yaml holds the policy and everything
 // Render derives from it. Regenerate with -update (the flag of
-// workload/golden_test.go).
+// rendertest, whose Golden compares and writes).
 type poolGoldenCase struct {
 	name, description string
 	pool              spec.PoolPolicy
@@ -112,23 +111,7 @@ func TestPoolGolden(t *testing.T) {
 		}
 		seen[path] = true
 		t.Run(c.pool.Cloud+"/"+c.name, func(t *testing.T) {
-			got := poolGoldenText(t, c)
-			if *rendertest.Update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the rendering; review and run with -update.\n%s", path, rendertest.LineDiff(string(want), got))
-			}
+			rendertest.Golden(t, path, poolGoldenText(t, c))
 		})
 	}
 	t.Run("no stale files", func(t *testing.T) {

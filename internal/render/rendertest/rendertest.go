@@ -68,8 +68,33 @@ func FormatDiags(diags gpudiag.Diagnostics) string {
 
 var Update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current output")
 
-// LineDiff shows the first differing lines; enough to locate a change.
-func LineDiff(want, got string) string {
+// Golden compares got with the golden file at path or, with -update,
+// writes got there instead. Every golden suite calls it, so the flag, the
+// file mode and the failure message are the same everywhere.
+func Golden(t testing.TB, path, got string) {
+	t.Helper()
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the test's output; review and run with -update.\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff shows the first differing lines; enough to locate a change.
+// Texts that differ only past their last line (a trailing newline) have no
+// differing line, so it says so rather than showing nothing.
+func lineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
 	shown := 0
@@ -85,6 +110,9 @@ func LineDiff(want, got string) string {
 			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  - " + wl + "\n  + " + gl + "\n")
 			shown++
 		}
+	}
+	if shown == 0 {
+		b.WriteString("no line differs; the file has " + strconv.Itoa(len(w)) + " lines, the output " + strconv.Itoa(len(g)) + " (a trailing newline?)\n")
 	}
 	return b.String()
 }

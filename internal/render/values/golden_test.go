@@ -21,23 +21,7 @@ func TestValuesGolden(t *testing.T) {
 		}
 		seen[path] = true
 		t.Run(c.target+"/"+c.name, func(t *testing.T) {
-			got := valuesGoldenText(t, c)
-			if *rendertest.Update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the generated values (run with -update and review the diff):\n%s", path, got)
-			}
+			rendertest.Golden(t, path, valuesGoldenText(t, c))
 		})
 	}
 	t.Run("no stale files", func(t *testing.T) {

@@ -2,7 +2,6 @@ package workload
 
 import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -214,23 +213,7 @@ func TestGolden(t *testing.T) {
 		}
 		seen[path] = true
 		t.Run(c.cloud+"/"+c.name, func(t *testing.T) {
-			got := goldenText(t, c)
-			if *rendertest.Update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the rendering; review and run with -update.\n%s", path, rendertest.LineDiff(string(want), got))
-			}
+			rendertest.Golden(t, path, goldenText(t, c))
 		})
 	}
 	t.Run("no stale files", func(t *testing.T) {
