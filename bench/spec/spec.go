@@ -6,10 +6,10 @@ package spec
 
 import (
 	"fmt"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"

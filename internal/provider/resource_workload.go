@@ -3,10 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"slices"
 	"strings"
 	"time"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"

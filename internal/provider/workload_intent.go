@@ -2,10 +2,10 @@ package provider
 
 import (
 	"context"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"

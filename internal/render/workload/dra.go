@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
@@ -11,6 +10,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 // DRA API versions Render can emit (docs/design/kubernetes.md#dra-api-versions).

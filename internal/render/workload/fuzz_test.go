@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	corev1 "k8s.io/api/core/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 // fuzzInput is FuzzRender's argument list as a struct, so seeds are readable

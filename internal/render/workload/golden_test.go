@@ -1,11 +1,12 @@
 package workload
 
 import (
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"maps"
 	"slices"
 
@@ -16,6 +15,7 @@ import (
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 // Object is a typed Kubernetes object with TypeMeta set.

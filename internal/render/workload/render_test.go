@@ -1,7 +1,6 @@
 package workload
 
 import (
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"slices"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 func mustRender(t *testing.T, w spec.Workload, opts Options) *Rendered {

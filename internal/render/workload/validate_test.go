@@ -1,9 +1,10 @@
 package workload
 
 import (
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"strings"
 	"testing"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
