@@ -34,7 +34,7 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 		diags.AddError("gpu_queue needs a cluster to apply to", err.Error()+"\n\nTo only render the manifest (GitOps), set apply = false.")
 		return
 	}
-	rendered, ok := renderQueueState(ctx, *plan, r.data.defaultCloud(), diags)
+	rendered, ok := renderQueueState(ctx, *plan, diags)
 	if !ok {
 		return
 	}
@@ -51,7 +51,7 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 	if prior == nil || !prior.Apply.ValueBool() {
 		return
 	}
-	if before, ok := renderQueueState(ctx, *prior, r.data.defaultCloud(), diags); ok {
+	if before, ok := renderQueueState(ctx, *prior, diags); ok {
 		diags.Append(removeStaleQueueObjects(ctx, client, before, rendered)...)
 	}
 }
@@ -165,9 +165,9 @@ func deleteFlavorIfUnused(ctx context.Context, client *kube.Client, flavor, dele
 // refreshQueue reads every object back; the manifest shows the live
 // objects' fields that gpu_queue manages, so drift is a diff. A missing
 // ClusterQueue removes the resource from state.
-func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel, defaultCloud string) (bool, diag.Diagnostics) {
+func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	rendered, ok := renderQueueState(ctx, *state, defaultCloud, &diags)
+	rendered, ok := renderQueueState(ctx, *state, &diags)
 	if !ok {
 		return false, diags
 	}

@@ -57,14 +57,13 @@ type queueFlavorModel struct {
 }
 
 // toQueue converts the model; unknown values become zero values (and set
-// c.unknown), as for workloads.
-func (c *converter) toQueue(m queueModel, defaultCloud string) spec.Queue {
+// c.unknown), as for workloads. The provider's default_cloud plays no part:
+// every pool id names its cloud, and the queue takes the first pool's, so
+// the configuration alone decides (and import restores it exactly).
+func (c *converter) toQueue(m queueModel) spec.Queue {
 	q := spec.Queue{
 		Name: c.str(m.Name), Cloud: c.str(m.Cloud), Namespaces: c.strings(m.Namespaces),
 		LocalQueueName: c.str(m.LocalQueueName), Cohort: c.str(m.Cohort), QueueingStrategy: c.str(m.QueueingStrategy),
-	}
-	if q.Cloud == "" && !m.Cloud.IsUnknown() {
-		q.Cloud = defaultCloud
 	}
 	if p := m.Preemption; p != nil {
 		q.Preemption = spec.QueuePreemption{WithinClusterQueue: c.str(p.WithinClusterQueue),
@@ -113,7 +112,7 @@ func queueAttributes() map[string]schema.Attribute {
 		},
 		"cloud": schema.StringAttribute{
 			MarkdownDescription: "Cloud of the cluster: one of " + markdownList(clouds.PoolNames()) + ". Every pool must " +
-				"be on it. Defaults to the provider's `default_cloud`, else the first pool's cloud.",
+				"be on it. Defaults to the first pool's cloud (the provider's `default_cloud` plays no part: pools name their cloud).",
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
 		},

@@ -53,7 +53,7 @@ func (r *queueResource) ValidateConfig(ctx context.Context, req resource.Validat
 		return
 	}
 	conv := &converter{ctx: ctx}
-	q := conv.toQueue(config, "")
+	q := conv.toQueue(config)
 	resp.Diagnostics.Append(conv.diags...)
 	resp.Diagnostics.Append(renderDiagnostics(queue.Validate(q, false))...)
 }
@@ -69,17 +69,16 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	conv := &converter{ctx: ctx}
-	q := conv.toQueue(plan, r.data.defaultCloud())
+	q := conv.toQueue(plan)
 	resp.Diagnostics.Append(conv.diags...)
 	if conv.unknown {
-		resp.Diagnostics.Append(renderDiagnostics(subtract(queue.Validate(q, false), queue.Validate(conv.toQueue(plan, ""), false)))...)
 		plan.ID, plan.Manifest = types.StringUnknown(), types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
 	rendered, findings := queue.Render(q)
 	// ValidateConfig reported what configuration alone decides.
-	resp.Diagnostics.Append(renderDiagnostics(subtract(findings, queue.Validate(conv.toQueue(plan, ""), false)))...)
+	resp.Diagnostics.Append(renderDiagnostics(subtract(findings, queue.Validate(q, false)))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -121,7 +120,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.AddError("Cannot read gpu_queue", err.Error())
 		return
 	}
-	gone, diags := refreshQueue(ctx, client, &state, r.data.defaultCloud())
+	gone, diags := refreshQueue(ctx, client, &state)
 	resp.Diagnostics.Append(diags...)
 	switch {
 	case resp.Diagnostics.HasError():
@@ -150,7 +149,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.AddError("Cannot delete gpu_queue", err.Error())
 		return
 	}
-	rendered, ok := renderQueueState(ctx, state, r.data.defaultCloud(), &resp.Diagnostics)
+	rendered, ok := renderQueueState(ctx, state, &resp.Diagnostics)
 	if ok {
 		resp.Diagnostics.Append(deleteQueue(ctx, client, rendered)...)
 	}
@@ -172,9 +171,9 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
 }
 
-func renderQueueState(ctx context.Context, m queueModel, defaultCloud string, diags *diag.Diagnostics) (*queue.Rendered, bool) {
+func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {
 	conv := &converter{ctx: ctx}
-	q := conv.toQueue(m, defaultCloud)
+	q := conv.toQueue(m)
 	diags.Append(conv.diags...)
 	rendered, findings := queue.Render(q)
 	diags.Append(renderDiagnostics(findings)...)

@@ -231,3 +231,12 @@ func TestCheckWorkload(t *testing.T) {
 		t.Errorf("cohort borrowing: %v", diags)
 	}
 }
+
+func TestDefaultLocalQueueWarns(t *testing.T) {
+	q := teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8})
+	q.LocalQueueName = "default"
+	_, diags := Render(q)
+	if diags.HasError() || len(diags.Warnings()) != 1 || diags[0].PathString() != "local_queue_name" {
+		t.Errorf("diags %v, want one warning at local_queue_name", diags)
+	}
+}

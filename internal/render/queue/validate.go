@@ -37,6 +37,7 @@ func resolve(q spec.Queue, strict bool) ([]flavor, gpudiag.Diagnostics) {
 		checkName(&diags, strict, q.Cohort, gpudiag.At("cohort"))
 	}
 	checkNamespaces(q.Namespaces, &diags)
+	warnDefaultLocalQueue(q, &diags)
 	checkOneOf(&diags, q.QueueingStrategy, gpudiag.At("queueing_strategy"), spec.QueueingStrategyNames)
 	checkPreemption(q.Preemption, &diags)
 	cloud := ""
@@ -198,6 +199,24 @@ func checkLimits(fs spec.QueueFlavor, cohort string, path func(string) []any, di
 	if fs.Nodes < 0 {
 		diags.AddError(path("nodes"), "Negative node count", "nodes is "+strconv.FormatInt(fs.Nodes, 10)+". Allowed: 1 or more.")
 	}
+}
+
+// warnDefaultLocalQueue: Kueue (v0.13 and later) sends every Job,
+// Deployment, StatefulSet and pod without a queue label to a LocalQueue
+// named "default" of its namespace (docs/design/queues.md), so naming the
+// team queues so quietly puts all of the namespace's work under the quota.
+func warnDefaultLocalQueue(q spec.Queue, diags *gpudiag.Diagnostics) {
+	if LocalQueueName(q) != "default" || len(q.Namespaces) == 0 {
+		return
+	}
+	path := gpudiag.At("name")
+	if q.LocalQueueName != "" {
+		path = gpudiag.At("local_queue_name")
+	}
+	diags.AddWarning(path, "LocalQueues named \"default\" take every unlabelled workload",
+		"Kueue sends every Job, Deployment, StatefulSet and pod without a kueue.x-k8s.io/queue-name label in "+
+			gpudiag.QuoteList(q.Namespaces)+" to the LocalQueue named \"default\", so all of those namespaces' work, "+
+			"GPU or not, waits for this queue's quota. If that is not meant, choose another local_queue_name.")
 }
 
 func checkName(diags *gpudiag.Diagnostics, strict bool, value string, path []any) {
