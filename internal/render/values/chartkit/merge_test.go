@@ -1,4 +1,4 @@
-package values
+package chartkit_test
 
 import (
 	"math"
@@ -146,7 +146,11 @@ func TestCanonicalValuesYAML(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", first, want)
 	}
 	// A one-value change is a one-line diff.
-	asMap(t, values["b"])["z"] = int64(2)
+	b, ok := values["b"].(map[string]any)
+	if !ok {
+		t.Fatalf("b is %T", values["b"])
+	}
+	b["z"] = int64(2)
 	changed := canonical(t, values)
 	if diff := valuesChangedLines(first, changed); diff != 1 {
 		t.Fatalf("%d lines changed", diff)
