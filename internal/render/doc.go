@@ -11,6 +11,9 @@
 //   - pool: gpu_node_pool_policy validation, rendering, ids, and placing a
 //     workload on a pool.
 //   - capacity: live pool capacity and why a pending pod fits no pool.
+//   - queue: gpu_queue's Kueue objects derived from the pools, the queue
+//     reference a workload carries and the check that Kueue can admit it,
+//     and Kueue's status read back (queued, admitted, preempted, usage).
 //   - values: Helm values for the charts, placed by the same rules.
 //
 // The provider (internal/provider) converts Terraform configuration into
