@@ -26,58 +26,44 @@ var (
 	GVKKueueWorkload  = kueue.GroupVersion.WithKind("Workload")
 )
 
-func (c *Client) list(ctx context.Context, gvk schema.GroupVersionKind, namespace string) ([]unstructured.Unstructured, error) {
+// listKueue lists one Kueue kind page by page (the pager the capacity
+// reads use) and decodes each item into T.
+func listKueue[T any](ctx context.Context, c *Client, gvk schema.GroupVersionKind, namespace string) ([]T, error) {
 	ri, err := c.resourceFor(ObjectRef{GVK: gvk, Namespace: namespace})
 	if err != nil {
 		return nil, err
 	}
-	var items []unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		page, err := ri.List(ctx, opts)
-		if err != nil {
-			return nil, c.explain(ObjectRef{GVK: gvk, Namespace: namespace, Name: "(list)"}, "list", err)
+	var out []T
+	var decodeErr error
+	err = eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
+		return ri.List(ctx, opts)
+	}, metav1.ListOptions{}, func(obj runtime.Object) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok || decodeErr != nil {
+			return
 		}
-		items = append(items, page.Items...)
-		if opts.Continue = page.GetContinue(); opts.Continue == "" {
-			return items, nil
+		var item T
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &item); err != nil {
+			decodeErr = fmt.Errorf("reading %s %s/%s: %w", gvk.Kind, u.GetNamespace(), u.GetName(), err)
+			return
 		}
+		out = append(out, item)
+	})
+	if err != nil {
+		return nil, c.explain(ObjectRef{GVK: gvk, Namespace: namespace, Name: "(list)"}, "list", err)
 	}
+	return out, decodeErr
 }
 
 // KueueWorkloads lists Kueue's Workload objects of one namespace ("" for
 // all), typed.
 func (c *Client) KueueWorkloads(ctx context.Context, namespace string) ([]kueue.Workload, error) {
-	items, err := c.list(ctx, GVKKueueWorkload, namespace)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]kueue.Workload, 0, len(items))
-	for _, item := range items {
-		var wl kueue.Workload
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &wl); err != nil {
-			return nil, fmt.Errorf("reading Kueue Workload %s/%s: %w", item.GetNamespace(), item.GetName(), err)
-		}
-		out = append(out, wl)
-	}
-	return out, nil
+	return listKueue[kueue.Workload](ctx, c, GVKKueueWorkload, namespace)
 }
 
 // ClusterQueues lists every ClusterQueue, typed.
 func (c *Client) ClusterQueues(ctx context.Context) ([]kueue.ClusterQueue, error) {
-	items, err := c.list(ctx, GVKClusterQueue, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]kueue.ClusterQueue, 0, len(items))
-	for _, item := range items {
-		var cq kueue.ClusterQueue
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &cq); err != nil {
-			return nil, fmt.Errorf("reading ClusterQueue %s: %w", item.GetName(), err)
-		}
-		out = append(out, cq)
-	}
-	return out, nil
+	return listKueue[kueue.ClusterQueue](ctx, c, GVKClusterQueue, "")
 }
 
 // ClusterQueuesUsingFlavor names the ClusterQueues other than except whose
@@ -151,8 +137,8 @@ func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid typ
 // KueueMissing reports whether the cluster serves no Kueue API: reading
 // queues then finds none instead of failing.
 func (c *Client) KueueMissing(ctx context.Context) bool {
-	_, err := c.Typed.Discovery().ServerResourcesForGroupVersion(kueue.GroupVersion.String())
-	return err != nil && apierrors.IsNotFound(err)
+	err := c.Typed.Discovery().RESTClient().Get().AbsPath("/apis", kueue.GroupVersion.Group, kueue.GroupVersion.Version).Do(ctx).Error()
+	return apierrors.IsNotFound(err)
 }
 
 // WaitAdmitted waits until Kueue has admitted want Workloads of the object

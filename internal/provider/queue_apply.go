@@ -40,7 +40,7 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 	}
 	for _, obj := range rendered.Objects() {
 		if _, err := client.Apply(ctx, obj, false); err != nil {
-			diags.AddError("Cannot apply gpu_queue", err.Error()+kueueHint(err))
+			diags.AddError("Cannot apply gpu_queue", err.Error()+kueueHint(ctx, client))
 			if prior != nil {
 				diags.Append(state.Set(ctx, prior)...)
 			}
@@ -56,10 +56,12 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 	}
 }
 
-// kueueHint explains the error every first user meets: Kueue not installed.
-func kueueHint(err error) string {
-	if strings.Contains(err.Error(), "does not manage") || strings.Contains(err.Error(), "the server could not find the requested resource") {
-		return "\n\nIs Kueue installed on this cluster? gpu_queue writes kueue.x-k8s.io/v1beta2 objects (Kueue v0.15 or later)."
+// kueueHint explains the error every first user meets: Kueue not
+// installed. It asks the server rather than reading the error's words.
+func kueueHint(ctx context.Context, client *kube.Client) string {
+	if client.KueueMissing(ctx) {
+		return "\n\nKueue is not installed on this cluster: it serves no kueue.x-k8s.io/v1beta2 API. gpu_queue " +
+			"writes Kueue's objects; install Kueue (v0.15 or later) first."
 	}
 	return ""
 }
@@ -92,7 +94,7 @@ func deleteQueue(ctx context.Context, client *kube.Client, rendered *queue.Rende
 	name := rendered.ClusterQueue.Name
 	admitted, err := admittedTo(ctx, client, name)
 	if err != nil {
-		diags.AddError("Cannot delete gpu_queue", err.Error()+kueueHint(err))
+		diags.AddError("Cannot delete gpu_queue", err.Error()+kueueHint(ctx, client))
 		return diags
 	}
 	if len(admitted) > 0 {
@@ -180,7 +182,7 @@ func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (
 		}
 		live, err := client.Get(ctx, ref)
 		if err != nil {
-			diags.AddError("Cannot read gpu_queue", err.Error()+kueueHint(err))
+			diags.AddError("Cannot read gpu_queue", err.Error()+kueueHint(ctx, client))
 			return false, diags
 		}
 		if live == nil {
@@ -212,7 +214,7 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 	var diags diag.Diagnostics
 	live, err := client.GetFresh(ctx, kube.ObjectRef{GVK: kube.GVKClusterQueue, Name: name})
 	if err != nil {
-		diags.AddError("Cannot import gpu_queue", err.Error()+kueueHint(err))
+		diags.AddError("Cannot import gpu_queue", err.Error()+kueueHint(ctx, client))
 		return nil, diags
 	}
 	if live == nil {

@@ -93,31 +93,18 @@ func waitJobComplete(t *testing.T, ns, name string, timeout time.Duration) {
 	}
 }
 
-// assertPodsOn checks that the selected pods exist and were scheduled on
-// the given nodes only.
-func assertPodsOn(t *testing.T, ns, selector string, nodes []string) {
+// assertPodsOn waits until checkPodsOnPool holds: the selected pods exist
+// and run on nodes whose names match pool (a Deployment's pod may be gated
+// by Kueue a moment after the apply returns).
+func assertPodsOn(t *testing.T, ns, selector, pool string) {
 	t.Helper()
-	cs := acctest.Client(t)
-	var last string
-	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err != nil {
-			return false, err
-		}
-		if len(pods.Items) == 0 {
-			last = "no pods"
-			return false, nil
-		}
-		for _, p := range pods.Items {
-			if p.Spec.NodeName == "" || !slices.Contains(nodes, p.Spec.NodeName) {
-				last = "pod " + p.Name + " is on node " + p.Spec.NodeName
-				return false, nil
-			}
-		}
-		return true, nil
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		last = checkPodsOnPool(t, ns, selector, pool)(nil)
+		return last == nil, nil
 	})
 	if err != nil {
-		t.Fatalf("pods %s in %s are not on %v: %s", selector, ns, nodes, last)
+		t.Fatalf("%v (%v)", last, err)
 	}
 }
 

@@ -42,7 +42,6 @@ const runFor = "pod-complete.stage.kwok.x-k8s.io/delay"
 // test's name, and its nodes.
 type queueTestPool struct {
 	name   string
-	nodes  []string
 	taints []spec.Taint
 }
 
@@ -66,8 +65,8 @@ func newQueueTestPool(t *testing.T, nodes int, taints ...spec.Taint) queueTestPo
 	for k, v := range rendered.NodeSelector {
 		labels[k] = v
 	}
-	names := acctest.CreateFakeNodes(t, name, nodes, rendered.ResourcesPerNode, labels, rendered.NodeTaints...)
-	return queueTestPool{name: name, nodes: names, taints: taints}
+	acctest.CreateFakeNodes(t, name, nodes, rendered.ResourcesPerNode, labels, rendered.NodeTaints...)
+	return queueTestPool{name: name, taints: taints}
 }
 
 // config is the pool policy and a queue of one GPU for namespace ns.
@@ -93,6 +92,9 @@ resource "gpu_queue" "q" {
 }
 `, p.name, acctest.FakeNodeLabel, ns, queueExtra, p.taintsHCL())
 }
+
+// pool matches the names of the test pool's nodes.
+func (p queueTestPool) pool() string { return "^" + regexp.QuoteMeta(p.name) + `-\d+$` }
 
 func (p queueTestPool) taintsHCL() string {
 	if len(p.taints) == 0 {
@@ -155,7 +157,7 @@ func TestAccQueue_secondJobWaitsForQuota(t *testing.T) {
 		t.Errorf("the queued Job was reported as a failure:\n%s", out)
 	}
 	waitJobComplete(t, ns, "second", 2*time.Minute)
-	assertPodsOn(t, ns, "app.kubernetes.io/name=second", p.nodes)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=second", p.pool())
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("a refresh of the admitted Jobs plans changes:\n%s", out)
 	}
@@ -182,7 +184,7 @@ func TestAccQueue_deploymentIsGatedThenAdmitted(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.nodes)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.pool())
 	assertKueueAdmitted(t, ns, p.name)
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("a refresh of the admitted Deployment plans changes:\n%s", out)
@@ -191,7 +193,7 @@ func TestAccQueue_deploymentIsGatedThenAdmitted(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("image change of the admitted Deployment: %v\n%s", err, out)
 	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.nodes)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=server", p.pool())
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("the plan after the image change is not empty:\n%s", out)
 	}
@@ -369,7 +371,7 @@ resource "gpu_workload" "j" {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=admitted", p.nodes)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=admitted", p.pool())
 	live, err := acctest.Client(t).BatchV1().Jobs(ns).Get(context.Background(), "admitted", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +424,7 @@ func TestAccExamples_queuesApply(t *testing.T) {
 		t.Errorf("train-2 was not reported as queued:\n%s", out)
 	}
 	waitJobComplete(t, teamA, "train-2", 2*time.Minute)
-	assertPodsOn(t, teamA, "app.kubernetes.io/name=train-2", []string{"gke-a100-0", "gke-a100-1"})
+	assertPodsOn(t, teamA, "app.kubernetes.io/name=train-2", `^gke-a100-\d$`)
 	waitJobComplete(t, teamB, "eval", time.Minute)
 }
 
@@ -492,7 +494,7 @@ func TestAccQueue_statefulSetIsAdmitted(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=shards", p.nodes)
+	assertPodsOn(t, ns, "app.kubernetes.io/name=shards", p.pool())
 	assertKueueAdmitted(t, ns, p.name)
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("a refresh of the admitted StatefulSet plans changes:\n%s", out)

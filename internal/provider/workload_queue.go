@@ -91,6 +91,21 @@ func withoutAddedTolerations(projected, desired map[string]any) {
 	_ = unstructured.SetNestedSlice(projected, kept, "spec", "template", "spec", "tolerations")
 }
 
+// refreshQueued is the refresh of a workload in a Kueue queue: what Kueue
+// added at admission is not drift, and a preemption is reported.
+func refreshQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, ref kube.ObjectRef, uid k8stypes.UID,
+	projected, desired map[string]any, diags *diag.Diagnostics) {
+	if kueueQueue(rendered) == "" {
+		return
+	}
+	withoutAddedTolerations(projected, desired)
+	statuses, err := queueStatuses(ctx, client, rendered, uid)
+	if err != nil {
+		diags.AddWarning("Cannot read the workload's queue", err.Error())
+	}
+	evictionWarning(ref, statuses, diags)
+}
+
 // queueStatuses is Kueue's view of a queued workload: its Workload objects
 // (one per pod for a Deployment).
 func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID) ([]queue.Status, error) {
@@ -162,7 +177,9 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 		queuedWarning(ref, name, statuses, diags)
 		return true, false
 	}
-	return false, len(statuses) > 0
+	return false, len(statuses) > 0 && !slices.ContainsFunc(statuses, func(s queue.Status) bool {
+		return s.State != queue.StateAdmitted && s.State != queue.StateFinished
+	})
 }
 
 // checkLocalQueue: a workload sent to a LocalQueue that does not exist is

@@ -17,17 +17,9 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-// Kueue's object labels and names that the provider writes or reads.
-const (
-	// LabelQueueName puts a Job, Deployment or StatefulSet into a LocalQueue.
-	LabelQueueName = "kueue.x-k8s.io/queue-name"
-	// LabelManagedBy marks every object gpu_queue applies, as gpu_workload's
-	// objects are marked.
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-	managedBy      = "terraform-provider-gpu"
-	// LabelQueue names the gpu_queue an object belongs to.
-	LabelQueue = "gpu.gpuform.io/queue"
-)
+// LabelQueue names the gpu_queue an object belongs to. Every object also
+// carries spec.LabelManagedBy, as gpu_workload's objects do.
+const LabelQueue = "gpu.gpuform.io/queue"
 
 // Rendered is everything a gpu_queue applies, in apply order: the flavors,
 // then the ClusterQueue, then the LocalQueues.
@@ -86,8 +78,8 @@ func LocalQueueName(q spec.Queue) string { return cmp.Or(q.LocalQueueName, q.Nam
 
 func meta(q spec.Queue, name, namespace string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
-		LabelManagedBy: managedBy,
-		LabelQueue:     q.Name,
+		spec.LabelManagedBy: spec.ManagedBy,
+		LabelQueue:          q.Name,
 	}}
 }
 
@@ -115,8 +107,8 @@ func resourceFlavor(q spec.Queue, f flavor) *kueue.ResourceFlavor {
 // pools cannot be recovered from the flavors' labels.
 const AnnotationSpec = "gpu.gpuform.io/queue-spec"
 
-// EncodeSpec is the annotation's content: spec.Queue as JSON.
-func EncodeSpec(q spec.Queue) string {
+// encodeSpec is the annotation's content: spec.Queue as JSON.
+func encodeSpec(q spec.Queue) string {
 	b, err := json.Marshal(q)
 	if err != nil {
 		return "{}" // unreachable: strings, ints and slices always marshal
@@ -143,7 +135,7 @@ func clusterQueue(q spec.Queue, flavors []flavor) *kueue.ClusterQueue {
 		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "ClusterQueue"},
 		ObjectMeta: meta(q, q.Name, ""),
 	}
-	cq.Annotations = map[string]string{AnnotationSpec: EncodeSpec(q)}
+	cq.Annotations = map[string]string{AnnotationSpec: encodeSpec(q)}
 	cq.Spec.NamespaceSelector = namespaceSelector(q.Namespaces)
 	cq.Spec.CohortName = kueue.CohortReference(q.Cohort)
 	cq.Spec.QueueingStrategy = kueue.QueueingStrategy(cmp.Or(q.QueueingStrategy, spec.QueueingBestEffortFIFO))
