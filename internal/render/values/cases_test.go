@@ -57,29 +57,57 @@ func valuesCases() []valuesCase {
 
 func gridCase(target string, cloud spec.Cloud) valuesCase {
 	c := valuesCase{target: target, name: string(cloud), input: Input{Cloud: string(cloud)}}
-	switch target {
-	case TargetFiftyOne:
-		c.description = "A GPU delegated-operator deployment, the CPU default runner and a GPU job template, placed as gpu_workload would be."
-		c.input.FiftyOne = fiftyOneCase(cloud)
-	case TargetFlyteCore, TargetFlyteBinary:
-		c.description = "propeller's k8s plugin: GPU resource, resource-tolerations, device and partition labels, spot for interruptible tasks."
-		c.input.Flyte = &flyte.Values{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
-	case TargetGPUOperator:
-		c.description = "GPU Operator for the cloud's node pools: per-pool device plugin configs, operand tolerations, driver/toolkit switches."
-		c.input.GPUOperator = &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
-		c.wantError = cloud == spec.CloudGKEAutopilot
-	case TargetNvidiaDevicePlugin:
-		c.description = "Standalone device plugin: config.map per pool, node selection without NFD, tolerations of the pools' taints."
-		c.input.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
-		c.wantError = cloud == spec.CloudGKEAutopilot
-	case TargetNumaflow:
-		c.description = "Minimal Pipeline (generator → GPU UDF → log) with the UDF placed as gpu_workload would be."
-		c.input.Numaflow = &numaflow.Values{
-			Name: "embeddings", Namespace: "pipelines", Image: "registry.example/ml/embed-udf:1.0", Manifest: true,
-			GPU: spec.GPU{Count: 1, Accelerator: valuesAccel[cloud]}, CPU: "2", Memory: "8Gi",
-		}
-	}
+	g := gridCases[target]
+	c.description = g.description
+	g.fill(&c, cloud)
 	return c
+}
+
+// gridSpec is what one target's target × cloud grid cases configure.
+type gridSpec struct {
+	description string
+	fill        func(c *valuesCase, cloud spec.Cloud)
+}
+
+// gridCases holds the gridSpec of every target.
+var gridCases = map[string]gridSpec{
+	TargetFiftyOne: {
+		"A GPU delegated-operator deployment, the CPU default runner and a GPU job template, placed as gpu_workload would be.",
+		func(c *valuesCase, cloud spec.Cloud) { c.input.FiftyOne = fiftyOneCase(cloud) },
+	},
+	TargetFlyteCore:   flyteGridCase,
+	TargetFlyteBinary: flyteGridCase,
+	TargetGPUOperator: {
+		"GPU Operator for the cloud's node pools: per-pool device plugin configs, operand tolerations, driver/toolkit switches.",
+		func(c *valuesCase, cloud spec.Cloud) {
+			c.input.GPUOperator = &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
+			c.wantError = cloud == spec.CloudGKEAutopilot
+		},
+	},
+	TargetNvidiaDevicePlugin: {
+		"Standalone device plugin: config.map per pool, node selection without NFD, tolerations of the pools' taints.",
+		func(c *valuesCase, cloud spec.Cloud) {
+			c.input.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
+			c.wantError = cloud == spec.CloudGKEAutopilot
+		},
+	},
+	TargetNumaflow: {
+		"Minimal Pipeline (generator → GPU UDF → log) with the UDF placed as gpu_workload would be.",
+		func(c *valuesCase, cloud spec.Cloud) {
+			c.input.Numaflow = &numaflow.Values{
+				Name: "embeddings", Namespace: "pipelines", Image: "registry.example/ml/embed-udf:1.0", Manifest: true,
+				GPU: spec.GPU{Count: 1, Accelerator: valuesAccel[cloud]}, CPU: "2", Memory: "8Gi",
+			}
+		},
+	},
+}
+
+// flyteGridCase serves flyte-core and flyte-binary, which share the block.
+var flyteGridCase = gridSpec{
+	"propeller's k8s plugin: GPU resource, resource-tolerations, device and partition labels, spot for interruptible tasks.",
+	func(c *valuesCase, cloud spec.Cloud) {
+		c.input.Flyte = &flyte.Values{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
+	},
 }
 
 func fiftyOneCase(cloud spec.Cloud) *fiftyone.Values {

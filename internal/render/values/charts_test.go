@@ -179,11 +179,8 @@ func TestValuesKeyPathsExistInChartDefaults(t *testing.T) {
 		for _, c := range casesFor(target) {
 			values := mustGenerate(t, c.target, c.input)
 			checkPathsExist(t, c.target+"/"+c.name, values, defaults, nil, openMaps[target])
-			switch target {
-			case TargetFiftyOne:
-				checkFiftyOneEntryKeys(t, c.name, values, fiftyOne)
-			case TargetFlyteCore, TargetFlyteBinary:
-				checkFlyteKeys(t, c.target+"/"+c.name, values)
+			if check := openMapKeyChecks[target]; check != nil {
+				check(t, c, values, fiftyOne)
 			}
 		}
 	}
@@ -192,6 +189,21 @@ func TestValuesKeyPathsExistInChartDefaults(t *testing.T) {
 	if _, ok := chartkit.GetPath(v2, "configuration", "inline"); !ok {
 		t.Error("flyte-binary v2 has no configuration.inline")
 	}
+}
+
+// openMapKeyChecks check, per target, the keys below the chart's open maps.
+var openMapKeyChecks = map[string]func(t *testing.T, c valuesCase, values, fiftyOneDefaults map[string]any){
+	TargetFiftyOne: func(t *testing.T, c valuesCase, values, fiftyOneDefaults map[string]any) {
+		t.Helper()
+		checkFiftyOneEntryKeys(t, c.name, values, fiftyOneDefaults)
+	},
+	TargetFlyteCore:   checkFlyteCaseKeys,
+	TargetFlyteBinary: checkFlyteCaseKeys,
+}
+
+func checkFlyteCaseKeys(t *testing.T, c valuesCase, values, _ map[string]any) {
+	t.Helper()
+	checkFlyteKeys(t, c.target+"/"+c.name, values)
 }
 
 func checkPathsExist(t *testing.T, name string, generated, defaults map[string]any, path []string, open [][]string) {

@@ -47,26 +47,42 @@ func (f valuesFuzzInput) input() Input {
 			Sharing: f.Sharing, Replicas: f.PoolReplicas, Partition: f.Partition, Spot: f.Spot}}
 	}
 	in := Input{Cloud: f.Cloud}
-	switch f.Target {
-	case TargetFiftyOne:
+	fill, ok := fuzzBlocks[f.Target]
+	if !ok {
+		fill = fuzzBlocks[TargetNumaflow]
+	}
+	fill(f, &in, g, env, pools)
+	return in
+}
+
+// fuzzBlocks sets, per target, the block the fuzz input configures; an
+// unknown target gets the numaflow block.
+var fuzzBlocks = map[string]func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, pools []spec.PoolPolicy){
+	TargetFiftyOne: func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, pools []spec.PoolPolicy) {
 		d := fiftyone.FiftyOneDeployment{Key: f.Key, GPU: &g, Spot: f.Spot, Env: env, CPU: f.CPU}
 		if len(pools) > 0 {
 			d.NodePool = &pools[0]
 		}
 		in.FiftyOne = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
 			JobTemplates: []fiftyone.JobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
-	case TargetFlyteCore, TargetFlyteBinary:
-		in.Flyte = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
-			Interruptible: f.Spot, DefaultEnvVars: env, DefaultNodeSelector: env}
-	case TargetGPUOperator:
+	},
+	TargetFlyteCore:   fuzzFlyte,
+	TargetFlyteBinary: fuzzFlyte,
+	TargetGPUOperator: func(f valuesFuzzInput, in *Input, _ spec.GPU, _ map[string]string, pools []spec.PoolPolicy) {
 		in.GPUOperator = &nvidia.GPUOperatorValues{NodePools: pools, MIGStrategy: f.Key,
 			MIGLayouts: []nvidia.MIGLayout{{Name: f.Key, Accelerator: f.Accelerator, Devices: map[string]int64{f.Partition: f.Count}}}}
-	case TargetNvidiaDevicePlugin:
+	},
+	TargetNvidiaDevicePlugin: func(f valuesFuzzInput, in *Input, _ spec.GPU, _ map[string]string, pools []spec.PoolPolicy) {
 		in.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: pools, MIGStrategy: f.Key}
-	default:
+	},
+	TargetNumaflow: func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, _ []spec.PoolPolicy) {
 		in.Numaflow = &numaflow.Values{Name: f.Key, Image: f.EnvValue, GPU: g, Spot: f.Spot, Env: env, Manifest: f.Manifest, CPU: f.CPU}
-	}
-	return in
+	},
+}
+
+func fuzzFlyte(f valuesFuzzInput, in *Input, _ spec.GPU, env map[string]string, _ []spec.PoolPolicy) {
+	in.Flyte = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
+		Interruptible: f.Spot, DefaultEnvVars: env, DefaultNodeSelector: env}
 }
 
 var valuesFuzzSeeds = []valuesFuzzInput{

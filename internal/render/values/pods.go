@@ -3,11 +3,6 @@ package values
 import (
 	"fmt"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -23,17 +18,9 @@ import (
 // are well-formed. It errors when the values do not have the target's
 // shape.
 func PodFragments(target string, values map[string]any) ([]corev1.PodSpec, error) {
-	switch target {
-	case TargetFiftyOne:
-		return fiftyone.Pods(values)
-	case TargetFlyteCore, TargetFlyteBinary:
-		return flyte.Pods(target, values)
-	case TargetGPUOperator:
-		return nvidia.GPUOperatorPods(values)
-	case TargetNvidiaDevicePlugin:
-		return nvidia.DevicePluginPods(values)
-	case TargetNumaflow:
-		return numaflow.Pods(values)
+	t, ok := lookup(target)
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, gpudiag.QuoteList(TargetNames()))
 	}
-	return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, gpudiag.QuoteList(TargetNames()))
+	return t.pods(values)
 }

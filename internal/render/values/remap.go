@@ -2,9 +2,6 @@ package values
 
 import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 )
 
 // RemapDiagnostics rewrites diagnostics whose Path starts with
@@ -29,8 +26,8 @@ func RemapDiagnostics(target string, in Input, diags gpudiag.Diagnostics) gpudia
 // resources.limits.cpu → fiftyone.deployment[2].cpu. Locations that no one
 // attribute produces map to the target's block.
 func InputPathForValues(target string, in Input, valuesPath []any) []any {
-	block := valuesBlockFor(target)
-	if block == "" {
+	t, ok := lookup(target)
+	if !ok {
 		return nil
 	}
 	keys := make([]string, 0, len(valuesPath))
@@ -41,16 +38,5 @@ func InputPathForValues(target string, in Input, valuesPath []any) []any {
 			break // list indexes: the list is one attribute
 		}
 	}
-	var path []any
-	switch target {
-	case TargetFiftyOne:
-		path = fiftyone.InputPath(in.FiftyOne, keys)
-	case TargetFlyteCore, TargetFlyteBinary:
-		path = flyte.InputPath(target, keys)
-	case TargetGPUOperator:
-		path = nvidia.GPUOperatorInputPath(in.GPUOperator, keys)
-	case TargetNvidiaDevicePlugin:
-		path = nvidia.DevicePluginInputPath(in.NvidiaDevicePlugin, keys)
-	}
-	return append(gpudiag.At(block), path...)
+	return append(gpudiag.At(t.block), t.inputPath(in, keys)...)
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
@@ -16,29 +15,15 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-// Where things live: this package is the front door (targets, the input
-// model, Generate, PodFragments, RemapDiagnostics, chart schema validation
-// and previews); each chart's rules are in its own package (fiftyone,
-// flyte, nvidia for the GPU Operator and device plugin, numaflow), and what
+// Where things live: this package is the front door (the registry of
+// targets in registry.go, the input model, Generate, PodFragments,
+// RemapDiagnostics, chart schema validation and previews); each chart's
+// rules are in its own package (fiftyone, flyte, nvidia for the GPU
+// Operator and device plugin, numaflow), registered once, and what
 // they share (placement through the clouds rules, YAML paths, Helm's merge)
 // is chartkit's. Placement always comes from the same cloud profiles a
 // gpu_workload uses (chartkit/placement.go), so a chart and a gpu_workload
 // on the same cloud and accelerator can never disagree.
-
-// Values targets, one per chart (or CRD) a values map is generated for.
-const (
-	TargetFiftyOne           = "fiftyone"
-	TargetFlyteCore          = flyte.TargetCore
-	TargetFlyteBinary        = flyte.TargetBinary
-	TargetGPUOperator        = "gpu-operator"
-	TargetNvidiaDevicePlugin = "nvidia-device-plugin"
-	TargetNumaflow           = "numaflow"
-)
-
-// TargetNames lists the accepted target values in documentation order.
-func TargetNames() []string {
-	return []string{TargetFiftyOne, TargetFlyteCore, TargetFlyteBinary, TargetGPUOperator, TargetNvidiaDevicePlugin, TargetNumaflow}
-}
 
 // Input is the intent behind one target's values. Cloud is shared;
 // exactly the block of the target is set (flyte-core and flyte-binary share
@@ -53,44 +38,6 @@ type Input struct {
 	GPUOperator        *nvidia.GPUOperatorValues  // gpu_operator
 	NvidiaDevicePlugin *nvidia.DevicePluginValues // nvidia_device_plugin
 	Numaflow           *numaflow.Values           // numaflow
-}
-
-// valuesBlockFor is the input block a target reads.
-func valuesBlockFor(target string) string {
-	switch target {
-	case TargetFiftyOne:
-		return chartkit.BlockFiftyOne
-	case TargetFlyteCore, TargetFlyteBinary:
-		return chartkit.BlockFlyte
-	case TargetGPUOperator:
-		return chartkit.BlockGPUOperator
-	case TargetNvidiaDevicePlugin:
-		return chartkit.BlockDevicePlugin
-	case TargetNumaflow:
-		return chartkit.BlockNumaflow
-	}
-	return ""
-}
-
-// setBlocks names the blocks that are set, in TargetNames order.
-func (in Input) setBlocks() []string {
-	var out []string
-	if in.FiftyOne != nil {
-		out = append(out, chartkit.BlockFiftyOne)
-	}
-	if in.Flyte != nil {
-		out = append(out, chartkit.BlockFlyte)
-	}
-	if in.GPUOperator != nil {
-		out = append(out, chartkit.BlockGPUOperator)
-	}
-	if in.NvidiaDevicePlugin != nil {
-		out = append(out, chartkit.BlockDevicePlugin)
-	}
-	if in.Numaflow != nil {
-		out = append(out, chartkit.BlockNumaflow)
-	}
-	return out
 }
 
 // Generate builds the Helm values (or, for numaflow, the vertex
@@ -116,38 +63,26 @@ func ValidateInput(target string, in Input) gpudiag.Diagnostics {
 
 func generateValues(target string, in Input, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	cloud, ok := checkValuesTarget(target, in, strict, &diags)
+	t, cloud, ok := checkValuesTarget(target, in, strict, &diags)
 	if !ok {
 		return nil, diags
 	}
-	var values map[string]any
-	var more gpudiag.Diagnostics
-	switch target {
-	case TargetFiftyOne:
-		values, more = fiftyone.Generate(cloud, *in.FiftyOne, strict)
-	case TargetFlyteCore, TargetFlyteBinary:
-		values, more = flyte.Generate(target, cloud, *in.Flyte, strict)
-	case TargetGPUOperator:
-		values, more = nvidia.GenerateGPUOperator(cloud, *in.GPUOperator, strict)
-	case TargetNvidiaDevicePlugin:
-		values, more = nvidia.GenerateDevicePlugin(cloud, *in.NvidiaDevicePlugin, strict)
-	case TargetNumaflow:
-		values, more = numaflow.Generate(cloud, *in.Numaflow, strict)
-	}
+	values, more := t.generate(in, cloud, strict)
 	diags.Append(more)
 	return values, diags
 }
 
 // checkValuesTarget checks the target, the cloud and that exactly the
-// target's block is set. ok is false when generation cannot proceed; cloud
-// is "" when unknown at plan time.
-func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (spec.Cloud, bool) {
-	block := valuesBlockFor(target)
-	if block == "" {
+// target's block is set, and returns the registered target. ok is false
+// when generation cannot proceed; cloud is "" when unknown at plan time.
+func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (targetEntry, spec.Cloud, bool) {
+	t, known := lookup(target)
+	if !known {
 		diags.AddError(gpudiag.At("target"), "Unknown target",
 			strconv.Quote(target)+" is not a values target. Allowed values: "+gpudiag.QuoteList(TargetNames())+".")
-		return "", false
+		return t, "", false
 	}
+	block := t.block
 	for _, other := range in.setBlocks() {
 		if other != block {
 			diags.AddError(gpudiag.At(other), "Block not used by this target",
@@ -160,11 +95,11 @@ func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diag
 			diags.AddError(gpudiag.At(block), "Missing block",
 				"target = "+strconv.Quote(target)+" is generated from the "+block+" block. Allowed: add a "+block+" block.")
 		}
-		return "", false
+		return t, "", false
 	}
 	cloud := workload.ValidateCloud(in.Cloud, strict, diags)
 	if strict && cloud == "" {
-		return "", false
+		return t, "", false
 	}
-	return cloud, !diags.HasError() || !strict
+	return t, cloud, !diags.HasError() || !strict
 }

@@ -3,5 +3,7 @@
 // (and the checks of tolerations and node selectors users type into
 // values), YAML paths and plain-value conversion, Helm's merge of base
 // values without dropping what the user wrote (MergeBaseValues), the
-// canonical values YAML, and decoding pod fragments back out of values.
+// canonical values YAML, decoding pod fragments back out of values, and
+// Chart, the form in which each chart package registers with the values
+// front door.
 package chartkit

@@ -1,0 +1,37 @@
+package chartkit
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Chart is what one chart package tells the values front door about
+// itself, in the manner of a Kueue integration registering its callbacks
+// with the integration manager: the target names it answers to, the input
+// block it reads, and the functions the front door dispatches to by target.
+// The front door's registry (values/registry.go) holds one Chart per chart
+// package, so a chart is never named in a switch: adding one is a package
+// that exports its Chart plus one registration. V is the chart's input block
+// (fiftyone.Values, flyte.Values, ...).
+type Chart[V any] struct {
+	// Targets are the gpu_operator_values target values the chart answers
+	// to, in documentation order. Several targets may share a chart and its
+	// block when one package renders them all (flyte-core, flyte-binary).
+	Targets []string
+	// Block is the input block the targets read (BlockFiftyOne, ...), the
+	// first step of every diagnostic path about it.
+	Block string
+	// Generate builds target's values from the block. strict is false at
+	// plan time: zero values are then unknown, and only configuration
+	// errors are reported (values.ValidateInput).
+	Generate func(target string, cloud spec.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics)
+	// Pods are the pod specs target's values produce once applied
+	// (values.PodFragments); an error when values lack the target's shape.
+	Pods func(target string, values map[string]any) ([]corev1.PodSpec, error)
+	// InputPath maps the string keys of a location inside target's values
+	// to the attribute under Block that produced it, nil when no single
+	// attribute did (the diagnostic then points at the block). nil when the
+	// chart has no such mapping.
+	InputPath func(target string, in *V, keys []string) []any
+}

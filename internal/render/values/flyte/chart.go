@@ -1,0 +1,19 @@
+package flyte
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+)
+
+// Chart is Flyte's registration with the values front door: flyte-core and
+// flyte-binary share the flyte block and differ only in where the k8s plugin
+// config sits in their values (PluginPath), so every function takes the
+// target.
+func Chart() chartkit.Chart[Values] {
+	return chartkit.Chart[Values]{
+		Targets:   []string{TargetCore, TargetBinary},
+		Block:     chartkit.BlockFlyte,
+		Generate:  Generate,
+		Pods:      Pods,
+		InputPath: func(target string, _ *Values, keys []string) []any { return InputPath(target, keys) },
+	}
+}
