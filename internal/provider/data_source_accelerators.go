@@ -15,6 +15,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
 var _ datasource.DataSource = &acceleratorsDataSource{}
@@ -196,7 +197,7 @@ func acceleratorValue(a catalog.Accelerator, clouds []string) acceleratorStruct 
 	return acceleratorStruct{
 		Name: a.Name, DisplayName: a.DisplayName, MemoryMiB: a.MemoryMiB, Clouds: emptyIfNil(clouds),
 		GKEAccelerators: emptyIfNil(a.GKEAccelerators), AWSGPUName: a.AWSGPUName, EKSAccelerator: a.EKSAccelerator,
-		AKSVMSizes: emptyIfNil(a.AKSVMSizes), GFDProducts: emptyIfNil(a.GFDProducts), FlyteDevice: a.FlyteDevice,
+		AKSVMSizes: emptyIfNil(a.AKSVMSizes), GFDProducts: emptyIfNil(a.GFDProducts), FlyteDevice: flyte.Device(a.Name),
 		MIGProfiles: profiles,
 	}
 }

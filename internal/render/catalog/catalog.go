@@ -68,10 +68,6 @@ type Accelerator struct {
 	// sets (NVML name, spaces → dashes). PCIe and SXM variants differ, so a list.
 	GFDProducts []string
 
-	// FlyteDevice is the flytekit accelerator device string ("" when flytekit
-	// has no constant for the model).
-	FlyteDevice string
-
 	// MIGProfiles lists the partition shapes the model supports; empty means
 	// the model has no MIG.
 	MIGProfiles []MIGProfile
@@ -229,7 +225,6 @@ var Table = []Accelerator{
 		EKSAccelerator: "nvidia-tesla-a100",
 		AKSVMSizes:     []string{"Standard_ND96asr_v4"},
 		GFDProducts:    []string{"NVIDIA-A100-SXM4-40GB", "NVIDIA-A100-PCIE-40GB"},
-		FlyteDevice:    "nvidia-tesla-a100",
 		MIGProfiles:    migA100x40GB,
 		DefaultSize:    SizeLarge,
 	},
@@ -240,7 +235,6 @@ var Table = []Accelerator{
 		EKSAccelerator: "nvidia-a100-80gb",
 		AKSVMSizes:     []string{"Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4", "Standard_ND96amsr_A100_v4"},
 		GFDProducts:    []string{"NVIDIA-A100-SXM4-80GB", "NVIDIA-A100-80GB-PCIe"},
-		FlyteDevice:    "nvidia-a100-80gb",
 		MIGProfiles:    migX80GB,
 		DefaultSize:    SizeLarge,
 	},
@@ -250,13 +244,11 @@ var Table = []Accelerator{
 		AWSGPUName:     "a10g",
 		EKSAccelerator: "nvidia-a10g",
 		GFDProducts:    []string{"NVIDIA-A10G"},
-		FlyteDevice:    "nvidia-a10g",
 		DefaultSize:    SizeSmall,
 	},
 	{
 		Name: "a30", DisplayName: "NVIDIA A30", MemoryMiB: 24576,
-		// Not offered by GKE, AWS or AKS; on-premises (generic) only. flytekit
-		// has no A30 constant.
+		// Not offered by GKE, AWS or AKS; on-premises (generic) only.
 		GFDProducts: []string{"NVIDIA-A30"},
 		MIGProfiles: migA30,
 		DefaultSize: SizeMedium,
@@ -267,11 +259,8 @@ var Table = []Accelerator{
 		AWSGPUName:      "b200", // p6-b200
 		EKSAccelerator:  "nvidia-b200",
 		GFDProducts:     []string{"NVIDIA-B200"},
-		// flytekit v1 has no B200 constant; Flyte v2's accelerator-devices
-		// maps "B200" to "nvidia-b200".
-		FlyteDevice: "nvidia-b200",
-		MIGProfiles: migB200,
-		DefaultSize: SizeLarge,
+		MIGProfiles:     migB200,
+		DefaultSize:     SizeLarge,
 	},
 	{
 		// HGX B300 (Blackwell Ultra): NVIDIA quotes 288 GB of HBM3e, the GPU
@@ -310,7 +299,6 @@ var Table = []Accelerator{
 		// carry the 94 GB H100 NVL, a different model with different MIG shapes.
 		AKSVMSizes:  []string{"Standard_ND96isr_H100_v5"},
 		GFDProducts: []string{"NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-PCIe"},
-		FlyteDevice: "nvidia-h100",
 		MIGProfiles: migX80GB,
 		DefaultSize: SizeLarge,
 	},
@@ -330,7 +318,6 @@ var Table = []Accelerator{
 		EKSAccelerator:  "nvidia-h200",
 		AKSVMSizes:      []string{"Standard_ND96isr_H200_v5"},
 		GFDProducts:     []string{"NVIDIA-H200", "NVIDIA-H200-NVL"},
-		FlyteDevice:     "nvidia-h200",
 		MIGProfiles:     migH200,
 		DefaultSize:     SizeLarge,
 	},
@@ -340,7 +327,6 @@ var Table = []Accelerator{
 		AWSGPUName:      "l4", // g6
 		EKSAccelerator:  "nvidia-l4",
 		GFDProducts:     []string{"NVIDIA-L4"},
-		FlyteDevice:     "nvidia-l4",
 		DefaultSize:     SizeSmall,
 	},
 	{
@@ -348,7 +334,6 @@ var Table = []Accelerator{
 		AWSGPUName:     "l40s", // g6e
 		EKSAccelerator: "nvidia-l40s",
 		GFDProducts:    []string{"NVIDIA-L40S"},
-		FlyteDevice:    "nvidia-l40s",
 		DefaultSize:    SizeSmall,
 	},
 	{
@@ -369,7 +354,6 @@ var Table = []Accelerator{
 		EKSAccelerator:  "nvidia-tesla-t4",
 		AKSVMSizes:      []string{"Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3"},
 		GFDProducts:     []string{"Tesla-T4"},
-		FlyteDevice:     "nvidia-tesla-t4",
 		DefaultSize:     SizeSmall,
 	},
 	{
@@ -380,7 +364,6 @@ var Table = []Accelerator{
 		AWSInstanceTypes: []string{"p3.2xlarge", "p3.8xlarge", "p3.16xlarge"},
 		AKSVMSizes:       []string{"Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3", "Standard_NC24rs_v3"},
 		GFDProducts:      []string{"Tesla-V100-SXM2-16GB", "Tesla-V100-PCIE-16GB"},
-		FlyteDevice:      "nvidia-tesla-v100",
 		DefaultSize:      SizeSmall,
 	},
 	{
@@ -391,7 +374,6 @@ var Table = []Accelerator{
 		AWSInstanceTypes: []string{"p3dn.24xlarge"},
 		AKSVMSizes:       []string{"Standard_ND40rs_v2"},
 		GFDProducts:      []string{"Tesla-V100-SXM2-32GB", "Tesla-V100-PCIE-32GB", "Tesla-V100S-PCIE-32GB"},
-		FlyteDevice:      "nvidia-tesla-v100",
 		DefaultSize:      SizeSmall,
 	},
 }

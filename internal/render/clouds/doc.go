@@ -5,14 +5,19 @@
 // which models it offers and on which machines, where a GPU intent lands
 // (node labels, taints and tolerations, MIG, sharing, spot, environment),
 // what a node pool may say there and the labels, taints and node-pool shape
-// that follow, how its live nodes are recognised, and what chart values need
-// to know about its GPU stack. "GKE A100 with a 2g.10gb partition" is
-// answered by gke.go alone, for workloads, pools, capacity and chart values.
+// that follow, how its live nodes are recognised, and what its own GPU stack
+// does (driver, device plugin, partition label). "GKE A100 with a 2g.10gb
+// partition" is answered by gke.go alone, for workloads, pools, capacity and
+// chart values.
 //
-// No other package compares clouds: they ask RulesFor(cloud). Registry lists
-// the clouds; rules.go holds the Profile contract beyond workload placement
-// and the neutral answers every profile embeds; scheduling.go turns a
-// Placement into nodeSelector, node affinity and tolerations.
+// No chart is known here: a chart's notes about a cloud (what Flyte cannot
+// select on GKE, why the GPU Operator cannot run on Autopilot) are the
+// chart package's, in a small table keyed by cloud (values/flyte/clouds.go,
+// values/nvidia/clouds.go). Otherwise no other package compares clouds:
+// they ask RulesFor(cloud). Registry lists the clouds; rules.go holds the
+// Profile contract beyond workload placement and the neutral answers every
+// profile embeds; scheduling.go turns a Placement into nodeSelector, node
+// affinity and tolerations.
 //
 // Adding a cloud (say CoreWeave or OCI) is one file here, one spec.Cloud
 // constant with its Registry entry, and the cloud's fake GPU nodes in

@@ -1,5 +1,5 @@
 // Every rule of GKE Standard and Autopilot: workloads, machine shapes,
-// node pools, live nodes and chart values.
+// node pools, live nodes and its own GPU stack.
 //
 // Upstream sources of its labels and facts: the GKE cluster-autoscaler
 // labels package (cloud.google.com/gke-* node labels); Google Cloud's "GPU
@@ -29,7 +29,7 @@ const (
 	GKELabelAccelerator      = "cloud.google.com/gke-accelerator"
 	GKELabelAcceleratorCount = "cloud.google.com/gke-accelerator-count"
 	GKELabelPartitionSize    = "cloud.google.com/gke-gpu-partition-size"
-	gkeLabelSharingStrategy  = "cloud.google.com/gke-gpu-sharing-strategy"
+	GKELabelSharingStrategy  = "cloud.google.com/gke-gpu-sharing-strategy"
 	gkeLabelMaxSharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
 	gkeLabelSpot             = "cloud.google.com/gke-spot"
 
@@ -150,10 +150,10 @@ func (g gkeProfile) Place(in GPUIntent) Placement {
 	if in.Sharing == "" && !in.DRA {
 		// Exclusive GPUs: keep off time-shared and MPS pools, whose
 		// nvidia.com/gpu capacity counts shared slots, not GPUs.
-		p.AbsentLabels = append(p.AbsentLabels, gkeLabelSharingStrategy)
+		p.AbsentLabels = append(p.AbsentLabels, GKELabelSharingStrategy)
 	}
 	if in.Sharing != "" {
-		p.NodeSelector[gkeLabelSharingStrategy] = gkeSharingStrategy(in.Sharing)
+		p.NodeSelector[GKELabelSharingStrategy] = gkeSharingStrategy(in.Sharing)
 		if in.MaxSharedClients > 0 {
 			p.NodeSelector[gkeLabelMaxSharedClients] = strconv.FormatInt(in.MaxSharedClients, 10)
 		}
@@ -303,7 +303,7 @@ func (g gkeProfile) PoolsUnsupported() (summary, detail string) {
 func (gkeProfile) Mechanism() gpuMechanism { return MechanismCloudNative }
 
 // RejectsMIGLayouts: a GKE node pool has one gpu_partition_size. (Autopilot
-// has no pools; its chart values are refused as a whole by checkNvidiaStack.)
+// has no pools; the NVIDIA chart values refuse it as a whole.)
 func (g gkeProfile) RejectsMIGLayouts() bool { return !g.autopilot }
 
 func (gkeProfile) CheckPoolPartition(pi PoolIntent, rawStrategy string, diags *gpudiag.Diagnostics) {
@@ -346,7 +346,7 @@ func (gkeProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 		set[GKELabelPartitionSize] = pi.Cut[0].Profile.Name
 	}
 	if pi.Sharing != "" {
-		set[gkeLabelSharingStrategy] = gkeSharingStrategy(pi.Sharing)
+		set[GKELabelSharingStrategy] = gkeSharingStrategy(pi.Sharing)
 		if pi.Replicas > 0 {
 			set[gkeLabelMaxSharedClients] = strconv.FormatInt(pi.Replicas, 10)
 		}
@@ -415,7 +415,7 @@ func (gkeProfile) MarksGPUNode(l map[string]string) bool { return l[GKELabelAcce
 // Operator's.
 func (gkeProfile) ReadPoolState(l map[string]string, pool *spec.PoolCapacity) {
 	pool.MIGPartition = l[GKELabelPartitionSize]
-	if gke := l[gkeLabelSharingStrategy]; gke != "" {
+	if gke := l[GKELabelSharingStrategy]; gke != "" {
 		pool.Sharing = spec.SharingTimeSlicing // GKE's "time-sharing"
 		if gke != "time-sharing" {
 			pool.Sharing = gke
@@ -436,41 +436,18 @@ func (g gkeProfile) DriverInstallDir() string {
 	return gkeDriverInstallDir
 }
 
-func (g gkeProfile) CheckNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics) {
-	if g.autopilot {
-		diags.AddError(gpudiag.At("cloud"), strings.ToUpper(what[:1])+what[1:]+" cannot run on GKE Autopilot",
-			"Autopilot manages the GPU driver and device plugin itself and does not admit the privileged DaemonSets "+
-				what+" needs. Allowed: a GKE Standard cluster, or leave the GPU stack to Autopilot.")
-		return
-	}
-	diags.AddWarning(block, "GKE runs its own device plugin",
-		"GKE deploys its own NVIDIA device plugin on GPU node pools, and shares and partitions GPUs through node-pool "+
-			"settings that gpu_workload already selects on. Running "+what+" too needs those pools to opt out of "+
-			"GKE's plugin (see GKE's GPU Operator guide); otherwise both advertise the GPUs.")
-}
+// PartitionLabel: GKE labels MIG nodes with their gpu-partition-size.
+func (gkeProfile) PartitionLabel() string { return GKELabelPartitionSize }
 
-func (gkeProfile) FlytePartitionLabel() string { return GKELabelPartitionSize }
-
-func (g gkeProfile) FlyteNotes(block, sharing string, diags *gpudiag.Diagnostics) {
-	if g.autopilot {
-		diags.AddWarning(gpudiag.At(block), "GPU tasks need an accelerator on Autopilot",
-			"Autopilot provisions GPU nodes only for pods that select "+GKELabelAccelerator+"; Flyte adds that selection only "+
-				"for tasks that set an accelerator, and never adds "+GKELabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
+// GKEMPSHostIPC says, once for every place that must say it, why a pod
+// sharing GPUs through MPS on GKE needs hostIPC: GKE's MPS control daemon
+// serves its clients over host IPC (Place sets HostIPC for it). cannotSet
+// names what cannot set hostIPC on its pods ("the FiftyOne chart", "a
+// Numaflow vertex"); "" is for a pod that had it and would lose it (a
+// patch). The text ends with a space, ready for the "Allowed: ..." part.
+func GKEMPSHostIPC(cannotSet string) string {
+	if cannotSet == "" {
+		return "GKE's MPS daemon needs hostIPC: true on the pod. "
 	}
-	if sharing != "" {
-		diags.AddWarning(gpudiag.At(block, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
-			"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+gkeLabelSharingStrategy+
-				", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
-				"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
-	}
-}
-
-func (g gkeProfile) FlyteV2Notes(block string, diags *gpudiag.Diagnostics) {
-	if g.autopilot {
-		return
-	}
-	diags.AddWarning(gpudiag.At(block, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
-		"On GKE the driver libraries are at "+GKENvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
-			"so they are not added here. Allowed: use CUDA images that search "+GKENvidiaLibraryPath+" (NVIDIA's do), or add "+
-			"LD_LIBRARY_PATH to the chart's base default-env-vars.")
+	return "GKE's MPS daemon serves clients over host IPC, and " + cannotSet + " cannot set hostIPC on its pods. "
 }

@@ -200,14 +200,6 @@ func (k awsKarpenterProfile) MarksGPUNode(l map[string]string) bool {
 func (k awsKarpenterProfile) DriverPreinstalled() bool  { return k.auto }
 func (k awsKarpenterProfile) ManagesDevicePlugin() bool { return k.auto }
 
-func (k awsKarpenterProfile) CheckNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics) {
-	if k.auto {
-		diags.AddWarning(block, "EKS Auto Mode manages the GPU stack",
-			"EKS Auto Mode installs the NVIDIA driver and an AWS-managed device plugin on GPU nodes; "+what+
-				" must not install them again (driver, toolkit and device plugin are disabled here).")
-	}
-}
-
 func (k awsKarpenterProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint) {
 	r.KarpenterNodePool = karpenterNodePool(pi, k.nodeClassRef(), r.NodeLabels, r.CloudSetLabels, taints)
 }

@@ -76,28 +76,22 @@ type nodeRules interface {
 	ReadPoolState(l map[string]string, pool *spec.PoolCapacity)
 }
 
-// stackRules: what the GPU Operator, device plugin and Flyte chart values
-// must know about the cloud's own GPU stack.
+// stackRules: what the cloud's own GPU stack does on GPU nodes, for
+// whatever installs or configures NVIDIA's (the chart values packages,
+// which keep their own chart-specific notes per cloud).
 type stackRules interface {
 	// DriverPreinstalled: the cloud's node image carries driver and toolkit.
 	DriverPreinstalled() bool
-	// DriverInstallDir is where the cloud installs the driver, if not the
-	// chart's default.
+	// DriverInstallDir is where the cloud installs the driver on the host,
+	// "" when the cloud does not (or the location is the stack's default).
 	DriverInstallDir() string
 	// ManagesDevicePlugin: the cloud runs its own device plugin, and a
 	// second one would advertise every GPU twice.
 	ManagesDevicePlugin() bool
-	// CheckNvidiaStack reports why the user cannot, or should not, install
-	// what (e.g. "the GPU Operator") on the cloud.
-	CheckNvidiaStack(what string, block []any, diags *gpudiag.Diagnostics)
-	// FlytePartitionLabel is the node label naming a node's MIG partition,
-	// when the cloud has one Flyte can select on.
-	FlytePartitionLabel() string
-	// FlyteNotes warns about placement Flyte cannot express on the cloud. block is the
-	// values block the warnings belong to.
-	FlyteNotes(block, sharing string, diags *gpudiag.Diagnostics)
-	// FlyteV2Notes warns about what Flyte v2's chart cannot carry.
-	FlyteV2Notes(block string, diags *gpudiag.Diagnostics)
+	// PartitionLabel is the node label in which the cloud itself names a
+	// node's MIG partition, "" where no such label exists (the GPU
+	// Operator's clusters say it through GFD's product and resource names).
+	PartitionLabel() string
 }
 
 // gpuMechanism is who partitions and shares GPUs on a cloud.
@@ -149,10 +143,7 @@ func (baseProfile) ReadPoolState(map[string]string, *spec.PoolCapacity)         
 func (baseProfile) DriverPreinstalled() bool                                    { return false }
 func (baseProfile) DriverInstallDir() string                                    { return "" }
 func (baseProfile) ManagesDevicePlugin() bool                                   { return false }
-func (baseProfile) CheckNvidiaStack(string, []any, *gpudiag.Diagnostics)        {}
-func (baseProfile) FlytePartitionLabel() string                                 { return "" }
-func (baseProfile) FlyteNotes(string, string, *gpudiag.Diagnostics)             {}
-func (baseProfile) FlyteV2Notes(string, *gpudiag.Diagnostics)                   {}
+func (baseProfile) PartitionLabel() string                                      { return "" }
 
 // operatorProfile is a cloud whose MIG and sharing the GPU Operator
 // configures, and which has no GPU taint of its own: a dedicated pool gets

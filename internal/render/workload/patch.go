@@ -17,6 +17,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
@@ -195,7 +196,7 @@ func checkPodRules(r *Rendered, before, after corev1.PodSpec, diags *gpudiag.Dia
 			"qualifies. Allowed: add requirements to every term, or choose hardware with the gpu block.")
 	}
 	if before.HostIPC && !after.HostIPC {
-		diags.AddError(patchPath, "Patch turns off hostIPC", "GKE's MPS daemon needs hostIPC: true on the pod. "+
+		diags.AddError(patchPath, "Patch turns off hostIPC", clouds.GKEMPSHostIPC("")+
 			"Allowed: leave spec.template.spec.hostIPC out of the patch.")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -178,7 +179,7 @@ func (e fiftyOneEntry) render(cloud spec.Cloud, strict bool, names map[string]st
 		}
 		if p.HostIPC {
 			diags.AddError(chartkit.With(e.path, "gpu", "sharing"), "MPS needs host IPC",
-				"GKE's MPS daemon serves clients over host IPC, and the FiftyOne chart cannot set hostIPC on its pods. "+
+				clouds.GKEMPSHostIPC("the FiftyOne chart")+
 					"Allowed: sharing = \""+spec.SharingTimeSlicing+"\", or whole GPUs.")
 		}
 		e.addPlacement(entry, p, diags)

@@ -202,7 +202,7 @@ func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*cat
 	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
 		k8s[KeyAcceleratorDevices] = chartkit.SingleKeyMaps(devices, func(s string) any { return s })
 	}
-	clouds.RulesFor(cloud).FlyteV2Notes(chartkit.BlockFlyte, diags)
+	flyteV2Notes(cloud, diags)
 	return k8s
 }
 
@@ -325,7 +325,7 @@ func flyteDeviceClass(cloud spec.Cloud, resourceName string, whole clouds.Placem
 			break
 		}
 	}
-	if key := clouds.RulesFor(cloud).FlytePartitionLabel(); key != "" {
+	if key := clouds.RulesFor(cloud).PartitionLabel(); key != "" {
 		class.partitionLabel = key
 		if slices.Contains(whole.AbsentLabels, key) {
 			// The valid form of the docs' example (docs/design/flyte.md#how-propeller-places-a-gpu-task):
@@ -402,10 +402,10 @@ func flyteDeviceNotes(cloud spec.Cloud, accelerators []*catalog.Accelerator, dia
 		if !ok || len(values) == 0 {
 			continue
 		}
-		if !slices.Contains(values, a.FlyteDevice) {
+		if device := Device(a.Name); !slices.Contains(values, device) {
 			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
 				"On "+string(cloud)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
-					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(a.FlyteDevice)+".")
+					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(device)+".")
 		}
 		warnSeveralValues(cloud, a, values, i, diags)
 	}
@@ -473,11 +473,6 @@ func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible b
 	if len(extra) > 0 {
 		k8s[flyteKeyInterruptibleTolerations] = chartkit.PlainOrNil(clouds.NormalizeTolerations(extra))
 	}
-}
-
-// flyteCloudNotes warns about placement rules Flyte cannot express.
-func flyteCloudNotes(cloud spec.Cloud, sharing string, diags *gpudiag.Diagnostics) {
-	clouds.RulesFor(cloud).FlyteNotes(chartkit.BlockFlyte, sharing, diags)
 }
 
 // ContainsTemplate reports whether any string in v contains "{{".

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -75,7 +76,7 @@ func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag
 	}
 	if p.HostIPC {
 		diags.AddError(chartkit.With(block, "gpu", "sharing"), "MPS needs host IPC",
-			"GKE's MPS daemon serves clients over host IPC, and a Numaflow vertex cannot set hostIPC on its pods. "+
+			clouds.GKEMPSHostIPC("a Numaflow vertex")+
 				"Allowed: sharing = \""+spec.SharingTimeSlicing+"\", or whole GPUs.")
 		return nil, diags
 	}

@@ -267,11 +267,6 @@ func devicePluginAffinity(cloud spec.Cloud, selector map[string]string) *corev1.
 	return clouds.RequiredAffinity(terms)
 }
 
-// checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
-func checkNvidiaCloud(cloud spec.Cloud, block []any, what string, diags *gpudiag.Diagnostics) {
-	clouds.RulesFor(cloud).CheckNvidiaStack(what, block, diags)
-}
-
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
 func renderNvidiaPools(cloud spec.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {

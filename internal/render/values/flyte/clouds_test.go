@@ -1,0 +1,79 @@
+package flyte
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// TestFlyteCloudNotes: the notes moved from the GKE profile warn exactly
+// where Flyte cannot express the placement: shared GPUs on GKE (Standard
+// and Autopilot), Autopilot's accelerator selection, and GKE Standard's
+// driver path on Flyte v2. Other clouds need none.
+func TestFlyteCloudNotes(t *testing.T) {
+	for _, name := range clouds.Names() {
+		cloud := spec.Cloud(name)
+		var placement, v2 gpudiag.Diagnostics
+		flyteCloudNotes(cloud, spec.SharingTimeSlicing, &placement)
+		flyteV2Notes(cloud, &v2)
+		switch cloud {
+		case spec.CloudGKE:
+			rendertest.RequireDiag(t, placement, gpudiag.SeverityWarning, "flyte.sharing", clouds.GKELabelSharingStrategy)
+			rendertest.RequireDiag(t, v2, gpudiag.SeverityWarning, "flyte.flyte_version", clouds.GKENvidiaLibraryPath)
+		case spec.CloudGKEAutopilot:
+			rendertest.RequireDiag(t, placement, gpudiag.SeverityWarning, "flyte", clouds.GKELabelAcceleratorCount)
+			rendertest.RequireDiag(t, placement, gpudiag.SeverityWarning, "flyte.sharing", clouds.GKELabelSharingStrategy)
+			if len(v2) != 0 {
+				t.Errorf("gke-autopilot: unexpected v2 notes:\n%s", rendertest.FormatDiags(v2))
+			}
+		default:
+			if len(placement)+len(v2) != 0 {
+				t.Errorf("%s: unexpected notes:\n%s", cloud, rendertest.FormatDiags(append(placement, v2...)))
+			}
+		}
+	}
+	var unshared gpudiag.Diagnostics
+	flyteCloudNotes(spec.CloudGKE, "", &unshared)
+	if len(unshared) != 0 {
+		t.Errorf("gke without sharing: unexpected notes:\n%s", rendertest.FormatDiags(unshared))
+	}
+}
+
+// TestFlytekitDevices: every device belongs to a catalog model and is
+// flytekit's "nvidia-" form; models without a constant get "".
+func TestFlytekitDevices(t *testing.T) {
+	for model, device := range flytekitDevices {
+		a := catalog.Find(model)
+		if a == nil {
+			t.Errorf("%s: not a catalog model", model)
+			continue
+		}
+		if Device(model) != device {
+			t.Errorf("Device(%q) = %q, want %q", model, Device(model), device)
+		}
+		if !strings.HasPrefix(device, "nvidia-") {
+			t.Errorf("%s: device %q is not flytekit's nvidia-<name> form", model, device)
+		}
+	}
+	if Device("a30") != "" {
+		t.Errorf(`Device("a30") = %q, want "" (flytekit has no A30 constant)`, Device("a30"))
+	}
+}
+
+// TestPartitionLabelFromProfile: the partition label Flyte selects by is
+// the one the cloud's profile names, only where the cloud labels partitions.
+func TestPartitionLabelFromProfile(t *testing.T) {
+	for _, name := range clouds.Names() {
+		values := mustGenerate(t, TargetCore, spec.Cloud(name), Values{})
+		k8s, _ := values["configmap"].(map[string]any)["k8s"].(map[string]any)["plugins"].(map[string]any)["k8s"].(map[string]any)
+		got, _ := k8s[KeyGPUPartitionSizeLabel].(string)
+		if want := clouds.RulesFor(spec.Cloud(name)).PartitionLabel(); got != want {
+			t.Errorf("%s: %s = %q, want %q", name, KeyGPUPartitionSizeLabel, got, want)
+		}
+	}
+}
