@@ -88,7 +88,7 @@ func Render(name, namespace, poolID string, version *utilversion.Version) (*work
 	if diags.HasError() {
 		return nil, fmt.Errorf("placing %s on the pool: %s", name, summaries(diags))
 	}
-	r, diags := workload.Render(w, workload.Options{ServerVersion: version, Pool: &onPool, SkipManifest: true})
+	r, diags := workload.ResolveAndRender(w, workload.Options{ServerVersion: version, Pool: &onPool, SkipManifest: true})
 	if diags.HasError() || r == nil {
 		return nil, fmt.Errorf("rendering %s: %s", name, summaries(diags))
 	}

@@ -38,7 +38,7 @@ func TestPodPlacementMatchesWorkload(t *testing.T) {
 	for _, r := range placementRequests {
 		for _, cloud := range r.clouds {
 			w := spec.Workload{Name: "gpu", Kind: spec.KindDeployment, Cloud: cloud, Image: "img", GPU: r.gpu, Spot: r.spot}
-			rendered, diags := workload.Render(w, workload.Options{SkipManifest: true})
+			rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 			if diags.HasError() {
 				t.Fatalf("%s %+v: gpu_workload refuses it: %v", cloud, r.gpu, diags)
 			}

@@ -72,7 +72,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
 	}
-	in := intentOf(ctx, plan, r.defaultCloud())
+	in := intentOf(ctx, plan, r.defaultCloud(), final)
 	resp.Diagnostics.Append(in.diags...)
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
@@ -88,13 +88,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		plan.Cloud = types.StringValue(in.workload.Cloud)
 	}
-	// ValidateConfig reported what configuration alone decides; report only
-	// what the provider's default cloud adds.
-	if r.defaultCloud() != "" {
-		base := plan
-		base.Cloud = configuredCloud
-		resp.Diagnostics.Append(renderDiagnostics(subtract(in.findings, intentOf(ctx, base, "").findings))...)
-	}
+	resp.Diagnostics.Append(renderDiagnostics(planOnlyFindings(ctx, in, plan, configuredCloud))...)
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
@@ -106,8 +100,8 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
 		return
 	}
-	rendered, rdiags := workload.Render(w, in.options(draVersionFromState(ctx, req)))
-	resp.Diagnostics.Append(renderDiagnostics(subtract(rdiags, in.findings))...)
+	rendered, rdiags := in.render(draVersionFromState(ctx, req))
+	resp.Diagnostics.Append(renderDiagnostics(rdiags)...)
 	resp.Diagnostics.Append(renderDiagnostics(in.queueFindings(rendered))...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -226,7 +220,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := intentOf(ctx, config, "")
+	in := intentOf(ctx, config, "", lenient)
 	resp.Diagnostics.Append(in.diags...)
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(renderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
@@ -281,6 +275,20 @@ func waitingModes() []string {
 
 // subtract returns the diagnostics of all that are not in seen, so a rule
 // reported once is not reported again by a later stage.
+// planOnlyFindings are the plan's findings that ValidateConfig, which saw
+// the same configuration leniently and without the provider's
+// configuration, did not report: the final ones (a required value unset),
+// and, when default_cloud decided the cloud, what that cloud adds. Only
+// that last case resolves the configuration a second time.
+func planOnlyFindings(ctx context.Context, in workloadIntent, plan workloadModel, configuredCloud types.String) gpudiag.Diagnostics {
+	if !in.cloudDefaulted {
+		return in.findings.Final()
+	}
+	base := plan
+	base.Cloud = configuredCloud
+	return subtract(in.findings, intentOf(ctx, base, "", lenient).findings)
+}
+
 func subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
 	known := map[string]bool{}
 	for _, d := range seen {

@@ -56,7 +56,7 @@ func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, l
 // checkAdoptedRender: what the adopted spec renders, the corrected object
 // already holds, field for field, as the next refresh will compare it.
 func checkAdoptedRender(a *adopt.Adoption, w spec.Workload) error {
-	rendered, rdiags := workload.Render(w, workload.Options{SkipManifest: true})
+	rendered, rdiags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 	if rdiags.HasError() {
 		return fmt.Errorf("the adopted configuration does not render: %s", rdiags.Errors()[0])
 	}

@@ -41,7 +41,10 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		return
 	}
 	start := time.Now()
-	rendered, w, ok := renderForServer(ctx, client, *plan, r.defaultCloud(), diags)
+	in := intentOf(ctx, *plan, r.defaultCloud(), final)
+	diags.Append(in.diags...)
+	rendered, ok := renderForServer(ctx, client, in, diags)
+	w := in.raw
 	if !ok {
 		return
 	}
@@ -181,18 +184,15 @@ func interruptedCreate(live *unstructured.Unstructured, rendered *workload.Rende
 
 // renderForServer renders with the server's version, which decides the
 // resource.k8s.io API version of DRA objects.
-func renderForServer(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, spec.Workload, bool) {
-	in := intentOf(ctx, m, defaultCloud)
-	diags.Append(in.diags...)
+func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent, diags *diag.Diagnostics) (*workload.Rendered, bool) {
 	version, err := client.ServerVersion(ctx)
 	if err != nil {
 		diags.AddError("Cannot reach the cluster", err.Error())
-		return nil, in.raw, false
+		return nil, false
 	}
-	// Render also runs workload.ServerVersionCheck when given a version.
-	rendered, rdiags := workload.Render(in.workload, in.options(version))
+	rendered, rdiags := renderIntent(in, version)
 	diags.Append(renderDiagnostics(rdiags)...)
-	return rendered, in.raw, !diags.HasError()
+	return rendered, !diags.HasError()
 }
 
 // annotateSpec records the intent on the workload object, for import.
@@ -243,8 +243,7 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.R
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	in := intentOf(ctx, prior, defaultCloud)
-	before, rdiags := workload.Render(in.workload, in.options(nil))
+	before, rdiags := renderIntent(intentOf(ctx, prior, defaultCloud, final), nil)
 	if rdiags.HasError() || before == nil {
 		return diags
 	}
@@ -344,12 +343,11 @@ func cleanedUpAfterFinishing(m workloadModel) bool {
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
 func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
-	in := intentOf(ctx, m, defaultCloud)
+	in := intentOf(ctx, m, defaultCloud, final)
 	if in.workload.GPU.DRA != nil {
-		rendered, _, ok := renderForServer(ctx, client, m, defaultCloud, diags)
-		return rendered, ok
+		return renderForServer(ctx, client, in, diags)
 	}
-	rendered, rdiags := workload.Render(in.workload, in.options(nil))
+	rendered, rdiags := renderIntent(in, nil)
 	diags.Append(renderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError()
 }

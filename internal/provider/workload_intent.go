@@ -15,8 +15,9 @@ import (
 )
 
 // workloadIntent is a gpu_workload as render sees it: the configuration,
-// placed on its node pool (node_pool), with the provider's default cloud.
-// Every path (validate, plan, apply, read, delete) builds it the same way.
+// placed on its node pool (node_pool), with the provider's default cloud,
+// resolved once. Every path (validate, plan, apply, read, delete) builds it
+// the same way, once per call.
 type workloadIntent struct {
 	// raw is the workload as configured, before the pool filled anything:
 	// what import must restore.
@@ -26,13 +27,30 @@ type workloadIntent struct {
 	// queue is the gpu_queue the workload's queue attribute names, nil for
 	// a queue managed elsewhere (or none).
 	queue *queue.Ref
-	// findings are ApplyPool's and Validate's diagnostics.
+	// resolved is the workload resolved by render: strict when the
+	// resolution was asked to be final and no value is unknown.
+	resolved workload.Resolved
+	// findings are ApplyPool's and the resolution's diagnostics.
 	findings gpudiag.Diagnostics
-	unknown  bool
-	diags    diag.Diagnostics
+	// cloudDefaulted is true when the provider's default_cloud decided the
+	// cloud (neither cloud nor node_pool did).
+	cloudDefaulted bool
+	unknown        bool
+	diags          diag.Diagnostics
 }
 
-func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloadIntent {
+// resolution says how final a workload's values are: configuration
+// (ValidateConfig: a zero value may be one Terraform does not know yet, so
+// required values are not checked) or final (plan, apply, read: strict
+// unless some value is still unknown).
+type resolution bool
+
+const (
+	lenient resolution = false
+	final   resolution = true
+)
+
+func intentOf(ctx context.Context, m workloadModel, defaultCloud string, how resolution) workloadIntent {
 	conv := &converter{ctx: ctx}
 	raw := conv.toWorkload(m, "")
 	in := workloadIntent{raw: raw, workload: raw}
@@ -48,13 +66,22 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string) workloa
 			in.findings = append(in.findings, findings...)
 		}
 	}
-	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() {
-		in.workload.Cloud = defaultCloud
+	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() && defaultCloud != "" {
+		in.workload.Cloud, in.cloudDefaulted = defaultCloud, true
 	}
 	in.resolveQueue()
-	in.findings = append(in.findings, notAt(workload.Validate(in.workload), in.findings)...)
 	in.unknown, in.diags = conv.unknown, conv.diags
+	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
+	in.findings = append(in.findings, notAt(in.resolved.Findings, in.findings)...)
 	return in
+}
+
+// render builds the workload's objects from the resolution, with the
+// server's version when known (apply); diagnostics are rendering's own.
+func (in workloadIntent) render(version *utilversion.Version) (*workload.Rendered, gpudiag.Diagnostics) {
+	// The provider encodes the manifest itself (workload.EncodeManifest), the same
+	// way for plan and refresh, so render's copy would be wasted work.
+	return workload.Render(in.resolved, workload.Options{ServerVersion: version, SkipManifest: true})
 }
 
 // resolveQueue turns a gpu_queue id into the LocalQueue name the workload
@@ -105,9 +132,14 @@ func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
 	return out
 }
 
-// options are the render options for this intent.
-func (in workloadIntent) options(version *utilversion.Version) workload.Options {
-	// The provider encodes the manifest itself (workload.EncodeManifest), the same
-	// way for plan and refresh, so render's copy would be wasted work.
-	return workload.Options{ServerVersion: version, Pool: in.pool, SkipManifest: true}
+// renderIntent renders a final intent for apply and read, which report the
+// resolution's findings with rendering's (plan reported them already
+// through ValidateConfig and planOnlyFindings).
+func renderIntent(in workloadIntent, version *utilversion.Version) (*workload.Rendered, gpudiag.Diagnostics) {
+	findings := in.resolved.Findings
+	if findings.HasError() || !in.resolved.Strict {
+		return nil, findings
+	}
+	rendered, diags := in.render(version)
+	return rendered, append(findings, diags...)
 }

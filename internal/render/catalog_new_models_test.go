@@ -64,7 +64,7 @@ func TestNewModelsMatchTheirSources(t *testing.T) {
 			cloud spec.Cloud
 			want  map[string]int64
 		}{{spec.CloudGKE, f.gke}, {spec.CloudEKS, f.aws}, {spec.CloudAKS, f.aks}} {
-			got := shapeMap(clouds.MachinesFor(c.cloud, a))
+			got := shapeMap(clouds.Lookup(c.cloud).MachinesOf(a))
 			if len(c.want) == 0 {
 				if slices.Contains(clouds.Accelerators(c.cloud), name) {
 					t.Errorf("%s is offered on %s, which the sources do not confirm", name, c.cloud)

@@ -32,7 +32,7 @@ func TestEKSAutoRejectsMIGAndSharing(t *testing.T) {
 			w.Cloud = string(spec.CloudEKSAuto)
 			c.edit(&w.GPU)
 			rendertest.RequireDiag(t, workload.Validate(w), gpudiag.SeverityError, c.path, c.substring)
-			_, diags := workload.Render(w, workload.Options{})
+			_, diags := workload.ResolveAndRender(w, workload.Options{})
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, c.path, c.substring)
 		})
 	}

@@ -77,7 +77,7 @@ func TestWholeGPUAvoidsPartitionedAndSharedNodes(t *testing.T) {
 		t.Run(string(cloud), func(t *testing.T) {
 			w := rendertest.ValidWorkload()
 			w.Cloud, w.GPU.Accelerator = string(cloud), "a100-40gb"
-			r, diags := workload.Render(w, workload.Options{})
+			r, diags := workload.ResolveAndRender(w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			pool := func(edit func(p *spec.PoolPolicy)) spec.PoolPolicy {
 				p := spec.PoolPolicy{Name: "p", Cloud: string(cloud), Accelerator: "a100-40gb", GPUsPerNode: 8}

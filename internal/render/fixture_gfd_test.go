@@ -144,7 +144,7 @@ func TestFixtureGFDNodesTakeTheirModel(t *testing.T) {
 		for _, count := range []int64{1, 8} {
 			w := spec.Workload{Name: "fixture", Kind: spec.KindDeployment, Cloud: string(spec.CloudGeneric), Image: "registry.example/fixture:1",
 				GPU: spec.GPU{Count: count, Accelerator: p.accel}}
-			r, diags := workload.Render(w, workload.Options{SkipManifest: true})
+			r, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 			rendertest.RequireNoErrors(t, diags)
 			pod := &corev1.Pod{Spec: r.Deployment.Spec.Template.Spec}
 			for i := range nodes {

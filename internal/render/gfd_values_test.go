@@ -53,7 +53,7 @@ func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 	} {
 		w := rendertest.ValidWorkload()
 		w.Cloud, w.GPU = string(spec.CloudGeneric), gpu
-		r, diags := workload.Render(w, workload.Options{})
+		r, diags := workload.ResolveAndRender(w, workload.Options{})
 		rendertest.RequireNoErrors(t, diags)
 		if !podAcceptsNode(t, r, gfdOnlyNode) {
 			t.Errorf("%s: the pod does not fit a GFD-labelled node without the GPU Operator: selector %v affinity %v", name, r.NodeSelector, r.Affinity)

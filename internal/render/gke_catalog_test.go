@@ -25,7 +25,7 @@ func TestAutopilotOffersOnlyItsGPUs(t *testing.T) {
 	if !slices.Contains(clouds.Accelerators(spec.CloudGKE), "v100-16gb") {
 		t.Fatal("GKE Standard attaches V100s to N1 machines")
 	}
-	_, diags := workload.Render(spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: string(spec.CloudGKEAutopilot), Image: "img",
+	_, diags := workload.ResolveAndRender(spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: string(spec.CloudGKEAutopilot), Image: "img",
 		GPU: spec.GPU{Count: 1, Accelerator: "v100-16gb"}}, workload.Options{})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu.accelerator", `Accelerators offered on "gke-autopilot": "a100-40gb"`)
 }
@@ -79,7 +79,7 @@ func n1StandardVCPUs(machine string) (int, bool) {
 func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
 	for _, name := range clouds.Accelerators(spec.CloudGKE) {
 		a := catalog.Find(name)
-		for _, count := range clouds.GPUCounts(clouds.MachinesFor(spec.CloudGKE, a)) {
+		for _, count := range clouds.GPUCounts(clouds.Lookup(spec.CloudGKE).MachinesOf(a)) {
 			r, diags := pool.Render(spec.PoolPolicy{Name: "p", Cloud: string(spec.CloudGKE), Accelerator: name, GPUsPerNode: count})
 			rendertest.RequireNoErrors(t, diags)
 			if r.GKE == nil || r.GKE.MachineType == "" {

@@ -306,7 +306,7 @@ func buildCloudMatrix(t *testing.T, c spec.Cloud) cloudMatrix {
 		nodes[i], _ = p.node()
 	}
 	for _, in := range matrixIntents(c) {
-		r, diags := workload.Render(in.workload(c), workload.Options{SkipManifest: true})
+		r, diags := workload.ResolveAndRender(in.workload(c), workload.Options{SkipManifest: true})
 		row := matrixRow{intent: in, plan: matrixCell{key: cellKey(c, "plan", in.name), expected: expectEither, refused: diags.HasError()}}
 		must, _ := mustRefuse(c, in)
 		if must {

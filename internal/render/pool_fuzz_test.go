@@ -69,7 +69,7 @@ func FuzzRenderPool(f *testing.F) {
 		}
 		checkRenderedPool(t, p, r)
 		if !applyDiags.HasError() {
-			_, _ = workload.Render(placed, workload.Options{})
+			_, _ = workload.ResolveAndRender(placed, workload.Options{})
 		}
 	})
 }
@@ -110,7 +110,7 @@ func BenchmarkRenderPool(b *testing.B) {
 
 func BenchmarkSummarizeAndMatch(b *testing.B) {
 	nodes := rendertest.LoadFixtureNodes(b)
-	r, _ := workload.Render(rendertest.WorkloadOn(spec.CloudGKE, spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing}, false), workload.Options{})
+	r, _ := workload.ResolveAndRender(rendertest.WorkloadOn(spec.CloudGKE, spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing}, false), workload.Options{})
 	b.ReportAllocs()
 	for b.Loop() {
 		pools := capacity.Summarize(nodes, nil)

@@ -25,7 +25,7 @@ import (
 // poolVariants are the policies the property tests render for one cloud
 // and model: whatever combinations the cloud allows.
 func poolVariants(cloud spec.Cloud, a catalog.Accelerator) []spec.PoolPolicy {
-	counts := clouds.GPUCounts(clouds.MachinesFor(cloud, &a))
+	counts := clouds.GPUCounts(clouds.Lookup(cloud).MachinesOf(&a))
 	if len(counts) == 0 {
 		counts = []int64{1, 8}
 	}
@@ -151,7 +151,7 @@ func TestWorkloadOnPoolMatchesPool(t *testing.T) {
 			w.GPU.Partition = partition
 			placed, diags := pool.Apply(w, p)
 			rendertest.RequireNoErrors(t, diags)
-			rendered, diags := workload.Render(placed, workload.Options{})
+			rendered, diags := workload.ResolveAndRender(placed, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			selector, tolerations := withPoolExtras(rendered, p)
 			if m := capacity.MatchingPools(pools, selector, rendered.Affinity, tolerations, rendered.ResourceName)[0]; !m.Fits {

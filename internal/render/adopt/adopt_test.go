@@ -127,7 +127,7 @@ func TestPatchReproducesTheCorrectedObject(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, diags := workload.Render(w, workload.Options{SkipManifest: true})
+			r, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 			rendertest.RequireNoErrors(t, diags)
 			got, _ := workload.ObjectMap(r.Objects[len(r.Objects)-1])
 			corrected, _ := workload.ObjectMap(a.Corrected)
@@ -228,7 +228,7 @@ func TestInferRenderedWorkloadNeedsNothing(t *testing.T) {
 	} {
 		t.Run(w.Kind+" on "+w.Cloud, func(t *testing.T) {
 			w.CPU, w.Memory = "2", "8Gi"
-			r, diags := workload.Render(w, workload.Options{})
+			r, diags := workload.ResolveAndRender(w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			a, diags := Infer(liveObject(t, r.Manifest), "")
 			rendertest.RequireNoErrors(t, diags)

@@ -180,7 +180,8 @@ func gpuVariants(accel string, clients []int64) []spec.GPU {
 // cloud refuses the intent.
 func place(in gpuIntent) (placementKey, bool) {
 	w := spec.Workload{Name: "adopt", Kind: spec.KindDeployment, Cloud: string(in.cloud), Image: "adopt", GPU: in.gpu, Spot: in.spot}
-	parsed, diags := workload.ParseGPUIntent(w, in.cloud, true)
+	cloud := clouds.Lookup(in.cloud)
+	parsed, diags := workload.ParseGPUIntent(w, cloud, true)
 	// A count no machine holds is still this placement: the import reports
 	// it with the render's own message instead of finding no match.
 	if slices.ContainsFunc(diags, func(d gpudiag.Diagnostic) bool {
@@ -189,7 +190,7 @@ func place(in gpuIntent) (placementKey, bool) {
 		return placementKey{}, false
 	}
 	parsed.Count = in.gpu.Count
-	p, ok := workload.PlacePod(w, parsed, in.cloud, nil)
+	p, ok := workload.PlacePod(w, parsed, cloud, nil)
 	if !ok {
 		return placementKey{}, false
 	}

@@ -79,7 +79,7 @@ func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpu
 	}
 	w := typedAttributes(lw, c)
 	w.Cloud, w.GPU, w.Spot = string(intent.cloud), intent.gpu, intent.spot
-	rendered, rdiags := workload.Render(w, workload.Options{SkipManifest: true})
+	rendered, rdiags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 	if diags.Append(rdiags); diags.HasError() {
 		return nil, diags
 	}

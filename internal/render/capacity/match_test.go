@@ -62,7 +62,7 @@ func TestWorkloadsAgainstFixtures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, diags := workload.Render(c.w, workload.Options{})
+			r, diags := workload.ResolveAndRender(c.w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			got := fittingPools(MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName))
 			if !slices.Equal(got, c.want) {
@@ -117,7 +117,7 @@ func TestMatchingPoolsReasons(t *testing.T) {
 	})
 	pools[0].Nodes[0].Unschedulable = true // gke/a100-mig-pool
 	l4 := rendertest.WorkloadOn(spec.CloudGKE, spec.GPU{Count: 1, Accelerator: "l4", Sharing: spec.SharingTimeSlicing}, false)
-	r, diags := workload.Render(l4, workload.Options{})
+	r, diags := workload.ResolveAndRender(l4, workload.Options{})
 	rendertest.RequireNoErrors(t, diags)
 	matches := MatchingPools(pools, r.NodeSelector, r.Affinity, r.Tolerations, r.ResourceName)
 

@@ -113,7 +113,7 @@ func (g gkeProfile) Validate(in GPUIntent, strict bool) gpudiag.Diagnostics {
 				strconv.FormatInt(in.MaxSharedClients, 10)+". Allowed: 2 to "+strconv.Itoa(gkeMaxSharedClients)+".")
 	}
 	if g.autopilot && strict && len(in.Accelerators) == 0 {
-		diags.AddError(gpudiag.At("gpu", "accelerator"), "GKE Autopilot needs an accelerator",
+		diags.AddFinalError(gpudiag.At("gpu", "accelerator"), "GKE Autopilot needs an accelerator",
 			"Autopilot provisions GPU nodes only for pods that select "+GKELabelAccelerator+
 				"; set accelerator or accelerators. "+OfferedByMessage(spec.CloudGKEAutopilot))
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // MachineShape is one machine type and how many GPUs of one model it has.
@@ -15,14 +14,14 @@ type MachineShape struct {
 	GPUs int64
 }
 
-// MachinesFor returns the machine shapes of a model on a cloud; nil means
-// the catalog does not know them (generic clusters, or an unknown model),
-// so any count from 1 to MaxGPUsPerPod is accepted.
-func MachinesFor(c spec.Cloud, a *catalog.Accelerator) []MachineShape {
+// MachinesOf returns the machine shapes of a model on the cloud; nil means
+// the catalog does not know them (generic clusters, an unknown cloud or
+// model), so any count from 1 to MaxGPUsPerPod is accepted.
+func (c Cloud) MachinesOf(a *catalog.Accelerator) []MachineShape {
 	if a == nil {
 		return nil
 	}
-	return RulesFor(c).Machines(a)
+	return c.Machines(a)
 }
 
 // catalogMachines looks a model up in a table keyed by catalog id.

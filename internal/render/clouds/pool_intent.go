@@ -8,8 +8,9 @@ import (
 // PoolIntent is a PoolPolicy resolved against the catalog. Fields are zero
 // when the value is unset, unknown or invalid.
 type PoolIntent struct {
-	Name  string
-	Cloud spec.Cloud
+	Name string
+	// Cloud is looked up once, when the pool is validated.
+	Cloud Cloud
 	Accel *catalog.Accelerator
 	GPUs  int64
 	// Layout is the mig-manager layout ("all-2g.10gb", "all-balanced") and
@@ -31,7 +32,7 @@ func (pi PoolIntent) HasMIG() bool { return len(pi.Cut) > 0 }
 // (node labels + device plugin config); the cloud's profile says whether
 // (mechanism).
 func (pi PoolIntent) usesGPUOperator() bool {
-	return RulesFor(pi.Cloud).Mechanism() == MechanismGPUOperator
+	return pi.Cloud.Mechanism() == MechanismGPUOperator
 }
 
 func (pi PoolIntent) NeedsDevicePluginConfig() bool {
@@ -98,7 +99,7 @@ func (pi PoolIntent) SelectableClients() int64 {
 	switch {
 	case pi.Sharing == "":
 		return 0
-	case RulesFor(pi.Cloud).selectsSharedClients(pi):
+	case pi.Cloud.selectsSharedClients(pi):
 		return pi.Replicas
 	}
 	return 0

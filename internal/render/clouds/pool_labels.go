@@ -21,7 +21,7 @@ type PoolTaint struct {
 // DerivedPoolTaints are the taints the pool adds (or the cloud adds) from
 // dedicated, spot and the cloud, before the user's own taints.
 func DerivedPoolTaints(pi PoolIntent) []PoolTaint {
-	return RulesFor(pi.Cloud).poolTaints(pi)
+	return pi.Cloud.poolTaints(pi)
 }
 
 func noScheduleTaint(key, value string) corev1.Taint {
@@ -44,7 +44,7 @@ func PoolTaints(pi PoolIntent) []PoolTaint {
 // validation uses the keys to reject user labels that would fight them.
 func DerivedPoolLabels(pi PoolIntent) (toAdd, cloudSet map[string]string) {
 	toAdd, cloudSet = map[string]string{}, map[string]string{}
-	RulesFor(pi.Cloud).poolLabels(pi, toAdd, cloudSet)
+	pi.Cloud.poolLabels(pi, toAdd, cloudSet)
 	operatorLabels(pi, toAdd, cloudSet)
 	return toAdd, cloudSet
 }

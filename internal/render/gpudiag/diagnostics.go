@@ -44,6 +44,13 @@ type Diagnostic struct {
 	Summary  string
 	// Detail always says what was wrong and what is allowed instead.
 	Detail string
+	// Final marks a finding only a final value raises (a required value
+	// that is unset): while planning, an unset value may still be unknown,
+	// so lenient validation never reports it. The provider validates the
+	// configuration leniently and the plan strictly, once each, and reports
+	// only the final findings from the plan: the others are the
+	// configuration's, already reported.
+	Final bool
 }
 
 // PathString renders Path the way Terraform prints it, e.g.
@@ -113,6 +120,22 @@ func (ds *Diagnostics) AddError(path []any, summary, detail string) {
 // AddWarning records a warning at path, keeping a copy of it (see AddError).
 func (ds *Diagnostics) AddWarning(path []any, summary, detail string) {
 	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: slices.Clone(path), Summary: summary, Detail: detail})
+}
+
+// AddFinalError records an error only a final value raises (see Final).
+func (ds *Diagnostics) AddFinalError(path []any, summary, detail string) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: slices.Clone(path), Summary: summary, Detail: detail, Final: true})
+}
+
+// Final returns the findings only final values raise.
+func (ds Diagnostics) Final() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Final {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Append adds more findings in order.

@@ -28,7 +28,7 @@ func BenchmarkRenderOnPoolID(b *testing.B) {
 		if diags = append(diags, workload.Validate(placed)...); diags.HasError() {
 			b.Fatal(diags)
 		}
-		if r, diags := workload.Render(placed, workload.Options{Pool: &pool, SkipManifest: true}); r == nil || diags.HasError() {
+		if r, diags := workload.ResolveAndRender(placed, workload.Options{Pool: &pool, SkipManifest: true}); r == nil || diags.HasError() {
 			b.Fatal(diags)
 		}
 	}

@@ -16,7 +16,7 @@ func TestMachineTablesMatchCatalog(t *testing.T) {
 	for _, cloud := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {
 		for _, name := range clouds.Accelerators(cloud) {
 			a := catalog.Find(name)
-			shapes := clouds.MachinesFor(cloud, a)
+			shapes := clouds.Lookup(cloud).MachinesOf(a)
 			if len(shapes) == 0 {
 				t.Errorf("%s offers %s but no machine shapes are listed", cloud, name)
 			}

@@ -57,16 +57,16 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 // pool and the workloads placed on it cannot disagree; then it adds the
 // pool's extra labels and taints (PoolPlacementExtras).
 func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, []corev1.Toleration) {
-	profile := clouds.ProfileFor(pi.Cloud)
-	if profile == nil {
+	cloud := pi.Cloud
+	if !cloud.Known {
 		return nil, nil, nil
 	}
-	w := spec.Workload{Cloud: string(pi.Cloud), Spot: pi.Spot, GPU: pi.WorkloadGPU()}
+	w := spec.Workload{Cloud: string(pi.Cloud.Name), Spot: pi.Spot, GPU: pi.WorkloadGPU()}
 	// gpudiag.Diagnostics are dropped on purpose: validatePool has judged the pool,
 	// and a shared partition (allowed for pools, warned about) is one
 	// combination a workload may not ask for.
-	in, _ := workload.ParseGPUIntent(w, pi.Cloud, false)
-	place := profile.Place(in)
+	in, _ := workload.ParseGPUIntent(w, cloud, false)
+	place := cloud.Place(in)
 	selector, affinity := clouds.NodeScheduling(place)
 	labels, tolerations := clouds.PoolExtras(pi.Labels, pi.Taints)
 	if len(labels) > 0 {
@@ -88,7 +88,7 @@ func poolResources(pi clouds.PoolIntent) map[string]int64 {
 	if pi.Sharing != "" && pi.Replicas > 0 {
 		replicas = pi.Replicas
 	}
-	cloudPlugin := clouds.RulesFor(pi.Cloud).Mechanism() == clouds.MechanismCloudNative
+	cloudPlugin := pi.Cloud.Mechanism() == clouds.MechanismCloudNative
 	if !pi.HasMIG() {
 		name := string(clouds.ResourceNvidiaGPU)
 		if pi.Sharing != "" && !cloudPlugin {
@@ -119,7 +119,7 @@ func poolResourceNames(pi clouds.PoolIntent) []string {
 }
 
 func setCloudShape(r *spec.PoolRendered, pi clouds.PoolIntent, taints []clouds.PoolTaint) {
-	clouds.RulesFor(pi.Cloud).NodePoolShape(r, pi, taints)
+	pi.Cloud.NodePoolShape(r, pi, taints)
 }
 
 func labelsOrNil(m map[string]string) map[string]string {
@@ -133,7 +133,7 @@ func labelsOrNil(m map[string]string) map[string]string {
 func poolRef(pi clouds.PoolIntent) string {
 	s := "node_pool " + strconv.Quote(pi.Name)
 	if pi.Accel != nil {
-		s += " (" + pi.Accel.Name + " on " + string(pi.Cloud) + ")"
+		s += " (" + pi.Accel.Name + " on " + string(pi.Cloud.Name) + ")"
 	}
 	return s
 }

@@ -55,25 +55,28 @@ func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string 
 	return name
 }
 
-func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
+// checkPoolCloud is the pool's resolve step: the one place its cloud is
+// looked up by name. An unset, unknown or pool-less cloud is not Known.
+func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cloud {
 	workload.RequireOneOf(diags, strict, raw, gpudiag.At("cloud"), clouds.PoolNames)
+	unknown := clouds.Lookup("")
 	if raw == "" {
-		return ""
+		return unknown
 	}
-	cloud, err := clouds.Parse(raw)
-	if err != nil {
+	cloud := clouds.Lookup(spec.Cloud(raw))
+	if !cloud.Known {
 		diags.AddError(gpudiag.At("cloud"), "Unknown cloud",
 			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+gpudiag.QuoteList(clouds.PoolNames())+".")
-		return ""
+		return unknown
 	}
-	if summary, detail := clouds.RulesFor(cloud).PoolsUnsupported(); summary != "" {
+	if summary, detail := cloud.PoolsUnsupported(); summary != "" {
 		diags.AddError(gpudiag.At("cloud"), summary, detail+", or one of "+gpudiag.QuoteList(clouds.PoolNames())+".")
-		return ""
+		return unknown
 	}
 	return cloud
 }
 
-func checkPoolAccelerator(name string, cloud spec.Cloud, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
+func checkPoolAccelerator(name string, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
 	workload.RequireOneOf(diags, strict, name, gpudiag.At("accelerator"), catalog.AcceleratorNames)
 	if name == "" {
 		return nil
@@ -83,7 +86,7 @@ func checkPoolAccelerator(name string, cloud spec.Cloud, strict bool, diags *gpu
 
 // checkGPUsPerNode: the count must exist as a machine shape where the
 // catalog knows the shapes (the cloud profile's machines); elsewhere 1 to 16.
-func checkGPUsPerNode(n int64, cloud spec.Cloud, a *catalog.Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
+func checkGPUsPerNode(n int64, cloud clouds.Cloud, a *catalog.Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
 	path := gpudiag.At("gpus_per_node")
 	switch {
 	case n == 0:
@@ -95,11 +98,11 @@ func checkGPUsPerNode(n int64, cloud spec.Cloud, a *catalog.Accelerator, strict 
 		diags.AddError(path, "Invalid gpus_per_node", "gpus_per_node is "+strconv.FormatInt(n, 10)+". Allowed: "+gpusPerNodeAllowed()+".")
 		return 0
 	}
-	shapes := clouds.MachinesFor(cloud, a)
+	shapes := cloud.MachinesOf(a)
 	if counts := clouds.GPUCounts(shapes); len(counts) > 0 && !slices.Contains(counts, n) {
 		diags.AddError(path, "No machine with that many GPUs",
-			"No "+string(cloud)+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
-				string(cloud)+": "+clouds.FormatCounts(counts)+describeShapes(shapes)+".")
+			"No "+string(cloud.Name)+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
+				string(cloud.Name)+": "+clouds.FormatCounts(counts)+describeShapes(shapes)+".")
 		return 0
 	}
 	return n
@@ -131,7 +134,7 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(spec.MIGStrategyNames())+
 				" (how the device plugin exposes MIG; single is the default).")
 	}
-	if p.Partition == spec.PartitionAllBalanced && p.MIGStrategy == spec.MIGStrategySingle && !RejectsMIGLayouts(pi.Cloud) {
+	if p.Partition == spec.PartitionAllBalanced && p.MIGStrategy == spec.MIGStrategySingle && !pi.Cloud.RejectsMIGLayouts() {
 		// Decidable without the accelerator, so reported at plan time. Not
 		// on clouds that reject the layout itself: "use mixed" would be
 		// advice that leads to the next error.
@@ -173,9 +176,9 @@ const allBalancedDetail = "all-balanced cuts every GPU into several profiles, wh
 // poolMIGStrategy defaults the strategy to single, except all-balanced,
 // which cannot work under single: every profile would be advertised as
 // nvidia.com/gpu and a pod could not say which one it gets.
-func poolMIGStrategy(strategy string, cloud spec.Cloud, layout string, strict bool, diags *gpudiag.Diagnostics) string {
+func poolMIGStrategy(strategy string, cloud clouds.Cloud, layout string, strict bool, diags *gpudiag.Diagnostics) string {
 	if layout == spec.PartitionAllBalanced {
-		if strategy == "" && strict && !RejectsMIGLayouts(cloud) {
+		if strategy == "" && strict && !cloud.RejectsMIGLayouts() {
 			// On partition: mig_strategy is unset, so Terraform has no
 			// line of it to show, and partition is what asks for mixed.
 			diags.AddError(gpudiag.At("partition"), "all-balanced needs the mixed strategy", allBalancedDetail)
@@ -193,7 +196,7 @@ func poolMIGStrategy(strategy string, cloud spec.Cloud, layout string, strict bo
 func RejectsMIGLayouts(c spec.Cloud) bool { return clouds.RulesFor(c).RejectsMIGLayouts() }
 
 func checkPoolPartitionOnCloud(pi clouds.PoolIntent, rawStrategy string, diags *gpudiag.Diagnostics) {
-	clouds.RulesFor(pi.Cloud).CheckPoolPartition(pi, rawStrategy, diags)
+	pi.Cloud.CheckPoolPartition(pi, rawStrategy, diags)
 }
 
 // checkPoolSharing resolves sharing and replicas into pi.
@@ -220,7 +223,7 @@ func checkPoolSharing(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, dia
 			"With sharing = "+strconv.Quote(sharing)+", replicas says how many pods share one GPU. Allowed: 2 or more "+
 				"(at most "+strconv.Itoa(clouds.MaxMPSClients)+" with MPS or on GKE).")
 	}
-	rules := clouds.RulesFor(pi.Cloud)
+	rules := pi.Cloud
 	if limit := rules.SharedClientsLimit(); sharing != "" && replicas > clouds.MaxMPSClients && (sharing == spec.SharingMPS || limit != "") {
 		who := cmp.Or(limit, "CUDA MPS serves at most "+strconv.Itoa(clouds.MaxMPSClients)+" clients per GPU")
 		diags.AddError(gpudiag.At("replicas"), "Too many clients per GPU",
@@ -244,7 +247,7 @@ func checkSharedPartitions(pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 		diags.AddError(gpudiag.At("sharing"), "MPS with MIG is not supported",
 			"The NVIDIA device plugin cannot run MPS on MIG devices, and GKE does not combine MPS with partitions. "+
 				"Allowed: sharing = \"time-slicing\" (on GKE, or with mig_strategy = \"mixed\" elsewhere), or remove partition.")
-	case clouds.RulesFor(pi.Cloud).Mechanism() != clouds.MechanismCloudNative && pi.MIGStrategy != spec.MIGStrategyMixed:
+	case pi.Cloud.Mechanism() != clouds.MechanismCloudNative && pi.MIGStrategy != spec.MIGStrategyMixed:
 		diags.AddError(gpudiag.At("sharing"), "Time-slicing needs the mixed MIG strategy",
 			"The NVIDIA device plugin time-slices MIG devices only under the \"mixed\" strategy (nvidia.com/mig-<profile> "+
 				"resources). Allowed: mig_strategy = \"mixed\", or remove sharing.")
@@ -257,5 +260,5 @@ func checkSharedPartitions(pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 }
 
 func checkPoolCloudNotes(p spec.PoolPolicy, pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
-	clouds.RulesFor(pi.Cloud).PoolNotes(p, pi, diags)
+	pi.Cloud.PoolNotes(p, pi, diags)
 }

@@ -40,7 +40,7 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 		}
 		if derived, ok := cloudSet[key]; ok {
 			diags.AddError(path, "Label set by the cloud",
-				strconv.Quote(key)+" is set on the nodes by "+string(pi.Cloud)+" or the GPU Operator (here "+strconv.Quote(derived)+
+				strconv.Quote(key)+" is set on the nodes by "+string(pi.Cloud.Name)+" or the GPU Operator (here "+strconv.Quote(derived)+
 					"), and the placement already selects on it. Allowed: remove it from labels.")
 			continue
 		}
@@ -58,7 +58,7 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 // NodeRestriction admission lets a node set only node.kubernetes.io/ and
 // kubelet.kubernetes.io/ keys there), and the cloud's own domains
 // (reservedLabelDomains of its profile).
-func reservedLabelPrefix(key string, c spec.Cloud) (prefix, by string, reserved bool) {
+func reservedLabelPrefix(key string, c clouds.Cloud) (prefix, by string, reserved bool) {
 	domain, _, found := strings.Cut(key, "/")
 	if !found {
 		return "", "", false
@@ -67,7 +67,7 @@ func reservedLabelPrefix(key string, c spec.Cloud) (prefix, by string, reserved 
 	case "node.kubernetes.io", "kubelet.kubernetes.io":
 		return "", "", false
 	}
-	for _, domains := range [][]clouds.ReservedDomain{kubernetesDomains, clouds.RulesFor(c).ReservedLabelDomains()} {
+	for _, domains := range [][]clouds.ReservedDomain{kubernetesDomains, c.ReservedLabelDomains()} {
 		for _, r := range domains {
 			if inDomain(domain, r.Domain) {
 				return r.Domain + "/", r.By, true
@@ -115,7 +115,7 @@ func checkPoolTaints(taints []spec.Taint, pi clouds.PoolIntent, strict bool, dia
 }
 
 func dedicatedHint(pi clouds.PoolIntent) string {
-	if clouds.RulesFor(pi.Cloud).AddsGPUTaint() || !pi.Dedicated {
+	if pi.Cloud.AddsGPUTaint() || !pi.Dedicated {
 		return ""
 	}
 	return ", or set dedicated = false to manage the GPU taint yourself"

@@ -164,7 +164,7 @@ func TestValidatePoolAcceptsEveryOfferedModel(t *testing.T) {
 	for _, cloud := range clouds.PoolNames() {
 		for _, name := range clouds.Accelerators(spec.Cloud(cloud)) {
 			a, _ := catalog.LookupAccelerator(name)
-			counts := clouds.GPUCounts(clouds.MachinesFor(spec.Cloud(cloud), &a))
+			counts := clouds.GPUCounts(clouds.Lookup(spec.Cloud(cloud)).MachinesOf(&a))
 			if len(counts) == 0 {
 				counts = []int64{1}
 			}

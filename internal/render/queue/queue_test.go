@@ -195,7 +195,7 @@ func renderWorkload(t *testing.T, w spec.Workload, p spec.PoolPolicy) Demand {
 	if diags.HasError() {
 		t.Fatalf("pool.Apply: %v", diags)
 	}
-	r, diags := workload.Render(placed, workload.Options{Pool: &p, SkipManifest: true})
+	r, diags := workload.ResolveAndRender(placed, workload.Options{Pool: &p, SkipManifest: true})
 	if diags.HasError() {
 		t.Fatalf("Render: %v", diags)
 	}

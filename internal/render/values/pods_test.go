@@ -179,12 +179,12 @@ func TestPlacementAgreement(t *testing.T) {
 			// The smallest machine's count: Autopilot takes no other
 			// (B200 comes in 8-GPU machines only).
 			count := int64(1)
-			if counts := clouds.GPUCounts(clouds.MachinesFor(cloud, catalog.Find(accel))); len(counts) > 0 {
+			if counts := clouds.GPUCounts(clouds.Lookup(cloud).MachinesOf(catalog.Find(accel))); len(counts) > 0 {
 				count = counts[0]
 			}
 			g := spec.GPU{Count: count, Accelerator: accel}
 			w := spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: cloudName, Image: "img", GPU: g}
-			r, diags := workload.Render(w, workload.Options{})
+			r, diags := workload.ResolveAndRender(w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
 			want := r.Deployment.Spec.Template.Spec
 

@@ -3,7 +3,6 @@ package workload
 import (
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -23,7 +22,7 @@ func BenchmarkRenderDeployment(b *testing.B) {
 	w := benchWorkload(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if r, diags := Render(w, Options{}); r == nil || diags.HasError() {
+		if r, diags := ResolveAndRender(w, Options{}); r == nil || diags.HasError() {
 			b.Fatal(diags)
 		}
 	}
@@ -35,7 +34,7 @@ func BenchmarkRenderDeploymentSkipManifest(b *testing.B) {
 	w := benchWorkload(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if r, diags := Render(w, Options{SkipManifest: true}); r == nil || diags.HasError() || r.Manifest != "" {
+		if r, diags := ResolveAndRender(w, Options{SkipManifest: true}); r == nil || diags.HasError() || r.Manifest != "" {
 			b.Fatal(diags)
 		}
 	}
@@ -55,11 +54,11 @@ func BenchmarkValidate(b *testing.B) {
 // encoding, to show where Render's time goes.
 func BenchmarkBuildWithoutManifest(b *testing.B) {
 	w := benchWorkload(b)
-	in, _ := ValidateIntent(w, true)
-	cloud, _ := clouds.Parse(w.Cloud)
+	resolved := Resolve(w, nil, true)
+	in := resolved.Intent
 	b.ReportAllocs()
 	for b.Loop() {
-		place, ok := PlacePod(w, in, cloud, nil)
+		place, ok := PlacePod(w, in, resolved.Cloud, nil)
 		if !ok {
 			b.Fatal("placePod failed")
 		}

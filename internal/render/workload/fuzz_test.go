@@ -143,7 +143,7 @@ func FuzzRender(f *testing.F) {
 		}
 		w, opts := in.workload()
 		_ = Validate(w)
-		r, diags := Render(w, opts)
+		r, diags := ResolveAndRender(w, opts)
 		if diags.HasError() != (r == nil) {
 			t.Fatalf("errors and result must be exclusive: result %v, diagnostics:\n%s", r != nil, rendertest.FormatDiags(diags))
 		}

@@ -175,7 +175,7 @@ func goldenPath(c goldenCase) string {
 // then the manifest exactly as Render returns it.
 func goldenText(t *testing.T, c goldenCase) string {
 	t.Helper()
-	r, diags := Render(c.workload, c.opts)
+	r, diags := ResolveAndRender(c.workload, c.opts)
 	rendertest.RequireNoErrors(t, diags)
 	if len(diags) > 0 && !c.expectWarnings {
 		t.Fatalf("unexpected warnings:\n%s", rendertest.FormatDiags(diags))
@@ -229,9 +229,9 @@ func TestGolden(t *testing.T) {
 
 func TestRenderIsDeterministic(t *testing.T) {
 	for _, c := range goldenCases() {
-		first, _ := Render(c.workload, c.opts)
+		first, _ := ResolveAndRender(c.workload, c.opts)
 		for range 5 {
-			again, _ := Render(c.workload, c.opts)
+			again, _ := ResolveAndRender(c.workload, c.opts)
 			if again.Manifest != first.Manifest {
 				t.Fatalf("%s/%s renders differently on repeat", c.cloud, c.name)
 			}

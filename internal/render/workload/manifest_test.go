@@ -15,7 +15,7 @@ import (
 // something else, and for random nestings of both.
 func TestEncodeDocument_sameAsSigsYAML(t *testing.T) {
 	for _, c := range goldenCases() {
-		r, _ := Render(c.workload, c.opts)
+		r, _ := ResolveAndRender(c.workload, c.opts)
 		if r == nil {
 			continue
 		}

@@ -13,7 +13,7 @@ import (
 func patched(t *testing.T, w spec.Workload, patch string) *Rendered {
 	t.Helper()
 	w.Patch = patch
-	r, diags := Render(w, Options{})
+	r, diags := ResolveAndRender(w, Options{})
 	rendertest.RequireNoErrors(t, diags)
 	return r
 }
@@ -127,7 +127,7 @@ func TestPatchCannotUndoGPURules(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := eksWorkload(c.kind)
 			w.Patch = c.patch
-			r, diags := Render(w, Options{})
+			r, diags := ResolveAndRender(w, Options{})
 			if r != nil {
 				t.Errorf("rendered despite %q", c.want)
 			}
@@ -146,7 +146,7 @@ func TestPatchCannotUndoGPURules(t *testing.T) {
 
 // Adding requirements to the placement's affinity narrows it: allowed.
 func TestPatchMayNarrowAffinity(t *testing.T) {
-	base, diags := Render(eksWorkload(spec.KindDeployment), Options{})
+	base, diags := ResolveAndRender(eksWorkload(spec.KindDeployment), Options{})
 	rendertest.RequireNoErrors(t, diags)
 	terms := base.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 	if len(terms) == 0 {
@@ -209,7 +209,7 @@ func TestPullSecretsAndPriorityClass(t *testing.T) {
 	}
 	w.ImagePullSecrets = []string{"NGC key"}
 	w.PriorityClassName = "High"
-	_, diags := Render(w, Options{})
+	_, diags := ResolveAndRender(w, Options{})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "image_pull_secrets[0]", "DNS-1123 subdomain")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "priority_class_name", "DNS-1123 subdomain")
 }
@@ -218,7 +218,7 @@ func TestSelectorAndContainerNameValidation(t *testing.T) {
 	w := eksWorkload(spec.KindDeployment)
 	w.SelectorLabels = map[string]string{spec.LabelManagedBy: "x", "bad key!": "v"}
 	w.ContainerName = "Server_1"
-	_, diags := Render(w, Options{})
+	_, diags := ResolveAndRender(w, Options{})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "selector_labels["+`"app.kubernetes.io/managed-by"`+"]", "cannot tell one workload")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, `selector_labels["bad key!"]`, "name part must consist")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "container_name", "lowercase RFC 1123")

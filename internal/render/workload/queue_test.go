@@ -49,7 +49,7 @@ func TestQueueMarking(t *testing.T) {
 
 func mustRenderQueued(t *testing.T, w spec.Workload) *Rendered {
 	t.Helper()
-	r, diags := Render(w, Options{SkipManifest: true})
+	r, diags := ResolveAndRender(w, Options{SkipManifest: true})
 	if diags.HasError() {
 		t.Fatalf("Render: %v", diags)
 	}

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -33,7 +32,7 @@ type Options struct {
 	// apply code has one source.
 	FieldManager string
 	// Pool is the node pool policy the workload was placed with (after
-	// pool.Apply): its extra labels and taints are added to the placement.
+	// pool.Apply), for Render; a Resolved carries its own.
 	Pool *spec.PoolPolicy
 	// SkipManifest leaves Rendered.Manifest empty. Encoding YAML is most of
 	// a render's cost; callers that encode the objects themselves (the
@@ -102,17 +101,36 @@ func PodTemplateOf(obj Object) *corev1.PodTemplateSpec {
 	}
 }
 
-// Render validates w (with every value final) and builds the objects. On
+// ResolveAndRender resolves w with every value final (on opts.Pool) and
+// renders it, for callers that render a workload once (adoption, tests). On
 // error diagnostics it returns nil; warnings come back with the result.
-func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
-	in, diags := ValidateIntent(w, true)
-	if opts.ServerVersion != nil {
-		diags.Append(ServerVersionCheck(w, opts.ServerVersion))
+func ResolveAndRender(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
+	resolved := Resolve(w, opts.Pool, true)
+	if resolved.Findings.HasError() {
+		return nil, resolved.Findings
 	}
-	if diags.HasError() {
+	r, diags := Render(resolved, opts)
+	return r, append(resolved.Findings, diags...)
+}
+
+// Render builds the objects of a strict resolution without validating
+// again; the diagnostics are only what rendering itself finds (the server
+// version's rules, the patch). The resolution's own findings are the
+// caller's to report. opts.Pool is ignored: the resolution has its pool.
+func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	if !resolved.Strict || resolved.Findings.HasError() {
+		diags.AddError(nil, "Could not render the workload",
+			"The workload was rendered before every value was known and valid; this is a provider bug, please report it.")
 		return nil, diags
 	}
-	r, ok := build(w, in, opts)
+	w := resolved.Workload
+	if opts.ServerVersion != nil {
+		if diags.Append(ServerVersionCheck(w, opts.ServerVersion)); diags.HasError() {
+			return nil, diags
+		}
+	}
+	r, ok := build(resolved, opts)
 	if !ok {
 		diags.AddError(nil, "Could not render the workload",
 			"The configuration passed validation but could not be rendered; this is a provider bug, please report it.")
@@ -134,12 +152,9 @@ func Render(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnostics) {
 	return r, diags
 }
 
-func build(w spec.Workload, in clouds.GPUIntent, opts Options) (*Rendered, bool) {
-	cloud, err := clouds.Parse(w.Cloud)
-	if err != nil {
-		return nil, false
-	}
-	place, ok := PlacePod(w, in, cloud, opts.Pool)
+func build(resolved Resolved, opts Options) (*Rendered, bool) {
+	w, in := resolved.Workload, resolved.Intent
+	place, ok := PlacePod(w, in, resolved.Cloud, resolved.Pool)
 	if !ok {
 		return nil, false
 	}

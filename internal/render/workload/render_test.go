@@ -16,7 +16,7 @@ import (
 
 func mustRender(t *testing.T, w spec.Workload, opts Options) *Rendered {
 	t.Helper()
-	r, diags := Render(w, opts)
+	r, diags := ResolveAndRender(w, opts)
 	rendertest.RequireNoErrors(t, diags)
 	return r
 }
@@ -186,7 +186,7 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 // no status, no creation timestamps, and nested metadata dropped only when
 // nothing else is in it.
 func TestObjectMapDropsOnlyWhatClientsNeverSet(t *testing.T) {
-	r, diags := Render(spec.Workload{Name: "w", Namespace: "ns", Kind: "deployment", Cloud: "generic", Image: "img",
+	r, diags := ResolveAndRender(spec.Workload{Name: "w", Namespace: "ns", Kind: "deployment", Cloud: "generic", Image: "img",
 		GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}}}, Options{ServerVersion: utilversion.MajorMinor(1, 34)})
 	rendertest.RequireNoErrors(t, diags)
 	for _, obj := range r.Objects {

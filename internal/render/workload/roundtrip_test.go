@@ -61,7 +61,7 @@ func emptyLike(obj Object) (Object, error) {
 func TestManifestRoundTrip(t *testing.T) {
 	for _, c := range goldenCases() {
 		t.Run(c.cloud+"/"+c.name, func(t *testing.T) {
-			r, diags := Render(c.workload, c.opts)
+			r, diags := ResolveAndRender(c.workload, c.opts)
 			rendertest.RequireNoErrors(t, diags)
 			if err := reparseManifest(r); err != nil {
 				t.Fatal(err)
@@ -72,7 +72,7 @@ func TestManifestRoundTrip(t *testing.T) {
 
 func TestManifestHasNoServerOwnedNoise(t *testing.T) {
 	for _, c := range goldenCases() {
-		r, _ := Render(c.workload, c.opts)
+		r, _ := ResolveAndRender(c.workload, c.opts)
 		for _, noise := range []string{"creationTimestamp", "status:", "metadata: {}", "resources: {}"} {
 			if strings.Contains(r.Manifest, noise) {
 				t.Errorf("%s/%s: manifest contains %q", c.cloud, c.name, noise)

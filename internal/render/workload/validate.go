@@ -22,25 +22,11 @@ func Validate(w spec.Workload) gpudiag.Diagnostics {
 	return diags
 }
 
-// ValidateIntent runs every rule. strict means values are final (apply time):
-// zero values are then "unset" and required ones are reported. It returns
-// the parsed GPU intent so Render does not parse twice.
+// ValidateIntent runs every rule (Resolve) and returns the parsed GPU
+// intent with the findings.
 func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
-	var diags gpudiag.Diagnostics
-	cloud := ValidateIdentity(w, strict, &diags)
-	in, gpuDiags := ParseGPUIntent(w, cloud, strict)
-	diags.Append(gpuDiags)
-	validateKindFields(w, strict, &diags)
-	validateMetadata(w, &diags)
-	ValidateContainer(w, cloud, &diags)
-	ValidateSizing(w, in, &diags)
-	validateModelCache(w, strict, &diags)
-	validateProbes(w, strict, &diags)
-	validateQueue(w, &diags)
-	if w.Patch != "" {
-		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
-	}
-	return in, diags
+	r := Resolve(w, nil, strict)
+	return r.Intent, r.Findings
 }
 
 // ValidateIdentity checks name, namespace, kind, cloud and image, and returns
@@ -79,7 +65,11 @@ func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Clo
 		return ""
 	}
 	cloud, err := clouds.Parse(raw)
-	if err != nil {
+	switch {
+	case err != nil && raw == "":
+		diags.AddFinalError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
+		return ""
+	case err != nil:
 		diags.AddError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
 		return ""
 	}
@@ -90,7 +80,7 @@ func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Clo
 // time "" may be an unknown value).
 func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
 	if strict && value == "" {
-		diags.AddError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
+		diags.AddFinalError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
 	}
 }
 
@@ -286,7 +276,9 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 	}
 }
 
-func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
+// ValidateContainer checks the container's env, ports and names against the
+// cloud's rules.
+func ValidateContainer(w spec.Workload, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
 	validateSecretEnv(w, diags)
 	for _, name := range SortedKeys(w.Env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
@@ -299,7 +291,7 @@ func ValidateContainer(w spec.Workload, cloud spec.Cloud, diags *gpudiag.Diagnos
 				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
 					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
 		}
-		clouds.RulesFor(cloud).CheckEnv(name, w.Env[name], path, diags)
+		cloud.CheckEnv(name, w.Env[name], path, diags)
 	}
 	seen := map[int32]int{}
 	for i, port := range w.Ports {

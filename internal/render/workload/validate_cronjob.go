@@ -29,7 +29,7 @@ func validateCronJob(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 	}
 	if c == nil {
 		if strict {
-			diags.AddError(gpudiag.At("kind"), "cronjob block missing",
+			diags.AddFinalError(gpudiag.At("kind"), "cronjob block missing",
 				"A cronjob needs a schedule. Allowed: add cronjob { schedule = \"0 3 * * *\" }.")
 		}
 		return

@@ -15,7 +15,11 @@ import (
 
 // ParseGPUIntent checks the gpu block and resolves it against the catalog
 // and the cloud. Unknown (zero) values are left out of the intent.
-func ParseGPUIntent(w spec.Workload, cloud spec.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func ParseGPUIntent(w spec.Workload, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+	return parseGPUIntent(w, cloud, strict)
+}
+
+func parseGPUIntent(w spec.Workload, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	g := w.GPU
 	in := clouds.GPUIntent{Spot: w.Spot, DRA: g.DRA != nil}
@@ -24,11 +28,11 @@ func ParseGPUIntent(w spec.Workload, cloud spec.Cloud, strict bool) (clouds.GPUI
 	in.Accelerators = ResolveAccelerators(g, cloud, strict, &diags)
 	in.Partition, in.MIGStrategy = resolvePartition(g, in.Accelerators, strict, &diags)
 	in.Sharing, in.MaxSharedClients = resolveSharing(g, strict, &diags)
-	checkGPURequests(g, in, clouds.ProfileFor(cloud), &diags)
+	checkGPURequests(g, in, cloud, &diags)
 	checkDRA(g, strict, &diags)
 
-	if profile := clouds.ProfileFor(cloud); profile != nil {
-		diags.Append(profile.Validate(in, strict))
+	if cloud.Known {
+		diags.Append(cloud.Validate(in, strict))
 	}
 	checkCountFitsMachines(g, in, cloud, &diags)
 	return in, diags
@@ -42,7 +46,11 @@ func gpuCountAllowed() string {
 
 func checkGPUCount(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
 	switch {
-	case g.Count < 0 || (g.Count == 0 && strict):
+	case g.Count == 0 && strict:
+		diags.AddFinalError(gpudiag.At("gpu", "count"), "Invalid GPU count",
+			"gpu.count is 0. Allowed: "+gpuCountAllowed()+".")
+		return 0
+	case g.Count < 0:
 		diags.AddError(gpudiag.At("gpu", "count"), "Invalid GPU count",
 			"gpu.count is "+strconv.FormatInt(g.Count, 10)+". Allowed: "+gpuCountAllowed()+".")
 		return 0
@@ -57,13 +65,13 @@ func checkGPUCount(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
 // checkGPURequests: Kubernetes does not overcommit extended resources, so a
 // GPU request must equal the limit (which is gpu.count;
 // docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
-func checkGPURequests(g spec.GPU, in clouds.GPUIntent, profile clouds.Profile, diags *gpudiag.Diagnostics) {
+func checkGPURequests(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
 	if g.Requests == nil || in.Count == 0 || *g.Requests == in.Count {
 		return
 	}
 	resourceName := string(clouds.DevicePluginResource(in))
-	if profile != nil {
-		resourceName = string(profile.Resource(in))
+	if cloud.Known {
+		resourceName = string(cloud.Resource(in))
 	}
 	diags.AddError(gpudiag.At("gpu", "requests"), "GPU requests must equal the limit",
 		"gpu.requests is "+strconv.FormatInt(*g.Requests, 10)+" but gpu.count (the limit) is "+strconv.FormatInt(in.Count, 10)+
@@ -73,7 +81,7 @@ func checkGPURequests(g spec.GPU, in clouds.GPUIntent, profile clouds.Profile, d
 }
 
 // ResolveAccelerators returns the catalog entries in preference order.
-func ResolveAccelerators(g spec.GPU, cloud spec.Cloud, strict bool, diags *gpudiag.Diagnostics) []*catalog.Accelerator {
+func ResolveAccelerators(g spec.GPU, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics) []*catalog.Accelerator {
 	if g.Accelerator != "" && len(g.Accelerators) > 0 {
 		diags.AddError(gpudiag.At("gpu", "accelerators"), "Conflicting accelerator settings",
 			"accelerator (one model) and accelerators (a preference list) are mutually exclusive. "+
@@ -92,7 +100,7 @@ func ResolveAccelerators(g spec.GPU, cloud spec.Cloud, strict bool, diags *gpudi
 		switch {
 		case name == "":
 			if strict {
-				diags.AddError(path, "Empty accelerator", "Allowed values: "+gpudiag.QuoteList(catalog.AcceleratorNames())+".")
+				diags.AddFinalError(path, "Empty accelerator", "Allowed values: "+gpudiag.QuoteList(catalog.AcceleratorNames())+".")
 			}
 			continue
 		case slices.Contains(g.Accelerators[:i], name):
@@ -107,16 +115,18 @@ func ResolveAccelerators(g spec.GPU, cloud spec.Cloud, strict bool, diags *gpudi
 	return out
 }
 
-func ResolveAccelerator(name string, cloud spec.Cloud, path []any, diags *gpudiag.Diagnostics) *catalog.Accelerator {
+// ResolveAccelerator finds name in the catalog and checks that the cloud
+// offers it (any cloud does when it is unknown).
+func ResolveAccelerator(name string, cloud clouds.Cloud, path []any, diags *gpudiag.Diagnostics) *catalog.Accelerator {
 	a := catalog.Find(name)
 	if a == nil {
 		diags.AddError(path, "Unknown accelerator",
 			strconv.Quote(name)+" is not in the accelerator catalog. Allowed values: "+gpudiag.QuoteList(catalog.AcceleratorNames())+".")
 		return nil
 	}
-	if profile := clouds.ProfileFor(cloud); profile != nil && !profile.Offers(a) {
-		diags.AddError(path, "Accelerator not offered on "+string(cloud),
-			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud)+". "+clouds.OfferedByMessage(cloud))
+	if cloud.Known && !cloud.Offers(a) {
+		diags.AddError(path, "Accelerator not offered on "+string(cloud.Name),
+			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud.Name)+". "+clouds.OfferedByMessage(cloud.Name))
 		return nil
 	}
 	return a
@@ -132,7 +142,7 @@ func resolvePartition(g spec.GPU, accelerators []*catalog.Accelerator, strict bo
 	}
 	if g.Partition == "" {
 		if g.MIGStrategy != "" && strict {
-			diags.AddError(gpudiag.At("gpu", "mig_strategy"), "mig_strategy without partition",
+			diags.AddFinalError(gpudiag.At("gpu", "mig_strategy"), "mig_strategy without partition",
 				"mig_strategy only applies to a MIG partition request. Allowed: set gpu.partition, or remove mig_strategy.")
 		}
 		return nil, ""
@@ -146,7 +156,7 @@ func resolvePartition(g spec.GPU, accelerators []*catalog.Accelerator, strict bo
 	}
 	if g.Accelerator == "" {
 		if strict {
-			diags.AddError(path, "MIG partition without accelerator",
+			diags.AddFinalError(path, "MIG partition without accelerator",
 				"A partition belongs to a GPU model. Allowed: set accelerator to one of "+gpudiag.QuoteList(catalog.MIGAcceleratorNames())+".")
 		}
 		return nil, ""
@@ -194,7 +204,7 @@ func resolveSharing(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) (string
 				"Allowed: 2 or more, or leave it unset.")
 		clients = 0
 	case clients > 0 && g.Sharing == "" && strict:
-		diags.AddError(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients without sharing",
+		diags.AddFinalError(gpudiag.At("gpu", "max_shared_clients"), "max_shared_clients without sharing",
 			"max_shared_clients only applies to shared GPUs. Allowed: set gpu.sharing to one of "+
 				gpudiag.QuoteList(spec.SharingNames())+", or remove max_shared_clients.")
 	}
@@ -244,7 +254,7 @@ func checkDRA(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) {
 	}
 	for i, s := range d.Selectors {
 		if strict && strings.TrimSpace(s) == "" {
-			diags.AddError(gpudiag.At("gpu", "dra", "selectors", i), "Empty selector",
+			diags.AddFinalError(gpudiag.At("gpu", "dra", "selectors", i), "Empty selector",
 				"A selector is a CEL expression over device attributes. Allowed: e.g. "+
 					"`device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA L4\"`.")
 		}

@@ -22,20 +22,19 @@ import (
 // others get a warning on their entry and stay in the placement (the
 // scheduler skips their nodes for lack of GPUs), so the plan says exactly
 // what was written. When none fits it is an error on gpu.count.
-func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud spec.Cloud, diags *gpudiag.Diagnostics) {
-	profile := clouds.ProfileFor(cloud)
-	if profile == nil || in.Count == 0 || in.DRA || in.Sharing != "" || len(in.Accelerators) == 0 {
+func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
+	if !cloud.Known || in.Count == 0 || in.DRA || in.Sharing != "" || len(in.Accelerators) == 0 {
 		return
 	}
 	var misfits []string
 	var warnings []gpudiag.Diagnostic
 	var largest int64 // the most GPUs (or instances) one machine of a listed model holds
 	for _, a := range in.Accelerators {
-		shapes := profile.Machines(a)
+		shapes := cloud.Machines(a)
 		if len(shapes) == 0 {
 			return // unknown machines: this model may fit, so the pod may
 		}
-		misfit, most := machineMisfit(in, cloud, profile, a, shapes)
+		misfit, most := machineMisfit(in, cloud, a, shapes)
 		largest = max(largest, most)
 		if misfit == "" {
 			continue
@@ -52,8 +51,8 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud spec.Cloud, d
 	case len(misfits) == 0:
 	case len(misfits) < len(in.Accelerators):
 		*diags = append(*diags, warnings...)
-	case profile.ExactGPUCounts() && in.Partition == nil:
-		diags.AddError(gpudiag.At("gpu", "count"), "GPU count not offered on "+string(cloud),
+	case cloud.ExactGPUCounts() && in.Partition == nil:
+		diags.AddError(gpudiag.At("gpu", "count"), "GPU count not offered on "+string(cloud.Name),
 			"gpu.count is "+strconv.FormatInt(in.Count, 10)+": "+strings.Join(misfits, "; ")+
 				". Allowed: gpu.count = one of these counts, or another model.")
 	default:
@@ -66,7 +65,7 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud spec.Cloud, d
 // machineMisfit says why no machine of the cloud serves count of a ("" when
 // one does), and the most GPUs (MIG instances for a partition) one machine
 // holds.
-func machineMisfit(in clouds.GPUIntent, cloud spec.Cloud, profile clouds.Profile, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
+func machineMisfit(in clouds.GPUIntent, cloud clouds.Cloud, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
 	counts := clouds.GPUCounts(shapes)
 	most := counts[len(counts)-1]
 	// The messages are built only for a misfit: most counts fit.
@@ -76,14 +75,14 @@ func machineMisfit(in clouds.GPUIntent, cloud spec.Cloud, profile clouds.Profile
 		if perGPU <= 0 || in.Count <= perGPU*most {
 			return "", perGPU * most
 		}
-		return strconv.Quote(string(cloud)) + " machines hold at most " + strconv.FormatInt(perGPU*most, 10) + " " +
+		return strconv.Quote(string(cloud.Name)) + " machines hold at most " + strconv.FormatInt(perGPU*most, 10) + " " +
 			in.Partition.Name + " instances of " + model() + " (" + strconv.FormatInt(perGPU, 10) + " per GPU, " +
 			strconv.FormatInt(most, 10) + " GPUs per machine)", perGPU * most
 	}
 	offers := func() string {
-		return strconv.Quote(string(cloud)) + " offers " + model() + " with " + orList(counts) + " GPUs per machine"
+		return strconv.Quote(string(cloud.Name)) + " offers " + model() + " with " + orList(counts) + " GPUs per machine"
 	}
-	if profile.ExactGPUCounts() {
+	if cloud.ExactGPUCounts() {
 		if slices.Contains(counts, in.Count) {
 			return "", most
 		}

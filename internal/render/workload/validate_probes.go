@@ -22,7 +22,7 @@ func validateProbe(p *spec.Probe, attribute string, ports []int32, strict bool, 
 	}
 	switch targets := probeTargetCount(p); {
 	case targets == 0 && strict:
-		diags.AddError(gpudiag.At(attribute), "Probe has no target",
+		diags.AddFinalError(gpudiag.At(attribute), "Probe has no target",
 			"A probe needs something to check. Allowed: exactly one of http_path (with port or ports), exec, tcp_port.")
 	case targets > 1:
 		// Reported on the second target, the line a reader deletes.
@@ -37,14 +37,14 @@ func validateProbe(p *spec.Probe, attribute string, ports []int32, strict bool, 
 				strconv.Quote(p.HTTPPath)+" is not an absolute URL path. Allowed: a path starting with \"/\", e.g. \"/health\".")
 		}
 		if p.Port == 0 && len(ports) == 0 && strict {
-			diags.AddError(gpudiag.At(attribute, "port"), "HTTP probe without port",
+			diags.AddFinalError(gpudiag.At(attribute, "port"), "HTTP probe without port",
 				"http_path needs a port. Allowed: set port, or list the server port in ports (the first is used).")
 		}
 	}
 	checkProbePort(p.Port, attribute, "port", diags)
 	checkProbePort(p.TCPPort, attribute, "tcp_port", diags)
 	if len(p.Exec) > 0 && p.Exec[0] == "" && strict {
-		diags.AddError(gpudiag.At(attribute, "exec", 0), "Empty probe command",
+		diags.AddFinalError(gpudiag.At(attribute, "exec", 0), "Empty probe command",
 			"exec[0] is the program to run. Allowed: a command such as [\"cat\", \"/tmp/ready\"].")
 	}
 	checkProbeMin(diags, p.InitialDelaySeconds, 0, attribute, "initial_delay_seconds")

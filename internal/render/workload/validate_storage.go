@@ -49,7 +49,7 @@ func validateExistingClaim(mc *spec.ModelCache, diags *gpudiag.Diagnostics) {
 
 func validateCreatedClaim(mc *spec.ModelCache, strict bool, diags *gpudiag.Diagnostics) {
 	if mc.Size == "" && strict {
-		diags.AddError(gpudiag.At("model_cache"), "Model cache needs a claim",
+		diags.AddFinalError(gpudiag.At("model_cache"), "Model cache needs a claim",
 			"Set claim_name to mount an existing PersistentVolumeClaim, or size (e.g. \"200Gi\") to have the provider create one.")
 	}
 	CheckQuantity(diags, mc.Size, gpudiag.At("model_cache", "size"), maxStorage, "a storage quantity such as \"200Gi\"")

@@ -223,7 +223,7 @@ func TestRequiredValuesAtApplyOnly(t *testing.T) {
 			if diags := Validate(w); diags.HasError() {
 				t.Fatalf("Validate must treat zero values as unknown, got:\n%s", rendertest.FormatDiags(diags))
 			}
-			r, diags := Render(w, Options{})
+			r, diags := ResolveAndRender(w, Options{})
 			if r != nil {
 				t.Fatal("Render must fail")
 			}
@@ -265,7 +265,7 @@ func TestServerVersionCheck(t *testing.T) {
 		t.Fatalf("no DRA, no version rule: %s", rendertest.FormatDiags(diags))
 	}
 	w.GPU.DRA = &spec.DRA{}
-	if r, diags := Render(w, Options{ServerVersion: utilversion.MajorMinor(1, 30)}); r != nil || !diags.HasError() {
+	if r, diags := ResolveAndRender(w, Options{ServerVersion: utilversion.MajorMinor(1, 30)}); r != nil || !diags.HasError() {
 		t.Fatal("Render must apply the server version check")
 	}
 }
@@ -285,7 +285,7 @@ func TestSecretEnvIsAReferenceOnly(t *testing.T) {
 	w := spec.Workload{Name: "app", Namespace: "ml", Kind: spec.KindDeployment, Cloud: "gke", Image: "img",
 		GPU:       spec.GPU{Count: 1, Accelerator: "l4"},
 		SecretEnv: map[string]spec.SecretKeyRef{"HF_TOKEN": {Name: "hf", Key: "token"}}}
-	r, diags := Render(w, Options{})
+	r, diags := ResolveAndRender(w, Options{})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

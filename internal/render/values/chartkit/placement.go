@@ -76,19 +76,19 @@ func (req GPURequest) workload(cloud spec.Cloud) spec.Workload {
 // validateGPURequest runs the workload rules that concern one GPU container:
 // name, cloud, the GPU block, env and sizing. Kind, image and the rest
 // belong to the chart, not to the request.
-func validateGPURequest(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func validateGPURequest(w spec.Workload, strict bool) (clouds.Cloud, clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	cloud := workload.ValidateIdentity(w, false, &diags)
+	cloud := clouds.Lookup(workload.ValidateIdentity(w, false, &diags))
 	in, gpuDiags := workload.ParseGPUIntent(w, cloud, strict)
 	diags.Append(gpuDiags)
 	workload.ValidateContainer(w, cloud, &diags)
 	workload.ValidateSizing(w, in, &diags)
-	return in, diags
+	return cloud, in, diags
 }
 
 // ValidateValuesGPU is the plan-time check of a request.
 func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
-	_, diags := validateGPURequest(req.workload(cloud), false)
+	_, _, diags := validateGPURequest(req.workload(cloud), false)
 	return diags
 }
 
@@ -98,11 +98,11 @@ func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
 // relative to the request).
 func placeValuesGPU(cloud spec.Cloud, req GPURequest, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	w := req.workload(cloud)
-	in, diags := validateGPURequest(w, true)
+	resolved, in, diags := validateGPURequest(w, true)
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	place, ok := workload.PlacePod(w, in, cloud, pool)
+	place, ok := workload.PlacePod(w, in, resolved, pool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}

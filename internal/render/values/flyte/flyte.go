@@ -140,7 +140,7 @@ func PluginPath(target string) []string {
 func Generate(target string, cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	v2 := checkFlyteVersion(target, in, &diags)
-	accelerators := workload.ResolveAccelerators(spec.GPU{Accelerators: in.Accelerators}, cloud, strict, &diags)
+	accelerators := workload.ResolveAccelerators(spec.GPU{Accelerators: in.Accelerators}, clouds.Lookup(cloud), strict, &diags)
 	diags = prefixFlyteGPUPaths(diags)
 	sharing := in.Sharing
 	if sharing != "" && !slices.Contains(spec.SharingNames(), sharing) {

@@ -1,0 +1,49 @@
+package workload
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// Resolved is a workload resolved once: its cloud looked up, its GPU
+// request parsed against the catalog and the cloud, its node pool attached
+// and every rule run. The provider resolves each workload once per call
+// (validate, plan, apply, read) and renders from the value, so nothing is
+// looked up or validated twice.
+type Resolved struct {
+	Workload spec.Workload
+	Cloud    clouds.Cloud
+	Intent   clouds.GPUIntent
+	// Pool is the node pool policy the workload was placed with (after
+	// pool.Apply): its own labels and taints are added to the placement.
+	Pool *spec.PoolPolicy
+	// Findings are every rule's diagnostics.
+	Findings gpudiag.Diagnostics
+	// Strict is true when every value was final: zero values meant "unset"
+	// and required ones were reported (gpudiag.Diagnostic.Final). Only a
+	// strict resolution renders.
+	Strict bool
+}
+
+// Resolve runs every rule on w. strict means values are final (apply time,
+// or a plan with no unknown value); otherwise zero values are treated as
+// unknown, so rules needing them are skipped and missing required values
+// are not reported.
+func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
+	var diags gpudiag.Diagnostics
+	cloud := clouds.Lookup(ValidateIdentity(w, strict, &diags))
+	in, gpuDiags := parseGPUIntent(w, cloud, strict)
+	diags.Append(gpuDiags)
+	validateKindFields(w, strict, &diags)
+	validateMetadata(w, &diags)
+	ValidateContainer(w, cloud, &diags)
+	ValidateSizing(w, in, &diags)
+	validateModelCache(w, strict, &diags)
+	validateProbes(w, strict, &diags)
+	validateQueue(w, &diags)
+	if w.Patch != "" {
+		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
+	}
+	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Findings: diags, Strict: strict}
+}
