@@ -22,6 +22,12 @@
 #   BENCH_ONLY=scale    only the large cluster: replaces its section of
 #                       BENCH_OUT (and "scale" in the JSON), keeps the rest;
 #                       BENCH_ONLY=workloads is everything but it
+#   BENCH_PEER_KUBERNETES=bin/terraform-provider-kubernetes
+#                       also measure the same N Deployments as
+#                       kubernetes_deployment_v1 of that provider binary
+#                       (dev_overrides for hashicorp/kubernetes), and report
+#                       gpu_workload / kubernetes ratios (issue #24: <= 0.5);
+#                       scripts/bench-peer-build.sh builds it from source
 #
 # Everything the run creates on the cluster (kwok nodes bench-<id>-<i> and
 # bench-<id>-<fixture>-<i>, namespaces bench-<id>-..., the large cluster's
@@ -64,6 +70,11 @@ main() {
 		echo "bench: no provider binary at $provider_bin (run make build)" >&2
 		exit 1
 	fi
+	local peer="${BENCH_PEER_KUBERNETES:-}"
+	if [[ -n $peer && ! -x $peer ]]; then
+		echo "bench: BENCH_PEER_KUBERNETES=$peer is not an executable (build it with scripts/bench-peer-build.sh)" >&2
+		exit 1
+	fi
 	build
 	id="$(run_id)"
 	trap cleanup EXIT
@@ -85,6 +96,7 @@ main() {
 		-keep="$([[ ${BENCH_KEEP:-} == 1 ]] && echo true || echo false)" \
 		-scale "${BENCH_SCALE:-1}" \
 		-only "${BENCH_ONLY:-}" \
+		-peer-kubernetes "$peer" \
 		-fixtures "$root/scripts/localcluster/fixtures"
 }
 

@@ -5,7 +5,9 @@
 // runs: N gpu_workload resources (terraform plan with no state, apply,
 // refresh plan that must be empty, destroy), N terraform_data resources with
 // the same attributes (the Terraform-core floor) and bench/apifloor (the API
-// floor). It adds the API server's request counts of the refresh plan (the
+// floor), and with -peer-kubernetes the same Deployments as
+// hashicorp/terraform-provider-kubernetes kubernetes_deployment_v1 resources
+// (peer.go). It adds the API server's request counts of the refresh plan (the
 // /metrics delta next to an idle interval of the same length, and exactly,
 // from a second refresh plan through a counting proxy), the provider's peak
 // memory and the Go benchmarks (gobench.go), and writes medians and
@@ -68,6 +70,9 @@ type config struct {
 	scale    float64
 	only     string
 	fixtures string
+	// peerKubernetes is BENCH_PEER_KUBERNETES: the
+	// terraform-provider-kubernetes binary to compare with ("": none).
+	peerKubernetes string
 }
 
 // BENCH_ONLY values.
@@ -143,6 +148,7 @@ func main() {
 	fs.Float64Var(&cfg.scale, "scale", 1, "large-cluster scenario: round(5000×scale) nodes, round(20000×scale) pods; 0 skips it")
 	fs.StringVar(&cfg.only, "only", "", `run only "workloads" (gpu_workload, terraform_data, API floor, Go benchmarks) or "scale" (the large cluster)`)
 	fs.StringVar(&cfg.fixtures, "fixtures", "scripts/localcluster/fixtures", "node fixtures the large-cluster scenario clones")
+	fs.StringVar(&cfg.peerKubernetes, "peer-kubernetes", "", "terraform-provider-kubernetes binary: also measure kubernetes_deployment_v1 (BENCH_PEER_KUBERNETES)")
 	_ = fs.Parse(args)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -215,6 +221,7 @@ type bench struct {
 
 	proxy           *countingProxy
 	proxyKubeconfig string
+	peer            *peer // nil: no BENCH_PEER_KUBERNETES
 }
 
 func run(ctx context.Context, cfg config) (err error) {
@@ -272,6 +279,13 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err := b.proxy.writeKubeconfig(b.proxyKubeconfig); err != nil {
 		return err
 	}
+	if workloads && cfg.peerKubernetes != "" {
+		if b.peer, err = setupPeer(b.cs, b.work, cfg.peerKubernetes, cfg.kubeconfig, b.poolID); err != nil {
+			return err
+		}
+		meta.Peer = b.peer.version
+		logln("== peer:", cfg.peerKubernetes, "("+meta.Peer+")")
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 		defer cancel()
@@ -304,7 +318,8 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
 		return err
 	}
-	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests, "scale": scale}, "", "  ")
+	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests, "scale": scale,
+		"peer_kubernetes": meta.Peer}, "", "  ")
 	rawPath := strings.TrimSuffix(cfg.out, ".md") + ".json"
 	if err := os.WriteFile(rawPath, append(raw, '\n'), 0o644); err != nil {
 		return err
@@ -327,7 +342,7 @@ func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
 
 	for r := 1; r <= cfg.runs; r++ {
 		for _, n := range cfg.nsOfRun(r) {
-			for pos, subject := range order(r) {
+			for pos, subject := range order(r, b.peer != nil) {
 				logf("== run %d/%d, N=%d, %s\n", r, cfg.runs, n, subject)
 				m := measurement{Run: r, N: n, Subject: subject, Position: pos + 1, Seconds: map[string]float64{}}
 				switch subject {
@@ -337,6 +352,8 @@ func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
 					err = b.terraformData(ctx, &m)
 				case subjectFloor:
 					err = b.apiFloor(ctx, &m)
+				case subjectPeer:
+					err = b.peerWorkload(ctx, &m)
 				}
 				if err != nil {
 					return fmt.Errorf("run %d, N=%d, %s: %w", r, n, subject, err)
@@ -366,9 +383,13 @@ func (cfg config) nsOfRun(r int) []int {
 }
 
 // order alternates the subjects' order between runs, so that none always
-// runs first (cold caches) or last (a cluster still settling).
-func order(run int) []string {
+// runs first (cold caches) or last (a cluster still settling). The peer,
+// when given, runs next to gpu_workload.
+func order(run int, withPeer bool) []string {
 	subjects := []string{subjectGPU, subjectData, subjectFloor}
+	if withPeer {
+		subjects = slices.Insert(subjects, 1, subjectPeer)
+	}
 	if run%2 == 0 {
 		slices.Reverse(subjects)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,8 +59,14 @@ func TestMedian(t *testing.T) {
 }
 
 func TestOrderAlternates(t *testing.T) {
-	if a, b := order(1), order(2); a[0] != b[2] || a[2] != b[0] {
-		t.Fatalf("order(1) = %v, order(2) = %v", a, b)
+	for _, peer := range []bool{false, true} {
+		a, b := order(1, peer), order(2, peer)
+		if last := len(a) - 1; len(a) != len(b) || a[0] != b[last] || a[last] != b[0] || a[0] != subjectGPU {
+			t.Fatalf("order(1, %v) = %v, order(2, %v) = %v", peer, a, peer, b)
+		}
+		if slices.Contains(a, subjectPeer) != peer {
+			t.Fatalf("order(1, %v) = %v", peer, a)
+		}
 	}
 }
 

@@ -24,6 +24,9 @@ type meta struct {
 	Started, Finished                                 time.Time
 	Ns, OnceNs                                        []int
 	Runs, Nodes                                       int
+	// Peer describes the terraform-provider-kubernetes binary compared
+	// with ("": none given).
+	Peer string
 }
 
 func collectMeta(ctx context.Context, cs kubernetes.Interface, cfg config) (meta, error) {
@@ -198,7 +201,11 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	fmt.Fprintf(&b, "| terraform | %s, `-parallelism` left at its default of 10 |\n", m.Terraform)
 	fmt.Fprintf(&b, "| cluster | local kube-apiserver %s, controller-manager, scheduler and kwok (`scripts/localcluster`); %d extra kwok nodes with %d `nvidia.com/gpu` each for the run |\n",
 		m.Server, m.Nodes, spec.GPUsPerNode)
-	fmt.Fprintf(&b, "| N | %s, %d run(s) each, medians over runs%s |\n\n", joinInts(without(m.Ns, m.OnceNs)), m.Runs, onceNote(m.OnceNs))
+	fmt.Fprintf(&b, "| N | %s, %d run(s) each, medians over runs%s |\n", joinInts(without(m.Ns, m.OnceNs)), m.Runs, onceNote(m.OnceNs))
+	if m.Peer != "" {
+		fmt.Fprintf(&b, "| peer | hashicorp/terraform-provider-kubernetes %s |\n", m.Peer)
+	}
+	b.WriteString("\n")
 
 	b.WriteString("## What is measured\n\n")
 	fmt.Fprintf(&b, "- **gpu_workload**: `count = N` Deployments, `cloud = %q`, `replicas = %d`, `image = %q`, `gpu { count = %d }`, "+
@@ -213,7 +220,8 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	b.WriteString("- **API floor** (`bench/apifloor`): renders the same Deployments with `internal/render`, server-side-applies them " +
 		"with 10 requests in flight (field manager `" + spec.FloorFieldManager + "`, no client-side rate limit) and waits for all to be " +
 		"available with one watch; then deletes them (background propagation as the provider does, 10 in flight) and waits with a watch until they and their pods are gone.\n")
-	b.WriteString("- The three subjects run one after the other in each run; the order alternates between runs. " +
+	b.WriteString(peerMeasured(m))
+	b.WriteString("- The subjects run one after the other in each run; the order alternates between runs. " +
 		"Ratios are of medians: plan against terraform_data, apply and destroy against the API floor.\n")
 	b.WriteString("- Goals are issue #14's. Where a row says **no**, [`README.md`](README.md) (\"What does not, and why\") gives " +
 		"the measured reason, with the CPU profile of the provider and Terraform-only measurements of state size.\n\n")
@@ -223,6 +231,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 		perNTable(&b, results, n)
 		b.WriteString("\n")
 	}
+	peerReport(&b, m, results)
 	memoryReport(&b, m, results)
 	cpuReport(&b, m, results)
 	requestReport(&b, requests)
@@ -246,30 +255,34 @@ func joinInts(xs []int) string {
 func memoryReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("## Provider memory\n\n")
 	b.WriteString("Peak resident memory (`VmHWM` from `/proc/<pid>/status`) of the `terraform-provider-gpu` processes terraform " +
-		"starts, polled every 10 ms while each gpu_workload step runs; for comparison the `ru_maxrss` of terraform, which " +
+		"starts (and of `terraform-provider-kubernetes` for kubernetes_deployment_v1), polled every 10 ms while each step runs; for comparison the `ru_maxrss` of terraform, which " +
 		"Linux reports as the larger of terraform's own peak and its waited-for children's (the provider), so it is never below the provider's. " +
 		"Goals: provider ≤ 150 MB at N = 300, ≤ 250 MB at N = 1,000.\n\n")
-	b.WriteString("| N | step | provider median | provider max | terraform median | goal | met? |\n|---:|---|---:|---:|---:|---|---|\n")
+	b.WriteString("| N | step | subject | provider median | provider max | terraform median | goal | met? |\n|---:|---|---|---:|---:|---:|---|---|\n")
 	for _, n := range m.Ns {
 		for _, step := range terraformSteps {
-			var prov, tf []float64
-			for _, r := range results {
-				if r.N == n && r.Subject == subjectGPU {
-					prov = append(prov, float64(r.ProviderHWMKiB[step]))
-					tf = append(tf, float64(r.TerraformMaxRSSKiB[step]))
+			for _, subject := range []string{subjectGPU, subjectPeer} {
+				var prov, tf []float64
+				for _, r := range results {
+					if r.N == n && r.Subject == subject {
+						prov = append(prov, float64(r.ProviderHWMKiB[step]))
+						tf = append(tf, float64(r.TerraformMaxRSSKiB[step]))
+					}
 				}
+				if len(prov) == 0 {
+					continue
+				}
+				peak := slices.Max(prov)
+				budget, goal := memoryGoal(n)
+				met := "–"
+				if budget > 0 && subject == subjectGPU {
+					met = yesNo(peak > 0 && peak <= budget)
+				} else {
+					goal = "–"
+				}
+				fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", n, step, subject, mib(int64(median(prov))), mib(int64(peak)),
+					mib(int64(median(tf))), goal, met)
 			}
-			if len(prov) == 0 {
-				continue
-			}
-			peak := slices.Max(prov)
-			budget, goal := memoryGoal(n)
-			met := "–"
-			if budget > 0 {
-				met = yesNo(peak > 0 && peak <= budget)
-			}
-			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s |\n", n, step, mib(int64(median(prov))), mib(int64(peak)),
-				mib(int64(median(tf))), goal, met)
 		}
 	}
 	b.WriteString("\n")
@@ -286,7 +299,7 @@ func cpuReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("| N | step | subject | wall | terraform + provider CPU | provider CPU | machine busy |\n|---:|---|---|---:|---:|---:|---:|\n")
 	for _, n := range m.Ns {
 		for _, step := range terraformSteps {
-			for _, subject := range []string{subjectGPU, subjectData} {
+			for _, subject := range []string{subjectGPU, subjectPeer, subjectData} {
 				var wall, cpu, prov, busy []float64
 				for _, r := range results {
 					if r.N == n && r.Subject == subject && r.CPUSeconds != nil {
@@ -300,7 +313,7 @@ func cpuReport(b *strings.Builder, m meta, results []measurement) {
 					continue
 				}
 				provider := "–"
-				if subject == subjectGPU {
+				if subject != subjectData {
 					provider = fmt.Sprintf("%.2f s", median(prov))
 				}
 				fmt.Fprintf(b, "| %d | %s | %s | %.2f s | %.2f s | %s | %.0f%% |\n", n, step, subject, median(wall),
@@ -456,6 +469,10 @@ func summary(m meta, results []measurement) string {
 	for _, n := range m.Ns {
 		fmt.Fprintf(&b, "\nN = %d\n", n)
 		perNTable(&b, results, n)
+	}
+	if m.Peer != "" {
+		b.WriteString("\ngpu_workload / kubernetes_deployment_v1\n")
+		peerTable(&b, m.Ns, results)
 	}
 	return b.String()
 }
