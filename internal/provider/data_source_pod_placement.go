@@ -97,10 +97,7 @@ func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	cloud := m.Cloud.ValueString()
-	if cloud == "" {
-		cloud = d.data.defaultCloud()
-	}
+	cloud, _ := pickCloud(m.Cloud, "", d.data.defaultCloud())
 	request, err := decodeGPURequest(m.GPU)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())

@@ -81,9 +81,7 @@ func (c *converter) toPoolPolicy(m nodePoolPolicyModel, defaultCloud string) spe
 		Labels:      c.stringMap(m.Labels),
 		Taints:      c.taints(m.Taints),
 	}
-	if p.Cloud == "" && !m.Cloud.IsUnknown() {
-		p.Cloud = defaultCloud
-	}
+	p.Cloud, _ = pickCloud(m.Cloud, "", defaultCloud)
 	if m.Dedicated.IsUnknown() {
 		c.unknown = true
 	} else if !m.Dedicated.IsNull() {

@@ -21,12 +21,11 @@ const minSharedReplicas = 2
 // withoutSchemaErrors blanks the values the schema's validators reject, so
 // render, which treats blank as unknown, does not report the same mistake a
 // second time ("Unknown cloud" next to "Invalid Attribute Value Match").
-// gke-autopilot is kept: render says why it has no pools and what to use
-// instead, which the schema's list of allowed values does not.
+// A known cloud without node pools (its profile's PoolsUnsupported) is
+// kept: render says why it has none and what to use instead, which the
+// schema's list of allowed values does not.
 func withoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
-	if p.Cloud != string(spec.CloudGKEAutopilot) {
-		p.Cloud = onlyIfIn(p.Cloud, clouds.PoolNames())
-	}
+	p.Cloud = onlyIfIn(p.Cloud, clouds.Names())
 	p.Accelerator = onlyIfIn(p.Accelerator, catalog.AcceleratorNames())
 	p.MIGStrategy = onlyIfIn(p.MIGStrategy, spec.MIGStrategyNames())
 	p.Sharing = onlyIfIn(p.Sharing, spec.SharingNames())

@@ -39,12 +39,10 @@ func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud str
 	in := valuesIntent{target: conv.str(m.Target)}
 	in.input = conv.toValuesInput(m)
 	in.input.Cloud = conv.str(m.Cloud)
-	if in.input.Cloud == "" && !m.Cloud.IsUnknown() {
-		if conv.poolUnknown {
-			in.cloudUnknown = true
-		} else if in.input.Cloud = commonCloud(poolClouds(in.input)); in.input.Cloud == "" {
-			in.input.Cloud = defaultCloud
-		}
+	if in.input.Cloud == "" && !m.Cloud.IsUnknown() && conv.poolUnknown {
+		in.cloudUnknown = true
+	} else {
+		in.input.Cloud, _ = pickCloud(m.Cloud, commonCloud(poolClouds(in.input)), defaultCloud)
 	}
 	in.findings = conv.findings
 	// An unknown target cannot be checked: render would call it unknown.

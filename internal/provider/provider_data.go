@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // configureFrom is the Configure step of every resource: the provider hands
@@ -19,6 +20,24 @@ func configureFrom(raw any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return data
+}
+
+// pickCloud is the one rule for a resource's cloud, and the only place
+// default_cloud applies: the configured cloud, else the one the resource's
+// node pools give (fromPools, "" when none or they disagree), else the
+// provider's default_cloud. An unknown configured cloud without pools stays
+// "" (known at apply). defaulted says whether default_cloud decided.
+func pickCloud(configured types.String, fromPools, defaultCloud string) (cloud string, defaulted bool) {
+	switch {
+	case configured.ValueString() != "":
+		return configured.ValueString(), false
+	case fromPools != "":
+		return fromPools, false
+	case configured.IsUnknown():
+		return "", false
+	default:
+		return defaultCloud, defaultCloud != ""
+	}
 }
 
 // defaultCloud is the provider's default_cloud; "" before configuration.

@@ -52,7 +52,7 @@ const (
 
 func intentOf(ctx context.Context, m workloadModel, defaultCloud string, how resolution) workloadIntent {
 	conv := &converter{ctx: ctx}
-	raw := conv.toWorkload(m, "")
+	raw := conv.toWorkload(m)
 	in := workloadIntent{raw: raw, workload: raw}
 	nodePool := conv.str(m.NodePool)
 	if nodePool != "" {
@@ -66,9 +66,8 @@ func intentOf(ctx context.Context, m workloadModel, defaultCloud string, how res
 			in.findings = append(in.findings, findings...)
 		}
 	}
-	if in.workload.Cloud == "" && !m.Cloud.IsUnknown() && defaultCloud != "" {
-		in.workload.Cloud, in.cloudDefaulted = defaultCloud, true
-	}
+	// pool.Apply gave the workload its pool's cloud when none is configured.
+	in.workload.Cloud, in.cloudDefaulted = pickCloud(m.Cloud, in.workload.Cloud, defaultCloud)
 	in.resolveQueue()
 	in.unknown, in.diags = conv.unknown, conv.diags
 	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)

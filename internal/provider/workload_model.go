@@ -242,9 +242,9 @@ func (c *converter) object(v types.Object, target any) bool {
 	return true
 }
 
-// toWorkload converts the plan or state into render's input. defaultCloud
-// is the provider's default_cloud.
-func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Workload {
+// toWorkload converts the plan or state into render's input, as
+// configured: the cloud is picked later (pickCloud), after the node pool.
+func (c *converter) toWorkload(m workloadModel) spec.Workload {
 	w := spec.Workload{
 		Name:               c.str(m.Name),
 		Namespace:          c.str(m.Namespace),
@@ -285,9 +285,6 @@ func (c *converter) toWorkload(m workloadModel, defaultCloud string) spec.Worklo
 	}
 	if w.Kind == "" && !m.Kind.IsUnknown() {
 		w.Kind = spec.KindDeployment
-	}
-	if w.Cloud == "" && !m.Cloud.IsUnknown() {
-		w.Cloud = defaultCloud
 	}
 	return w
 }
