@@ -103,25 +103,12 @@ func poolGoldenText(t *testing.T, c poolGoldenCase) string {
 }
 
 func TestPoolGolden(t *testing.T) {
-	seen := map[string]bool{}
+	var cases []rendertest.GoldenCase
 	for _, c := range poolGoldenCases() {
-		path := poolGoldenPath(c)
-		if seen[path] {
-			t.Fatalf("duplicate pool golden case %s", path)
-		}
-		seen[path] = true
-		t.Run(c.pool.Cloud+"/"+c.name, func(t *testing.T) {
-			rendertest.Golden(t, path, poolGoldenText(t, c))
-		})
+		cases = append(cases, rendertest.GoldenCase{Name: c.pool.Cloud + "/" + c.name, Path: poolGoldenPath(c),
+			Text: func(t *testing.T) string { return poolGoldenText(t, c) }})
 	}
-	t.Run("no stale files", func(t *testing.T) {
-		files, _ := filepath.Glob(filepath.Join("testdata", "pool", "*", "*.yaml"))
-		for _, f := range files {
-			if !seen[f] {
-				t.Errorf("%s has no case; delete it", f)
-			}
-		}
-	})
+	rendertest.GoldenSuite(t, filepath.Join("testdata", "pool", "*", "*.yaml"), cases)
 }
 
 func TestRenderPoolIsDeterministic(t *testing.T) {

@@ -91,6 +91,42 @@ func Golden(t testing.TB, path, got string) {
 	}
 }
 
+// GoldenCase is one case of a golden suite: its subtest name, its file,
+// and the text compared with the file.
+type GoldenCase struct {
+	Name string
+	Path string
+	Text func(t *testing.T) string
+}
+
+// GoldenSuite is every golden suite's scaffolding: each case runs as a
+// subtest comparing its text with its file (Golden); two cases of one file
+// are refused; and a file under pattern that no case compared fails: a
+// file whose case was removed or renamed would otherwise stay in testdata/
+// and mislead the next reader.
+func GoldenSuite(t *testing.T, pattern string, cases []GoldenCase) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.Path] {
+			t.Fatalf("two golden cases write %s", c.Path)
+		}
+		seen[c.Path] = true
+		t.Run(c.Name, func(t *testing.T) { Golden(t, c.Path, c.Text(t)) })
+	}
+	t.Run("no stale files", func(t *testing.T) {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !seen[f] {
+				t.Errorf("%s has no case; delete it or add its case", f)
+			}
+		}
+	})
+}
+
 // lineDiff shows the first differing lines; enough to locate a change.
 // Texts that differ only past their last line (a trailing newline) have no
 // differing line, so it says so rather than showing nothing.

@@ -13,28 +13,12 @@ import (
 // testdata/values/<target>/<name>.yaml. Run with -update to rewrite them,
 // then review the diff.
 func TestValuesGolden(t *testing.T) {
-	seen := map[string]bool{}
+	var cases []rendertest.GoldenCase
 	for _, c := range valuesCases() {
-		path := c.path()
-		if seen[path] {
-			t.Fatalf("duplicate values case %s", path)
-		}
-		seen[path] = true
-		t.Run(c.target+"/"+c.name, func(t *testing.T) {
-			rendertest.Golden(t, path, valuesGoldenText(t, c))
-		})
+		cases = append(cases, rendertest.GoldenCase{Name: c.target + "/" + c.name, Path: c.path(),
+			Text: func(t *testing.T) string { return valuesGoldenText(t, c) }})
 	}
-	t.Run("no stale files", func(t *testing.T) {
-		files, err := filepath.Glob(filepath.Join("testdata", "values", "*", "*.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if !seen[f] {
-				t.Errorf("%s has no values case; delete it or add the case", f)
-			}
-		}
-	})
+	rendertest.GoldenSuite(t, filepath.Join("testdata", "values", "*", "*.yaml"), cases)
 }
 
 // TestValuesGridComplete: every target has a golden file for every cloud.
