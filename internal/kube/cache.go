@@ -12,9 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -44,20 +45,21 @@ type cacheKey struct {
 	namespace string
 }
 
-// cacheEntry is one running informer.
+// cacheEntry is one running informer: a shared one of the watch cache, or
+// a private one that a single wait starts for what the cache cannot serve.
 type cacheEntry struct {
 	informer cache.SharedIndexInformer
 	stop     chan struct{}
-	synced   chan struct{} // closed once the initial list is in the store
-	failed   chan struct{} // closed when the list is refused (RBAC) or fails before syncing
+	synced   <-chan struct{} // closed once the initial list is in the store
+	failed   chan struct{}   // closed when the list is refused (RBAC) or fails before syncing
 	failOnce sync.Once
 	failErr  error
 
 	lastUsed atomic.Int64
 	waiters  atomic.Int32
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every event
+	mu        sync.Mutex
+	followers map[chan struct{}]bool // the wake channels of the waits following the entry
 }
 
 func newWatchCache(dyn dynamic.Interface, selector string) *watchCache {
@@ -125,15 +127,21 @@ func (wc *watchCache) getOrStart(key cacheKey) *cacheEntry {
 }
 
 func (wc *watchCache) start(key cacheKey) *cacheEntry {
-	selector := wc.selector
-	informer := dynamicinformer.NewFilteredDynamicInformer(wc.dyn, key.gvr, key.namespace, 0, cache.Indexers{},
-		func(o *metav1.ListOptions) { o.LabelSelector = selector }).Informer()
+	return newEntry(bySelector(wc.dyn.Resource(key.gvr).Namespace(key.namespace), wc.selector), wc.dyn)
+}
+
+// newEntry starts an informer on a list and watch. client tells the
+// reflector whether it can stream the initial list (a real server can;
+// client-go's fakes cannot).
+func newEntry(lw *cache.ListWatch, client any) *cacheEntry {
+	informer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&unstructured.Unstructured{}, 0, cache.Indexers{})
 	e := &cacheEntry{
-		informer: informer,
-		stop:     make(chan struct{}),
-		synced:   make(chan struct{}),
-		failed:   make(chan struct{}),
-		changed:  make(chan struct{}),
+		informer:  informer,
+		stop:      make(chan struct{}),
+		synced:    informer.HasSyncedChecker().Done(),
+		failed:    make(chan struct{}),
+		followers: map[chan struct{}]bool{},
 	}
 	// Managed fields are most of an object's size and only the conflict
 	// check reads them, with a direct GET.
@@ -152,12 +160,21 @@ func (wc *watchCache) start(key cacheKey) *cacheEntry {
 		DeleteFunc: notify,
 	})
 	go informer.Run(e.stop)
-	go func() {
-		if cache.WaitForCacheSync(e.stop, informer.HasSynced) {
-			close(e.synced)
-		}
-	}()
 	return e
+}
+
+// bySelector lists and watches the objects matching a label selector.
+func bySelector(ri dynamic.ResourceInterface, selector string) *cache.ListWatch {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return ri.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return ri.Watch(ctx, o)
+		},
+	}
 }
 
 func dropManagedFields(obj any) (any, error) {
@@ -167,14 +184,25 @@ func dropManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
-// fail stops an informer that cannot serve: a later call starts a new one,
-// so an API server that comes back is used again.
+// fail stops an informer that cannot serve (a later call starts a new
+// one, so an API server that comes back is used again) and wakes the waits
+// following it, which then end with stoppedErr.
 func (e *cacheEntry) fail(err error) {
 	e.failOnce.Do(func() {
 		e.failErr = err
 		close(e.failed)
 		close(e.stop)
+		e.notify()
 	})
+}
+
+func (e *cacheEntry) stopped() bool {
+	select {
+	case <-e.failed:
+		return true
+	default:
+		return false
+	}
 }
 
 // stoppedErr explains a watch that stopped under a wait, e.g. because the
@@ -220,20 +248,18 @@ func (wc *watchCache) stopIdle() {
 
 func (e *cacheEntry) touch() { e.lastUsed.Store(time.Now().UnixNano()) }
 
+// notify wakes every wait following the entry. A wake channel holds one
+// token, so changes that come while the wait is checking are not lost and
+// a burst of them costs one more check.
 func (e *cacheEntry) notify() {
 	e.mu.Lock()
-	close(e.changed)
-	e.changed = make(chan struct{})
-	e.mu.Unlock()
-}
-
-// changes returns a channel closed at the next event. Take it before
-// checking the store, so that an event between the check and the wait is
-// not missed.
-func (e *cacheEntry) changes() <-chan struct{} {
-	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.changed
+	for wake := range e.followers {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // get returns a copy of a cached object, or nil when the cache has none.
@@ -263,10 +289,18 @@ func (e *cacheEntry) list(selector labels.Selector) []*unstructured.Unstructured
 	return out
 }
 
-// hold marks the entry as in use by a wait, so it is not stopped as idle.
-func (e *cacheEntry) hold() (release func()) {
+// follow sends the entry's changes to wake (a channel of capacity one)
+// and marks the entry as in use, so it is not stopped as idle, until
+// release.
+func (e *cacheEntry) follow(wake chan struct{}) (release func()) {
 	e.waiters.Add(1)
+	e.mu.Lock()
+	e.followers[wake] = true
+	e.mu.Unlock()
 	return func() {
+		e.mu.Lock()
+		delete(e.followers, wake)
+		e.mu.Unlock()
 		e.touch()
 		e.waiters.Add(-1)
 	}

@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/util/retry"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
 )
 
 // ListNodes lists nodes matching a label selector.
@@ -62,10 +60,10 @@ func (c *Client) AddNodeTaints(ctx context.Context, node string, taints []corev1
 	err := c.updateNodeTaints(ctx, node, func(current []corev1.Taint) ([]corev1.Taint, error) {
 		added = nil
 		for _, t := range taints {
-			if capacity.HasTaint(current, t) {
+			if hasTaint(current, t) {
 				continue
 			}
-			if i := slices.IndexFunc(current, func(x corev1.Taint) bool { return x.Key == t.Key && x.Effect == t.Effect }); i >= 0 {
+			if i := slices.IndexFunc(current, func(x corev1.Taint) bool { return x.MatchTaint(&t) }); i >= 0 {
 				return nil, &TaintClashError{Node: node, Has: current[i], Wants: t}
 			}
 			current = append(current, t)
@@ -102,7 +100,7 @@ func (c *Client) RemoveNodeTaints(ctx context.Context, node string, taints []cor
 	return c.updateNodeTaints(ctx, node, func(current []corev1.Taint) ([]corev1.Taint, error) {
 		kept := current[:0]
 		for _, t := range current {
-			if !capacity.HasTaint(taints, t) {
+			if !hasTaint(taints, t) {
 				kept = append(kept, t)
 			}
 		}
@@ -144,11 +142,19 @@ func sameTaints(a, b []corev1.Taint) bool {
 		return false
 	}
 	for _, t := range a {
-		if !capacity.HasTaint(b, t) {
+		if !hasTaint(b, t) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasTaint reports whether the list holds the taint: the same key and
+// effect (the slot a node holds one taint in, corev1.Taint.MatchTaint) and
+// the same value. It is the identity render/capacity's SameTaint judges
+// pools with; kube keeps its own copy so that it imports nothing of render.
+func hasTaint(list []corev1.Taint, t corev1.Taint) bool {
+	return slices.ContainsFunc(list, func(x corev1.Taint) bool { return x.MatchTaint(&t) && x.Value == t.Value })
 }
 
 // PoolFieldManager is the field manager of one node pool policy, so that

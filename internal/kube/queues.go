@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
@@ -90,12 +89,17 @@ func (c *Client) ClusterQueuesUsingFlavor(ctx context.Context, flavor, except st
 	return users, nil
 }
 
-// WaitDeleted polls until the object is gone: Kueue keeps ClusterQueues and
+// kueuePoll is how often the waits on Kueue's objects ask again. They are
+// polled, not watched: the RBAC guide grants get and list on Kueue's kinds,
+// no watch, and a Deployment's Workloads are found through its pods' UIDs.
+const kueuePoll = 250 * time.Millisecond
+
+// WaitDeleted waits until the object is gone: Kueue keeps ClusterQueues and
 // ResourceFlavors with its resource-in-use finalizer while work uses them.
 func (c *Client) WaitDeleted(ctx context.Context, ref ObjectRef) error {
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
 		live, err := c.GetFresh(ctx, ref)
-		return live == nil, err
+		return live == nil, time.Now().Add(kueuePoll), err
 	})
 	if err != nil {
 		return fmt.Errorf("%s is still there: %w", ref, err)
@@ -146,18 +150,15 @@ func (c *Client) KueueMissing(ctx context.Context) bool {
 // NotReadyError when the context ends first.
 func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID, podSelector string, want int) error {
 	start := time.Now()
-	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
 		workloads, err := c.KueueWorkloadsOf(ctx, ref.Namespace, uid, podSelector)
-		if err != nil {
-			return false, err
-		}
 		admitted := 0
 		for _, wl := range workloads {
 			if meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted) {
 				admitted++
 			}
 		}
-		return admitted >= want, nil
+		return admitted >= want, time.Now().Add(kueuePoll), err
 	})
 	if err != nil && ctx.Err() != nil {
 		return &NotReadyError{Ref: ref, Mode: WaitAdmitted, Waited: time.Since(start)}

@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	appsv1 "k8s.io/api/apps/v1"
 )
@@ -27,16 +26,23 @@ func (c *Client) RecreateStuckStatefulSetPods(ctx context.Context, target WaitTa
 	if target.Ref.GVK.Kind != "StatefulSet" {
 		return nil
 	}
+	objects, release, err := c.followObject(ctx, target.Ref, c.cache.holds(target.Labels))
+	if err != nil {
+		return fmt.Errorf("waiting for the StatefulSet controller to see %s: %w", target.Ref, err)
+	}
+	defer release()
+	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	var updateRevision string
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		live, err := c.GetFresh(ctx, target.Ref)
-		if err != nil || live == nil {
-			return false, err
+	err = c.waitUntil(waitCtx, func() (bool, time.Time, error) {
+		live := objects.get(target.Ref.Namespace, target.Ref.Name)
+		if live == nil {
+			return false, time.Time{}, nil
 		}
 		observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
 		updateRevision, _, _ = unstructured.NestedString(live.Object, "status", "updateRevision")
-		return observed >= target.Generation && updateRevision != "", nil
-	})
+		return observed >= target.Generation && updateRevision != "", time.Time{}, nil
+	}, objects)
 	if err != nil {
 		return fmt.Errorf("waiting for the StatefulSet controller to see %s: %w", target.Ref, err)
 	}

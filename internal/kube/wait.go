@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // WaitMode says what "ready" means for a workload.
@@ -118,124 +116,138 @@ func (t WaitTarget) describes(live *unstructured.Unstructured) bool {
 // WaitReady blocks until the workload is ready in the given mode, the
 // context ends, the workload fails, the API server stops answering or (with
 // an unschedulable limit of zero or more) a pod has been refused by the
-// scheduler for that long. It is served from the shared watch cache; where
-// the cache cannot serve (list or watch not permitted) it follows the
-// object with a watch of its own.
+// scheduler for that long. It follows the object and its pods with
+// informers: the shared watch cache where it holds them, else watches of
+// the wait's own (see follow.go).
 func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode, podSelector string, unschedulableLimit time.Duration) error {
 	if mode == WaitNone {
 		return nil
 	}
 	start := time.Now()
 	ref := target.Ref
-	refusals := newRefusalClock(unschedulableLimit)
-	objects, ok := c.cached(ctx, ref)
-	ok = ok && c.cache.holds(target.Labels)
-	var pods *cacheEntry
-	if ok && (mode == WaitScheduled || refusals != nil) {
-		pods, ok = c.cachedPods(ctx, ref.Namespace)
-		ok = ok && c.cache.holdsAll(podSelector)
-	}
-	if !ok {
-		return c.waitReadyDirect(ctx, ref, mode, podSelector, refusals)
-	}
 	selector, err := labels.Parse(podSelector)
 	if err != nil {
 		return fmt.Errorf("waiting for %s: %w", ref, err)
 	}
-	seen := false
-	var failure string
-	var verdict refusalVerdict
-	check := func() (bool, error) {
-		live := objects.get(ref.Namespace, ref.Name)
+	objects, release, err := c.followObject(ctx, ref, c.cache.holds(target.Labels))
+	if err != nil {
+		return c.notReady(ctx, ref, mode, start, podSelector, "", err)
+	}
+	defer release()
+	r := readiness{target: target, mode: mode, selector: selector, objects: objects, refusals: newRefusalClock(unschedulableLimit)}
+	if mode == WaitScheduled || r.refusals != nil {
+		pods, releasePods, err := c.followPods(ctx, ref.Namespace, podSelector)
 		switch {
-		case live == nil && seen:
-			return false, fmt.Errorf("%s disappeared while waiting for it", ref)
-		case live == nil || !target.describes(live):
-			return false, nil
-		}
-		seen = true
-		var done bool
-		done, failure = readyIn(live, ref, mode, pods, selector)
-		if done || failure != "" {
-			return true, nil
-		}
-		if refusals == nil {
-			return false, nil
-		}
-		return verdict.judge(refusals, podsIn(pods, ref.Namespace, selector)), nil
-	}
-	for {
-		waitCtx, cancel := verdict.until(ctx)
-		err = c.waitOnCache(waitCtx, check, objects, pods)
-		cancel()
-		if !verdict.again(ctx, err) {
-			break
+		case err != nil && mode == WaitScheduled:
+			return c.notReady(ctx, ref, mode, start, podSelector, "", err)
+		case err != nil:
+			r.refusals = nil // without list and watch on pods no refusal is seen: the wait runs to its timeout
+		default:
+			r.pods = pods
+			defer releasePods()
 		}
 	}
-	if err == nil && failure == "" && !verdict.gaveUp {
+	err = c.waitUntil(ctx, r.check, objects, r.pods)
+	if err == nil && r.failure == "" && !r.gaveUp {
 		return nil
 	}
-	return verdict.mark(c.notReady(ctx, ref, mode, start, podSelector, failure, err), refusals)
-}
-
-// readyIn judges one cached object (and, when waiting for scheduling, its
-// cached pods).
-func readyIn(live *unstructured.Unstructured, ref ObjectRef, mode WaitMode, pods *cacheEntry, selector labels.Selector) (bool, string) {
-	switch {
-	case mode == WaitScheduled:
-		return allRunning(podsIn(pods, live.GetNamespace(), selector)), ""
-	case mode == WaitComplete || ref.GVK.Kind == "Job":
-		return jobDone(live)
-	case ref.GVK.Kind == "StatefulSet":
-		return statefulSetRolledOut(live)
-	default:
-		return deploymentRolledOut(live)
+	err = c.notReady(ctx, ref, mode, start, podSelector, r.failure, err)
+	var notReady *NotReadyError
+	if r.gaveUp && errors.As(err, &notReady) {
+		notReady.RefusedFor, notReady.GaveUpOnRefusal = r.refusals.limit, true
 	}
+	return err
 }
 
-// waitOnCache re-evaluates check after every change to the given entries
-// (nil entries are ignored; any number may be given) until it reports done
-// or fails, the context ends, or the API server stops answering.
-func (c *Client) waitOnCache(ctx context.Context, check func() (bool, error), entries ...*cacheEntry) error {
-	outage, release := c.health.watch()
-	defer release()
+// readiness is what one WaitReady follows and what it found.
+type readiness struct {
+	target   WaitTarget
+	mode     WaitMode
+	selector labels.Selector
+	objects  *cacheEntry
+	pods     *cacheEntry // nil unless the mode or the refusal clock needs them
+	refusals *refusalClock
+
+	seen    bool
+	failure string
+	gaveUp  bool // the scheduler refused a pod for the unschedulable limit
+}
+
+// check judges the object as last seen (and its pods when they count) for
+// waitUntil. An older version than the wait's target says nothing about
+// this rollout.
+func (r *readiness) check() (bool, time.Time, error) {
+	ref := r.target.Ref
+	live := r.objects.get(ref.Namespace, ref.Name)
+	switch {
+	case live == nil && r.seen:
+		return false, time.Time{}, fmt.Errorf("%s disappeared while waiting for it", ref)
+	case live == nil || !r.target.describes(live):
+		return false, time.Time{}, nil
+	}
+	r.seen = true
+	done := false
+	if r.mode == WaitScheduled {
+		done = allRunning(podsIn(r.pods, ref.Namespace, r.selector))
+	} else {
+		done, r.failure = judge(live, ref.GVK, r.mode)
+	}
+	if done || r.failure != "" || r.refusals == nil {
+		return done || r.failure != "", time.Time{}, nil
+	}
+	var next time.Time
+	r.gaveUp, next = r.refusals.observe(podsIn(r.pods, ref.Namespace, r.selector), time.Now())
+	return r.gaveUp, next, nil
+}
+
+// waitUntil is the one wait loop: it runs check, then again after every
+// change of the entries (nil entries are ignored) and at the moment check
+// asked for (a zero time asks for none), until check reports done or fails,
+// an entry's watch stops, the context ends or the API server stops
+// answering.
+func (c *Client) waitUntil(ctx context.Context, check func() (done bool, again time.Time, err error), entries ...*cacheEntry) error {
+	var down <-chan struct{}
+	var outage *outage
+	if c.health != nil {
+		var release func()
+		outage, release = c.health.watch()
+		defer release()
+		down = outage.down
+	}
+	wake := make(chan struct{}, 1)
 	var live []*cacheEntry
 	for _, e := range entries {
 		if e != nil {
 			live = append(live, e)
-			defer e.hold()()
+			defer e.follow(wake)() // before the first check, so no change is missed
 		}
 	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
-		wake := wakeCases(ctx, outage, live)
-		done, err := check()
+		for _, e := range live {
+			if e.stopped() {
+				return e.stoppedErr()
+			}
+		}
+		done, again, err := check()
 		if done || err != nil {
 			return err
 		}
-		chosen, _, _ := reflect.Select(wake)
-		switch {
-		case chosen == 0:
+		var tick <-chan time.Time
+		if !again.IsZero() {
+			timer.Reset(time.Until(again))
+			tick = timer.C
+		}
+		select {
+		case <-ctx.Done():
 			return ctx.Err()
-		case chosen == 1:
+		case <-down:
 			return outage.err
-		case chosen%2 == 0: // an entry's failed channel
-			return live[(chosen-2)/2].stoppedErr()
+		case <-wake:
+		case <-tick:
 		}
 	}
-}
-
-// wakeCases lists what ends or repeats a wait, for reflect.Select: the
-// context, the outage, then each entry's failure and change channels. The
-// change channels are taken before check runs, so no event is missed.
-func wakeCases(ctx context.Context, o *outage, live []*cacheEntry) []reflect.SelectCase {
-	recv := func(ch <-chan struct{}) reflect.SelectCase {
-		return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
-	}
-	cases := []reflect.SelectCase{recv(ctx.Done()), recv(o.down)}
-	for _, e := range live {
-		cases = append(cases, recv(e.failed), recv(e.changes()))
-	}
-	return cases
 }
 
 // notReady builds the error for a wait that ended without success, asking
@@ -254,88 +266,48 @@ func (c *Client) notReady(ctx context.Context, ref ObjectRef, mode WaitMode, sta
 	return &NotReadyError{Ref: ref, Mode: mode, Waited: time.Since(start), Pods: problems, Failure: failure}
 }
 
+// goneRecheck is how often WaitGone asks the server again about an object
+// the watch no longer shows but the server still has: one without the
+// managed-by label, which the shared cache never held.
+const goneRecheck = 250 * time.Millisecond
+
 // WaitGone blocks until the object no longer exists and no pod matches the
 // selector, so that a destroy frees the GPUs before Terraform moves on. With
 // background propagation (Delete) the object goes first; its pods follow.
 func (c *Client) WaitGone(ctx context.Context, ref ObjectRef, podSelector string) error {
-	objects, ok := c.cached(ctx, ref)
-	var pods *cacheEntry
-	if ok && podSelector != "" {
-		pods, ok = c.cachedPods(ctx, ref.Namespace)
-		ok = ok && c.cache.holdsAll(podSelector)
-	}
 	selector, err := labels.Parse(podSelector)
-	if !ok || err != nil {
-		return c.waitGoneDirect(ctx, ref, podSelector)
+	if err != nil {
+		return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
 	}
-	// The cache holds only labelled objects, so once it says gone the server
-	// confirms; an unlabelled leftover is polled for until it goes too.
-	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if err := c.waitOnCache(ctx, func() (bool, error) {
-			return objects.get(ref.Namespace, ref.Name) == nil &&
-				(pods == nil || len(pods.list(selector)) == 0), nil
-		}, objects, pods); err != nil {
-			return false, err
+	// The shared cache holds only labelled objects: the server confirms
+	// what it says.
+	objects, release, err := c.followObject(ctx, ref, true)
+	if err != nil {
+		return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
+	}
+	defer release()
+	var pods *cacheEntry
+	if podSelector != "" {
+		var releasePods func()
+		if pods, releasePods, err = c.followPods(ctx, ref.Namespace, podSelector); err != nil {
+			return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
+		}
+		defer releasePods()
+	}
+	objectGone := false
+	err = c.waitUntil(ctx, func() (bool, time.Time, error) {
+		if objects.get(ref.Namespace, ref.Name) != nil || (pods != nil && len(pods.list(selector)) > 0) {
+			return false, time.Time{}, nil
 		}
 		live, err := c.GetFresh(ctx, ref)
-		return live == nil, err
-	})
+		objectGone = live == nil && err == nil
+		return objectGone, time.Now().Add(goneRecheck), err
+	}, objects, pods)
 	if err != nil {
-		if pods != nil && objects.get(ref.Namespace, ref.Name) == nil {
+		if pods != nil && (objectGone || objects.get(ref.Namespace, ref.Name) == nil) {
 			err = fmt.Errorf("waiting for %d pod(s) to terminate: %w", len(pods.list(selector)), err)
 		}
 		return fmt.Errorf("waiting for %s to be deleted: %w", ref, err)
-	}
-	return nil
-}
-
-func deploymentRolledOut(d *unstructured.Unstructured) (bool, string) {
-	generation := d.GetGeneration()
-	observed, _, _ := unstructured.NestedInt64(d.Object, "status", "observedGeneration")
-	want, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
-	if !found {
-		want = 1
-	}
-	updated, _, _ := unstructured.NestedInt64(d.Object, "status", "updatedReplicas")
-	total, _, _ := unstructured.NestedInt64(d.Object, "status", "replicas")
-	available, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
-	if cond := condition(d, "Progressing"); cond != nil && cond["reason"] == "ProgressDeadlineExceeded" {
-		return false, fmt.Sprintf("rollout exceeded its progress deadline: %v", cond["message"])
-	}
-	return observed >= generation && updated == want && total == want && available == want, ""
-}
-
-// statefulSetRolledOut: the controller saw the current spec, every replica
-// runs the current revision and is ready.
-func statefulSetRolledOut(s *unstructured.Unstructured) (bool, string) {
-	generation := s.GetGeneration()
-	observed, _, _ := unstructured.NestedInt64(s.Object, "status", "observedGeneration")
-	want, found, _ := unstructured.NestedInt64(s.Object, "spec", "replicas")
-	if !found {
-		want = 1
-	}
-	ready, _, _ := unstructured.NestedInt64(s.Object, "status", "readyReplicas")
-	updated, _, _ := unstructured.NestedInt64(s.Object, "status", "updatedReplicas")
-	current, _, _ := unstructured.NestedString(s.Object, "status", "currentRevision")
-	update, _, _ := unstructured.NestedString(s.Object, "status", "updateRevision")
-	return observed >= generation && ready == want && updated == want && current == update, ""
-}
-
-func jobDone(j *unstructured.Unstructured) (bool, string) {
-	if cond := condition(j, "Failed"); cond != nil && cond["status"] == "True" {
-		return false, fmt.Sprintf("%v: %v", cond["reason"], cond["message"])
-	}
-	cond := condition(j, "Complete")
-	return cond != nil && cond["status"] == "True", ""
-}
-
-func condition(obj *unstructured.Unstructured, condType string) map[string]any {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, raw := range conds {
-		cond, ok := raw.(map[string]any)
-		if ok && cond["type"] == condType {
-			return cond
-		}
 	}
 	return nil
 }

@@ -8,35 +8,49 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // Unit tests of the waits and the watch cache against client-go's fakes;
 // the TestAcc* tests in cache_test.go run the same code on a real server.
 
 // fakePod is a pod in namespace "ns".
-func fakePod(name string, lbls map[string]string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: lbls}}
+func fakePod(name string, lbls map[string]string) *unstructured.Unstructured {
+	return toUnstructured(&corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: lbls}})
 }
 
-// waitPodsGone returns once the last selected pod is deleted, and not
-// before; pods outside the selector do not hold it up.
-func TestWaitPodsGone_endsWithTheLastPod(t *testing.T) {
+// fakeClient is a Client on client-go's dynamic fake, holding objs, with no
+// watch cache: every wait follows its objects with informers of its own.
+func fakeClient(objs ...runtime.Object) (*Client, *dynamicfake.FakeDynamicClient) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		podsGVR: "PodList", {Group: "apps", Version: "v1", Resource: "deployments"}: "DeploymentList",
+	}, objs...)
+	c := healthyClient()
+	c.Dynamic = dyn
+	return c, dyn
+}
+
+var goneDeployment = ObjectRef{GVK: deploymentGVK, Namespace: "ns", Name: "w"}
+
+// WaitGone returns once the last selected pod is deleted, and not before;
+// pods outside the selector do not hold it up.
+func TestWaitGone_endsWithTheLastPod(t *testing.T) {
 	sel := map[string]string{"app": "w"}
-	typed := fake.NewClientset(fakePod("a", sel), fakePod("b", sel), fakePod("other", map[string]string{"app": "x"}))
-	c := &Client{Typed: typed}
+	c, dyn := fakeClient(fakePod("a", sel), fakePod("b", sel), fakePod("other", map[string]string{"app": "x"}))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- c.waitPodsGone(ctx, "ns", "app=w") }()
+	go func() { done <- c.WaitGone(ctx, goneDeployment, "app=w") }()
 
-	pods := typed.CoreV1().Pods("ns")
+	pods := dyn.Resource(podsGVR).Namespace("ns")
 	time.Sleep(100 * time.Millisecond)
 	if err := pods.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -54,21 +68,70 @@ func TestWaitPodsGone_endsWithTheLastPod(t *testing.T) {
 	}
 }
 
-func TestWaitPodsGone_timeoutSaysHowManyAreLeft(t *testing.T) {
-	typed := fake.NewClientset(fakePod("stuck", map[string]string{"app": "w"}))
-	c := &Client{Typed: typed}
+func TestWaitGone_timeoutSaysHowManyPodsAreLeft(t *testing.T) {
+	c, _ := fakeClient(fakePod("stuck", map[string]string{"app": "w"}))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	err := c.waitPodsGone(ctx, "ns", "app=w")
+	err := c.WaitGone(ctx, goneDeployment, "app=w")
 	if err == nil || !strings.Contains(err.Error(), "waiting for 1 pod(s) to terminate") {
 		t.Fatalf("want a timeout naming the pod left, got %v", err)
+	}
+}
+
+// An identity without list on the workload's kind (the RBAC guide before
+// the shared watch), or an object the cache does not hold, is followed with
+// get and watch: the wait ends when the rollout does.
+func TestWaitReady_followsAnObjectWithoutList(t *testing.T) {
+	d := deploymentObject("ns", "w", nil)
+	d.SetGeneration(1)
+	c, dyn := fakeClient(d)
+	dyn.PrependReactor("list", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", nil)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- c.WaitReady(ctx, WaitTarget{Ref: goneDeployment, Generation: 1}, WaitRollout, "app=w", NoUnschedulableLimit)
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("returned before the rollout: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	rolledOut := d.DeepCopy()
+	rolledOut.Object["status"] = deploymentStatus(1, "NewReplicaSetAvailable")
+	if _, err := dyn.Resource(appsDeployments).Namespace("ns").Update(ctx, rolledOut, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("want nil once rolled out, got %v", err)
+	}
+}
+
+var appsDeployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// deploymentStatus is the status of a one-replica Deployment whose
+// controller saw generation 1, with the Progressing condition's reason.
+func deploymentStatus(replicas int64, progressing string) map[string]any {
+	status := "True"
+	if progressing == "ProgressDeadlineExceeded" {
+		status = "False"
+	}
+	return map[string]any{
+		"observedGeneration": int64(1), "replicas": replicas, "updatedReplicas": replicas,
+		"readyReplicas": replicas, "availableReplicas": replicas,
+		"conditions": []any{
+			map[string]any{"type": "Available", "status": "True"},
+			map[string]any{"type": "Progressing", "status": status, "reason": progressing, "message": `ReplicaSet "w-1" has timed out progressing.`},
+		},
 	}
 }
 
 // The watch cache serves only objects carrying its label selector, follows
 // changes, and wakes waits that follow it.
 func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
-	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	gvr := appsDeployments
 	managed := deploymentObject("ns", "ours", map[string]string{"app.kubernetes.io/managed-by": "terraform-provider-gpu"})
 	foreign := deploymentObject("ns", "theirs", nil)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
@@ -92,7 +155,7 @@ func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
 	c := healthyClient()
 	woke := make(chan error, 1)
 	go func() {
-		woke <- c.waitOnCache(ctx, func() (bool, error) { return e.get("ns", "ours") == nil, nil }, e)
+		woke <- c.waitUntil(ctx, func() (bool, time.Time, error) { return e.get("ns", "ours") == nil, never, nil }, e)
 	}()
 	if err := dyn.Resource(gvr).Namespace("ns").Delete(ctx, "ours", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -103,9 +166,12 @@ func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
 }
 
 func deploymentObject(ns, name string, lbls map[string]string) *unstructured.Unstructured {
-	d := &appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	return toUnstructured(&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}})
+}
+
+func toUnstructured(obj any) *unstructured.Unstructured {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		panic(err)
 	}

@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// fakeEntry is a cache entry with no informer: enough for waitOnCache, which
-// only follows its change and failure channels.
+// fakeEntry is a cache entry with no informer: enough for waitUntil, which
+// only follows its changes and failure.
 func fakeEntry() *cacheEntry {
-	return &cacheEntry{failed: make(chan struct{}), stop: make(chan struct{}), changed: make(chan struct{})}
+	return &cacheEntry{failed: make(chan struct{}), stop: make(chan struct{}), followers: map[chan struct{}]bool{}}
 }
 
 // healthyClient is a Client whose outage probe always succeeds.
@@ -26,16 +26,19 @@ func healthyClient() *Client {
 	return &Client{health: newServerHealth("https://fake.invalid", func(context.Context) error { return nil })}
 }
 
+// never asks waitUntil for no wake-up of its own.
+var never time.Time
+
 // A wait may follow any number of caches (a workload, its pods, its claims):
 // a change to the third wakes it, and the third failing ends it.
-func TestWaitOnCache_followsEveryEntry(t *testing.T) {
+func TestWaitUntil_followsEveryEntry(t *testing.T) {
 	c := healthyClient()
 	entries := []*cacheEntry{fakeEntry(), nil, fakeEntry(), fakeEntry()}
 	var checks atomic.Int32
 	done := make(chan error, 1)
 	go func() {
-		done <- c.waitOnCache(context.Background(), func() (bool, error) {
-			return checks.Add(1) >= 3, nil
+		done <- c.waitUntil(context.Background(), func() (bool, time.Time, error) {
+			return checks.Add(1) >= 3, never, nil
 		}, entries...)
 	}()
 	for want := int32(2); want <= 3; want++ {
@@ -48,19 +51,37 @@ func TestWaitOnCache_followsEveryEntry(t *testing.T) {
 
 	failing := []*cacheEntry{fakeEntry(), fakeEntry(), fakeEntry()}
 	go func() {
-		done <- c.waitOnCache(context.Background(), func() (bool, error) { return false, nil }, failing...)
+		done <- c.waitUntil(context.Background(), func() (bool, time.Time, error) { return false, never, nil }, failing...)
 	}()
+	waitFor(t, func() bool { return failing[2].waiters.Load() == 1 })
 	failing[2].fail(errors.New("list forbidden"))
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "list forbidden") {
 		t.Fatalf("a failed third watch must end the wait with its reason, got %v", err)
 	}
 }
 
-func TestWaitOnCache_endsWithContextAndOutage(t *testing.T) {
+// A check may ask to be run again at a moment (when a refused pod reaches
+// the unschedulable limit, or the next poll of an object nothing watches):
+// the wait wakes then although nothing changed.
+func TestWaitUntil_wakesWhenAsked(t *testing.T) {
+	c := healthyClient()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var checks atomic.Int32
+	start := time.Now()
+	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+		return checks.Add(1) == 3, time.Now().Add(20 * time.Millisecond), nil
+	}, fakeEntry())
+	if err != nil || time.Since(start) < 40*time.Millisecond {
+		t.Fatalf("want three checks 20ms apart, got %v after %s", err, time.Since(start))
+	}
+}
+
+func TestWaitUntil_endsWithContextAndOutage(t *testing.T) {
 	c := healthyClient()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := c.waitOnCache(ctx, func() (bool, error) { return false, nil }, fakeEntry()); !errors.Is(err, context.DeadlineExceeded) {
+	if err := c.waitUntil(ctx, func() (bool, time.Time, error) { return false, never, nil }, fakeEntry()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the context's error, got %v", err)
 	}
 
@@ -68,7 +89,7 @@ func TestWaitOnCache_endsWithContextAndOutage(t *testing.T) {
 		return errors.New("connection refused")
 	})}
 	start := time.Now()
-	err := down.waitOnCache(context.Background(), func() (bool, error) { return false, nil }, fakeEntry())
+	err := down.waitUntil(context.Background(), func() (bool, time.Time, error) { return false, never, nil }, fakeEntry())
 	if err == nil || !strings.Contains(err.Error(), "lost contact with the Kubernetes API server at https://fake.invalid") {
 		t.Fatalf("want a lost-contact error, got %v", err)
 	}

@@ -1,8 +1,6 @@
 package kube
 
 import (
-	"context"
-	"errors"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,59 +72,3 @@ func refusedByScheduler(pod *corev1.Pod) bool {
 	}
 	return false
 }
-
-// refusalVerdict carries the refusal clock's answers from a wait's checks
-// to the loop around the wait, which restarts it with a deadline at the
-// moment the earliest refused pod reaches the limit: no event may come then.
-type refusalVerdict struct {
-	gaveUp bool      // a pod has been refused for the limit
-	rearm  bool      // the moment to wake at changed: wait again with it
-	next   time.Time // when the earliest refused pod reaches the limit
-	armed  time.Time // the deadline the current wait runs with
-}
-
-// judge (with a clock) observes the workload's pods and reports whether the current wait
-// must end: the limit is reached, or the moment to wake at changed.
-func (v *refusalVerdict) judge(clock *refusalClock, pods []corev1.Pod) bool {
-	v.gaveUp, v.next = clock.observe(pods, time.Now())
-	v.rearm = !v.gaveUp && !v.next.Equal(v.armed)
-	return v.gaveUp || v.rearm
-}
-
-// until returns the context of the next wait: the caller's, ended early at
-// the moment the earliest refused pod reaches the limit.
-func (v *refusalVerdict) until(ctx context.Context) (context.Context, context.CancelFunc) {
-	v.armed, v.rearm = v.next, false
-	if v.armed.IsZero() {
-		return ctx, func() {}
-	}
-	return context.WithDeadline(ctx, v.armed)
-}
-
-// again reports whether a wait that ended with err must be started again:
-// it ended only to move its deadline, or at that deadline.
-func (v *refusalVerdict) again(ctx context.Context, err error) bool {
-	if v.gaveUp || ctx.Err() != nil {
-		return false
-	}
-	if err == nil {
-		return v.rearm
-	}
-	return !v.armed.IsZero() && errors.Is(err, context.DeadlineExceeded)
-}
-
-// mark records on a NotReadyError that the wait gave up on the scheduler's
-// refusal rather than at its timeout.
-func (v *refusalVerdict) mark(err error, clock *refusalClock) error {
-	var notReady *NotReadyError
-	if v.gaveUp && clock != nil && errors.As(err, &notReady) {
-		notReady.RefusedFor = clock.limit
-		notReady.GaveUpOnRefusal = true
-	}
-	return err
-}
-
-// directRecheck is how often a wait without the watch cache looks at the
-// pods again while a limit is set: its watch follows the workload object,
-// which does not change when the scheduler refuses a pod.
-const directRecheck = time.Second

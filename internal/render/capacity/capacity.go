@@ -143,8 +143,9 @@ func finishPool(pool *spec.PoolCapacity) {
 }
 
 // SameTaint is the provider's one taint identity: key, value and effect
-// (a taint's TimeAdded is when, not what). Node pools, capacity and node
-// updates all compare taints with it.
+// (a taint's TimeAdded is when, not what). Node pools and capacity compare
+// taints with it; the node updates in internal/kube use the same identity
+// (kube.hasTaint, tested against this one) without importing render.
 func SameTaint(a, b corev1.Taint) bool {
 	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
 }

@@ -1,0 +1,72 @@
+package kube
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+)
+
+// judge says whether a workload is ready in the given mode, or why it
+// failed. Rollouts are kstatus's judgment (sigs.k8s.io/cli-utils, the one
+// kubectl's and Flux's waits use): Current is rolled out, Failed (a
+// Deployment past its progress deadline) ends the wait.
+func judge(live *unstructured.Unstructured, gvk schema.GroupVersionKind, mode WaitMode) (bool, string) {
+	live.SetGroupVersionKind(gvk) // kstatus picks its rules by kind, which a cached list item may lack
+	result, err := status.Compute(live)
+	if err != nil {
+		return false, ""
+	}
+	if mode == WaitComplete || gvk.Kind == "Job" {
+		return jobDone(live, result)
+	}
+	switch result.Status {
+	case status.CurrentStatus:
+		return true, ""
+	case status.FailedStatus:
+		return false, failureOf(result)
+	}
+	return false, ""
+}
+
+// jobDone adapts kstatus to wait_for = "complete": kstatus calls a Job
+// Current as soon as it started (its "ready" is "running"), while the
+// provider waits for the Complete condition. A suspended Job (Kueue holds
+// it until admission) is InProgress for both. kstatus's Failed is kept, but
+// reported with the Job's own Failed condition ("BackoffLimitExceeded: Job
+// has reached the specified backoff limit"), which kstatus reduces to
+// counts.
+func jobDone(job *unstructured.Unstructured, result *status.Result) (bool, string) {
+	if result.Status == status.FailedStatus {
+		if cond := condition(job, "Failed"); cond != nil {
+			return false, fmt.Sprintf("%v: %v", cond["reason"], cond["message"])
+		}
+		return false, failureOf(result)
+	}
+	cond := condition(job, "Complete")
+	return cond != nil && cond["status"] == "True", ""
+}
+
+// failureOf words a Failed result: kstatus's message, and the controller's
+// own when it gave one (a Deployment's ProgressDeadlineExceeded message
+// names the ReplicaSet that timed out).
+func failureOf(result *status.Result) string {
+	for _, cond := range result.Conditions {
+		if cond.Type == status.ConditionStalled && cond.Message != "" {
+			return fmt.Sprintf("%s: %s", result.Message, cond.Message)
+		}
+	}
+	return result.Message
+}
+
+func condition(obj *unstructured.Unstructured, condType string) map[string]any {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, raw := range conds {
+		cond, ok := raw.(map[string]any)
+		if ok && cond["type"] == condType {
+			return cond
+		}
+	}
+	return nil
+}
