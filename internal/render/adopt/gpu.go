@@ -179,9 +179,8 @@ func gpuVariants(accel string, clients []int64) []spec.GPU {
 // place renders the placement of an intent, or reports false when the
 // cloud refuses the intent.
 func place(in gpuIntent) (placementKey, bool) {
-	w := spec.Workload{Name: "adopt", Kind: spec.KindDeployment, Cloud: string(in.cloud), Image: "adopt", GPU: in.gpu, Spot: in.spot}
 	cloud := clouds.Lookup(in.cloud)
-	parsed, diags := workload.ParseGPUIntent(w, cloud, true)
+	parsed, diags := workload.ParseGPUIntent(in.gpu, in.spot, cloud, true)
 	// A count no machine holds is still this placement: the import reports
 	// it with the render's own message instead of finding no match.
 	if slices.ContainsFunc(diags, func(d gpudiag.Diagnostic) bool {
@@ -190,7 +189,7 @@ func place(in gpuIntent) (placementKey, bool) {
 		return placementKey{}, false
 	}
 	parsed.Count = in.gpu.Count
-	p, ok := workload.PlacePod(w, parsed, cloud, nil)
+	p, ok := workload.PlacePod(workload.Container{GPU: in.gpu, Spot: in.spot}, parsed, cloud, nil)
 	if !ok {
 		return placementKey{}, false
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
@@ -20,6 +21,28 @@ import (
 // rendered pod so it also selects the pool's extra labels and tolerates its
 // extra taints.
 func Apply(w spec.Workload, p spec.PoolPolicy) (spec.Workload, gpudiag.Diagnostics) {
+	placed, diags := applyTo(onPool{Cloud: w.Cloud, GPU: w.GPU, Spot: w.Spot}, p)
+	w.Cloud, w.GPU, w.Spot = placed.Cloud, placed.GPU, placed.Spot
+	return w, diags
+}
+
+// ApplyToContainer is Apply for one GPU container of a chart on cloud: the
+// pool fills the container's GPU block and spot the way it fills a
+// workload's.
+func ApplyToContainer(cloud spec.Cloud, c workload.Container, p spec.PoolPolicy) (workload.Container, gpudiag.Diagnostics) {
+	placed, diags := applyTo(onPool{Cloud: string(cloud), GPU: c.GPU, Spot: c.Spot}, p)
+	c.GPU, c.Spot = placed.GPU, placed.Spot
+	return c, diags
+}
+
+// onPool is what a node pool decides of whatever runs on it.
+type onPool struct {
+	Cloud string
+	GPU   spec.GPU
+	Spot  bool
+}
+
+func applyTo(w onPool, p spec.PoolPolicy) (onPool, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	pi, poolDiags := strictPools.validateStrict(p)
 	if poolDiags.HasError() {
@@ -54,7 +77,7 @@ func DiagSummaries(ds gpudiag.Diagnostics) string {
 	return strings.Join(parts, "; ")
 }
 
-func applyPoolCloud(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+func applyPoolCloud(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	switch w.Cloud {
 	case "":
 		w.Cloud = string(pi.Cloud.Name)
@@ -66,7 +89,7 @@ func applyPoolCloud(w *spec.Workload, pi clouds.PoolIntent, ref func() string, d
 	}
 }
 
-func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+func applyPoolAccelerator(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	want := pi.Accel.Name
 	switch {
@@ -88,7 +111,7 @@ func applyPoolAccelerator(w *spec.Workload, pi clouds.PoolIntent, ref func() str
 	}
 }
 
-func applyPoolPartition(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+func applyPoolPartition(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	if !pi.HasMIG() {
 		if g.Partition != "" {
@@ -128,7 +151,7 @@ func singleHint(names []string) string {
 	return ""
 }
 
-func applyPoolSharing(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+func applyPoolSharing(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	g := &w.GPU
 	if pi.Sharing == "" {
 		if g.Sharing != "" {
@@ -194,7 +217,7 @@ func checkPoolCount(g spec.GPU, pi clouds.PoolIntent, ref func() string, diags *
 	}
 }
 
-func applyPoolSpot(w *spec.Workload, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+func applyPoolSpot(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	switch {
 	case pi.Spot:
 		// Spot nodes are labelled (and on AKS tainted) as such; the workload

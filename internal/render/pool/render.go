@@ -61,11 +61,10 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 	if !cloud.Known {
 		return nil, nil, nil
 	}
-	w := spec.Workload{Cloud: string(pi.Cloud.Name), Spot: pi.Spot, GPU: pi.WorkloadGPU()}
 	// gpudiag.Diagnostics are dropped on purpose: validatePool has judged the pool,
 	// and a shared partition (allowed for pools, warned about) is one
 	// combination a workload may not ask for.
-	in, _ := workload.ParseGPUIntent(w, cloud, false)
+	in, _ := workload.ParseGPUIntent(pi.WorkloadGPU(), pi.Spot, cloud, false)
 	place := cloud.Place(in)
 	selector, affinity := clouds.NodeScheduling(place)
 	labels, tolerations := clouds.PoolExtras(pi.Labels, pi.Taints)

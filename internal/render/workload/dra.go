@@ -65,7 +65,7 @@ func majorMinor(v *utilversion.Version) string { return fmt.Sprintf("%d.%d", v.M
 // docs/design/kubernetes.md#the-pod-side-of-a-claim).
 const draClaimName = "gpu"
 
-func draClaimTemplateName(w spec.Workload) string { return w.Name + "-gpu" }
+func draClaimTemplateName(workloadName string) string { return workloadName + "-gpu" }
 
 func draDeviceClass(d *spec.DRA) string {
 	if d.DeviceClass == "" {
@@ -76,10 +76,11 @@ func draDeviceClass(d *spec.DRA) string {
 
 // DRAClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
 // for exactly count devices of the class, filtered by the CEL selectors
-// (docs/design/kubernetes.md#resourceclaimtemplate-shapes).
-func DRAClaimTemplate(w spec.Workload, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
-	meta.Name = draClaimTemplateName(w)
-	class := draDeviceClass(w.GPU.DRA)
+// (docs/design/kubernetes.md#resourceclaimtemplate-shapes). meta is the
+// workload's: the template is named after it.
+func DRAClaimTemplate(dra *spec.DRA, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
+	meta.Name = draClaimTemplateName(meta.Name)
+	class := draDeviceClass(dra)
 	if apiVersion == DRAAPIVersionV1beta1 {
 		return &resourcev1beta1.ResourceClaimTemplate{
 			TypeMeta:   metav1.TypeMeta{APIVersion: DRAAPIVersionV1beta1, Kind: "ResourceClaimTemplate"},
@@ -88,7 +89,7 @@ func DRAClaimTemplate(w spec.Workload, meta metav1.ObjectMeta, apiVersion string
 				Devices: resourcev1beta1.DeviceClaim{Requests: []resourcev1beta1.DeviceRequest{{
 					Name:            draClaimName,
 					DeviceClassName: class,
-					Selectors:       draSelectorsV1beta1(w.GPU.DRA.Selectors),
+					Selectors:       draSelectorsV1beta1(dra.Selectors),
 					AllocationMode:  resourcev1beta1.DeviceAllocationModeExactCount,
 					Count:           count,
 				}}},
@@ -103,7 +104,7 @@ func DRAClaimTemplate(w spec.Workload, meta metav1.ObjectMeta, apiVersion string
 				Name: draClaimName,
 				Exactly: &resourcev1.ExactDeviceRequest{
 					DeviceClassName: class,
-					Selectors:       draSelectorsV1(w.GPU.DRA.Selectors),
+					Selectors:       draSelectorsV1(dra.Selectors),
 					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
 					Count:           count,
 				},
@@ -131,7 +132,7 @@ func draSelectorsV1beta1(expressions []string) []resourcev1beta1.DeviceSelector 
 // DRAPodClaims references the template from the pod (flat
 // resourceClaimTemplateName, core/v1 since 1.31;
 // docs/design/kubernetes.md#the-pod-side-of-a-claim).
-func DRAPodClaims(w spec.Workload) []corev1.PodResourceClaim {
-	template := draClaimTemplateName(w)
+func DRAPodClaims(workloadName string) []corev1.PodResourceClaim {
+	template := draClaimTemplateName(workloadName)
 	return []corev1.PodResourceClaim{{Name: draClaimName, ResourceClaimTemplateName: &template}}
 }

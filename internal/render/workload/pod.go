@@ -168,7 +168,7 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 		c.VolumeMounts = append(c.VolumeMounts, mount)
 	}
 	if in.DRA {
-		spec.ResourceClaims = DRAPodClaims(w)
+		spec.ResourceClaims = DRAPodClaims(w.Name)
 	}
 	spec.Containers = []corev1.Container{c}
 	return corev1.PodTemplateSpec{ObjectMeta: podMeta(w), Spec: spec}, true
@@ -227,14 +227,18 @@ func container(w spec.Workload, place podPlacement) corev1.Container {
 // CPU: request only, no limit. A CFS quota throttles bursty data-loader and
 // tokenizer threads in 100 ms periods even when the node's CPUs are idle,
 // which starves the GPU; the request still reserves the cores on the node.
-func containerResources(w spec.Workload, in clouds.GPUIntent, place clouds.Placement) (corev1.ResourceRequirements, bool) {
-	cpu, memory, ok := containerSizing(w, in)
+func containerResources(c Container, in clouds.GPUIntent, place clouds.Placement) (corev1.ResourceRequirements, bool) {
+	cpu, memory, ok := containerSizing(c, in)
 	if !ok {
 		return corev1.ResourceRequirements{}, false
 	}
-	res := corev1.ResourceRequirements{
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: memory},
-		Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory},
+	res := corev1.ResourceRequirements{Limits: corev1.ResourceList{}, Requests: corev1.ResourceList{}}
+	if !c.KeepUnsized || c.Size != "" || c.CPU != "" {
+		res.Requests[corev1.ResourceCPU] = cpu
+	}
+	if !c.KeepUnsized || c.Size != "" || c.Memory != "" {
+		res.Requests[corev1.ResourceMemory] = memory
+		res.Limits[corev1.ResourceMemory] = memory
 	}
 	if in.DRA {
 		// The claim replaces the extended resource: asking for both would

@@ -34,14 +34,14 @@ type podPlacement struct {
 // PlacePod asks the cloud's profile where the intent runs, adds the node
 // pool's own labels and taints, and sizes the container. ok is false only
 // when sizing fails on values validation already accepted (a bug).
-func PlacePod(w spec.Workload, in clouds.GPUIntent, cloud clouds.Cloud, pool *spec.PoolPolicy) (podPlacement, bool) {
+func PlacePod(c Container, in clouds.GPUIntent, cloud clouds.Cloud, pool *spec.PoolPolicy) (podPlacement, bool) {
 	place := cloud.Place(in)
 	if pool != nil {
 		labels, tolerations := clouds.PoolPlacementExtras(*pool)
 		maps.Copy(place.NodeSelector, labels)
 		place.Tolerations = append(place.Tolerations, tolerations...)
 	}
-	resources, ok := containerResources(w, in, place)
+	resources, ok := containerResources(c, in, place)
 	if !ok {
 		return podPlacement{}, false
 	}

@@ -154,7 +154,7 @@ func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
 
 func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	w, in := resolved.Workload, resolved.Intent
-	place, ok := PlacePod(w, in, resolved.Cloud, resolved.Pool)
+	place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud, resolved.Pool)
 	if !ok {
 		return nil, false
 	}
@@ -189,7 +189,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	}
 	if in.DRA {
 		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
-		template := DRAClaimTemplate(w, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
+		template := DRAClaimTemplate(w.GPU.DRA, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
 		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
 		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
 		r.Objects = append(r.Objects, template)

@@ -33,12 +33,11 @@ type Resolved struct {
 func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	var diags gpudiag.Diagnostics
 	cloud := clouds.Lookup(ValidateIdentity(w, strict, &diags))
-	in, gpuDiags := parseGPUIntent(w, cloud, strict)
-	diags.Append(gpuDiags)
+	in, containerDiags := ResolveContainer(ContainerOf(w), cloud, strict)
+	diags.Append(containerDiags)
 	validateKindFields(w, strict, &diags)
 	validateMetadata(w, &diags)
-	ValidateContainer(w, cloud, &diags)
-	ValidateSizing(w, in, &diags)
+	validatePodSettings(w, &diags)
 	validateModelCache(w, strict, &diags)
 	validateProbes(w, strict, &diags)
 	validateQueue(w, &diags)

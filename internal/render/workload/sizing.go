@@ -5,7 +5,6 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -113,7 +112,7 @@ func sizeRank(name string) int {
 // containerSizing returns the CPU request and the memory request (= limit).
 // Explicit cpu/memory are totals and win over the preset. ok is false when
 // a value needed for the arithmetic is unknown or invalid.
-func containerSizing(w spec.Workload, in clouds.GPUIntent) (cpu, memory resource.Quantity, ok bool) {
+func containerSizing(w Container, in clouds.GPUIntent) (cpu, memory resource.Quantity, ok bool) {
 	preset, found := LookupSize(w.Size)
 	if !found {
 		preset, _ = LookupSize(defaultSizeName(in))

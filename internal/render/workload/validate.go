@@ -33,13 +33,7 @@ func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Dia
 // the cloud when it is known and valid ("" otherwise).
 func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
 	RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
-	if w.Name != "" {
-		if msgs := names.DNS1123Label(w.Name); len(msgs) > 0 {
-			diags.AddError(gpudiag.At("name"), "Invalid name",
-				strconv.Quote(w.Name)+" is not a valid name: "+strings.Join(msgs, "; ")+
-					". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
-		}
-	}
+	CheckName(w.Name, diags)
 	if w.Namespace != "" {
 		if msgs := names.DNS1123Label(w.Namespace); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("namespace"), "Invalid namespace",
@@ -60,6 +54,20 @@ func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) 
 	return ValidateCloud(w.Cloud, strict, diags)
 }
 
+// CheckName checks a workload's (or a chart container's) name, when set.
+func CheckName(name string, diags *gpudiag.Diagnostics) {
+	if name == "" {
+		return
+	}
+	if msgs := names.DNS1123Label(name); len(msgs) > 0 {
+		diags.AddError(gpudiag.At("name"), "Invalid name",
+			strconv.Quote(name)+" is not a valid name: "+strings.Join(msgs, "; ")+
+				". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
+	}
+}
+
+// ValidateCloud checks the cloud's name and returns it ("" when unset or
+// unknown).
 func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
 	if raw == "" && !strict {
 		return ""
@@ -276,11 +284,10 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 	}
 }
 
-// ValidateContainer checks the container's env, ports and names against the
-// cloud's rules.
-func ValidateContainer(w spec.Workload, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
-	validateSecretEnv(w, diags)
-	for _, name := range SortedKeys(w.Env) {
+// checkEnv checks the container's variables, and asks the cloud about
+// each (a variable undoing its driver setup).
+func checkEnv(env map[string]string, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
+	for _, name := range SortedKeys(env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
 		if msgs := names.EnvVarName(name); len(msgs) > 0 {
 			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
@@ -291,8 +298,14 @@ func ValidateContainer(w spec.Workload, cloud clouds.Cloud, diags *gpudiag.Diagn
 				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+
 					"at devices the container does not own. Allowed: leave it unset and size the request with gpu.count.")
 		}
-		cloud.CheckEnv(name, w.Env[name], path, diags)
+		cloud.CheckEnv(name, env[name], path, diags)
 	}
+}
+
+// validatePodSettings checks what a workload's pod has beyond its GPU
+// container: Secret env, ports and the names it references.
+func validatePodSettings(w spec.Workload, diags *gpudiag.Diagnostics) {
+	validateSecretEnv(w, diags)
 	seen := map[int32]int{}
 	for i, port := range w.Ports {
 		if msgs := validation.IsValidPortNum(int(port)); len(msgs) > 0 {
@@ -327,7 +340,7 @@ func checkSubdomain(name string, path []any, what string, diags *gpudiag.Diagnos
 	}
 }
 
-func ValidateSizing(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
+func checkSizing(w Container, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
 	if w.Size != "" {
 		if _, ok := LookupSize(w.Size); !ok {
 			diags.AddError(gpudiag.At("size"), "Unknown size",

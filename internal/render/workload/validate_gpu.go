@@ -15,14 +15,9 @@ import (
 
 // ParseGPUIntent checks the gpu block and resolves it against the catalog
 // and the cloud. Unknown (zero) values are left out of the intent.
-func ParseGPUIntent(w spec.Workload, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
-	return parseGPUIntent(w, cloud, strict)
-}
-
-func parseGPUIntent(w spec.Workload, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func ParseGPUIntent(g spec.GPU, spot bool, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	g := w.GPU
-	in := clouds.GPUIntent{Spot: w.Spot, DRA: g.DRA != nil}
+	in := clouds.GPUIntent{Spot: spot, DRA: g.DRA != nil}
 
 	in.Count = checkGPUCount(g, strict, &diags)
 	in.Accelerators = ResolveAccelerators(g, cloud, strict, &diags)

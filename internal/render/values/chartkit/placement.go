@@ -1,6 +1,7 @@
 package chartkit
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -60,35 +61,33 @@ type ValuesPlacement struct {
 	ClaimTemplate workload.Object
 }
 
-// workload carries the request in Workload's fields, so the workload rules
-// (and their diagnostic paths: gpu.count, cpu, env["X"]) apply unchanged.
-func (req GPURequest) workload(cloud spec.Cloud) spec.Workload {
-	name := req.Name
-	if name == "" {
-		name = valuesWorkloadName
-	}
-	return spec.Workload{
-		Name: name, Cloud: string(cloud),
-		GPU: req.GPU, Spot: req.Spot, Size: req.Size, CPU: req.CPU, Memory: req.Memory, Env: req.Env,
+// container is the request as the one GPU container it is. Its fields
+// carry the workload's attribute names, so the workload's rules and their
+// diagnostic paths (gpu.count, cpu, env["X"]) apply unchanged. CPU and
+// memory the request does not size are left to the chart's defaults.
+func (req GPURequest) container() workload.Container {
+	return workload.Container{
+		Name: cmp.Or(req.Name, valuesWorkloadName),
+		GPU:  req.GPU, Spot: req.Spot, Size: req.Size, CPU: req.CPU, Memory: req.Memory, Env: req.Env,
+		KeepUnsized: true,
 	}
 }
 
-// validateGPURequest runs the workload rules that concern one GPU container:
-// name, cloud, the GPU block, env and sizing. Kind, image and the rest
-// belong to the chart, not to the request.
-func validateGPURequest(w spec.Workload, strict bool) (clouds.Cloud, clouds.GPUIntent, gpudiag.Diagnostics) {
+// resolveGPURequest is a chart container's resolve step: its name, its
+// cloud looked up once, then the rules of one GPU container
+// (workload.ResolveContainer, the same a gpu_workload's container passes).
+// Kind, image and the rest belong to the chart, not to the request.
+func resolveGPURequest(cloudName spec.Cloud, name string, c workload.Container, strict bool) (clouds.Cloud, clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	cloud := clouds.Lookup(workload.ValidateIdentity(w, false, &diags))
-	in, gpuDiags := workload.ParseGPUIntent(w, cloud, strict)
-	diags.Append(gpuDiags)
-	workload.ValidateContainer(w, cloud, &diags)
-	workload.ValidateSizing(w, in, &diags)
-	return cloud, in, diags
+	workload.CheckName(name, &diags)
+	cloud := clouds.Lookup(workload.ValidateCloud(string(cloudName), false, &diags))
+	in, containerDiags := workload.ResolveContainer(c, cloud, strict)
+	return cloud, in, append(diags, containerDiags...)
 }
 
 // ValidateValuesGPU is the plan-time check of a request.
 func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
-	_, _, diags := validateGPURequest(req.workload(cloud), false)
+	_, _, diags := resolveGPURequest(cloud, req.Name, req.container(), false)
 	return diags
 }
 
@@ -96,13 +95,12 @@ func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud spec.Cloud, req GPURequest, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
-	w := req.workload(cloud)
-	resolved, in, diags := validateGPURequest(w, true)
+func placeValuesGPU(cloud spec.Cloud, name string, c workload.Container, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	resolved, in, diags := resolveGPURequest(cloud, name, c, true)
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	place, ok := workload.PlacePod(w, in, resolved, pool)
+	place, ok := workload.PlacePod(c, in, resolved, pool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}
@@ -115,22 +113,11 @@ func placeValuesGPU(cloud spec.Cloud, req GPURequest, pool *spec.PoolPolicy) (Va
 		Env:          place.Env,
 		HostIPC:      place.HostIPC,
 	}
-	maps.Copy(p.Env, req.Env)
+	maps.Copy(p.Env, c.Env)
 	if in.DRA {
-		p.Claims = workload.DRAPodClaims(w)
+		p.Claims = workload.DRAPodClaims(c.Name)
 		version, _ := workload.DRAAPIVersion(nil)
-		p.ClaimTemplate = workload.DRAClaimTemplate(w, workload.ObjectMeta(w), version, max(in.Count, 1))
-	}
-	// workload.PlacePod sizes every container from presets; a chart value the user
-	// did not ask for would override the chart's own defaults, so keep CPU
-	// and memory only when the request sized the container.
-	if req.Size == "" && req.CPU == "" {
-		delete(p.Resources.Requests, corev1.ResourceCPU)
-		delete(p.Resources.Limits, corev1.ResourceCPU)
-	}
-	if req.Size == "" && req.Memory == "" {
-		delete(p.Resources.Requests, corev1.ResourceMemory)
-		delete(p.Resources.Limits, corev1.ResourceMemory)
+		p.ClaimTemplate = workload.DRAClaimTemplate(c.GPU.DRA, workload.ContainerObjectMeta(c.Name), version, max(in.Count, 1))
 	}
 	return p, diags, true
 }
@@ -253,7 +240,7 @@ func CheckValuesNodeSelector(path []any, selector map[string]string, diags *gpud
 // extra labels and taints (Options.Pool).
 func PlaceOnPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	if onPool == nil {
-		return placeValuesGPU(cloud, req, nil)
+		return placeValuesGPU(cloud, req.Name, req.container(), nil)
 	}
 	if onPool.Cloud != "" && onPool.Cloud != string(cloud) {
 		var diags gpudiag.Diagnostics
@@ -262,12 +249,11 @@ func PlaceOnPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (Val
 				". Allowed: a pool of this cluster's cloud.")
 		return ValuesPlacement{}, diags, false
 	}
-	w, diags := pool.Apply(req.workload(cloud), *onPool)
+	c, diags := pool.ApplyToContainer(cloud, req.container(), *onPool)
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	req.GPU, req.Spot = w.GPU, w.Spot
-	p, more, ok := placeValuesGPU(cloud, req, onPool)
+	p, more, ok := placeValuesGPU(cloud, req.Name, c, onPool)
 	diags.Append(more)
 	return p, diags, ok
 }
