@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -136,6 +137,29 @@ func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid typ
 		}
 	}
 	return out, nil
+}
+
+// WaitKueueReleased waits until none of the named Kueue Workloads of the
+// namespace holds quota: each is gone, not admitted, or Finished. Kueue
+// releases a Workload's quota only after it sees the work's pods gone, a
+// moment after they are; a destroy that moved on at once would find the
+// queue still running that work.
+func (c *Client) WaitKueueReleased(ctx context.Context, namespace string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+		all, err := c.KueueWorkloads(ctx, namespace)
+		held := slices.ContainsFunc(all, func(wl kueue.Workload) bool {
+			return slices.Contains(names, wl.Name) && wl.Status.Admission != nil &&
+				!meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
+		})
+		return !held, time.Now().Add(kueuePoll), err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for Kueue to release the quota of %s/%s: %w", namespace, strings.Join(names, ", "), err)
+	}
+	return nil
 }
 
 // KueueMissing reports whether the cluster serves no Kueue API: reading

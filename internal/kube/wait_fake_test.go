@@ -177,3 +177,38 @@ func toUnstructured(obj any) *unstructured.Unstructured {
 	}
 	return &unstructured.Unstructured{Object: content}
 }
+
+// A destroy of queued work waits until Kueue has released the quota of its
+// Workloads: finished, or gone.
+func TestWaitKueueReleased_endsWhenTheWorkloadFinishes(t *testing.T) {
+	kueueWorkloads := GVKKueueWorkload.GroupVersion().WithResource("workloads")
+	admitted := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": GVKKueueWorkload.GroupVersion().String(), "kind": "Workload",
+		"metadata": map[string]any{"namespace": "ns", "name": "pod-w-1"},
+		"status":   map[string]any{"admission": map[string]any{"clusterQueue": "q"}},
+	}}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{kueueWorkloads: "WorkloadList"}, admitted)
+	c := healthyClient()
+	c.Dynamic = dyn
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.WaitKueueReleased(ctx, "ns", []string{"pod-w-1"}) }()
+	select {
+	case err := <-done:
+		t.Fatalf("returned while the Workload holds quota: %v", err)
+	case <-time.After(400 * time.Millisecond):
+	}
+	finished := admitted.DeepCopy()
+	if err := unstructured.SetNestedSlice(finished.Object, []any{map[string]any{"type": "Finished", "status": "True"}},
+		"status", "conditions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(kueueWorkloads).Namespace("ns").Update(ctx, finished, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("want nil once the Workload finished, got %v", err)
+	}
+}

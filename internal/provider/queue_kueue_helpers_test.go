@@ -62,6 +62,23 @@ func assertKueueAdmitted(t *testing.T, ns, clusterQueue string) {
 	}
 }
 
+// waitClusterQueueAdmitted waits until the ClusterQueue's status counts
+// that many admitted Workloads.
+func waitClusterQueueAdmitted(t *testing.T, clusterQueue string, admitted int64) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		cq, err := dynamicClient(t).Resource(kueueResource("clusterqueues")).Get(ctx, clusterQueue, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		n, _, _ := unstructured.NestedInt64(cq.Object, "status", "admittedWorkloads")
+		return n == admitted, nil
+	})
+	if err != nil {
+		t.Fatalf("ClusterQueue %s does not count %d admitted Workloads: %v", clusterQueue, admitted, err)
+	}
+}
+
 // waitNoKueueWorkloads waits until Kueue has removed the namespace's
 // Workloads (their owners are gone).
 func waitNoKueueWorkloads(t *testing.T, ns string) {

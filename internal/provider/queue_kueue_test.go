@@ -301,7 +301,12 @@ data "gpu_queue_usage" "u" {
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				Config: usage,
+				// Kueue publishes a ClusterQueue's counts in batches (a second
+				// after the change, pkg/constants UpdatesBatchPeriod), which a
+				// rollout on kwok can beat: the data source reports what Kueue
+				// published, so the test waits for it.
+				PreConfig: func() { waitClusterQueueAdmitted(t, p.name, 1) },
+				Config:    usage,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.#", "1"),
 					resource.TestCheckResourceAttr("data.gpu_queue_usage.u", "queues.0.active", "true"),

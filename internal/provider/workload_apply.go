@@ -369,15 +369,21 @@ func deleteWorkload(ctx context.Context, client *kube.Client, state workloadMode
 		}
 		uid := k8stypes.UID("")
 		selector := ""
+		var queued []string
 		if i == len(objects)-1 {
 			uid = k8stypes.UID(state.UID.ValueString())
 			selector = podSelector(rendered)
+			queued = kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
 		}
 		if err := client.Delete(ctx, ref, uid); err != nil {
 			diags.AddError("Cannot delete gpu_workload", err.Error())
 			return diags
 		}
 		if err := client.WaitGone(ctx, ref, selector); err != nil {
+			diags.AddError("gpu_workload was not deleted in time", err.Error())
+			return diags
+		}
+		if err := client.WaitKueueReleased(ctx, ref.Namespace, queued); err != nil {
 			diags.AddError("gpu_workload was not deleted in time", err.Error())
 			return diags
 		}
