@@ -63,7 +63,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var plan workloadModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getWorkload(ctx, planData{req.Plan}, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -97,7 +97,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if in.unknown {
 		requireJobReplacement(ctx, req, resp, plan)
 		requireStatefulSetReplacement(ctx, req, resp, plan)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, plan.withManifests())...)
 		return
 	}
 	rendered, rdiags := in.render(draVersionFromState(ctx, req))
@@ -121,12 +121,12 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// Drift repairs and changes may move pods; only apply knows where.
 		plan.ScheduledNodes = types.ListUnknown(types.StringType)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan.withManifests())...)
+	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, plan.withManifests())...)
 }
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan workloadModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getWorkload(ctx, planData{req.Plan}, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -142,8 +142,8 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior workloadModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(getWorkload(ctx, planData{req.Plan}, &plan)...)
+	resp.Diagnostics.Append(getWorkload(ctx, stateData{req.State}, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -159,19 +159,19 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state workloadModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getWorkload(ctx, stateData{req.State}, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if !state.Apply.ValueBool() {
 		// Nothing to read back; keep manifests in step with manifest (state
 		// written by releases without manifests gets them here).
-		resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
 		return
 	}
 	client, err := r.data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
 		return // planned offline; refreshed once the cluster is known
 	}
 	if err != nil {
@@ -187,12 +187,12 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state.withManifests())...)
+	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state workloadModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getWorkload(ctx, stateData{req.State}, &state)...)
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
@@ -216,7 +216,7 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 // not do for plan-time ones, so this is where they belong.
 func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config workloadModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	resp.Diagnostics.Append(getWorkload(ctx, configData{req.Config}, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
