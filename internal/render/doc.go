@@ -7,7 +7,10 @@
 //   - spec: the input and output types (workload, pool policy, capacity).
 //   - clouds: every rule of one cloud in one file; nothing else compares
 //     clouds.
-//   - workload: plan-time validation and rendering of gpu_workload.
+//   - workload: gpu_workload resolved once (Resolve: the cloud looked up,
+//     the GPU intent parsed, the pool attached, every rule run) and rendered
+//     from that value (Render); one GPU container (Container) is what both a
+//     workload and a chart's values are checked and placed as.
 //   - pool: gpu_node_pool_policy validation, rendering, ids, and placing a
 //     workload on a pool.
 //   - capacity: live pool capacity and why a pending pod fits no pool.
@@ -17,8 +20,12 @@
 //   - values: Helm values for the charts, placed by the same rules.
 //
 // The provider (internal/provider) converts Terraform configuration into
-// spec types, calls workload.Validate and pool.Validate at plan time, and
-// applies what workload.Render returns.
+// spec types, resolves each workload once per call (workload.Resolve),
+// validates pools (pool.Validate) and applies what workload.Render returns.
+// A cloud's name becomes its rules in one place, clouds.Lookup, called by
+// each resolve step (workload.Resolve, the pool's validation, a chart
+// container's resolve in values/chartkit); everything after it is handed
+// the clouds.Cloud.
 //
 // This package itself holds the tests that cross packages: the placement
 // matrix (every cloud x pool shape x workload intent, decided by the

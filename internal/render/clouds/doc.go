@@ -14,7 +14,8 @@
 // select on GKE, why the GPU Operator cannot run on Autopilot) are the
 // chart package's, in a small table keyed by cloud (values/flyte/clouds.go,
 // values/nvidia/clouds.go). Otherwise no other package compares clouds:
-// they ask RulesFor(cloud). Registry lists the clouds; rules.go holds the
+// a resolve step looks the cloud up once (Lookup) and passes the Cloud,
+// whose Profile answers. Registry lists the clouds; rules.go holds the
 // Profile contract beyond workload placement and the neutral answers every
 // profile embeds; scheduling.go turns a Placement into nodeSelector, node
 // affinity and tolerations.
