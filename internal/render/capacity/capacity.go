@@ -66,8 +66,8 @@ func isGPUNode(n *corev1.Node) bool {
 			}
 		}
 	}
-	for _, e := range clouds.Registry {
-		if e.Profile.MarksGPUNode(n.Labels) {
+	for _, reader := range clouds.NodeReaders() {
+		if reader.MarksGPUNode(n.Labels) {
 			return true
 		}
 	}
@@ -183,7 +183,7 @@ func readPoolState(pool *spec.PoolCapacity, l map[string]string) {
 		pool.Sharing = s
 		pool.SharedClients = clouds.ParseCount(l[clouds.LabelGPUReplicas])
 	}
-	for _, e := range clouds.Registry {
-		e.Profile.ReadPoolState(l, pool)
+	for _, reader := range clouds.NodeReaders() {
+		reader.ReadPoolState(l, pool)
 	}
 }

@@ -18,8 +18,8 @@ import (
 func classifyNode(n *corev1.Node) clouds.NodeClass {
 	l := n.Labels
 	c, found := clouds.NodeClass{}, false
-	for _, e := range clouds.Registry {
-		if c, found = e.Profile.Classify(n); found {
+	for _, reader := range clouds.NodeReaders() {
+		if c, found = reader.Classify(n); found {
 			break
 		}
 	}

@@ -70,20 +70,25 @@ func Accelerators(c spec.Cloud) []string {
 }
 
 // Profile is everything one cloud decides. Each implementation lives
-// in its own cloud_<name>.go file, so a reader finds all of a cloud's rules
-// (workloads, machines, pools, live nodes, chart values) in one place.
+// in its own <name>.go file, so a reader finds all of a cloud's rules
+// (workloads, machines, pools, live nodes, its GPU stack) in one place.
 // Profiles embed baseProfile (rules.go), whose methods are the neutral
 // answer, and override what their cloud does differently.
+//
+// Consumers name the role they use: workload placement (WorkloadRules),
+// machine shapes (MachineRules), node pools (PoolRules), reading live
+// nodes back (NodeRules, capacity's only view: NodeReaders), the cloud's
+// own GPU stack (StackRules, for the chart values).
 type Profile interface {
-	workloadRules
-	machineRules
-	poolRules
-	nodeRules
-	stackRules
+	WorkloadRules
+	MachineRules
+	PoolRules
+	NodeRules
+	StackRules
 }
 
-// workloadRules place one workload's GPU request.
-type workloadRules interface {
+// WorkloadRules place one workload's GPU request.
+type WorkloadRules interface {
 	// Offers reports whether nodes with this accelerator exist on the cloud.
 	Offers(a *catalog.Accelerator) bool
 	// Validate reports combinations this cloud cannot run. It only sees
@@ -100,6 +105,19 @@ type workloadRules interface {
 	// own driver setup.
 	CheckEnv(name, value string, path []any, diags *gpudiag.Diagnostics)
 }
+
+// NodeReaders are every cloud's NodeRules in Registry order, which is the
+// order that decides which cloud recognises a live node first. The slice
+// is shared (capacity asks once per node of thousands): read it only.
+func NodeReaders() []NodeRules { return nodeReaders }
+
+var nodeReaders = func() []NodeRules {
+	readers := make([]NodeRules, len(Registry))
+	for i, e := range Registry {
+		readers[i] = e.Profile
+	}
+	return readers
+}()
 
 // ProfileFor is the registered profile of c, nil for an unknown cloud
 // (workload code reports that itself).

@@ -13,8 +13,8 @@ import (
 // (the GPU Operator's labels, the conventional dedicated taint) live here
 // once.
 
-// machineRules: the machine shapes a cloud sells per accelerator.
-type machineRules interface {
+// MachineRules: the machine shapes a cloud sells per accelerator.
+type MachineRules interface {
 	// Machines lists the shapes of a model, smallest first; nil when the
 	// catalog does not know them (any count 1..MaxGPUsPerPod is accepted).
 	Machines(a *catalog.Accelerator) []MachineShape
@@ -26,9 +26,9 @@ type machineRules interface {
 	ExactGPUCounts() bool
 }
 
-// poolRules: what a node pool policy may say on the cloud, and the labels,
+// PoolRules: what a node pool policy may say on the cloud, and the labels,
 // taints and node-pool shape that follow.
-type poolRules interface {
+type PoolRules interface {
 	// PoolsUnsupported is a summary and detail when the cloud has no
 	// user-managed node pools; empty otherwise. The detail ends with the
 	// first allowed alternative; the caller adds the clouds that have pools.
@@ -65,8 +65,8 @@ type poolRules interface {
 	NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint)
 }
 
-// nodeRules: reading live nodes back (capacity).
-type nodeRules interface {
+// NodeRules: reading live nodes back (capacity).
+type NodeRules interface {
 	// Classify recognises the cloud's own nodes and names their pool.
 	Classify(n *corev1.Node) (NodeClass, bool)
 	// MarksGPUNode: a label of the cloud says the node has GPUs.
@@ -76,10 +76,10 @@ type nodeRules interface {
 	ReadPoolState(l map[string]string, pool *spec.PoolCapacity)
 }
 
-// stackRules: what the cloud's own GPU stack does on GPU nodes, for
+// StackRules: what the cloud's own GPU stack does on GPU nodes, for
 // whatever installs or configures NVIDIA's (the chart values packages,
 // which keep their own chart-specific notes per cloud).
-type stackRules interface {
+type StackRules interface {
 	// DriverPreinstalled: the cloud's node image carries driver and toolkit.
 	DriverPreinstalled() bool
 	// DriverInstallDir is where the cloud installs the driver on the host,

@@ -15,7 +15,7 @@ import (
 // checkCountFitsMachines: all of a pod's GPUs are on one node, so a count
 // that no machine of the cloud carries for the model never schedules (and
 // no autoscaler creates a node for it). The machine shapes are the cloud
-// profile's (machineRules.machines); a model whose shapes are unknown, as on
+// profile's (MachineRules.Machines); a model whose shapes are unknown, as on
 // generic clusters, accepts any count.
 //
 // With a preference list the pod can still run when some models fit: the
