@@ -21,8 +21,9 @@ import (
 
 // The GPU rules for pods the provider does not own: the pod_placement and
 // pod_template functions and the gpu_pod_placement data source all place a
-// GPU request exactly as gpu_workload places its gpu block (the same
-// chartkit.PlaceOnPool that chart values use), and hand the result back in
+// GPU request exactly as gpu_workload places its gpu block (chartkit's
+// PlaceRequest, the PlaceOnPool that chart values use behind a resolve step
+// of its own for the cloud's name), and hand the result back in
 // Kubernetes JSON shape, so it drops into a LeaderWorkerSet, a JobSet, a
 // RayCluster or Helm values unchanged.
 
@@ -108,7 +109,7 @@ func placeRequest(cloud string, req gpuRequest) (chartkit.ValuesPlacement, gpudi
 		onPool = &decoded
 	}
 	gpuReq := chartkit.GPURequest{Name: "gpu", GPU: req.GPU, Spot: req.Spot}
-	placed, diags, ok := chartkit.PlaceOnPool(spec.Cloud(cloud), gpuReq, onPool)
+	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, onPool)
 	if !ok && !diags.HasError() {
 		diags.AddError(nil, "GPU request cannot be placed", "The request passed validation but could not be placed; this is a bug.")
 	}

@@ -23,8 +23,8 @@
 // spec types, resolves each workload once per call (workload.Resolve),
 // validates pools (pool.Validate) and applies what workload.Render returns.
 // A cloud's name becomes its rules in one place, clouds.Lookup, called by
-// each resolve step (workload.Resolve, the pool's validation, a chart
-// container's resolve in values/chartkit); everything after it is handed
+// each resolve step (workload.Resolve, the pool's validation, the values
+// front door through chartkit.ResolveCloud); everything after it is handed
 // the clouds.Cloud.
 //
 // This package itself holds the tests that cross packages: the placement

@@ -191,10 +191,6 @@ func poolMIGStrategy(strategy string, cloud clouds.Cloud, layout string, strict 
 	return strategy
 }
 
-// RejectsMIGLayouts: clouds where checkPoolPartitionOnCloud refuses
-// all-balanced whatever the strategy.
-func RejectsMIGLayouts(c spec.Cloud) bool { return clouds.RulesFor(c).RejectsMIGLayouts() }
-
 func checkPoolPartitionOnCloud(pi clouds.PoolIntent, rawStrategy string, diags *gpudiag.Diagnostics) {
 	pi.Cloud.CheckPoolPartition(pi, rawStrategy, diags)
 }

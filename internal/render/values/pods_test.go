@@ -13,7 +13,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -173,13 +172,14 @@ func TestPodFragmentsRejectsBadShapes(t *testing.T) {
 // node selector, affinity and tolerations, and Flyte selects the same
 // accelerator label value and tolerates at least the same taints.
 func TestPlacementAgreement(t *testing.T) {
-	for _, cloudName := range clouds.Names() {
-		cloud := spec.Cloud(cloudName)
-		for _, accel := range clouds.Accelerators(cloud) {
+	for _, resolved := range chartkit.Clouds() {
+		cloud, cloudName := resolved.Name, string(resolved.Name)
+		for _, a := range chartkit.OfferedAccelerators(resolved) {
+			accel := a.Name
 			// The smallest machine's count: Autopilot takes no other
 			// (B200 comes in 8-GPU machines only).
 			count := int64(1)
-			if counts := clouds.GPUCounts(clouds.Lookup(cloud).MachinesOf(catalog.Find(accel))); len(counts) > 0 {
+			if counts := clouds.GPUCounts(resolved.MachinesOf(a)); len(counts) > 0 {
 				count = counts[0]
 			}
 			g := spec.GPU{Count: count, Accelerator: accel}

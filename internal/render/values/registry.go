@@ -3,8 +3,8 @@ package values
 import (
 	"slices"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
@@ -50,7 +50,7 @@ type targetEntry struct {
 	name, block string
 	// isSet: the target's block is set in the input.
 	isSet     func(Input) bool
-	generate  func(in Input, cloud spec.Cloud, strict bool) (map[string]any, gpudiag.Diagnostics)
+	generate  func(in Input, cloud clouds.Cloud, strict bool) (map[string]any, gpudiag.Diagnostics)
 	pods      func(values map[string]any) ([]corev1.PodSpec, error)
 	inputPath func(in Input, keys []string) []any
 }
@@ -65,7 +65,7 @@ func bind[V any](c chartkit.Chart[V], field func(Input) *V) []targetEntry {
 			block: c.Block,
 			isSet: func(in Input) bool { return field(in) != nil },
 			// Called only once checkValuesTarget found the block set.
-			generate: func(in Input, cloud spec.Cloud, strict bool) (map[string]any, gpudiag.Diagnostics) {
+			generate: func(in Input, cloud clouds.Cloud, strict bool) (map[string]any, gpudiag.Diagnostics) {
 				return c.Generate(name, cloud, *field(in), strict)
 			},
 			pods: func(values map[string]any) ([]corev1.PodSpec, error) { return c.Pods(name, values) },

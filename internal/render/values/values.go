@@ -9,8 +9,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
@@ -73,14 +73,18 @@ func generateValues(target string, in Input, strict bool) (map[string]any, gpudi
 }
 
 // checkValuesTarget checks the target, the cloud and that exactly the
-// target's block is set, and returns the registered target. ok is false
-// when generation cannot proceed; cloud is "" when unknown at plan time.
-func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (targetEntry, spec.Cloud, bool) {
+// target's block is set, and returns the registered target. It is the
+// values path's resolve step: the cloud is looked up here once
+// (chartkit.ResolveCloud) and the chart gets the clouds.Cloud, never the
+// name. ok is false when generation cannot proceed; the cloud is the
+// unknown one (Known false) when unset or invalid at plan time.
+func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (targetEntry, clouds.Cloud, bool) {
+	var none clouds.Cloud
 	t, known := lookup(target)
 	if !known {
 		diags.AddError(gpudiag.At("target"), "Unknown target",
 			strconv.Quote(target)+" is not a values target. Allowed values: "+gpudiag.QuoteList(TargetNames())+".")
-		return t, "", false
+		return t, none, false
 	}
 	block := t.block
 	for _, other := range in.setBlocks() {
@@ -95,11 +99,11 @@ func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diag
 			diags.AddError(gpudiag.At(block), "Missing block",
 				"target = "+strconv.Quote(target)+" is generated from the "+block+" block. Allowed: add a "+block+" block.")
 		}
-		return t, "", false
+		return t, none, false
 	}
-	cloud := workload.ValidateCloud(in.Cloud, strict, diags)
-	if strict && cloud == "" {
-		return t, "", false
+	cloud := chartkit.ResolveCloud(in.Cloud, strict, diags)
+	if strict && !cloud.Known {
+		return t, none, false
 	}
 	return t, cloud, !diags.HasError() || !strict
 }

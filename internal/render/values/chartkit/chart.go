@@ -1,8 +1,8 @@
 package chartkit
 
 import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -24,8 +24,9 @@ type Chart[V any] struct {
 	Block string
 	// Generate builds target's values from the block. strict is false at
 	// plan time: zero values are then unknown, and only configuration
-	// errors are reported (values.ValidateInput).
-	Generate func(target string, cloud spec.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics)
+	// errors are reported (values.ValidateInput). cloud is resolved once
+	// by the front door (ResolveCloud); unknown at plan time when unset.
+	Generate func(target string, cloud clouds.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics)
 	// Pods are the pod specs target's values produce once applied
 	// (values.PodFragments); an error when values lack the target's shape.
 	Pods func(target string, values map[string]any) ([]corev1.PodSpec, error)

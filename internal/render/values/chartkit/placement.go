@@ -73,21 +73,21 @@ func (req GPURequest) container() workload.Container {
 	}
 }
 
-// resolveGPURequest is a chart container's resolve step: its name, its
-// cloud looked up once, then the rules of one GPU container
-// (workload.ResolveContainer, the same a gpu_workload's container passes).
-// Kind, image and the rest belong to the chart, not to the request.
-func resolveGPURequest(cloudName spec.Cloud, name string, c workload.Container, strict bool) (clouds.Cloud, clouds.GPUIntent, gpudiag.Diagnostics) {
+// resolveGPURequest is a chart container's resolve step: its name, then
+// the rules of one GPU container (workload.ResolveContainer, the same a
+// gpu_workload's container passes) on the cloud the caller resolved
+// (ResolveCloud). Kind, image and the rest belong to the chart, not to the
+// request.
+func resolveGPURequest(cloud clouds.Cloud, name string, c workload.Container, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	workload.CheckName(name, &diags)
-	cloud := clouds.Lookup(workload.ValidateCloud(string(cloudName), false, &diags))
 	in, containerDiags := workload.ResolveContainer(c, cloud, strict)
-	return cloud, in, append(diags, containerDiags...)
+	return in, append(diags, containerDiags...)
 }
 
 // ValidateValuesGPU is the plan-time check of a request.
-func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
-	_, _, diags := resolveGPURequest(cloud, req.Name, req.container(), false)
+func ValidateValuesGPU(cloud clouds.Cloud, req GPURequest) gpudiag.Diagnostics {
+	_, diags := resolveGPURequest(cloud, req.Name, req.container(), false)
 	return diags
 }
 
@@ -95,12 +95,12 @@ func ValidateValuesGPU(cloud spec.Cloud, req GPURequest) gpudiag.Diagnostics {
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud spec.Cloud, name string, c workload.Container, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
-	resolved, in, diags := resolveGPURequest(cloud, name, c, true)
+func placeValuesGPU(cloud clouds.Cloud, name string, c workload.Container, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	in, diags := resolveGPURequest(cloud, name, c, true)
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	place, ok := workload.PlacePod(c, in, resolved, pool)
+	place, ok := workload.PlacePod(c, in, cloud, pool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}
@@ -139,20 +139,19 @@ func CPULimitLikeRequest(res *corev1.ResourceRequirements) {
 
 // CloudGPUPlacement is a cloud profile's raw placement for a GPU intent,
 // for targets that configure a whole cluster (Flyte, the device plugin
-// DaemonSets) rather than one container. It is the same profile.place call
-// Render makes.
-func CloudGPUPlacement(cloud spec.Cloud, in clouds.GPUIntent) (clouds.Placement, bool) {
-	profile := clouds.ProfileFor(cloud)
-	if profile == nil {
+// DaemonSets) rather than one container. It is the same Place call
+// Render makes; ok is false on an unknown cloud, which places nothing.
+func CloudGPUPlacement(cloud clouds.Cloud, in clouds.GPUIntent) (clouds.Placement, bool) {
+	if !cloud.Known {
 		return clouds.Placement{}, false
 	}
-	return profile.Place(in), true
+	return cloud.Place(in), true
 }
 
 // AcceleratorLabel is the node label a cloud selects an accelerator by
 // (the first requirement of its placement term) and the values it accepts,
 // e.g. cloud.google.com/gke-accelerator = [nvidia-tesla-t4].
-func AcceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, values []string, ok bool) {
+func AcceleratorLabel(cloud clouds.Cloud, a *catalog.Accelerator) (key string, values []string, ok bool) {
 	p, found := CloudGPUPlacement(cloud, clouds.GPUIntent{Accelerators: []*catalog.Accelerator{a}, Count: 1})
 	if !found || len(p.AcceleratorTerms) != 1 || len(p.AcceleratorTerms[0]) == 0 {
 		return "", nil, false
@@ -164,7 +163,7 @@ func AcceleratorLabel(cloud spec.Cloud, a *catalog.Accelerator) (key string, val
 // GPUNodeTolerations are the tolerations a pod needs to run on any GPU node
 // of the cloud, on-demand or spot: what node DaemonSets (device plugin, GPU
 // Operator operands) must carry.
-func GPUNodeTolerations(cloud spec.Cloud) []corev1.Toleration {
+func GPUNodeTolerations(cloud clouds.Cloud) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, spot := range []bool{false, true} {
 		if p, ok := CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: spot}); ok {
@@ -237,23 +236,56 @@ func CheckValuesNodeSelector(path []any, selector map[string]string, diags *gpud
 
 // PlaceOnPool places the request as gpu_workload does with node_pool:
 // pool.Apply fills its GPU block from the pool, then Render adds the pool's
-// extra labels and taints (Options.Pool).
-func PlaceOnPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+// extra labels and taints (Options.Pool). cloud is the target's, resolved
+// once by the front door (ResolveCloud).
+func PlaceOnPool(cloud clouds.Cloud, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	c, diags, ok := applyPool(cloud.Name, req, onPool)
+	if !ok {
+		return ValuesPlacement{}, diags, false
+	}
+	p, more, ok := placeValuesGPU(cloud, req.Name, c, onPool)
+	diags.Append(more)
+	return p, diags, ok
+}
+
+// PlaceRequest places a request given on its own rather than in a chart's
+// values (the provider's pod_placement functions and gpu_pod_placement data
+// source), whose cloud is still a name: this is its resolve step. The pool
+// comes first, as in PlaceOnPool, so with a pool on another cloud, or one
+// that does not validate (as no pool does on an unknown cloud), that is the
+// finding rather than the name.
+func PlaceRequest(cloudName string, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	c, diags, ok := applyPool(spec.Cloud(cloudName), req, onPool)
+	if !ok {
+		return ValuesPlacement{}, diags, false
+	}
+	cloud := ResolveCloud(cloudName, false, &diags)
+	if diags.HasError() {
+		// A bad name places nothing, but the request's own findings come
+		// with it, as a gpu_workload's do.
+		_, more := resolveGPURequest(cloud, req.Name, c, true)
+		return ValuesPlacement{}, append(diags, more...), false
+	}
+	p, more, ok := placeValuesGPU(cloud, req.Name, c, onPool)
+	diags.Append(more)
+	return p, diags, ok
+}
+
+// applyPool is the request's container with onPool's GPU block applied
+// (pool.ApplyToContainer), or the request's own without a pool. ok is
+// false, with the errors, when the pool is on another cloud than the named
+// one or cannot serve the request.
+func applyPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (workload.Container, gpudiag.Diagnostics, bool) {
 	if onPool == nil {
-		return placeValuesGPU(cloud, req.Name, req.container(), nil)
+		return req.container(), nil, true
 	}
 	if onPool.Cloud != "" && onPool.Cloud != string(cloud) {
 		var diags gpudiag.Diagnostics
 		diags.AddError(gpudiag.At("node_pool", "cloud"), "Node pool on another cloud",
 			"The pool is on "+strconv.Quote(onPool.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
 				". Allowed: a pool of this cluster's cloud.")
-		return ValuesPlacement{}, diags, false
+		return workload.Container{}, diags, false
 	}
 	c, diags := pool.ApplyToContainer(cloud, req.container(), *onPool)
-	if diags.HasError() {
-		return ValuesPlacement{}, diags, false
-	}
-	p, more, ok := placeValuesGPU(cloud, req.Name, c, onPool)
-	diags.Append(more)
-	return p, diags, ok
+	return c, diags, !diags.HasError()
 }

@@ -1,8 +1,8 @@
 package fiftyone
 
 import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -17,7 +17,7 @@ func Chart() chartkit.Chart[Values] {
 	return chartkit.Chart[Values]{
 		Targets: []string{Target},
 		Block:   chartkit.BlockFiftyOne,
-		Generate: func(_ string, cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
+		Generate: func(_ string, cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return Generate(cloud, in, strict)
 		},
 		Pods:      func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return Pods(values) },

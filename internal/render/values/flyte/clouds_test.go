@@ -9,6 +9,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // TestFlyteCloudNotes: the notes moved from the GKE profile warn exactly
@@ -16,12 +17,11 @@ import (
 // and Autopilot), Autopilot's accelerator selection, and GKE Standard's
 // driver path on Flyte v2. Other clouds need none.
 func TestFlyteCloudNotes(t *testing.T) {
-	for _, name := range clouds.Names() {
-		cloud := spec.Cloud(name)
+	for _, cloud := range chartkit.Clouds() {
 		var placement, v2 gpudiag.Diagnostics
 		flyteCloudNotes(cloud, spec.SharingTimeSlicing, &placement)
 		flyteV2Notes(cloud, &v2)
-		switch cloud {
+		switch cloud.Name {
 		case spec.CloudGKE:
 			rendertest.RequireDiag(t, placement, gpudiag.SeverityWarning, "flyte.sharing", clouds.GKELabelSharingStrategy)
 			rendertest.RequireDiag(t, v2, gpudiag.SeverityWarning, "flyte.flyte_version", clouds.GKENvidiaLibraryPath)
@@ -33,12 +33,12 @@ func TestFlyteCloudNotes(t *testing.T) {
 			}
 		default:
 			if len(placement)+len(v2) != 0 {
-				t.Errorf("%s: unexpected notes:\n%s", cloud, rendertest.FormatDiags(append(placement, v2...)))
+				t.Errorf("%s: unexpected notes:\n%s", cloud.Name, rendertest.FormatDiags(append(placement, v2...)))
 			}
 		}
 	}
 	var unshared gpudiag.Diagnostics
-	flyteCloudNotes(spec.CloudGKE, "", &unshared)
+	flyteCloudNotes(resolved(spec.CloudGKE), "", &unshared)
 	if len(unshared) != 0 {
 		t.Errorf("gke without sharing: unexpected notes:\n%s", rendertest.FormatDiags(unshared))
 	}
@@ -68,12 +68,12 @@ func TestFlytekitDevices(t *testing.T) {
 // TestPartitionLabelFromProfile: the partition label Flyte selects by is
 // the one the cloud's profile names, only where the cloud labels partitions.
 func TestPartitionLabelFromProfile(t *testing.T) {
-	for _, name := range clouds.Names() {
-		values := mustGenerate(t, TargetCore, spec.Cloud(name), Values{})
+	for _, cloud := range chartkit.Clouds() {
+		values := mustGenerate(t, TargetCore, cloud.Name, Values{})
 		k8s, _ := values["configmap"].(map[string]any)["k8s"].(map[string]any)["plugins"].(map[string]any)["k8s"].(map[string]any)
 		got, _ := k8s[KeyGPUPartitionSizeLabel].(string)
-		if want := clouds.RulesFor(spec.Cloud(name)).PartitionLabel(); got != want {
-			t.Errorf("%s: %s = %q, want %q", name, KeyGPUPartitionSizeLabel, got, want)
+		if want := cloud.PartitionLabel(); got != want {
+			t.Errorf("%s: %s = %q, want %q", cloud.Name, KeyGPUPartitionSizeLabel, got, want)
 		}
 	}
 }

@@ -137,10 +137,10 @@ func PluginPath(target string) []string {
 	return []string{"configuration", "inline", "plugins", "k8s"}
 }
 
-func Generate(target string, cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	v2 := checkFlyteVersion(target, in, &diags)
-	accelerators := workload.ResolveAccelerators(spec.GPU{Accelerators: in.Accelerators}, clouds.Lookup(cloud), strict, &diags)
+	accelerators := workload.ResolveAccelerators(spec.GPU{Accelerators: in.Accelerators}, cloud, strict, &diags)
 	diags = prefixFlyteGPUPaths(diags)
 	sharing := in.Sharing
 	if sharing != "" && !slices.Contains(spec.SharingNames(), sharing) {
@@ -183,7 +183,7 @@ func Generate(target string, cloud spec.Cloud, in Values, strict bool) (map[stri
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
 // one-GPU task: its resource name and tolerations, and the device class
 // (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
+func flyteGPUKeys(cloud clouds.Cloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
 	k8s := map[string]any{}
 	env := in.DefaultEnvVars
 	place, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
@@ -210,7 +210,7 @@ func flyteGPUKeys(cloud spec.Cloud, sharing string, v2 bool, accelerators []*cat
 // name it advertises, so tasks requesting nvidia.com/gpu.shared or
 // nvidia.com/mig-1g.5gb also tolerate that pool's taints. Flyte has no
 // per-resource node selector, so pool labels cannot be selected.
-func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
+func addFlytePools(k8s map[string]any, cloud clouds.Cloud, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
 	if len(pools) == 0 {
 		return
 	}
@@ -223,9 +223,9 @@ func addFlytePools(k8s map[string]any, cloud spec.Cloud, pools []spec.PoolPolicy
 	}
 	for i, p := range pools {
 		path := gpudiag.At(chartkit.BlockFlyte, "node_pools", i)
-		if p.Cloud != "" && p.Cloud != string(cloud) {
+		if p.Cloud != "" && p.Cloud != string(cloud.Name) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
-				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+". Allowed: pools of this cluster's cloud only.")
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		r, more := pool.Render(p)
@@ -317,15 +317,15 @@ type flyteClass struct {
 	unpartitioned                             *corev1.NodeSelectorRequirement
 }
 
-func flyteDeviceClass(cloud spec.Cloud, resourceName string, whole clouds.Placement) flyteClass {
+func flyteDeviceClass(cloud clouds.Cloud, resourceName string, whole clouds.Placement) flyteClass {
 	class := flyteClass{resourceName: resourceName}
-	for _, name := range clouds.Accelerators(cloud) {
-		if key, _, ok := chartkit.AcceleratorLabel(cloud, catalog.Find(name)); ok {
+	for _, a := range chartkit.OfferedAccelerators(cloud) {
+		if key, _, ok := chartkit.AcceleratorLabel(cloud, a); ok {
 			class.deviceLabel = key
 			break
 		}
 	}
-	if key := clouds.RulesFor(cloud).PartitionLabel(); key != "" {
+	if key := cloud.PartitionLabel(); key != "" {
 		class.partitionLabel = key
 		if slices.Contains(whole.AbsentLabels, key) {
 			// The valid form of the docs' example (docs/design/flyte.md#how-propeller-places-a-gpu-task):
@@ -367,7 +367,7 @@ func classValues(c flyteClass) map[string]any {
 
 // flyteV2Devices maps each Flyte v2 accelerator name of the requested
 // models to the cloud's label value, so "T4" means "t4" on EKS Auto Mode.
-func flyteV2Devices(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
+func flyteV2Devices(cloud clouds.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
 	devices := map[string]string{}
 	for i, a := range accelerators {
 		names := V2AcceleratorNames[a.Name]
@@ -396,26 +396,26 @@ func flyteV2Devices(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags
 
 // flyteDeviceNotes tells v1 users which device string selects each model
 // where it is not flytekit's constant.
-func flyteDeviceNotes(cloud spec.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) {
+func flyteDeviceNotes(cloud clouds.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) {
 	for i, a := range accelerators {
 		key, values, ok := chartkit.AcceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue
 		}
 		if device := Device(a.Name); !slices.Contains(values, device) {
-			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud),
-				"On "+string(cloud)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
+			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud.Name),
+				"On "+string(cloud.Name)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
 					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(device)+".")
 		}
 		warnSeveralValues(cloud, a, values, i, diags)
 	}
 }
 
-func warnSeveralValues(cloud spec.Cloud, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
+func warnSeveralValues(cloud clouds.Cloud, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
 	if len(values) > 1 {
-		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud),
+		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud.Name),
 			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+gpudiag.QuoteList(values)+
-				" on "+string(cloud)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
+				" on "+string(cloud.Name)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
 				"your node pools have.")
 	}
 }
@@ -441,7 +441,7 @@ func addFlyteDefaults(k8s map[string]any, in Values) {
 
 // addFlyteInterruptible derives the spot rules from the cloud profile: the
 // labels and tolerations spot placement adds over on-demand placement.
-func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible bool, diags *gpudiag.Diagnostics) {
+func addFlyteInterruptible(k8s map[string]any, cloud clouds.Cloud, interruptible bool, diags *gpudiag.Diagnostics) {
 	if !interruptible {
 		return
 	}
@@ -454,8 +454,8 @@ func addFlyteInterruptible(k8s map[string]any, cloud spec.Cloud, interruptible b
 		}
 	}
 	if len(added) != 1 {
-		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud),
-			string(cloud)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
+		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud.Name),
+			string(cloud.Name)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
 				"interruptible, or set default_node_selector yourself.")
 		return
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
@@ -63,14 +62,13 @@ func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 // values are made from.
 func ClassDefaults() string {
 	var parts []string
-	for _, name := range clouds.Names() {
-		cloud := spec.Cloud(name)
+	for _, cloud := range chartkit.Clouds() {
 		place, ok := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
 		if !ok {
 			continue
 		}
 		c := flyteDeviceClass(cloud, string(place.ResourceName), place)
-		text := "`" + name + "`: `" + c.resourceName + "`"
+		text := "`" + string(cloud.Name) + "`: `" + c.resourceName + "`"
 		if c.deviceLabel != "" {
 			text += ", device `" + c.deviceLabel + "`"
 		}

@@ -55,7 +55,7 @@ const (
 // KindNames lists the accepted numaflow.kind values.
 func KindNames() []string { return []string{KindPipeline, KindMonoVertex} }
 
-func Generate(cloud spec.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	block := gpudiag.At(chartkit.BlockNumaflow)
 	checkNumaflowIdentity(block, in, strict, &diags)

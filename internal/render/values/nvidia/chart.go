@@ -1,8 +1,8 @@
 package nvidia
 
 import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -20,7 +20,7 @@ func GPUOperatorChart() chartkit.Chart[GPUOperatorValues] {
 	return chartkit.Chart[GPUOperatorValues]{
 		Targets: []string{TargetGPUOperator},
 		Block:   chartkit.BlockGPUOperator,
-		Generate: func(_ string, cloud spec.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+		Generate: func(_ string, cloud clouds.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return GenerateGPUOperator(cloud, in, strict)
 		},
 		Pods: func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return GPUOperatorPods(values) },
@@ -35,7 +35,7 @@ func DevicePluginChart() chartkit.Chart[DevicePluginValues] {
 	return chartkit.Chart[DevicePluginValues]{
 		Targets: []string{TargetDevicePlugin},
 		Block:   chartkit.BlockDevicePlugin,
-		Generate: func(_ string, cloud spec.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+		Generate: func(_ string, cloud clouds.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return GenerateDevicePlugin(cloud, in, strict)
 		},
 		Pods: func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return DevicePluginPods(values) },

@@ -3,6 +3,7 @@ package nvidia
 import (
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -22,8 +23,8 @@ var stackChecks = map[spec.Cloud]func(what string, block []any, diags *gpudiag.D
 }
 
 // checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
-func checkNvidiaCloud(cloud spec.Cloud, block []any, what string, diags *gpudiag.Diagnostics) {
-	if check := stackChecks[cloud]; check != nil {
+func checkNvidiaCloud(cloud clouds.Cloud, block []any, what string, diags *gpudiag.Diagnostics) {
+	if check := stackChecks[cloud.Name]; check != nil {
 		check(what, block, diags)
 	}
 }

@@ -3,10 +3,10 @@ package nvidia
 import (
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // TestCheckNvidiaCloud: the stack checks moved from the cloud profiles
@@ -14,10 +14,10 @@ import (
 // GKE Standard and EKS Auto Mode (at the block), and say nothing elsewhere.
 func TestCheckNvidiaCloud(t *testing.T) {
 	block := gpudiag.At("gpu_operator")
-	for _, name := range clouds.Names() {
+	for _, cloud := range chartkit.Clouds() {
 		var diags gpudiag.Diagnostics
-		checkNvidiaCloud(spec.Cloud(name), block, "the GPU Operator", &diags)
-		switch spec.Cloud(name) {
+		checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
+		switch cloud.Name {
 		case spec.CloudGKEAutopilot:
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "privileged DaemonSets the GPU Operator needs")
 			if diags[0].Summary != "The GPU Operator cannot run on GKE Autopilot" {
@@ -29,7 +29,7 @@ func TestCheckNvidiaCloud(t *testing.T) {
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityWarning, "gpu_operator", "the GPU Operator must not install them again")
 		default:
 			if len(diags) != 0 {
-				t.Errorf("%s: unexpected findings:\n%s", name, rendertest.FormatDiags(diags))
+				t.Errorf("%s: unexpected findings:\n%s", cloud.Name, rendertest.FormatDiags(diags))
 			}
 		}
 	}

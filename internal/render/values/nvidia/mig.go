@@ -9,6 +9,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
@@ -34,13 +35,13 @@ type migPartedEntry struct {
 // returns the mig-parted config holding them. A custom config replaces the
 // operator's default one entirely, so it also carries "all-disabled" (the
 // default layout) and every layout a node pool selects.
-func migManagerConfig(cloud spec.Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *gpudiag.Diagnostics) string {
+func migManagerConfig(cloud clouds.Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *gpudiag.Diagnostics) string {
 	if len(layouts) == 0 {
 		return ""
 	}
-	if pool.RejectsMIGLayouts(cloud) {
-		diags.AddError(chartkit.With(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud),
-			string(cloud)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
+	if cloud.RejectsMIGLayouts() {
+		diags.AddError(chartkit.With(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud.Name),
+			string(cloud.Name)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
 				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")
 		return ""
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -108,7 +107,7 @@ type nvidiaPools struct {
 	layoutConflicts []string
 }
 
-func GenerateGPUOperator(cloud spec.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	block := gpudiag.At(chartkit.BlockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
@@ -170,9 +169,8 @@ func GenerateGPUOperator(cloud spec.Cloud, in GPUOperatorValues, strict bool) (m
 // that half, which is why both switches can be overridden. Clouds
 // whose node images are the cluster's choice (Karpenter, generic) keep the
 // chart defaults: the operator installs both.
-func addDriverSwitches(values map[string]any, cloud spec.Cloud, in GPUOperatorValues) {
-	rules := clouds.RulesFor(cloud)
-	preinstalled := rules.DriverPreinstalled()
+func addDriverSwitches(values map[string]any, cloud clouds.Cloud, in GPUOperatorValues) {
+	preinstalled := cloud.DriverPreinstalled()
 	driver, toolkit := !preinstalled, !preinstalled
 	if in.DriverEnabled != nil {
 		driver = *in.DriverEnabled
@@ -182,16 +180,16 @@ func addDriverSwitches(values map[string]any, cloud spec.Cloud, in GPUOperatorVa
 	}
 	values["driver"] = map[string]any{"enabled": driver}
 	values["toolkit"] = map[string]any{"enabled": toolkit}
-	if dir := rules.DriverInstallDir(); dir != "" && !driver {
+	if dir := cloud.DriverInstallDir(); dir != "" && !driver {
 		chartkit.SetPath(values, dir, "hostPaths", "driverInstallDir")
 	}
-	if rules.ManagesDevicePlugin() {
+	if cloud.ManagesDevicePlugin() {
 		// A second device plugin would advertise every GPU twice.
 		chartkit.SetPath(values, false, "devicePlugin", "enabled")
 	}
 }
 
-func GenerateDevicePlugin(cloud spec.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
+func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	block := gpudiag.At(chartkit.BlockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
@@ -220,7 +218,7 @@ func GenerateDevicePlugin(cloud spec.Cloud, in DevicePluginValues, strict bool) 
 		values["nodeSelector"] = chartkit.StringMapValue(selector)
 	}
 	operands := operandTolerations(cloud, pools.tolerations, in.Tolerations)
-	if clouds.RulesFor(cloud).Mechanism() == clouds.MechanismGPUOperator {
+	if cloud.Mechanism() == clouds.MechanismGPUOperator {
 		// Not on GKE or EKS Auto Mode: their own device plugin serves the
 		// GPUs and placement there selects no GFD label.
 		enableGFD(values, operands)
@@ -247,15 +245,15 @@ func enableGFD(values map[string]any, operands []corev1.Toleration) {
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so
 // it must be repeated whole) and adds one for the cloud's own GPU node
 // label, so the plugin also runs on clusters without Node Feature Discovery.
-func devicePluginAffinity(cloud spec.Cloud, selector map[string]string) *corev1.Affinity {
+func devicePluginAffinity(cloud clouds.Cloud, selector map[string]string) *corev1.Affinity {
 	terms := slices.Clone(DevicePluginChartAffinityTerms)
 	var extra []corev1.NodeSelectorRequirement
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
 		extra = append(extra, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{selector[k]}})
 	}
 	if len(extra) == 0 {
-		for _, name := range clouds.Accelerators(cloud) {
-			if key, _, ok := chartkit.AcceleratorLabel(cloud, catalog.Find(name)); ok && key != clouds.LabelInstanceType {
+		for _, a := range chartkit.OfferedAccelerators(cloud) {
+			if key, _, ok := chartkit.AcceleratorLabel(cloud, a); ok && key != clouds.LabelInstanceType {
 				extra = append(extra, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists})
 				break
 			}
@@ -269,13 +267,13 @@ func devicePluginAffinity(cloud spec.Cloud, selector map[string]string) *corev1.
 
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
-func renderNvidiaPools(cloud spec.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
+func renderNvidiaPools(cloud clouds.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
 	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
 	for i, p := range pools {
 		path := chartkit.With(block, "node_pools", i)
-		if p.Cloud != "" && cloud != "" && p.Cloud != string(cloud) {
+		if p.Cloud != "" && cloud.Name != "" && p.Cloud != string(cloud.Name) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
-				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud))+
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+
 					". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
@@ -328,7 +326,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // operandTolerations is what node DaemonSets need on the cloud's GPU
 // nodes: the cloud's GPU and spot taints (from the placement rules), the
 // pools' own taints and the user's extras.
-func operandTolerations(cloud spec.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
+func operandTolerations(cloud clouds.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
 	out := chartkit.GPUNodeTolerations(cloud)
 	out = append(out, pools...)
 	return append(out, extra...)

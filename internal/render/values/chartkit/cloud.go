@@ -1,0 +1,45 @@
+package chartkit
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// ResolveCloud is the values path's resolve step for its cloud: the name
+// is checked (workload.ValidateCloud, the rule and diagnostics a
+// gpu_workload's cloud gets) and looked up once, and every chart and helper
+// below asks the clouds.Cloud it returns instead of the name. It is the one
+// place under values a cloud name becomes rules: the front door
+// (values.Generate) calls it for a chart, PlaceRequest for a request placed
+// on its own. An unset or invalid name gives the unknown cloud (Known
+// false), whose rules are the neutral ones.
+func ResolveCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cloud {
+	return clouds.Lookup(workload.ValidateCloud(raw, strict, diags))
+}
+
+// Clouds is every supported cloud resolved, in clouds.Names order, for
+// text written about all clouds at once (flyte.ClassDefaults).
+func Clouds() []clouds.Cloud {
+	out := make([]clouds.Cloud, 0, len(clouds.Names()))
+	for _, name := range clouds.Names() {
+		// A registered name always parses: nothing to report.
+		var diags gpudiag.Diagnostics
+		out = append(out, ResolveCloud(name, true, &diags))
+	}
+	return out
+}
+
+// OfferedAccelerators lists the catalog models the cloud offers, in
+// catalog order (what clouds.Accelerators lists by name, asked of the
+// resolved cloud). The unknown cloud offers none.
+func OfferedAccelerators(cloud clouds.Cloud) []*catalog.Accelerator {
+	var out []*catalog.Accelerator
+	for i := range catalog.Table {
+		if cloud.Offers(&catalog.Table[i]) {
+			out = append(out, &catalog.Table[i])
+		}
+	}
+	return out
+}
