@@ -14,7 +14,6 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
@@ -162,9 +161,9 @@ func acceleratorMatches(a catalog.Accelerator, m acceleratorsModel, clouds []str
 // offeringClouds inverts clouds.Accelerators: model → clouds.
 func offeringClouds() map[string][]string {
 	out := map[string][]string{}
-	for _, c := range clouds.Names() {
-		for _, name := range clouds.Accelerators(spec.Cloud(c)) {
-			out[name] = append(out[name], c)
+	for _, c := range clouds.All() {
+		for _, name := range c.Accelerators() {
+			out[name] = append(out[name], string(c.Name))
 		}
 	}
 	return out

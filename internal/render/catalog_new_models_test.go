@@ -66,7 +66,7 @@ func TestNewModelsMatchTheirSources(t *testing.T) {
 		}{{spec.CloudGKE, f.gke}, {spec.CloudEKS, f.aws}, {spec.CloudAKS, f.aks}} {
 			got := shapeMap(clouds.Lookup(c.cloud).MachinesOf(a))
 			if len(c.want) == 0 {
-				if slices.Contains(clouds.Accelerators(c.cloud), name) {
+				if slices.Contains(clouds.Lookup(c.cloud).Accelerators(), name) {
 					t.Errorf("%s is offered on %s, which the sources do not confirm", name, c.cloud)
 				}
 				continue

@@ -19,10 +19,10 @@ import (
 // GKE Autopilot offers its own GPU list, without the V100 (issue #12,
 // finding 8): a V100 workload there is a plan error naming what it offers.
 func TestAutopilotOffersOnlyItsGPUs(t *testing.T) {
-	if slices.Contains(clouds.Accelerators(spec.CloudGKEAutopilot), "v100-16gb") {
+	if slices.Contains(clouds.Lookup(spec.CloudGKEAutopilot).Accelerators(), "v100-16gb") {
 		t.Fatal("GKE Autopilot has no V100")
 	}
-	if !slices.Contains(clouds.Accelerators(spec.CloudGKE), "v100-16gb") {
+	if !slices.Contains(clouds.Lookup(spec.CloudGKE).Accelerators(), "v100-16gb") {
 		t.Fatal("GKE Standard attaches V100s to N1 machines")
 	}
 	_, diags := workload.ResolveAndRender(spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: string(spec.CloudGKEAutopilot), Image: "img",
@@ -42,7 +42,7 @@ var factAutopilotGPUs = []string{
 // Every model Autopilot offers is one of its GPUs, and every one of its GPUs
 // the catalog knows is offered.
 func TestAutopilotListMatchesItsDocs(t *testing.T) {
-	offered := clouds.Accelerators(spec.CloudGKEAutopilot)
+	offered := clouds.Lookup(spec.CloudGKEAutopilot).Accelerators()
 	for _, name := range offered {
 		a := catalog.Find(name)
 		if !slices.ContainsFunc(a.GKEAccelerators, func(v string) bool { return slices.Contains(factAutopilotGPUs, v) }) {
@@ -77,7 +77,7 @@ func n1StandardVCPUs(machine string) (int, bool) {
 // empty machine type would get GKE's default machine, which takes no GPU
 // (issue #12, finding 8).
 func TestEveryGKEPoolNamesAMachineForItsGPUs(t *testing.T) {
-	for _, name := range clouds.Accelerators(spec.CloudGKE) {
+	for _, name := range clouds.Lookup(spec.CloudGKE).Accelerators() {
 		a := catalog.Find(name)
 		for _, count := range clouds.GPUCounts(clouds.Lookup(spec.CloudGKE).MachinesOf(a)) {
 			r, diags := pool.Render(spec.PoolPolicy{Name: "p", Cloud: string(spec.CloudGKE), Accelerator: name, GPUsPerNode: count})

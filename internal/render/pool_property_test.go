@@ -180,7 +180,7 @@ func TestPoolsOfDifferentModelsAreDistinct(t *testing.T) {
 		var rendered []*spec.PoolRendered
 		var nodes []corev1.Node
 		for _, a := range catalog.Accelerators() {
-			if !clouds.ProfileFor(spec.Cloud(cloud)).Offers(&a) {
+			if !clouds.Lookup(spec.Cloud(cloud)).Offers(&a) {
 				continue
 			}
 			r, diags := pool.Render(poolVariants(spec.Cloud(cloud), a)[0])
@@ -207,7 +207,7 @@ func forEachPoolVariant(t *testing.T, check func(t *testing.T, p spec.PoolPolicy
 	t.Helper()
 	for _, cloud := range clouds.PoolNames() {
 		for _, a := range catalog.Accelerators() {
-			if !clouds.ProfileFor(spec.Cloud(cloud)).Offers(&a) {
+			if !clouds.Lookup(spec.Cloud(cloud)).Offers(&a) {
 				continue
 			}
 			for _, p := range poolVariants(spec.Cloud(cloud), a) {

@@ -147,9 +147,9 @@ func describe(in gpuIntent) string {
 // the pod's own requirements, the only place they can come from.
 func searchSpace(facts nodeFacts) []candidate {
 	var out []candidate
-	for _, name := range clouds.Names() {
-		c := spec.Cloud(name)
-		for _, accel := range append([]string{""}, clouds.Accelerators(c)...) {
+	for _, cloud := range clouds.All() {
+		c := cloud.Name
+		for _, accel := range append([]string{""}, cloud.Accelerators()...) {
 			for _, g := range gpuVariants(accel, facts.numbers()) {
 				for _, spot := range []bool{false, true} {
 					out = append(out, candidate{gpuIntent: gpuIntent{cloud: c, gpu: g, spot: spot}})

@@ -53,13 +53,8 @@ func Parse(s string) (spec.Cloud, error) {
 	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, gpudiag.QuoteList(Names()))
 }
 
-// Accelerators lists the catalog ids a cloud offers, sorted. Unknown
-// clouds offer nothing.
-func Accelerators(c spec.Cloud) []string {
-	profile := ProfileFor(c)
-	if profile == nil {
-		return nil
-	}
+// offered lists the catalog ids a profile offers, in catalog order.
+func offered(profile Profile) []string {
 	var names []string
 	for i := range catalog.Table {
 		if profile.Offers(&catalog.Table[i]) {
@@ -118,26 +113,6 @@ var nodeReaders = func() []NodeRules {
 	}
 	return readers
 }()
-
-// ProfileFor is the registered profile of c, nil for an unknown cloud
-// (workload code reports that itself).
-func ProfileFor(c spec.Cloud) Profile {
-	for _, e := range Registry {
-		if e.name == c {
-			return e.Profile
-		}
-	}
-	return nil
-}
-
-// RulesFor is ProfileFor, with the neutral baseProfile answers for an
-// unknown or unset cloud (lenient validation runs before the cloud is known).
-func RulesFor(c spec.Cloud) Profile {
-	if p := ProfileFor(c); p != nil {
-		return p
-	}
-	return unknownCloud{}
-}
 
 // unknownCloud offers nothing and places nothing.
 type unknownCloud struct{ baseProfile }
@@ -212,9 +187,9 @@ func NewPlacement(resource corev1.ResourceName) Placement {
 	return Placement{NodeSelector: map[string]string{}, Env: map[string]string{}, ResourceName: resource}
 }
 
-// OfferedByMessage explains which accelerators a cloud offers, for Details.
-func OfferedByMessage(c spec.Cloud) string {
-	return fmt.Sprintf("Accelerators offered on %q: %s.", c, gpudiag.QuoteList(Accelerators(c)))
+// offeredByMessage explains which accelerators a cloud offers, for Details.
+func offeredByMessage(name spec.Cloud, profile Profile) string {
+	return fmt.Sprintf("Accelerators offered on %q: %s.", name, gpudiag.QuoteList(offered(profile)))
 }
 
 // warnSharedClientsWithoutLabel: outside GKE and generic (GFD) clusters no

@@ -36,7 +36,7 @@ func TestCloudAccelerators(t *testing.T) {
 		spec.CloudGeneric:   {has: catalog.AcceleratorNames()},
 	}
 	for cloud, want := range cases {
-		got := clouds.Accelerators(cloud)
+		got := clouds.Lookup(cloud).Accelerators()
 		for _, name := range want.has {
 			if !slices.Contains(got, name) {
 				t.Errorf("%s should offer %s", cloud, name)
@@ -48,7 +48,7 @@ func TestCloudAccelerators(t *testing.T) {
 			}
 		}
 	}
-	if clouds.Accelerators("nope") != nil {
+	if clouds.Lookup("nope").Accelerators() != nil {
 		t.Error("unknown cloud offers nothing")
 	}
 }

@@ -115,7 +115,7 @@ func (g gkeProfile) Validate(in GPUIntent, strict bool) gpudiag.Diagnostics {
 	if g.autopilot && strict && len(in.Accelerators) == 0 {
 		diags.AddFinalError(gpudiag.At("gpu", "accelerator"), "GKE Autopilot needs an accelerator",
 			"Autopilot provisions GPU nodes only for pods that select "+GKELabelAccelerator+
-				"; set accelerator or accelerators. "+OfferedByMessage(spec.CloudGKEAutopilot))
+				"; set accelerator or accelerators. "+offeredByMessage(spec.CloudGKEAutopilot, g))
 	}
 	return diags
 }

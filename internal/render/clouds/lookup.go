@@ -19,8 +19,32 @@ type Cloud struct {
 // becomes rules: workload, pool and chart values resolve their cloud here
 // once and pass the Cloud down.
 func Lookup(c spec.Cloud) Cloud {
-	if p := ProfileFor(c); p != nil {
-		return Cloud{Name: c, Profile: p, Known: true}
+	for _, e := range Registry {
+		if e.name == c {
+			return Cloud{Name: c, Profile: e.Profile, Known: true}
+		}
 	}
 	return Cloud{Profile: unknownCloud{}}
 }
+
+// All is every registered cloud, in Registry order, for callers that go
+// through every cloud (the accelerators data source, adoption's search).
+func All() []Cloud {
+	out := make([]Cloud, len(Registry))
+	for i, e := range Registry {
+		out[i] = Cloud{Name: e.name, Profile: e.Profile, Known: true}
+	}
+	return out
+}
+
+// Accelerators lists the catalog ids the cloud offers, in catalog order;
+// an unknown cloud offers nothing.
+func (c Cloud) Accelerators() []string {
+	if !c.Known {
+		return nil
+	}
+	return offered(c.Profile)
+}
+
+// OfferedBy explains which accelerators the cloud offers, for Details.
+func (c Cloud) OfferedBy() string { return offeredByMessage(c.Name, c.Profile) }

@@ -15,7 +15,7 @@ func TestPartitionLabel(t *testing.T) {
 		if c := spec.Cloud(name); c == spec.CloudGKE || c == spec.CloudGKEAutopilot {
 			want = clouds.GKELabelPartitionSize
 		}
-		if got := clouds.RulesFor(spec.Cloud(name)).PartitionLabel(); got != want {
+		if got := clouds.Lookup(spec.Cloud(name)).PartitionLabel(); got != want {
 			t.Errorf("%s: PartitionLabel() = %q, want %q", name, got, want)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // the catalog's, and instance types placement pins exist in the AWS table.
 func TestMachineTablesMatchCatalog(t *testing.T) {
 	for _, cloud := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {
-		for _, name := range clouds.Accelerators(cloud) {
+		for _, name := range clouds.Lookup(cloud).Accelerators() {
 			a := catalog.Find(name)
 			shapes := clouds.Lookup(cloud).MachinesOf(a)
 			if len(shapes) == 0 {

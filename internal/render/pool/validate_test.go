@@ -162,7 +162,7 @@ func TestValidatePoolSkipsUnknownValues(t *testing.T) {
 
 func TestValidatePoolAcceptsEveryOfferedModel(t *testing.T) {
 	for _, cloud := range clouds.PoolNames() {
-		for _, name := range clouds.Accelerators(spec.Cloud(cloud)) {
+		for _, name := range clouds.Lookup(spec.Cloud(cloud)).Accelerators() {
 			a, _ := catalog.LookupAccelerator(name)
 			counts := clouds.GPUCounts(clouds.Lookup(spec.Cloud(cloud)).MachinesOf(&a))
 			if len(counts) == 0 {

@@ -172,7 +172,7 @@ func TestPodFragmentsRejectsBadShapes(t *testing.T) {
 // node selector, affinity and tolerations, and Flyte selects the same
 // accelerator label value and tolerates at least the same taints.
 func TestPlacementAgreement(t *testing.T) {
-	for _, resolved := range chartkit.Clouds() {
+	for _, resolved := range clouds.All() {
 		cloud, cloudName := resolved.Name, string(resolved.Name)
 		for _, a := range chartkit.OfferedAccelerators(resolved) {
 			accel := a.Name

@@ -121,7 +121,7 @@ func ResolveAccelerator(name string, cloud clouds.Cloud, path []any, diags *gpud
 	}
 	if cloud.Known && !cloud.Offers(a) {
 		diags.AddError(path, "Accelerator not offered on "+string(cloud.Name),
-			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud.Name)+". "+clouds.OfferedByMessage(cloud.Name))
+			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud.Name)+". "+cloud.OfferedBy())
 		return nil
 	}
 	return a

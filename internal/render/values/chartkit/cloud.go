@@ -19,21 +19,8 @@ func ResolveCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cl
 	return clouds.Lookup(workload.ValidateCloud(raw, strict, diags))
 }
 
-// Clouds is every supported cloud resolved, in clouds.Names order, for
-// text written about all clouds at once (flyte.ClassDefaults).
-func Clouds() []clouds.Cloud {
-	out := make([]clouds.Cloud, 0, len(clouds.Names()))
-	for _, name := range clouds.Names() {
-		// A registered name always parses: nothing to report.
-		var diags gpudiag.Diagnostics
-		out = append(out, ResolveCloud(name, true, &diags))
-	}
-	return out
-}
-
 // OfferedAccelerators lists the catalog models the cloud offers, in
-// catalog order (what clouds.Accelerators lists by name, asked of the
-// resolved cloud). The unknown cloud offers none.
+// catalog order (the models behind clouds.Cloud.Accelerators' ids). The unknown cloud offers none.
 func OfferedAccelerators(cloud clouds.Cloud) []*catalog.Accelerator {
 	var out []*catalog.Accelerator
 	for i := range catalog.Table {

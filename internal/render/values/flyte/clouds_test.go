@@ -9,7 +9,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // TestFlyteCloudNotes: the notes moved from the GKE profile warn exactly
@@ -17,7 +16,7 @@ import (
 // and Autopilot), Autopilot's accelerator selection, and GKE Standard's
 // driver path on Flyte v2. Other clouds need none.
 func TestFlyteCloudNotes(t *testing.T) {
-	for _, cloud := range chartkit.Clouds() {
+	for _, cloud := range clouds.All() {
 		var placement, v2 gpudiag.Diagnostics
 		flyteCloudNotes(cloud, spec.SharingTimeSlicing, &placement)
 		flyteV2Notes(cloud, &v2)
@@ -68,7 +67,7 @@ func TestFlytekitDevices(t *testing.T) {
 // TestPartitionLabelFromProfile: the partition label Flyte selects by is
 // the one the cloud's profile names, only where the cloud labels partitions.
 func TestPartitionLabelFromProfile(t *testing.T) {
-	for _, cloud := range chartkit.Clouds() {
+	for _, cloud := range clouds.All() {
 		values := mustGenerate(t, TargetCore, cloud.Name, Values{})
 		k8s, _ := values["configmap"].(map[string]any)["k8s"].(map[string]any)["plugins"].(map[string]any)["k8s"].(map[string]any)
 		got, _ := k8s[KeyGPUPartitionSizeLabel].(string)

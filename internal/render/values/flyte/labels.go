@@ -62,7 +62,7 @@ func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 // values are made from.
 func ClassDefaults() string {
 	var parts []string
-	for _, cloud := range chartkit.Clouds() {
+	for _, cloud := range clouds.All() {
 		place, ok := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1})
 		if !ok {
 			continue

@@ -3,10 +3,10 @@ package nvidia
 import (
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // TestCheckNvidiaCloud: the stack checks moved from the cloud profiles
@@ -14,7 +14,7 @@ import (
 // GKE Standard and EKS Auto Mode (at the block), and say nothing elsewhere.
 func TestCheckNvidiaCloud(t *testing.T) {
 	block := gpudiag.At("gpu_operator")
-	for _, cloud := range chartkit.Clouds() {
+	for _, cloud := range clouds.All() {
 		var diags gpudiag.Diagnostics
 		checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 		switch cloud.Name {
