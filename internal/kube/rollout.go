@@ -13,7 +13,12 @@ import (
 // kubectl's and Flux's waits use): Current is rolled out, Failed (a
 // Deployment past its progress deadline) ends the wait.
 func judge(live *unstructured.Unstructured, gvk schema.GroupVersionKind, mode WaitMode) (bool, string) {
-	live.SetGroupVersionKind(gvk) // kstatus picks its rules by kind, which a cached list item may lack
+	if live.GetKind() == "" {
+		// kstatus picks its rules by kind, which a cached list item may
+		// lack; the cache's objects are shared, so set it on a copy.
+		live = live.DeepCopy()
+		live.SetGroupVersionKind(gvk)
+	}
 	result, err := status.Compute(live)
 	if err != nil {
 		return false, ""
