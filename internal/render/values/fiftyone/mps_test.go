@@ -7,20 +7,12 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
-
-// resolved is the cloud as the values front door hands it to the chart
-// (chartkit.ResolveCloud).
-func resolved(name spec.Cloud) clouds.Cloud {
-	var diags gpudiag.Diagnostics
-	return chartkit.ResolveCloud(string(name), true, &diags)
-}
 
 // TestMPSNeedsHostIPCOnGKE: the chart cannot set hostIPC, which GKE's MPS
 // daemon needs, so an MPS runner on GKE is refused with the shared wording.
 func TestMPSNeedsHostIPCOnGKE(t *testing.T) {
 	in := Values{Deployments: []FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS}}}}
-	_, diags := Generate(resolved(spec.CloudGKE), in, true)
+	_, diags := Generate(clouds.Lookup(spec.CloudGKE), in, true)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.sharing", clouds.GKEMPSHostIPC("the FiftyOne chart"))
 }

@@ -37,7 +37,7 @@ func TestFlyteCloudNotes(t *testing.T) {
 		}
 	}
 	var unshared gpudiag.Diagnostics
-	flyteCloudNotes(resolved(spec.CloudGKE), "", &unshared)
+	flyteCloudNotes(clouds.Lookup(spec.CloudGKE), "", &unshared)
 	if len(unshared) != 0 {
 		t.Errorf("gke without sharing: unexpected notes:\n%s", rendertest.FormatDiags(unshared))
 	}

@@ -15,18 +15,11 @@ import (
 
 func mustGenerate(t *testing.T, target string, cloud spec.Cloud, in Values) map[string]any {
 	t.Helper()
-	values, diags := Generate(target, resolved(cloud), in, true)
+	values, diags := Generate(target, clouds.Lookup(cloud), in, true)
 	if diags.HasError() || values == nil {
 		t.Fatalf("%s on %s: %v", target, cloud, diags.Errors())
 	}
 	return values
-}
-
-// resolved is the cloud as the values front door hands it to the chart
-// (chartkit.ResolveCloud).
-func resolved(name spec.Cloud) clouds.Cloud {
-	var diags gpudiag.Diagnostics
-	return chartkit.ResolveCloud(string(name), true, &diags)
 }
 
 func requiredOn(pod corev1.PodSpec, key string) []corev1.NodeSelectorRequirement {
@@ -92,7 +85,7 @@ func TestPodsNeedThePluginConfig(t *testing.T) {
 }
 
 func TestGenerateDiagnostics(t *testing.T) {
-	values, diags := Generate(TargetCore, resolved(spec.CloudGKE), Values{
+	values, diags := Generate(TargetCore, clouds.Lookup(spec.CloudGKE), Values{
 		Sharing: "slices", GPUResourceName: "gpu", DeviceNodeLabel: "not a label!", FlyteVersion: 2,
 	}, true)
 	if values != nil {
@@ -104,7 +97,7 @@ func TestGenerateDiagnostics(t *testing.T) {
 		}
 	}
 	// Plan time (not strict) checks, but writes nothing.
-	if values, diags := Generate(TargetCore, resolved(spec.CloudGKE), Values{}, false); values != nil || diags.HasError() {
+	if values, diags := Generate(TargetCore, clouds.Lookup(spec.CloudGKE), Values{}, false); values != nil || diags.HasError() {
 		t.Errorf("plan time: %v %v", values, diags)
 	}
 }

@@ -7,19 +7,11 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
-
-// resolved is the cloud as the values front door hands it to the chart
-// (chartkit.ResolveCloud).
-func resolved(name spec.Cloud) clouds.Cloud {
-	var diags gpudiag.Diagnostics
-	return chartkit.ResolveCloud(string(name), true, &diags)
-}
 
 // TestMPSNeedsHostIPCOnGKE: a vertex cannot set hostIPC, which GKE's MPS
 // daemon needs, so MPS sharing on GKE is refused with the shared wording.
 func TestMPSNeedsHostIPCOnGKE(t *testing.T) {
-	_, diags := Generate(resolved(spec.CloudGKE), Values{GPU: spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS}}, true)
+	_, diags := Generate(clouds.Lookup(spec.CloudGKE), Values{GPU: spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS}}, true)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "numaflow.gpu.sharing", clouds.GKEMPSHostIPC("a Numaflow vertex"))
 }

@@ -1,6 +1,7 @@
 package numaflow
 
 import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"slices"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 
 func mustGenerate(t *testing.T, cloud spec.Cloud, in Values) map[string]any {
 	t.Helper()
-	values, diags := Generate(resolved(cloud), in, true)
+	values, diags := Generate(clouds.Lookup(cloud), in, true)
 	if diags.HasError() || values == nil {
 		t.Fatalf("%s: %v", cloud, diags.Errors())
 	}
@@ -72,7 +73,7 @@ func TestManifestIsAMinimalPipeline(t *testing.T) {
 }
 
 func TestGenerateDiagnostics(t *testing.T) {
-	_, diags := Generate(resolved(spec.CloudEKS), Values{
+	_, diags := Generate(clouds.Lookup(spec.CloudEKS), Values{
 		Kind: "dag", VertexName: "out", Manifest: true, GPU: spec.GPU{Count: 1, Accelerator: "a10g"},
 	}, true)
 	var got []string
@@ -85,12 +86,12 @@ func TestGenerateDiagnostics(t *testing.T) {
 		}
 	}
 	for _, kind := range KindNames() {
-		_, diags := Generate(resolved(spec.CloudEKS), Values{Kind: kind, Name: "n", Image: "img:1", Manifest: true, GPU: spec.GPU{Count: 1, Accelerator: "a10g"}}, true)
+		_, diags := Generate(clouds.Lookup(spec.CloudEKS), Values{Kind: kind, Name: "n", Image: "img:1", Manifest: true, GPU: spec.GPU{Count: 1, Accelerator: "a10g"}}, true)
 		if diags.HasError() {
 			t.Errorf("kind %q is listed as accepted but fails: %v", kind, diags.Errors())
 		}
 	}
-	if _, diags := Generate(resolved(spec.CloudEKS), Values{}, false); diags.HasError() {
+	if _, diags := Generate(clouds.Lookup(spec.CloudEKS), Values{}, false); diags.HasError() {
 		t.Errorf("plan time with everything unknown: %v", diags)
 	}
 }

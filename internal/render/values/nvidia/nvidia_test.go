@@ -13,13 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// resolved is the cloud as the values front door hands it to the chart
-// (chartkit.ResolveCloud).
-func resolved(name spec.Cloud) clouds.Cloud {
-	var diags gpudiag.Diagnostics
-	return chartkit.ResolveCloud(string(name), true, &diags)
-}
-
 func errorPaths(diags gpudiag.Diagnostics) []string {
 	var out []string
 	for _, d := range diags.Errors() {
@@ -36,7 +29,7 @@ func TestGPUOperatorPodsTolerateThePools(t *testing.T) {
 		Name: "shared", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: spec.SharingTimeSlicing, Replicas: 4,
 		Taints: []spec.Taint{{Key: "example.com/team", Value: "ml", Effect: spec.TaintNoSchedule}},
 	}}
-	values, diags := GenerateGPUOperator(resolved(spec.CloudGeneric), GPUOperatorValues{NodePools: pools}, true)
+	values, diags := GenerateGPUOperator(clouds.Lookup(spec.CloudGeneric), GPUOperatorValues{NodePools: pools}, true)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -66,7 +59,7 @@ func TestGPUOperatorPodsTolerateThePools(t *testing.T) {
 }
 
 func TestGenerateGPUOperatorDiagnostics(t *testing.T) {
-	values, diags := GenerateGPUOperator(resolved(spec.CloudGeneric), GPUOperatorValues{
+	values, diags := GenerateGPUOperator(clouds.Lookup(spec.CloudGeneric), GPUOperatorValues{
 		MIGStrategy: "both", ConfigMapName: "Bad_Name",
 		DCGMExporter: new(false), ServiceMonitor: new(true),
 	}, true)
@@ -80,10 +73,10 @@ func TestGenerateGPUOperatorDiagnostics(t *testing.T) {
 		}
 	}
 	// Autopilot admits no privileged DaemonSets, for either chart.
-	if _, diags := GenerateGPUOperator(resolved(spec.CloudGKEAutopilot), GPUOperatorValues{}, true); !diags.HasError() {
+	if _, diags := GenerateGPUOperator(clouds.Lookup(spec.CloudGKEAutopilot), GPUOperatorValues{}, true); !diags.HasError() {
 		t.Error("the GPU Operator on GKE Autopilot must be an error")
 	}
-	if _, diags := GenerateDevicePlugin(resolved(spec.CloudGKEAutopilot), DevicePluginValues{}, true); !diags.HasError() {
+	if _, diags := GenerateDevicePlugin(clouds.Lookup(spec.CloudGKEAutopilot), DevicePluginValues{}, true); !diags.HasError() {
 		t.Error("the device plugin on GKE Autopilot must be an error")
 	}
 }
@@ -91,7 +84,7 @@ func TestGenerateGPUOperatorDiagnostics(t *testing.T) {
 // TestDevicePluginPodsLandOnGPUNodes: on AKS the plugin selects the nodes
 // AKS labels accelerator=nvidia.
 func TestDevicePluginPodsLandOnGPUNodes(t *testing.T) {
-	values, diags := GenerateDevicePlugin(resolved(spec.CloudAKS), DevicePluginValues{MIGStrategy: spec.MIGStrategyMixed}, true)
+	values, diags := GenerateDevicePlugin(clouds.Lookup(spec.CloudAKS), DevicePluginValues{MIGStrategy: spec.MIGStrategyMixed}, true)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -102,7 +95,7 @@ func TestDevicePluginPodsLandOnGPUNodes(t *testing.T) {
 	if pods[0].NodeSelector[clouds.AKSLabelAccelerator] != "nvidia" {
 		t.Errorf("nodeSelector %v", pods[0].NodeSelector)
 	}
-	if _, diags := GenerateDevicePlugin(resolved(spec.CloudAKS), DevicePluginValues{MIGStrategy: "all"}, true); !slices.Contains(errorPaths(diags), "nvidia_device_plugin.mig_strategy") {
+	if _, diags := GenerateDevicePlugin(clouds.Lookup(spec.CloudAKS), DevicePluginValues{MIGStrategy: "all"}, true); !slices.Contains(errorPaths(diags), "nvidia_device_plugin.mig_strategy") {
 		t.Errorf("unknown mig_strategy: %v", diags)
 	}
 }
