@@ -14,19 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// Validate checks everything that can be checked from configuration alone.
-// Zero values are treated as unknown, so rules needing them are skipped and
-// missing required values are not reported (Render reports them).
+// Validate checks everything that can be checked from configuration alone
+// (Resolve, lenient): zero values are treated as unknown, so rules needing
+// them are skipped and missing required values are not reported.
 func Validate(w spec.Workload) gpudiag.Diagnostics {
-	_, diags := ValidateIntent(w, false)
-	return diags
-}
-
-// ValidateIntent runs every rule (Resolve) and returns the parsed GPU
-// intent with the findings.
-func ValidateIntent(w spec.Workload, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
-	r := Resolve(w, nil, strict)
-	return r.Intent, r.Findings
+	return Resolve(w, nil, false).Findings
 }
 
 // ValidateIdentity checks name, namespace, kind, cloud and image, and returns

@@ -34,11 +34,11 @@ func TestValidateCronJob(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, diags := ValidateIntent(c.w, true)
+			diags := Resolve(c.w, nil, true).Findings
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, c.path, c.want)
 		})
 	}
-	_, diags := ValidateIntent(cronWorkload(&spec.CronJobControls{Schedule: "*/15 * * * *", TimeZone: "Asia/Tokyo",
-		ConcurrencyPolicy: "Replace"}), true)
+	diags := Resolve(cronWorkload(&spec.CronJobControls{Schedule: "*/15 * * * *", TimeZone: "Asia/Tokyo",
+		ConcurrencyPolicy: "Replace"}), nil, true).Findings
 	rendertest.RequireNoErrors(t, diags)
 }
