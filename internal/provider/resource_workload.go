@@ -273,8 +273,6 @@ func waitingModes() []string {
 	return slices.DeleteFunc(kube.WaitModes(), func(m string) bool { return m == string(kube.WaitNone) })
 }
 
-// subtract returns the diagnostics of all that are not in seen, so a rule
-// reported once is not reported again by a later stage.
 // planOnlyFindings are the plan's findings that ValidateConfig, which saw
 // the same configuration leniently and without the provider's
 // configuration, did not report: the final ones (a required value unset),
@@ -289,6 +287,8 @@ func planOnlyFindings(ctx context.Context, in workloadIntent, plan workloadModel
 	return subtract(in.findings, intentOf(ctx, base, "", lenient).findings)
 }
 
+// subtract returns the diagnostics of all that are not in seen, so a rule
+// reported once is not reported again by a later stage.
 func subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
 	known := map[string]bool{}
 	for _, d := range seen {
