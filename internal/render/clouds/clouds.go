@@ -53,13 +53,22 @@ func Parse(s string) (spec.Cloud, error) {
 	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, gpudiag.QuoteList(Names()))
 }
 
-// offered lists the catalog ids a profile offers, in catalog order.
-func offered(profile Profile) []string {
-	var names []string
+// offered lists the catalog models a profile offers, in catalog order.
+func offered(profile Profile) []*catalog.Accelerator {
+	var models []*catalog.Accelerator
 	for i := range catalog.Table {
 		if profile.Offers(&catalog.Table[i]) {
-			names = append(names, catalog.Table[i].Name)
+			models = append(models, &catalog.Table[i])
 		}
+	}
+	return models
+}
+
+// offeredNames is offered's catalog ids.
+func offeredNames(profile Profile) []string {
+	var names []string
+	for _, a := range offered(profile) {
+		names = append(names, a.Name)
 	}
 	return names
 }
@@ -189,7 +198,7 @@ func NewPlacement(resource corev1.ResourceName) Placement {
 
 // offeredByMessage explains which accelerators a cloud offers, for Details.
 func offeredByMessage(name spec.Cloud, profile Profile) string {
-	return fmt.Sprintf("Accelerators offered on %q: %s.", name, gpudiag.QuoteList(offered(profile)))
+	return fmt.Sprintf("Accelerators offered on %q: %s.", name, gpudiag.QuoteList(offeredNames(profile)))
 }
 
 // warnSharedClientsWithoutLabel: outside GKE and generic (GFD) clusters no

@@ -1,6 +1,9 @@
 package clouds
 
-import "github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
 
 // Cloud is a cloud looked up once by name (Lookup): the rules that follow
 // ask its Profile instead of looking the name up again.
@@ -40,6 +43,14 @@ func All() []Cloud {
 // Accelerators lists the catalog ids the cloud offers, in catalog order;
 // an unknown cloud offers nothing.
 func (c Cloud) Accelerators() []string {
+	if !c.Known {
+		return nil
+	}
+	return offeredNames(c.Profile)
+}
+
+// Models is Accelerators as catalog entries.
+func (c Cloud) Models() []*catalog.Accelerator {
 	if !c.Known {
 		return nil
 	}

@@ -174,7 +174,7 @@ func TestPodFragmentsRejectsBadShapes(t *testing.T) {
 func TestPlacementAgreement(t *testing.T) {
 	for _, resolved := range clouds.All() {
 		cloud, cloudName := resolved.Name, string(resolved.Name)
-		for _, a := range chartkit.OfferedAccelerators(resolved) {
+		for _, a := range resolved.Models() {
 			accel := a.Name
 			// The smallest machine's count: Autopilot takes no other
 			// (B200 comes in 8-GPU machines only).

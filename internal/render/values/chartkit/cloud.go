@@ -1,7 +1,6 @@
 package chartkit
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -17,16 +16,4 @@ import (
 // false), whose rules are the neutral ones.
 func ResolveCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cloud {
 	return clouds.Lookup(workload.ValidateCloud(raw, strict, diags))
-}
-
-// OfferedAccelerators lists the catalog models the cloud offers, in
-// catalog order (the models behind clouds.Cloud.Accelerators' ids). The unknown cloud offers none.
-func OfferedAccelerators(cloud clouds.Cloud) []*catalog.Accelerator {
-	var out []*catalog.Accelerator
-	for i := range catalog.Table {
-		if cloud.Offers(&catalog.Table[i]) {
-			out = append(out, &catalog.Table[i])
-		}
-	}
-	return out
 }

@@ -28,18 +28,12 @@ const PlaceholderImage = "registry.k8s.io/pause:3.10"
 const valuesWorkloadName = "values"
 
 // GPURequest is one GPU container inside a values target: a FiftyOne
-// deployment or job template, a Numaflow UDF. Its fields are Workload
-// fields with the same attribute names, so Render's diagnostics (gpu.count,
-// cpu, env["X"], ...) only need the block's path in front.
-type GPURequest struct {
-	Name   string // a DNS-1123 label, or "" for valuesWorkloadName
-	GPU    spec.GPU
-	Spot   bool
-	Size   string
-	CPU    string
-	Memory string
-	Env    map[string]string
-}
+// deployment or job template, a Numaflow UDF. It is the container a
+// gpu_workload has (workload.Container), so the workload's rules and their
+// diagnostic paths (gpu.count, cpu, env["X"]) apply unchanged and only need
+// the block's path in front. Name may be "" (valuesWorkloadName); the kit
+// sets KeepUnsized itself.
+type GPURequest = workload.Container
 
 // ValuesPlacement is workload.PlacePod's answer for one GPU container, in the pieces
 // a chart's values are made of.
@@ -61,16 +55,13 @@ type ValuesPlacement struct {
 	ClaimTemplate workload.Object
 }
 
-// container is the request as the one GPU container it is. Its fields
-// carry the workload's attribute names, so the workload's rules and their
-// diagnostic paths (gpu.count, cpu, env["X"]) apply unchanged. CPU and
-// memory the request does not size are left to the chart's defaults.
-func (req GPURequest) container() workload.Container {
-	return workload.Container{
-		Name: cmp.Or(req.Name, valuesWorkloadName),
-		GPU:  req.GPU, Spot: req.Spot, Size: req.Size, CPU: req.CPU, Memory: req.Memory, Env: req.Env,
-		KeepUnsized: true,
-	}
+// asContainer is the request as placed: named (the DRA claim template is
+// named after it), and with CPU and memory the request does not size left
+// to the chart's defaults.
+func asContainer(req GPURequest) workload.Container {
+	req.Name = cmp.Or(req.Name, valuesWorkloadName)
+	req.KeepUnsized = true
+	return req
 }
 
 // resolveGPURequest is a chart container's resolve step: its name, then
@@ -87,7 +78,7 @@ func resolveGPURequest(cloud clouds.Cloud, name string, c workload.Container, st
 
 // ValidateValuesGPU is the plan-time check of a request.
 func ValidateValuesGPU(cloud clouds.Cloud, req GPURequest) gpudiag.Diagnostics {
-	_, diags := resolveGPURequest(cloud, req.Name, req.container(), false)
+	_, diags := resolveGPURequest(cloud, req.Name, asContainer(req), false)
 	return diags
 }
 
@@ -277,7 +268,7 @@ func PlaceRequest(cloudName string, req GPURequest, onPool *spec.PoolPolicy) (Va
 // one or cannot serve the request.
 func applyPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (workload.Container, gpudiag.Diagnostics, bool) {
 	if onPool == nil {
-		return req.container(), nil, true
+		return asContainer(req), nil, true
 	}
 	if onPool.Cloud != "" && onPool.Cloud != string(cloud) {
 		var diags gpudiag.Diagnostics
@@ -286,6 +277,6 @@ func applyPool(cloud spec.Cloud, req GPURequest, onPool *spec.PoolPolicy) (workl
 				". Allowed: a pool of this cluster's cloud.")
 		return workload.Container{}, diags, false
 	}
-	c, diags := pool.ApplyToContainer(cloud, req.container(), *onPool)
+	c, diags := pool.ApplyToContainer(cloud, asContainer(req), *onPool)
 	return c, diags, !diags.HasError()
 }

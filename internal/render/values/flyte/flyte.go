@@ -319,7 +319,7 @@ type flyteClass struct {
 
 func flyteDeviceClass(cloud clouds.Cloud, resourceName string, whole clouds.Placement) flyteClass {
 	class := flyteClass{resourceName: resourceName}
-	for _, a := range chartkit.OfferedAccelerators(cloud) {
+	for _, a := range cloud.Models() {
 		if key, _, ok := chartkit.AcceleratorLabel(cloud, a); ok {
 			class.deviceLabel = key
 			break

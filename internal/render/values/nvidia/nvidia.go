@@ -252,7 +252,7 @@ func devicePluginAffinity(cloud clouds.Cloud, selector map[string]string) *corev
 		extra = append(extra, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{selector[k]}})
 	}
 	if len(extra) == 0 {
-		for _, a := range chartkit.OfferedAccelerators(cloud) {
+		for _, a := range cloud.Models() {
 			if key, _, ok := chartkit.AcceleratorLabel(cloud, a); ok && key != clouds.LabelInstanceType {
 				extra = append(extra, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists})
 				break
