@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -60,14 +61,23 @@ func UpgradeInstall(ctx context.Context, kubeconfig, chartPath, release, namespa
 	return &Release{Name: rel.Name, Namespace: rel.Namespace, Revision: rel.Version, Manifest: rel.Manifest}, nil
 }
 
-// Uninstall does what `helm uninstall release -n namespace` does; a release
-// that does not exist is not an error.
+// uninstallTimeout bounds how long Uninstall waits for the release's objects
+// to be gone.
+const uninstallTimeout = 2 * time.Minute
+
+// Uninstall does what `helm uninstall --wait release -n namespace` does; a
+// release that does not exist is not an error. It waits until the objects are
+// gone because a chart that templates its CRDs (Flyte v2's) leaves them
+// terminating for a moment, and an install of the same chart under another
+// release name in that moment fails Helm's ownership check.
 func Uninstall(kubeconfig, release, namespace string) error {
 	cfg, err := configuration(kubeconfig, namespace)
 	if err != nil {
 		return err
 	}
-	if _, err := action.NewUninstall(cfg).Run(release); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+	uninstall := action.NewUninstall(cfg)
+	uninstall.Wait, uninstall.Timeout = true, uninstallTimeout
+	if _, err := uninstall.Run(release); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return fmt.Errorf("helm uninstall %s: %w", release, err)
 	}
 	return nil
