@@ -33,15 +33,47 @@ import (
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := New(version)()
-		return &checkedServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)}
+		gp, _ := p.(*GPUProvider)
+		return &checkedServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p), provider: gp}
 	}
 }
 
-// checkedServer runs the configuration checks during validation and passes
-// everything else to the framework.
+// checkedServer runs the configuration checks during validation, plans the
+// resources the direct planner serves, and passes everything else to the
+// framework.
 type checkedServer struct {
 	tfprotov6.ProviderServer
-	schemas *schemaIndex
+	schemas  *schemaIndex
+	provider *GPUProvider
+}
+
+// PlanResourceChange plans with the direct path where it serves the
+// resource (direct_plan.go says why), else with the framework.
+func (s *checkedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if !direct.serves(req) || s.provider == nil {
+		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	return direct.plan(ctx, req, s.provider.resourceData()), nil
+}
+
+// ReadResource reads with the direct path where it serves the request.
+func (s *checkedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if !direct.servesRead(req) || s.provider == nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	return direct.read(ctx, req, s.provider.resourceData()), nil
+}
+
+// UpgradeResourceState passes a state of the current version through
+// directly; older versions go to the resource's upgraders in the framework.
+func (s *checkedServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if !direct.servesUpgrade(req) {
+		return s.ProviderServer.UpgradeResourceState(ctx, req)
+	}
+	return direct.upgrade(ctx, req), nil
 }
 
 func (s *checkedServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
@@ -178,6 +210,8 @@ type schemaIndex struct {
 	providerSchema typedSchema
 	resources      map[string]typedSchema
 	dataSources    map[string]typedSchema
+	// direct are the resources the direct planner serves.
+	direct map[string]*directResource
 }
 
 func newSchemaIndex(p fwprovider.Provider) *schemaIndex { return &schemaIndex{p: p} }
@@ -190,6 +224,7 @@ func (x *schemaIndex) load(ctx context.Context) {
 		x.p.Schema(ctx, fwprovider.SchemaRequest{}, &ps)
 		x.providerSchema = ps.Schema
 		x.resources, x.dataSources = map[string]typedSchema{}, map[string]typedSchema{}
+		x.direct = map[string]*directResource{}
 		for _, newResource := range x.p.Resources(ctx) {
 			r := newResource()
 			var m resource.MetadataResponse
@@ -197,6 +232,9 @@ func (x *schemaIndex) load(ctx context.Context) {
 			var s resource.SchemaResponse
 			r.Schema(ctx, resource.SchemaRequest{}, &s)
 			x.resources[m.TypeName] = s.Schema
+			if direct, err := newDirectSchema(ctx, s.Schema); err == nil {
+				x.direct[m.TypeName] = &directResource{schema: direct, newResource: newResource}
+			}
 		}
 		for _, newDataSource := range x.p.DataSources(ctx) {
 			d := newDataSource()
@@ -217,6 +255,13 @@ func (x *schemaIndex) provider(ctx context.Context) typedSchema {
 func (x *schemaIndex) resource(ctx context.Context, typeName string) typedSchema {
 	x.load(ctx)
 	return x.resources[typeName]
+}
+
+// directResource is the direct planner of a resource type, nil when the
+// framework plans it.
+func (x *schemaIndex) directResource(ctx context.Context, typeName string) *directResource {
+	x.load(ctx)
+	return x.direct[typeName]
 }
 
 func (x *schemaIndex) dataSource(ctx context.Context, typeName string) typedSchema {

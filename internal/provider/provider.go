@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -30,6 +31,18 @@ var (
 // GPUProvider is the gpu provider.
 type GPUProvider struct {
 	version string
+	// configured is what Configure handed to resources, kept because the
+	// direct planner configures the resources it plans itself (the
+	// framework keeps its copy out of reach).
+	configured atomic.Pointer[providerData]
+}
+
+// resourceData is what Configure handed to resources: nil before it ran.
+func (p *GPUProvider) resourceData() any {
+	if data := p.configured.Load(); data != nil {
+		return data
+	}
+	return nil
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -214,6 +227,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	p.configured.Store(data)
 }
 
 // Resources lists the provider's resources.

@@ -23,7 +23,7 @@ import (
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gpu": func() (tfprotov6.ProviderServer, error) { return ProtocolServer("test")(), nil },
+	"gpu": func() (tfprotov6.ProviderServer, error) { return shadowed(ProtocolServer("test")()), nil },
 }
 
 // clusterEnv lists the variables the provider reads, cleared by tests that

@@ -50,7 +50,7 @@ type planBench struct {
 	nullState *tfprotov6.DynamicValue
 }
 
-func newPlanBench(b *testing.B) *planBench {
+func newPlanBench(b testing.TB) *planBench {
 	b.Helper()
 	clearClusterEnv(b)
 	s, schemas := newPlanBenchOn(b, ProtocolServer("bench")(), "gpu_workload")
@@ -68,7 +68,7 @@ func newPlanBench(b *testing.B) *planBench {
 
 // newPlanBenchOn is a planBench of one resource type of server, without
 // its configuration, and the server's schemas.
-func newPlanBenchOn(b *testing.B, server tfprotov6.ProviderServer, typeName string) (*planBench, *tfprotov6.GetProviderSchemaResponse) {
+func newPlanBenchOn(b testing.TB, server tfprotov6.ProviderServer, typeName string) (*planBench, *tfprotov6.GetProviderSchemaResponse) {
 	b.Helper()
 	schemas, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || diagnosticsFail(schemas.Diagnostics) {
@@ -114,7 +114,7 @@ func withAttributes(t tftypes.Object, set map[string]tftypes.Value) map[string]t
 }
 
 // objectType is a schema's value type, which is always an object.
-func objectType(b *testing.B, s *tfprotov6.Schema) tftypes.Object {
+func objectType(b testing.TB, s *tfprotov6.Schema) tftypes.Object {
 	b.Helper()
 	t, ok := s.ValueType().(tftypes.Object)
 	if !ok {
@@ -127,7 +127,7 @@ func nullObject(t tftypes.Object) tftypes.Value {
 	return tftypes.NewValue(t, withAttributes(t, nil))
 }
 
-func dynamicValue(b *testing.B, t tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
+func dynamicValue(b testing.TB, t tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
 	b.Helper()
 	dv, err := tfprotov6.NewDynamicValue(t, v)
 	if err != nil {
@@ -136,7 +136,7 @@ func dynamicValue(b *testing.B, t tftypes.Type, v tftypes.Value) *tfprotov6.Dyna
 	return &dv
 }
 
-func (s *planBench) validate(b *testing.B) {
+func (s *planBench) validate(b testing.TB) {
 	resp, err := s.server.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
 		TypeName: s.typeName, Config: s.config,
 	})
@@ -148,7 +148,7 @@ func (s *planBench) validate(b *testing.B) {
 // plan plans the configuration against prior, with the configuration as
 // the proposed new state (what Terraform proposes when nothing is computed
 // from the prior state).
-func (s *planBench) plan(b *testing.B, prior *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+func (s *planBench) plan(b testing.TB, prior *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
 	resp, err := s.server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{
 		TypeName: s.typeName, PriorState: prior, ProposedNewState: s.proposed(b, prior), Config: s.config,
 	})
@@ -160,7 +160,7 @@ func (s *planBench) plan(b *testing.B, prior *tfprotov6.DynamicValue) *tfprotov6
 
 // proposed is Terraform's proposed new state: the configuration, with
 // computed attributes it leaves null taken from the prior state.
-func (s *planBench) proposed(b *testing.B, prior *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+func (s *planBench) proposed(b testing.TB, prior *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
 	if prior == s.nullState {
 		return s.config
 	}
@@ -187,7 +187,7 @@ func (s *planBench) proposed(b *testing.B, prior *tfprotov6.DynamicValue) *tfpro
 	return dynamicValue(b, s.objType, tftypes.NewValue(s.objType, configAttrs))
 }
 
-func (s *planBench) read(b *testing.B, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+func (s *planBench) read(b testing.TB, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
 	resp, err := s.server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{
 		TypeName: s.typeName, CurrentState: state,
 	})
@@ -199,7 +199,7 @@ func (s *planBench) read(b *testing.B, state *tfprotov6.DynamicValue) *tfprotov6
 
 // plannedState is the state an apply of the configuration leaves: the
 // planned state of a create, all known for a render-only workload.
-func (s *planBench) plannedState(b *testing.B) *tfprotov6.DynamicValue {
+func (s *planBench) plannedState(b testing.TB) *tfprotov6.DynamicValue {
 	planned := s.plan(b, s.nullState)
 	v, err := planned.Unmarshal(s.objType)
 	if err != nil {

@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// directResource serves PlanResourceChange for one of the provider's
+// resources without the framework's schema walks, which cost more than the
+// provider's own planning: for every value the framework looks its
+// attribute up from the schema's root, copying the root's attribute map on
+// each step, so a plan of gpu_workload (81 top-level attributes) spent most
+// of its CPU there (terraform-plugin-framework#775; bench/README.md has the
+// profile).
+//
+// The steps are the framework's, in its order, on a schema indexed once:
+// empty list and set blocks read as null, defaults where the configuration
+// is null, computed attributes left null marked unknown when the plan
+// changes something, the top-level plan modifiers, then the resource's
+// ModifyPlan with the framework's own request types. A schema using more
+// than that (newDirectSchema says what), a prior identity or private state
+// goes to the framework. Tests run both on every plan of the acceptance
+// suite and fail on any difference (shadowPlans).
+type directResource struct {
+	schema      *directSchema
+	newResource func() resource.Resource
+}
+
+// serves says whether the direct planner answers this request exactly as
+// the framework would.
+func (r *directResource) serves(req *tfprotov6.PlanResourceChangeRequest) bool {
+	return r != nil && req.PriorIdentity == nil && len(req.PriorPrivate) == 0
+}
+
+// plan is PlanResourceChange for one resource.
+func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest, providerData any) *tfprotov6.PlanResourceChangeResponse {
+	var diags diag.Diagnostics
+	res := r.newResource()
+	if !configure(ctx, res, providerData, &diags) {
+		return r.respond(ctx, tftypes.Value{}, nil, diags)
+	}
+	config, prior, proposed, decodeDiags := r.decodeAll(req)
+	if diags.Append(decodeDiags...); diags.HasError() {
+		return r.respond(ctx, tftypes.Value{}, nil, diags)
+	}
+	planned := proposed
+	var replace path.Paths
+	if !planned.IsNull() {
+		var schemaDiags diag.Diagnostics
+		planned, replace, schemaDiags = r.schemaPlan(ctx, config, prior, planned)
+		if diags.Append(schemaDiags...); diags.HasError() {
+			return r.respond(ctx, planned, nil, diags)
+		}
+	}
+	if m, ok := res.(resource.ResourceWithModifyPlan); ok {
+		mreq := resource.ModifyPlanRequest{
+			ClientCapabilities: resource.ModifyPlanClientCapabilities{
+				DeferralAllowed: req.ClientCapabilities != nil && req.ClientCapabilities.DeferralAllowed,
+			},
+			Config: tfsdk.Config{Raw: config, Schema: r.schema.schema},
+			Plan:   tfsdk.Plan{Raw: planned, Schema: r.schema.schema},
+			State:  tfsdk.State{Raw: prior, Schema: r.schema.schema},
+		}
+		mresp := resource.ModifyPlanResponse{Diagnostics: diags, Plan: mreq.Plan, RequiresReplace: path.Paths{}}
+		m.ModifyPlan(ctx, mreq, &mresp)
+		diags, planned = mresp.Diagnostics, mresp.Plan.Raw
+		replace = append(replace, mresp.RequiresReplace...)
+		if mresp.Deferred != nil {
+			resp := r.respond(ctx, planned, replace, diags)
+			resp.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(mresp.Deferred.Reason)}
+			return resp
+		}
+	}
+	if proposed.IsNull() && !planned.IsNull() {
+		diags.AddError("Unexpected Planned Resource State on Destroy",
+			"The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
+	}
+	return r.respond(ctx, planned, replace, diags)
+}
+
+// schemaPlan is what the framework does to a plan before the resource's
+// ModifyPlan: defaults, unknown computed values, plan modifiers.
+func (r *directResource) schemaPlan(ctx context.Context, config, prior, planned tftypes.Value) (tftypes.Value, path.Paths, diag.Diagnostics) {
+	planned, diags := r.schema.withDefaults(ctx, config, planned)
+	if diags.HasError() {
+		return planned, nil, diags
+	}
+	if !planned.Equal(prior) {
+		var err error
+		if planned, err = tftypes.Transform(planned, r.schema.markComputedNilsAsUnknown(config)); err != nil {
+			diags.AddError("Error modifying plan", err.Error())
+			return planned, nil, diags
+		}
+	}
+	planned, replace, modifierDiags := r.schema.modify(ctx, config, prior, planned)
+	diags.Append(modifierDiags...)
+	return planned, replace, diags
+}
+
+// decodeAll reads the request's values as the framework does, empty list
+// and set blocks as null.
+func (r *directResource) decodeAll(req *tfprotov6.PlanResourceChangeRequest) (config, prior, proposed tftypes.Value, diags diag.Diagnostics) {
+	values := make([]tftypes.Value, 3)
+	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.PriorState, req.ProposedNewState} {
+		if dv == nil {
+			values[i] = tftypes.NewValue(r.schema.tfType, nil)
+			continue
+		}
+		v, err := dv.Unmarshal(r.schema.tfType)
+		if err != nil {
+			diags.AddError("Unable to read the plan request", err.Error())
+			return config, prior, proposed, diags
+		}
+		values[i] = r.schema.nullifyCollectionBlocks(v)
+	}
+	return values[0], values[1], values[2], diags
+}
+
+// respond encodes the planned state (empty list and set blocks back as
+// empty), the sorted paths that force replacement, and the diagnostics.
+func (r *directResource) respond(ctx context.Context, planned tftypes.Value, replace path.Paths, diags diag.Diagnostics) *tfprotov6.PlanResourceChangeResponse {
+	resp := &tfprotov6.PlanResourceChangeResponse{PlannedState: r.encode(planned, &diags)}
+	for _, p := range normaliseRequiresReplace(replace) {
+		tp, pathDiags := terraformPath(ctx, p)
+		diags.Append(pathDiags...)
+		resp.RequiresReplace = append(resp.RequiresReplace, tp)
+	}
+	resp.Diagnostics = protoDiagnostics(ctx, diags)
+	return resp
+}
+
+// normaliseRequiresReplace sorts and deduplicates, as the framework does.
+func normaliseRequiresReplace(paths path.Paths) path.Paths {
+	sort.Slice(paths, func(i, j int) bool { return paths[i].String() < paths[j].String() })
+	out := paths[:0:0]
+	for _, p := range paths {
+		if len(out) == 0 || !out[len(out)-1].Equal(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

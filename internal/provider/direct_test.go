@@ -1,0 +1,432 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// shadowServer plans and upgrades every resource the direct path serves
+// twice, directly and with the framework, and fails the call with the
+// difference when they disagree. The acceptance tests serve the provider
+// through it, so every plan and state Terraform sends them also checks the
+// direct path. Reads are not shadowed: a second read of the cluster may
+// rightly see something else; TestDirectRead_matchesTheFramework covers them.
+type shadowServer struct {
+	*checkedServer
+}
+
+func shadowed(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	if checked, ok := s.(*checkedServer); ok {
+		return shadowServer{checked}
+	}
+	return s
+}
+
+func (s shadowServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	got, err := s.checkedServer.UpgradeResourceState(ctx, req)
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if err != nil || !direct.servesUpgrade(req) {
+		return got, err
+	}
+	want, err := s.ProviderServer.UpgradeResourceState(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if diff := stateDifference(direct.schema.tfType, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics); diff != "" {
+		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
+	}
+	return got, nil
+}
+
+func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	got, err := s.checkedServer.PlanResourceChange(ctx, req)
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if err != nil || !direct.serves(req) {
+		return got, err
+	}
+	want, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if diff := planDifference(direct.schema.tfType, want, got); diff != "" {
+		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
+	}
+	return got, nil
+}
+
+func disagreement(typeName, diff string) *tfprotov6.Diagnostic {
+	return &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "The direct path disagrees with the framework",
+		Detail:   fmt.Sprintf("%s: %s", typeName, diff),
+	}
+}
+
+// stateDifference says how two states and their diagnostics differ, ""
+// when they do not.
+func stateDifference(t tftypes.Type, want, got *tfprotov6.DynamicValue, wantDiags, gotDiags []*tfprotov6.Diagnostic) string {
+	var diffs []string
+	if w, g := decodePlanned(t, want), decodePlanned(t, got); !w.Equal(g) {
+		diffs = append(diffs, fmt.Sprintf("state: framework %v, direct %v", w, g))
+	}
+	if w, g := diagnosticStrings(wantDiags), diagnosticStrings(gotDiags); !slices.Equal(w, g) {
+		diffs = append(diffs, fmt.Sprintf("diagnostics: framework %q, direct %q", w, g))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// planDifference says how two plan responses differ, "" when they do not.
+func planDifference(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) string {
+	var diffs []string
+	if diff := stateDifference(t, want.PlannedState, got.PlannedState, want.Diagnostics, got.Diagnostics); diff != "" {
+		diffs = append(diffs, diff)
+	}
+	if w, g := pathStrings(want.RequiresReplace), pathStrings(got.RequiresReplace); !slices.Equal(w, g) {
+		diffs = append(diffs, fmt.Sprintf("requires replace: framework %v, direct %v", w, g))
+	}
+	if !bytes.Equal(want.PlannedPrivate, got.PlannedPrivate) {
+		diffs = append(diffs, fmt.Sprintf("private: framework %q, direct %q", want.PlannedPrivate, got.PlannedPrivate))
+	}
+	if (want.Deferred == nil) != (got.Deferred == nil) || (want.Deferred != nil && want.Deferred.Reason != got.Deferred.Reason) {
+		diffs = append(diffs, fmt.Sprintf("deferred: framework %v, direct %v", want.Deferred, got.Deferred))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func decodePlanned(t tftypes.Type, dv *tfprotov6.DynamicValue) tftypes.Value {
+	if dv == nil {
+		return tftypes.Value{}
+	}
+	v, err := dv.Unmarshal(t)
+	if err != nil {
+		return tftypes.NewValue(tftypes.String, "undecodable: "+err.Error())
+	}
+	return v
+}
+
+func pathStrings(paths []*tftypes.AttributePath) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// diagnosticStrings are diagnostics as comparable text, in their order.
+func diagnosticStrings(diags []*tfprotov6.Diagnostic) []string {
+	out := make([]string, 0, len(diags))
+	for _, d := range diags {
+		attribute := ""
+		if d.Attribute != nil {
+			attribute = d.Attribute.String()
+		}
+		out = append(out, fmt.Sprintf("%s|%s|%s|%s", d.Severity, attribute, d.Summary, d.Detail))
+	}
+	return out
+}
+
+// The direct planner serves gpu_workload, whose plans the bench measures:
+// a schema change that takes it back to the framework (a nested plan
+// modifier, a default of a new kind) fails here, not silently in the bench.
+func TestDirectPlanner_servesTheWorkload(t *testing.T) {
+	if _, err := newDirectSchema(context.Background(), workloadSchema()); err != nil {
+		t.Fatalf("gpu_workload would be planned by the framework again: %v", err)
+	}
+}
+
+// Schemas the direct planner cannot serve exactly are left to the
+// framework, with the reason.
+func TestDirectPlanner_refusesWhatItDoesNotSupport(t *testing.T) {
+	for name, s := range map[string]schema.Schema{
+		"a nested plan modifier": {Blocks: map[string]schema.Block{
+			"b": schema.SingleNestedBlock{Attributes: map[string]schema.Attribute{
+				"x": schema.StringAttribute{Optional: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			}},
+		}},
+		"a bool plan modifier": {Attributes: map[string]schema.Attribute{
+			"x": schema.BoolAttribute{Optional: true, PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
+		}},
+		"a nested default": {Attributes: map[string]schema.Attribute{
+			"o": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+				"x": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("d")},
+			}},
+		}},
+		"a write-only attribute": {Attributes: map[string]schema.Attribute{
+			"x": schema.StringAttribute{Optional: true, WriteOnly: true},
+		}},
+	} {
+		if _, err := newDirectSchema(context.Background(), s); err == nil {
+			t.Errorf("a schema with %s is served directly; want the framework", name)
+		}
+	}
+}
+
+// planCase is one PlanResourceChange request and what it must show, so a
+// case that stops exercising its rule fails instead of passing vacuously.
+type planCase struct {
+	name                     string
+	config, prior, proposed  tftypes.Value
+	wantReplace, wantUnknown bool
+	wantError                bool
+}
+
+// The direct planner answers exactly as the framework for the plans a
+// gpu_workload goes through: create (rendered only, whose plan is all
+// known, and applied), no change, an in-place change, a rename
+// (replacement), an unknown value, a missing cloud (an error), and destroy.
+func TestDirectPlanner_matchesTheFrameworkOnTheWorkload(t *testing.T) {
+	s := newPlanBench(t)
+	server := asType[*checkedServer](t, s.server)
+	config := decodeOrFail(t, s.objType, s.config)
+	state := decodeOrFail(t, s.objType, s.plannedState(t))
+	null := tftypes.NewValue(s.objType, nil)
+	unknownImage := withValue(config, "image", tftypes.NewValue(tftypes.String, tftypes.UnknownValue))
+	renamed := withValue(config, "name", tftypes.NewValue(tftypes.String, "renamed"))
+	newImage := withValue(config, "image", tftypes.NewValue(tftypes.String, "registry.example/cuda:13"))
+	noCloud := withValue(withValue(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(tftypes.String, nil))
+	applied := withValue(config, "apply", tftypes.NewValue(tftypes.Bool, nil))
+	checkPlanCases(t, server, "gpu_workload", s.objType, []planCase{
+		{name: "create, rendered only", config: config, prior: null, proposed: config},
+		{name: "create, applied", config: applied, prior: null, proposed: applied, wantUnknown: true},
+		{name: "no change", config: config, prior: state, proposed: proposedNew(config, state)},
+		{name: "new image", config: newImage, prior: state, proposed: proposedNew(newImage, state)},
+		{name: "renamed", config: renamed, prior: state, proposed: proposedNew(renamed, state), wantReplace: true},
+		{name: "unknown image", config: unknownImage, prior: null, proposed: unknownImage, wantUnknown: true},
+		{name: "no cloud", config: noCloud, prior: null, proposed: noCloud, wantUnknown: true, wantError: true},
+		{name: "destroy", config: null, prior: state, proposed: null},
+	})
+}
+
+// blocksFixture is a resource with what gpu_workload does not have: list
+// blocks (empty, nested, holding computed attributes) and a map plan
+// modifier; served by the framework and directly, with values of it.
+type blocksFixture struct {
+	server                             *checkedServer
+	objType                            tftypes.Object
+	withRules, noRules, state, relabel tftypes.Value
+}
+
+func newBlocksFixture(t *testing.T) blocksFixture {
+	t.Helper()
+	s := schema.Schema{
+		Attributes: map[string]schema.Attribute{
+			"id":     schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name":   schema.StringAttribute{Required: true},
+			"mode":   schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("auto")},
+			"labels": schema.MapAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()}},
+			"status": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{
+				Attributes: map[string]schema.Attribute{"phase": schema.StringAttribute{Computed: true}},
+			}},
+		},
+		Blocks: map[string]schema.Block{
+			"rule": schema.ListNestedBlock{NestedObject: schema.NestedBlockObject{
+				Attributes: map[string]schema.Attribute{
+					"key":  schema.StringAttribute{Optional: true},
+					"seen": schema.StringAttribute{Computed: true},
+				},
+				Blocks: map[string]schema.Block{
+					"match": schema.SetNestedBlock{NestedObject: schema.NestedBlockObject{
+						Attributes: map[string]schema.Attribute{"value": schema.StringAttribute{Optional: true}},
+					}},
+				},
+			}},
+		},
+	}
+	p := &sizedProvider{schema: s}
+	f := blocksFixture{
+		server:  &checkedServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)},
+		objType: asType[tftypes.Object](t, s.Type().TerraformType(context.Background())),
+	}
+	ruleType := asType[tftypes.Object](t, asType[tftypes.List](t, f.objType.AttributeTypes["rule"]).ElementType)
+	matchType := asType[tftypes.Set](t, ruleType.AttributeTypes["match"])
+	rule := func(key string, matches ...string) tftypes.Value {
+		elements := []tftypes.Value{}
+		for _, m := range matches {
+			elements = append(elements, tftypes.NewValue(matchType.ElementType, map[string]tftypes.Value{"value": tftypes.NewValue(tftypes.String, m)}))
+		}
+		return tftypes.NewValue(ruleType, map[string]tftypes.Value{
+			"key": tftypes.NewValue(tftypes.String, key), "seen": tftypes.NewValue(tftypes.String, nil),
+			"match": tftypes.NewValue(matchType, elements),
+		})
+	}
+	object := func(rules []tftypes.Value, team string) tftypes.Value {
+		labels := tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, nil)
+		if team != "" {
+			labels = tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"team": tftypes.NewValue(tftypes.String, team)})
+		}
+		return tftypes.NewValue(f.objType, withAttributes(f.objType, map[string]tftypes.Value{
+			"name": tftypes.NewValue(tftypes.String, "a"), "labels": labels,
+			"rule": tftypes.NewValue(f.objType.AttributeTypes["rule"], rules),
+		}))
+	}
+	f.withRules = object([]tftypes.Value{rule("k", "v1", "v2"), rule("empty")}, "ml")
+	f.noRules = object([]tftypes.Value{}, "")
+	f.state = withValue(withValue(f.withRules, "id", tftypes.NewValue(tftypes.String, "id-1")), "mode", tftypes.NewValue(tftypes.String, "auto"))
+	f.relabel = object([]tftypes.Value{rule("k", "v1", "v2"), rule("empty")}, "infra")
+	return f
+}
+
+// The same on a schema with what gpu_workload does not have.
+func TestDirectPlanner_matchesTheFrameworkOnBlocks(t *testing.T) {
+	f := newBlocksFixture(t)
+	null := tftypes.NewValue(f.objType, nil)
+	checkPlanCases(t, f.server, "sized", f.objType, []planCase{
+		{name: "create with rules", config: f.withRules, prior: null, proposed: f.withRules, wantUnknown: true},
+		{name: "create with no rule", config: f.noRules, prior: null, proposed: f.noRules, wantUnknown: true},
+		{name: "no change", config: f.withRules, prior: f.state, proposed: proposedNew(f.withRules, f.state)},
+		{name: "relabelled", config: f.relabel, prior: f.state, proposed: proposedNew(f.relabel, f.state), wantReplace: true, wantUnknown: true},
+		{name: "destroy", config: null, prior: f.state, proposed: null},
+	})
+}
+
+// A read answers as the framework's: the resource's Read sees empty list
+// blocks as null, and the state goes back with them empty.
+func TestDirectRead_matchesTheFramework(t *testing.T) {
+	f := newBlocksFixture(t)
+	ctx := context.Background()
+	direct := f.server.schemas.directResource(ctx, "sized")
+	for name, state := range map[string]tftypes.Value{"rules": f.state, "no rule": f.noRules} {
+		req := &tfprotov6.ReadResourceRequest{TypeName: "sized", CurrentState: dynamicValue(t, f.objType, state)}
+		if !direct.servesRead(req) {
+			t.Fatalf("%s: not read directly", name)
+		}
+		want, err := f.server.ProviderServer.ReadResource(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := direct.read(ctx, req, nil)
+		if diff := stateDifference(f.objType, want.NewState, got.NewState, want.Diagnostics, got.Diagnostics); diff != "" {
+			t.Errorf("%s: %s", name, diff)
+		}
+		if !bytes.Equal(want.Private, got.Private) {
+			t.Errorf("%s: private: framework %q, direct %q", name, want.Private, got.Private)
+		}
+		if decoded := decodePlanned(f.objType, got.NewState); !decoded.Equal(state) {
+			t.Errorf("%s: read changed the state: %v", name, decoded)
+		}
+	}
+}
+
+// A state of the current version is read with the schema and passed on as
+// the framework does, attributes the schema no longer has dropped; a state
+// of an older version goes to the framework.
+func TestDirectUpgrade_matchesTheFramework(t *testing.T) {
+	f := newBlocksFixture(t)
+	ctx := context.Background()
+	direct := f.server.schemas.directResource(ctx, "sized")
+	raw := `{"id":"id-1","name":"a","mode":"auto","labels":{"team":"ml"},"status":null,"dropped":1,` +
+		`"rule":[{"key":"k","seen":null,"match":[{"value":"v1"}]},{"key":"e","seen":"x","match":[]}]}`
+	for name, json := range map[string]string{"rules": raw, "no rule": `{"id":"id-1","name":"a","rule":[]}`, "unreadable": `{"name":{"not":"a string"}}`} {
+		req := &tfprotov6.UpgradeResourceStateRequest{TypeName: "sized", Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(json)}}
+		want, err := f.server.ProviderServer.UpgradeResourceState(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := direct.upgrade(ctx, req)
+		if diff := stateDifference(f.objType, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics); diff != "" {
+			t.Errorf("%s: %s", name, diff)
+		}
+		if (name == "unreadable") != diagnosticsFail(got.Diagnostics) {
+			t.Errorf("%s: diagnostics %q", name, diagnosticStrings(got.Diagnostics))
+		}
+	}
+	if direct.servesUpgrade(&tfprotov6.UpgradeResourceStateRequest{Version: 1, RawState: &tfprotov6.RawState{JSON: []byte(raw)}}) {
+		t.Error("a state of another version is upgraded directly; want the framework's upgraders")
+	}
+}
+
+// checkPlanCases plans each case directly and with the framework and
+// fails on any difference, or when a case does not show what it is for.
+func checkPlanCases(t *testing.T, server *checkedServer, typeName string, objType tftypes.Object, cases []planCase) {
+	t.Helper()
+	ctx := context.Background()
+	direct := server.schemas.directResource(ctx, typeName)
+	if direct == nil {
+		t.Fatalf("%s is not served directly", typeName)
+	}
+	var data any
+	if server.provider != nil {
+		data = server.provider.resourceData()
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := &tfprotov6.PlanResourceChangeRequest{
+				TypeName: typeName, Config: dynamicValue(t, objType, c.config),
+				PriorState: dynamicValue(t, objType, c.prior), ProposedNewState: dynamicValue(t, objType, c.proposed),
+			}
+			want, err := server.ProviderServer.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := direct.plan(ctx, req, data)
+			if diff := planDifference(objType, want, got); diff != "" {
+				t.Fatal(diff)
+			}
+			planned := decodePlanned(objType, got.PlannedState)
+			if c.wantReplace != (len(got.RequiresReplace) > 0) {
+				t.Errorf("requires replace = %v, want it %v", pathStrings(got.RequiresReplace), c.wantReplace)
+			}
+			if !c.proposed.IsNull() && c.wantUnknown == planned.IsFullyKnown() {
+				t.Errorf("planned state fully known = %v, want %v", planned.IsFullyKnown(), !c.wantUnknown)
+			}
+			if c.wantError != diagnosticsFail(got.Diagnostics) {
+				t.Errorf("diagnostics %q, want an error: %v", diagnosticStrings(got.Diagnostics), c.wantError)
+			}
+		})
+	}
+}
+
+// asType is v as a T, failing the test otherwise.
+func asType[T any](t *testing.T, v any) T {
+	t.Helper()
+	typed, ok := v.(T)
+	if !ok {
+		t.Fatalf("%T is not a %T", v, typed)
+	}
+	return typed
+}
+
+func decodeOrFail(t *testing.T, objType tftypes.Object, dv *tfprotov6.DynamicValue) tftypes.Value {
+	t.Helper()
+	v, err := dv.Unmarshal(objType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// withValue is an object with one attribute replaced.
+func withValue(object tftypes.Value, name string, v tftypes.Value) tftypes.Value {
+	values := objectAttributes(object)
+	values[name] = v
+	return tftypes.NewValue(object.Type(), values)
+}
+
+// proposedNew is Terraform's proposed new state for a change from prior
+// to config: the configuration, with what it leaves null taken from the
+// prior state where the attribute is computed (close enough for the
+// attributes these cases set).
+func proposedNew(config, prior tftypes.Value) tftypes.Value {
+	values, priorValues := objectAttributes(config), objectAttributes(prior)
+	for name, v := range values {
+		if v.IsNull() && !priorValues[name].IsNull() {
+			values[name] = priorValues[name]
+		}
+	}
+	return tftypes.NewValue(config.Type(), values)
+}
