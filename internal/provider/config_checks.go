@@ -57,6 +57,16 @@ func (s *checkedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.P
 	return direct.plan(ctx, req, s.provider.resourceData()), nil
 }
 
+// ApplyResourceChange applies with the direct path where it serves the
+// request.
+func (s *checkedServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if !direct.servesApply(req) || s.provider == nil {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	return direct.apply(ctx, req, s.provider.resourceData()), nil
+}
+
 // ReadResource reads with the direct path where it serves the request.
 func (s *checkedServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	direct := s.schemas.directResource(ctx, req.TypeName)

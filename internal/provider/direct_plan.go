@@ -46,7 +46,7 @@ func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceCh
 	if !configure(ctx, res, providerData, &diags) {
 		return r.respond(ctx, tftypes.Value{}, nil, diags)
 	}
-	config, prior, proposed, decodeDiags := r.decodeAll(req)
+	config, prior, proposed, decodeDiags := r.decodeAll(req.Config, req.PriorState, req.ProposedNewState)
 	if diags.Append(decodeDiags...); diags.HasError() {
 		return r.respond(ctx, tftypes.Value{}, nil, diags)
 	}
@@ -104,19 +104,20 @@ func (r *directResource) schemaPlan(ctx context.Context, config, prior, planned 
 	return planned, replace, diags
 }
 
-// decodeAll reads the request's values as the framework does, empty list
-// and set blocks as null.
-func (r *directResource) decodeAll(req *tfprotov6.PlanResourceChangeRequest) (config, prior, proposed tftypes.Value, diags diag.Diagnostics) {
+// decodeAll reads a request's configuration, prior state and planned (or
+// proposed) state as the framework does: absent as null, empty list and set
+// blocks as null.
+func (r *directResource) decodeAll(configured, priorState, plannedState *tfprotov6.DynamicValue) (config, prior, planned tftypes.Value, diags diag.Diagnostics) {
 	values := make([]tftypes.Value, 3)
-	for i, dv := range []*tfprotov6.DynamicValue{req.Config, req.PriorState, req.ProposedNewState} {
+	for i, dv := range []*tfprotov6.DynamicValue{configured, priorState, plannedState} {
 		if dv == nil {
 			values[i] = tftypes.NewValue(r.schema.tfType, nil)
 			continue
 		}
 		v, err := dv.Unmarshal(r.schema.tfType)
 		if err != nil {
-			diags.AddError("Unable to read the plan request", err.Error())
-			return config, prior, proposed, diags
+			diags.AddError("Unable to read the request", err.Error())
+			return config, prior, planned, diags
 		}
 		values[i] = r.schema.nullifyCollectionBlocks(v)
 	}

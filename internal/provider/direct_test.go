@@ -322,6 +322,50 @@ func TestDirectRead_matchesTheFramework(t *testing.T) {
 	}
 }
 
+// An apply answers as the framework's: create (the fixture's Create sets
+// no state, which both report), update and delete.
+func TestDirectApply_matchesTheFramework(t *testing.T) {
+	f := newBlocksFixture(t)
+	ctx := context.Background()
+	direct := f.server.schemas.directResource(ctx, "sized")
+	null := tftypes.NewValue(f.objType, nil)
+	for _, c := range []struct {
+		name                   string
+		config, prior, planned tftypes.Value
+		wantError, wantNoState bool
+	}{
+		{name: "create", config: f.withRules, prior: null, planned: f.state, wantError: true, wantNoState: true},
+		{name: "update", config: f.relabel, prior: f.state, planned: proposedNew(f.relabel, f.state)},
+		{name: "update, no rule", config: f.noRules, prior: f.noRules, planned: f.noRules},
+		{name: "delete", config: null, prior: f.state, planned: null, wantNoState: true},
+	} {
+		req := &tfprotov6.ApplyResourceChangeRequest{
+			TypeName: "sized", Config: dynamicValue(t, f.objType, c.config),
+			PriorState: dynamicValue(t, f.objType, c.prior), PlannedState: dynamicValue(t, f.objType, c.planned),
+		}
+		if !direct.servesApply(req) {
+			t.Fatalf("%s: not applied directly", c.name)
+		}
+		want, err := f.server.ProviderServer.ApplyResourceChange(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := direct.apply(ctx, req, nil)
+		if diff := stateDifference(f.objType, want.NewState, got.NewState, want.Diagnostics, got.Diagnostics); diff != "" {
+			t.Errorf("%s: %s", c.name, diff)
+		}
+		if !bytes.Equal(want.Private, got.Private) {
+			t.Errorf("%s: private: framework %q, direct %q", c.name, want.Private, got.Private)
+		}
+		if c.wantError != diagnosticsFail(got.Diagnostics) {
+			t.Errorf("%s: diagnostics %q", c.name, diagnosticStrings(got.Diagnostics))
+		}
+		if c.wantNoState != decodePlanned(f.objType, got.NewState).IsNull() {
+			t.Errorf("%s: new state %v", c.name, decodePlanned(f.objType, got.NewState))
+		}
+	}
+}
+
 // A state of the current version is read with the schema and passed on as
 // the framework does, attributes the schema no longer has dropped; a state
 // of an older version goes to the framework.
