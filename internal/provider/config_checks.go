@@ -242,8 +242,8 @@ func (x *schemaIndex) load(ctx context.Context) {
 			var s resource.SchemaResponse
 			r.Schema(ctx, resource.SchemaRequest{}, &s)
 			x.resources[m.TypeName] = s.Schema
-			if direct, err := newDirectSchema(ctx, s.Schema); err == nil {
-				x.direct[m.TypeName] = &directResource{schema: direct, newResource: newResource}
+			if direct := newDirectResource(ctx, r, s.Schema, newResource); direct != nil {
+				x.direct[m.TypeName] = direct
 			}
 		}
 		for _, newDataSource := range x.p.DataSources(ctx) {

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -20,7 +21,8 @@ import (
 // of its CPU there (terraform-plugin-framework#775; bench/README.md has the
 // profile).
 //
-// The steps are the framework's, in its order, on a schema indexed once:
+// The steps are the framework's (docs/design/framework.md#plan-planresourcechange
+// lists them), in its order, on a schema indexed once:
 // empty list and set blocks read as null, defaults where the configuration
 // is null, computed attributes left null marked unknown when the plan
 // changes something, the top-level plan modifiers, then the resource's
@@ -31,6 +33,20 @@ import (
 type directResource struct {
 	schema      *directSchema
 	newResource func() resource.Resource
+}
+
+// newDirectResource is the direct path of a resource, nil where the
+// framework has to serve it: a resource with an identity (the direct path
+// keeps none) or a schema newDirectSchema refuses.
+func newDirectResource(ctx context.Context, r resource.Resource, s schema.Schema, newResource func() resource.Resource) *directResource {
+	if _, identity := r.(resource.ResourceWithIdentity); identity {
+		return nil
+	}
+	direct, err := newDirectSchema(ctx, s)
+	if err != nil {
+		return nil
+	}
+	return &directResource{schema: direct, newResource: newResource}
 }
 
 // serves says whether the direct planner answers this request exactly as
@@ -52,6 +68,7 @@ func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceCh
 	}
 	planned := proposed
 	var replace path.Paths
+	var deferred *resource.Deferred
 	if !planned.IsNull() {
 		var schemaDiags diag.Diagnostics
 		planned, replace, schemaDiags = r.schemaPlan(ctx, config, prior, planned)
@@ -72,17 +89,17 @@ func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceCh
 		m.ModifyPlan(ctx, mreq, &mresp)
 		diags, planned = mresp.Diagnostics, mresp.Plan.Raw
 		replace = append(replace, mresp.RequiresReplace...)
-		if mresp.Deferred != nil {
-			resp := r.respond(ctx, planned, replace, diags)
-			resp.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(mresp.Deferred.Reason)}
-			return resp
-		}
+		deferred = mresp.Deferred
 	}
 	if proposed.IsNull() && !planned.IsNull() {
 		diags.AddError("Unexpected Planned Resource State on Destroy",
 			"The Terraform Provider unexpectedly returned resource state data when the resource was planned for destruction.")
 	}
-	return r.respond(ctx, planned, replace, diags)
+	resp := r.respond(ctx, planned, replace, diags)
+	if deferred != nil {
+		resp.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(deferred.Reason)}
+	}
+	return resp
 }
 
 // schemaPlan is what the framework does to a plan before the resource's
