@@ -108,6 +108,66 @@ func (c *Client) WaitDeleted(ctx context.Context, ref ObjectRef) error {
 	return nil
 }
 
+// kueueNudgeAfter is how long a ClusterQueue may stay Terminating before
+// WaitClusterQueueDeleted asks Kueue to look at it again, and how often.
+const kueueNudgeAfter = 3 * time.Second
+
+// AnnotationReleaseCheck is the annotation WaitClusterQueueDeleted writes on
+// a Terminating ClusterQueue to make Kueue reconcile it.
+const AnnotationReleaseCheck = "gpu.gpuform.io/release-check"
+
+// WaitClusterQueueDeleted waits until the ClusterQueue is gone. Kueue
+// removes its resource-in-use finalizer only in a reconcile of the queue
+// that finds no Workload reserving its quota in Kueue's cache. When the
+// scheduler has just assumed a Workload for admission and the Workload is
+// deleted before the admission is written (a preempted Job re-admitted in
+// the instant it was destroyed), the cache forgets it without any event for
+// the ClusterQueue, whose last reconcile saw it still reserving: the queue
+// then stays Terminating until something touches it (seen with Kueue
+// v0.17.0; pkg/controller/core/clusterqueue_controller.go and
+// pkg/scheduler/scheduler.go of that version). So while the queue is
+// Terminating the wait writes an annotation every few seconds, an update
+// that makes Kueue reconcile it again; it changes nothing Kueue reads.
+func (c *Client) WaitClusterQueueDeleted(ctx context.Context, name string) error {
+	ref := ObjectRef{GVK: GVKClusterQueue, Name: name}
+	nextNudge := time.Now().Add(kueueNudgeAfter)
+	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+		live, err := c.GetFresh(ctx, ref)
+		switch {
+		case err != nil:
+			return false, time.Time{}, err
+		case live == nil:
+			return true, time.Time{}, nil
+		}
+		if live.GetDeletionTimestamp() != nil && time.Now().After(nextNudge) {
+			nextNudge = time.Now().Add(kueueNudgeAfter)
+			if err := c.annotate(ctx, ref, AnnotationReleaseCheck, time.Now().UTC().Format(time.RFC3339Nano)); err != nil && !apierrors.IsNotFound(err) {
+				return false, time.Time{}, err
+			}
+		}
+		return false, time.Now().Add(kueuePoll), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s is still there: %w", ref, err)
+	}
+	return nil
+}
+
+// annotate sets one annotation with a merge patch, leaving every other
+// field, and every field manager's ownership, as it is.
+func (c *Client) annotate(ctx context.Context, ref ObjectRef, key, value string) error {
+	resource, err := c.resourceFor(ref)
+	if err != nil {
+		return err
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
+	if err != nil {
+		return err
+	}
+	_, err = resource.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.FieldManager})
+	return err
+}
+
 // LabelKueueJobUID is the label Kueue puts on a Workload with the UID of
 // the object it stands for (a Job, a StatefulSet, or a Deployment's pod).
 const LabelKueueJobUID = "kueue.x-k8s.io/job-uid"

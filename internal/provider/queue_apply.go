@@ -114,7 +114,7 @@ func deleteQueue(ctx context.Context, client *kube.Client, rendered *queue.Rende
 		diags.AddError("Cannot delete gpu_queue", err.Error())
 		return diags
 	}
-	if err := client.WaitDeleted(ctx, ref); err != nil {
+	if err := client.WaitClusterQueueDeleted(ctx, name); err != nil {
 		diags.AddError("Cannot delete gpu_queue", err.Error())
 		return diags
 	}
