@@ -189,7 +189,7 @@ func place(in gpuIntent) (placementKey, bool) {
 		return placementKey{}, false
 	}
 	parsed.Count = in.gpu.Count
-	p, ok := workload.PlacePod(workload.Container{GPU: in.gpu, Spot: in.spot}, parsed, cloud, nil)
+	p, ok := workload.PlacePod(workload.Container{GPU: in.gpu, Spot: in.spot}, parsed, cloud.Profile, nil)
 	if !ok {
 		return placementKey{}, false
 	}

@@ -165,7 +165,7 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 		return
 	}
 	pi.Layout, pi.Cut = layout, cut
-	pi.MIGStrategy = poolMIGStrategy(p.MIGStrategy, pi.Cloud, layout, strict, diags)
+	pi.MIGStrategy = poolMIGStrategy(p.MIGStrategy, pi.Cloud.Profile, layout, strict, diags)
 	checkPoolPartitionOnCloud(*pi, p.MIGStrategy, diags)
 }
 
@@ -175,8 +175,10 @@ const allBalancedDetail = "all-balanced cuts every GPU into several profiles, wh
 
 // poolMIGStrategy defaults the strategy to single, except all-balanced,
 // which cannot work under single: every profile would be advertised as
-// nvidia.com/gpu and a pod could not say which one it gets.
-func poolMIGStrategy(strategy string, cloud clouds.Cloud, layout string, strict bool, diags *gpudiag.Diagnostics) string {
+// nvidia.com/gpu and a pod could not say which one it gets. It asks the
+// cloud's pool rules only whether the cloud refuses the layout
+// (PoolRules.RejectsMIGLayouts), where the advice to use mixed would not help.
+func poolMIGStrategy(strategy string, cloud clouds.PoolRules, layout string, strict bool, diags *gpudiag.Diagnostics) string {
 	if layout == spec.PartitionAllBalanced {
 		if strategy == "" && strict && !cloud.RejectsMIGLayouts() {
 			// On partition: mig_strategy is unset, so Terraform has no

@@ -44,7 +44,7 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 					"), and the placement already selects on it. Allowed: remove it from labels.")
 			continue
 		}
-		if prefix, by, reserved := reservedLabelPrefix(key, pi.Cloud); reserved {
+		if prefix, by, reserved := reservedLabelPrefix(key, pi.Cloud.Profile); reserved {
 			diags.AddError(path, "Reserved label prefix",
 				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+by+
 					". Allowed: a key under your own prefix, such as \"example.com/team\", or without a prefix.")
@@ -56,9 +56,9 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 // reservedLabelPrefix reports label domains that node pools cannot set,
 // and who keeps them: kubernetes.io and k8s.io (the kubelet's
 // NodeRestriction admission lets a node set only node.kubernetes.io/ and
-// kubelet.kubernetes.io/ keys there), and the cloud's own domains
-// (reservedLabelDomains of its profile).
-func reservedLabelPrefix(key string, c clouds.Cloud) (prefix, by string, reserved bool) {
+// kubelet.kubernetes.io/ keys there), and the cloud's own domains (its
+// pool rules' ReservedLabelDomains; none for an unknown cloud).
+func reservedLabelPrefix(key string, c clouds.PoolRules) (prefix, by string, reserved bool) {
 	domain, _, found := strings.Cut(key, "/")
 	if !found {
 		return "", "", false

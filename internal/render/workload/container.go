@@ -42,7 +42,7 @@ func ContainerOf(w spec.Workload) Container {
 // in front.
 func ResolveContainer(c Container, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	in, diags := ParseGPUIntent(c.GPU, c.Spot, cloud, strict)
-	checkEnv(c.Env, cloud, &diags)
+	checkEnv(c.Env, cloud.Profile, &diags)
 	checkSizing(c, in, &diags)
 	return in, diags
 }

@@ -31,10 +31,12 @@ type podPlacement struct {
 	HostIPC bool
 }
 
-// PlacePod asks the cloud's profile where the intent runs, adds the node
-// pool's own labels and taints, and sizes the container. ok is false only
-// when sizing fails on values validation already accepted (a bug).
-func PlacePod(c Container, in clouds.GPUIntent, cloud clouds.Cloud, pool *spec.PoolPolicy) (podPlacement, bool) {
+// PlacePod asks the cloud's workload rules where the intent runs
+// (WorkloadRules.Place; an unknown cloud's rules ask for nvidia.com/gpu and
+// select no node), adds the node pool's own labels and taints, and sizes
+// the container. ok is false only when sizing fails on values validation
+// already accepted (a bug).
+func PlacePod(c Container, in clouds.GPUIntent, cloud clouds.WorkloadRules, pool *spec.PoolPolicy) (podPlacement, bool) {
 	place := cloud.Place(in)
 	if pool != nil {
 		labels, tolerations := clouds.PoolPlacementExtras(*pool)

@@ -276,9 +276,10 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 	}
 }
 
-// checkEnv checks the container's variables, and asks the cloud about
-// each (a variable undoing its driver setup).
-func checkEnv(env map[string]string, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
+// checkEnv checks the container's variables, and asks the cloud's workload
+// rules about each (WorkloadRules.CheckEnv: a variable undoing its driver
+// setup). An unknown cloud's rules warn about nothing.
+func checkEnv(env map[string]string, cloud clouds.WorkloadRules, diags *gpudiag.Diagnostics) {
 	for _, name := range SortedKeys(env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
 		if msgs := names.EnvVarName(name); len(msgs) > 0 {

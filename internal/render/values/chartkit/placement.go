@@ -91,7 +91,7 @@ func placeValuesGPU(cloud clouds.Cloud, name string, c workload.Container, pool 
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	place, ok := workload.PlacePod(c, in, cloud, pool)
+	place, ok := workload.PlacePod(c, in, cloud.Profile, pool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}

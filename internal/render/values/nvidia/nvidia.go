@@ -137,7 +137,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 		return nil, diags
 	}
 	values := map[string]any{"mig": map[string]any{"strategy": strategy}}
-	addDriverSwitches(values, cloud, in)
+	addDriverSwitches(values, cloud.Profile, in)
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
 		chartkit.SetPath(values, map[string]any{
@@ -163,13 +163,15 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 }
 
 // addDriverSwitches: where the cloud's node image carries the NVIDIA driver
-// (its profile's driverPreinstalled, which names the source), the operator
+// (its stack rules' DriverPreinstalled, which names the source), the operator
 // must not install a second one. Those images also carry the NVIDIA
 // container runtime hook, hence toolkit disabled too; no upstream page we found states
 // that half, which is why both switches can be overridden. Clouds
 // whose node images are the cluster's choice (Karpenter, generic) keep the
-// chart defaults: the operator installs both.
-func addDriverSwitches(values map[string]any, cloud clouds.Cloud, in GPUOperatorValues) {
+// chart defaults: the operator installs both. It asks only the cloud's
+// stack rules (StackRules), whose neutral answers on an unknown cloud keep
+// the chart defaults too.
+func addDriverSwitches(values map[string]any, cloud clouds.StackRules, in GPUOperatorValues) {
 	preinstalled := cloud.DriverPreinstalled()
 	driver, toolkit := !preinstalled, !preinstalled
 	if in.DriverEnabled != nil {
