@@ -199,25 +199,25 @@ func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid typ
 	return out, nil
 }
 
-// WaitKueueReleased waits until none of the named Kueue Workloads of the
-// namespace holds quota: each is gone, not admitted, or Finished. Kueue
-// releases a Workload's quota only after it sees the work's pods gone, a
-// moment after they are; a destroy that moved on at once would find the
-// queue still running that work.
+// WaitKueueReleased waits until the named Kueue Workloads of the namespace
+// are gone, which they are once Kueue has released their quota and the
+// garbage collector has followed the deleted work. Waiting only until they
+// hold no quota is not enough: a pending Workload that still exists can be
+// admitted in the moment the quota frees (a preempted Job destroyed together
+// with the Job that preempted it), and would then hold quota in a queue
+// about to be destroyed. Kueue also releases quota only after it sees the
+// work's pods gone, a moment after they are.
 func (c *Client) WaitKueueReleased(ctx context.Context, namespace string, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
 	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
 		all, err := c.KueueWorkloads(ctx, namespace)
-		held := slices.ContainsFunc(all, func(wl kueue.Workload) bool {
-			return slices.Contains(names, wl.Name) && wl.Status.Admission != nil &&
-				!meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
-		})
-		return !held, time.Now().Add(kueuePoll), err
+		left := slices.ContainsFunc(all, func(wl kueue.Workload) bool { return slices.Contains(names, wl.Name) })
+		return !left && err == nil, time.Now().Add(kueuePoll), err
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for Kueue to release the quota of %s/%s: %w", namespace, strings.Join(names, ", "), err)
+		return fmt.Errorf("waiting for Kueue to release %s/%s: %w", namespace, strings.Join(names, ", "), err)
 	}
 	return nil
 }

@@ -133,7 +133,9 @@ func admittedTo(ctx context.Context, client *kube.Client, clusterQueue string) (
 	}
 	var out []string
 	for _, wl := range workloads {
-		if a := wl.Status.Admission; a != nil && string(a.ClusterQueue) == clusterQueue && !finished(wl) {
+		// A Workload being deleted goes with its quota; the ClusterQueue's
+		// deletion waits for it.
+		if a := wl.Status.Admission; a != nil && string(a.ClusterQueue) == clusterQueue && !finished(wl) && wl.DeletionTimestamp == nil {
 			out = append(out, wl.Namespace+"/"+wl.Name)
 		}
 	}
