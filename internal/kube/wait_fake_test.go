@@ -178,29 +178,33 @@ func toUnstructured(obj any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: content}
 }
 
-// A destroy of queued work waits until Kueue has released the quota of its
-// Workloads: finished, or gone.
-func TestWaitKueueReleased_endsWhenTheWorkloadFinishes(t *testing.T) {
+// A destroy of queued work waits until its Workloads are gone: a pending
+// one could still be admitted into quota freed in the meantime, and a
+// finished one still exists until the garbage collector follows its Job.
+func TestWaitKueueReleased_endsWhenTheWorkloadIsGone(t *testing.T) {
 	kueueWorkloads := GVKKueueWorkload.GroupVersion().WithResource("workloads")
-	admitted := &unstructured.Unstructured{Object: map[string]any{
+	pending := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": GVKKueueWorkload.GroupVersion().String(), "kind": "Workload",
 		"metadata": map[string]any{"namespace": "ns", "name": "pod-w-1"},
-		"status":   map[string]any{"admission": map[string]any{"clusterQueue": "q"}},
 	}}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{kueueWorkloads: "WorkloadList"}, admitted)
+		map[schema.GroupVersionResource]string{kueueWorkloads: "WorkloadList"}, pending)
 	c := healthyClient()
 	c.Dynamic = dyn
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.WaitKueueReleased(ctx, "ns", []string{"pod-w-1"}) }()
-	select {
-	case err := <-done:
-		t.Fatalf("returned while the Workload holds quota: %v", err)
-	case <-time.After(400 * time.Millisecond):
+	stillWaiting := func(what string) {
+		t.Helper()
+		select {
+		case err := <-done:
+			t.Fatalf("returned while the Workload is %s: %v", what, err)
+		case <-time.After(400 * time.Millisecond):
+		}
 	}
-	finished := admitted.DeepCopy()
+	stillWaiting("pending")
+	finished := pending.DeepCopy()
 	if err := unstructured.SetNestedSlice(finished.Object, []any{map[string]any{"type": "Finished", "status": "True"}},
 		"status", "conditions"); err != nil {
 		t.Fatal(err)
@@ -208,7 +212,11 @@ func TestWaitKueueReleased_endsWhenTheWorkloadFinishes(t *testing.T) {
 	if _, err := dyn.Resource(kueueWorkloads).Namespace("ns").Update(ctx, finished, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	stillWaiting("finished but not yet deleted")
+	if err := dyn.Resource(kueueWorkloads).Namespace("ns").Delete(ctx, "pod-w-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := <-done; err != nil {
-		t.Fatalf("want nil once the Workload finished, got %v", err)
+		t.Fatalf("want nil once the Workload is gone, got %v", err)
 	}
 }
