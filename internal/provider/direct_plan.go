@@ -13,23 +13,24 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// directResource serves PlanResourceChange for one of the provider's
-// resources without the framework's schema walks, which cost more than the
-// provider's own planning: for every value the framework looks its
-// attribute up from the schema's root, copying the root's attribute map on
-// each step, so a plan of gpu_workload (81 top-level attributes) spent most
-// of its CPU there (terraform-plugin-framework#775; bench/README.md has the
-// profile).
+// directResource serves one of the provider's resources without the
+// framework's schema walks: PlanResourceChange here, ReadResource and
+// UpgradeResourceState in direct_read.go, ApplyResourceChange in
+// direct_apply.go. Those walks cost more than the provider's own work: for
+// every value the framework looks its attribute up from the schema's root,
+// copying the root's attribute map on each step, so a plan of gpu_workload
+// (81 top-level attributes) spent most of its CPU there
+// (terraform-plugin-framework#775; bench/README.md has the profile).
 //
-// The steps are the framework's (docs/design/framework.md#plan-planresourcechange
-// lists them), in its order, on a schema indexed once:
-// empty list and set blocks read as null, defaults where the configuration
-// is null, computed attributes left null marked unknown when the plan
-// changes something, the top-level plan modifiers, then the resource's
-// ModifyPlan with the framework's own request types. A schema using more
-// than that (newDirectSchema says what), a prior identity or private state
-// goes to the framework. Tests run both on every plan of the acceptance
-// suite and fail on any difference (shadowPlans).
+// The steps are the framework's (docs/design/framework.md lists them), in
+// its order, on a schema indexed once: empty list and set blocks read as
+// null, defaults where the configuration is null, computed attributes left
+// null marked unknown when the plan changes something, the top-level plan
+// modifiers, then the resource's own method with the framework's request
+// types. A schema using more than that (newDirectSchema says what), an
+// identity or private state goes to the framework. The acceptance tests
+// run every plan and state upgrade both ways and fail on any difference
+// (shadowServer in direct_test.go).
 type directResource struct {
 	schema      *directSchema
 	newResource func() resource.Resource
