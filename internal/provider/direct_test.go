@@ -294,6 +294,29 @@ func TestDirectPlanner_matchesTheFrameworkOnBlocks(t *testing.T) {
 	})
 }
 
+// The resource sees empty list and set blocks as null, at every depth, and
+// Terraform gets them back empty (docs/design/framework.md#reading-a-request):
+// the shadow comparisons cannot see this, because both sides give them back
+// empty, so it is checked on its own.
+func TestDirectSchema_emptyBlocksReadAsNull(t *testing.T) {
+	f := newBlocksFixture(t)
+	direct := f.server.schemas.directResource(context.Background(), "sized")
+	nulled := objectAttributes(direct.schema.nullifyCollectionBlocks(f.noRules))
+	if !nulled["rule"].IsNull() {
+		t.Errorf("an empty rule block reads as %v, want null", nulled["rule"])
+	}
+	var rules []tftypes.Value
+	if err := objectAttributes(direct.schema.nullifyCollectionBlocks(f.withRules))["rule"].As(&rules); err != nil || len(rules) != 2 {
+		t.Fatalf("rules = %v, %v", rules, err)
+	}
+	if match := objectAttributes(rules[1])["match"]; !match.IsNull() {
+		t.Errorf("the empty match block of a rule reads as %v, want null", match)
+	}
+	if back := direct.schema.reifyNullCollectionBlocks(direct.schema.nullifyCollectionBlocks(f.withRules)); !back.Equal(f.withRules) {
+		t.Errorf("given back as %v, want %v", back, f.withRules)
+	}
+}
+
 // A read answers as the framework's: the resource's Read sees empty list
 // blocks as null, and the state goes back with them empty.
 func TestDirectRead_matchesTheFramework(t *testing.T) {
