@@ -94,6 +94,7 @@ type measurement struct {
 	CPUSeconds         map[string]float64 `json:"cpu_seconds,omitempty"`          // terraform and its providers
 	ProviderCPUSeconds map[string]float64 `json:"provider_cpu_seconds,omitempty"` // the provider processes
 	MachineBusy        map[string]float64 `json:"machine_busy,omitempty"`         // share of all CPUs
+	StateBytes         int64              `json:"state_bytes,omitempty"`          // terraform.tfstate after the apply
 }
 
 // record keeps one terraform step's numbers.
@@ -104,6 +105,9 @@ func (m *measurement) record(step string, res stepResult) {
 	m.Seconds[step], m.CPUSeconds[step], m.MachineBusy[step] = res.Seconds, res.CPUSeconds, res.MachineBusy
 	if res.ProviderCPUSeconds > 0 {
 		m.ProviderCPUSeconds[step] = res.ProviderCPUSeconds
+	}
+	if res.StateBytes > 0 {
+		m.StateBytes = res.StateBytes
 	}
 }
 

@@ -37,6 +37,53 @@ func peerReport(b *strings.Builder, m meta, results []measurement) {
 		"\"provider\" the provider processes alone, memory the provider's peak `VmHWM`).\n\n")
 	peerTable(b, m.Ns, results)
 	b.WriteString("\n")
+	terraformShare(b, m.Ns, results)
+}
+
+// terraformShare is what Terraform itself spends for each subject, next to
+// the state each resource leaves: the part of an apply and a destroy that
+// no provider can remove.
+func terraformShare(b *strings.Builder, ns []int, results []measurement) {
+	b.WriteString("### Terraform's own share\n\n" +
+		"Terraform's own CPU (terraform with its providers, less the providers; all of it for terraform_data) and the " +
+		"state each resource leaves in `terraform.tfstate` after the apply, medians over runs. Terraform's local state " +
+		"manager writes the whole file after every resource it creates or destroys, and encodes the state three times per " +
+		"write, so its CPU in an apply and a destroy grows with N² × the state per resource; on two cores that the control " +
+		"plane shares, that CPU is wall time.\n\n")
+	subjects := []string{subjectGPU, subjectPeer, subjectData}
+	b.WriteString("| N | | " + strings.Join(subjects, " | ") + " |\n|---:|---|---:|---:|---:|\n")
+	for _, n := range ns {
+		row := fmt.Sprintf("| %d | state per resource |", n)
+		for _, subject := range subjects {
+			row += " " + fmtKB(stepValues(results, n, subject, stepApply, statePerResourceOf)) + " |"
+		}
+		b.WriteString(row + "\n")
+		for _, step := range []string{stepApply, stepDestroy} {
+			row := fmt.Sprintf("| %d | %s, Terraform's own CPU |", n, step)
+			for _, subject := range subjects {
+				row += " " + fmtSeconds(stepValues(results, n, subject, step, terraformCPUOf)) + " |"
+			}
+			b.WriteString(row + "\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+// terraformCPUOf is terraform's CPU without its providers'.
+func terraformCPUOf(m measurement, step string) (float64, bool) {
+	all, ok := m.CPUSeconds[step]
+	return all - m.ProviderCPUSeconds[step], ok
+}
+
+func statePerResourceOf(m measurement, _ string) (float64, bool) {
+	return float64(m.StateBytes) / float64(m.N), m.StateBytes > 0 && m.N > 0
+}
+
+func fmtKB(xs []float64) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f KB", median(xs)/1000)
 }
 
 func peerTable(b *strings.Builder, ns []int, results []measurement) {

@@ -133,6 +133,10 @@ type stepResult struct {
 	CPUSeconds         float64
 	ProviderCPUSeconds float64
 	MachineBusy        float64
+	// StateBytes is the size of terraform.tfstate after an apply: Terraform
+	// writes the whole file after every resource it creates or destroys,
+	// so its own CPU grows with this size (bench/README.md).
+	StateBytes int64
 }
 
 // runOpts are the options of one terraform command.
@@ -207,6 +211,11 @@ func (w *workspace) run(ctx context.Context, step string, opts runOpts) (stepRes
 	if code != wantCode {
 		return res, fmt.Errorf("terraform %s exited %d, expected %d%s (log: %s)\n%s",
 			step, code, wantCode, refreshHint(step, code), logPath, tail(logPath, 40))
+	}
+	if step == stepApply {
+		if fi, err := os.Stat(filepath.Join(w.dir, "terraform.tfstate")); err == nil {
+			res.StateBytes = fi.Size()
+		}
 	}
 	return res, nil
 }
