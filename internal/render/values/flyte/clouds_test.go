@@ -76,3 +76,21 @@ func TestPartitionLabelFromProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestFlyteDeviceNotesOnGKE: GKE labels H100 and H200 nodes with values
+// that are not flytekit's constants (docs/design/flyte.md), so a v1 task
+// must name GKE's value and the values say which; where the constant is
+// GKE's value (L4) nothing is said.
+func TestFlyteDeviceNotesOnGKE(t *testing.T) {
+	gke := clouds.Lookup(spec.CloudGKE)
+	for model, want := range map[string]string{"h100-80gb": `"nvidia-h100-80gb"`, "h200": `"nvidia-h200-141gb"`} {
+		var diags gpudiag.Diagnostics
+		flyteDeviceNotes(gke, []*catalog.Accelerator{catalog.Find(model)}, &diags)
+		rendertest.RequireDiag(t, diags, gpudiag.SeverityWarning, "flyte.accelerators[0]", "GPUAccelerator("+want+")")
+	}
+	var l4 gpudiag.Diagnostics
+	flyteDeviceNotes(gke, []*catalog.Accelerator{catalog.Find("l4")}, &l4)
+	if len(l4) != 0 {
+		t.Errorf("l4 on gke: unexpected notes:\n%s", rendertest.FormatDiags(l4))
+	}
+}
