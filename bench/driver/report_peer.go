@@ -47,7 +47,7 @@ func terraformShare(b *strings.Builder, ns []int, results []measurement) {
 	b.WriteString("### Terraform's own share\n\n" +
 		"Terraform's own CPU (terraform with its providers, less the providers; all of it for terraform_data) and the " +
 		"state each resource leaves in `terraform.tfstate` after the apply, medians over runs. Terraform's local state " +
-		"manager writes the whole file after every resource it creates or destroys, and encodes the state three times per " +
+		"manager writes the whole file after every resource it creates or destroys, and (in Terraform v1.5.7's source) encodes the state three times per " +
 		"write, so its CPU in an apply and a destroy grows with N² × the state per resource; on two cores that the control " +
 		"plane shares, that CPU is wall time.\n\n")
 	subjects := []string{subjectGPU, subjectPeer, subjectData}
