@@ -113,6 +113,19 @@ func (aksProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	}
 }
 
+// PoolNameLabel: AKS labels every node with its agent pool's name
+// (use-labels.md); the legacy "agentpool" label carries the same.
+func (aksProfile) PoolNameLabel() string { return aksLabelAgentPool }
+
+func (a aksProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
+	return poolNameIdentity(a.PoolNameLabel(), pi.Name)
+}
+
+// labelChoices: several VM sizes may carry the pool's GPU count.
+func (aksProfile) labelChoices(pi PoolIntent) map[string][]string {
+	return machineChoices(MachinesWithGPUs(catalogMachines(AKSMachines, pi.Accel), pi.GPUs))
+}
+
 // PoolTaints: the documented sku=gpu convention on dedicated pools, and
 // AKS's own spot taint.
 func (aksProfile) poolTaints(pi PoolIntent) []PoolTaint {

@@ -77,6 +77,18 @@ func (eksProfile) poolLabels(pi PoolIntent, toAdd, set map[string]string) {
 	}
 }
 
+// PoolNameLabel: EKS labels managed node group nodes with the group's name.
+func (eksProfile) PoolNameLabel() string { return eksLabelNodeGroup }
+
+func (e eksProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
+	return poolNameIdentity(e.PoolNameLabel(), pi.Name)
+}
+
+// labelChoices: a node group may list several instance types.
+func (eksProfile) labelChoices(pi PoolIntent) map[string][]string {
+	return machineChoices(MachinesWithGPUs(catalogMachines(AWSMachines, pi.Accel), pi.GPUs))
+}
+
 func (eksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint) {
 	ng := &spec.EKSNodeGroup{
 		InstanceTypes: MachinesWithGPUs(catalogMachines(AWSMachines, pi.Accel), pi.GPUs),

@@ -104,6 +104,12 @@ func (genericProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	}
 }
 
+// poolIdentity: no label names a generic node's pool, so GPU Feature
+// Discovery's labels tell pools apart (gfdIdentity).
+func (genericProfile) poolIdentity(pi PoolIntent, toAdd, cloudSet map[string]string) map[string]string {
+	return gfdIdentity(pi, toAdd, cloudSet)
+}
+
 // selectsSharedClients: GFD's nvidia.com/gpu.replicas covers nvidia.com/gpu
 // only, not MIG resources.
 func (genericProfile) selectsSharedClients(pi PoolIntent) bool { return !pi.HasMIG() }

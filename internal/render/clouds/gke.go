@@ -356,6 +356,13 @@ func (gkeProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	}
 }
 
+// PoolNameLabel: GKE labels every node with its node pool's name.
+func (gkeProfile) PoolNameLabel() string { return GKELabelNodePool }
+
+func (g gkeProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
+	return poolNameIdentity(g.PoolNameLabel(), pi.Name)
+}
+
 // PoolTaints: present whatever dedicated says: GKE adds it on its own (only
 // tolerating pods land), and rejects a second nvidia.com/gpu taint.
 func (gkeProfile) poolTaints(PoolIntent) []PoolTaint {

@@ -175,6 +175,15 @@ func (k awsKarpenterProfile) poolLabels(pi PoolIntent, _, set map[string]string)
 	}
 }
 
+// PoolNameLabel: Karpenter (and EKS Auto Mode) label every node with the
+// NodePool that launched it, which the rendered NodePool names after the
+// policy.
+func (awsKarpenterProfile) PoolNameLabel() string { return karpenterLabelNodePool }
+
+func (k awsKarpenterProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
+	return poolNameIdentity(k.PoolNameLabel(), pi.Name)
+}
+
 // Classify: EKS Auto Mode uses eks.amazonaws.com/ instance labels,
 // self-managed Karpenter karpenter.k8s.aws/ ones; both profiles recognise
 // both, so the node's own labels decide.

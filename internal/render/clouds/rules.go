@@ -63,6 +63,15 @@ type PoolRules interface {
 	selectsSharedClients(pi PoolIntent) bool
 	// NodePoolShape fills the cloud's node-pool body in r.
 	NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint)
+	// PoolNameLabel is the node label in which the cloud names a node's
+	// pool (GKE node pool, AKS agent pool, EKS node group, Karpenter
+	// NodePool); "" where none exists.
+	PoolNameLabel() string
+	// poolIdentity: the labels that tell the pool's nodes apart from the
+	// cloud's other pools (pool_identity.go).
+	poolIdentity(pi PoolIntent, toAdd, cloudSet map[string]string) map[string]string
+	// labelChoices: labels of cloudSet whose value is one of several.
+	labelChoices(pi PoolIntent) map[string][]string
 }
 
 // NodeRules: reading live nodes back (capacity).
@@ -137,6 +146,12 @@ func (baseProfile) poolTaints(PoolIntent) []PoolTaint                           
 func (baseProfile) AddsGPUTaint() bool                                          { return false }
 func (baseProfile) selectsSharedClients(PoolIntent) bool                        { return false }
 func (baseProfile) NodePoolShape(*spec.PoolRendered, PoolIntent, []PoolTaint)   {}
+func (baseProfile) PoolNameLabel() string                                       { return "" }
+func (baseProfile) labelChoices(PoolIntent) map[string][]string                 { return nil }
+
+func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {
+	return nil
+}
 func (baseProfile) Classify(*corev1.Node) (NodeClass, bool)                     { return NodeClass{}, false }
 func (baseProfile) MarksGPUNode(map[string]string) bool                         { return false }
 func (baseProfile) ReadPoolState(map[string]string, *spec.PoolCapacity)         {}

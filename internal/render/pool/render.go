@@ -38,6 +38,8 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 		ResourcesPerNode: poolResources(pi),
 		MIGConfig:        pi.MIGConfig(),
 	}
+	identity, choices := clouds.PoolIdentity(pi, toAdd, cloudSet)
+	r.IdentityLabels, r.LabelChoices = labelsOrNil(identity), choices
 	r.ResourceNames = slices.Sorted(maps.Keys(r.ResourcesPerNode))
 	if len(r.ResourceNames) == 1 {
 		r.ResourceName = r.ResourceNames[0]

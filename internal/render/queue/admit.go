@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ type Demand struct {
 	Pods     int64
 	CPU      resource.Quantity // per pod
 	Memory   resource.Quantity // per pod
+	// Placement is the pod template's nodeSelector and required node
+	// affinity, which Kueue matches against the flavors' node labels.
+	Placement podPlacement
 }
 
 // DemandOf reads the demand off a rendered workload, so the check sees the
@@ -39,6 +43,7 @@ func DemandOf(w spec.Workload, r *workload.Rendered) Demand {
 	if template == nil {
 		return d
 	}
+	d.Placement = podPlacement{NodeSelector: template.Spec.NodeSelector, Affinity: template.Spec.Affinity}
 	for _, c := range template.Spec.Containers {
 		if q, ok := c.Resources.Limits[corev1.ResourceName(r.ResourceName)]; ok && r.ResourceName != "" {
 			d.PerPod += q.Value()
@@ -99,8 +104,47 @@ func CheckWorkload(ref Ref, d Demand) gpudiag.Diagnostics {
 			"of one of those flavors, or add the pool to the queue.")
 		return diags
 	}
-	checkFits(ref, d, covering, &diags)
+	admitting := kueueAdmitting(ref, d, covering)
+	if len(admitting) == 0 {
+		diags.AddError(gpudiag.At("queue"), "Kueue would admit it to no flavor", "Flavors "+describeFlavors(covering)+
+			" of gpu_queue "+strconv.Quote(ref.Name)+" offer "+d.Resource+", but Kueue matches a workload to a flavor on the "+
+			"flavors' node labels ("+describeLabelKeys(ref)+"), and this workload's node selection matches none of theirs. "+
+			"Kueue would keep it pending forever (\"flavor ... doesn't match node affinity\"). Allowed: node_pool = the pool of "+
+			"one of those flavors, or an accelerator, partition and sharing that pool offers.")
+		return diags
+	}
+	checkFits(ref, d, admitting, &diags)
 	return diags
+}
+
+// kueueAdmitting are the covering flavors Kueue's flavor matching lets the
+// workload take. Ids of older providers carry no node labels: then every
+// covering flavor is kept.
+func kueueAdmitting(ref Ref, d Demand, covering []FlavorRef) []FlavorRef {
+	labels := make([]map[string]string, len(ref.Flavors))
+	for i, f := range ref.Flavors {
+		if f.NodeLabels == nil {
+			return covering
+		}
+		labels[i] = f.NodeLabels
+	}
+	keys := labelKeys(labels...)
+	var out []FlavorRef
+	for _, f := range covering {
+		if kueueSelects(d.Placement, keys, f.NodeLabels) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func describeLabelKeys(ref Ref) string {
+	var keys []string
+	for _, f := range ref.Flavors {
+		keys = append(keys, slices.Collect(maps.Keys(f.NodeLabels))...)
+	}
+	slices.Sort(keys)
+	return strings.Join(slices.Compact(keys), ", ")
 }
 
 func coveringFlavors(ref Ref, d Demand) []FlavorRef {

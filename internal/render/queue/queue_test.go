@@ -118,7 +118,7 @@ func TestValidateFindings(t *testing.T) {
 		{"no flavor", spec.Queue{Name: "q"}, "flavor", "Missing flavor"},
 		{"indistinct generic pools", teamQueue(
 			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}), GPUs: 8},
-			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "a100", Cloud: "generic", Accelerator: "a100-80gb", GPUsPerNode: 8}), GPUs: 8}),
+			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100-open", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: new(false)}), GPUs: 8}),
 			"flavor[1].node_pool", "Kueue cannot tell two pools apart"},
 	}
 	for _, tc := range cases {

@@ -37,6 +37,9 @@ type FlavorRef struct {
 	BorrowingLimit *int64 `json:"borrowing_limit,omitempty"`
 	CPU            string `json:"cpu"`
 	Memory         string `json:"memory"`
+	// NodeLabels are the ResourceFlavor's: a workload's placement is
+	// matched against them the way Kueue does (kueue_match.go).
+	NodeLabels map[string]string `json:"node_labels,omitempty"`
 }
 
 func refOf(q spec.Queue, flavors []flavor) Ref {
@@ -45,7 +48,7 @@ func refOf(q spec.Queue, flavors []flavor) Ref {
 		r.Flavors = append(r.Flavors, FlavorRef{
 			Name: f.name(), Cloud: f.spec.Pool.Cloud, Accelerator: f.spec.Pool.Accelerator, Partition: f.spec.Pool.Partition,
 			Resource: f.resourceName(), Unit: f.unit, Quota: f.quota, BorrowingLimit: f.spec.BorrowingLimit,
-			CPU: f.cpu.String(), Memory: f.memory.String(),
+			CPU: f.cpu.String(), Memory: f.memory.String(), NodeLabels: f.labels,
 		})
 	}
 	return r

@@ -96,7 +96,7 @@ func resourceFlavor(q spec.Queue, f flavor) *kueue.ResourceFlavor {
 	// would flip between them, so it names none.
 	delete(rf.Labels, LabelQueue)
 	rf.Labels[LabelPool] = f.spec.Pool.Name
-	rf.Spec.NodeLabels = f.pool.NodeSelector
+	rf.Spec.NodeLabels = f.labels
 	rf.Spec.NodeTaints = slices.Clone(f.pool.NodeTaints)
 	rf.Spec.Tolerations = slices.Clone(f.pool.Tolerations)
 	return rf

@@ -46,6 +46,9 @@ type flavor struct {
 	perNode int64
 	cpu     resource.Quantity
 	memory  resource.Quantity
+	// labels are the ResourceFlavor's nodeLabels (flavor_labels.go); set
+	// once every flavor of the queue is resolved.
+	labels map[string]string
 }
 
 // name is the ResourceFlavor's name: the pool's. Every queue using a pool
@@ -147,7 +150,7 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 	for _, l := range []struct {
 		what string
 		n    int
-	}{{"node labels", len(rendered.NodeSelector)}, {"taints", len(rendered.NodeTaints)}, {"tolerations", len(rendered.Tolerations)}} {
+	}{{"taints", len(rendered.NodeTaints)}, {"tolerations", len(rendered.Tolerations)}} {
 		if l.n > maxFlavorEntries {
 			diags.AddError(out.path("node_pool"), "Too many "+l.what+" for a ResourceFlavor", out.ref()+" places pods with "+
 				strconv.Itoa(l.n)+" "+l.what+", and Kueue accepts at most "+strconv.Itoa(maxFlavorEntries)+" in a ResourceFlavor. "+

@@ -55,29 +55,16 @@ func resolve(q spec.Queue, strict bool) ([]flavor, gpudiag.Diagnostics) {
 	var out []flavor
 	seen := map[string]int{}
 	for i, fs := range q.Flavors {
-		f, ok := resolveFlavorBlock(i, fs, q, &cloud, seen, strict, &diags)
-		if ok {
-			checkDistinct(f, out, &diags)
+		if f, ok := resolveFlavorBlock(i, fs, q, &cloud, seen, strict, &diags); ok {
 			out = append(out, f)
 		}
 	}
-	return out, diags
-}
-
-// checkDistinct: Kueue tells flavors apart by their node labels only. Two
-// flavors of one GPU resource with the same labels (generic pools select
-// GPUs by node affinity, so theirs may be empty) would let Kueue count one
-// pool's work against the other's quota.
-func checkDistinct(f flavor, earlier []flavor, diags *gpudiag.Diagnostics) {
-	for _, e := range earlier {
-		if e.resourceName() == f.resourceName() && maps.Equal(e.pool.NodeSelector, f.pool.NodeSelector) {
-			diags.AddError(f.path("node_pool"), "Kueue cannot tell two pools apart",
-				f.ref()+" and "+e.ref()+" offer "+f.resourceName()+" on nodes with the same labels as Kueue sees them ("+
-					describeLabels(f.pool.NodeSelector)+"), so Kueue could admit one pool's work against the other's quota. "+
-					"Allowed: give one pool a label of its own (labels = { \"pool\" = \"...\" }), or one flavor per resource.")
-			return
-		}
+	// Flavor labels depend on every pool of the queue: judged once all are
+	// known (always so when strict).
+	if len(out) == len(q.Flavors) {
+		assignFlavorLabels(out, &diags)
 	}
+	return out, diags
 }
 
 func describeLabels(labels map[string]string) string {

@@ -96,6 +96,15 @@ type PoolRendered struct {
 	// (GFD's SXM or PCIe product name, one of several instance types) the
 	// first the catalog lists is shown.
 	CloudSetLabels map[string]string `json:"cloud_set_labels,omitempty"`
+	// IdentityLabels tell the pool's nodes apart from the cloud's other
+	// pools: the cloud's pool-name label (GKE node pool, AKS agent pool, EKS
+	// node group, Karpenter NodePool, which must be named after the policy),
+	// or on generic clusters the GPU Feature Discovery labels the pool is
+	// defined by. A gpu_queue's ResourceFlavor selects the pool by them.
+	IdentityLabels map[string]string `json:"identity_labels,omitempty"`
+	// LabelChoices are the labels above (or of CloudSetLabels) whose value
+	// is one of several: the first is shown, a node may carry another.
+	LabelChoices map[string][]string `json:"label_choices,omitempty"`
 	// NodeTaints are every taint the nodes carry, whoever sets it (GKE sets
 	// its GPU taint itself; the cloud shapes list only the ones to configure).
 	NodeTaints []corev1.Taint `json:"node_taints,omitempty"`
