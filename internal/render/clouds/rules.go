@@ -152,13 +152,13 @@ func (baseProfile) labelChoices(PoolIntent) map[string][]string                 
 func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {
 	return nil
 }
-func (baseProfile) Classify(*corev1.Node) (NodeClass, bool)                     { return NodeClass{}, false }
-func (baseProfile) MarksGPUNode(map[string]string) bool                         { return false }
-func (baseProfile) ReadPoolState(map[string]string, *spec.PoolCapacity)         {}
-func (baseProfile) DriverPreinstalled() bool                                    { return false }
-func (baseProfile) DriverInstallDir() string                                    { return "" }
-func (baseProfile) ManagesDevicePlugin() bool                                   { return false }
-func (baseProfile) PartitionLabel() string                                      { return "" }
+func (baseProfile) Classify(*corev1.Node) (NodeClass, bool)             { return NodeClass{}, false }
+func (baseProfile) MarksGPUNode(map[string]string) bool                 { return false }
+func (baseProfile) ReadPoolState(map[string]string, *spec.PoolCapacity) {}
+func (baseProfile) DriverPreinstalled() bool                            { return false }
+func (baseProfile) DriverInstallDir() string                            { return "" }
+func (baseProfile) ManagesDevicePlugin() bool                           { return false }
+func (baseProfile) PartitionLabel() string                              { return "" }
 
 // operatorProfile is a cloud whose MIG and sharing the GPU Operator
 // configures, and which has no GPU taint of its own: a dedicated pool gets
