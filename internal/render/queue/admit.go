@@ -113,8 +113,32 @@ func CheckWorkload(ref Ref, d Demand) gpudiag.Diagnostics {
 			"one of those flavors, or an accelerator, partition and sharing that pool offers.")
 		return diags
 	}
-	checkFits(ref, d, admitting, &diags)
+	runnable := slices.DeleteFunc(slices.Clone(admitting), func(f FlavorRef) bool {
+		return f.PoolNodeLabels != nil && !runsOnAny(d.Placement, f.nodeVariants())
+	})
+	if len(runnable) == 0 {
+		diags.AddError(gpudiag.At("queue"), "Kueue would admit it only where it cannot run", "Kueue's flavor matching "+
+			"lets this workload into "+describeFlavors(admitting)+" of gpu_queue "+strconv.Quote(ref.Name)+", but its node "+
+			"selection matches no node of "+pluralPool(len(admitting))+": it would hold that quota and stay Pending. Allowed: "+
+			"node_pool = the pool of a flavor that offers what it asks for, or add such a pool to the queue.")
+		return diags
+	}
+	if len(runnable) < len(admitting) {
+		diags.AddWarning(gpudiag.At("queue"), "Kueue may admit it where it cannot run", "Kueue's flavor matching also lets "+
+			"this workload into "+describeFlavors(slices.DeleteFunc(slices.Clone(admitting), func(f FlavorRef) bool {
+			return slices.ContainsFunc(runnable, func(r FlavorRef) bool { return r.Name == f.Name })
+		}))+" of gpu_queue "+strconv.Quote(ref.Name)+", whose nodes it cannot run on; when the other flavors are full it "+
+			"could hold that quota and stay Pending. Setting node_pool to the pool of a flavor that serves it avoids this.")
+	}
+	checkFits(ref, d, runnable, &diags)
 	return diags
+}
+
+func pluralPool(n int) string {
+	if n == 1 {
+		return "that flavor's pool"
+	}
+	return "those flavors' pools"
 }
 
 // kueueAdmitting are the covering flavors Kueue's flavor matching lets the

@@ -70,14 +70,19 @@ func (f flavor) nodeLabels() map[string]string {
 	return out
 }
 
-// nodeVariants are the label sets a node of the pool may have: nodeLabels
-// with each choice of every label that has several.
+// nodeVariants are the label sets a node of the pool may have.
 func (f flavor) nodeVariants() []map[string]string {
-	variants := []map[string]string{f.nodeLabels()}
-	for _, k := range slices.Sorted(maps.Keys(f.pool.LabelChoices)) {
+	return labelVariants(f.nodeLabels(), f.pool.LabelChoices)
+}
+
+// labelVariants expands known labels with each choice of every label that
+// has several.
+func labelVariants(known map[string]string, choices map[string][]string) []map[string]string {
+	variants := []map[string]string{known}
+	for _, k := range slices.Sorted(maps.Keys(choices)) {
 		var next []map[string]string
 		for _, v := range variants {
-			for _, choice := range f.pool.LabelChoices[k] {
+			for _, choice := range choices[k] {
 				n := maps.Clone(v)
 				n[k] = choice
 				next = append(next, n)
@@ -91,7 +96,11 @@ func (f flavor) nodeVariants() []map[string]string {
 // runsOn: some node of q would take a pod placed like p (taints aside:
 // Kueue adds q's tolerations at admission).
 func runsOn(p podPlacement, q flavor) bool {
-	return slices.ContainsFunc(q.nodeVariants(), func(labels map[string]string) bool { return selectsNode(p, labels) })
+	return runsOnAny(p, q.nodeVariants())
+}
+
+func runsOnAny(p podPlacement, nodes []map[string]string) bool {
+	return slices.ContainsFunc(nodes, func(labels map[string]string) bool { return selectsNode(p, labels) })
 }
 
 // selectsAnyNodeOf: the flavor's labels select some node of q.
@@ -161,10 +170,36 @@ func discriminate(flavors []flavor) bool {
 			if k, v, ok := telling(p.placement(), keys, *q); ok {
 				q.labels[k] = v
 				changed = true
+			} else if k, v, ok := requiredLabel(p, keys, *q); ok {
+				flavors[p.index].labels[k] = v
+				changed = true
 			}
 		}
 	}
 	return changed
+}
+
+// requiredLabel is a label p's work requires and q's flavor lacks: once p's
+// own flavor names it, Kueue matches on it, and q's flavor (without it) no
+// longer takes p's work. It serves where no label of q's nodes tells the two
+// apart (a whole-GPU pool has no label that a MIG pool's nodes lack).
+func requiredLabel(p flavor, keys map[string]bool, q flavor) (string, string, bool) {
+	known := p.nodeLabels()
+	for _, k := range constrainedKeys(p.placement()) {
+		if _, has := p.labels[k]; has || keys[k] {
+			continue
+		}
+		v, ok := known[k]
+		if !ok && len(p.pool.LabelChoices[k]) > 0 {
+			v, ok = p.pool.LabelChoices[k][0], true
+		}
+		withKey := maps.Clone(keys)
+		withKey[k] = true
+		if ok && !kueueSelects(p.placement(), withKey, q.labels) {
+			return k, v, true
+		}
+	}
+	return "", "", false
 }
 
 // telling is a label of q's nodes which, once Kueue matches on it, keeps

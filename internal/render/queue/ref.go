@@ -40,6 +40,16 @@ type FlavorRef struct {
 	// NodeLabels are the ResourceFlavor's: a workload's placement is
 	// matched against them the way Kueue does (kueue_match.go).
 	NodeLabels map[string]string `json:"node_labels,omitempty"`
+	// PoolNodeLabels are the labels the pool's nodes carry with one known
+	// value, and LabelChoices those with one of several: what a workload
+	// admitted through the flavor must be able to run on.
+	PoolNodeLabels map[string]string   `json:"pool_node_labels,omitempty"`
+	LabelChoices   map[string][]string `json:"label_choices,omitempty"`
+}
+
+// nodeVariants are the label sets a node of the flavor's pool may have.
+func (f FlavorRef) nodeVariants() []map[string]string {
+	return labelVariants(f.PoolNodeLabels, f.LabelChoices)
 }
 
 func refOf(q spec.Queue, flavors []flavor) Ref {
@@ -49,6 +59,7 @@ func refOf(q spec.Queue, flavors []flavor) Ref {
 			Name: f.name(), Cloud: f.spec.Pool.Cloud, Accelerator: f.spec.Pool.Accelerator, Partition: f.spec.Pool.Partition,
 			Resource: f.resourceName(), Unit: f.unit, Quota: f.quota, BorrowingLimit: f.spec.BorrowingLimit,
 			CPU: f.cpu.String(), Memory: f.memory.String(), NodeLabels: f.labels,
+			PoolNodeLabels: f.nodeLabels(), LabelChoices: f.pool.LabelChoices,
 		})
 	}
 	return r
