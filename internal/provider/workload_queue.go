@@ -49,9 +49,11 @@ func kueueWorkloadNames(ctx context.Context, client *kube.Client, rendered *work
 // keepKueueFields carries over, from the live object, what Kueue owns
 // before the provider applies over it: a Job's spec.suspend (Kueue's
 // webhook sets it, its controller flips it at admission and back at
-// eviction) and the tolerations Kueue added from the admitted flavor. The
-// apply then writes the values Kueue wrote, so server-side apply neither
-// conflicts nor takes them back; an admitted Job's template cannot change.
+// eviction), and the tolerations and node labels Kueue added from the
+// admitted flavor. The apply then writes the values Kueue wrote, so
+// server-side apply neither conflicts nor takes them back (nodeSelector is
+// an atomic map: applying ours alone would drop the flavor's labels); an
+// admitted Job's template cannot change.
 func keepKueueFields(ctx context.Context, client *kube.Client, rendered *workload.Rendered) error {
 	main := rendered.Objects[len(rendered.Objects)-1]
 	ref, err := kube.RefOf(main)
@@ -69,7 +71,27 @@ func keepKueueFields(ctx context.Context, client *kube.Client, rendered *workloa
 	}
 	template := workload.PodTemplateOf(main)
 	template.Spec.Tolerations = append(template.Spec.Tolerations, addedTolerations(live, template.Spec.Tolerations)...)
+	for k, v := range addedNodeSelector(live, template.Spec.NodeSelector) {
+		if template.Spec.NodeSelector == nil {
+			template.Spec.NodeSelector = map[string]string{}
+		}
+		template.Spec.NodeSelector[k] = v
+	}
 	return nil
+}
+
+// addedNodeSelector are the live pod template's nodeSelector entries whose
+// keys the rendered template lacks: Kueue's, from the admitted flavor's node
+// labels. A key the provider renders keeps the provider's value.
+func addedNodeSelector(live *unstructured.Unstructured, rendered map[string]string) map[string]string {
+	got, _, _ := unstructured.NestedStringMap(live.Object, "spec", "template", "spec", "nodeSelector")
+	added := map[string]string{}
+	for k, v := range got {
+		if _, ours := rendered[k]; !ours {
+			added[k] = v
+		}
+	}
+	return added
 }
 
 // addedTolerations are the live pod template's tolerations the rendered
@@ -96,9 +118,30 @@ func addedTolerations(live *unstructured.Unstructured, rendered []corev1.Tolerat
 	return added
 }
 
+// withoutKueueAdditions drops, from a projected live object, the
+// tolerations and nodeSelector keys the rendered one does not have: Kueue
+// adds the admitted flavor's, which is not drift.
+func withoutKueueAdditions(projected, desired map[string]any) {
+	withoutAddedTolerations(projected, desired)
+	want, _, _ := unstructured.NestedMap(desired, "spec", "template", "spec", "nodeSelector")
+	got, found, _ := unstructured.NestedMap(projected, "spec", "template", "spec", "nodeSelector")
+	if !found {
+		return
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			delete(got, k)
+		}
+	}
+	if len(got) == 0 && len(want) == 0 {
+		unstructured.RemoveNestedField(projected, "spec", "template", "spec", "nodeSelector")
+		return
+	}
+	_ = unstructured.SetNestedMap(projected, got, "spec", "template", "spec", "nodeSelector")
+}
+
 // withoutAddedTolerations drops, from a projected live object, the
-// tolerations the rendered one does not have: Kueue adds the admitted
-// flavor's, which is not drift.
+// tolerations the rendered one does not have.
 func withoutAddedTolerations(projected, desired map[string]any) {
 	want, _, _ := unstructured.NestedSlice(desired, "spec", "template", "spec", "tolerations")
 	got, found, _ := unstructured.NestedSlice(projected, "spec", "template", "spec", "tolerations")
@@ -118,7 +161,7 @@ func refreshQueued(ctx context.Context, client *kube.Client, rendered *workload.
 	if kueueQueue(rendered) == "" {
 		return
 	}
-	withoutAddedTolerations(projected, desired)
+	withoutKueueAdditions(projected, desired)
 	statuses, err := queueStatuses(ctx, client, rendered, uid)
 	if err != nil {
 		diags.AddWarning("Cannot read the workload's queue", err.Error())

@@ -45,6 +45,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 		r.ResourceName = r.ResourceNames[0]
 	}
 	r.NodeSelector, r.Affinity, r.Tolerations = poolScheduling(pi)
+	r.UnitRequests = unitRequests(pi)
 	setCloudShape(r, pi, taints)
 	if pi.NeedsDevicePluginConfig() {
 		r.DevicePluginConfigName = pi.Name
@@ -77,6 +78,18 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 		maps.Copy(selector, labels)
 	}
 	return selector, affinity, clouds.NormalizeTolerations(append(place.Tolerations, tolerations...))
+}
+
+// unitRequests sizes a one-unit workload on the pool with the workload
+// code's own defaults, so a queue's quota per unit and a gpu_workload's
+// requests cannot disagree.
+func unitRequests(pi clouds.PoolIntent) corev1.ResourceList {
+	if !pi.Cloud.Known {
+		return nil
+	}
+	in, _ := workload.ParseGPUIntent(pi.WorkloadGPU(), pi.Spot, pi.Cloud, false)
+	cpu, memory := workload.DefaultSizing(in)
+	return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory}
 }
 
 // poolResources is what one configured node advertises, per resource.

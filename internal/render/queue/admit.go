@@ -203,26 +203,31 @@ func checkFits(ref Ref, d Demand, covering []FlavorRef, diags *gpudiag.Diagnosti
 }
 
 func whyNotFits(ref Ref, f FlavorRef, gpus int64, cpu, memory resource.Quantity) string {
-	unbounded := ref.Cohort != "" && f.BorrowingLimit == nil
-	if unbounded {
-		return ""
-	}
-	limit := f.Quota
-	if f.BorrowingLimit != nil {
-		limit += *f.BorrowingLimit
-	}
 	flavor := "flavor " + strconv.Quote(f.Name)
-	if gpus > limit {
-		return flavor + " admits at most " + strconv.FormatInt(limit, 10) + " " + f.Resource + limitSuffix(f)
+	if ref.Cohort == "" || f.BorrowingLimit != nil {
+		limit := f.Quota
+		if f.BorrowingLimit != nil {
+			limit += *f.BorrowingLimit
+		}
+		if gpus > limit {
+			return flavor + " admits at most " + strconv.FormatInt(limit, 10) + " " + f.Resource + limitSuffix(f)
+		}
 	}
 	for _, h := range []struct {
-		name  string
-		need  resource.Quantity
-		quota string
-	}{{"cpu", cpu, f.CPU}, {"memory", memory, f.Memory}} {
+		name, quota, borrowing string
+		need                   resource.Quantity
+	}{{"cpu", f.CPU, f.CPUBorrowingLimit, cpu}, {"memory", f.Memory, f.MemoryBorrowingLimit, memory}} {
 		q, err := resource.ParseQuantity(h.quota)
-		if err == nil && ref.Cohort == "" && h.need.Cmp(q) > 0 {
-			return flavor + " has a " + h.name + " quota of " + q.String() + " (set the flavor's " + h.name + " to raise it)"
+		if err != nil || ref.Cohort != "" && h.borrowing == "" {
+			continue // unknown, or borrows without bound
+		}
+		what := "quota of " + q.String()
+		if b, err := resource.ParseQuantity(h.borrowing); err == nil && ref.Cohort != "" {
+			q.Add(b)
+			what = "quota plus borrowing limit of " + q.String()
+		}
+		if h.need.Cmp(q) > 0 {
+			return flavor + " has a " + h.name + " " + what + " (set the flavor's " + h.name + " to raise it)"
 		}
 	}
 	return ""

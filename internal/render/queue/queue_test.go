@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -238,5 +241,108 @@ func TestDefaultLocalQueueWarns(t *testing.T) {
 	_, diags := Render(q)
 	if diags.HasError() || len(diags.Warnings()) != 1 || diags[0].PathString() != "local_queue_name" {
 		t.Errorf("diags %v, want one warning at local_queue_name", diags)
+	}
+}
+
+// The CPU and memory quota per unit is what a default-sized gpu_workload
+// asking for one unit of the pool requests, for MIG instances and shared
+// slots as for whole GPUs: a quota of N units admits N such workloads.
+func TestHostQuotaIsWhatWorkloadsOnThePoolRequest(t *testing.T) {
+	for _, c := range []struct {
+		pool  spec.PoolPolicy
+		units int64
+	}{{a100, 8}, {a100MIG, 24}, {l4Shared, 4}} {
+		flavor := spec.QueueFlavor{NodePool: poolID(c.pool)}
+		switch {
+		case c.pool.Partition != "":
+			flavor.MIGInstances = c.units
+		case c.pool.Sharing != "":
+			flavor.SharedSlots = c.units
+		default:
+			flavor.GPUs = c.units
+		}
+		r := mustRender(t, teamQueue(flavor))
+		w, diags := pool.Apply(spec.Workload{Name: "w", Namespace: "team-a", Kind: spec.KindJob, Image: "r.invalid/i:1",
+			GPU: spec.GPU{Count: 1}}, c.pool)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
+		requests := rendered.PodTemplate().Spec.Containers[0].Resources.Requests
+		quotas := r.ClusterQueue.Spec.ResourceGroups[0].Flavors[0].Resources
+		for i, name := range []string{"cpu", "memory"} {
+			want := requests[corev1.ResourceName(name)]
+			want.Mul(c.units)
+			got := quotas[len(quotas)-2+i].NominalQuota
+			if got.Cmp(want) != 0 {
+				t.Errorf("%s: %s quota %s, want %d x the workload's %s = %s", c.pool.Name, name, got.String(), c.units,
+					name, want.String())
+			}
+		}
+	}
+}
+
+func TestHostLimitsFollowTheGPULimits(t *testing.T) {
+	limit := func(n int64) *int64 { return &n }
+	cases := []struct {
+		name    string
+		flavor  spec.QueueFlavor
+		borrowC string // "" means no limit
+		borrowM string
+		lendC   string
+	}{
+		{"derived from the GPU limits", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, BorrowingLimit: limit(4), LendingLimit: limit(2)},
+			"40", "256Gi", "20"},
+		{"unlimited like the GPUs", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}, "", "", ""},
+		{"an explicit CPU quota's share", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPU: "96", BorrowingLimit: limit(4)},
+			"48", "256Gi", ""},
+		{"configured", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, BorrowingLimit: limit(4), CPUBorrowingLimit: "5",
+			MemoryBorrowingLimit: "1Ti", CPULendingLimit: "7"}, "5", "1Ti", "7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := teamQueue(c.flavor)
+			q.Cohort = "org"
+			r := mustRender(t, q)
+			res := r.ClusterQueue.Spec.ResourceGroups[0].Flavors[0].Resources
+			cpu, memory := res[len(res)-2], res[len(res)-1]
+			check := func(what string, got *resource.Quantity, want string) {
+				t.Helper()
+				switch {
+				case want == "" && got != nil:
+					t.Errorf("%s = %s, want no limit", what, got.String())
+				case want != "" && (got == nil || got.Cmp(resource.MustParse(want)) != 0):
+					t.Errorf("%s = %v, want %s", what, got, want)
+				}
+			}
+			check("cpu borrowingLimit", cpu.BorrowingLimit, c.borrowC)
+			check("memory borrowingLimit", memory.BorrowingLimit, c.borrowM)
+			check("cpu lendingLimit", cpu.LendingLimit, c.lendC)
+		})
+	}
+}
+
+func TestHostLimitFindings(t *testing.T) {
+	withCohort := func(q spec.Queue) spec.Queue { q.Cohort = "org"; return q }
+	for _, c := range []struct {
+		name    string
+		queue   spec.Queue
+		path    string
+		summary string
+	}{
+		{"needs a cohort", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPUBorrowingLimit: "4"}),
+			"flavor[0].cpu_borrowing_limit", "cpu_borrowing_limit without a cohort"},
+		{"not a quantity", withCohort(teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, MemoryLendingLimit: "lots"})),
+			"flavor[0].memory_lending_limit", "Invalid quantity"},
+		{"lends more than the quota", withCohort(teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPULendingLimit: "81"})),
+			"flavor[0].cpu_lending_limit", "Lending more than the quota"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := Render(c.queue)
+			requireFinding(t, diags, c.path, c.summary)
+		})
 	}
 }

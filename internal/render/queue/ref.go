@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -37,6 +39,9 @@ type FlavorRef struct {
 	BorrowingLimit *int64 `json:"borrowing_limit,omitempty"`
 	CPU            string `json:"cpu"`
 	Memory         string `json:"memory"`
+	// CPUBorrowingLimit and MemoryBorrowingLimit are "" for no limit.
+	CPUBorrowingLimit    string `json:"cpu_borrowing_limit,omitempty"`
+	MemoryBorrowingLimit string `json:"memory_borrowing_limit,omitempty"`
 	// NodeLabels are the ResourceFlavor's: a workload's placement is
 	// matched against them the way Kueue does (kueue_match.go).
 	NodeLabels map[string]string `json:"node_labels,omitempty"`
@@ -59,6 +64,7 @@ func refOf(q spec.Queue, flavors []flavor) Ref {
 			Name: f.name(), Cloud: f.spec.Pool.Cloud, Accelerator: f.spec.Pool.Accelerator, Partition: f.spec.Pool.Partition,
 			Resource: f.resourceName(), Unit: f.unit, Quota: f.quota, BorrowingLimit: f.spec.BorrowingLimit,
 			CPU: f.cpu.String(), Memory: f.memory.String(), NodeLabels: f.labels,
+			CPUBorrowingLimit: quantityString(f.cpuBorrowing), MemoryBorrowingLimit: quantityString(f.memoryBorrowing),
 			PoolNodeLabels: f.nodeLabels(), LabelChoices: f.pool.LabelChoices,
 		})
 	}
@@ -119,4 +125,11 @@ func DecodeID(id string) (Ref, error) {
 		return Ref{}, fmt.Errorf("queue id prefix %q does not match its payload (%q): the id was edited; copy the id attribute unchanged", id[:i], idPrefix(payload.Name))
 	}
 	return payload.Ref, nil
+}
+
+func quantityString(q *resource.Quantity) string {
+	if q == nil {
+		return ""
+	}
+	return q.String()
 }

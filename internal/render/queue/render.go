@@ -194,8 +194,9 @@ func resourceGroup(flavors []flavor) kueue.ResourceGroup {
 			fq.Resources = append(fq.Resources, rq)
 		}
 		fq.Resources = append(fq.Resources,
-			kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: f.cpu},
-			kueue.ResourceQuota{Name: corev1.ResourceMemory, NominalQuota: f.memory})
+			kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: f.cpu, BorrowingLimit: f.cpuBorrowing, LendingLimit: f.cpuLending},
+			kueue.ResourceQuota{Name: corev1.ResourceMemory, NominalQuota: f.memory, BorrowingLimit: f.memoryBorrowing,
+				LendingLimit: f.memoryLending})
 		group.Flavors = append(group.Flavors, fq)
 	}
 	return group

@@ -5,11 +5,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Unit is what a pool's GPU quota counts: whole GPUs, MIG instances or
@@ -46,6 +44,8 @@ type flavor struct {
 	perNode int64
 	cpu     resource.Quantity
 	memory  resource.Quantity
+	// CPU and memory borrowing and lending limits; nil is no limit.
+	cpuBorrowing, memoryBorrowing, cpuLending, memoryLending *resource.Quantity
 	// labels are the ResourceFlavor's nodeLabels (flavor_labels.go); set
 	// once every flavor of the queue is resolved.
 	labels map[string]string
@@ -98,34 +98,63 @@ func configuredQuota(f spec.QueueFlavor) (Unit, int64, int) {
 	return unit, value, set
 }
 
-// hostPreset is the sizing preset made for the pool's machines, per unit:
-// the catalog's default for the model with whole GPUs, the small preset for
-// a MIG instance or shared slot (a fraction of a GPU's host), as a
-// gpu_workload on that pool is sized by default.
-func hostPreset(p spec.PoolPolicy, unit Unit) workload.SizePreset {
-	name := catalog.SizeSmall
-	if a := catalog.Find(p.Accelerator); a != nil && unit == UnitGPUs && a.DefaultSize != "" {
-		name = a.DefaultSize
-	}
-	preset, _ := workload.LookupSize(name)
-	return preset
-}
-
 // hostQuota is the CPU or memory quota that goes with quota units: the
-// configured quantity, else units x the preset's share.
+// configured quantity, else units x what a default-sized workload asks for
+// one unit of the pool (pool.Render's UnitRequests).
 func hostQuota(configured string, perUnit resource.Quantity, units int64, path []any, diags *gpudiag.Diagnostics) resource.Quantity {
 	if configured != "" {
-		q, err := resource.ParseQuantity(configured)
-		if err != nil || q.Sign() < 0 {
-			diags.AddError(path, "Invalid quantity", strconv.Quote(configured)+" is not a non-negative Kubernetes quantity. "+
-				"Allowed: e.g. \"96\", \"750m\" for CPU, \"768Gi\" for memory.")
-			return resource.Quantity{}
-		}
-		return q
+		return parseHostQuantity(configured, path, diags)
 	}
-	q := perUnit.DeepCopy()
-	q.Mul(units)
+	return times(perUnit, units)
+}
+
+// parseHostQuantity reads a configured CPU or memory quantity.
+func parseHostQuantity(configured string, path []any, diags *gpudiag.Diagnostics) resource.Quantity {
+	q, err := resource.ParseQuantity(configured)
+	if err != nil || q.Sign() < 0 {
+		diags.AddError(path, "Invalid quantity", strconv.Quote(configured)+" is not a non-negative Kubernetes quantity. "+
+			"Allowed: e.g. \"96\", \"750m\" for CPU, \"768Gi\" for memory.")
+		return resource.Quantity{}
+	}
 	return q
+}
+
+// hostLimit is a CPU or memory borrowing or lending limit: the configured
+// quantity, else the GPU limit's share of the quota's CPU or memory (so a
+// queue that may borrow 4 GPUs may borrow the CPU and memory of 4 GPUs),
+// else nil: no limit, as for the GPUs.
+func hostLimit(configured string, gpuLimit *int64, quota resource.Quantity, gpuQuota int64, perUnit resource.Quantity,
+	path []any, diags *gpudiag.Diagnostics) *resource.Quantity {
+	switch {
+	case configured != "":
+		q := parseHostQuantity(configured, path, diags)
+		return &q
+	case gpuLimit == nil:
+		return nil
+	case gpuQuota > 0:
+		q := shareOf(quota, *gpuLimit, gpuQuota)
+		return &q
+	}
+	q := times(perUnit, *gpuLimit)
+	return &q
+}
+
+// times is q x n.
+func times(q resource.Quantity, n int64) resource.Quantity {
+	out := q.DeepCopy()
+	out.Mul(n)
+	return out
+}
+
+// shareOf is quota x n / of, in the quota's own format.
+func shareOf(quota resource.Quantity, n, of int64) resource.Quantity {
+	if n == 0 {
+		return *resource.NewQuantity(0, quota.Format)
+	}
+	if quota.Format == resource.BinarySI {
+		return *resource.NewQuantity(quota.Value()*n/of, resource.BinarySI)
+	}
+	return *resource.NewMilliQuantity(quota.MilliValue()*n/of, quota.Format)
 }
 
 // resolveFlavor decodes and renders the pool of one flavor block and works

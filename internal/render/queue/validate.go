@@ -3,6 +3,10 @@ package queue
 import (
 	"maps"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"strconv"
 	"strings"
 
@@ -150,10 +154,25 @@ func checkQuota(f *flavor, strict bool, diags *gpudiag.Diagnostics) bool {
 			" but the quota is "+strconv.FormatInt(value, 10)+". Allowed: 0 to "+strconv.FormatInt(value, 10)+".")
 	}
 	f.quota = value
-	preset := hostPreset(f.spec.Pool, f.unit)
+	unitCPU, unitMemory := f.pool.UnitRequests[corev1.ResourceCPU], f.pool.UnitRequests[corev1.ResourceMemory]
 	before := len(*diags)
-	f.cpu = hostQuota(f.spec.CPU, preset.CPUPerGPU, value, f.path("cpu"), diags)
-	f.memory = hostQuota(f.spec.Memory, preset.MemoryPerGPU, value, f.path("memory"), diags)
+	f.cpu = hostQuota(f.spec.CPU, unitCPU, value, f.path("cpu"), diags)
+	f.memory = hostQuota(f.spec.Memory, unitMemory, value, f.path("memory"), diags)
+	s := f.spec
+	f.cpuBorrowing = hostLimit(s.CPUBorrowingLimit, s.BorrowingLimit, f.cpu, value, unitCPU, f.path("cpu_borrowing_limit"), diags)
+	f.memoryBorrowing = hostLimit(s.MemoryBorrowingLimit, s.BorrowingLimit, f.memory, value, unitMemory, f.path("memory_borrowing_limit"), diags)
+	f.cpuLending = hostLimit(s.CPULendingLimit, s.LendingLimit, f.cpu, value, unitCPU, f.path("cpu_lending_limit"), diags)
+	f.memoryLending = hostLimit(s.MemoryLendingLimit, s.LendingLimit, f.memory, value, unitMemory, f.path("memory_lending_limit"), diags)
+	for _, l := range []struct {
+		attr  string
+		limit *resource.Quantity
+		quota resource.Quantity
+	}{{"cpu_lending_limit", f.cpuLending, f.cpu}, {"memory_lending_limit", f.memoryLending, f.memory}} {
+		if l.limit != nil && l.limit.Cmp(l.quota) > 0 {
+			diags.AddError(f.path(l.attr), "Lending more than the quota", l.attr+" is "+l.limit.String()+" but the quota is "+
+				l.quota.String()+". Allowed: at most the quota.")
+		}
+	}
 	return len(*diags) == before
 }
 
@@ -171,11 +190,16 @@ func checkLimits(fs spec.QueueFlavor, cohort string, path func(string) []any, di
 	for _, l := range []struct {
 		attr  string
 		value *int64
-	}{{"borrowing_limit", fs.BorrowingLimit}, {"lending_limit", fs.LendingLimit}} {
-		if l.value == nil {
+		set   bool
+	}{
+		{"borrowing_limit", fs.BorrowingLimit, fs.BorrowingLimit != nil}, {"lending_limit", fs.LendingLimit, fs.LendingLimit != nil},
+		{"cpu_borrowing_limit", nil, fs.CPUBorrowingLimit != ""}, {"memory_borrowing_limit", nil, fs.MemoryBorrowingLimit != ""},
+		{"cpu_lending_limit", nil, fs.CPULendingLimit != ""}, {"memory_lending_limit", nil, fs.MemoryLendingLimit != ""},
+	} {
+		if !l.set {
 			continue
 		}
-		if *l.value < 0 {
+		if l.value != nil && *l.value < 0 {
 			diags.AddError(path(l.attr), "Negative limit", l.attr+" is "+strconv.FormatInt(*l.value, 10)+". Allowed: 0 or more.")
 		}
 		if cohort == "" {

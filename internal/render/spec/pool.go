@@ -132,6 +132,11 @@ type PoolRendered struct {
 	// resource name (GPUs x MIG instances per GPU x sharing replicas).
 	ResourcesPerNode map[string]int64 `json:"resources_per_node"`
 
+	// UnitRequests is the CPU and memory a default-sized workload asking for
+	// one unit of ResourceName (a GPU, MIG instance or shared slot)
+	// requests: a queue's quota per unit.
+	UnitRequests corev1.ResourceList `json:"unit_requests,omitempty"`
+
 	// DevicePluginConfig is one entry of the NVIDIA device plugin's config
 	// ConfigMap (gpu-operator devicePlugin.config.data), keyed by
 	// DevicePluginConfigName, which nodes select with the

@@ -51,6 +51,13 @@ type QueueFlavor struct {
 	// Kueue's "no limit". Both need a cohort.
 	BorrowingLimit *int64 `json:"borrowing_limit,omitempty"` // borrowing_limit
 	LendingLimit   *int64 `json:"lending_limit,omitempty"`   // lending_limit
+	// The same limits for CPU and memory (Kubernetes quantities); ""
+	// derives them from the GPU limits like the quotas (and leaves them
+	// unlimited where the GPU limit is).
+	CPUBorrowingLimit    string `json:"cpu_borrowing_limit,omitempty"`    // cpu_borrowing_limit
+	MemoryBorrowingLimit string `json:"memory_borrowing_limit,omitempty"` // memory_borrowing_limit
+	CPULendingLimit      string `json:"cpu_lending_limit,omitempty"`      // cpu_lending_limit
+	MemoryLendingLimit   string `json:"memory_lending_limit,omitempty"`   // memory_lending_limit
 }
 
 // Queue schedulers a workload's queue can belong to. Kueue queues are

@@ -109,6 +109,14 @@ func sizeRank(name string) int {
 	return slices.IndexFunc(sizePresets, func(p SizePreset) bool { return p.Name == name })
 }
 
+// DefaultSizing is what a container with GPU intent in and no size, cpu or
+// memory of its own requests. A queue's CPU and memory quota per GPU unit
+// is the same, so the quota of N units admits N such workloads.
+func DefaultSizing(in clouds.GPUIntent) (cpu, memory resource.Quantity) {
+	cpu, memory, _ = containerSizing(Container{}, in)
+	return cpu, memory
+}
+
 // containerSizing returns the CPU request and the memory request (= limit).
 // Explicit cpu/memory are totals and win over the preset. ok is false when
 // a value needed for the arithmetic is unknown or invalid.
