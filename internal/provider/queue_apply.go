@@ -247,6 +247,15 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 
 var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}
 
+// The object types of gpu_queue's blocks, read off the schema itself.
+func queueFlavorObjectType() types.ObjectType {
+	return queueFlavorBlock().NestedObject.Type().(types.ObjectType)
+}
+
+func queuePreemptionAttrTypes() map[string]attr.Type {
+	return queuePreemptionBlock().Type().(types.ObjectType).AttrTypes
+}
+
 // modelOfQueue is the configuration an imported queue had.
 func modelOfQueue(q queueSpec) queueModel {
 	m := queueModel{
@@ -258,18 +267,24 @@ func modelOfQueue(q queueSpec) queueModel {
 	if len(q.Namespaces) > 0 {
 		m.Namespaces = stringList(q.Namespaces)
 	}
+	m.Preemption = types.ObjectNull(queuePreemptionAttrTypes())
 	if p := q.Preemption; p != (queuePreemptionSpec{}) {
-		m.Preemption = &queuePreemptionModel{WithinClusterQueue: optString(p.WithinClusterQueue),
-			ReclaimWithinCohort: optString(p.ReclaimWithinCohort), BorrowWithinCohort: optString(p.BorrowWithinCohort)}
+		m.Preemption, _ = types.ObjectValueFrom(context.Background(), queuePreemptionAttrTypes(), queuePreemptionModel{
+			WithinClusterQueue: optString(p.WithinClusterQueue), ReclaimWithinCohort: optString(p.ReclaimWithinCohort),
+			BorrowWithinCohort: optString(p.BorrowWithinCohort)})
 	}
-	for _, f := range q.Flavors {
-		m.Flavors = append(m.Flavors, queueFlavorModel{
+	flavors := make([]queueFlavorModel, len(q.Flavors))
+	for i, f := range q.Flavors {
+		flavors[i] = queueFlavorModel{
 			NodePool: types.StringValue(f.NodePool), Nodes: optInt64(f.Nodes), GPUs: optInt64(f.GPUs),
 			MIGInstances: optInt64(f.MIGInstances), SharedSlots: optInt64(f.SharedSlots), CPU: optString(f.CPU),
 			Memory: optString(f.Memory), BorrowingLimit: types.Int64PointerValue(f.BorrowingLimit),
-			LendingLimit: types.Int64PointerValue(f.LendingLimit),
-		})
+			LendingLimit: types.Int64PointerValue(f.LendingLimit), CPUBorrowingLimit: optString(f.CPUBorrowingLimit),
+			MemoryBorrowingLimit: optString(f.MemoryBorrowingLimit), CPULendingLimit: optString(f.CPULendingLimit),
+			MemoryLendingLimit: optString(f.MemoryLendingLimit),
+		}
 	}
+	m.Flavors, _ = types.ListValueFrom(context.Background(), queueFlavorObjectType(), flavors)
 	return m
 }
 

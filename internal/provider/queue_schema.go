@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -24,18 +25,21 @@ import (
 
 // queueModel is gpu_queue's configuration and state.
 type queueModel struct {
-	ID               types.String          `tfsdk:"id"`
-	Name             types.String          `tfsdk:"name"`
-	Cloud            types.String          `tfsdk:"cloud"`
-	Namespaces       types.List            `tfsdk:"namespaces"`
-	LocalQueueName   types.String          `tfsdk:"local_queue_name"`
-	Cohort           types.String          `tfsdk:"cohort"`
-	QueueingStrategy types.String          `tfsdk:"queueing_strategy"`
-	Apply            types.Bool            `tfsdk:"apply"`
-	Preemption       *queuePreemptionModel `tfsdk:"preemption"`
-	Flavors          []queueFlavorModel    `tfsdk:"flavor"`
-	Manifest         types.String          `tfsdk:"manifest"`
-	Timeouts         timeouts.Value        `tfsdk:"timeouts"`
+	ID               types.String `tfsdk:"id"`
+	Name             types.String `tfsdk:"name"`
+	Cloud            types.String `tfsdk:"cloud"`
+	Namespaces       types.List   `tfsdk:"namespaces"`
+	LocalQueueName   types.String `tfsdk:"local_queue_name"`
+	Cohort           types.String `tfsdk:"cohort"`
+	QueueingStrategy types.String `tfsdk:"queueing_strategy"`
+	Apply            types.Bool   `tfsdk:"apply"`
+	// Preemption and Flavors stay Terraform values, not Go structs: a
+	// dynamic block or a for_each over values known only after apply
+	// makes them unknown at plan time, which a struct cannot hold.
+	Preemption types.Object   `tfsdk:"preemption"`
+	Flavors    types.List     `tfsdk:"flavor"`
+	Manifest   types.String   `tfsdk:"manifest"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
 type queuePreemptionModel struct {
@@ -45,15 +49,19 @@ type queuePreemptionModel struct {
 }
 
 type queueFlavorModel struct {
-	NodePool       types.String `tfsdk:"node_pool"`
-	Nodes          types.Int64  `tfsdk:"nodes"`
-	GPUs           types.Int64  `tfsdk:"gpus"`
-	MIGInstances   types.Int64  `tfsdk:"mig_instances"`
-	SharedSlots    types.Int64  `tfsdk:"shared_slots"`
-	CPU            types.String `tfsdk:"cpu"`
-	Memory         types.String `tfsdk:"memory"`
-	BorrowingLimit types.Int64  `tfsdk:"borrowing_limit"`
-	LendingLimit   types.Int64  `tfsdk:"lending_limit"`
+	NodePool             types.String `tfsdk:"node_pool"`
+	Nodes                types.Int64  `tfsdk:"nodes"`
+	GPUs                 types.Int64  `tfsdk:"gpus"`
+	MIGInstances         types.Int64  `tfsdk:"mig_instances"`
+	SharedSlots          types.Int64  `tfsdk:"shared_slots"`
+	CPU                  types.String `tfsdk:"cpu"`
+	Memory               types.String `tfsdk:"memory"`
+	BorrowingLimit       types.Int64  `tfsdk:"borrowing_limit"`
+	LendingLimit         types.Int64  `tfsdk:"lending_limit"`
+	CPUBorrowingLimit    types.String `tfsdk:"cpu_borrowing_limit"`
+	MemoryBorrowingLimit types.String `tfsdk:"memory_borrowing_limit"`
+	CPULendingLimit      types.String `tfsdk:"cpu_lending_limit"`
+	MemoryLendingLimit   types.String `tfsdk:"memory_lending_limit"`
 }
 
 // toQueue converts the model; unknown values become zero values (and set
@@ -65,18 +73,39 @@ func (c *converter) toQueue(m queueModel) spec.Queue {
 		Name: c.str(m.Name), Cloud: c.str(m.Cloud), Namespaces: c.strings(m.Namespaces),
 		LocalQueueName: c.str(m.LocalQueueName), Cohort: c.str(m.Cohort), QueueingStrategy: c.str(m.QueueingStrategy),
 	}
-	if p := m.Preemption; p != nil {
+	var p queuePreemptionModel
+	if c.object(m.Preemption, &p) {
 		q.Preemption = spec.QueuePreemption{WithinClusterQueue: c.str(p.WithinClusterQueue),
 			ReclaimWithinCohort: c.str(p.ReclaimWithinCohort), BorrowWithinCohort: c.str(p.BorrowWithinCohort)}
 	}
-	for _, f := range m.Flavors {
+	for _, f := range c.flavorBlocks(m.Flavors) {
 		q.Flavors = append(q.Flavors, spec.QueueFlavor{
 			NodePool: c.str(f.NodePool), Nodes: c.int64(f.Nodes), GPUs: c.int64(f.GPUs), MIGInstances: c.int64(f.MIGInstances),
 			SharedSlots: c.int64(f.SharedSlots), CPU: c.str(f.CPU), Memory: c.str(f.Memory),
 			BorrowingLimit: c.optInt64(f.BorrowingLimit), LendingLimit: c.optInt64(f.LendingLimit),
+			CPUBorrowingLimit: c.str(f.CPUBorrowingLimit), MemoryBorrowingLimit: c.str(f.MemoryBorrowingLimit),
+			CPULendingLimit: c.str(f.CPULendingLimit), MemoryLendingLimit: c.str(f.MemoryLendingLimit),
 		})
 	}
 	return q
+}
+
+// flavorBlocks decodes the flavor blocks one by one: an unknown list or
+// element (a dynamic block over values known after apply) marks the queue
+// unknown instead of failing the conversion, and an unknown element keeps
+// its place so later indices still match the configuration.
+func (c *converter) flavorBlocks(v types.List) []queueFlavorModel {
+	if v.IsUnknown() {
+		c.unknown = true
+		return nil
+	}
+	out := make([]queueFlavorModel, len(v.Elements()))
+	for i, e := range v.Elements() {
+		if obj, ok := e.(types.Object); ok {
+			c.object(obj, &out[i])
+		}
+	}
+	return out
 }
 
 // Schema describes gpu_queue.
@@ -173,8 +202,9 @@ func queueFlavorBlock() schema.ListNestedBlock {
 			"mig_instances": quotaAttribute("MIG instances, for pools with `partition`: a pool of 8 GPUs cut into `2g.10gb` has 24 per node."),
 			"shared_slots":  quotaAttribute("Shared slots, for pools with `sharing`: GPUs x `replicas`."),
 			"cpu": schema.StringAttribute{
-				MarkdownDescription: "CPU quota (a Kubernetes quantity). Defaults to the GPU quota x the CPU per GPU of the sizing preset " +
-					"made for the pool's machines (what a `gpu_workload` on the pool requests by default).",
+				MarkdownDescription: "CPU quota (a Kubernetes quantity). Defaults to the GPU quota x what a `gpu_workload` asking for one " +
+					"unit of the pool requests by default: a whole GPU takes the sizing preset of the pool's model (e.g. 10 CPU on " +
+					"A100 and H100), a MIG instance or shared slot that preset's small share (e.g. 1 CPU per `2g.10gb` instance).",
 				Optional: true,
 			},
 			"memory": schema.StringAttribute{
@@ -191,7 +221,21 @@ func queueFlavorBlock() schema.ListNestedBlock {
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
+			"cpu_borrowing_limit":    hostLimitAttribute("CPU", "borrowed from the cohort", "borrowing_limit"),
+			"memory_borrowing_limit": hostLimitAttribute("Memory", "borrowed from the cohort", "borrowing_limit"),
+			"cpu_lending_limit":      hostLimitAttribute("CPU", "lent to the cohort", "lending_limit"),
+			"memory_lending_limit":   hostLimitAttribute("Memory", "lent to the cohort", "lending_limit"),
 		}},
+	}
+}
+
+// hostLimitAttribute is a CPU or memory borrowing or lending limit.
+func hostLimitAttribute(what, verb, gpuLimit string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: what + " that may be " + verb + " (a Kubernetes quantity). Defaults to `" + gpuLimit + "`'s share of " +
+			"this flavor's " + strings.ToLower(what) + " quota (a flavor that may borrow 4 of its 8 GPUs may borrow half its " +
+			strings.ToLower(what) + " quota), and to no limit when `" + gpuLimit + "` is unset. Needs `cohort`.",
+		Optional: true,
 	}
 }
 
