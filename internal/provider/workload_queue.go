@@ -203,7 +203,17 @@ func waitingInQueue(statuses []queue.Status) bool {
 }
 
 // queuedWarning is the apply's report on a workload still in its queue.
+// When Kueue says the queue as written can never admit it (a flavor that
+// does not match, a resource the queue lacks), it says so instead.
 func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, diags *diag.Diagnostics) {
+	if slices.ContainsFunc(statuses, queue.Status.NeverAdmitted) {
+		diags.AddWarning(fmt.Sprintf("Kueue cannot admit %s as queue %q is written", ref, queueName),
+			"Kueue keeps it pending for a reason more quota will not fix:"+queue.Summary(statuses)+
+				"\n\nThe workload stays in the cluster and in the state as created, and will not run until the queue's flavors "+
+				"or the workload change so that they match (Kueue's message above names what does not). gpu_queue checks "+
+				"this at plan time for its own pools; a queue or flavor changed outside this configuration is not seen there.")
+		return
+	}
 	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
 		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+
 			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+

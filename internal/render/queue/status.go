@@ -2,6 +2,7 @@ package queue
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,25 @@ func Describe(wl kueue.Workload) Status {
 			"waiting for Kueue to consider it")
 	}
 	return s
+}
+
+// neverAdmittedReasons are Kueue's words for a workload its queue, as
+// written, cannot admit however much quota frees up (docs/design/queues.md,
+// the pending messages of pkg/scheduler/flavorassigner and the Inadmissible
+// reasons of the workload controller).
+var neverAdmittedReasons = []string{
+	"doesn't match node affinity", "untolerated taint", "unavailable in ClusterQueue", "> maximum capacity",
+	"not found", "doesn't match ClusterQueue selector", "Inadmissible",
+}
+
+// NeverAdmitted reports whether Kueue says the workload cannot be admitted
+// as its queue is written: not waiting for quota, but a mismatch between the
+// workload and the queue's flavors, quota or namespaces.
+func (s Status) NeverAdmitted() bool {
+	if s.State != StateQueued {
+		return false
+	}
+	return slices.ContainsFunc(neverAdmittedReasons, func(r string) bool { return strings.Contains(s.Message, r) })
 }
 
 func isTrue(c *metav1.Condition) bool { return c != nil && c.Status == metav1.ConditionTrue }
