@@ -34,6 +34,10 @@ type matrixPool struct {
 	// GPU Feature Discovery or the GPU Operator (values other than the
 	// provider's, which enable GFD), so no nvidia.com/gpu.* labels exist.
 	noGFD bool
+	// poolName is the cloud's name of the pool where the display name
+	// cannot be one (AKS agent pools: lowercase letters and digits, at most
+	// 12); "" uses the display name.
+	poolName string
 	// rendered is pool.Render's answer; nil on GKE Autopilot, which has no
 	// node pools (Autopilot creates a node per pod from its GPU request).
 	rendered *spec.PoolRendered
@@ -42,8 +46,12 @@ type matrixPool struct {
 func (p matrixPool) facts() matrixAccel { return matrixAccels[p.accel] }
 
 func (p matrixPool) policy() spec.PoolPolicy {
+	name := p.poolName
+	if name == "" {
+		name = strings.ToLower(strings.NewReplacer(".", "-", "/", "-", " ", "-").Replace(p.name))
+	}
 	pp := spec.PoolPolicy{
-		Name: strings.ToLower(strings.NewReplacer(".", "-", "/", "-", " ", "-").Replace(p.name)), Cloud: string(p.cloud),
+		Name: name, Cloud: string(p.cloud),
 		Accelerator: p.accel, GPUsPerNode: p.gpus, Partition: p.partition, MIGStrategy: p.strategy,
 		Sharing: p.sharing, Replicas: p.replicas, Spot: p.spot, Dedicated: rendertest.Ptr(p.dedicated),
 	}
@@ -117,6 +125,9 @@ func matrixPools(t *testing.T, c spec.Cloud) []matrixPool {
 		add(named(withSharing(bare, spec.SharingTimeSlicing)))
 	}
 	for i := range pools {
+		if c == spec.CloudAKS {
+			pools[i].poolName = "pool" + strconv.Itoa(i+1)
+		}
 		r, diags := pool.Render(pools[i].policy())
 		if diags.HasError() {
 			t.Fatalf("pool %s/%s: RenderPool refuses a shape the matrix lists:\n%s", c, pools[i].name, rendertest.FormatDiags(diags))

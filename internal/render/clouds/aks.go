@@ -13,7 +13,9 @@ package clouds
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -119,6 +121,27 @@ func (aksProfile) PoolNameLabel() string { return aksLabelAgentPool }
 
 func (a aksProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
 	return poolNameIdentity(a.PoolNameLabel(), pi.Name)
+}
+
+// aksAgentPoolName: Linux agent pool names are lowercase letters and digits,
+// start with a letter, at most 12 (azure-aks-docs "Create node pools").
+var aksAgentPoolName = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+
+// PoolNameProblem: an agent pool cannot be named like every policy.
+func (aksProfile) PoolNameProblem(name string) string {
+	if name == "" || aksAgentPoolName.MatchString(name) {
+		return ""
+	}
+	return strconv.Quote(name) + " cannot name an AKS agent pool (lowercase letters and digits, starting with a letter, " +
+		"at most 12), so no node can carry " + aksLabelAgentPool + "=" + name
+}
+
+// PoolNotes: a gpu_queue selects the pool's nodes by the agent pool's name.
+func (a aksProfile) PoolNotes(_ spec.PoolPolicy, pi PoolIntent, diags *gpudiag.Diagnostics) {
+	if problem := a.PoolNameProblem(pi.Name); problem != "" {
+		diags.AddWarning(gpudiag.At("name"), "Not an AKS agent pool name", problem+
+			", and a gpu_queue selects the pool's nodes by that label. Allowed: the agent pool's own name, e.g. \"gpua100\".")
+	}
 }
 
 // labelChoices: several VM sizes may carry the pool's GPU count.

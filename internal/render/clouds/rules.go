@@ -63,6 +63,9 @@ type PoolRules interface {
 	selectsSharedClients(pi PoolIntent) bool
 	// NodePoolShape fills the cloud's node-pool body in r.
 	NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint)
+	// PoolNameProblem says why the cloud's node pool cannot carry this
+	// name (so PoolNameLabel would select no node); "" when it can.
+	PoolNameProblem(name string) string
 	// PoolNameLabel is the node label in which the cloud names a node's
 	// pool (GKE node pool, AKS agent pool, EKS node group, Karpenter
 	// NodePool); "" where none exists.
@@ -147,6 +150,7 @@ func (baseProfile) AddsGPUTaint() bool                                          
 func (baseProfile) selectsSharedClients(PoolIntent) bool                        { return false }
 func (baseProfile) NodePoolShape(*spec.PoolRendered, PoolIntent, []PoolTaint)   {}
 func (baseProfile) PoolNameLabel() string                                       { return "" }
+func (baseProfile) PoolNameProblem(string) string                               { return "" }
 func (baseProfile) labelChoices(PoolIntent) map[string][]string                 { return nil }
 
 func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {

@@ -149,6 +149,8 @@ func TestFlavorLabelFindings(t *testing.T) {
 		{"a pool's own label replaces the guess", []spec.PoolPolicy{withLabels(h100, "pool", "h100")}, 0, "", ""},
 		{"two pools no label tells apart", []spec.PoolPolicy{h100, withSpot(h100, "h100-spot")}, gpudiag.SeverityError,
 			"flavor[0].node_pool", "also select \"h100-spot\"'s nodes"},
+		{"an AKS pool named unlike any agent pool", []spec.PoolPolicy{{Name: "a100-pool", Cloud: "aks", Accelerator: "a100-80gb", GPUsPerNode: 1}},
+			gpudiag.SeverityError, "flavor[0].node_pool", "cannot name an AKS agent pool"},
 		{"a guess forced by another flavor's key", []spec.PoolPolicy{withLabels(h100, "pool", "h100"), t4}, gpudiag.SeverityWarning,
 			"flavor[0].node_pool", "Kueue matches on nvidia.com/gpu.product in this queue because other flavors name it"},
 	}

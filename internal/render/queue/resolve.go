@@ -168,6 +168,11 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 		return out, false
 	}
 	out.pool = rendered
+	if rendered.IdentityProblem != "" {
+		diags.AddError(out.path("node_pool"), "The flavor would select no node", out.ref()+": "+rendered.IdentityProblem+
+			", and the queue's flavor selects the pool's nodes by it. Allowed: name the gpu_node_pool_policy like the cloud's node pool.")
+		return out, false
+	}
 	out.unit = unitOf(f.Pool)
 	if len(rendered.ResourceNames) != 1 {
 		diags.AddError(out.path("node_pool"), "A pool of several GPU resources",

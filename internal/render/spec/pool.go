@@ -102,6 +102,9 @@ type PoolRendered struct {
 	// or on generic clusters the GPU Feature Discovery labels the pool is
 	// defined by. A gpu_queue's ResourceFlavor selects the pool by them.
 	IdentityLabels map[string]string `json:"identity_labels,omitempty"`
+	// IdentityProblem says why no node can carry IdentityLabels (the name
+	// cannot be the cloud's node pool name); "" otherwise.
+	IdentityProblem string `json:"identity_problem,omitempty"`
 	// LabelChoices are the labels above (or of CloudSetLabels) whose value
 	// is one of several: the first is shown, a node may carry another.
 	LabelChoices map[string][]string `json:"label_choices,omitempty"`
