@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -48,12 +50,45 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 		}
 	}
 	diags.Append(state.Set(ctx, plan)...)
+	warnFlavorsWithoutNodes(ctx, client, rendered, diags)
 	if prior == nil || !prior.Apply.ValueBool() {
 		return
 	}
 	if before, ok := renderQueueState(ctx, *prior, diags); ok {
 		diags.Append(removeStaleQueueObjects(ctx, client, before, rendered)...)
 	}
+}
+
+// warnFlavorsWithoutNodes reports each flavor whose node labels select no
+// node of the cluster: Kueue would admit work there that can never be
+// scheduled. Most often the cloud's node pool is not named like the policy
+// (the flavor selects the pool-name label). A pool that scales from zero
+// has no node yet either, which the warning says. Where the nodes cannot be
+// listed nothing is said: nothing was checked.
+func warnFlavorsWithoutNodes(ctx context.Context, client *kube.Client, rendered *queue.Rendered, diags *diag.Diagnostics) {
+	for _, rf := range rendered.ResourceFlavors {
+		nodes, err := client.ListNodes(ctx, labels.SelectorFromSet(rf.Spec.NodeLabels).String())
+		if err != nil {
+			return
+		}
+		if len(nodes) > 0 {
+			continue
+		}
+		diags.AddWarning(fmt.Sprintf("ResourceFlavor %q selects no node", rf.Name), fmt.Sprintf("No node of the cluster "+
+			"carries every label of the flavor of node pool %q (%s). Kueue writes these labels into every pod it admits "+
+			"through the flavor, so that work stays Pending until such a node exists. If the pool scales from zero, "+
+			"this is expected until its first node starts. Otherwise check the nodes' labels: on GKE, AKS and EKS the "+
+			"cloud's node pool must be named like the gpu_node_pool_policy (the flavor selects the pool-name label), "+
+			"and on generic clusters GPU Feature Discovery must label the nodes.", rf.Name, describeNodeLabels(rf.Spec.NodeLabels)))
+	}
+}
+
+func describeNodeLabels(l map[string]string) string {
+	parts := make([]string, 0, len(l))
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		parts = append(parts, k+"="+l[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // kueueHint explains the error every first user meets: Kueue not

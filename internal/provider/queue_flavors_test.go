@@ -234,8 +234,12 @@ resource "gpu_queue" "q" {
 		poolJob("on_a100", "a100", ns) + poolJob("on_v100", "v100", ns)
 	tf := newFaultTerraform(t, config)
 	deletePlainJobsFirst(t, ns)
-	if out, err := tf.Apply(); err != nil {
+	out, err := tf.Apply()
+	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "selects no node") {
+		t.Errorf("the apply says a flavor of pools that have nodes selects none:\n%s", out)
 	}
 	assertPodsOn(t, ns, "app.kubernetes.io/name=on-a100", "^"+a100.prefix+`-\d+$`)
 	assertPodsOn(t, ns, "app.kubernetes.io/name=on-v100", "^"+v100.prefix+`-\d+$`)
@@ -429,4 +433,39 @@ resource "gpu_workload" %[1]q {
   }
 }
 `, label, strings.ReplaceAll(label, "_", "-"), ns, pool)
+}
+
+// A GKE pool whose node pool is named otherwise (here: no node at all): the
+// apply says the flavor selects no node, instead of leaving admitted work
+// Pending without a word.
+func TestAccQueue_flavorWithoutNodesIsReported(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	id := rand.String(5)
+	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name          = "kq-%[1]s-elsewhere"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_queue" "q" {
+  name       = "kq-%[1]s"
+  namespaces = [%[2]q]
+  flavor {
+    node_pool = gpu_node_pool_policy.p.id
+    gpus      = 8
+  }
+}
+`, id, ns)
+	tf := newFaultTerraform(t, config)
+	out, err := tf.Apply()
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	want := `ResourceFlavor "kq-` + id + `-elsewhere" selects no node`
+	if !strings.Contains(out, want) || !strings.Contains(out, "cloud.google.com/gke-nodepool=kq-"+id+"-elsewhere") {
+		t.Errorf("the apply does not report the flavor that selects no node (%q):\n%s", want, out)
+	}
 }

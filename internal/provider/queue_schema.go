@@ -190,7 +190,10 @@ func queueFlavorBlock() schema.ListNestedBlock {
 		Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(queue.MaxFlavors)},
 		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
 			"node_pool": schema.StringAttribute{
-				MarkdownDescription: "The `id` of a `gpu_node_pool_policy`. Its ResourceFlavor is named after the pool and shared by every queue using it.",
+				MarkdownDescription: "The `id` of a `gpu_node_pool_policy`. Its ResourceFlavor is named after the pool and shared by every " +
+					"queue using it; its node labels select exactly the pool's nodes (the cloud's pool-name label, so on GKE, AKS and EKS " +
+					"name the cloud's node pool like the policy; GPU Feature Discovery's labels on generic clusters) plus what Kueue " +
+					"needs to keep each pool's work in its own flavor. A queue Kueue could never admit a pool's work into is a plan error.",
 				Required:            true,
 			},
 			"nodes": schema.Int64Attribute{
