@@ -194,7 +194,7 @@ func queueFlavorBlock() schema.ListNestedBlock {
 					"queue using it; its node labels select exactly the pool's nodes (the cloud's pool-name label, so on GKE, AKS and EKS " +
 					"name the cloud's node pool like the policy; GPU Feature Discovery's labels on generic clusters) plus what Kueue " +
 					"needs to keep each pool's work in its own flavor. A queue Kueue could never admit a pool's work into is a plan error.",
-				Required:            true,
+				Required: true,
 			},
 			"nodes": schema.Int64Attribute{
 				MarkdownDescription: "Size of the pool, when known: a quota above what it holds is refused, and without a quota the queue gets the whole pool.",

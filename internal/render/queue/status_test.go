@@ -90,9 +90,9 @@ func TestUsageOf(t *testing.T) {
 func TestNeverAdmittedReadsKueuesReasons(t *testing.T) {
 	for msg, want := range map[string]bool{
 		"Pending: couldn't assign flavors to pod set main: flavor h100 doesn't match node affinity, flavor t4 doesn't match node affinity": true,
-		"Pending: couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in ClusterQueue":                           true,
-		"Inadmissible: LocalQueue team-a doesn't exist":                                                                                 true,
-		"Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed":  false,
+		"Pending: couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in ClusterQueue":                            true,
+		"Inadmissible: LocalQueue team-a doesn't exist":                                                                                    true,
+		"Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed":     false,
 		"waiting for Kueue to consider it": false,
 	} {
 		if got := (Status{State: StateQueued, Message: msg}).NeverAdmitted(); got != want {
