@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider"
 )
 
@@ -32,7 +33,7 @@ func main() {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
 	stopProfile := startCPUProfile()
-	err := tf6server.Serve(providerAddress, provider.ProtocolServer(version), opts...)
+	err := tf6server.Serve(providerAddress, protocol.NewServer(provider.New(version)), opts...)
 	stopProfile()
 	if err != nil {
 		log.Fatal(err.Error())

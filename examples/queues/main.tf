@@ -30,9 +30,11 @@ provider "gpu" {
   config_path = var.kubeconfig
 }
 
-# The pool, described once: Kueue's ResourceFlavor is derived from it.
+# The pool, described once: Kueue's ResourceFlavor is derived from it. It is
+# named like the GKE node pool (the local cluster's is "a100-pool"): the
+# flavor selects the nodes by their cloud.google.com/gke-nodepool label.
 resource "gpu_node_pool_policy" "a100" {
-  name          = "demo-a100"
+  name          = "a100-pool"
   cloud         = "gke"
   accelerator   = "a100-40gb"
   gpus_per_node = 8

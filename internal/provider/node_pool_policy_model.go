@@ -101,7 +101,7 @@ func (c *converter) taints(v types.List) []spec.Taint {
 	}
 	out := make([]spec.Taint, len(v.Elements()))
 	for i, e := range v.Elements() {
-		// Element by element: a null element (ProtocolServer rejects it before) or an
+		// Element by element: a null element (the protocol layer rejects it before) or an
 		// unknown one must not fail the whole conversion. It stays a blank
 		// taint, which render skips as unknown, so later indices still
 		// match the configuration.

@@ -32,13 +32,14 @@ var (
 type GPUProvider struct {
 	version string
 	// configured is what Configure handed to resources, kept because the
-	// direct planner configures the resources it plans itself (the
-	// framework keeps its copy out of reach).
+	// protocol layer's direct path configures the resources it serves
+	// itself (the framework keeps its copy out of reach).
 	configured atomic.Pointer[providerData]
 }
 
-// resourceData is what Configure handed to resources: nil before it ran.
-func (p *GPUProvider) resourceData() any {
+// ResourceData is what Configure handed to resources: nil before it ran.
+// It makes the provider a protocol.Provider.
+func (p *GPUProvider) ResourceData() any {
 	if data := p.configured.Load(); data != nil {
 		return data
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"os"
 	"regexp"
 	"testing"
@@ -23,7 +24,9 @@ import (
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gpu": func() (tfprotov6.ProviderServer, error) { return shadowed(ProtocolServer("test")()), nil },
+	"gpu": func() (tfprotov6.ProviderServer, error) {
+		return protocol.Shadowed(protocol.NewServer(New("test"))()), nil
+	},
 }
 
 // clusterEnv lists the variables the provider reads, cleared by tests that

@@ -305,76 +305,36 @@ resource "gpu_queue" "q" {
 	})
 }
 
-// A generic H100 pool and a time-sliced generic T4 pool in one queue (the
-// queue of issue #30's first finding, which Kueue could never admit):
-// gpu_workloads of both are admitted and land on their pools, and plain Jobs
-// of each resource land on that flavor's pool. Generic nodes carry no pool
-// name, so the flavors select GPU Feature Discovery's labels; the fixture
-// nodes are the pools (the T4 pool's device plugin config entry is named
-// after the pool, t4-shared, as on the fixture node).
-func TestAccQueue_genericAndTimeSharedPoolsShareAQueue(t *testing.T) {
-	acctest.RequireKueue(t)
-	ns := acctest.Namespace(t)
-	id := rand.String(5)
-	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
-resource "gpu_node_pool_policy" "h100" {
-  name          = "kq-%[1]s-h100"
-  cloud         = "generic"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 8
+// genericPartner is the second pool of a generic queue with an H100 pool:
+// its policy body, quota line, fixture pool, resource and flavor name.
+type genericPartner struct {
+	policy, quota, fixture, resource, flavor string
 }
 
-resource "gpu_node_pool_policy" "t4" {
-  name          = "t4-shared"
-  cloud         = "generic"
+// Generic pools share a queue with no label of the user's: GPU Feature
+// Discovery's labels tell them apart. With a time-sliced T4 pool this is the
+// queue of issue #30's first finding, which Kueue could never admit. The
+// fixture nodes are the pools (the T4 pool's device plugin config entry is
+// named after the pool, t4-shared, as on the fixture node). gpu_workloads of
+// both pools are admitted and land on their pools, and plain Jobs of each
+// flavor's resource land on that flavor's pool.
+func TestAccQueue_genericPoolsShareAQueue(t *testing.T) {
+	acctest.RequireKueue(t)
+	id := rand.String(5)
+	for name, partner := range map[string]genericPartner{
+		"time-sliced T4": {`name = "t4-shared"
   accelerator   = "t4"
   gpus_per_node = 1
   sharing       = "time-slicing"
-  replicas      = 4
-}
-
-resource "gpu_queue" "q" {
-  name       = "kq-%[1]s"
-  namespaces = [%[2]q]
-  flavor {
-    node_pool = gpu_node_pool_policy.h100.id
-    gpus      = 2
-  }
-  flavor {
-    node_pool    = gpu_node_pool_policy.t4.id
-    shared_slots = 2
-  }
-}
-`, id, ns) + poolJob("on_h100", "h100", ns) + poolJob("on_t4", "t4", ns)
-	tf := newFaultTerraform(t, config)
-	deletePlainJobsFirst(t, ns)
-	out, err := tf.Apply()
-	if err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
-	if strings.Contains(out, "doesn't match node affinity") || strings.Contains(out, "is waiting in queue") {
-		t.Errorf("a pool's workload was not admitted:\n%s", out)
-	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=on-h100", `^generic-h100-\d+$`)
-	assertPodsOn(t, ns, "app.kubernetes.io/name=on-t4", `^generic-t4-timeslice-\d+$`)
-	waitJobComplete(t, ns, "on-h100", 2*time.Minute)
-	waitJobComplete(t, ns, "on-t4", 2*time.Minute)
-	sendPlainJobs(t, ns, "kq-"+id, []plainJobFlavor{
-		{"kq-" + id + "-h100", "nvidia.com/gpu", fixturePoolNode("generic-h100")},
-		{"t4-shared", "nvidia.com/gpu.shared", fixturePoolNode("generic-t4-timeslice")},
-	})
-	if changes, out := tf.PlanHasChanges(); changes {
-		t.Errorf("a refresh plans changes:\n%s", out)
-	}
-}
-
-// A generic H100 pool and a generic H200 pool share one queue with no
-// label of the user's: GFD's product names tell them apart.
-func TestAccQueue_genericH100AndH200ShareAQueue(t *testing.T) {
-	acctest.RequireKueue(t)
-	ns := acctest.Namespace(t)
-	id := rand.String(5)
-	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+  replicas      = 4`, "shared_slots = 2", "generic-t4-timeslice", "nvidia.com/gpu.shared", "t4-shared"},
+		"H200": {`name = "kq-` + id + `-h200"
+  accelerator   = "h200"
+  gpus_per_node = 8`, "gpus = 1", "generic-h200", "nvidia.com/gpu", "kq-" + id + "-h200"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ns := acctest.Namespace(t)
+			queueName := "kq-" + id + "-" + strings.ToLower(partner.fixture[len("generic-"):len("generic-")+2])
+			config := acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "h100" {
   name          = "kq-%[1]s-h100"
   cloud         = "generic"
@@ -382,39 +342,46 @@ resource "gpu_node_pool_policy" "h100" {
   gpus_per_node = 8
 }
 
-resource "gpu_node_pool_policy" "h200" {
-  name          = "kq-%[1]s-h200"
-  cloud         = "generic"
-  accelerator   = "h200"
-  gpus_per_node = 8
+resource "gpu_node_pool_policy" "other" {
+  cloud = "generic"
+  %[2]s
 }
 
 resource "gpu_queue" "q" {
-  name       = "kq-%[1]s"
-  namespaces = [%[2]q]
+  name       = %[3]q
+  namespaces = [%[4]q]
   flavor {
     node_pool = gpu_node_pool_policy.h100.id
     gpus      = 1
   }
   flavor {
-    node_pool = gpu_node_pool_policy.h200.id
-    gpus      = 1
+    node_pool = gpu_node_pool_policy.other.id
+    %[5]s
   }
 }
-`, id, ns) + poolJob("on_h100", "h100", ns) + poolJob("on_h200", "h200", ns)
-	tf := newFaultTerraform(t, config)
-	deletePlainJobsFirst(t, ns)
-	if out, err := tf.Apply(); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
+`, id, partner.policy, queueName, ns, partner.quota) + poolJob("on_h100", "h100", ns) + poolJob("on_other", "other", ns)
+			tf := newFaultTerraform(t, config)
+			deletePlainJobsFirst(t, ns)
+			out, err := tf.Apply()
+			if err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			if strings.Contains(out, "doesn't match node affinity") || strings.Contains(out, "is waiting in queue") {
+				t.Errorf("a pool's workload was not admitted:\n%s", out)
+			}
+			assertPodsOn(t, ns, "app.kubernetes.io/name=on-h100", `^generic-h100-\d+$`)
+			assertPodsOn(t, ns, "app.kubernetes.io/name=on-other", "^"+partner.fixture+`-\d+$`)
+			waitJobComplete(t, ns, "on-h100", 2*time.Minute)
+			waitJobComplete(t, ns, "on-other", 2*time.Minute)
+			sendPlainJobs(t, ns, queueName, []plainJobFlavor{
+				{"kq-" + id + "-h100", "nvidia.com/gpu", fixturePoolNode("generic-h100")},
+				{partner.flavor, partner.resource, fixturePoolNode(partner.fixture)},
+			})
+			if changes, out := tf.PlanHasChanges(); changes {
+				t.Errorf("a refresh plans changes:\n%s", out)
+			}
+		})
 	}
-	assertPodsOn(t, ns, "app.kubernetes.io/name=on-h100", `^generic-h100-\d+$`)
-	assertPodsOn(t, ns, "app.kubernetes.io/name=on-h200", `^generic-h200-\d+$`)
-	waitJobComplete(t, ns, "on-h100", 2*time.Minute)
-	waitJobComplete(t, ns, "on-h200", 2*time.Minute)
-	sendPlainJobs(t, ns, "kq-"+id, []plainJobFlavor{
-		{"kq-" + id + "-h100", "nvidia.com/gpu", fixturePoolNode("generic-h100")},
-		{"kq-" + id + "-h200", "nvidia.com/gpu", fixturePoolNode("generic-h200")},
-	})
 }
 
 // poolJob is a one-unit gpu_workload Job on a pool of the test, in its queue.

@@ -3,9 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -37,7 +37,7 @@ func BenchmarkFrameworkPlanBySchemaSize(b *testing.B) {
 // gpu_workload's schema whose Read and ModifyPlan do no work: what the
 // framework costs for this schema, the floor under BenchmarkWorkloadPlan*.
 func BenchmarkFrameworkPlanWorkloadSchema(b *testing.B) {
-	s := newPlanBenchFor(b, &sizedProvider{schema: workloadSchema()})
+	s := newPlanBenchFor(b, protocoltest.Sized(workloadSchema()))
 	s.config = dynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -59,7 +59,7 @@ func newSizedPlanBench(b *testing.B, attributes int) *planBench {
 	for i := range attributes {
 		attrs[sizedAttribute(i)] = schema.StringAttribute{Optional: true}
 	}
-	s := newPlanBenchFor(b, &sizedProvider{schema: schema.Schema{Attributes: attrs}})
+	s := newPlanBenchFor(b, protocoltest.Sized(schema.Schema{Attributes: attrs}))
 	set := map[string]tftypes.Value{"id": tftypes.NewValue(tftypes.String, "x")}
 	for i := range min(attributes, 8) {
 		set[sizedAttribute(i)] = tftypes.NewValue(tftypes.String, "value")
@@ -70,44 +70,10 @@ func newSizedPlanBench(b *testing.B, attributes int) *planBench {
 
 // newPlanBenchFor serves p's one resource type, "sized"; the caller sets
 // the configuration.
-func newPlanBenchFor(b *testing.B, p *sizedProvider) *planBench {
+func newPlanBenchFor(b *testing.B, p provider.Provider) *planBench {
 	b.Helper()
 	s, _ := newPlanBenchOn(b, providerserver.NewProtocol6(p)(), "sized")
 	return s
 }
 
 func sizedAttribute(i int) string { return fmt.Sprintf("a%d", i) }
-
-// sizedProvider serves one resource type, "sized", with the given schema
-// and no behaviour.
-type sizedProvider struct{ schema schema.Schema }
-
-func (p *sizedProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "bench"
-}
-func (p *sizedProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
-func (p *sizedProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
-}
-func (p *sizedProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
-func (p *sizedProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return &sizedResource{schema: p.schema} }}
-}
-
-type sizedResource struct{ schema schema.Schema }
-
-func (r *sizedResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = "sized"
-}
-
-func (r *sizedResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = r.schema
-}
-
-// Read keeps the state; Create, Update and Delete are never called.
-func (r *sizedResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
-func (r *sizedResource) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {
-}
-func (r *sizedResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {
-}
-func (r *sizedResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -53,7 +54,7 @@ type planBench struct {
 func newPlanBench(b testing.TB) *planBench {
 	b.Helper()
 	clearClusterEnv(b)
-	s, schemas := newPlanBenchOn(b, ProtocolServer("bench")(), "gpu_workload")
+	s, schemas := newPlanBenchOn(b, protocol.NewServer(New("bench"))(), "gpu_workload")
 	providerType := objectType(b, schemas.Provider)
 	configured, err := s.server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: "1.11.4",

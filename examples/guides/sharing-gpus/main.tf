@@ -1,5 +1,8 @@
 # One A100 pool shared by two teams. Each team has a queue with a quota of
 # the pool's GPUs; queues of one cohort lend each other what they do not use.
+# The GKE node pool is named like the policy (name = gpu_node_pool_policy.a100.name
+# on the google_container_node_pool): the queues' flavor selects its nodes by
+# their cloud.google.com/gke-nodepool label.
 resource "gpu_node_pool_policy" "a100" {
   name          = "a100"
   cloud         = "gke"

@@ -1,7 +1,8 @@
-package provider
+package protocol
 
 import (
 	"context"
+	"errors"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -30,24 +31,24 @@ import (
 // types. A schema using more than that (newDirectSchema says what), an
 // identity or private state goes to the framework. The acceptance tests
 // run every plan and state upgrade both ways and fail on any difference
-// (shadowServer in direct_test.go).
+// (Shadowed, shadow.go).
 type directResource struct {
 	schema      *directSchema
 	newResource func() resource.Resource
 }
 
-// newDirectResource is the direct path of a resource, nil where the
-// framework has to serve it: a resource with an identity (the direct path
-// keeps none) or a schema newDirectSchema refuses.
-func newDirectResource(ctx context.Context, r resource.Resource, s schema.Schema, newResource func() resource.Resource) *directResource {
+// newDirectResource is the direct path of a resource, or why the framework
+// has to serve it: a resource with an identity (the direct path keeps none)
+// or a schema newDirectSchema refuses.
+func newDirectResource(ctx context.Context, r resource.Resource, s schema.Schema, newResource func() resource.Resource) (*directResource, error) {
 	if _, identity := r.(resource.ResourceWithIdentity); identity {
-		return nil
+		return nil, errors.New("the resource has an identity, which the direct path does not keep")
 	}
 	direct, err := newDirectSchema(ctx, s)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return &directResource{schema: direct, newResource: newResource}
+	return &directResource{schema: direct, newResource: newResource}, nil
 }
 
 // serves says whether the direct planner answers this request exactly as

@@ -1,15 +1,15 @@
-package provider
+package protocol
 
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -111,7 +111,7 @@ func (d *directSchema) addAttribute(shape string, a schema.Attribute, top bool) 
 		return fmt.Errorf("%s: a type with semantic equality is not supported", shape)
 	}
 	_, dynamic := a.GetType().(basetypes.DynamicTypable)
-	d.nodes[shape] = schemaNode{computed: a.IsComputed(), hasDefault: hasField(a, "Default"), dynamic: dynamic}
+	d.nodes[shape] = schemaNode{computed: a.IsComputed(), hasDefault: attributeHasDefault(a), dynamic: dynamic}
 	nested, elements, err := nestedAttributes(a)
 	if err != nil {
 		return err
@@ -190,50 +190,112 @@ func (d *directSchema) addBlockContent(shape string, attrs map[string]schema.Att
 
 // checkObject refuses a nested object with plan modifiers of its own.
 func checkObject(object any) error {
-	if hasField(object, "PlanModifiers") {
+	if _, modifiers := planBehaviour(object); modifiers {
 		return fmt.Errorf("nested object plan modifiers are not supported")
 	}
 	return nil
 }
 
-// hasPlanBehaviour says whether a schema element has a default or plan
-// modifiers. Every attribute and block type of the framework keeps them in
-// fields of these names; reading them once here spares a case per type.
-func hasPlanBehaviour(element any) bool {
-	return hasField(element, "Default") || hasField(element, "PlanModifiers")
+// attributeHasDefault says whether an attribute has a default.
+func attributeHasDefault(a any) bool {
+	hasDefault, _ := planBehaviour(a)
+	return hasDefault
 }
 
-// hasSemanticEquality says whether values of a type (or of its elements)
-// compare semantically, which the framework checks after every read: a
-// method named like the framework's StringSemanticEquals and its siblings.
-func hasSemanticEquality(t attr.Type) bool {
-	if withElements, ok := t.(attr.TypeWithElementType); ok && hasSemanticEquality(withElements.ElementType()) {
-		return true
+// hasPlanBehaviour says whether a schema element has a default or plan
+// modifiers.
+func hasPlanBehaviour(element any) bool {
+	hasDefault, modifiers := planBehaviour(element)
+	return hasDefault || modifiers
+}
+
+// planBehaviour reads an element's default and plan modifiers through the
+// accessors every attribute, block and nested object type of the framework
+// has, one per value kind. An element of a kind not listed here has
+// neither.
+func planBehaviour(e any) (hasDefault, hasModifiers bool) {
+	if d, ok := defaultOfKind(e); ok {
+		hasDefault = d
 	}
-	v := reflect.TypeOf(t.ValueType(context.Background()))
-	for i := range v.NumMethod() {
-		if strings.HasSuffix(v.Method(i).Name, "SemanticEquals") {
-			return true
-		}
+	return hasDefault, modifiersOfKind(e)
+}
+
+func defaultOfKind(e any) (bool, bool) {
+	switch t := e.(type) {
+	case interface{ StringDefaultValue() defaults.String }:
+		return t.StringDefaultValue() != nil, true
+	case interface{ BoolDefaultValue() defaults.Bool }:
+		return t.BoolDefaultValue() != nil, true
+	case interface{ Int64DefaultValue() defaults.Int64 }:
+		return t.Int64DefaultValue() != nil, true
+	case interface{ Int32DefaultValue() defaults.Int32 }:
+		return t.Int32DefaultValue() != nil, true
+	case interface{ Float64DefaultValue() defaults.Float64 }:
+		return t.Float64DefaultValue() != nil, true
+	case interface{ Float32DefaultValue() defaults.Float32 }:
+		return t.Float32DefaultValue() != nil, true
+	case interface{ NumberDefaultValue() defaults.Number }:
+		return t.NumberDefaultValue() != nil, true
+	case interface{ ListDefaultValue() defaults.List }:
+		return t.ListDefaultValue() != nil, true
+	case interface{ SetDefaultValue() defaults.Set }:
+		return t.SetDefaultValue() != nil, true
+	case interface{ MapDefaultValue() defaults.Map }:
+		return t.MapDefaultValue() != nil, true
+	case interface{ ObjectDefaultValue() defaults.Object }:
+		return t.ObjectDefaultValue() != nil, true
+	case interface{ DynamicDefaultValue() defaults.Dynamic }:
+		return t.DynamicDefaultValue() != nil, true
+	}
+	return false, false
+}
+
+func modifiersOfKind(e any) bool {
+	switch t := e.(type) {
+	case interface{ StringPlanModifiers() []planmodifier.String }:
+		return len(t.StringPlanModifiers()) > 0
+	case interface{ BoolPlanModifiers() []planmodifier.Bool }:
+		return len(t.BoolPlanModifiers()) > 0
+	case interface{ Int64PlanModifiers() []planmodifier.Int64 }:
+		return len(t.Int64PlanModifiers()) > 0
+	case interface{ Int32PlanModifiers() []planmodifier.Int32 }:
+		return len(t.Int32PlanModifiers()) > 0
+	case interface{ Float64PlanModifiers() []planmodifier.Float64 }:
+		return len(t.Float64PlanModifiers()) > 0
+	case interface{ Float32PlanModifiers() []planmodifier.Float32 }:
+		return len(t.Float32PlanModifiers()) > 0
+	case interface{ NumberPlanModifiers() []planmodifier.Number }:
+		return len(t.NumberPlanModifiers()) > 0
+	case interface{ ListPlanModifiers() []planmodifier.List }:
+		return len(t.ListPlanModifiers()) > 0
+	case interface{ SetPlanModifiers() []planmodifier.Set }:
+		return len(t.SetPlanModifiers()) > 0
+	case interface{ MapPlanModifiers() []planmodifier.Map }:
+		return len(t.MapPlanModifiers()) > 0
+	case interface{ ObjectPlanModifiers() []planmodifier.Object }:
+		return len(t.ObjectPlanModifiers()) > 0
+	case interface{ DynamicPlanModifiers() []planmodifier.Dynamic }:
+		return len(t.DynamicPlanModifiers()) > 0
 	}
 	return false
 }
 
-// hasField says whether a struct has a non-empty field of that name.
-func hasField(element any, name string) bool {
-	v := reflect.ValueOf(element)
-	if v.Kind() != reflect.Struct {
-		return false
+// hasSemanticEquality says whether values of a type (or of its elements)
+// compare semantically, which the framework checks after every read: the
+// value type implements one of the framework's ...ValuableWithSemanticEquals
+// interfaces.
+func hasSemanticEquality(t attr.Type) bool {
+	if withElements, ok := t.(attr.TypeWithElementType); ok && hasSemanticEquality(withElements.ElementType()) {
+		return true
 	}
-	f := v.FieldByName(name)
-	if !f.IsValid() {
-		return false
-	}
-	switch f.Kind() {
-	case reflect.Slice, reflect.Map:
-		return f.Len() > 0
-	case reflect.Interface, reflect.Pointer:
-		return !f.IsNil()
+	switch t.ValueType(context.Background()).(type) {
+	case basetypes.StringValuableWithSemanticEquals, basetypes.BoolValuableWithSemanticEquals,
+		basetypes.Int64ValuableWithSemanticEquals, basetypes.Int32ValuableWithSemanticEquals,
+		basetypes.Float64ValuableWithSemanticEquals, basetypes.Float32ValuableWithSemanticEquals,
+		basetypes.NumberValuableWithSemanticEquals, basetypes.ListValuableWithSemanticEquals,
+		basetypes.SetValuableWithSemanticEquals, basetypes.MapValuableWithSemanticEquals,
+		basetypes.ObjectValuableWithSemanticEquals, basetypes.DynamicValuableWithSemanticEquals:
+		return true
 	}
 	return false
 }
@@ -270,7 +332,7 @@ func defaultOf(a schema.Attribute) (topDefault, bool, error) {
 			return defaultValue(ctx, resp.PlanValue, resp.Diagnostics)
 		}, true, nil
 	}
-	if hasField(a, "Default") {
+	if hasDefault, _ := planBehaviour(a); hasDefault {
 		return nil, false, fmt.Errorf("a default on %T is not supported", a)
 	}
 	return nil, false, nil
@@ -301,7 +363,7 @@ func modifierOf(name string, a schema.Attribute) (topModifier, bool, error) {
 			return modifyMap(ctx, name, t.ElementType, t.PlanModifiers, in)
 		}, true, nil
 	}
-	if hasField(a, "PlanModifiers") {
+	if _, modifiers := planBehaviour(a); modifiers {
 		return nil, false, fmt.Errorf("plan modifiers on %T are not supported", a)
 	}
 	return nil, false, nil

@@ -1,11 +1,9 @@
-package provider
+package protocol
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -18,136 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 )
-
-// shadowServer plans and upgrades every resource the direct path serves
-// twice, directly and with the framework, and fails the call with the
-// difference when they disagree. The acceptance tests serve the provider
-// through it, so every plan and state Terraform sends them also checks the
-// direct path. Reads are not shadowed: a second read of the cluster may
-// rightly see something else; TestDirectRead_matchesTheFramework covers them.
-type shadowServer struct {
-	*checkedServer
-}
-
-func shadowed(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	if checked, ok := s.(*checkedServer); ok {
-		return shadowServer{checked}
-	}
-	return s
-}
-
-func (s shadowServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	got, err := s.checkedServer.UpgradeResourceState(ctx, req)
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if err != nil || !direct.servesUpgrade(req) {
-		return got, err
-	}
-	want, err := s.ProviderServer.UpgradeResourceState(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if diff := stateDifference(direct.schema.tfType, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics); diff != "" {
-		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
-	}
-	return got, nil
-}
-
-func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	got, err := s.checkedServer.PlanResourceChange(ctx, req)
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if err != nil || !direct.serves(req) {
-		return got, err
-	}
-	want, err := s.ProviderServer.PlanResourceChange(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if diff := planDifference(direct.schema.tfType, want, got); diff != "" {
-		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
-	}
-	return got, nil
-}
-
-func disagreement(typeName, diff string) *tfprotov6.Diagnostic {
-	return &tfprotov6.Diagnostic{
-		Severity: tfprotov6.DiagnosticSeverityError,
-		Summary:  "The direct path disagrees with the framework",
-		Detail:   fmt.Sprintf("%s: %s", typeName, diff),
-	}
-}
-
-// stateDifference says how two states and their diagnostics differ, ""
-// when they do not.
-func stateDifference(t tftypes.Type, want, got *tfprotov6.DynamicValue, wantDiags, gotDiags []*tfprotov6.Diagnostic) string {
-	var diffs []string
-	if w, g := decodePlanned(t, want), decodePlanned(t, got); !w.Equal(g) {
-		diffs = append(diffs, fmt.Sprintf("state: framework %v, direct %v", w, g))
-	}
-	if w, g := diagnosticStrings(wantDiags), diagnosticStrings(gotDiags); !slices.Equal(w, g) {
-		diffs = append(diffs, fmt.Sprintf("diagnostics: framework %q, direct %q", w, g))
-	}
-	return strings.Join(diffs, "; ")
-}
-
-// planDifference says how two plan responses differ, "" when they do not.
-func planDifference(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) string {
-	var diffs []string
-	if diff := stateDifference(t, want.PlannedState, got.PlannedState, want.Diagnostics, got.Diagnostics); diff != "" {
-		diffs = append(diffs, diff)
-	}
-	if w, g := pathStrings(want.RequiresReplace), pathStrings(got.RequiresReplace); !slices.Equal(w, g) {
-		diffs = append(diffs, fmt.Sprintf("requires replace: framework %v, direct %v", w, g))
-	}
-	if !bytes.Equal(want.PlannedPrivate, got.PlannedPrivate) {
-		diffs = append(diffs, fmt.Sprintf("private: framework %q, direct %q", want.PlannedPrivate, got.PlannedPrivate))
-	}
-	if (want.Deferred == nil) != (got.Deferred == nil) || (want.Deferred != nil && want.Deferred.Reason != got.Deferred.Reason) {
-		diffs = append(diffs, fmt.Sprintf("deferred: framework %v, direct %v", want.Deferred, got.Deferred))
-	}
-	return strings.Join(diffs, "; ")
-}
-
-func decodePlanned(t tftypes.Type, dv *tfprotov6.DynamicValue) tftypes.Value {
-	if dv == nil {
-		return tftypes.Value{}
-	}
-	v, err := dv.Unmarshal(t)
-	if err != nil {
-		return tftypes.NewValue(tftypes.String, "undecodable: "+err.Error())
-	}
-	return v
-}
-
-func pathStrings(paths []*tftypes.AttributePath) []string {
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		out = append(out, p.String())
-	}
-	return out
-}
-
-// diagnosticStrings are diagnostics as comparable text, in their order.
-func diagnosticStrings(diags []*tfprotov6.Diagnostic) []string {
-	out := make([]string, 0, len(diags))
-	for _, d := range diags {
-		attribute := ""
-		if d.Attribute != nil {
-			attribute = d.Attribute.String()
-		}
-		out = append(out, fmt.Sprintf("%s|%s|%s|%s", d.Severity, attribute, d.Summary, d.Detail))
-	}
-	return out
-}
-
-// The direct planner serves gpu_workload, whose plans the bench measures:
-// a schema change that takes it back to the framework (a nested plan
-// modifier, a default of a new kind) fails here, not silently in the bench.
-func TestDirectPlanner_servesTheWorkload(t *testing.T) {
-	if _, err := newDirectSchema(context.Background(), workloadSchema()); err != nil {
-		t.Fatalf("gpu_workload would be planned by the framework again: %v", err)
-	}
-}
 
 // Schemas the direct planner cannot serve exactly are left to the
 // framework, with the reason.
@@ -185,38 +56,11 @@ type planCase struct {
 	wantError                bool
 }
 
-// The direct planner answers exactly as the framework for the plans a
-// gpu_workload goes through: create (rendered only, whose plan is all
-// known, and applied), no change, an in-place change, a rename
-// (replacement), an unknown value, a missing cloud (an error), and destroy.
-func TestDirectPlanner_matchesTheFrameworkOnTheWorkload(t *testing.T) {
-	s := newPlanBench(t)
-	server := asType[*checkedServer](t, s.server)
-	config := decodeOrFail(t, s.objType, s.config)
-	state := decodeOrFail(t, s.objType, s.plannedState(t))
-	null := tftypes.NewValue(s.objType, nil)
-	unknownImage := withValue(config, "image", tftypes.NewValue(tftypes.String, tftypes.UnknownValue))
-	renamed := withValue(config, "name", tftypes.NewValue(tftypes.String, "renamed"))
-	newImage := withValue(config, "image", tftypes.NewValue(tftypes.String, "registry.example/cuda:13"))
-	noCloud := withValue(withValue(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(tftypes.String, nil))
-	applied := withValue(config, "apply", tftypes.NewValue(tftypes.Bool, nil))
-	checkPlanCases(t, server, "gpu_workload", s.objType, []planCase{
-		{name: "create, rendered only", config: config, prior: null, proposed: config},
-		{name: "create, applied", config: applied, prior: null, proposed: applied, wantUnknown: true},
-		{name: "no change", config: config, prior: state, proposed: proposedNew(config, state)},
-		{name: "new image", config: newImage, prior: state, proposed: proposedNew(newImage, state)},
-		{name: "renamed", config: renamed, prior: state, proposed: proposedNew(renamed, state), wantReplace: true},
-		{name: "unknown image", config: unknownImage, prior: null, proposed: unknownImage, wantUnknown: true},
-		{name: "no cloud", config: noCloud, prior: null, proposed: noCloud, wantUnknown: true, wantError: true},
-		{name: "destroy", config: null, prior: state, proposed: null},
-	})
-}
-
 // blocksFixture is a resource with what gpu_workload does not have: list
 // blocks (empty, nested, holding computed attributes) and a map plan
 // modifier; served by the framework and directly, with values of it.
 type blocksFixture struct {
-	server                             *checkedServer
+	server                             *Server
 	objType                            tftypes.Object
 	withRules, noRules, state, relabel tftypes.Value
 }
@@ -247,9 +91,9 @@ func newBlocksFixture(t *testing.T) blocksFixture {
 			}},
 		},
 	}
-	p := &sizedProvider{schema: s}
+	p := protocoltest.Sized(s)
 	f := blocksFixture{
-		server:  &checkedServer{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)},
+		server:  &Server{ProviderServer: providerserver.NewProtocol6(p)(), schemas: newSchemaIndex(p)},
 		objType: asType[tftypes.Object](t, s.Type().TerraformType(context.Background())),
 	}
 	ruleType := asType[tftypes.Object](t, asType[tftypes.List](t, f.objType.AttributeTypes["rule"]).ElementType)
@@ -419,17 +263,14 @@ func TestDirectUpgrade_matchesTheFramework(t *testing.T) {
 
 // checkPlanCases plans each case directly and with the framework and
 // fails on any difference, or when a case does not show what it is for.
-func checkPlanCases(t *testing.T, server *checkedServer, typeName string, objType tftypes.Object, cases []planCase) {
+func checkPlanCases(t *testing.T, server *Server, typeName string, objType tftypes.Object, cases []planCase) {
 	t.Helper()
 	ctx := context.Background()
 	direct := server.schemas.directResource(ctx, typeName)
 	if direct == nil {
 		t.Fatalf("%s is not served directly", typeName)
 	}
-	var data any
-	if server.provider != nil {
-		data = server.provider.resourceData()
-	}
+	data := server.resourceData()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			req := &tfprotov6.PlanResourceChangeRequest{
@@ -496,4 +337,30 @@ func proposedNew(config, prior tftypes.Value) tftypes.Value {
 		}
 	}
 	return tftypes.NewValue(config.Type(), values)
+}
+
+// dynamicValue encodes v for a request.
+func dynamicValue(t testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}
+
+// withAttributes is every attribute of an object type, null but those set.
+func withAttributes(t tftypes.Object, set map[string]tftypes.Value) map[string]tftypes.Value {
+	values := make(map[string]tftypes.Value, len(t.AttributeTypes))
+	for name, typ := range t.AttributeTypes {
+		values[name] = tftypes.NewValue(typ, nil)
+		if v, ok := set[name]; ok {
+			values[name] = v
+		}
+	}
+	return values
+}
+
+func diagnosticsFail(diags []*tfprotov6.Diagnostic) bool {
+	return slices.ContainsFunc(diags, func(d *tfprotov6.Diagnostic) bool { return d.Severity == tfprotov6.DiagnosticSeverityError })
 }

@@ -1,0 +1,133 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Shadowed serves like s, and plans and upgrades every resource the direct
+// path serves twice, directly and with the framework, failing the call with
+// the difference when they disagree. It is for tests: the acceptance tests
+// serve the provider through it, so every plan and state Terraform sends
+// them also checks the direct path. Reads are not shadowed: a second read of
+// the cluster may rightly see something else; TestDirectRead_matchesTheFramework
+// covers them. A server other than NewServer's is returned as it is.
+func Shadowed(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
+	if server, ok := s.(*Server); ok {
+		return shadowServer{server}
+	}
+	return s
+}
+
+type shadowServer struct {
+	*Server
+}
+
+func (s shadowServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	got, err := s.Server.UpgradeResourceState(ctx, req)
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if err != nil || !direct.servesUpgrade(req) {
+		return got, err
+	}
+	want, err := s.ProviderServer.UpgradeResourceState(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if diff := stateDifference(direct.schema.tfType, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics); diff != "" {
+		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
+	}
+	return got, nil
+}
+
+func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	got, err := s.Server.PlanResourceChange(ctx, req)
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if err != nil || !direct.serves(req) {
+		return got, err
+	}
+	want, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if diff := planDifference(direct.schema.tfType, want, got); diff != "" {
+		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
+	}
+	return got, nil
+}
+
+func disagreement(typeName, diff string) *tfprotov6.Diagnostic {
+	return &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "The direct path disagrees with the framework",
+		Detail:   fmt.Sprintf("%s: %s", typeName, diff),
+	}
+}
+
+// stateDifference says how two states and their diagnostics differ, ""
+// when they do not.
+func stateDifference(t tftypes.Type, want, got *tfprotov6.DynamicValue, wantDiags, gotDiags []*tfprotov6.Diagnostic) string {
+	var diffs []string
+	if w, g := decodePlanned(t, want), decodePlanned(t, got); !w.Equal(g) {
+		diffs = append(diffs, fmt.Sprintf("state: framework %v, direct %v", w, g))
+	}
+	if w, g := diagnosticStrings(wantDiags), diagnosticStrings(gotDiags); !slices.Equal(w, g) {
+		diffs = append(diffs, fmt.Sprintf("diagnostics: framework %q, direct %q", w, g))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// planDifference says how two plan responses differ, "" when they do not.
+func planDifference(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) string {
+	var diffs []string
+	if diff := stateDifference(t, want.PlannedState, got.PlannedState, want.Diagnostics, got.Diagnostics); diff != "" {
+		diffs = append(diffs, diff)
+	}
+	if w, g := pathStrings(want.RequiresReplace), pathStrings(got.RequiresReplace); !slices.Equal(w, g) {
+		diffs = append(diffs, fmt.Sprintf("requires replace: framework %v, direct %v", w, g))
+	}
+	if !bytes.Equal(want.PlannedPrivate, got.PlannedPrivate) {
+		diffs = append(diffs, fmt.Sprintf("private: framework %q, direct %q", want.PlannedPrivate, got.PlannedPrivate))
+	}
+	if (want.Deferred == nil) != (got.Deferred == nil) || (want.Deferred != nil && want.Deferred.Reason != got.Deferred.Reason) {
+		diffs = append(diffs, fmt.Sprintf("deferred: framework %v, direct %v", want.Deferred, got.Deferred))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func decodePlanned(t tftypes.Type, dv *tfprotov6.DynamicValue) tftypes.Value {
+	if dv == nil {
+		return tftypes.Value{}
+	}
+	v, err := dv.Unmarshal(t)
+	if err != nil {
+		return tftypes.NewValue(tftypes.String, "undecodable: "+err.Error())
+	}
+	return v
+}
+
+func pathStrings(paths []*tftypes.AttributePath) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// diagnosticStrings are diagnostics as comparable text, in their order.
+func diagnosticStrings(diags []*tfprotov6.Diagnostic) []string {
+	out := make([]string, 0, len(diags))
+	for _, d := range diags {
+		attribute := ""
+		if d.Attribute != nil {
+			attribute = d.Attribute.String()
+		}
+		out = append(out, fmt.Sprintf("%s|%s|%s|%s", d.Severity, attribute, d.Summary, d.Detail))
+	}
+	return out
+}
