@@ -303,3 +303,41 @@ resource "gpu_queue" "q" {
 }
 ` + queuedJob("a100", 1, "")})
 }
+
+// The provider block too: a dynamic exec block over values known only after
+// apply (a cluster created in the same run) configures the provider as
+// unknown while planning, and nothing is contacted.
+func TestPlanShapes_providerExec(t *testing.T) {
+	clearClusterEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_4_0)},
+		Steps: []resource.TestStep{{
+			Config: laterValues + `
+provider "gpu" {
+  default_cloud = "gke"
+  host          = "https://203.0.113.10"
+  dynamic "exec" {
+    for_each = terraform_data.later.output.flavors
+    content {
+      api_version = "client.authentication.k8s.io/v1beta1"
+      command     = "gke-gcloud-auth-plugin"
+      args        = [terraform_data.later.output.accelerator]
+    }
+  }
+}
+
+resource "gpu_workload" "w" {
+  name      = "w"
+  namespace = "ml"
+  image     = "registry.example/serve:1"
+  apply     = false
+  gpu {
+    count       = 1
+    accelerator = "a100-40gb"
+  }
+}
+`,
+		}},
+	})
+}

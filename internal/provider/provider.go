@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -69,9 +70,25 @@ type providerModel struct {
 	ConfigPath           types.String `tfsdk:"config_path"`
 	ConfigPaths          types.List   `tfsdk:"config_paths"`
 	ConfigContext        types.String `tfsdk:"config_context"`
-	Exec                 *execModel   `tfsdk:"exec"`
-	DefaultCloud         types.String `tfsdk:"default_cloud"`
-	FieldManager         types.String `tfsdk:"field_manager"`
+	// Exec stays a Terraform value: a dynamic exec block over values known
+	// only after apply makes it unknown, which a struct pointer cannot hold.
+	Exec         types.Object `tfsdk:"exec"`
+	DefaultCloud types.String `tfsdk:"default_cloud"`
+	FieldManager types.String `tfsdk:"field_manager"`
+}
+
+// exec decodes the exec block; ok is false when it is absent, and the
+// block's attributes are unknown when it is.
+func (m providerModel) exec(ctx context.Context) (e execModel, ok bool) {
+	if m.Exec.IsNull() {
+		return e, false
+	}
+	if m.Exec.IsUnknown() {
+		unknown := types.StringUnknown()
+		return execModel{APIVersion: unknown, Command: unknown, Args: types.ListUnknown(types.StringType),
+			Env: types.MapUnknown(types.StringType)}, true
+	}
+	return e, !m.Exec.As(ctx, &e, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}).HasError()
 }
 
 type execModel struct {

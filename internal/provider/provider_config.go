@@ -39,7 +39,7 @@ func resolveKubeConfig(ctx context.Context, m providerModel, version string) (ku
 		UserAgent:     userAgent(version),
 		CacheSelector: spec.LabelManagedBy + "=" + spec.ManagedBy,
 	}
-	if anyUnknown(m) {
+	if anyUnknown(ctx, m) {
 		cfg.Unknown = true
 		return cfg, diags
 	}
@@ -58,8 +58,8 @@ func resolveKubeConfig(ctx context.Context, m providerModel, version string) (ku
 	diags.Append(d...)
 	cfg.ConfigPaths = paths
 
-	if m.Exec != nil {
-		exec, d := execConfig(ctx, m.Exec)
+	if e, ok := m.exec(ctx); ok {
+		exec, d := execConfig(ctx, &e)
 		diags.Append(d...)
 		cfg.Exec = exec
 	}
@@ -139,11 +139,11 @@ func stringOr(v types.String, fallback string) string {
 
 // anyUnknown reports whether any cluster-access attribute is unknown during
 // plan, e.g. because it comes from a cluster resource in the same run.
-func anyUnknown(m providerModel) bool {
+func anyUnknown(ctx context.Context, m providerModel) bool {
 	values := []attr.Value{m.Host, m.Token, m.ClusterCACertificate, m.ClientCertificate, m.ClientKey,
-		m.Insecure, m.ConfigPath, m.ConfigPaths, m.ConfigContext}
-	if m.Exec != nil {
-		values = append(values, m.Exec.APIVersion, m.Exec.Command, m.Exec.Args, m.Exec.Env)
+		m.Insecure, m.ConfigPath, m.ConfigPaths, m.ConfigContext, m.Exec}
+	if e, ok := m.exec(ctx); ok {
+		values = append(values, e.APIVersion, e.Command, e.Args, e.Env)
 	}
 	for _, v := range values {
 		if v.IsUnknown() {

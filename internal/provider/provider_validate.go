@@ -33,15 +33,15 @@ func (p *GPUProvider) ValidateConfig(ctx context.Context, req provider.ValidateC
 				"with the insecure flag is not allowed\"). Allowed: keep cluster_ca_certificate and remove insecure, "+
 				"which verifies the API server, or remove cluster_ca_certificate.")
 	}
-	if m.Exec != nil {
-		checkExec(m, &resp.Diagnostics)
+	if e, ok := m.exec(ctx); ok {
+		checkExec(m, e, &resp.Diagnostics)
 	}
 }
 
 // checkExec: an exec block without a command cannot run, and one next to a
 // token or client certificate never runs (client-go authenticates with
 // those and skips the plugin without a word).
-func checkExec(m providerModel, diags *diag.Diagnostics) {
+func checkExec(m providerModel, e execModel, diags *diag.Diagnostics) {
 	for _, other := range []struct {
 		name  string
 		value types.String
@@ -52,7 +52,7 @@ func checkExec(m providerModel, diags *diag.Diagnostics) {
 					"Allowed: either the exec block or "+other.name+", not both.")
 		}
 	}
-	if !m.Exec.Command.IsUnknown() && m.Exec.Command.ValueString() == "" {
+	if !e.Command.IsUnknown() && e.Command.ValueString() == "" {
 		// Here rather than in Configure, which skips the exec block while
 		// other attributes are unknown and would fail only at apply.
 		diags.AddAttributeError(path.Root("exec").AtName("command"), "Missing exec command",
