@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The local cluster's fake GPU nodes (fixtures/*.yaml): apply, wait until Ready, summary: sourced by cluster.sh, which sets the variables and helpers used here
+# (STATE_DIR, CACHE_DIR, log, die, ...) before it sources this file.
+# shellcheck disable=SC2154 # variables are set by cluster.sh before it sources this file
+
+# ------------------------------------------------------------------------------------------- fixtures
+
+# FIXTURE_KUBECTL is an array: kubectl binary plus connection flags of the target cluster.
+FIXTURE_KUBECTL=()
+fk() { "${FIXTURE_KUBECTL[@]}" "$@"; }
+
+apply_fixtures() {
+  ((${#FIXTURE_KUBECTL[@]})) || FIXTURE_KUBECTL=("$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context gpu-local)
+  # Server-side apply creates the nodes with their status (capacity, allocatable, addresses): a Node's
+  # status is accepted on create. On later runs the main resource ignores status changes, so the status
+  # subresource is applied too; kwok owns the conditions, this field manager owns capacity/allocatable.
+  fk apply --server-side --force-conflicts --field-manager "$FIELD_MANAGER" -f "$FIXTURES_DIR" >/dev/null ||
+    { log "applying $FIXTURES_DIR failed"; return 1; }
+  fk apply --server-side --force-conflicts --field-manager "$FIELD_MANAGER" --subresource status -f "$FIXTURES_DIR" >/dev/null ||
+    { log "applying the status of $FIXTURES_DIR failed"; return 1; }
+}
+
+# fixture_nodes_ready: every fixture node (one per document in fixtures/) exists, is Ready and carries
+# none of the not-ready/unreachable taints the node lifecycle controller adds.
+fixture_nodes_ready() {
+  local out want
+  want=$(cat "$FIXTURES_DIR"/*.yaml | grep -c '^kind: Node$')
+  out=$(fk get nodes -l "$FIXTURE_SELECTOR" -o go-template='{{range .items}}{{.metadata.name}}{{" "}}{{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}{{range .spec.taints}}{{" "}}{{.key}}{{end}}{{"\n"}}{{end}}') || return 1
+  awk -v want="$want" '
+    { n++ }
+    $2 != "True" || /node\.kubernetes\.io\/(not-ready|unreachable)/ { bad++ }
+    END { exit !(n >= want && bad == 0) }' <<<"$out"
+}
+
+wait_fixture_nodes() {
+  wait_for "every fixture node to be Ready (is kwok running against this cluster?)" fixture_nodes_ready
+}
+
+summary() {
+  local nodes
+  # shellcheck disable=SC2016 # $k/$v are go-template variables
+  nodes=$(fk get nodes -l "$FIXTURE_SELECTOR" -o go-template='{{range .items}}{{index .metadata.labels "fixtures.gpuform.io/cloud"}}{{"\t"}}{{index .metadata.labels "fixtures.gpuform.io/pool"}}{{"\t"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}{{"\t"}}{{index .metadata.labels "node.kubernetes.io/instance-type"}}{{"\t"}}{{range $k, $v := .status.capacity}}{{$k}}={{$v}}{{" "}}{{end}}{{"\n"}}{{end}}') || return 1
+  awk -F'\t' '
+    {
+      key = $1 SUBSEP $2
+      if (!(key in total)) order[++n] = key
+      total[key]++
+      if ($3 == "True") ready[key]++
+      if (index(types[key], $4) == 0) types[key] = types[key] (types[key] == "" ? "" : ",") $4
+      gpu = ""
+      m = split($5, kv, " ")
+      for (i = 1; i <= m; i++) if (kv[i] ~ /^(nvidia\.com|amd\.com)\//) gpu = gpu (gpu == "" ? "" : " ") kv[i]
+      if (gpu == "") gpu = "-"
+      if (index("|" res[key] "|", "|" gpu "|") == 0) res[key] = res[key] (res[key] == "" ? "" : "|") gpu
+    }
+    END {
+      printf "%-24s %-14s %-6s %-30s %s\n", "POOL", "CLOUD", "READY", "INSTANCE TYPE", "GPU CAPACITY PER NODE"
+      for (i = 1; i <= n; i++) {
+        split(order[i], p, SUBSEP)
+        r = res[order[i]]; gsub(/\|/, " / ", r)
+        printf "%-24s %-14s %-6s %-30s %s\n", p[2], p[1], ready[order[i]] + 0 "/" total[order[i]], types[order[i]], r
+      }
+    }' <<<"$(sort -t$'\t' -k1,1 -k2,2 <<<"$nodes")"
+}
