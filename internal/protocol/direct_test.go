@@ -309,15 +309,6 @@ func asType[T any](t *testing.T, v any) T {
 	return typed
 }
 
-func decodeOrFail(t *testing.T, objType tftypes.Object, dv *tfprotov6.DynamicValue) tftypes.Value {
-	t.Helper()
-	v, err := dv.Unmarshal(objType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // withValue is an object with one attribute replaced.
 func withValue(object tftypes.Value, name string, v tftypes.Value) tftypes.Value {
 	values := objectAttributes(object)

@@ -52,7 +52,11 @@ func TestProtocol_everyResourceIsServedDirectlyOrListed(t *testing.T) {
 func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 	s := newPlanBench(t)
 	ctx := context.Background()
-	if err := s.server.(*protocol.Server).ServedDirectly(ctx, "gpu_workload"); err != nil {
+	server, ok := s.server.(*protocol.Server)
+	if !ok {
+		t.Fatalf("the bench's server is a %T, not the protocol layer's", s.server)
+	}
+	if err := server.ServedDirectly(ctx, "gpu_workload"); err != nil {
 		t.Fatalf("gpu_workload is not served directly: %v", err)
 	}
 	shadow := protocol.Shadowed(s.server)

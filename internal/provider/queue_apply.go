@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -284,11 +285,20 @@ var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}
 
 // The object types of gpu_queue's blocks, read off the schema itself.
 func queueFlavorObjectType() types.ObjectType {
-	return queueFlavorBlock().NestedObject.Type().(types.ObjectType)
+	return types.ObjectType{AttrTypes: blockAttrTypes(queueFlavorBlock().NestedObject.Attributes)}
 }
 
 func queuePreemptionAttrTypes() map[string]attr.Type {
-	return queuePreemptionBlock().Type().(types.ObjectType).AttrTypes
+	return blockAttrTypes(queuePreemptionBlock().Attributes)
+}
+
+// blockAttrTypes are the value types of a block's attributes.
+func blockAttrTypes(attributes map[string]schema.Attribute) map[string]attr.Type {
+	out := make(map[string]attr.Type, len(attributes))
+	for name, a := range attributes {
+		out[name] = a.GetType()
+	}
+	return out
 }
 
 // modelOfQueue is the configuration an imported queue had.

@@ -26,8 +26,8 @@ import (
 // that flavor's pool; gpu_workloads of every pool of a mixed queue are
 // admitted and land on their own pool.
 
-// fixtureFlavorPool is a pool of the test cloned from a fixture pool's
-// first node: the labels and taints the cloud really puts there, the
+// fixtureFlavorPool is a pool of the test: one node cloned from a fixture
+// pool's first node: the labels and taints the cloud really puts there, the
 // cloud's pool-name label set to the test's pool name, and a taint of the
 // test's own so no other test's work lands there (the pool policy lists
 // it, and the flavor's tolerations carry it to admitted pods).
@@ -36,7 +36,7 @@ type fixtureFlavorPool struct {
 	prefix string // the nodes' name prefix
 }
 
-func cloneFixturePool(t *testing.T, fixture, poolLabel, name string, count int) fixtureFlavorPool {
+func cloneFixturePool(t *testing.T, fixture, poolLabel, name string) fixtureFlavorPool {
 	t.Helper()
 	var src *corev1.Node
 	for _, n := range rendertest.LoadFixtureNodes(t) {
@@ -64,7 +64,7 @@ func cloneFixturePool(t *testing.T, fixture, poolLabel, name string, count int) 
 		}
 	}
 	taints := append(src.Spec.Taints, corev1.Taint{Key: acctest.FakeNodeLabel, Value: prefix, Effect: corev1.TaintEffectNoSchedule})
-	acctest.CreateFakeNodes(t, prefix, count, resources, labels, taints...)
+	acctest.CreateFakeNodes(t, prefix, 1, resources, labels, taints...)
 	return fixtureFlavorPool{name: name, prefix: prefix}
 }
 
@@ -108,7 +108,11 @@ func admittedFlavor(t *testing.T, job *batchv1.Job, res string) string {
 		}
 		assignments, _, _ := unstructured.NestedSlice(list.Items[0].Object, "status", "admission", "podSetAssignments")
 		for _, a := range assignments {
-			if f, ok, _ := unstructured.NestedString(a.(map[string]any), "flavors", res); ok {
+			assignment, isMap := a.(map[string]any)
+			if !isMap {
+				continue
+			}
+			if f, ok, _ := unstructured.NestedString(assignment, "flavors", res); ok {
 				flavor = f
 				return true, nil
 			}
@@ -199,8 +203,8 @@ func TestAccQueue_mixedAKSQueueSelectsEachPool(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
 	id := rand.String(5)
-	a100 := cloneFixturePool(t, "aks-nc24adsa100", "kubernetes.azure.com/agentpool", "kqa"+id, 1)
-	v100 := cloneFixturePool(t, "aks-nc6sv3", "kubernetes.azure.com/agentpool", "kqv"+id, 1)
+	a100 := cloneFixturePool(t, "aks-nc24adsa100", "kubernetes.azure.com/agentpool", "kqa"+id)
+	v100 := cloneFixturePool(t, "aks-nc6sv3", "kubernetes.azure.com/agentpool", "kqv"+id)
 	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "a100" {
   name          = %[1]q
@@ -261,8 +265,8 @@ func TestAccQueue_gkeWholeAndMIGFlavorsSelectTheirPools(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
 	id := rand.String(5)
-	whole := cloneFixturePool(t, "gke-a100", "cloud.google.com/gke-nodepool", "kq-"+id+"-a100", 1)
-	mig := cloneFixturePool(t, "gke-a100-mig", "cloud.google.com/gke-nodepool", "kq-"+id+"-mig", 1)
+	whole := cloneFixturePool(t, "gke-a100", "cloud.google.com/gke-nodepool", "kq-"+id+"-a100")
+	mig := cloneFixturePool(t, "gke-a100-mig", "cloud.google.com/gke-nodepool", "kq-"+id+"-mig")
 	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "whole" {
   name          = %[1]q
