@@ -58,16 +58,23 @@ func (c *modelCodec) prepare(ctx context.Context, schema schemaTyped, model refl
 		}
 		types := objType.AttributeTypes()
 		tf, isTF := objType.TerraformType(ctx).(tftypes.Object)
-		if !isTF || model.NumField() != len(types) {
+		if !isTF {
 			return
 		}
 		for i := range model.NumField() {
 			name, _, _ := strings.Cut(model.Field(i).Tag.Get("tfsdk"), ",")
+			if name == "-" {
+				continue // not an attribute, as for the framework
+			}
 			typ, found := types[name]
 			if !found {
 				return
 			}
 			c.fields = append(c.fields, codecField{name: name, index: i, typ: typ})
+		}
+		if len(c.fields) != len(types) {
+			c.fields = nil
+			return
 		}
 		c.objType, c.ok = tf, true
 	})
@@ -139,11 +146,14 @@ func getWorkload(ctx context.Context, data interface {
 	Get(context.Context, any) diag.Diagnostics
 }, into *workloadModel) diag.Diagnostics {
 	raw, schema := data.raw()
-	return workloadCodec.get(ctx, raw, schema, into, func() diag.Diagnostics { return data.Get(ctx, into) })
+	diags := workloadCodec.get(ctx, raw, schema, into, func() diag.Diagnostics { return data.Get(ctx, into) })
+	into.Manifest = joinManifests(into.Manifests)
+	return diags
 }
 
 // setWorkloadState writes a gpu_workload state.
 func setWorkloadState(ctx context.Context, state *tfsdk.State, m *workloadModel) diag.Diagnostics {
+	m.withManifests()
 	if v, ok := workloadCodec.encode(ctx, state.Schema, m); ok {
 		state.Raw = v
 		return nil
@@ -153,6 +163,7 @@ func setWorkloadState(ctx context.Context, state *tfsdk.State, m *workloadModel)
 
 // setWorkloadPlan writes a gpu_workload plan.
 func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *workloadModel) diag.Diagnostics {
+	m.withManifests()
 	if v, ok := workloadCodec.encode(ctx, plan.Schema, m); ok {
 		plan.Raw = v
 		return nil

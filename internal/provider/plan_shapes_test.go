@@ -194,7 +194,7 @@ resource "gpu_node_pool_policy" "count" {
 }
 
 func TestPlanShapes_workload(t *testing.T) {
-	planShapes(t, planShape{apply: true, attr: "manifest", unknown: []string{"gpu_workload.dynamic"}, config: `
+	planShapes(t, planShape{apply: true, attr: "manifests", unknown: []string{"gpu_workload.dynamic"}, config: `
 resource "gpu_workload" "dynamic" {
   name      = "train"
   namespace = "ml"
@@ -223,7 +223,7 @@ resource "gpu_workload" "dynamic" {
     }
   }
 }
-`}, planShape{attr: "manifest", unknown: []string{`gpu_workload.each["serve"]`}, config: `
+`}, planShape{attr: "manifests", unknown: []string{`gpu_workload.each["serve"]`}, config: `
 resource "gpu_workload" "each" {
   for_each  = { serve = terraform_data.later.output.gpus }
   name      = each.key
@@ -288,7 +288,7 @@ resource "gpu_operator_values" "each" {
 // A workload in a queue whose flavors are dynamic: the queue's id is
 // unknown, and the workload's queue check waits for it.
 func TestPlanShapes_workloadInADynamicQueue(t *testing.T) {
-	planShapes(t, planShape{apply: true, attr: "manifest", unknown: []string{"gpu_queue.q", "gpu_workload.w"}, config: queuePools + `
+	planShapes(t, planShape{apply: true, attr: "manifests", unknown: []string{"gpu_queue.q", "gpu_workload.w"}, config: queuePools + `
 resource "gpu_queue" "q" {
   name       = "team-a"
   namespaces = ["team-a"]

@@ -242,7 +242,7 @@ func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (
 		diags.AddError("Cannot read gpu_queue", err.Error())
 		return false, diags
 	}
-	state.Manifest = types.StringValue(manifest)
+	state.Manifests = manifestDocs(types.StringValue(manifest))
 	return false, diags
 }
 
@@ -277,7 +277,7 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 	if diags.HasError() {
 		return nil, diags
 	}
-	m.ID, m.Manifest = types.StringValue(rendered.ID), types.StringValue(rendered.Manifest)
+	m.ID, m.Manifests = types.StringValue(rendered.ID), manifestDocs(types.StringValue(rendered.Manifest))
 	return &m, diags
 }
 

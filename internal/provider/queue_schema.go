@@ -38,7 +38,7 @@ type queueModel struct {
 	// makes them unknown at plan time, which a struct cannot hold.
 	Preemption types.Object   `tfsdk:"preemption"`
 	Flavors    types.List     `tfsdk:"flavor"`
-	Manifest   types.String   `tfsdk:"manifest"`
+	Manifests  types.List     `tfsdk:"manifests"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -175,10 +175,12 @@ func queueAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			Default:             booldefault.StaticBool(true),
 		},
-		"manifest": schema.StringAttribute{
-			MarkdownDescription: "Every object as YAML documents (ResourceFlavors, ClusterQueue, LocalQueues), known at plan. " +
-				"After a refresh it shows the live objects' managed fields, so drift appears as a diff.",
-			Computed: true,
+		"manifests": schema.ListAttribute{
+			MarkdownDescription: "Every object (ResourceFlavors, ClusterQueue, LocalQueues) as canonical YAML, one document per " +
+				"object, known at plan: `join(\"---\\n\", gpu_queue.x.manifests)` is one file of them for GitOps. After a " +
+				"refresh they show the live objects' managed fields, so drift appears as a diff.",
+			Computed:    true,
+			ElementType: types.StringType,
 		},
 	}
 }

@@ -72,7 +72,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	q := conv.toQueue(plan)
 	resp.Diagnostics.Append(conv.diags...)
 	if conv.unknown {
-		plan.ID, plan.Manifest = types.StringUnknown(), types.StringUnknown()
+		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -83,7 +83,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	plan.ID = types.StringValue(rendered.ID)
-	plan.Manifest = types.StringValue(rendered.Manifest)
+	plan.Manifests = manifestDocs(types.StringValue(rendered.Manifest))
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -311,8 +312,8 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *u
 	if req.State.Raw.IsNull() {
 		return nil
 	}
-	var manifest types.String
-	if diags := req.State.GetAttribute(ctx, path.Root("manifest"), &manifest); diags.HasError() || manifest.ValueString() == "" {
+	manifest, diags := stateManifest(ctx, req.State)
+	if diags.HasError() || manifest.ValueString() == "" {
 		return nil
 	}
 	switch {
@@ -331,13 +332,20 @@ func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan w
 	if req.State.Raw.IsNull() {
 		return true
 	}
-	// One attribute, not the whole model: a Get of the model reflects over
-	// every field, a measurable part of a large plan.
-	var stateManifest types.String
-	if diags := req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest); diags.HasError() {
+	manifest, diags := stateManifest(ctx, req.State)
+	if diags.HasError() {
 		return true
 	}
-	return !stateManifest.Equal(plan.Manifest)
+	return !manifest.Equal(plan.Manifest)
+}
+
+// stateManifest is the state's rendered objects as one YAML stream. One
+// attribute, not the whole model: a Get of the model reflects over every
+// field, a measurable part of a large plan.
+func stateManifest(ctx context.Context, state tfsdk.State) (types.String, diag.Diagnostics) {
+	var docs types.List
+	diags := state.GetAttribute(ctx, path.Root("manifests"), &docs)
+	return joinManifests(docs), diags
 }
 
 func workloadID(namespace, name string) string {

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"sigs.k8s.io/yaml"
 
@@ -47,9 +46,9 @@ func requireJobReplacement(ctx context.Context, req resource.ModifyPlanRequest, 
 	if req.State.Raw.IsNull() || plan.Kind.ValueString() != spec.KindJob {
 		return
 	}
-	var stateManifest types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest)...)
-	replace, diags := jobReplacement(req, stateManifest.ValueString(), plan.Manifest.ValueString())
+	manifest, diags := stateManifest(ctx, req.State)
+	resp.Diagnostics.Append(diags...)
+	replace, diags := jobReplacement(req, manifest.ValueString(), plan.Manifest.ValueString())
 	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
 	resp.Diagnostics.Append(diags...)
 }

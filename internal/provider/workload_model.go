@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -61,12 +60,17 @@ type workloadModel struct {
 	Adopt              types.Bool     `tfsdk:"adopt"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
-	Manifest           types.String   `tfsdk:"manifest"`
-	Manifests          types.List     `tfsdk:"manifests"`
-	ResourceName       types.String   `tfsdk:"resource_name"`
-	NodeSelector       types.Map      `tfsdk:"node_selector"`
-	Tolerations        types.List     `tfsdk:"tolerations"`
-	ScheduledNodes     types.List     `tfsdk:"scheduled_nodes"`
+	// Manifest is the rendered objects as one YAML stream, for the code that
+	// compares or parses them; it is not an attribute. Manifests holds the
+	// same split into one document per object, the one copy the state keeps
+	// (a second would double what Terraform encodes after every resource,
+	// bench/README.md). getWorkload joins it, every write splits it.
+	Manifest       types.String `tfsdk:"-"`
+	Manifests      types.List   `tfsdk:"manifests"`
+	ResourceName   types.String `tfsdk:"resource_name"`
+	NodeSelector   types.Map    `tfsdk:"node_selector"`
+	Tolerations    types.List   `tfsdk:"tolerations"`
+	ScheduledNodes types.List   `tfsdk:"scheduled_nodes"`
 }
 
 type gpuModel struct {
@@ -407,25 +411,10 @@ func (c *converter) cronJob(v types.Object) *spec.CronJobControls {
 	}
 }
 
-// withManifests derives manifests from manifest: one YAML document per
-// object, so a configuration can yamldecode each (yamldecode reads one
-// document, and manifest holds several). Called before every write of the
-// model, so the two never disagree.
+// withManifests derives manifests from Manifest (manifestDocs). Called
+// before every write of the model, so the two never disagree.
 func (m *workloadModel) withManifests() *workloadModel {
-	switch {
-	case m.Manifest.IsUnknown():
-		m.Manifests = types.ListUnknown(types.StringType)
-	case m.Manifest.IsNull():
-		m.Manifests = types.ListNull(types.StringType)
-	default:
-		var docs []attr.Value
-		for _, doc := range strings.Split(m.Manifest.ValueString(), "---\n") {
-			if strings.TrimSpace(doc) != "" {
-				docs = append(docs, types.StringValue(doc))
-			}
-		}
-		m.Manifests = types.ListValueMust(types.StringType, docs)
-	}
+	m.Manifests = manifestDocs(m.Manifest)
 	return m
 }
 

@@ -290,15 +290,11 @@ func workloadComputedAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
-		"manifest": schema.StringAttribute{
-			MarkdownDescription: "The rendered objects as canonical YAML, known at plan time. After apply it reflects what " +
-				"the cluster holds for the fields this resource manages, so drift shows as a line diff.",
-			Computed: true,
-		},
 		"manifests": schema.ListAttribute{
-			MarkdownDescription: "`manifest` split into its documents, one object each, so " +
-				"`[for m in gpu_workload.x.manifests : yamldecode(m)]` gives the objects (`yamldecode` reads one " +
-				"document, and `manifest` holds one per object).",
+			MarkdownDescription: "The rendered objects as canonical YAML, one document per object, known at plan time: " +
+				"`[for m in gpu_workload.x.manifests : yamldecode(m)]` gives the objects, and " +
+				"`join(\"---\\n\", gpu_workload.x.manifests)` one file of them (for GitOps). After apply they reflect what " +
+				"the cluster holds for the fields this resource manages, so drift shows as a line diff.",
 			Computed:    true,
 			ElementType: types.StringType,
 		},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -38,9 +39,71 @@ func TestAccWorkload_stateWithoutManifestsPlansEmpty(t *testing.T) {
 	}
 }
 
+// A state written while gpu_workload kept its objects twice (manifest, one
+// YAML stream, next to manifests) plans with no change: the attribute is
+// read away with the schema that no longer has it, and the next apply
+// stores the state without it.
+func TestAccWorkload_stateWithManifestPlansEmpty(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) +
+		workloadConfig("applied", "applied", ns, "deployment", landingCase{cloud: "eks", accelerator: "a10g", count: 1}) +
+		workloadConfig("rendered", "rendered", ns, "deployment", landingCase{cloud: "gke", accelerator: "l4", count: 1, extra: "apply = false"})
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
+	t.Cleanup(func() { _, _ = tf.Destroy() })
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	for _, r := range tf.State() {
+		if _, kept := r.Values["manifest"]; kept {
+			t.Fatalf("%s: the state still has manifest", r.Address)
+		}
+	}
+	addOldManifest(t, filepath.Join(tf.Dir, "terraform.tfstate"), "gpu_workload")
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Fatalf("a state with the old manifest attribute plans changes:\n%s", out)
+	}
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("second apply: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(tf.Dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `"manifest":`) {
+		t.Error("the state written after the upgrade still holds manifest")
+	}
+}
+
+// addOldManifest writes, next to every instance's manifests, the manifest
+// attribute an older release kept: the documents joined into one stream.
+func addOldManifest(t *testing.T, path, resourceType string) {
+	t.Helper()
+	editState(t, path, resourceType, func(attrs map[string]any) bool {
+		docs, _ := attrs["manifests"].([]any)
+		parts := make([]string, 0, len(docs))
+		for _, d := range docs {
+			s, _ := d.(string)
+			parts = append(parts, s)
+		}
+		attrs["manifest"] = strings.Join(parts, "---\n")
+		return true
+	})
+}
+
 // dropAttribute removes one attribute from every instance of a resource
 // type in a local state file, as a state written by an older release.
 func dropAttribute(t *testing.T, path, resourceType, attribute string) {
+	t.Helper()
+	editState(t, path, resourceType, func(attrs map[string]any) bool {
+		_, ok := attrs[attribute]
+		delete(attrs, attribute)
+		return ok
+	})
+}
+
+// editState changes the attributes of every instance of a resource type in
+// a local state file; edit reports whether it changed any.
+func editState(t *testing.T, path, resourceType string, edit func(map[string]any) bool) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -50,7 +113,7 @@ func dropAttribute(t *testing.T, path, resourceType, attribute string) {
 	if err := json.Unmarshal(raw, &state); err != nil {
 		t.Fatal(err)
 	}
-	dropped := 0
+	changed := 0
 	resources, _ := state["resources"].([]any)
 	for _, r := range resources {
 		res, _ := r.(map[string]any)
@@ -60,14 +123,13 @@ func dropAttribute(t *testing.T, path, resourceType, attribute string) {
 		instances, _ := res["instances"].([]any)
 		for _, i := range instances {
 			attrs, _ := i.(map[string]any)["attributes"].(map[string]any)
-			if _, ok := attrs[attribute]; ok {
-				delete(attrs, attribute)
-				dropped++
+			if edit(attrs) {
+				changed++
 			}
 		}
 	}
-	if dropped == 0 {
-		t.Fatalf("no %s.%s in the state", resourceType, attribute)
+	if changed == 0 {
+		t.Fatalf("no %s instance in the state was changed", resourceType)
 	}
 	serial, _ := state["serial"].(float64)
 	state["serial"] = serial + 1

@@ -30,9 +30,9 @@ func requireStatefulSetReplacement(ctx context.Context, req resource.ModifyPlanR
 	if req.State.Raw.IsNull() || plan.Kind.ValueString() != spec.KindStatefulSet {
 		return
 	}
-	var stateManifest types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("manifest"), &stateManifest)...)
-	replace, diags := statefulSetReplacement(req, stateManifest.ValueString(), plan.Manifest)
+	manifest, diags := stateManifest(ctx, req.State)
+	resp.Diagnostics.Append(diags...)
+	replace, diags := statefulSetReplacement(req, manifest.ValueString(), plan.Manifest)
 	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
 	resp.Diagnostics.Append(diags...)
 }

@@ -282,9 +282,9 @@ resource "gpu_workload" "w" {
 }
 `,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue("gpu_workload.w", tfjsonpath.New("manifest")),
+				plancheck.ExpectUnknownValue("gpu_workload.w", tfjsonpath.New("manifests")),
 			}},
-			Check: resource.TestMatchResourceAttr("gpu_workload.w", "manifest", regexp.MustCompile(`value: llama`)),
+			Check: manifestMatches("gpu_workload.w", regexp.MustCompile(`value: llama`)),
 		}},
 	})
 }

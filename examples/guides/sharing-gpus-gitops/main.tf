@@ -35,9 +35,9 @@ resource "gpu_workload" "finetune" {
 # Write these to the GitOps repository (for example with the local
 # provider's local_file, or `terraform output -raw`).
 output "queue_manifest" {
-  value = gpu_queue.research.manifest
+  value = join("---\n", gpu_queue.research.manifests)
 }
 
 output "finetune_manifest" {
-  value = gpu_workload.finetune.manifest
+  value = join("---\n", gpu_workload.finetune.manifests)
 }

@@ -133,7 +133,7 @@ resource "gpu_workload" "gitops" {
 }
 
 output "gitops_manifest" {
-  value = gpu_workload.gitops.manifest
+  value = join("---\n", gpu_workload.gitops.manifests)
 }
 
 # Anything no attribute covers goes through `patch`, a strategic merge patch
