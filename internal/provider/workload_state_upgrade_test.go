@@ -15,15 +15,7 @@ import (
 // refresh fills manifests in, so upgrading the provider updates nothing,
 // and the next apply stores them.
 func TestAccWorkload_stateWithoutManifestsPlansEmpty(t *testing.T) {
-	ns := acctest.Namespace(t)
-	config := acctest.ProviderBlock(t) +
-		workloadConfig("applied", "applied", ns, "deployment", landingCase{cloud: "eks", accelerator: "a10g", count: 1}) +
-		workloadConfig("rendered", "rendered", ns, "deployment", landingCase{cloud: "gke", accelerator: "l4", count: 1, extra: "apply = false"})
-	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
-	t.Cleanup(func() { _, _ = tf.Destroy() })
-	if out, err := tf.Apply(); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	tf := appliedAndRendered(t)
 	dropAttribute(t, filepath.Join(tf.Dir, "terraform.tfstate"), "gpu_workload", "manifests")
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Fatalf("a state without manifests plans changes:\n%s", out)
@@ -44,15 +36,7 @@ func TestAccWorkload_stateWithoutManifestsPlansEmpty(t *testing.T) {
 // read away with the schema that no longer has it, and the next apply
 // stores the state without it.
 func TestAccWorkload_stateWithManifestPlansEmpty(t *testing.T) {
-	ns := acctest.Namespace(t)
-	config := acctest.ProviderBlock(t) +
-		workloadConfig("applied", "applied", ns, "deployment", landingCase{cloud: "eks", accelerator: "a10g", count: 1}) +
-		workloadConfig("rendered", "rendered", ns, "deployment", landingCase{cloud: "gke", accelerator: "l4", count: 1, extra: "apply = false"})
-	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
-	t.Cleanup(func() { _, _ = tf.Destroy() })
-	if out, err := tf.Apply(); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	tf := appliedAndRendered(t)
 	for _, r := range tf.State() {
 		if _, kept := r.Values["manifest"]; kept {
 			t.Fatalf("%s: the state still has manifest", r.Address)
@@ -88,6 +72,22 @@ func addOldManifest(t *testing.T, path, resourceType string) {
 		attrs["manifest"] = strings.Join(parts, "---\n")
 		return true
 	})
+}
+
+// appliedAndRendered applies an applied and a render-only workload, the two
+// states an upgrade meets.
+func appliedAndRendered(t *testing.T) *acctest.Terraform {
+	t.Helper()
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) +
+		workloadConfig("applied", "applied", ns, "deployment", landingCase{cloud: "eks", accelerator: "a10g", count: 1}) +
+		workloadConfig("rendered", "rendered", ns, "deployment", landingCase{cloud: "gke", accelerator: "l4", count: 1, extra: "apply = false"})
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
+	t.Cleanup(func() { _, _ = tf.Destroy() })
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	return tf
 }
 
 // dropAttribute removes one attribute from every instance of a resource
