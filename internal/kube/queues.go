@@ -9,13 +9,14 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
 // Kueue's kinds, as the provider reads and writes them.
@@ -238,7 +239,7 @@ func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID,
 		workloads, err := c.KueueWorkloadsOf(ctx, ref.Namespace, uid, podSelector)
 		admitted := 0
 		for _, wl := range workloads {
-			if meta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted) {
+			if queue.Admitted(wl) {
 				admitted++
 			}
 		}

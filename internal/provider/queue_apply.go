@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -169,9 +168,7 @@ func admittedTo(ctx context.Context, client *kube.Client, clusterQueue string) (
 	}
 	var out []string
 	for _, wl := range workloads {
-		// A Workload being deleted goes with its quota; the ClusterQueue's
-		// deletion waits for it.
-		if a := wl.Status.Admission; a != nil && string(a.ClusterQueue) == clusterQueue && !finished(wl) && wl.DeletionTimestamp == nil {
+		if queue.HoldsQuotaIn(wl, clusterQueue) {
 			out = append(out, wl.Namespace+"/"+wl.Name)
 		}
 	}
@@ -345,12 +342,6 @@ func optInt64(v int64) types.Int64 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(v)
-}
-
-// finished reports whether Kueue has marked a Workload finished (its quota
-// is released).
-func finished(wl kueueWorkload) bool {
-	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadFinished)
 }
 
 type (

@@ -57,12 +57,12 @@ func Describe(wl kueue.Workload) Status {
 	evicted := apimeta.FindStatusCondition(conditions, kueue.WorkloadEvicted)
 	preempted := apimeta.FindStatusCondition(conditions, kueue.WorkloadPreempted)
 	switch {
-	case apimeta.IsStatusConditionTrue(conditions, kueue.WorkloadFinished):
+	case Finished(wl):
 		s.State, s.Message = StateFinished, conditionText(apimeta.FindStatusCondition(conditions, kueue.WorkloadFinished))
 	case isTrue(evicted) || isTrue(preempted):
 		s.State = StateEvicted
 		s.Message = strings.Join(nonEmpty(conditionText(preempted), conditionText(evicted)), "; ")
-	case apimeta.IsStatusConditionTrue(conditions, kueue.WorkloadAdmitted):
+	case Admitted(wl):
 		s.State = StateAdmitted
 	default:
 		s.Message = cmp.Or(conditionText(apimeta.FindStatusCondition(conditions, kueue.WorkloadQuotaReserved)),
@@ -88,6 +88,29 @@ func (s Status) NeverAdmitted() bool {
 		return false
 	}
 	return slices.ContainsFunc(neverAdmittedReasons, func(r string) bool { return strings.Contains(s.Message, r) })
+}
+
+// Kueue's view of a Workload is judged here only: the provider's waits,
+// destroy checks and reports ask these instead of reading conditions
+// themselves.
+
+// Admitted reports whether Kueue has admitted the Workload (quota reserved
+// and every admission check ready).
+func Admitted(wl kueue.Workload) bool {
+	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadAdmitted)
+}
+
+// Finished reports whether the Workload is done and its quota released.
+func Finished(wl kueue.Workload) bool {
+	return apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished)
+}
+
+// HoldsQuotaIn reports whether the Workload holds quota in the ClusterQueue:
+// assigned to it, not finished, and not being deleted (a deleted Workload
+// goes with its quota; the ClusterQueue's deletion waits for it).
+func HoldsQuotaIn(wl kueue.Workload, clusterQueue string) bool {
+	a := wl.Status.Admission
+	return a != nil && string(a.ClusterQueue) == clusterQueue && !Finished(wl) && wl.DeletionTimestamp == nil
 }
 
 func isTrue(c *metav1.Condition) bool { return c != nil && c.Status == metav1.ConditionTrue }

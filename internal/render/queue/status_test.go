@@ -103,3 +103,34 @@ func TestNeverAdmittedReadsKueuesReasons(t *testing.T) {
 		t.Error("an admitted workload is never 'never admitted'")
 	}
 }
+
+func TestHoldsQuotaIn(t *testing.T) {
+	admitted := func(cq string, conds ...metav1.Condition) kueue.Workload {
+		wl := kueue.Workload{Status: kueue.WorkloadStatus{Conditions: conds}}
+		if cq != "" {
+			wl.Status.Admission = &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cq)}
+		}
+		return wl
+	}
+	isTrue := func(typ string) metav1.Condition { return metav1.Condition{Type: typ, Status: metav1.ConditionTrue} }
+	deleting := admitted("team-a", isTrue(kueue.WorkloadAdmitted))
+	deleting.DeletionTimestamp = &metav1.Time{}
+	for name, c := range map[string]struct {
+		wl   kueue.Workload
+		want bool
+	}{
+		"admitted here":              {admitted("team-a", isTrue(kueue.WorkloadAdmitted)), true},
+		"reserved, not yet admitted": {admitted("team-a", isTrue(kueue.WorkloadQuotaReserved)), true},
+		"admitted elsewhere":         {admitted("team-b", isTrue(kueue.WorkloadAdmitted)), false},
+		"pending":                    {admitted(""), false},
+		"finished":                   {admitted("team-a", isTrue(kueue.WorkloadAdmitted), isTrue(kueue.WorkloadFinished)), false},
+		"being deleted":              {deleting, false},
+	} {
+		if got := HoldsQuotaIn(c.wl, "team-a"); got != c.want {
+			t.Errorf("%s: HoldsQuotaIn = %v, want %v", name, got, c.want)
+		}
+	}
+	if !Admitted(admitted("team-a", isTrue(kueue.WorkloadAdmitted))) || Admitted(admitted("team-a", isTrue(kueue.WorkloadQuotaReserved))) {
+		t.Error("Admitted must read Kueue's Admitted condition only")
+	}
+}
