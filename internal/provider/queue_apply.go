@@ -105,16 +105,14 @@ func kueueHint(ctx context.Context, client *kube.Client) string {
 // listed and flavors of pools no longer used by this or any other queue.
 func removeStaleQueueObjects(ctx context.Context, client *kube.Client, before, now *queue.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
-	for _, lq := range before.LocalQueues {
-		if !slices.ContainsFunc(now.LocalQueues, func(n *kueueLocalQueue) bool { return n.Namespace == lq.Namespace && n.Name == lq.Name }) {
-			if err := client.Delete(ctx, kube.ObjectRef{GVK: kube.GVKLocalQueue, Namespace: lq.Namespace, Name: lq.Name}, ""); err != nil {
-				diags.AddWarning("Cannot delete an old LocalQueue", err.Error())
+	for _, ref := range staleRefs(before.Objects(), now.Objects()) {
+		switch ref.GVK.Kind {
+		case kube.GVKResourceFlavor.Kind:
+			diags.Append(deleteFlavorIfUnused(ctx, client, ref.Name, "")...)
+		default:
+			if err := client.Delete(ctx, ref, ""); err != nil {
+				diags.AddWarning("Cannot delete an old "+ref.GVK.Kind, err.Error())
 			}
-		}
-	}
-	for _, rf := range before.ResourceFlavors {
-		if !slices.ContainsFunc(now.ResourceFlavors, func(n *kueueResourceFlavor) bool { return n.Name == rf.Name }) {
-			diags.Append(deleteFlavorIfUnused(ctx, client, rf.Name, "")...)
 		}
 	}
 	return diags

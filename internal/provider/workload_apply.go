@@ -247,17 +247,7 @@ func removeStaleObjects(ctx context.Context, client *kube.Client, prior workload
 	if rdiags.HasError() || before == nil {
 		return diags
 	}
-	keep := map[string]bool{}
-	for _, obj := range now.Objects {
-		if ref, err := kube.RefOf(obj); err == nil {
-			keep[ref.String()] = true
-		}
-	}
-	for _, obj := range before.Objects {
-		ref, err := kube.RefOf(obj)
-		if err != nil || keep[ref.String()] {
-			continue
-		}
+	for _, ref := range staleRefs(before.Objects, now.Objects) {
 		if err := client.Delete(ctx, ref, ""); err != nil {
 			diags.AddWarning("Could not remove an object this workload no longer needs", err.Error())
 		}
