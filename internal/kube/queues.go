@@ -91,17 +91,51 @@ func (c *Client) ClusterQueuesUsingFlavor(ctx context.Context, flavor, except st
 	return users, nil
 }
 
-// kueuePoll is how often the waits on Kueue's objects ask again. They are
-// polled, not watched: the RBAC guide grants get and list on Kueue's kinds,
-// no watch, and a Deployment's Workloads are found through its pods' UIDs.
-const kueuePoll = 250 * time.Millisecond
+// The waits on Kueue's objects follow them on the same machinery as the
+// rollout waits (waitUntil with an informer): each check runs when Kueue
+// changes what the wait looks at. An identity that may get and list Kueue's
+// kinds but not watch them (the RBAC guide's minimum) cannot start the
+// informer; its waits poll every kueuePoll instead. With the informer they
+// still check every kueueBackstop, for what the informer does not see (a
+// Deployment's Workloads are found through its pods' UIDs).
+const (
+	kueuePoll     = 250 * time.Millisecond
+	kueueBackstop = 2 * time.Second
+)
+
+// waitKueue waits until check is done, following the Kueue objects ref
+// names (a kind in a namespace, or one object) with an informer of the
+// wait's own. check gets how soon to ask again without an event. An
+// informer that cannot start, or stops under the wait (the identity may list
+// but not watch), leaves the wait to polling.
+func (c *Client) waitKueue(ctx context.Context, ref ObjectRef, check func(again time.Duration) (bool, time.Time, error)) error {
+	poll := func() (bool, time.Time, error) { return check(kueuePoll) }
+	ri, err := c.resourceFor(ObjectRef{GVK: ref.GVK, Namespace: ref.Namespace})
+	if err != nil {
+		return c.waitUntil(ctx, poll)
+	}
+	lw := bySelector(ri, "")
+	if ref.Name != "" {
+		lw = byName(ri, ref.Name)
+	}
+	entry, release, err := c.followPrivately(ctx, lw)
+	if err != nil {
+		return c.waitUntil(ctx, poll)
+	}
+	defer release()
+	err = c.waitUntil(ctx, func() (bool, time.Time, error) { return check(kueueBackstop) }, entry)
+	if err != nil && entry.stopped() && ctx.Err() == nil {
+		return c.waitUntil(ctx, poll)
+	}
+	return err
+}
 
 // WaitDeleted waits until the object is gone: Kueue keeps ClusterQueues and
 // ResourceFlavors with its resource-in-use finalizer while work uses them.
 func (c *Client) WaitDeleted(ctx context.Context, ref ObjectRef) error {
-	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+	err := c.waitKueue(ctx, ref, func(again time.Duration) (bool, time.Time, error) {
 		live, err := c.GetFresh(ctx, ref)
-		return live == nil, time.Now().Add(kueuePoll), err
+		return live == nil, time.Now().Add(again), err
 	})
 	if err != nil {
 		return fmt.Errorf("%s is still there: %w", ref, err)
@@ -132,7 +166,7 @@ const AnnotationReleaseCheck = "gpu.gpuform.io/release-check"
 func (c *Client) WaitClusterQueueDeleted(ctx context.Context, name string) error {
 	ref := ObjectRef{GVK: GVKClusterQueue, Name: name}
 	nextNudge := time.Now().Add(kueueNudgeAfter)
-	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+	err := c.waitKueue(ctx, ref, func(again time.Duration) (bool, time.Time, error) {
 		live, err := c.GetFresh(ctx, ref)
 		switch {
 		case err != nil:
@@ -146,7 +180,7 @@ func (c *Client) WaitClusterQueueDeleted(ctx context.Context, name string) error
 				return false, time.Time{}, err
 			}
 		}
-		return false, time.Now().Add(kueuePoll), nil
+		return false, time.Now().Add(min(again, time.Until(nextNudge))), nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s is still there: %w", ref, err)
@@ -212,10 +246,10 @@ func (c *Client) WaitKueueReleased(ctx context.Context, namespace string, names 
 	if len(names) == 0 {
 		return nil
 	}
-	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+	err := c.waitKueue(ctx, ObjectRef{GVK: GVKKueueWorkload, Namespace: namespace}, func(again time.Duration) (bool, time.Time, error) {
 		all, err := c.KueueWorkloads(ctx, namespace)
 		left := slices.ContainsFunc(all, func(wl kueue.Workload) bool { return slices.Contains(names, wl.Name) })
-		return !left && err == nil, time.Now().Add(kueuePoll), err
+		return !left && err == nil, time.Now().Add(again), err
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for Kueue to release %s/%s: %w", namespace, strings.Join(names, ", "), err)
@@ -235,7 +269,7 @@ func (c *Client) KueueMissing(ctx context.Context) bool {
 // NotReadyError when the context ends first.
 func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID, podSelector string, want int) error {
 	start := time.Now()
-	err := c.waitUntil(ctx, func() (bool, time.Time, error) {
+	err := c.waitKueue(ctx, ObjectRef{GVK: GVKKueueWorkload, Namespace: ref.Namespace}, func(again time.Duration) (bool, time.Time, error) {
 		workloads, err := c.KueueWorkloadsOf(ctx, ref.Namespace, uid, podSelector)
 		admitted := 0
 		for _, wl := range workloads {
@@ -243,7 +277,7 @@ func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID,
 				admitted++
 			}
 		}
-		return admitted >= want, time.Now().Add(kueuePoll), err
+		return admitted >= want, time.Now().Add(again), err
 	})
 	if err != nil && ctx.Err() != nil {
 		return &NotReadyError{Ref: ref, Mode: WaitAdmitted, Waited: time.Since(start)}
