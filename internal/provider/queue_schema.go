@@ -123,7 +123,13 @@ func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"preemption": queuePreemptionBlock(),
 			"timeouts":   timeouts.Block(ctx, timeouts.Opts{Delete: true}),
 		},
+		Version: manifestsSchemaVersion,
 	}
+}
+
+// UpgradeState reads states written while manifest held the objects.
+func (r *queueResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return manifestsUpgraders()
 }
 
 func queueAttributes() map[string]schema.Attribute {

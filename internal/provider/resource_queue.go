@@ -19,6 +19,7 @@ var (
 	_ resource.ResourceWithModifyPlan     = &queueResource{}
 	_ resource.ResourceWithValidateConfig = &queueResource{}
 	_ resource.ResourceWithImportState    = &queueResource{}
+	_ resource.ResourceWithUpgradeState   = &queueResource{}
 )
 
 // defaultQueueDeleteTimeout bounds the wait for Kueue to release a deleted

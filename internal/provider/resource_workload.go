@@ -23,9 +23,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &workloadResource{}
-	_ resource.ResourceWithConfigure  = &workloadResource{}
-	_ resource.ResourceWithModifyPlan = &workloadResource{}
+	_ resource.Resource                 = &workloadResource{}
+	_ resource.ResourceWithConfigure    = &workloadResource{}
+	_ resource.ResourceWithModifyPlan   = &workloadResource{}
+	_ resource.ResourceWithUpgradeState = &workloadResource{}
 )
 
 // Defaults for the timeouts block: GPU nodes can take minutes to pull

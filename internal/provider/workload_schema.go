@@ -38,7 +38,14 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"its GPU intent and generates configuration that plans with no change (see the adopting guide).",
 		Attributes: workloadAttributes(),
 		Blocks:     workloadBlocks(ctx),
+		Version:    manifestsSchemaVersion,
 	}
+}
+
+// UpgradeState reads states written before manifests was the one copy of
+// the rendered objects.
+func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return manifestsUpgraders()
 }
 
 // workloadBlocks are the nested settings. They are blocks, not nested

@@ -10,68 +10,69 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
-// A state written before manifests existed (the attribute absent) plans
-// with no change, for an applied workload and a render-only one: the
-// refresh fills manifests in, so upgrading the provider updates nothing,
-// and the next apply stores them.
-func TestAccWorkload_stateWithoutManifestsPlansEmpty(t *testing.T) {
-	tf := appliedAndRendered(t)
-	dropAttribute(t, filepath.Join(tf.Dir, "terraform.tfstate"), "gpu_workload", "manifests")
-	if changes, out := tf.PlanHasChanges(); changes {
-		t.Fatalf("a state without manifests plans changes:\n%s", out)
-	}
-	// An apply with nothing to change stores the refreshed state.
-	if out, err := tf.Apply(); err != nil {
-		t.Fatalf("second apply: %v\n%s", err, out)
-	}
-	for _, r := range tf.State() {
-		if docs, _ := r.Values["manifests"].([]any); len(docs) == 0 {
-			t.Errorf("%s: manifests not filled in by the refresh: %v", r.Address, r.Values["manifests"])
-		}
-	}
-}
-
-// A state written while gpu_workload kept its objects twice (manifest, one
-// YAML stream, next to manifests) plans with no change: the attribute is
-// read away with the schema that no longer has it, and the next apply
-// stores the state without it.
-func TestAccWorkload_stateWithManifestPlansEmpty(t *testing.T) {
-	tf := appliedAndRendered(t)
-	for _, r := range tf.State() {
-		if _, kept := r.Values["manifest"]; kept {
-			t.Fatalf("%s: the state still has manifest", r.Address)
-		}
-	}
-	addOldManifest(t, filepath.Join(tf.Dir, "terraform.tfstate"), "gpu_workload")
-	if changes, out := tf.PlanHasChanges(); changes {
-		t.Fatalf("a state with the old manifest attribute plans changes:\n%s", out)
-	}
-	if out, err := tf.Apply(); err != nil {
-		t.Fatalf("second apply: %v\n%s", err, out)
-	}
-	raw, err := os.ReadFile(filepath.Join(tf.Dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(raw), `"manifest":`) {
-		t.Error("the state written after the upgrade still holds manifest")
+// The states of the two earlier releases plan with no change, for an
+// applied workload and a render-only one (which no refresh fills in), and
+// the next apply stores the current shape: manifests alone, schema version
+// 1. The release before manifests existed kept the objects in manifest
+// only; the one after kept both.
+func TestAccWorkload_olderStatesPlanEmpty(t *testing.T) {
+	for name, old := range map[string]func(map[string]any){
+		"manifest only": func(attrs map[string]any) {
+			attrs["manifest"] = joinedDocs(attrs["manifests"])
+			delete(attrs, "manifests")
+		},
+		"manifest and manifests": func(attrs map[string]any) {
+			attrs["manifest"] = joinedDocs(attrs["manifests"])
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tf := appliedAndRendered(t)
+			statePath := filepath.Join(tf.Dir, "terraform.tfstate")
+			writeVersion0(t, statePath, "gpu_workload", old)
+			if changes, out := tf.PlanHasChanges(); changes {
+				t.Fatalf("a state of the earlier release plans changes:\n%s", out)
+			}
+			if out, err := tf.Apply(); err != nil {
+				t.Fatalf("second apply: %v\n%s", err, out)
+			}
+			raw, err := os.ReadFile(statePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(raw), `"manifest":`) || !strings.Contains(string(raw), `"schema_version": 1`) {
+				t.Errorf("the state written after the upgrade is not the current shape:\n%s", raw)
+			}
+			for _, r := range tf.State() {
+				if docs, _ := r.Values["manifests"].([]any); len(docs) == 0 {
+					t.Errorf("%s: manifests empty after the upgrade: %v", r.Address, r.Values["manifests"])
+				}
+			}
+		})
 	}
 }
 
-// addOldManifest writes, next to every instance's manifests, the manifest
-// attribute an older release kept: the documents joined into one stream.
-func addOldManifest(t *testing.T, path, resourceType string) {
+// writeVersion0 turns every instance of a resource type in a local state
+// file into what the earlier release wrote: schema version 0, attributes
+// changed by old.
+func writeVersion0(t *testing.T, path, resourceType string, old func(map[string]any)) {
 	t.Helper()
-	editState(t, path, resourceType, func(attrs map[string]any) bool {
-		docs, _ := attrs["manifests"].([]any)
-		parts := make([]string, 0, len(docs))
-		for _, d := range docs {
-			s, _ := d.(string)
-			parts = append(parts, s)
-		}
-		attrs["manifest"] = strings.Join(parts, "---\n")
+	editState(t, path, resourceType, func(instance map[string]any) bool {
+		instance["schema_version"] = 0
+		attrs, _ := instance["attributes"].(map[string]any)
+		old(attrs)
 		return true
 	})
+}
+
+// joinedDocs is a state's manifests list as one YAML stream.
+func joinedDocs(list any) string {
+	docs, _ := list.([]any)
+	parts := make([]string, 0, len(docs))
+	for _, d := range docs {
+		s, _ := d.(string)
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "---\n")
 }
 
 // appliedAndRendered applies an applied and a render-only workload, the two
@@ -90,19 +91,8 @@ func appliedAndRendered(t *testing.T) *acctest.Terraform {
 	return tf
 }
 
-// dropAttribute removes one attribute from every instance of a resource
-// type in a local state file, as a state written by an older release.
-func dropAttribute(t *testing.T, path, resourceType, attribute string) {
-	t.Helper()
-	editState(t, path, resourceType, func(attrs map[string]any) bool {
-		_, ok := attrs[attribute]
-		delete(attrs, attribute)
-		return ok
-	})
-}
-
-// editState changes the attributes of every instance of a resource type in
-// a local state file; edit reports whether it changed any.
+// editState changes every instance of a resource type in a local state
+// file; edit reports whether it changed the instance.
 func editState(t *testing.T, path, resourceType string, edit func(map[string]any) bool) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -122,8 +112,8 @@ func editState(t *testing.T, path, resourceType string, edit func(map[string]any
 		}
 		instances, _ := res["instances"].([]any)
 		for _, i := range instances {
-			attrs, _ := i.(map[string]any)["attributes"].(map[string]any)
-			if edit(attrs) {
+			instance, _ := i.(map[string]any)
+			if edit(instance) {
 				changed++
 			}
 		}
