@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/labels"
-	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
@@ -345,7 +344,4 @@ func optInt64(v int64) types.Int64 {
 type (
 	queueSpec           = spec.Queue
 	queuePreemptionSpec = spec.QueuePreemption
-	kueueWorkload       = kueuev1beta2.Workload
-	kueueLocalQueue     = kueuev1beta2.LocalQueue
-	kueueResourceFlavor = kueuev1beta2.ResourceFlavor
 )
