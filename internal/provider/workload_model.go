@@ -174,63 +174,63 @@ func (c *converter) optInt64(v types.Int64) *int64 {
 // from another resource) makes the whole list unknown rather than failing
 // the conversion, so plans stay possible.
 func (c *converter) strings(v types.List) []string {
-	if v.IsUnknown() {
-		c.unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	out := make([]string, 0, len(v.Elements()))
-	for _, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			c.unknown = true
-			return nil
-		}
-		out = append(out, s.ValueString())
-	}
-	return out
+	return convertList(c, v, func(s types.String) string { return s.ValueString() })
 }
 
 func (c *converter) int32s(v types.List) []int32 {
-	if v.IsUnknown() {
-		c.unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	out := make([]int32, 0, len(v.Elements()))
-	for _, e := range v.Elements() {
-		n, ok := e.(types.Int64)
-		if !ok || n.IsUnknown() {
-			c.unknown = true
-			return nil
-		}
-		out = append(out, int32(n.ValueInt64()))
-	}
-	return out
+	return convertList(c, v, func(n types.Int64) int32 { return int32(n.ValueInt64()) })
 }
 
 func (c *converter) stringMap(v types.Map) map[string]string {
-	if v.IsUnknown() {
-		c.unknown = true
-		return nil
-	}
-	if v.IsNull() {
+	if c.unknownOrNull(v) {
 		return nil
 	}
 	out := make(map[string]string, len(v.Elements()))
 	for k, e := range v.Elements() {
-		s, ok := e.(types.String)
-		if !ok || s.IsUnknown() {
-			c.unknown = true
+		s, ok := known[types.String](c, e)
+		if !ok {
 			return nil
 		}
 		out[k] = s.ValueString()
 	}
 	return out
+}
+
+// convertList converts a list's elements with convert; an unknown list or
+// element marks the conversion unknown and gives nil.
+func convertList[E attr.Value, T any](c *converter, v types.List, convert func(E) T) []T {
+	if c.unknownOrNull(v) {
+		return nil
+	}
+	out := make([]T, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		typed, ok := known[E](c, e)
+		if !ok {
+			return nil
+		}
+		out = append(out, convert(typed))
+	}
+	return out
+}
+
+// unknownOrNull: a null collection converts to nil; an unknown one too, and
+// marks the conversion unknown.
+func (c *converter) unknownOrNull(v attr.Value) bool {
+	if v.IsUnknown() {
+		c.unknown = true
+	}
+	return v.IsUnknown() || v.IsNull()
+}
+
+// known is an element as its value type; false (and the conversion marked
+// unknown) for an unknown element or one of another type.
+func known[E attr.Value](c *converter, e attr.Value) (E, bool) {
+	typed, ok := e.(E)
+	if !ok || typed.IsUnknown() {
+		c.unknown = true
+		return typed, false
+	}
+	return typed, true
 }
 
 // object decodes a nested object; it reports false when null or unknown.
