@@ -113,14 +113,14 @@ func newBlocksFixture(t *testing.T) blocksFixture {
 		if team != "" {
 			labels = tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"team": tftypes.NewValue(tftypes.String, team)})
 		}
-		return tftypes.NewValue(f.objType, withAttributes(f.objType, map[string]tftypes.Value{
+		return tftypes.NewValue(f.objType, protocoltest.WithAttributes(f.objType, map[string]tftypes.Value{
 			"name": tftypes.NewValue(tftypes.String, "a"), "labels": labels,
 			"rule": tftypes.NewValue(f.objType.AttributeTypes["rule"], rules),
 		}))
 	}
 	f.withRules = object([]tftypes.Value{rule("k", "v1", "v2"), rule("empty")}, "ml")
 	f.noRules = object([]tftypes.Value{}, "")
-	f.state = withValue(withValue(f.withRules, "id", tftypes.NewValue(tftypes.String, "id-1")), "mode", tftypes.NewValue(tftypes.String, "auto"))
+	f.state = protocoltest.WithValue(protocoltest.WithValue(f.withRules, "id", tftypes.NewValue(tftypes.String, "id-1")), "mode", tftypes.NewValue(tftypes.String, "auto"))
 	f.relabel = object([]tftypes.Value{rule("k", "v1", "v2"), rule("empty")}, "infra")
 	return f
 }
@@ -132,8 +132,8 @@ func TestDirectPlanner_matchesTheFrameworkOnBlocks(t *testing.T) {
 	checkPlanCases(t, f.server, "sized", f.objType, []planCase{
 		{name: "create with rules", config: f.withRules, prior: null, proposed: f.withRules, wantUnknown: true},
 		{name: "create with no rule", config: f.noRules, prior: null, proposed: f.noRules, wantUnknown: true},
-		{name: "no change", config: f.withRules, prior: f.state, proposed: proposedNew(f.withRules, f.state)},
-		{name: "relabelled", config: f.relabel, prior: f.state, proposed: proposedNew(f.relabel, f.state), wantReplace: true, wantUnknown: true},
+		{name: "no change", config: f.withRules, prior: f.state, proposed: protocoltest.ProposedNew(f.withRules, f.state)},
+		{name: "relabelled", config: f.relabel, prior: f.state, proposed: protocoltest.ProposedNew(f.relabel, f.state), wantReplace: true, wantUnknown: true},
 		{name: "destroy", config: null, prior: f.state, proposed: null},
 	})
 }
@@ -168,7 +168,7 @@ func TestDirectRead_matchesTheFramework(t *testing.T) {
 	ctx := context.Background()
 	direct := f.server.schemas.directResource(ctx, "sized")
 	for name, state := range map[string]tftypes.Value{"rules": f.state, "no rule": f.noRules} {
-		req := &tfprotov6.ReadResourceRequest{TypeName: "sized", CurrentState: dynamicValue(t, f.objType, state)}
+		req := &tfprotov6.ReadResourceRequest{TypeName: "sized", CurrentState: protocoltest.DynamicValue(t, f.objType, state)}
 		if !direct.servesRead(req) {
 			t.Fatalf("%s: not read directly", name)
 		}
@@ -202,13 +202,13 @@ func TestDirectApply_matchesTheFramework(t *testing.T) {
 		wantError, wantNoState bool
 	}{
 		{name: "create", config: f.withRules, prior: null, planned: f.state, wantError: true, wantNoState: true},
-		{name: "update", config: f.relabel, prior: f.state, planned: proposedNew(f.relabel, f.state)},
+		{name: "update", config: f.relabel, prior: f.state, planned: protocoltest.ProposedNew(f.relabel, f.state)},
 		{name: "update, no rule", config: f.noRules, prior: f.noRules, planned: f.noRules},
 		{name: "delete", config: null, prior: f.state, planned: null, wantNoState: true},
 	} {
 		req := &tfprotov6.ApplyResourceChangeRequest{
-			TypeName: "sized", Config: dynamicValue(t, f.objType, c.config),
-			PriorState: dynamicValue(t, f.objType, c.prior), PlannedState: dynamicValue(t, f.objType, c.planned),
+			TypeName: "sized", Config: protocoltest.DynamicValue(t, f.objType, c.config),
+			PriorState: protocoltest.DynamicValue(t, f.objType, c.prior), PlannedState: protocoltest.DynamicValue(t, f.objType, c.planned),
 		}
 		if !direct.servesApply(req) {
 			t.Fatalf("%s: not applied directly", c.name)
@@ -274,8 +274,8 @@ func checkPlanCases(t *testing.T, server *Server, typeName string, objType tftyp
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			req := &tfprotov6.PlanResourceChangeRequest{
-				TypeName: typeName, Config: dynamicValue(t, objType, c.config),
-				PriorState: dynamicValue(t, objType, c.prior), ProposedNewState: dynamicValue(t, objType, c.proposed),
+				TypeName: typeName, Config: protocoltest.DynamicValue(t, objType, c.config),
+				PriorState: protocoltest.DynamicValue(t, objType, c.prior), ProposedNewState: protocoltest.DynamicValue(t, objType, c.proposed),
 			}
 			want, err := server.ProviderServer.PlanResourceChange(ctx, req)
 			if err != nil {
@@ -307,49 +307,6 @@ func asType[T any](t *testing.T, v any) T {
 		t.Fatalf("%T is not a %T", v, typed)
 	}
 	return typed
-}
-
-// withValue is an object with one attribute replaced.
-func withValue(object tftypes.Value, name string, v tftypes.Value) tftypes.Value {
-	values := objectAttributes(object)
-	values[name] = v
-	return tftypes.NewValue(object.Type(), values)
-}
-
-// proposedNew is Terraform's proposed new state for a change from prior
-// to config: the configuration, with what it leaves null taken from the
-// prior state where the attribute is computed (close enough for the
-// attributes these cases set).
-func proposedNew(config, prior tftypes.Value) tftypes.Value {
-	values, priorValues := objectAttributes(config), objectAttributes(prior)
-	for name, v := range values {
-		if v.IsNull() && !priorValues[name].IsNull() {
-			values[name] = priorValues[name]
-		}
-	}
-	return tftypes.NewValue(config.Type(), values)
-}
-
-// dynamicValue encodes v for a request.
-func dynamicValue(t testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
-	t.Helper()
-	dv, err := tfprotov6.NewDynamicValue(typ, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dv
-}
-
-// withAttributes is every attribute of an object type, null but those set.
-func withAttributes(t tftypes.Object, set map[string]tftypes.Value) map[string]tftypes.Value {
-	values := make(map[string]tftypes.Value, len(t.AttributeTypes))
-	for name, typ := range t.AttributeTypes {
-		values[name] = tftypes.NewValue(typ, nil)
-		if v, ok := set[name]; ok {
-			values[name] = v
-		}
-	}
-	return values
 }
 
 func diagnosticsFail(diags []*tfprotov6.Diagnostic) bool {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 )
 
 // servedByFramework lists the resources the protocol layer's direct path
@@ -60,14 +60,14 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 		t.Fatalf("gpu_workload is not served directly: %v", err)
 	}
 	shadow := protocol.Shadowed(s.server)
-	config := decodeValue(t, s.objType, s.config)
-	state := decodeValue(t, s.objType, s.plannedState(t))
+	config := protocoltest.Decode(t, s.objType, s.config)
+	state := protocoltest.Decode(t, s.objType, s.plannedState(t))
 	null := tftypes.NewValue(s.objType, nil)
-	unknownImage := replaced(config, "image", tftypes.NewValue(tftypes.String, tftypes.UnknownValue))
-	renamed := replaced(config, "name", tftypes.NewValue(tftypes.String, "renamed"))
-	newImage := replaced(config, "image", tftypes.NewValue(tftypes.String, "registry.example/cuda:13"))
-	noCloud := replaced(replaced(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(tftypes.String, nil))
-	applied := replaced(config, "apply", tftypes.NewValue(tftypes.Bool, nil))
+	unknownImage := protocoltest.WithValue(config, "image", tftypes.NewValue(tftypes.String, tftypes.UnknownValue))
+	renamed := protocoltest.WithValue(config, "name", tftypes.NewValue(tftypes.String, "renamed"))
+	newImage := protocoltest.WithValue(config, "image", tftypes.NewValue(tftypes.String, "registry.example/cuda:13"))
+	noCloud := protocoltest.WithValue(protocoltest.WithValue(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(tftypes.String, nil))
+	applied := protocoltest.WithValue(config, "apply", tftypes.NewValue(tftypes.Bool, nil))
 	for _, c := range []struct {
 		name                                string
 		config, prior, proposed             tftypes.Value
@@ -75,17 +75,17 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 	}{
 		{name: "create, rendered only", config: config, prior: null, proposed: config},
 		{name: "create, applied", config: applied, prior: null, proposed: applied, wantUnknown: true},
-		{name: "no change", config: config, prior: state, proposed: proposedFrom(config, state)},
-		{name: "new image", config: newImage, prior: state, proposed: proposedFrom(newImage, state)},
-		{name: "renamed", config: renamed, prior: state, proposed: proposedFrom(renamed, state), wantReplace: true},
+		{name: "no change", config: config, prior: state, proposed: protocoltest.ProposedNew(config, state)},
+		{name: "new image", config: newImage, prior: state, proposed: protocoltest.ProposedNew(newImage, state)},
+		{name: "renamed", config: renamed, prior: state, proposed: protocoltest.ProposedNew(renamed, state), wantReplace: true},
 		{name: "unknown image", config: unknownImage, prior: null, proposed: unknownImage, wantUnknown: true},
 		{name: "no cloud", config: noCloud, prior: null, proposed: noCloud, wantUnknown: true, wantError: true},
 		{name: "destroy", config: null, prior: state, proposed: null},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp, err := shadow.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: "gpu_workload", Config: dynamicValue(t, s.objType, c.config),
-				PriorState: dynamicValue(t, s.objType, c.prior), ProposedNewState: dynamicValue(t, s.objType, c.proposed),
+				TypeName: "gpu_workload", Config: protocoltest.DynamicValue(t, s.objType, c.config),
+				PriorState: protocoltest.DynamicValue(t, s.objType, c.prior), ProposedNewState: protocoltest.DynamicValue(t, s.objType, c.proposed),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +95,7 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 			}); i >= 0 {
 				t.Fatal(resp.Diagnostics[i].Detail)
 			}
-			planned := decodeValue(t, s.objType, resp.PlannedState)
+			planned := protocoltest.Decode(t, s.objType, resp.PlannedState)
 			if c.wantReplace != (len(resp.RequiresReplace) > 0) {
 				t.Errorf("requires replace = %v, want it %v", resp.RequiresReplace, c.wantReplace)
 			}
@@ -107,41 +107,4 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 			}
 		})
 	}
-}
-
-func decodeValue(t *testing.T, objType tftypes.Object, dv *tfprotov6.DynamicValue) tftypes.Value {
-	t.Helper()
-	v, err := dv.Unmarshal(objType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-// replaced is an object with one attribute replaced.
-func replaced(object tftypes.Value, name string, v tftypes.Value) tftypes.Value {
-	values := attributesOf(object)
-	values[name] = v
-	return tftypes.NewValue(object.Type(), values)
-}
-
-// proposedFrom is Terraform's proposed new state for a change from prior
-// to config: the configuration, with what it leaves null taken from the
-// prior state (close enough for the attributes these cases set).
-func proposedFrom(config, prior tftypes.Value) tftypes.Value {
-	values, priorValues := attributesOf(config), attributesOf(prior)
-	for name, v := range values {
-		if v.IsNull() && !priorValues[name].IsNull() {
-			values[name] = priorValues[name]
-		}
-	}
-	return tftypes.NewValue(config.Type(), values)
-}
-
-// attributesOf is a copy of an object's attributes (As hands out the
-// value's own map).
-func attributesOf(object tftypes.Value) map[string]tftypes.Value {
-	var values map[string]tftypes.Value
-	_ = object.As(&values)
-	return maps.Clone(values)
 }

@@ -38,7 +38,7 @@ func BenchmarkFrameworkPlanBySchemaSize(b *testing.B) {
 // framework costs for this schema, the floor under BenchmarkWorkloadPlan*.
 func BenchmarkFrameworkPlanWorkloadSchema(b *testing.B) {
 	s := newPlanBenchFor(b, protocoltest.Sized(workloadSchema()))
-	s.config = dynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
+	s.config = protocoltest.DynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
 	b.ReportAllocs()
 	for b.Loop() {
 		s.validate(b)
@@ -64,7 +64,7 @@ func newSizedPlanBench(b *testing.B, attributes int) *planBench {
 	for i := range min(attributes, 8) {
 		set[sizedAttribute(i)] = tftypes.NewValue(tftypes.String, "value")
 	}
-	s.config = dynamicValue(b, s.objType, tftypes.NewValue(s.objType, withAttributes(s.objType, set)))
+	s.config = protocoltest.DynamicValue(b, s.objType, tftypes.NewValue(s.objType, protocoltest.WithAttributes(s.objType, set)))
 	return s
 }
 

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -58,12 +59,12 @@ func newPlanBench(b testing.TB) *planBench {
 	providerType := objectType(b, schemas.Provider)
 	configured, err := s.server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{
 		TerraformVersion: "1.11.4",
-		Config:           dynamicValue(b, providerType, nullObject(providerType)),
+		Config:           protocoltest.DynamicValue(b, providerType, nullObject(providerType)),
 	})
 	if err != nil || diagnosticsFail(configured.Diagnostics) {
 		b.Fatalf("configure: %v %v", err, configured.Diagnostics)
 	}
-	s.config = dynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
+	s.config = protocoltest.DynamicValue(b, s.objType, benchWorkloadConfig(s.objType))
 	return s
 }
 
@@ -80,7 +81,7 @@ func newPlanBenchOn(b testing.TB, server tfprotov6.ProviderServer, typeName stri
 		server:    server,
 		typeName:  typeName,
 		objType:   objType,
-		nullState: dynamicValue(b, objType, tftypes.NewValue(objType, nil)),
+		nullState: protocoltest.DynamicValue(b, objType, tftypes.NewValue(objType, nil)),
 	}, schemas
 }
 
@@ -96,22 +97,10 @@ func benchWorkloadConfig(t tftypes.Object) tftypes.Value {
 		"image":     tftypes.NewValue(tftypes.String, benchspec.Image),
 		"node_pool": tftypes.NewValue(tftypes.String, benchspec.PoolID("bench")),
 		"apply":     tftypes.NewValue(tftypes.Bool, false),
-		"gpu": tftypes.NewValue(gpuType, withAttributes(gpuType,
+		"gpu": tftypes.NewValue(gpuType, protocoltest.WithAttributes(gpuType,
 			map[string]tftypes.Value{"count": tftypes.NewValue(tftypes.Number, benchspec.GPUCount)})),
 	}
-	return tftypes.NewValue(t, withAttributes(t, set))
-}
-
-// withAttributes is an object's attribute values: set's, null elsewhere.
-func withAttributes(t tftypes.Object, set map[string]tftypes.Value) map[string]tftypes.Value {
-	values := make(map[string]tftypes.Value, len(t.AttributeTypes))
-	for name, typ := range t.AttributeTypes {
-		values[name] = tftypes.NewValue(typ, nil)
-		if v, ok := set[name]; ok {
-			values[name] = v
-		}
-	}
-	return values
+	return tftypes.NewValue(t, protocoltest.WithAttributes(t, set))
 }
 
 // objectType is a schema's value type, which is always an object.
@@ -125,16 +114,7 @@ func objectType(b testing.TB, s *tfprotov6.Schema) tftypes.Object {
 }
 
 func nullObject(t tftypes.Object) tftypes.Value {
-	return tftypes.NewValue(t, withAttributes(t, nil))
-}
-
-func dynamicValue(b testing.TB, t tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
-	b.Helper()
-	dv, err := tfprotov6.NewDynamicValue(t, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &dv
+	return tftypes.NewValue(t, protocoltest.WithAttributes(t, nil))
 }
 
 func (s *planBench) validate(b testing.TB) {
@@ -185,7 +165,7 @@ func (s *planBench) proposed(b testing.TB, prior *tfprotov6.DynamicValue) *tfpro
 			configAttrs[name] = priorAttrs[name]
 		}
 	}
-	return dynamicValue(b, s.objType, tftypes.NewValue(s.objType, configAttrs))
+	return protocoltest.DynamicValue(b, s.objType, tftypes.NewValue(s.objType, configAttrs))
 }
 
 func (s *planBench) read(b testing.TB, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
