@@ -31,7 +31,9 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 )
@@ -139,7 +141,7 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 	for _, name := range names {
 		pending[name] = true
 	}
-	w, err := deployments.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := watchFrom(ctx, list.ResourceVersion, deployments.Watch)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +203,7 @@ func deleteAll(ctx context.Context, cs kubernetes.Interface, ns string, names []
 	for _, d := range list.Items {
 		remaining[d.Name] = true
 	}
-	w, err := deployments.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := watchFrom(ctx, list.ResourceVersion, deployments.Watch)
 	if err != nil {
 		return err
 	}
@@ -244,7 +246,7 @@ func waitPodsGone(ctx context.Context, cs kubernetes.Interface, ns string) error
 	if len(left) == 0 {
 		return nil
 	}
-	w, err := pods.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	w, err := watchFrom(ctx, list.ResourceVersion, pods.Watch)
 	if err != nil {
 		return err
 	}
@@ -261,9 +263,19 @@ func waitPodsGone(ctx context.Context, cs kubernetes.Interface, ns string) error
 	return nil
 }
 
+// watchFrom follows a kind from a resourceVersion on, and resumes from the
+// last event it saw when the API server closes the watch: a run of a
+// thousand Deployments outlives the server's watch timeout (at N = 1,000 the
+// floor died with "the watch was closed by the server"). client-go's
+// RetryWatcher does it with a new WATCH from that version, never a LIST, so
+// the floor's request count stays what a watch costs.
+func watchFrom(ctx context.Context, resourceVersion string, watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) (watch.Interface, error) {
+	return watchtools.NewRetryWatcherWithContext(ctx, resourceVersion, &cache.ListWatch{WatchFuncWithContext: watchFn})
+}
+
 // next returns the watch's next event. A closed watch or an error event is
-// an error: with a fresh resourceVersion and a run of minutes neither
-// happens, and re-listing would add requests the floor should not have.
+// an error: the RetryWatcher has already resumed what it could (a
+// resourceVersion too old to resume from ends it).
 func next(ctx context.Context, w watch.Interface) (watch.Event, error) {
 	select {
 	case <-ctx.Done():
