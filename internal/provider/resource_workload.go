@@ -99,7 +99,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if in.unknown {
 		requireJobReplacement(ctx, req, resp, plan)
 		requireStatefulSetReplacement(ctx, req, resp, plan)
-		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, plan.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, rdiags := in.render(draVersionFromState(ctx, req))
@@ -123,7 +123,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// Drift repairs and changes may move pods; only apply knows where.
 		plan.ScheduledNodes = types.ListUnknown(types.StringType)
 	}
-	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, plan.withManifests())...)
+	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -168,12 +168,12 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if !state.Apply.ValueBool() {
 		// Nothing to read back; keep manifests in step with manifest (state
 		// written by releases without manifests gets them here).
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 		return
 	}
 	client, err := r.data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 		return // planned offline; refreshed once the cluster is known
 	}
 	if err != nil {
@@ -189,7 +189,7 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, state.withManifests())...)
+	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -31,7 +31,7 @@ import (
 // object exists, so a failed wait never loses track of what was created.
 func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	if !plan.Apply.ValueBool() {
-		diags.Append(setWorkloadState(ctx, state, plan.withManifests())...)
+		diags.Append(setWorkloadState(ctx, state, plan)...)
 		return
 	}
 	client, err := r.data.Kube.Client()
@@ -76,7 +76,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
 	if !ok {
 		if prior != nil {
-			diags.Append(setWorkloadState(ctx, state, prior.withManifests())...)
+			diags.Append(setWorkloadState(ctx, state, prior)...)
 		}
 		return
 	}
@@ -103,7 +103,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		waitErr = err
 	}
 	plan.ScheduledNodes = stringList(nodes)
-	diags.Append(setWorkloadState(ctx, state, plan.withManifests())...)
+	diags.Append(setWorkloadState(ctx, state, plan)...)
 	if waitErr != nil {
 		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags)
 		if done || (admitted && waitMode(*plan) == kube.WaitAdmitted) {

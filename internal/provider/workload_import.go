@@ -103,7 +103,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, model.withManifests())...)
+	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &model)...)
 }
 
 // readSpec finds the workload object and its spec annotation; the spec is

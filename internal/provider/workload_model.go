@@ -411,8 +411,9 @@ func (c *converter) cronJob(v types.Object) *spec.CronJobControls {
 	}
 }
 
-// withManifests derives manifests from Manifest (manifestDocs). Called
-// before every write of the model, so the two never disagree.
+// withManifests derives manifests from Manifest (manifestDocs).
+// setWorkloadState and setWorkloadPlan call it on every write of the model,
+// so the two never disagree and no caller has to remember it.
 func (m *workloadModel) withManifests() *workloadModel {
 	m.Manifests = manifestDocs(m.Manifest)
 	return m

@@ -48,14 +48,6 @@ STATE_DIR=${STATE_DIR%/}
 TIMEOUT=${GPU_CLUSTER_TIMEOUT:-120}
 STOP_TIMEOUT=${GPU_CLUSTER_STOP_TIMEOUT:-10}
 
-APISERVER_PORT=${GPU_CLUSTER_APISERVER_PORT:-36443}
-ETCD_PORT=${GPU_CLUSTER_ETCD_PORT:-36379}
-ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-36380}
-KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
-SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
-KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
-KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-36943}
-KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-36981}
 KUEUE_ENABLED=${GPU_CLUSTER_KUEUE:-1}
 [[ $KUEUE_ENABLED == [01] ]] || { printf 'cluster.sh: error: GPU_CLUSTER_KUEUE must be 0 or 1\n' >&2; exit 1; }
 
@@ -110,6 +102,10 @@ elapsed() { local t=$(($(now_ms) - $1)); printf '%d.%01ds' $((t / 1000)) $((t % 
 . "$SCRIPT_DIR/kueue.sh"
 # shellcheck source=fixtures.sh
 . "$SCRIPT_DIR/fixtures.sh"
+
+# The ports from the environment (control_plane.sh); a running cluster's
+# recorded ports win later (load_recorded_ports).
+ports_from_env
 
 # ------------------------------------------------------------------------------------------- commands
 
