@@ -414,9 +414,8 @@ func (c *converter) cronJob(v types.Object) *spec.CronJobControls {
 // withManifests derives manifests from Manifest (manifestDocs).
 // setWorkloadState and setWorkloadPlan call it on every write of the model,
 // so the two never disagree and no caller has to remember it.
-func (m *workloadModel) withManifests() *workloadModel {
+func (m *workloadModel) withManifests() {
 	m.Manifests = manifestDocs(m.Manifest)
-	return m
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.
