@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 )
 
@@ -44,9 +45,9 @@ func TestAcceleratorsDataSource_planTimeValidation(t *testing.T) {
 // used to overflow for huge minimums and then matched every model.
 func TestAcceleratorMatches_hugeMinimum(t *testing.T) {
 	for _, minimum := range []float64{1 << 20, math.MaxInt64 / 1024 * 2, math.MaxInt64, math.MaxFloat64} {
-		m := acceleratorsModel{MIG: types.BoolNull(), MinMemoryGiB: types.Float64Value(minimum)}
+		m := clustercapacity.AcceleratorsModel{MIG: types.BoolNull(), MinMemoryGiB: types.Float64Value(minimum)}
 		for _, a := range catalog.Accelerators() {
-			if acceleratorMatches(a, m, nil) {
+			if clustercapacity.AcceleratorMatches(a, m, nil) {
 				t.Errorf("min_memory_gib = %g matches %s (%d MiB)", minimum, a.Name, a.MemoryMiB)
 			}
 		}

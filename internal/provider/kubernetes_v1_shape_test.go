@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/placement"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -135,7 +137,7 @@ func TestKubernetesV1Affinity_namesFollowKubernetesDeploymentV1(t *testing.T) {
 	}
 	want = append(want, "node_affinity.preferred_during_scheduling_ignored_during_execution.weight")
 	sort.Strings(want)
-	got := leafPaths("", kubernetesV1AffinityAttrTypes)
+	got := leafPaths("", tfconv.KubernetesV1AffinityAttrTypes)
 	sort.Strings(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("attribute paths:\n got %v\nwant %v", got, want)
@@ -147,13 +149,13 @@ func TestKubernetesV1Affinity_namesFollowKubernetesDeploymentV1(t *testing.T) {
 func TestKubernetesV1Affinity_nullAndRefused(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range map[string]*corev1.Affinity{"nil": nil, "empty": {}} {
-		got, diags := kubernetesV1AffinityValue(ctx, a)
+		got, diags := tfconv.KubernetesV1AffinityValue(ctx, a)
 		if diags.HasError() || !got.IsNull() {
 			t.Errorf("%s: want null without error, got %v %v", name, got, diags)
 		}
 	}
 	withPod := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}, PodAntiAffinity: &corev1.PodAntiAffinity{}}
-	if _, diags := kubernetesV1AffinityValue(ctx, withPod); !diags.HasError() {
+	if _, diags := tfconv.KubernetesV1AffinityValue(ctx, withPod); !diags.HasError() {
 		t.Error("pod anti-affinity was dropped without an error")
 	}
 }
@@ -164,20 +166,20 @@ func TestKubernetesV1Affinity_nullAndRefused(t *testing.T) {
 // computes.
 func TestKubernetesV1Affinity_fromStoredAffinity(t *testing.T) {
 	original := requestAffinity(t, "gke", spec.GPU{Count: 1, Accelerators: []string{"l4", "a100-40gb"}})
-	stored, err := dynamicFrom(original)
+	stored, err := tfconv.DynamicFrom(original)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := affinityFromDynamic(stored)
+	back, err := tfconv.AffinityFromDynamic(stored)
 	if err != nil {
 		t.Fatal(err)
 	}
 	assertSameAffinity(t, original, back)
-	if got, err := affinityFromDynamic(types.DynamicNull()); err != nil || got != nil {
+	if got, err := tfconv.AffinityFromDynamic(types.DynamicNull()); err != nil || got != nil {
 		t.Errorf("null affinity: got %+v, %v", got, err)
 	}
-	typo, _ := dynamicFrom(map[string]any{"nodeAfinity": map[string]any{}})
-	if _, err := affinityFromDynamic(typo); err == nil {
+	typo, _ := tfconv.DynamicFrom(map[string]any{"nodeAfinity": map[string]any{}})
+	if _, err := tfconv.AffinityFromDynamic(typo); err == nil {
 		t.Error("an unknown field was dropped without an error")
 	}
 }
@@ -194,7 +196,7 @@ func poolAffinity(t *testing.T, p spec.PoolPolicy) *corev1.Affinity {
 
 func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity {
 	t.Helper()
-	placed, diags := placeRequest(cloud, gpuRequest{GPU: gpu})
+	placed, diags := placement.PlaceRequest(cloud, placement.GpuRequest{GPU: gpu})
 	if diags.HasError() {
 		t.Fatalf("place %+v on %s: %v", gpu, cloud, diags)
 	}
@@ -205,7 +207,7 @@ func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity 
 // anywhere in the value.
 func convertV1(t *testing.T, a *corev1.Affinity) types.Object {
 	t.Helper()
-	got, diags := kubernetesV1AffinityValue(context.Background(), a)
+	got, diags := tfconv.KubernetesV1AffinityValue(context.Background(), a)
 	if diags.HasError() {
 		t.Fatalf("conversion: %v", diags)
 	}
@@ -262,7 +264,7 @@ func excludesLabel(a *corev1.Affinity, key string) bool {
 // affinityFromV1 reads kubernetes_v1_affinity back into a corev1.Affinity.
 func affinityFromV1(t *testing.T, v types.Object) *corev1.Affinity {
 	t.Helper()
-	plain, err := plainFrom(v)
+	plain, err := tfconv.PlainFrom(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -17,15 +18,15 @@ import (
 func TestModelCodecMatchesTheFramework(t *testing.T) {
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
-	NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	gpuworkload.NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
 	objType, ok := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
 		t.Fatal("the schema is not an object")
 	}
 	raw := benchWorkloadConfig(objType)
 
-	var fast, slow workloadModel
-	if diags := getWorkload(ctx, stateData{tfsdk.State{Raw: raw, Schema: schemaResp.Schema}}, &fast); diags.HasError() {
+	var fast, slow gpuworkload.WorkloadModel
+	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{tfsdk.State{Raw: raw, Schema: schemaResp.Schema}}, &fast); diags.HasError() {
 		t.Fatal(diags)
 	}
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
@@ -38,7 +39,7 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 
 	// Outputs of every kind: a string, a list, unknown values.
 	fast.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
-	fast.withManifests()
+	fast.WithManifests()
 	fast.UID = types.StringUnknown()
 	fast.ScheduledNodes = types.ListUnknown(types.StringType)
 	want := tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(objType, nil)}
@@ -46,7 +47,7 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 		t.Fatal(diags)
 	}
 	got := tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(objType, nil)}
-	v, encoded := workloadCodec.encode(ctx, got.Schema, &fast)
+	v, encoded := gpuworkload.WorkloadCodec.Encode(ctx, got.Schema, &fast)
 	if !encoded {
 		t.Fatal("the codec fell back to the framework for a gpu_workload model")
 	}
@@ -60,13 +61,13 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 func TestModelCodecFallsBack(t *testing.T) {
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
-	NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	var c modelCodec
+	gpuworkload.NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	var c gpuworkload.ModelCodec
 	var other struct {
 		Name types.String `tfsdk:"name"`
 	}
 	called := false
-	c.get(ctx, tftypes.Value{}, schemaResp.Schema, &other, func() diag.Diagnostics { called = true; return nil })
+	c.Get(ctx, tftypes.Value{}, schemaResp.Schema, &other, func() diag.Diagnostics { called = true; return nil })
 	if !called {
 		t.Fatal("a model with other fields than the schema did not fall back")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -89,11 +90,11 @@ func TestNodePoolPolicy_refreshFillsKubernetesV1Affinity(t *testing.T) {
 	if diags.HasError() || rendered.Affinity == nil {
 		t.Fatalf("render: %v (affinity %v): the case needs a pool with an affinity", diags, rendered)
 	}
-	var planned nodePoolPolicyModel
-	if d := setPoolOutputs(ctx, &planned, rendered); d.HasError() {
+	var planned nodepoolpolicy.NodePoolPolicyModel
+	if d := nodepoolpolicy.SetPoolOutputs(ctx, &planned, rendered); d.HasError() {
 		t.Fatal(d)
 	}
-	r := &nodePoolPolicyResource{}
+	r := &nodepoolpolicy.NodePoolPolicyResource{}
 	old := oldPoolState(ctx, t, r, map[string]any{"name": policy.Name, "cloud": policy.Cloud,
 		"accelerator": policy.Accelerator, "gpus_per_node": policy.GPUsPerNode, "affinity": planned.Affinity})
 	resp := resource.ReadResponse{State: old}
@@ -112,7 +113,7 @@ func TestNodePoolPolicy_refreshFillsKubernetesV1Affinity(t *testing.T) {
 
 // oldPoolState is a gpu_node_pool_policy state with only the given
 // attributes set, as an older release without the others wrote it.
-func oldPoolState(ctx context.Context, t *testing.T, r *nodePoolPolicyResource, attrs map[string]any) tfsdk.State {
+func oldPoolState(ctx context.Context, t *testing.T, r *nodepoolpolicy.NodePoolPolicyResource, attrs map[string]any) tfsdk.State {
 	t.Helper()
 	var schemaResp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &schemaResp)

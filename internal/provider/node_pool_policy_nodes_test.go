@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 )
 
 // A failing node neither stops the others nor hides them: every other node
@@ -28,7 +29,7 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 		names = append(names, fmt.Sprintf("n%03d", i))
 	}
 	var inFlight, most atomic.Int32
-	done, err := forEachNode(names, func(name string) (string, error) {
+	done, err := nodepoolpolicy.ForEachNode(names, func(name string) (string, error) {
 		now := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		for {
@@ -49,8 +50,8 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "node n007: conflict") || !strings.Contains(err.Error(), "node n042: conflict") {
 		t.Fatalf("err = %v, want both failures named", err)
 	}
-	if got := most.Load(); got > nodesInFlight || got < 2 {
-		t.Fatalf("%d nodes in flight at most, want 2..%d", got, nodesInFlight)
+	if got := most.Load(); got > nodepoolpolicy.NodesInFlight || got < 2 {
+		t.Fatalf("%d nodes in flight at most, want 2..%d", got, nodepoolpolicy.NodesInFlight)
 	}
 }
 
@@ -117,6 +118,6 @@ func hasPoolRecord(t *testing.T, node, policy string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ok := n.Annotations[poolRecordAnnotation(policy)]
+	_, ok := n.Annotations[nodepoolpolicy.PoolRecordAnnotation(policy)]
 	return ok
 }

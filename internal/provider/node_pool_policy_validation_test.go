@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -270,11 +271,11 @@ func TestNodePoolPolicy_schemaErrorsAreNotRepeated(t *testing.T) {
 		{Cloud: "gcp"}, {Accelerator: "k80"}, {MIGStrategy: "none"}, {Sharing: "vgpu"},
 		{GPUsPerNode: 17}, {GPUsPerNode: -1}, {Replicas: 1}, {Replicas: -3},
 	} {
-		if diags := pool.Validate(withoutSchemaErrors(p)); len(diags) > 0 {
+		if diags := pool.Validate(nodepoolpolicy.WithoutSchemaErrors(p)); len(diags) > 0 {
 			t.Errorf("%+v: render repeats the schema's error: %v", p, diags)
 		}
 	}
-	if got := withoutSchemaErrors(spec.PoolPolicy{Cloud: "gke-autopilot"}).Cloud; got != "gke-autopilot" {
+	if got := nodepoolpolicy.WithoutSchemaErrors(spec.PoolPolicy{Cloud: "gke-autopilot"}).Cloud; got != "gke-autopilot" {
 		t.Errorf("gke-autopilot must reach render, which says what to use instead; got %q", got)
 	}
 }

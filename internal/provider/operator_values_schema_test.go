@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
@@ -16,7 +17,7 @@ type described interface{ GetMarkdownDescription() string }
 // schema is one the framework accepts.
 func TestOperatorValuesSchemaIsDocumented(t *testing.T) {
 	var resp resource.SchemaResponse
-	(&operatorValuesResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	(&operatorvalues.OperatorValuesResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
 		t.Fatalf("invalid schema: %v", diags)
 	}
@@ -51,7 +52,7 @@ func TestOperatorValuesSchemaIsDocumented(t *testing.T) {
 // isBlockPath tells blocks (where diagnostics get a step into the block)
 // from attributes.
 func TestOperatorValuesBlockPaths(t *testing.T) {
-	blocks := operatorValuesBlocks()
+	blocks := operatorvalues.OperatorValuesBlocks()
 	for _, c := range []struct {
 		path  []any
 		block bool
@@ -68,7 +69,7 @@ func TestOperatorValuesBlockPaths(t *testing.T) {
 		{[]any{"cloud"}, false},
 		{nil, false},
 	} {
-		if got := isBlockPath(blocks, c.path); got != c.block {
+		if got := operatorvalues.IsBlockPath(blocks, c.path); got != c.block {
 			t.Errorf("isBlockPath(%v) = %v, want %v", c.path, got, c.block)
 		}
 	}

@@ -21,6 +21,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuqueue"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/placement"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
@@ -35,7 +43,7 @@ type GPUProvider struct {
 	// configured is what Configure handed to resources, kept because the
 	// protocol layer's direct path configures the resources it serves
 	// itself (the framework keeps its copy out of reach).
-	configured atomic.Pointer[providerData]
+	configured atomic.Pointer[resourcekit.ProviderData]
 }
 
 // ResourceData is what Configure handed to resources: nil before it ran.
@@ -52,12 +60,6 @@ func New(version string) func() provider.Provider {
 	return func() provider.Provider {
 		return &GPUProvider{version: version}
 	}
-}
-
-// providerData is what resources and data sources receive from Configure.
-type providerData struct {
-	Kube         *kube.Lazy
-	DefaultCloud string
 }
 
 type providerModel struct {
@@ -116,7 +118,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443` (`https://` is " +
 					"assumed without a scheme). Env: `KUBE_HOST`.",
 				Optional:   true,
-				Validators: []validator.String{apiServerURL()},
+				Validators: []validator.String{tfconv.ApiServerURL()},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Bearer token for the API server. Env: `KUBE_TOKEN`.",
@@ -128,7 +130,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"`insecure = true`. Env: `KUBE_CLUSTER_CA_CERT_DATA`.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{pemCertificate("cluster_ca_certificate")},
+				Validators: []validator.String{tfconv.PemCertificate("cluster_ca_certificate")},
 			},
 			"client_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded client certificate for TLS client authentication. Env: `KUBE_CLIENT_CERT_DATA`.",
@@ -136,7 +138,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Sensitive:           true,
 				Validators: []validator.String{
 					stringvalidator.AlsoRequires(path.MatchRoot("client_key")),
-					pemCertificate("client_certificate"),
+					tfconv.PemCertificate("client_certificate"),
 				},
 			},
 			"client_key": schema.StringAttribute{
@@ -145,7 +147,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Sensitive:           true,
 				Validators: []validator.String{
 					stringvalidator.AlsoRequires(path.MatchRoot("client_certificate")),
-					pemPrivateKey("client_key"),
+					tfconv.PemPrivateKey("client_key"),
 				},
 			},
 			"insecure": schema.BoolAttribute{
@@ -177,7 +179,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 			"default_cloud": schema.StringAttribute{
 				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
-					markdownList(clouds.Names()) + ".",
+					tfconv.MarkdownList(clouds.Names()) + ".",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
 			},
@@ -194,7 +196,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"which client-go would use instead without running the plugin.",
 				Attributes: map[string]schema.Attribute{
 					"api_version": schema.StringAttribute{
-						MarkdownDescription: "ExecCredential API version: one of " + markdownList(execAPIVersions) +
+						MarkdownDescription: "ExecCredential API version: one of " + tfconv.MarkdownList(execAPIVersions) +
 							". Defaults to `" + kube.DefaultExecAPIVersion + "`.",
 						Optional:   true,
 						Validators: []validator.String{stringvalidator.OneOf(execAPIVersions...)},
@@ -239,7 +241,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			"insecure = true (or KUBE_INSECURE) skips verification of the API server certificate: anyone on the "+
 				"network path can read credentials and workloads. Set cluster_ca_certificate instead.")
 	}
-	data := &providerData{
+	data := &resourcekit.ProviderData{
 		Kube:         kube.NewLazy(cfg),
 		DefaultCloud: model.DefaultCloud.ValueString(),
 	}
@@ -251,28 +253,28 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 // Resources lists the provider's resources.
 func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewWorkloadResource,
-		NewNodePoolPolicyResource,
-		NewQueueResource,
-		NewOperatorValuesResource,
+		gpuworkload.NewWorkloadResource,
+		nodepoolpolicy.NewNodePoolPolicyResource,
+		gpuqueue.NewQueueResource,
+		operatorvalues.NewOperatorValuesResource,
 	}
 }
 
 // DataSources lists the provider's data sources.
 func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewAcceleratorsDataSource,
-		NewClusterCapacityDataSource,
-		NewQueueUsageDataSource,
-		NewPodPlacementDataSource,
+		clustercapacity.NewAcceleratorsDataSource,
+		clustercapacity.NewClusterCapacityDataSource,
+		gpuqueue.NewQueueUsageDataSource,
+		placement.NewPodPlacementDataSource,
 	}
 }
 
 // Functions lists the provider's functions (Terraform 1.8 and later).
 func (p *GPUProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{
-		NewPodPlacementFunction,
-		NewPodTemplateFunction,
+		placement.NewPodPlacementFunction,
+		placement.NewPodTemplateFunction,
 	}
 }
 

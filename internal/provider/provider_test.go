@@ -3,11 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"os"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -49,7 +51,7 @@ func BenchmarkFrameworkPlanWorkloadSchema(b *testing.B) {
 // workloadSchema is gpu_workload's schema.
 func workloadSchema() schema.Schema {
 	var resp resource.SchemaResponse
-	(&workloadResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	(&gpuworkload.WorkloadResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	return resp.Schema
 }
 

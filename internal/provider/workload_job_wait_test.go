@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -37,8 +38,8 @@ func TestJobOutlivedTheWait(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			plan := workloadModel{Kind: types.StringValue(c.kind)}
-			if got := jobOutlivedTheWait(c.ctx, plan, c.err); got != c.want {
+			plan := gpuworkload.WorkloadModel{Kind: types.StringValue(c.kind)}
+			if got := gpuworkload.JobOutlivedTheWait(c.ctx, plan, c.err); got != c.want {
 				t.Fatalf("jobOutlivedTheWait = %v, want %v", got, c.want)
 			}
 		})
@@ -48,7 +49,7 @@ func TestJobOutlivedTheWait(t *testing.T) {
 // The warning says the Job keeps running untainted, what it waited for, and
 // both ways to wait differently.
 func TestJobStillRunningDetail(t *testing.T) {
-	detail := jobStillRunningDetail(workloadModel{Kind: types.StringValue(spec.KindJob)}, "1 pod Pending.")
+	detail := gpuworkload.JobStillRunningDetail(gpuworkload.WorkloadModel{Kind: types.StringValue(spec.KindJob)}, "1 pod Pending.")
 	for _, want := range []string{"1 pod Pending.", "not tainted", `wait_for = "complete"`, `timeouts { create = "24h" }`,
 		`wait_for = "scheduled"`, "fails is still reported as an error"} {
 		if !strings.Contains(detail, want) {

@@ -2,9 +2,10 @@ package provider
 
 import (
 	"context"
+	"testing"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
-	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"

@@ -1,0 +1,223 @@
+package clustercapacity
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+var (
+	_ datasource.DataSource              = &clusterCapacityDataSource{}
+	_ datasource.DataSourceWithConfigure = &clusterCapacityDataSource{}
+)
+
+// NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
+func NewClusterCapacityDataSource() datasource.DataSource {
+	return &clusterCapacityDataSource{}
+}
+
+// clusterCapacityDataSource reports the live cluster's GPU pools: the same
+// grouping gpu_workload uses to explain pods that cannot schedule.
+type clusterCapacityDataSource struct {
+	data *resourcekit.ProviderData
+}
+
+type clusterCapacityModel struct {
+	Selector types.String `tfsdk:"selector"`
+	Pools    types.List   `tfsdk:"pools"`
+}
+
+var resourceCapacityAttrTypes = map[string]attr.Type{
+	"name": types.StringType, "capacity": types.Int64Type, "allocatable": types.Int64Type,
+	"requested": types.Int64Type, "free": types.Int64Type,
+}
+
+var poolCapacityAttrTypes = map[string]attr.Type{
+	"key":            types.StringType,
+	"cloud":          types.StringType,
+	"accelerator":    types.StringType,
+	"product":        types.StringType,
+	"nodes":          types.ListType{ElemType: types.StringType},
+	"resources":      types.ListType{ElemType: types.ObjectType{AttrTypes: resourceCapacityAttrTypes}},
+	"mig_partition":  types.StringType,
+	"mig_config":     types.StringType,
+	"mig_strategy":   types.StringType,
+	"sharing":        types.StringType,
+	"shared_clients": types.Int64Type,
+	"taints":         types.ListType{ElemType: types.ObjectType{AttrTypes: nodepoolpolicy.TaintAttrTypes}},
+}
+
+func (d *clusterCapacityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cluster_capacity"
+}
+
+func (d *clusterCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.data = data
+	}
+}
+
+func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The live cluster's GPU pools: nodes grouped by their accelerator labels, with GPU capacity, " +
+			"allocatable, requested and free per resource, MIG and sharing state, and taints. Read from the cluster " +
+			"whenever Terraform reads data sources.",
+		Attributes: map[string]schema.Attribute{
+			"selector": schema.StringAttribute{
+				MarkdownDescription: "Only nodes matching this label selector, e.g. `cloud.google.com/gke-nodepool=a100`. " +
+					"Checked while validating, before the cluster is read.",
+				Optional:   true,
+				Validators: []validator.String{tfconv.LabelSelector()},
+			},
+			"pools": schema.ListNestedAttribute{
+				MarkdownDescription: "GPU pools, sorted by key. Nodes without NVIDIA resources are left out.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key":         str("Stable pool key, e.g. `gke/<node pool>` or `generic/<GFD product>`."),
+					"cloud":       str("Cloud guessed from the node labels (empty when nothing says)."),
+					"accelerator": str("Catalog id of the model, empty when not recognised."),
+					"product":     str("The label value that identified the model."),
+					"nodes":       schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Node names."},
+					"resources": schema.ListNestedAttribute{
+						Computed:            true,
+						MarkdownDescription: "Each NVIDIA extended resource summed over the pool's nodes.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"name":        str("Resource name, e.g. `nvidia.com/gpu`."),
+							"capacity":    num("Node capacity."),
+							"allocatable": num("Node allocatable."),
+							"requested":   num("Requested by pods that have not finished."),
+							"free":        num("Allocatable minus requested."),
+						}},
+					},
+					"mig_partition":  str("GKE MIG partition size of the nodes."),
+					"mig_config":     str("GPU Operator mig-manager layout (`nvidia.com/mig.config`)."),
+					"mig_strategy":   str("`single` or `mixed`."),
+					"sharing":        str("`time-slicing` or `mps`."),
+					"shared_clients": num("Clients per GPU when shared."),
+					"taints":         taintListDataAttribute(),
+				}},
+			},
+		},
+	}
+}
+
+func taintListDataAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "Distinct taints of the pool's nodes.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"key":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
+			"value":  schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
+			"effect": schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
+		}},
+	}
+}
+
+func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m clusterCapacityModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.AddError("Provider not configured", "gpu_cluster_capacity needs the gpu provider's cluster settings.")
+		return
+	}
+	client, err := d.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("gpu_cluster_capacity needs a cluster", err.Error())
+		return
+	}
+	pools, err := LiveCapacity(ctx, client, m.Selector.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the cluster's GPU capacity", err.Error())
+		return
+	}
+	values := make([]attr.Value, 0, len(pools))
+	for _, p := range pools {
+		obj, diags := types.ObjectValueFrom(ctx, poolCapacityAttrTypes, poolCapacityValue(p))
+		resp.Diagnostics.Append(diags...)
+		values = append(values, obj)
+	}
+	list, diags := types.ListValue(types.ObjectType{AttrTypes: poolCapacityAttrTypes}, values)
+	resp.Diagnostics.Append(diags...)
+	m.Pools = list
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// liveCapacity reads nodes and adds up the requests of the pods that still
+// hold resources, and groups the nodes into pools.
+func LiveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, error) {
+	requested := capacity.Requests{}
+	nodes, err := client.CapacityInputs(ctx, selector, requested.Add)
+	if err != nil {
+		return nil, err
+	}
+	return capacity.SummarizeRequests(nodes, requested), nil
+}
+
+type resourceCapacityValue struct {
+	Name        string `tfsdk:"name"`
+	Capacity    int64  `tfsdk:"capacity"`
+	Allocatable int64  `tfsdk:"allocatable"`
+	Requested   int64  `tfsdk:"requested"`
+	Free        int64  `tfsdk:"free"`
+}
+
+type poolCapacityStruct struct {
+	Key           string                           `tfsdk:"key"`
+	Cloud         string                           `tfsdk:"cloud"`
+	Accelerator   string                           `tfsdk:"accelerator"`
+	Product       string                           `tfsdk:"product"`
+	Nodes         []string                         `tfsdk:"nodes"`
+	Resources     []resourceCapacityValue          `tfsdk:"resources"`
+	MIGPartition  string                           `tfsdk:"mig_partition"`
+	MIGConfig     string                           `tfsdk:"mig_config"`
+	MIGStrategy   string                           `tfsdk:"mig_strategy"`
+	Sharing       string                           `tfsdk:"sharing"`
+	SharedClients int64                            `tfsdk:"shared_clients"`
+	Taints        []nodepoolpolicy.CloudTaintValue `tfsdk:"taints"`
+}
+
+func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
+	nodes := make([]string, len(p.Nodes))
+	for i, n := range p.Nodes {
+		nodes[i] = n.Name
+	}
+	resources := make([]resourceCapacityValue, len(p.Resources))
+	for i, r := range p.Resources {
+		resources[i] = resourceCapacityValue{Name: r.Name, Capacity: r.Capacity, Allocatable: r.Allocatable,
+			Requested: r.Requested, Free: r.Free()}
+	}
+	return poolCapacityStruct{
+		Key: p.Key, Cloud: p.Cloud, Accelerator: p.Accelerator, Product: p.Product, Nodes: nodes, Resources: resources,
+		MIGPartition: p.MIGPartition, MIGConfig: p.MIGConfig, MIGStrategy: p.MIGStrategy, Sharing: p.Sharing,
+		SharedClients: p.SharedClients, Taints: taintValues(p.Taints),
+	}
+}
+
+func taintValues(taints []corev1.Taint) []nodepoolpolicy.CloudTaintValue {
+	out := make([]nodepoolpolicy.CloudTaintValue, len(taints))
+	for i, t := range taints {
+		out[i] = nodepoolpolicy.CloudTaintValue{Key: t.Key, Value: t.Value, Effect: string(t.Effect)}
+	}
+	return out
+}

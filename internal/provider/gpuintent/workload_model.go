@@ -1,0 +1,47 @@
+package gpuintent
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+type GpuModel struct {
+	Count            types.Int64  `tfsdk:"count"`
+	Requests         types.Int64  `tfsdk:"requests"`
+	Accelerator      types.String `tfsdk:"accelerator"`
+	Accelerators     types.List   `tfsdk:"accelerators"`
+	Partition        types.String `tfsdk:"partition"`
+	MIGStrategy      types.String `tfsdk:"mig_strategy"`
+	Sharing          types.String `tfsdk:"sharing"`
+	MaxSharedClients types.Int64  `tfsdk:"max_shared_clients"`
+	DRA              types.Object `tfsdk:"dra"`
+}
+
+type DraModel struct {
+	DeviceClass types.String `tfsdk:"device_class"`
+	Selectors   types.List   `tfsdk:"selectors"`
+}
+
+func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
+	var g GpuModel
+	if !c.Object(v, &g) {
+		return spec.GPU{}
+	}
+	out := spec.GPU{
+		Count:            c.Int64(g.Count),
+		Requests:         c.OptInt64(g.Requests),
+		Accelerator:      c.Str(g.Accelerator),
+		Accelerators:     c.Strings(g.Accelerators),
+		Partition:        c.Str(g.Partition),
+		MIGStrategy:      c.Str(g.MIGStrategy),
+		Sharing:          c.Str(g.Sharing),
+		MaxSharedClients: c.Int64(g.MaxSharedClients),
+	}
+	var d DraModel
+	if c.Object(g.DRA, &d) {
+		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors)}
+	}
+	return out
+}

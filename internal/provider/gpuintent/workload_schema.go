@@ -1,0 +1,93 @@
+package gpuintent
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+func GpuBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "What the workload needs from GPUs (required).",
+		Validators:          []validator.Object{objectvalidator.IsRequired()},
+		Attributes: map[string]schema.Attribute{
+			"count": schema.Int64Attribute{
+				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container " +
+					"limit, with an equal request: Kubernetes never overcommits extended resources. All of a pod's " +
+					"GPUs are on one machine, so a count no machine of the cloud holds for the accelerator (the " +
+					"provider's machine tables) is a plan error listing the counts that exist; on " +
+					"`gke-autopilot` the count must be one Autopilot offers for the model. Unknown machines " +
+					"(`generic`) accept any count. With a preference list, models that cannot hold the count get a warning.",
+				Required: true,
+			},
+			"requests": schema.Int64Attribute{
+				MarkdownDescription: "Optional explicit request; it must equal `count` (Kubernetes rejects anything else).",
+				Optional:            true,
+			},
+			"accelerator": schema.StringAttribute{
+				MarkdownDescription: "Accelerator the pods must run on: one of " + tfconv.MarkdownList(catalog.AcceleratorNames()) + ".",
+				Optional:            true,
+				Validators: []validator.String{
+					stringvalidator.OneOf(catalog.AcceleratorNames()...),
+					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("accelerators")),
+				},
+			},
+			"accelerators": schema.ListAttribute{
+				MarkdownDescription: "Acceptable accelerators in order of preference: the pods may run on any of them and " +
+					"prefer the earlier ones. Values as for `accelerator`.",
+				Optional:    true,
+				ElementType: types.StringType,
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1),
+					listvalidator.UniqueValues(),
+					listvalidator.ValueStringsAre(stringvalidator.OneOf(catalog.AcceleratorNames()...)),
+				},
+			},
+			"partition": schema.StringAttribute{
+				MarkdownDescription: "MIG profile of each GPU, e.g. `2g.10gb`; must be one the accelerator supports.",
+				Optional:            true,
+			},
+			"mig_strategy": schema.StringAttribute{
+				MarkdownDescription: "How the device plugin exposes MIG devices: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
+					". `single` requests `nvidia.com/gpu` on nodes labelled with the partition; `mixed` requests " +
+					"`nvidia.com/mig-<profile>`. Defaults to `single`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
+			},
+			"sharing": schema.StringAttribute{
+				MarkdownDescription: "GPU sharing the pods accept: one of " + tfconv.MarkdownList(spec.SharingNames()) + ".",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
+			},
+			"max_shared_clients": schema.Int64Attribute{
+				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",
+				Optional:            true,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"dra": schema.SingleNestedBlock{
+				MarkdownDescription: "Allocate GPUs with Dynamic Resource Allocation instead of the device plugin: a " +
+					"ResourceClaimTemplate is created and referenced by the pods (Kubernetes 1.32+).",
+				Attributes: map[string]schema.Attribute{
+					"device_class": schema.StringAttribute{
+						MarkdownDescription: "DeviceClass, e.g. `gpu.nvidia.com` (default) or `mig.nvidia.com`.",
+						Optional:            true,
+					},
+					"selectors": schema.ListAttribute{
+						MarkdownDescription: "CEL expressions a device must satisfy.",
+						Optional:            true,
+						ElementType:         types.StringType,
+					},
+				},
+			},
+		},
+	}
+}

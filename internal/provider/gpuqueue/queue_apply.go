@@ -1,0 +1,349 @@
+package gpuqueue
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// applyQueue applies the flavors, the ClusterQueue and the LocalQueues in
+// that order (a queue naming a missing flavor is inactive until it
+// exists), then removes LocalQueues and flavors the previous version had
+// and this one does not. State is written once the ClusterQueue exists.
+func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if !plan.Apply.ValueBool() {
+		diags.Append(state.Set(ctx, plan)...)
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		diags.AddError("gpu_queue needs a cluster to apply to", err.Error()+"\n\nTo only render the manifest (GitOps), set apply = false.")
+		return
+	}
+	rendered, ok := renderQueueState(ctx, *plan, diags)
+	if !ok {
+		return
+	}
+	for _, obj := range rendered.Objects() {
+		if _, err := client.Apply(ctx, obj, false); err != nil {
+			diags.AddError("Cannot apply gpu_queue", err.Error()+kueueHint(ctx, client))
+			if prior != nil {
+				diags.Append(state.Set(ctx, prior)...)
+			}
+			return
+		}
+	}
+	diags.Append(state.Set(ctx, plan)...)
+	warnFlavorsWithoutNodes(ctx, client, rendered, diags)
+	if prior == nil || !prior.Apply.ValueBool() {
+		return
+	}
+	if before, ok := renderQueueState(ctx, *prior, diags); ok {
+		diags.Append(removeStaleQueueObjects(ctx, client, before, rendered)...)
+	}
+}
+
+// warnFlavorsWithoutNodes reports each flavor whose node labels select no
+// node of the cluster: Kueue would admit work there that can never be
+// scheduled. Most often the cloud's node pool is not named like the policy
+// (the flavor selects the pool-name label). A pool that scales from zero
+// has no node yet either, which the warning says. Where the nodes cannot be
+// listed nothing is said: nothing was checked.
+func warnFlavorsWithoutNodes(ctx context.Context, client *kube.Client, rendered *queue.Rendered, diags *diag.Diagnostics) {
+	for _, rf := range rendered.ResourceFlavors {
+		nodes, err := client.ListNodes(ctx, labels.SelectorFromSet(rf.Spec.NodeLabels).String())
+		if err != nil {
+			return
+		}
+		if len(nodes) > 0 {
+			continue
+		}
+		diags.AddWarning(fmt.Sprintf("ResourceFlavor %q selects no node", rf.Name), fmt.Sprintf("No node of the cluster "+
+			"carries every label of the flavor of node pool %q (%s). Kueue writes these labels into every pod it admits "+
+			"through the flavor, so that work stays Pending until such a node exists. If the pool scales from zero, "+
+			"this is expected until its first node starts. Otherwise check the nodes' labels: on GKE, AKS and EKS the "+
+			"cloud's node pool must be named like the gpu_node_pool_policy (the flavor selects the pool-name label), "+
+			"and on generic clusters GPU Feature Discovery must label the nodes.", rf.Name, describeNodeLabels(rf.Spec.NodeLabels)))
+	}
+}
+
+func describeNodeLabels(l map[string]string) string {
+	parts := make([]string, 0, len(l))
+	for _, k := range slices.Sorted(maps.Keys(l)) {
+		parts = append(parts, k+"="+l[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kueueHint explains the error every first user meets: Kueue not
+// installed. It asks the server rather than reading the error's words.
+func kueueHint(ctx context.Context, client *kube.Client) string {
+	if client.KueueMissing(ctx) {
+		return "\n\nKueue is not installed on this cluster: it serves no kueue.x-k8s.io/v1beta2 API. gpu_queue " +
+			"writes Kueue's objects; install Kueue (v0.15 or later) first."
+	}
+	return ""
+}
+
+// removeStaleQueueObjects deletes LocalQueues of namespaces no longer
+// listed and flavors of pools no longer used by this or any other queue.
+func removeStaleQueueObjects(ctx context.Context, client *kube.Client, before, now *queue.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, ref := range resourcekit.StaleRefs(before.Objects(), now.Objects()) {
+		switch ref.GVK.Kind {
+		case kube.GVKResourceFlavor.Kind:
+			diags.Append(deleteFlavorIfUnused(ctx, client, ref.Name, "")...)
+		default:
+			if err := client.Delete(ctx, ref, ""); err != nil {
+				diags.AddWarning("Cannot delete an old "+ref.GVK.Kind, err.Error())
+			}
+		}
+	}
+	return diags
+}
+
+// deleteQueue deletes in the reverse order of apply. A ClusterQueue with
+// admitted work is refused with the workloads named, before anything is
+// deleted: Kueue would keep the queue Terminating until they finish, and
+// deleting the LocalQueues first would orphan their pending work.
+func deleteQueue(ctx context.Context, client *kube.Client, rendered *queue.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := rendered.ClusterQueue.Name
+	admitted, err := admittedTo(ctx, client, name)
+	if err != nil {
+		diags.AddError("Cannot delete gpu_queue", err.Error()+kueueHint(ctx, client))
+		return diags
+	}
+	if len(admitted) > 0 {
+		diags.AddError("The queue still runs work", fmt.Sprintf("ClusterQueue %q has admitted workloads: %s. "+
+			"Deleting it now would leave it Terminating until they finish. Delete those workloads (or wait for them "+
+			"to finish), then destroy the queue again.", name, strings.Join(admitted, ", ")))
+		return diags
+	}
+	for _, lq := range rendered.LocalQueues {
+		if err := client.Delete(ctx, kube.ObjectRef{GVK: kube.GVKLocalQueue, Namespace: lq.Namespace, Name: lq.Name}, ""); err != nil {
+			diags.AddError("Cannot delete gpu_queue", err.Error())
+			return diags
+		}
+	}
+	ref := kube.ObjectRef{GVK: kube.GVKClusterQueue, Name: name}
+	if err := client.Delete(ctx, ref, ""); err != nil {
+		diags.AddError("Cannot delete gpu_queue", err.Error())
+		return diags
+	}
+	if err := client.WaitClusterQueueDeleted(ctx, name); err != nil {
+		diags.AddError("Cannot delete gpu_queue", err.Error())
+		return diags
+	}
+	for _, rf := range rendered.ResourceFlavors {
+		diags.Append(deleteFlavorIfUnused(ctx, client, rf.Name, name)...)
+	}
+	return diags
+}
+
+// admittedTo names the Kueue Workloads holding quota in a ClusterQueue,
+// as namespace/name.
+func admittedTo(ctx context.Context, client *kube.Client, clusterQueue string) ([]string, error) {
+	workloads, err := client.KueueWorkloads(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, wl := range workloads {
+		if queue.HoldsQuotaIn(wl, clusterQueue) {
+			out = append(out, wl.Namespace+"/"+wl.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// deleteFlavorIfUnused deletes a pool's flavor unless another ClusterQueue
+// still lists it: flavors are shared by every queue of a pool.
+func deleteFlavorIfUnused(ctx context.Context, client *kube.Client, flavor, deletedQueue string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	users, err := client.ClusterQueuesUsingFlavor(ctx, flavor, deletedQueue)
+	if err != nil {
+		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
+		return diags
+	}
+	if len(users) > 0 {
+		return diags // kept for the queues still using the pool
+	}
+	ref := kube.ObjectRef{GVK: kube.GVKResourceFlavor, Name: flavor}
+	if err := client.Delete(ctx, ref, ""); err != nil {
+		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
+		return diags
+	}
+	if err := client.WaitDeleted(ctx, ref); err != nil {
+		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
+	}
+	return diags
+}
+
+// refreshQueue reads every object back; the manifest shows the live
+// objects' fields that gpu_queue manages, so drift is a diff. A missing
+// ClusterQueue removes the resource from state.
+func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	rendered, ok := renderQueueState(ctx, *state, &diags)
+	if !ok {
+		return false, diags
+	}
+	projected := make([]map[string]any, 0, len(rendered.Objects()))
+	for _, obj := range rendered.Objects() {
+		ref, err := kube.RefOf(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_queue", err.Error())
+			return false, diags
+		}
+		live, err := client.Get(ctx, ref)
+		if err != nil {
+			diags.AddError("Cannot read gpu_queue", err.Error()+kueueHint(ctx, client))
+			return false, diags
+		}
+		if live == nil {
+			if ref.GVK == kube.GVKClusterQueue {
+				return true, diags
+			}
+			projected = append(projected, map[string]any{})
+			continue
+		}
+		desired, err := workload.ObjectMap(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_queue", err.Error())
+			return false, diags
+		}
+		projected = append(projected, kube.Project(live.Object, desired))
+	}
+	manifest, err := workload.EncodeManifest(projected)
+	if err != nil {
+		diags.AddError("Cannot read gpu_queue", err.Error())
+		return false, diags
+	}
+	state.Manifests = resourcekit.ManifestDocs(types.StringValue(manifest))
+	return false, diags
+}
+
+// importQueue rebuilds the configuration from the ClusterQueue's spec
+// annotation.
+func importQueue(ctx context.Context, client *kube.Client, name string) (*queueModel, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	live, err := client.GetFresh(ctx, kube.ObjectRef{GVK: kube.GVKClusterQueue, Name: name})
+	if err != nil {
+		diags.AddError("Cannot import gpu_queue", err.Error()+kueueHint(ctx, client))
+		return nil, diags
+	}
+	if live == nil {
+		diags.AddError("Cannot import gpu_queue", fmt.Sprintf("ClusterQueue %q does not exist. The import id is the ClusterQueue's name.", name))
+		return nil, diags
+	}
+	raw, ok := live.GetAnnotations()[queue.AnnotationSpec]
+	if !ok {
+		diags.AddError("Cannot import gpu_queue", fmt.Sprintf("ClusterQueue %q was not created by gpu_queue (it has no %s "+
+			"annotation), so its node pools cannot be known. Write a gpu_queue with the same name and flavors; its first "+
+			"apply takes the objects over.", name, queue.AnnotationSpec))
+		return nil, diags
+	}
+	q, err := queue.DecodeSpec(raw)
+	if err != nil {
+		diags.AddError("Cannot import gpu_queue", err.Error())
+		return nil, diags
+	}
+	m := modelOfQueue(q)
+	rendered, findings := queue.Render(q)
+	diags.Append(resourcekit.RenderDiagnostics(findings)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	m.ID, m.Manifests = types.StringValue(rendered.ID), resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
+	return &m, diags
+}
+
+var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}
+
+// The object types of gpu_queue's blocks, read off the schema itself.
+func queueFlavorObjectType() types.ObjectType {
+	return types.ObjectType{AttrTypes: blockAttrTypes(queueFlavorBlock().NestedObject.Attributes)}
+}
+
+func queuePreemptionAttrTypes() map[string]attr.Type {
+	return blockAttrTypes(queuePreemptionBlock().Attributes)
+}
+
+// blockAttrTypes are the value types of a block's attributes.
+func blockAttrTypes(attributes map[string]schema.Attribute) map[string]attr.Type {
+	out := make(map[string]attr.Type, len(attributes))
+	for name, a := range attributes {
+		out[name] = a.GetType()
+	}
+	return out
+}
+
+// modelOfQueue is the configuration an imported queue had.
+func modelOfQueue(q queueSpec) queueModel {
+	m := queueModel{
+		Name: types.StringValue(q.Name), Cloud: optString(q.Cloud), LocalQueueName: optString(q.LocalQueueName),
+		Cohort: optString(q.Cohort), QueueingStrategy: optString(q.QueueingStrategy), Apply: types.BoolValue(true),
+		Namespaces: types.ListNull(types.StringType),
+		Timeouts:   timeouts.Value{Object: types.ObjectNull(queueTimeoutAttrTypes)},
+	}
+	if len(q.Namespaces) > 0 {
+		m.Namespaces = tfconv.StringList(q.Namespaces)
+	}
+	m.Preemption = types.ObjectNull(queuePreemptionAttrTypes())
+	if p := q.Preemption; p != (queuePreemptionSpec{}) {
+		m.Preemption, _ = types.ObjectValueFrom(context.Background(), queuePreemptionAttrTypes(), queuePreemptionModel{
+			WithinClusterQueue: optString(p.WithinClusterQueue), ReclaimWithinCohort: optString(p.ReclaimWithinCohort),
+			BorrowWithinCohort: optString(p.BorrowWithinCohort)})
+	}
+	flavors := make([]queueFlavorModel, len(q.Flavors))
+	for i, f := range q.Flavors {
+		flavors[i] = queueFlavorModel{
+			NodePool: types.StringValue(f.NodePool), Nodes: optInt64(f.Nodes), GPUs: optInt64(f.GPUs),
+			MIGInstances: optInt64(f.MIGInstances), SharedSlots: optInt64(f.SharedSlots), CPU: optString(f.CPU),
+			Memory: optString(f.Memory), BorrowingLimit: types.Int64PointerValue(f.BorrowingLimit),
+			LendingLimit: types.Int64PointerValue(f.LendingLimit), CPUBorrowingLimit: optString(f.CPUBorrowingLimit),
+			MemoryBorrowingLimit: optString(f.MemoryBorrowingLimit), CPULendingLimit: optString(f.CPULendingLimit),
+			MemoryLendingLimit: optString(f.MemoryLendingLimit),
+		}
+	}
+	m.Flavors, _ = types.ListValueFrom(context.Background(), queueFlavorObjectType(), flavors)
+	return m
+}
+
+func optString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func optInt64(v int64) types.Int64 {
+	if v == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(v)
+}
+
+type (
+	queueSpec           = spec.Queue
+	queuePreemptionSpec = spec.QueuePreemption
+)

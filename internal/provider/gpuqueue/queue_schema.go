@@ -1,0 +1,286 @@
+package gpuqueue
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// queueModel is gpu_queue's configuration and state.
+type queueModel struct {
+	ID               types.String `tfsdk:"id"`
+	Name             types.String `tfsdk:"name"`
+	Cloud            types.String `tfsdk:"cloud"`
+	Namespaces       types.List   `tfsdk:"namespaces"`
+	LocalQueueName   types.String `tfsdk:"local_queue_name"`
+	Cohort           types.String `tfsdk:"cohort"`
+	QueueingStrategy types.String `tfsdk:"queueing_strategy"`
+	Apply            types.Bool   `tfsdk:"apply"`
+	// Preemption and Flavors stay Terraform values, not Go structs: a
+	// dynamic block or a for_each over values known only after apply
+	// makes them unknown at plan time, which a struct cannot hold.
+	Preemption types.Object   `tfsdk:"preemption"`
+	Flavors    types.List     `tfsdk:"flavor"`
+	Manifests  types.List     `tfsdk:"manifests"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+}
+
+type queuePreemptionModel struct {
+	WithinClusterQueue  types.String `tfsdk:"within_cluster_queue"`
+	ReclaimWithinCohort types.String `tfsdk:"reclaim_within_cohort"`
+	BorrowWithinCohort  types.String `tfsdk:"borrow_within_cohort"`
+}
+
+type queueFlavorModel struct {
+	NodePool             types.String `tfsdk:"node_pool"`
+	Nodes                types.Int64  `tfsdk:"nodes"`
+	GPUs                 types.Int64  `tfsdk:"gpus"`
+	MIGInstances         types.Int64  `tfsdk:"mig_instances"`
+	SharedSlots          types.Int64  `tfsdk:"shared_slots"`
+	CPU                  types.String `tfsdk:"cpu"`
+	Memory               types.String `tfsdk:"memory"`
+	BorrowingLimit       types.Int64  `tfsdk:"borrowing_limit"`
+	LendingLimit         types.Int64  `tfsdk:"lending_limit"`
+	CPUBorrowingLimit    types.String `tfsdk:"cpu_borrowing_limit"`
+	MemoryBorrowingLimit types.String `tfsdk:"memory_borrowing_limit"`
+	CPULendingLimit      types.String `tfsdk:"cpu_lending_limit"`
+	MemoryLendingLimit   types.String `tfsdk:"memory_lending_limit"`
+}
+
+// toQueue converts the model; unknown values become zero values (and set
+// c.unknown), as for workloads. The provider's default_cloud plays no part:
+// every pool id names its cloud, and the queue takes the first pool's, so
+// the configuration alone decides (and import restores it exactly).
+func toQueue(c *tfconv.Converter, m queueModel) spec.Queue {
+	q := spec.Queue{
+		Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), Namespaces: c.Strings(m.Namespaces),
+		LocalQueueName: c.Str(m.LocalQueueName), Cohort: c.Str(m.Cohort), QueueingStrategy: c.Str(m.QueueingStrategy),
+	}
+	var p queuePreemptionModel
+	if c.Object(m.Preemption, &p) {
+		q.Preemption = spec.QueuePreemption{WithinClusterQueue: c.Str(p.WithinClusterQueue),
+			ReclaimWithinCohort: c.Str(p.ReclaimWithinCohort), BorrowWithinCohort: c.Str(p.BorrowWithinCohort)}
+	}
+	for _, f := range flavorBlocks(c, m.Flavors) {
+		q.Flavors = append(q.Flavors, spec.QueueFlavor{
+			NodePool: c.Str(f.NodePool), Nodes: c.Int64(f.Nodes), GPUs: c.Int64(f.GPUs), MIGInstances: c.Int64(f.MIGInstances),
+			SharedSlots: c.Int64(f.SharedSlots), CPU: c.Str(f.CPU), Memory: c.Str(f.Memory),
+			BorrowingLimit: c.OptInt64(f.BorrowingLimit), LendingLimit: c.OptInt64(f.LendingLimit),
+			CPUBorrowingLimit: c.Str(f.CPUBorrowingLimit), MemoryBorrowingLimit: c.Str(f.MemoryBorrowingLimit),
+			CPULendingLimit: c.Str(f.CPULendingLimit), MemoryLendingLimit: c.Str(f.MemoryLendingLimit),
+		})
+	}
+	return q
+}
+
+// flavorBlocks decodes the flavor blocks one by one: an unknown list or
+// element (a dynamic block over values known after apply) marks the queue
+// unknown instead of failing the conversion, and an unknown element keeps
+// its place so later indices still match the configuration.
+func flavorBlocks(c *tfconv.Converter, v types.List) []queueFlavorModel {
+	if v.IsUnknown() {
+		c.Unknown = true
+		return nil
+	}
+	out := make([]queueFlavorModel, len(v.Elements()))
+	for i, e := range v.Elements() {
+		if obj, ok := e.(types.Object); ok {
+			c.Object(obj, &out[i])
+		}
+	}
+	return out
+}
+
+// Schema describes gpu_queue.
+func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Shares GPU node pools between teams through [Kueue](https://kueue.sigs.k8s.io): a " +
+			"`ResourceFlavor` per pool derived from its `gpu_node_pool_policy` (node labels, taints and tolerations are " +
+			"never retyped), one `ClusterQueue` with the GPU quota of each pool in the pool's own extended resource " +
+			"(whole GPUs, MIG instances or shared slots) plus CPU and memory, and a `LocalQueue` in each team namespace. " +
+			"Objects are applied with server-side apply. Pass `id` to `gpu_workload.queue`: the workload is then " +
+			"checked against the flavors and quota at plan time.",
+		Attributes: queueAttributes(),
+		Blocks: map[string]schema.Block{
+			"flavor":     queueFlavorBlock(),
+			"preemption": queuePreemptionBlock(),
+			"timeouts":   timeouts.Block(ctx, timeouts.Opts{Delete: true}),
+		},
+		Version: resourcekit.ManifestsSchemaVersion,
+	}
+}
+
+// UpgradeState reads states written while manifest held the objects.
+func (r *queueResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return resourcekit.ManifestsUpgraders()
+}
+
+func queueAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`kueue/<name>:<payload>`: carries the queue's flavors and quotas so `gpu_workload.queue` " +
+				"can check a workload against them at plan time. Known at plan.",
+			Computed: true,
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the `ClusterQueue` (a DNS-1123 label), and of the LocalQueues unless `local_queue_name` is set.",
+			Required:            true,
+			Validators:          []validator.String{tfconv.DnsLabel("queue name")},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"cloud": schema.StringAttribute{
+			MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.PoolNames()) + ". Every pool must " +
+				"be on it. Defaults to the first pool's cloud (the provider's `default_cloud` plays no part: pools name their cloud).",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
+		},
+		"namespaces": schema.ListAttribute{
+			MarkdownDescription: "Team namespaces: each gets a `LocalQueue`, and the ClusterQueue admits work from these " +
+				"namespaces only. The namespaces must exist. Empty: no LocalQueue is created and any namespace may point one at the ClusterQueue.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators:  []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(tfconv.DnsLabel("namespace"))},
+		},
+		"local_queue_name": schema.StringAttribute{
+			MarkdownDescription: "Name of the LocalQueues (a DNS-1123 label). Defaults to `name`.",
+			Optional:            true,
+			Validators:          []validator.String{tfconv.DnsLabel("LocalQueue name")},
+		},
+		"cohort": schema.StringAttribute{
+			MarkdownDescription: "Cohort of the ClusterQueue: queues of one cohort lend unused quota of the same pool to " +
+				"each other. Required for `borrowing_limit` and `lending_limit`.",
+			Optional:   true,
+			Validators: []validator.String{tfconv.DnsLabel("cohort")},
+		},
+		"queueing_strategy": schema.StringAttribute{
+			MarkdownDescription: "Order of admission: one of " + tfconv.MarkdownList(spec.QueueingStrategyNames()) + ". Defaults to `" +
+				spec.QueueingBestEffortFIFO + "` (a workload that does not fit does not block smaller ones behind it).",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(spec.QueueingStrategyNames()...)},
+		},
+		"apply": schema.BoolAttribute{
+			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifest`, for GitOps; no cluster is needed.",
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(true),
+		},
+		"manifests": schema.ListAttribute{
+			MarkdownDescription: "Every object (ResourceFlavors, ClusterQueue, LocalQueues) as canonical YAML, one document per " +
+				"object, known at plan: `join(\"---\\n\", gpu_queue.x.manifests)` is one file of them for GitOps. After a " +
+				"refresh they show the live objects' managed fields, so drift appears as a diff.",
+			Computed:    true,
+			ElementType: types.StringType,
+		},
+	}
+}
+
+func queueFlavorBlock() schema.ListNestedBlock {
+	return schema.ListNestedBlock{
+		MarkdownDescription: "One node pool's share of the queue (at least one, at most " + strconv.Itoa(queue.MaxFlavors) + "). The GPU quota " +
+			"is in the pool's own unit: exactly one of " + tfconv.MarkdownList(queue.Units()) + ", or none with `nodes` for the whole pool.",
+		Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(queue.MaxFlavors)},
+		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+			"node_pool": schema.StringAttribute{
+				MarkdownDescription: "The `id` of a `gpu_node_pool_policy`. Its ResourceFlavor is named after the pool and shared by every " +
+					"queue using it; its node labels select exactly the pool's nodes (the cloud's pool-name label, so on GKE, AKS and EKS " +
+					"name the cloud's node pool like the policy; GPU Feature Discovery's labels on generic clusters) plus what Kueue " +
+					"needs to keep each pool's work in its own flavor. A queue Kueue could never admit a pool's work into is a plan error.",
+				Required: true,
+			},
+			"nodes": schema.Int64Attribute{
+				MarkdownDescription: "Size of the pool, when known: a quota above what it holds is refused, and without a quota the queue gets the whole pool.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"gpus":          quotaAttribute("Whole GPUs (`nvidia.com/gpu`), for pools that neither partition nor share GPUs."),
+			"mig_instances": quotaAttribute("MIG instances, for pools with `partition`: a pool of 8 GPUs cut into `2g.10gb` has 24 per node."),
+			"shared_slots":  quotaAttribute("Shared slots, for pools with `sharing`: GPUs x `replicas`."),
+			"cpu": schema.StringAttribute{
+				MarkdownDescription: "CPU quota (a Kubernetes quantity). Defaults to the GPU quota x what a `gpu_workload` asking for one " +
+					"unit of the pool requests by default: a whole GPU takes the sizing preset of the pool's model (e.g. 10 CPU on " +
+					"A100 and H100), a MIG instance or shared slot that preset's small share (e.g. 1 CPU per `2g.10gb` instance).",
+				Optional: true,
+			},
+			"memory": schema.StringAttribute{
+				MarkdownDescription: "Memory quota (a Kubernetes quantity). Defaults like `cpu`.",
+				Optional:            true,
+			},
+			"borrowing_limit": schema.Int64Attribute{
+				MarkdownDescription: "At most this much more than the quota may be borrowed from the cohort, in the quota's unit. Unset: no limit. Needs `cohort`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"lending_limit": schema.Int64Attribute{
+				MarkdownDescription: "At most this much of the quota is lent to the cohort, in the quota's unit. Unset: all unused quota. Needs `cohort`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"cpu_borrowing_limit":    hostLimitAttribute("CPU", "borrowed from the cohort", "borrowing_limit"),
+			"memory_borrowing_limit": hostLimitAttribute("Memory", "borrowed from the cohort", "borrowing_limit"),
+			"cpu_lending_limit":      hostLimitAttribute("CPU", "lent to the cohort", "lending_limit"),
+			"memory_lending_limit":   hostLimitAttribute("Memory", "lent to the cohort", "lending_limit"),
+		}},
+	}
+}
+
+// hostLimitAttribute is a CPU or memory borrowing or lending limit.
+func hostLimitAttribute(what, verb, gpuLimit string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: what + " that may be " + verb + " (a Kubernetes quantity). Defaults to `" + gpuLimit + "`'s share of " +
+			"this flavor's " + strings.ToLower(what) + " quota (a flavor that may borrow 4 of its 8 GPUs may borrow half its " +
+			strings.ToLower(what) + " quota), and to no limit when `" + gpuLimit + "` is unset. Needs `cohort`.",
+		Optional: true,
+	}
+}
+
+func quotaAttribute(what string) schema.Int64Attribute {
+	return schema.Int64Attribute{
+		MarkdownDescription: "GPU quota in " + what + " Exactly one of " + tfconv.MarkdownList(queue.Units()) + " fits a pool; the others are plan errors.",
+		Optional:            true,
+		Validators: []validator.Int64{
+			int64validator.AtLeast(0),
+			int64validator.ConflictsWith(path.MatchRelative().AtParent().AtName("gpus"), path.MatchRelative().AtParent().AtName("mig_instances"),
+				path.MatchRelative().AtParent().AtName("shared_slots")),
+		},
+	}
+}
+
+func queuePreemptionBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "When Kueue may evict admitted work to admit other work. Unset: never.",
+		Attributes: map[string]schema.Attribute{
+			"within_cluster_queue": preemptionAttribute("Preempt workloads of this queue: one of ", spec.WithinClusterQueuePolicyNames()),
+			"reclaim_within_cohort": preemptionAttribute("Take back quota this queue lent to the cohort by preempting the borrowers: one of ",
+				spec.ReclaimWithinCohortPolicyNames()),
+			"borrow_within_cohort": preemptionAttribute("Preempt in other queues of the cohort while borrowing: one of ",
+				spec.BorrowWithinCohortPolicyNames()),
+		},
+	}
+}
+
+func preemptionAttribute(what string, allowed []string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: what + tfconv.MarkdownList(allowed) + ". Defaults to `Never`.",
+		Optional:            true,
+		Validators:          []validator.String{stringvalidator.OneOf(allowed...)},
+	}
+}

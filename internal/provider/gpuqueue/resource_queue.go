@@ -1,0 +1,184 @@
+package gpuqueue
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+)
+
+var (
+	_ resource.Resource                   = &queueResource{}
+	_ resource.ResourceWithConfigure      = &queueResource{}
+	_ resource.ResourceWithModifyPlan     = &queueResource{}
+	_ resource.ResourceWithValidateConfig = &queueResource{}
+	_ resource.ResourceWithImportState    = &queueResource{}
+	_ resource.ResourceWithUpgradeState   = &queueResource{}
+)
+
+// defaultQueueDeleteTimeout bounds the wait for Kueue to release a deleted
+// ClusterQueue and its flavors.
+const defaultQueueDeleteTimeout = 5 * time.Minute
+
+// NewQueueResource returns the gpu_queue resource.
+func NewQueueResource() resource.Resource {
+	return &queueResource{}
+}
+
+type queueResource struct {
+	data *resourcekit.ProviderData
+}
+
+func (r *queueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_queue"
+}
+
+func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
+	}
+}
+
+// ValidateConfig runs every rule configuration alone decides, where
+// Terraform can point at the line.
+func (r *queueResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config queueModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conv := &tfconv.Converter{Ctx: ctx}
+	q := toQueue(conv, config)
+	resp.Diagnostics.Append(conv.Diags...)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(queue.Validate(q, false))...)
+}
+
+// ModifyPlan renders every object from configuration: no cluster call.
+func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conv := &tfconv.Converter{Ctx: ctx}
+	q := toQueue(conv, plan)
+	resp.Diagnostics.Append(conv.Diags...)
+	if conv.Unknown {
+		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	rendered, findings := queue.Render(q)
+	// ValidateConfig reported what configuration alone decides.
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(resourcekit.Subtract(findings, queue.Validate(q, false)))...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = types.StringValue(rendered.ID)
+	plan.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.applyQueue(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+}
+
+func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.applyQueue(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+}
+
+func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state queueModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if errors.Is(err, kube.ErrConfigUnknown) {
+		return // planned offline; refreshed once the cluster is known
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read gpu_queue", err.Error())
+		return
+	}
+	gone, diags := refreshQueue(ctx, client, &state)
+	resp.Diagnostics.Append(diags...)
+	switch {
+	case resp.Diagnostics.HasError():
+	case gone:
+		resp.State.RemoveResource(ctx)
+	default:
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
+}
+
+func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state queueModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultQueueDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot delete gpu_queue", err.Error())
+		return
+	}
+	rendered, ok := renderQueueState(ctx, state, &resp.Diagnostics)
+	if ok {
+		resp.Diagnostics.Append(deleteQueue(ctx, client, rendered)...)
+	}
+}
+
+// ImportState takes a ClusterQueue name and reads the configuration back
+// from the annotation gpu_queue writes on it.
+func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import gpu_queue", err.Error())
+		return
+	}
+	model, diags := importQueue(ctx, client, req.ID)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
+}
+
+func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	q := toQueue(conv, m)
+	diags.Append(conv.Diags...)
+	rendered, findings := queue.Render(q)
+	diags.Append(resourcekit.RenderDiagnostics(findings)...)
+	return rendered, !diags.HasError()
+}

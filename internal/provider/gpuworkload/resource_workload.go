@@ -1,0 +1,340 @@
+package gpuworkload
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+var (
+	_ resource.Resource                 = &WorkloadResource{}
+	_ resource.ResourceWithConfigure    = &WorkloadResource{}
+	_ resource.ResourceWithModifyPlan   = &WorkloadResource{}
+	_ resource.ResourceWithUpgradeState = &WorkloadResource{}
+)
+
+// Defaults for the timeouts block: GPU nodes can take minutes to pull
+// multi-gigabyte images, so creates get longer than the framework's usual.
+const (
+	defaultCreateTimeout = 20 * time.Minute
+	defaultUpdateTimeout = 20 * time.Minute
+	defaultDeleteTimeout = 10 * time.Minute
+)
+
+// NewWorkloadResource returns the gpu_workload resource.
+func NewWorkloadResource() resource.Resource {
+	return &WorkloadResource{}
+}
+
+type WorkloadResource struct {
+	data *resourcekit.ProviderData
+}
+
+func (r *WorkloadResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_workload"
+}
+
+func (r *WorkloadResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
+	}
+}
+
+func (r *WorkloadResource) defaultCloud() string { return r.data.DefaultCloudName() }
+
+// ModifyPlan validates the workload and renders the manifest from
+// configuration alone: no cluster call happens while planning.
+func (r *WorkloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var configuredCloud types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
+	if configuredCloud.IsNull() {
+		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
+	}
+	in := intentOf(ctx, plan, r.defaultCloud(), final)
+	resp.Diagnostics.Append(in.diags...)
+	// The cloud comes from node_pool or default_cloud, both known at plan
+	// unless node_pool itself is; other unknown attributes do not change
+	// it, and leaving it null then would contradict the final plan.
+	if configuredCloud.IsNull() && plan.NodePool.IsUnknown() {
+		plan.Cloud = types.StringUnknown()
+	} else if configuredCloud.IsNull() {
+		if in.workload.Cloud == "" {
+			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
+				"Set cloud or node_pool on this resource, or default_cloud in the provider \"gpu\" block. Allowed clouds: "+
+					tfconv.MarkdownList(clouds.Names())+".")
+			return
+		}
+		plan.Cloud = types.StringValue(in.workload.Cloud)
+	}
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(planOnlyFindings(ctx, in, plan, configuredCloud))...)
+	if resp.Diagnostics.HasError() || in.findings.HasError() {
+		return
+	}
+	w := in.workload
+	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
+	if in.unknown {
+		requireJobReplacement(ctx, req, resp, plan)
+		requireStatefulSetReplacement(ctx, req, resp, plan)
+		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
+		return
+	}
+	rendered, rdiags := in.render(draVersionFromState(ctx, req))
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(rdiags)...)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(in.queueFindings(rendered))...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(setRenderedOutputs(ctx, &plan, rendered)...)
+	if rendered.DRAAPIVersionAssumed && plan.Apply.ValueBool() {
+		// The resource.k8s.io version depends on the server, asked at apply.
+		plan.Manifest = types.StringUnknown()
+	}
+	requireJobReplacement(ctx, req, resp, plan)
+	requireStatefulSetReplacement(ctx, req, resp, plan)
+	switch {
+	case !plan.Apply.ValueBool():
+		plan.UID = types.StringValue("")
+		plan.ScheduledNodes = types.ListValueMust(types.StringType, nil)
+	case manifestChanged(ctx, req, plan):
+		// Drift repairs and changes may move pods; only apply knows where.
+		plan.ScheduledNodes = types.ListUnknown(types.StringType)
+	}
+	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
+}
+
+func (r *WorkloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+}
+
+func (r *WorkloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+}
+
+func (r *WorkloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !state.Apply.ValueBool() {
+		// Nothing to read back; keep manifests in step with manifest (state
+		// written by releases without manifests gets them here).
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if errors.Is(err, kube.ErrConfigUnknown) {
+		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+		return // planned offline; refreshed once the cluster is known
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read gpu_workload", err.Error())
+		return
+	}
+	gone, diags := refreshWorkload(ctx, client, &state, r.defaultCloud())
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if gone {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+}
+
+func (r *WorkloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
+	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot delete gpu_workload", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.defaultCloud())...)
+}
+
+// ValidateConfig runs every GPU rule that configuration alone decides.
+// Terraform points these diagnostics at the offending line, which it does
+// not do for plan-time ones, so this is where they belong.
+func (r *WorkloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config WorkloadModel
+	resp.Diagnostics.Append(GetWorkload(ctx, configData{req.Config}, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in := intentOf(ctx, config, "", lenient)
+	resp.Diagnostics.Append(in.diags...)
+	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
+	checkCronJobWait(config, &resp.Diagnostics)
+	checkAdmittedWait(config, &resp.Diagnostics)
+	checkUnschedulableLimit(config, &resp.Diagnostics)
+}
+
+// checkAdmittedWait: only Kueue reports admission, so waiting for it needs
+// a Kueue queue.
+func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
+	if m.WaitFor.ValueString() != string(kube.WaitAdmitted) || m.Queue.IsUnknown() {
+		return
+	}
+	scheduler := m.QueueScheduler.ValueString()
+	if m.Queue.IsNull() || (scheduler != "" && scheduler != spec.QueueSchedulerKueue) {
+		diags.AddAttributeError(path.Root("wait_for"), "Nothing admits this workload",
+			"wait_for = \"admitted\" waits for Kueue to admit the workload, which needs a Kueue queue. "+
+				"Allowed: set queue to a gpu_queue id or a LocalQueue name, or another wait_for.")
+	}
+}
+
+// checkCronJobWait: a CronJob has no rollout and no pods until its schedule
+// fires, so the apply cannot wait for one.
+func checkCronJobWait(m WorkloadModel, diags *diag.Diagnostics) {
+	waitFor := m.WaitFor.ValueString()
+	if m.Kind.ValueString() == spec.KindCronJob && waitFor != "" && waitFor != string(kube.WaitNone) {
+		diags.AddAttributeError(path.Root("wait_for"), "Nothing to wait for on a cronjob",
+			"wait_for = \""+waitFor+"\" waits for pods, but a CronJob starts none until its schedule fires. "+
+				"Allowed: wait_for = \"none\" or unset on a cronjob.")
+	}
+}
+
+// checkUnschedulableLimit: the limit ends a wait for pods, so it means
+// nothing where the apply does not wait.
+func checkUnschedulableLimit(m WorkloadModel, diags *diag.Diagnostics) {
+	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() || m.WaitFor.IsUnknown() || m.Kind.IsUnknown() {
+		return
+	}
+	if waitMode(m) == kube.WaitNone {
+		diags.AddAttributeError(path.Root("unschedulable_timeout"), "Nothing to wait for",
+			"unschedulable_timeout ends the apply's wait for the pods, but this workload's apply does not wait for them "+
+				"(wait_for = \"none\", or a cronjob). Allowed: unset, or set wait_for to one of "+
+				gpudiag.QuoteList(waitingModes())+" (not on a cronjob).")
+	}
+}
+
+// waitingModes are the wait_for values under which the apply waits for pods.
+func waitingModes() []string {
+	return slices.DeleteFunc(kube.WaitModes(), func(m string) bool { return m == string(kube.WaitNone) })
+}
+
+// planOnlyFindings are the plan's findings that ValidateConfig, which saw
+// the same configuration leniently and without the provider's
+// configuration, did not report: the final ones (a required value unset),
+// and, when default_cloud decided the cloud, what that cloud adds. Only
+// that last case resolves the configuration a second time.
+func planOnlyFindings(ctx context.Context, in workloadIntent, plan WorkloadModel, configuredCloud types.String) gpudiag.Diagnostics {
+	if !in.cloudDefaulted {
+		return in.findings.Final()
+	}
+	base := plan
+	base.Cloud = configuredCloud
+	return resourcekit.Subtract(in.findings, intentOf(ctx, base, "", lenient).findings)
+}
+
+// draVersionFromState recovers, for DRA workloads, the server version the
+// last apply rendered for: the resource.k8s.io version of its claim
+// template is in the manifest. Without it the plan would show the manifest
+// as unknown on every run.
+func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *utilversion.Version {
+	if req.State.Raw.IsNull() {
+		return nil
+	}
+	manifest, diags := stateManifest(ctx, req.State)
+	if diags.HasError() || manifest.ValueString() == "" {
+		return nil
+	}
+	switch {
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1beta1+"\n"):
+		return utilversion.MajorMinor(1, 33)
+	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1+"\n"):
+		return utilversion.MajorMinor(1, 34)
+	default:
+		return nil
+	}
+}
+
+// manifestChanged reports whether the planned manifest differs from the
+// one in state, which also covers drift the refresh found.
+func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan WorkloadModel) bool {
+	if req.State.Raw.IsNull() {
+		return true
+	}
+	manifest, diags := stateManifest(ctx, req.State)
+	if diags.HasError() {
+		return true
+	}
+	return !manifest.Equal(plan.Manifest)
+}
+
+// stateManifest is the state's rendered objects as one YAML stream. One
+// attribute, not the whole model: a Get of the model reflects over every
+// field, a measurable part of a large plan.
+func stateManifest(ctx context.Context, state tfsdk.State) (types.String, diag.Diagnostics) {
+	var docs types.List
+	diags := state.GetAttribute(ctx, path.Root("manifests"), &docs)
+	return resourcekit.JoinManifests(docs), diags
+}
+
+func workloadID(namespace, name string) string {
+	return namespace + "/" + name
+}

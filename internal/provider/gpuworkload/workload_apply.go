@@ -1,0 +1,425 @@
+package gpuworkload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// applyWorkload renders the plan for the live server version, applies every
+// object with server-side apply, removes objects the previous version had
+// and this one does not, and waits. State is written whenever the main
+// object exists, so a failed wait never loses track of what was created.
+func (r *WorkloadResource) applyWorkload(ctx context.Context, plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if !plan.Apply.ValueBool() {
+		diags.Append(setWorkloadState(ctx, state, plan)...)
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		diags.AddError("gpu_workload needs a cluster to apply to", err.Error()+
+			"\n\nTo only render the manifest (GitOps), set apply = false.")
+		return
+	}
+	start := time.Now()
+	in := intentOf(ctx, *plan, r.defaultCloud(), final)
+	diags.Append(in.diags...)
+	rendered, ok := renderForServer(ctx, client, in, diags)
+	w := in.raw
+	if !ok {
+		return
+	}
+	if plan.Manifest.IsUnknown() {
+		// Planned without the server version (DRA): now it is known.
+		diags.Append(setRenderedOutputs(ctx, plan, rendered)...)
+	}
+	if !annotateSpec(rendered, w, *plan, diags) {
+		return
+	}
+	if prior == nil && !plan.Adopt.ValueBool() && !refuseForeignObject(ctx, client, rendered, diags) {
+		return
+	}
+	if prior == nil && plan.Adopt.ValueBool() {
+		if err := client.PrepareAdoption(ctx, rendered.Objects[len(rendered.Objects)-1]); err != nil {
+			diags.AddError("Cannot adopt the existing workload", err.Error())
+			return
+		}
+	}
+	if !checkLocalQueue(ctx, client, rendered, diags) {
+		return
+	}
+	if prior != nil && kueueQueue(rendered) != "" {
+		if err := keepKueueFields(ctx, client, rendered); err != nil {
+			diags.AddError("Cannot read the queued workload before applying", err.Error())
+			return
+		}
+	}
+	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	if !ok {
+		if prior != nil {
+			diags.Append(setWorkloadState(ctx, state, prior)...)
+		}
+		return
+	}
+	plan.UID = types.StringValue(string(main.GetUID()))
+	if prior != nil {
+		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.defaultCloud())...)
+	}
+	target, _ := kube.TargetOf(main)
+	mainRef := target.Ref
+	selector := podSelector(rendered)
+	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
+	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
+	switch {
+	case waitErr != nil:
+	case waitMode(*plan) == kube.WaitAdmitted:
+		waitErr = waitAdmitted(ctx, client, rendered, main.GetUID(), mainRef)
+	default:
+		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, unschedulableLimit(*plan))
+	}
+	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
+		"ready": waitErr == nil})
+	nodes, err := client.ScheduledNodes(context.WithoutCancel(ctx), mainRef.Namespace, selector)
+	if err != nil && waitErr == nil {
+		waitErr = err
+	}
+	plan.ScheduledNodes = tfconv.StringList(nodes)
+	diags.Append(setWorkloadState(ctx, state, plan)...)
+	if waitErr != nil {
+		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags)
+		if done || (admitted && waitMode(*plan) == kube.WaitAdmitted) {
+			return
+		}
+	}
+	if waitErr != nil && JobOutlivedTheWait(ctx, *plan, waitErr) {
+		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"
+			JobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
+		return
+	}
+	if waitErr != nil {
+		summary := fmt.Sprintf("gpu_workload %s did not become ready", mainRef)
+		if !errors.As(waitErr, new(*kube.NotReadyError)) {
+			summary = fmt.Sprintf("Waiting for gpu_workload %s failed", mainRef)
+		}
+		diags.AddError(summary,
+			explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered))
+	}
+}
+
+// refuseForeignObject stops a create from silently taking over a Deployment
+// or Job that already exists and was not applied by gpu_workload: server-side
+// apply would merge into it, and a later destroy would delete someone else's
+// workload. It reports false when the create must not go on.
+func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
+	ref, err := kube.RefOf(rendered.Objects[len(rendered.Objects)-1])
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return false
+	}
+	// Straight from the server: the cache only holds labelled objects and a
+	// moment-old copy could miss an object created just now.
+	live, err := client.GetFresh(ctx, ref)
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return false
+	}
+	if live == nil {
+		return true
+	}
+	if interruptedCreate(live, rendered, client.FieldManager) {
+		diags.AddWarning("Taking over a workload from an interrupted apply", fmt.Sprintf("%s already exists "+
+			"with exactly this configuration, applied by this provider's field manager %q, but is not in the "+
+			"state: an earlier apply created it and was interrupted (API server outage, Ctrl-C) before it could "+
+			"record it. It is managed by this resource from now on.", ref, client.FieldManager))
+		return true
+	}
+	if _, ours := live.GetAnnotations()[specAnnotation]; ours {
+		diags.AddError("gpu_workload already exists", fmt.Sprintf("%s was applied by gpu_workload in another "+
+			"configuration or state. Import it (terraform import <address> %s/%s) or remove it first.",
+			ref, ref.Namespace, ref.Name))
+		return false
+	}
+	diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload. "+
+		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
+		"or choose another name.", ref))
+	return false
+}
+
+// interruptedCreate reports whether a live object is what this create
+// would write, applied by this provider: the trace of a create whose
+// response was lost. Taking it over is what the interrupted apply would
+// have recorded; anything else needs import or adopt.
+func interruptedCreate(live *unstructured.Unstructured, rendered *workload.Rendered, fieldManager string) bool {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	want, ok := main.GetAnnotations()[specAnnotation]
+	if !ok || live.GetAnnotations()[specAnnotation] != want {
+		return false
+	}
+	for _, entry := range live.GetManagedFields() {
+		if entry.Manager == fieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
+}
+
+// renderForServer renders with the server's version, which decides the
+// resource.k8s.io API version of DRA objects.
+func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent, diags *diag.Diagnostics) (*workload.Rendered, bool) {
+	version, err := client.ServerVersion(ctx)
+	if err != nil {
+		diags.AddError("Cannot reach the cluster", err.Error())
+		return nil, false
+	}
+	rendered, rdiags := renderIntent(in, version)
+	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
+	return rendered, !diags.HasError()
+}
+
+// annotateSpec records the intent on the workload object, for import.
+func annotateSpec(rendered *workload.Rendered, w spec.Workload, m WorkloadModel, diags *diag.Diagnostics) bool {
+	spec, err := EncodeSpec(w, m)
+	if err != nil {
+		diags.AddError("Cannot encode the workload spec", err.Error())
+		return false
+	}
+	main := rendered.Objects[len(rendered.Objects)-1]
+	annotations := map[string]string{}
+	for k, v := range main.GetAnnotations() {
+		annotations[k] = v
+	}
+	annotations[specAnnotation] = spec
+	main.SetAnnotations(annotations)
+	return true
+}
+
+// applyObjects applies in render order (claims and templates before the
+// workload that uses them) and returns the workload as stored.
+func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.Rendered, force bool, diags *diag.Diagnostics) (interface {
+	GetUID() k8stypes.UID
+	runtime.Object
+}, bool) {
+	var last interface {
+		GetUID() k8stypes.UID
+		runtime.Object
+	}
+	for _, obj := range rendered.Objects {
+		result, err := client.Apply(ctx, obj, force)
+		if err != nil {
+			diags.AddError("Server-side apply failed", err.Error())
+			return nil, false
+		}
+		if len(result.TookBack) > 0 {
+			ref, _ := kube.RefOf(obj)
+			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; "+
+				"they were set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
+		}
+		last = result.Object
+	}
+	return last, last != nil
+}
+
+// removeStaleObjects deletes objects the prior configuration rendered (a
+// created model cache claim, a DRA claim template) that the new one does
+// not.
+func removeStaleObjects(ctx context.Context, client *kube.Client, prior WorkloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	before, rdiags := renderIntent(intentOf(ctx, prior, defaultCloud, final), nil)
+	if rdiags.HasError() || before == nil {
+		return diags
+	}
+	for _, ref := range resourcekit.StaleRefs(before.Objects, now.Objects) {
+		if err := client.Delete(ctx, ref, ""); err != nil {
+			diags.AddWarning("Could not remove an object this workload no longer needs", err.Error())
+		}
+	}
+	return diags
+}
+
+// refreshWorkload reads the live objects and records, as the manifest, what
+// the cluster holds for the fields this resource manages.
+func refreshWorkload(ctx context.Context, client *kube.Client, state *WorkloadModel, defaultCloud string) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	rendered, ok := renderForRead(ctx, client, *state, defaultCloud, &diags)
+	if !ok {
+		return false, diags
+	}
+	diags.Append(setPlacementOutputs(ctx, state, rendered)...)
+	projected := make([]map[string]any, 0, len(rendered.Objects))
+	for i, obj := range rendered.Objects {
+		ref, err := kube.RefOf(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		live, err := client.Get(ctx, ref)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		isMain := i == len(rendered.Objects)-1
+		if live == nil {
+			if isMain && cleanedUpAfterFinishing(*state) {
+				// Keep what was applied: the finished Job as rendered.
+				diags.Append(setRenderedOutputs(ctx, state, rendered)...)
+				return false, diags
+			}
+			if isMain {
+				return true, diags
+			}
+			projected = append(projected, map[string]any{})
+			continue
+		}
+		desired, err := workload.ObjectMap(obj)
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		projected = append(projected, kube.Project(live.Object, desired))
+		if isMain {
+			refreshQueued(ctx, client, rendered, ref, live.GetUID(), projected[len(projected)-1], desired, &diags)
+			state.UID = types.StringValue(string(live.GetUID()))
+		}
+	}
+	manifest, err := workload.EncodeManifest(projected)
+	if err != nil {
+		diags.AddError("Cannot read gpu_workload", err.Error())
+		return false, diags
+	}
+	state.Manifest = types.StringValue(manifest)
+	if state.ScheduledNodes.IsNull() || state.ScheduledNodes.IsUnknown() {
+		// Just imported: record where the pods run, as apply would.
+		nodes, err := client.ScheduledNodes(ctx, state.Namespace.ValueString(), podSelector(rendered))
+		if err != nil {
+			diags.AddError("Cannot read gpu_workload", err.Error())
+			return false, diags
+		}
+		state.ScheduledNodes = tfconv.StringList(nodes)
+	}
+	return false, diags
+}
+
+// cleanedUpAfterFinishing reports whether a missing Job is the expected
+// result of ttl_seconds_after_finished: the apply waited for it to complete,
+// so its disappearance is the TTL controller's work, not drift to re-run.
+func cleanedUpAfterFinishing(m WorkloadModel) bool {
+	if m.Kind.ValueString() != spec.KindJob || waitMode(m) != kube.WaitComplete {
+		return false
+	}
+	var job jobModel
+	conv := &tfconv.Converter{Ctx: context.Background()}
+	return conv.Object(m.Job, &job) && !job.TTLSecondsAfterFinished.IsNull()
+}
+
+// renderForRead renders what the state describes. Only DRA output depends
+// on the server version, so only then is the server asked.
+func renderForRead(ctx context.Context, client *kube.Client, m WorkloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
+	in := intentOf(ctx, m, defaultCloud, final)
+	if in.workload.GPU.DRA != nil {
+		return renderForServer(ctx, client, in, diags)
+	}
+	rendered, rdiags := renderIntent(in, nil)
+	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
+	return rendered, !diags.HasError()
+}
+
+// deleteWorkload deletes the workload first (its pods use the claims), waits
+// until it and its pods are gone, then deletes the objects it used.
+func deleteWorkload(ctx context.Context, client *kube.Client, state WorkloadModel, defaultCloud string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	rendered, ok := renderForRead(ctx, client, state, defaultCloud, &diags)
+	if !ok {
+		return diags
+	}
+	objects := rendered.Objects
+	for i := len(objects) - 1; i >= 0; i-- {
+		ref, err := kube.RefOf(objects[i])
+		if err != nil {
+			diags.AddError("Cannot delete gpu_workload", err.Error())
+			return diags
+		}
+		uid := k8stypes.UID("")
+		selector := ""
+		var queued []string
+		if i == len(objects)-1 {
+			uid = k8stypes.UID(state.UID.ValueString())
+			selector = podSelector(rendered)
+			queued = kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
+		}
+		if err := client.Delete(ctx, ref, uid); err != nil {
+			diags.AddError("Cannot delete gpu_workload", err.Error())
+			return diags
+		}
+		if err := client.WaitGone(ctx, ref, selector); err != nil {
+			diags.AddError("gpu_workload was not deleted in time", err.Error())
+			return diags
+		}
+		if err := client.WaitKueueReleased(ctx, ref.Namespace, queued); err != nil {
+			diags.AddError("gpu_workload was not deleted in time", err.Error())
+			return diags
+		}
+	}
+	return diags
+}
+
+func waitMode(m WorkloadModel) kube.WaitMode {
+	if v := m.WaitFor.ValueString(); v != "" {
+		return kube.WaitMode(v)
+	}
+	switch m.Kind.ValueString() {
+	case spec.KindJob:
+		return kube.WaitComplete
+	case spec.KindCronJob:
+		return kube.WaitNone // nothing runs until the schedule fires
+	}
+	return kube.WaitRollout
+}
+
+// unschedulableLimit is how long the wait goes on once the scheduler has
+// refused a pod; the validator has checked the duration.
+func unschedulableLimit(m WorkloadModel) time.Duration {
+	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() {
+		return kube.NoUnschedulableLimit
+	}
+	limit, err := time.ParseDuration(m.UnschedulableLimit.ValueString())
+	if err != nil || limit < 0 {
+		return kube.NoUnschedulableLimit
+	}
+	return limit
+}
+
+// podSelector selects the workload's pods: its selector labels, and the
+// managed-by label where the pods carry it, which lets the shared watch
+// cache serve the query (an adopted workload's pods may not carry it, and
+// are then listed from the server).
+func podSelector(r *workload.Rendered) string {
+	selector := maps.Clone(r.SelectorLabels)
+	if v, ok := r.PodTemplate().Labels[spec.LabelManagedBy]; ok {
+		selector[spec.LabelManagedBy] = v
+	}
+	keys := slices.Sorted(maps.Keys(selector))
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+selector[k])
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,285 @@
+package gpuworkload
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+var _ resource.ResourceWithImportState = &WorkloadResource{}
+
+// specAnnotation records, on the applied Deployment, StatefulSet or Job, the GPU intent it
+// was rendered from. Import reads it back: a rendered object alone cannot say
+// which of its selectors were the user's intent and which the cloud's rules.
+const specAnnotation = "gpu.gpuform.io/spec"
+
+// workloadSpec is the annotation's content: the intent plus the attributes
+// that only steer Terraform. It is a stored format: see specVersion.
+type WorkloadSpec struct {
+	Workload spec.Workload `json:"workload"`
+	WaitFor  string        `json:"wait_for,omitempty"`
+	Force    bool          `json:"force_conflicts,omitempty"`
+	NodePool string        `json:"node_pool,omitempty"`
+	// Unschedulable is unschedulable_timeout, added within format 1: absent
+	// when unset, so the annotations written before it stay as they were.
+	Unschedulable string `json:"unschedulable_timeout,omitempty"`
+	// Version is absent in version 1, the format of the first release, so
+	// that annotations already on clusters stay byte-for-byte what this
+	// version writes (a changed annotation would update every workload).
+	// A later incompatible format writes its number here.
+	Version int `json:"v,omitempty"`
+}
+
+// specVersion is the annotation format this provider reads and writes.
+// testdata/formats/spec-annotation holds one fixture per released format.
+const specVersion = 1
+
+func EncodeSpec(w spec.Workload, m WorkloadModel) (string, error) {
+	b, err := json.Marshal(WorkloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
+		NodePool: m.NodePool.ValueString(), Unschedulable: m.UnschedulableLimit.ValueString()})
+	return string(b), err
+}
+
+// decodeSpec reads a spec annotation, refusing formats it does not know
+// rather than guessing at them.
+func DecodeSpec(raw string) (WorkloadSpec, error) {
+	var spec WorkloadSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		return WorkloadSpec{}, err
+	}
+	if v := cmp.Or(spec.Version, 1); v != specVersion {
+		return WorkloadSpec{}, fmt.Errorf("format version %d is newer than this provider reads (%d): upgrade the provider", v, specVersion)
+	}
+	return spec, nil
+}
+
+// ImportState imports `<namespace>/<name>` of a Deployment, StatefulSet,
+// Job or CronJob. One that gpu_workload applied carries its intent in the
+// spec annotation; any other GPU Deployment, StatefulSet or CronJob is
+// adopted: its intent is inferred (workload_adopt.go).
+func (r *WorkloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	namespace, name, ok := strings.Cut(req.ID, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid import ID",
+			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+		return
+	}
+	spec, live, err := readSpec(ctx, client, namespace, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+		return
+	}
+	if live == nil {
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet, Job or CronJob "+
+			"%s/%s exists.", namespace, name))
+		return
+	}
+	if spec == nil {
+		spec, ok = r.adoptSpec(ctx, client, live, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+	}
+	model, diags := modelFromSpec(ctx, *spec)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &model)...)
+}
+
+// readSpec finds the workload object and its spec annotation; the spec is
+// nil when the object was not applied by gpu_workload, and the object nil
+// when there is none.
+func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*WorkloadSpec, *unstructured.Unstructured, error) {
+	kinds := []schema.GroupVersionKind{
+		{Group: "apps", Version: "v1", Kind: "Deployment"},
+		{Group: "batch", Version: "v1", Kind: "Job"},
+		// Last, so a Role written before statefulsets and cronjobs existed
+		// still imports Deployments and Jobs.
+		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
+		{Group: "batch", Version: "v1", Kind: "CronJob"},
+	}
+	var first *unstructured.Unstructured
+	for _, gvk := range kinds {
+		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
+		if err != nil {
+			return nil, nil, err
+		}
+		if live == nil {
+			continue
+		}
+		if first == nil {
+			first = live
+		}
+		raw, ok := live.GetAnnotations()[specAnnotation]
+		if !ok {
+			continue
+		}
+		spec, err := DecodeSpec(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
+		}
+		return &spec, live, nil
+	}
+	return nil, first, nil
+}
+
+// modelFromSpec is the inverse of converter.toWorkload. Zero values become
+// null, matching a configuration that leaves the attribute out.
+func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	w := spec.Workload
+	blocks := map[string]tfconv.Typed{}
+	for name, b := range workloadBlocks(ctx) {
+		blocks[name] = tfconv.BlockType{b}
+	}
+	m := WorkloadModel{
+		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
+		Name:               types.StringValue(w.Name),
+		Namespace:          types.StringValue(w.Namespace),
+		Kind:               types.StringValue(w.Kind),
+		Cloud:              types.StringValue(w.Cloud),
+		Replicas:           tfconv.NullableInt32(w.Replicas),
+		Image:              types.StringValue(w.Image),
+		Command:            tfconv.NullableStrings(w.Command),
+		Args:               tfconv.NullableStrings(w.Args),
+		Env:                tfconv.NullableMap(w.Env),
+		SecretEnv:          secretRefsValue(w.SecretEnv),
+		Ports:              tfconv.NullableInt32s(w.Ports),
+		ServiceAccountName: tfconv.NullableString(w.ServiceAccountName),
+		Labels:             tfconv.NullableMap(w.Labels),
+		Annotations:        tfconv.NullableMap(w.Annotations),
+		PodLabels:          tfconv.NullableMap(w.PodLabels),
+		PodAnnotations:     tfconv.NullableMap(w.PodAnnotations),
+		SelectorLabels:     tfconv.NullableMap(w.SelectorLabels),
+		ImagePullSecrets:   tfconv.NullableStrings(w.ImagePullSecrets),
+		PriorityClassName:  tfconv.NullableString(w.PriorityClassName),
+		Queue:              tfconv.NullableString(w.Queue),
+		QueueScheduler:     tfconv.NullableString(w.QueueScheduler),
+		ContainerName:      tfconv.NullableString(w.ContainerName),
+		Size:               tfconv.NullableString(w.Size),
+		CPU:                tfconv.NullableString(w.CPU),
+		Memory:             tfconv.NullableString(w.Memory),
+		ShmSize:            tfconv.NullableString(w.ShmSize),
+		IPCLock:            tfconv.NullableBool(w.IPCLock),
+		Patch:              tfconv.NullableString(w.Patch),
+		Spot:               tfconv.NullableBool(w.Spot),
+		Apply:              types.BoolValue(true),
+		WaitFor:            tfconv.NullableString(spec.WaitFor),
+		UnschedulableLimit: tfconv.NullableString(spec.Unschedulable),
+		ForceConflicts:     tfconv.NullableBool(spec.Force),
+		NodePool:           tfconv.NullableString(spec.NodePool),
+		Adopt:              types.BoolNull(),
+		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
+		UID:                types.StringUnknown(),
+		Manifest:           types.StringUnknown(),
+		ResourceName:       types.StringUnknown(),
+		NodeSelector:       types.MapUnknown(types.StringType),
+		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
+		ScheduledNodes:     types.ListNull(types.StringType),
+	}
+	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
+	m.ModelCache = tfconv.NullableObject(ctx, blocks["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
+	m.StartupProbe = tfconv.NullableObject(ctx, blocks["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
+	m.LivenessProbe = tfconv.NullableObject(ctx, blocks["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
+	m.ReadinessProbe = tfconv.NullableObject(ctx, blocks["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
+	m.Job = tfconv.NullableObject(ctx, blocks["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
+	m.CronJob = tfconv.NullableObject(ctx, blocks["cronjob"], w.CronJob != nil, func() any { return cronJobFrom(w.CronJob) }, &diags)
+	return m, diags
+}
+
+var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
+
+func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) gpuintent.GpuModel {
+	out := gpuintent.GpuModel{
+		Count:            types.Int64Value(g.Count),
+		Requests:         tfconv.NullableInt64(g.Requests),
+		Accelerator:      tfconv.NullableString(g.Accelerator),
+		Accelerators:     tfconv.NullableStrings(g.Accelerators),
+		Partition:        tfconv.NullableString(g.Partition),
+		MIGStrategy:      tfconv.NullableString(g.MIGStrategy),
+		Sharing:          tfconv.NullableString(g.Sharing),
+		MaxSharedClients: types.Int64Null(),
+	}
+	if g.MaxSharedClients != 0 {
+		out.MaxSharedClients = types.Int64Value(g.MaxSharedClients)
+	}
+	draType := tfconv.NestedAttrType(gpuType, "dra")
+	out.DRA = types.ObjectNull(draType)
+	if g.DRA != nil {
+		obj, _ := types.ObjectValueFrom(ctx, draType, gpuintent.DraModel{
+			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
+		})
+		out.DRA = obj
+	}
+	return out
+}
+
+func modelCacheFrom(c *spec.ModelCache) modelCacheModel {
+	return modelCacheModel{
+		ClaimName: tfconv.NullableString(c.ClaimName), Size: tfconv.NullableString(c.Size), StorageClass: tfconv.NullableString(c.StorageClass),
+		AccessMode: tfconv.NullableString(c.AccessMode), MountPath: tfconv.NullableString(c.MountPath), ReadOnly: tfconv.NullableBool(c.ReadOnly),
+	}
+}
+
+func probeFrom(p *spec.Probe) probeModel {
+	return probeModel{
+		HTTPPath: tfconv.NullableString(p.HTTPPath), Port: tfconv.NullableInt64Of(int64(p.Port)), TCPPort: tfconv.NullableInt64Of(int64(p.TCPPort)),
+		Exec: tfconv.NullableStrings(p.Exec), InitialDelaySeconds: tfconv.NullableInt32(p.InitialDelaySeconds),
+		PeriodSeconds: tfconv.NullableInt32(p.PeriodSeconds), TimeoutSeconds: tfconv.NullableInt32(p.TimeoutSeconds),
+		FailureThreshold: tfconv.NullableInt32(p.FailureThreshold),
+	}
+}
+
+func cronJobFrom(c *spec.CronJobControls) cronJobModel {
+	return cronJobModel{
+		Schedule: tfconv.NullableString(c.Schedule), TimeZone: tfconv.NullableString(c.TimeZone),
+		ConcurrencyPolicy: tfconv.NullableString(c.ConcurrencyPolicy), Suspend: tfconv.NullableBool(c.Suspend),
+		SuccessfulJobsHistoryLimit: tfconv.NullableInt32(c.SuccessfulJobsHistoryLimit),
+		FailedJobsHistoryLimit:     tfconv.NullableInt32(c.FailedJobsHistoryLimit),
+		StartingDeadlineSeconds:    tfconv.NullableInt64(c.StartingDeadlineSeconds),
+	}
+}
+
+func jobFrom(j *spec.JobControls) jobModel {
+	return jobModel{
+		BackoffLimit: tfconv.NullableInt32(j.BackoffLimit), ActiveDeadlineSeconds: tfconv.NullableInt64(j.ActiveDeadlineSeconds),
+		TTLSecondsAfterFinished: tfconv.NullableInt32(j.TTLSecondsAfterFinished), Completions: tfconv.NullableInt32(j.Completions),
+		Parallelism: tfconv.NullableInt32(j.Parallelism),
+	}
+}
+
+func secretRefsValue(refs map[string]spec.SecretKeyRef) types.Map {
+	elemType := types.ObjectType{AttrTypes: secretRefAttrTypes}
+	if refs == nil {
+		return types.MapNull(elemType)
+	}
+	values := make(map[string]attr.Value, len(refs))
+	for name, r := range refs {
+		values[name] = types.ObjectValueMust(secretRefAttrTypes, map[string]attr.Value{
+			"name": types.StringValue(r.Name), "key": types.StringValue(r.Key),
+		})
+	}
+	return types.MapValueMust(elemType, values)
+}

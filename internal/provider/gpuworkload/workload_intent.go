@@ -1,0 +1,146 @@
+package gpuworkload
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// workloadIntent is a gpu_workload as render sees it: the configuration,
+// placed on its node pool (node_pool), with the provider's default cloud,
+// resolved once. Every path (validate, plan, apply, read, delete) builds it
+// the same way, once per call.
+type workloadIntent struct {
+	// raw is the workload as configured, before the pool filled anything:
+	// what import must restore.
+	raw      spec.Workload
+	workload spec.Workload
+	pool     *spec.PoolPolicy
+	// queue is the gpu_queue the workload's queue attribute names, nil for
+	// a queue managed elsewhere (or none).
+	queue *queue.Ref
+	// resolved is the workload resolved by render: strict when the
+	// resolution was asked to be final and no value is unknown.
+	resolved workload.Resolved
+	// findings are ApplyPool's and the resolution's diagnostics.
+	findings gpudiag.Diagnostics
+	// cloudDefaulted is true when the provider's default_cloud decided the
+	// cloud (neither cloud nor node_pool did).
+	cloudDefaulted bool
+	unknown        bool
+	diags          diag.Diagnostics
+}
+
+// resolution says how final a workload's values are: configuration
+// (ValidateConfig: a zero value may be one Terraform does not know yet, so
+// required values are not checked) or final (plan, apply, read: strict
+// unless some value is still unknown).
+type resolution bool
+
+const (
+	lenient resolution = false
+	final   resolution = true
+)
+
+func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
+	conv := &tfconv.Converter{Ctx: ctx}
+	raw := toWorkload(conv, m)
+	in := workloadIntent{raw: raw, workload: raw}
+	nodePool := conv.Str(m.NodePool)
+	if nodePool != "" {
+		decoded, err := pool.DecodeID(nodePool)
+		if err != nil {
+			in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"node_pool"},
+				Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id."})
+		} else {
+			placed, findings := pool.Apply(raw, decoded)
+			in.workload, in.pool = placed, &decoded
+			in.findings = append(in.findings, findings...)
+		}
+	}
+	// pool.Apply gave the workload its pool's cloud when none is configured.
+	in.workload.Cloud, in.cloudDefaulted = resourcekit.PickCloud(m.Cloud, in.workload.Cloud, defaultCloud)
+	in.resolveQueue()
+	in.unknown, in.diags = conv.Unknown, conv.Diags
+	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
+	in.findings = append(in.findings, notAt(in.resolved.Findings, in.findings)...)
+	return in
+}
+
+// render builds the workload's objects from the resolution, with the
+// server's version when known (apply); diagnostics are rendering's own.
+func (in workloadIntent) render(version *utilversion.Version) (*workload.Rendered, gpudiag.Diagnostics) {
+	// The provider encodes the manifest itself (workload.EncodeManifest), the same
+	// way for plan and refresh, so render's copy would be wasted work.
+	return workload.Render(in.resolved, workload.Options{ServerVersion: version, SkipManifest: true})
+}
+
+// resolveQueue turns a gpu_queue id into the LocalQueue name the workload
+// is labelled with, keeping the reference for the quota check.
+func (in *workloadIntent) resolveQueue() {
+	if !queue.IsID(in.raw.Queue) {
+		return
+	}
+	ref, err := queue.DecodeID(in.raw.Queue)
+	if err != nil {
+		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
+			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the id of a gpu_queue, e.g. gpu_queue.team_a.id, or a queue name."})
+		return
+	}
+	if s := in.raw.QueueScheduler; s != "" && s != spec.QueueSchedulerKueue {
+		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue_scheduler"},
+			Summary: "A gpu_queue is a Kueue queue", Detail: "queue is the id of gpu_queue " + strconv.Quote(ref.Name) +
+				", which is a Kueue ClusterQueue, but queue_scheduler is " + strconv.Quote(s) + ". Allowed: \"kueue\" or unset."})
+	}
+	in.workload.Queue, in.queue = ref.LocalQueue, &ref
+}
+
+// queueFindings checks the rendered workload against its gpu_queue: a
+// workload no flavor covers, or one above the quota, would wait forever.
+func (in workloadIntent) queueFindings(rendered *workload.Rendered) gpudiag.Diagnostics {
+	if in.queue == nil || rendered == nil {
+		return nil
+	}
+	return queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
+}
+
+// notAt drops findings on attributes that already have an error: the pool's
+// explanation of "count = 2" is more useful than the generic rule's, and
+// one line should not get two errors.
+func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
+	taken := map[string]bool{}
+	for _, d := range earlier {
+		if d.Severity == gpudiag.SeverityError {
+			taken[d.PathString()] = true
+		}
+	}
+	var out gpudiag.Diagnostics
+	for _, d := range findings {
+		if !taken[d.PathString()] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// renderIntent renders a final intent for apply and read, which report the
+// resolution's findings with rendering's (plan reported them already
+// through ValidateConfig and planOnlyFindings).
+func renderIntent(in workloadIntent, version *utilversion.Version) (*workload.Rendered, gpudiag.Diagnostics) {
+	findings := in.resolved.Findings
+	if findings.HasError() || !in.resolved.Strict {
+		return nil, findings
+	}
+	rendered, diags := in.render(version)
+	return rendered, append(findings, diags...)
+}

@@ -1,0 +1,299 @@
+package gpuworkload
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// kueueQueue is the LocalQueue a rendered workload is labelled with, ""
+// when Kueue does not manage it. CronJobs are left out: Kueue manages the
+// Jobs they start, which the provider does not wait for.
+func kueueQueue(rendered *workload.Rendered) string {
+	return rendered.Objects[len(rendered.Objects)-1].GetLabels()[workload.LabelKueueQueueName]
+}
+
+// kueueWorkloadNames names, before a destroy, the Kueue Workloads of a
+// queued workload (its own, or one per pod of a Deployment), so that the
+// destroy can wait for Kueue to release their quota: once the pods are
+// gone nothing leads from the workload to them. Best effort: without Kueue
+// or the permission to list its Workloads there is nothing to wait for.
+func kueueWorkloadNames(ctx context.Context, client *kube.Client, rendered *workload.Rendered, ref kube.ObjectRef, uid k8stypes.UID, selector string) []string {
+	if kueueQueue(rendered) == "" {
+		return nil
+	}
+	workloads, err := client.KueueWorkloadsOf(ctx, ref.Namespace, uid, selector)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(workloads))
+	for _, wl := range workloads {
+		names = append(names, wl.Name)
+	}
+	return names
+}
+
+// keepKueueFields carries over, from the live object, what Kueue owns
+// before the provider applies over it: a Job's spec.suspend (Kueue's
+// webhook sets it, its controller flips it at admission and back at
+// eviction), and the tolerations and node labels Kueue added from the
+// admitted flavor. The apply then writes the values Kueue wrote, so
+// server-side apply neither conflicts nor takes them back (nodeSelector is
+// an atomic map: applying ours alone would drop the flavor's labels); an
+// admitted Job's template cannot change.
+func keepKueueFields(ctx context.Context, client *kube.Client, rendered *workload.Rendered) error {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	ref, err := kube.RefOf(main)
+	if err != nil {
+		return err
+	}
+	live, err := client.GetFresh(ctx, ref)
+	if err != nil || live == nil {
+		return err
+	}
+	if job, ok := main.(*batchv1.Job); ok {
+		if suspend, found, _ := unstructured.NestedBool(live.Object, "spec", "suspend"); found {
+			job.Spec.Suspend = &suspend
+		}
+	}
+	template := workload.PodTemplateOf(main)
+	template.Spec.Tolerations = append(template.Spec.Tolerations, addedTolerations(live, template.Spec.Tolerations)...)
+	for k, v := range addedNodeSelector(live, template.Spec.NodeSelector) {
+		if template.Spec.NodeSelector == nil {
+			template.Spec.NodeSelector = map[string]string{}
+		}
+		template.Spec.NodeSelector[k] = v
+	}
+	return nil
+}
+
+// addedNodeSelector are the live pod template's nodeSelector entries whose
+// keys the rendered template lacks: Kueue's, from the admitted flavor's node
+// labels. A key the provider renders keeps the provider's value.
+func addedNodeSelector(live *unstructured.Unstructured, rendered map[string]string) map[string]string {
+	got, _, _ := unstructured.NestedStringMap(live.Object, "spec", "template", "spec", "nodeSelector")
+	added := map[string]string{}
+	for k, v := range got {
+		if _, ours := rendered[k]; !ours {
+			added[k] = v
+		}
+	}
+	return added
+}
+
+// addedTolerations are the live pod template's tolerations the rendered
+// template lacks: Kueue's, from the flavor it admitted the workload to.
+func addedTolerations(live *unstructured.Unstructured, rendered []corev1.Toleration) []corev1.Toleration {
+	raw, found, _ := unstructured.NestedSlice(live.Object, "spec", "template", "spec", "tolerations")
+	if !found {
+		return nil
+	}
+	var added []corev1.Toleration
+	for _, item := range raw {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		var t corev1.Toleration
+		if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &t) != nil {
+			continue
+		}
+		if !slices.ContainsFunc(rendered, func(r corev1.Toleration) bool { return reflect.DeepEqual(r, t) }) {
+			added = append(added, t)
+		}
+	}
+	return added
+}
+
+// withoutKueueAdditions drops, from a projected live object, the
+// tolerations and nodeSelector keys the rendered one does not have: Kueue
+// adds the admitted flavor's, which is not drift.
+func withoutKueueAdditions(projected, desired map[string]any) {
+	withoutAddedTolerations(projected, desired)
+	want, _, _ := unstructured.NestedMap(desired, "spec", "template", "spec", "nodeSelector")
+	got, found, _ := unstructured.NestedMap(projected, "spec", "template", "spec", "nodeSelector")
+	if !found {
+		return
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			delete(got, k)
+		}
+	}
+	if len(got) == 0 && len(want) == 0 {
+		unstructured.RemoveNestedField(projected, "spec", "template", "spec", "nodeSelector")
+		return
+	}
+	_ = unstructured.SetNestedMap(projected, got, "spec", "template", "spec", "nodeSelector")
+}
+
+// withoutAddedTolerations drops, from a projected live object, the
+// tolerations the rendered one does not have.
+func withoutAddedTolerations(projected, desired map[string]any) {
+	want, _, _ := unstructured.NestedSlice(desired, "spec", "template", "spec", "tolerations")
+	got, found, _ := unstructured.NestedSlice(projected, "spec", "template", "spec", "tolerations")
+	if !found {
+		return
+	}
+	kept := slices.DeleteFunc(got, func(item any) bool {
+		return !slices.ContainsFunc(want, func(w any) bool { return reflect.DeepEqual(w, item) })
+	})
+	_ = unstructured.SetNestedSlice(projected, kept, "spec", "template", "spec", "tolerations")
+}
+
+// refreshQueued is the refresh of a workload in a Kueue queue: what Kueue
+// added at admission is not drift, and a preemption is reported.
+func refreshQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, ref kube.ObjectRef, uid k8stypes.UID,
+	projected, desired map[string]any, diags *diag.Diagnostics) {
+	if kueueQueue(rendered) == "" {
+		return
+	}
+	withoutKueueAdditions(projected, desired)
+	statuses, err := queueStatuses(ctx, client, rendered, uid)
+	if err != nil {
+		diags.AddWarning("Cannot read the workload's queue", err.Error())
+	}
+	evictionWarning(ref, statuses, diags)
+}
+
+// queueStatuses is Kueue's view of a queued workload: its Workload objects
+// (one per pod for a Deployment).
+func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID) ([]queue.Status, error) {
+	main := rendered.Objects[len(rendered.Objects)-1]
+	selector := ""
+	if rendered.Deployment != nil {
+		selector = podSelector(rendered)
+	}
+	workloads, err := client.KueueWorkloadsOf(ctx, main.GetNamespace(), uid, selector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]queue.Status, len(workloads))
+	for i, wl := range workloads {
+		out[i] = queue.Describe(wl)
+		if out[i].State == queue.StateQueued && out[i].LocalQueue != "" {
+			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
+				out[i].Position = pos
+			}
+		}
+	}
+	return out, nil
+}
+
+// waitingInQueue reports whether any Workload is queued or evicted: the
+// wait then ended because Kueue has not admitted the work, not because
+// anything is wrong.
+func waitingInQueue(statuses []queue.Status) bool {
+	return slices.ContainsFunc(statuses, func(s queue.Status) bool {
+		return s.State == queue.StateQueued || s.State == queue.StateEvicted
+	})
+}
+
+// queuedWarning is the apply's report on a workload still in its queue.
+// When Kueue says the queue as written can never admit it (a flavor that
+// does not match, a resource the queue lacks), it says so instead.
+func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, diags *diag.Diagnostics) {
+	if slices.ContainsFunc(statuses, queue.Status.NeverAdmitted) {
+		diags.AddWarning(fmt.Sprintf("Kueue cannot admit %s as queue %q is written", ref, queueName),
+			"Kueue keeps it pending for a reason more quota will not fix:"+queue.Summary(statuses)+
+				"\n\nThe workload stays in the cluster and in the state as created, and will not run until the queue's flavors "+
+				"or the workload change so that they match (Kueue's message above names what does not). gpu_queue checks "+
+				"this at plan time for its own pools; a queue or flavor changed outside this configuration is not seen there.")
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
+		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+
+			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+
+			"(the message above says what is missing). Nothing is wrong with the configuration. To return at "+
+			"admission instead of waiting, set wait_for = \"none\"; to see the queue, read gpu_cluster_capacity's queues.")
+}
+
+// evictionWarning is the refresh's report on queued work Kueue preempted or
+// evicted: back in its queue, not failed.
+func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Diagnostics) {
+	evicted := slices.DeleteFunc(slices.Clone(statuses), func(s queue.Status) bool { return s.State != queue.StateEvicted })
+	if len(evicted) == 0 {
+		return
+	}
+	diags.AddWarning(fmt.Sprintf("Kueue evicted %s", ref), "Kueue preempted or evicted this workload to admit other work:"+
+		queue.Summary(evicted)+"\n\nIt is back in its queue and runs again when admitted; nothing in the configuration changes.")
+}
+
+// reportQueued looks at Kueue's view of a workload whose wait ended
+// without success. Still queued (or preempted back into the queue): a
+// warning naming Kueue's reason, and done is true. Admitted by now, when
+// the wait was for admission: the wait ended just as Kueue admitted it, so
+// admitted is true and nothing is reported.
+func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef, diags *diag.Diagnostics) (done, admitted bool) {
+	name := kueueQueue(rendered)
+	if name == "" {
+		return false, false
+	}
+	statuses, err := queueStatuses(ctx, client, rendered, uid)
+	if err != nil {
+		return false, false
+	}
+	if waitingInQueue(statuses) {
+		queuedWarning(ref, name, statuses, diags)
+		return true, false
+	}
+	return false, len(statuses) > 0 && !slices.ContainsFunc(statuses, func(s queue.Status) bool {
+		return s.State != queue.StateAdmitted && s.State != queue.StateFinished
+	})
+}
+
+// checkLocalQueue: a workload sent to a LocalQueue that does not exist is
+// never admitted (Kueue marks it inadmissible and it waits forever), so the
+// apply stops before creating it. A LocalQueue that cannot be read (no
+// permission, Kueue not installed) is a warning: Kueue may still be there.
+func checkLocalQueue(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
+	name := kueueQueue(rendered)
+	if name == "" {
+		return true
+	}
+	ns := rendered.Objects[len(rendered.Objects)-1].GetNamespace()
+	live, err := client.GetFresh(ctx, kube.ObjectRef{GVK: kube.GVKLocalQueue, Namespace: ns, Name: name})
+	switch {
+	case err != nil:
+		diags.AddWarning("Cannot check the workload's queue", fmt.Sprintf("Reading LocalQueue %s/%s failed: %v. "+
+			"If it does not exist, Kueue never admits the workload.", ns, name, err))
+		return true
+	case live == nil && client.KueueMissing(ctx):
+		diags.AddAttributeError(path.Root("queue"), "Kueue is not installed", fmt.Sprintf("The workload is sent to "+
+			"LocalQueue %q, but the cluster serves no kueue.x-k8s.io/v1beta2 API, so nothing would ever admit it. "+
+			"Allowed: install Kueue (v0.15 or later), or remove queue.", name))
+		return false
+	case live == nil:
+		diags.AddAttributeError(path.Root("queue"), "No such queue", fmt.Sprintf("LocalQueue %q does not exist in namespace %q, "+
+			"so Kueue would never admit the workload. Allowed: the id of a gpu_queue with %q in its namespaces, or the name "+
+			"of a LocalQueue of that namespace.", name, ns, ns))
+		return false
+	}
+	return true
+}
+
+// waitAdmitted waits for Kueue's admission of every Workload the object
+// makes: one for a Job or StatefulSet, one per replica of a Deployment.
+func waitAdmitted(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef) error {
+	want, selector := 1, ""
+	if d := rendered.Deployment; d != nil {
+		selector = podSelector(rendered)
+		if d.Spec.Replicas != nil {
+			want = int(*d.Spec.Replicas)
+		}
+	}
+	return client.WaitAdmitted(ctx, ref, uid, selector, want)
+}

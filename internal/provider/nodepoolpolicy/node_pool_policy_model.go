@@ -1,0 +1,273 @@
+package nodepoolpolicy
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
+type NodePoolPolicyModel struct {
+	Name               types.String  `tfsdk:"name"`
+	Cloud              types.String  `tfsdk:"cloud"`
+	Accelerator        types.String  `tfsdk:"accelerator"`
+	GPUsPerNode        types.Int64   `tfsdk:"gpus_per_node"`
+	Partition          types.String  `tfsdk:"partition"`
+	MIGStrategy        types.String  `tfsdk:"mig_strategy"`
+	Sharing            types.String  `tfsdk:"sharing"`
+	Replicas           types.Int64   `tfsdk:"replicas"`
+	Spot               types.Bool    `tfsdk:"spot"`
+	Labels             types.Map     `tfsdk:"labels"`
+	Taints             types.List    `tfsdk:"taints"`
+	Dedicated          types.Bool    `tfsdk:"dedicated"`
+	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
+	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
+	ID                 types.String  `tfsdk:"id"`
+	NodeLabels         types.Map     `tfsdk:"node_labels"`
+	CloudSetLabels     types.Map     `tfsdk:"cloud_set_labels"`
+	NodeTaints         types.List    `tfsdk:"node_taints"`
+	GKE                types.Object  `tfsdk:"gke"`
+	AKS                types.Object  `tfsdk:"aks"`
+	EKS                types.Object  `tfsdk:"eks"`
+	KarpenterNodePool  types.String  `tfsdk:"karpenter_node_pool"`
+	NodeSelector       types.Map     `tfsdk:"node_selector"`
+	Tolerations        types.List    `tfsdk:"tolerations"`
+	Affinity           types.Dynamic `tfsdk:"affinity"`
+	K8sV1Affinity      types.Object  `tfsdk:"kubernetes_v1_affinity"`
+	ResourceName       types.String  `tfsdk:"resource_name"`
+	ResourcesPerNode   types.Map     `tfsdk:"resources_per_node"`
+	DevicePluginName   types.String  `tfsdk:"device_plugin_config_name"`
+	DevicePluginYAML   types.String  `tfsdk:"device_plugin_config_yaml"`
+	MIGConfig          types.String  `tfsdk:"mig_config"`
+	ManagedNodes       types.List    `tfsdk:"managed_nodes"`
+	Drift              types.List    `tfsdk:"drift"`
+}
+
+type taintModel struct {
+	Key    types.String `tfsdk:"key"`
+	Value  types.String `tfsdk:"value"`
+	Effect types.String `tfsdk:"effect"`
+}
+
+type manageNodesModel struct {
+	Selector types.String `tfsdk:"selector"`
+}
+
+type configMapRefModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+var TaintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": types.StringType, "effect": types.StringType}
+
+// toPoolPolicy converts the configuration or plan. Unknown values become
+// zero values and set conv.unknown, as for workloads.
+func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
+	p := spec.PoolPolicy{
+		Name:        c.Str(m.Name),
+		Cloud:       c.Str(m.Cloud),
+		Accelerator: c.Str(m.Accelerator),
+		GPUsPerNode: c.Int64(m.GPUsPerNode),
+		Partition:   c.Str(m.Partition),
+		MIGStrategy: c.Str(m.MIGStrategy),
+		Sharing:     c.Str(m.Sharing),
+		Replicas:    c.Int64(m.Replicas),
+		Spot:        c.Boolean(m.Spot),
+		Labels:      c.StringMap(m.Labels),
+		Taints:      taints(c, m.Taints),
+	}
+	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
+	if m.Dedicated.IsUnknown() {
+		c.Unknown = true
+	} else if !m.Dedicated.IsNull() {
+		d := m.Dedicated.ValueBool()
+		p.Dedicated = &d
+	}
+	return p
+}
+
+func taints(c *tfconv.Converter, v types.List) []spec.Taint {
+	if v.IsUnknown() {
+		c.Unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := make([]spec.Taint, len(v.Elements()))
+	for i, e := range v.Elements() {
+		// Element by element: a null element (the protocol layer rejects it before) or an
+		// unknown one must not fail the whole conversion. It stays a blank
+		// taint, which render skips as unknown, so later indices still
+		// match the configuration.
+		obj, ok := e.(types.Object)
+		var t taintModel
+		if ok && c.Object(obj, &t) {
+			out[i] = spec.Taint{Key: c.Str(t.Key), Value: c.Str(t.Value), Effect: c.Str(t.Effect)}
+		}
+	}
+	return out
+}
+
+// Structs with tfsdk tags for the cloud shapes, filled from render's.
+type CloudTaintValue struct {
+	Key    string `tfsdk:"key"`
+	Value  string `tfsdk:"value"`
+	Effect string `tfsdk:"effect"`
+}
+
+type gkeGuestAcceleratorValue struct {
+	Type                   string `tfsdk:"type"`
+	Count                  int64  `tfsdk:"count"`
+	GPUPartitionSize       string `tfsdk:"gpu_partition_size"`
+	GPUSharingStrategy     string `tfsdk:"gpu_sharing_strategy"`
+	MaxSharedClientsPerGPU int64  `tfsdk:"max_shared_clients_per_gpu"`
+	GPUDriverVersion       string `tfsdk:"gpu_driver_version"`
+}
+
+type gkeShapeValue struct {
+	MachineType      string                   `tfsdk:"machine_type"`
+	Spot             bool                     `tfsdk:"spot"`
+	Labels           map[string]string        `tfsdk:"labels"`
+	Taints           []CloudTaintValue        `tfsdk:"taints"`
+	GuestAccelerator gkeGuestAcceleratorValue `tfsdk:"guest_accelerator"`
+}
+
+type aksShapeValue struct {
+	VMSize     string            `tfsdk:"vm_size"`
+	Priority   string            `tfsdk:"priority"`
+	NodeLabels map[string]string `tfsdk:"node_labels"`
+	NodeTaints []string          `tfsdk:"node_taints"`
+}
+
+type eksShapeValue struct {
+	InstanceTypes []string          `tfsdk:"instance_types"`
+	CapacityType  string            `tfsdk:"capacity_type"`
+	AMIType       string            `tfsdk:"ami_type"`
+	Labels        map[string]string `tfsdk:"labels"`
+	Taints        []CloudTaintValue `tfsdk:"taints"`
+}
+
+func cloudTaints(in []spec.CloudTaint) []CloudTaintValue {
+	out := make([]CloudTaintValue, len(in))
+	for i, t := range in {
+		out[i] = CloudTaintValue(t)
+	}
+	return out
+}
+
+func emptyMapIfNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// setPoolOutputs copies what render derived into the computed attributes.
+func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	outputs := nodePoolOutputAttributes()
+	m.ID = types.StringValue(p.ID)
+	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
+	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
+	m.NodeTaints = taintList(p.NodeTaints, &diags)
+	m.GKE = types.ObjectNull(tfconv.AttrTypesOf(outputs["gke"]))
+	if g := p.GKE; g != nil {
+		m.GKE = tfconv.ObjectFrom(ctx, outputs["gke"], gkeShapeValue{
+			MachineType: g.MachineType, Spot: g.Spot, Labels: emptyMapIfNil(g.Labels), Taints: cloudTaints(g.Taints),
+			GuestAccelerator: gkeGuestAcceleratorValue(g.GuestAccelerator),
+		}, &diags)
+	}
+	m.AKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["aks"]))
+	if a := p.AKS; a != nil {
+		m.AKS = tfconv.ObjectFrom(ctx, outputs["aks"], aksShapeValue{VMSize: a.VMSize, Priority: a.Priority,
+			NodeLabels: emptyMapIfNil(a.NodeLabels), NodeTaints: tfconv.EmptyIfNil(a.NodeTaints)}, &diags)
+	}
+	m.EKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["eks"]))
+	if e := p.EKS; e != nil {
+		m.EKS = tfconv.ObjectFrom(ctx, outputs["eks"], eksShapeValue{InstanceTypes: tfconv.EmptyIfNil(e.InstanceTypes),
+			CapacityType: e.CapacityType, AMIType: e.AMIType, Labels: emptyMapIfNil(e.Labels), Taints: cloudTaints(e.Taints)}, &diags)
+	}
+	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
+	m.NodeSelector = tfconv.NullableMap(emptyMapIfNil(p.NodeSelector))
+	m.Tolerations = tfconv.TolerationList(p.Tolerations, &diags)
+	affinity, err := tfconv.DynamicFrom(p.Affinity)
+	if err != nil {
+		diags.AddError("Cannot encode the pool's affinity", err.Error())
+	}
+	m.Affinity = affinity
+	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, p.Affinity)
+	diags.Append(affinityDiags...)
+	m.K8sV1Affinity = affinityV1
+	m.ResourceName = types.StringValue(p.ResourceName)
+	counts := make(map[string]attr.Value, len(p.ResourcesPerNode))
+	for k, v := range p.ResourcesPerNode {
+		counts[k] = types.Int64Value(v)
+	}
+	m.ResourcesPerNode = types.MapValueMust(types.Int64Type, counts)
+	m.DevicePluginName = types.StringValue(p.DevicePluginConfigName)
+	m.DevicePluginYAML = types.StringValue(p.DevicePluginConfig)
+	m.MIGConfig = types.StringValue(p.MIGConfig)
+	return diags
+}
+
+// fillK8sV1Affinity derives kubernetes_v1_affinity from the stored
+// affinity, which holds the same node affinity in the API's shape. An
+// affinity this release cannot read (one a newer release wrote) leaves the
+// attribute as it is: the plan computes it from the configuration anyway,
+// so failing the refresh would only block the user.
+func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
+	affinity, err := tfconv.AffinityFromDynamic(m.Affinity)
+	if err != nil {
+		return nil
+	}
+	filled, diags := tfconv.KubernetesV1AffinityValue(ctx, affinity)
+	if !diags.HasError() {
+		m.K8sV1Affinity = filled
+	}
+	return diags
+}
+
+func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
+	values := make([]attr.Value, 0, len(taints))
+	for _, t := range taints {
+		obj, d := types.ObjectValue(TaintAttrTypes, map[string]attr.Value{
+			"key": types.StringValue(t.Key), "value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
+		})
+		diags.Append(d...)
+		values = append(values, obj)
+	}
+	list, d := types.ListValue(types.ObjectType{AttrTypes: TaintAttrTypes}, values)
+	diags.Append(d...)
+	return list
+}
+
+// setPoolOutputsUnknown marks every derived attribute unknown, for plans
+// whose inputs are not known yet.
+func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
+	outputs := nodePoolOutputAttributes()
+	m.ID = types.StringUnknown()
+	m.NodeLabels = types.MapUnknown(types.StringType)
+	m.CloudSetLabels = types.MapUnknown(types.StringType)
+	m.NodeTaints = types.ListUnknown(types.ObjectType{AttrTypes: TaintAttrTypes})
+	m.GKE = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["gke"]))
+	m.AKS = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["aks"]))
+	m.EKS = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["eks"]))
+	m.KarpenterNodePool = types.StringUnknown()
+	m.NodeSelector = types.MapUnknown(types.StringType)
+	m.Tolerations = types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes})
+	m.Affinity = types.DynamicUnknown()
+	m.K8sV1Affinity = types.ObjectUnknown(tfconv.KubernetesV1AffinityAttrTypes)
+	m.ResourceName = types.StringUnknown()
+	m.ResourcesPerNode = types.MapUnknown(types.Int64Type)
+	m.DevicePluginName = types.StringUnknown()
+	m.DevicePluginYAML = types.StringUnknown()
+	m.MIGConfig = types.StringUnknown()
+}

@@ -1,0 +1,277 @@
+package nodepoolpolicy
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// Schema describes gpu_node_pool_policy: a GPU pool described once, with
+// everything the nodes, the cloud's node-pool resource, the workloads and the
+// device plugin need derived from it at plan time.
+func (r *NodePoolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := nodePoolInputAttributes()
+	for name, a := range nodePoolOutputAttributes() {
+		attrs[name] = a
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Describes a GPU node pool once: accelerator, GPUs per node, MIG partitioning or sharing, " +
+			"spot. Every output is known at plan time: the labels and taints the nodes must carry, the same in the " +
+			"exact shapes the cloud node-pool resources take, what workloads need to land there, and the NVIDIA " +
+			"device plugin configuration. Pass `id` to `gpu_workload.node_pool` so workloads can never disagree " +
+			"with the pool. Optionally labels and taints existing nodes (`manage_nodes`) and manages the device " +
+			"plugin ConfigMap entry (`device_plugin_config`).",
+		Attributes: attrs,
+		Blocks: map[string]schema.Block{
+			"manage_nodes": schema.SingleNestedBlock{
+				MarkdownDescription: "Label and taint existing nodes matching `selector` with server-side apply, " +
+					"declaratively (what `kubectl label` and `kubectl taint` do by hand). Drift on those nodes and " +
+					"nodes that appear later show up in the plan (`drift`); destroy removes only what this policy added.",
+				Attributes: map[string]schema.Attribute{
+					"selector": schema.StringAttribute{
+						MarkdownDescription: "Label selector of the nodes, e.g. `cloud.google.com/gke-nodepool=a100`. " +
+							"Required in the block; an empty selector (every node) is refused.",
+						Optional: true,
+						Validators: []validator.String{
+							stringvalidator.LengthAtLeast(1),
+							tfconv.LabelSelector(),
+						},
+					},
+				},
+			},
+			"device_plugin_config": schema.SingleNestedBlock{
+				MarkdownDescription: "Write this pool's device plugin configuration (`device_plugin_config_yaml`) as the " +
+					"`device_plugin_config_name` key of a ConfigMap the NVIDIA device plugin or GPU Operator reads " +
+					"(`devicePlugin.config.name`). Several policies can share one ConfigMap: each owns only its key.",
+				Attributes: map[string]schema.Attribute{
+					"namespace": schema.StringAttribute{
+						MarkdownDescription: "Namespace of the ConfigMap, e.g. `gpu-operator`. Required in the block.",
+						Optional:            true,
+						Validators:          []validator.String{tfconv.DnsLabel("ConfigMap namespace")},
+					},
+					"name": schema.StringAttribute{
+						MarkdownDescription: "Name of the ConfigMap, e.g. `device-plugin-config`. Required in the block.",
+						Optional:            true,
+						Validators:          []validator.String{tfconv.DnsSubdomain("ConfigMap name")},
+					},
+				},
+			},
+		},
+	}
+}
+
+func nodePoolInputAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Pool name (a DNS-1123 label), used in derived names such as the device plugin config key.",
+			Required:            true,
+		},
+		"cloud": schema.StringAttribute{
+			MarkdownDescription: "Cloud of the pool: one of " + tfconv.MarkdownList(clouds.PoolNames()) +
+				" (GKE Autopilot has no node pools). Defaults to the provider's `default_cloud`.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
+		},
+		"accelerator": schema.StringAttribute{
+			MarkdownDescription: "Accelerator of the nodes: one of " + tfconv.MarkdownList(catalog.AcceleratorNames()) + ".",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.OneOf(catalog.AcceleratorNames()...)},
+		},
+		"gpus_per_node": schema.Int64Attribute{
+			MarkdownDescription: "Physical GPUs per node, 1 to " + strconv.Itoa(spec.MaxGPUsPerPod) +
+				"; must be a count some machine type of the cloud has.",
+			Required:   true,
+			Validators: []validator.Int64{int64validator.Between(1, spec.MaxGPUsPerPod)},
+		},
+		"partition": schema.StringAttribute{
+			MarkdownDescription: "MIG partitioning of every GPU: a profile such as `2g.10gb`, a mig-manager layout such as " +
+				"`all-1g.5gb`, or `" + spec.PartitionAllBalanced + "` (needs `mig_strategy = \"mixed\"`).",
+			Optional: true,
+		},
+		"mig_strategy": schema.StringAttribute{
+			MarkdownDescription: "MIG strategy of the device plugin: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
+				". Defaults to `single`.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
+		},
+		"sharing": schema.StringAttribute{
+			MarkdownDescription: "GPU sharing on the nodes: one of " + tfconv.MarkdownList(spec.SharingNames()) + ". Requires `replicas`.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
+		},
+		"replicas": schema.Int64Attribute{
+			MarkdownDescription: "Time-slicing replicas or MPS clients per GPU: at least " + strconv.Itoa(minSharedReplicas) +
+				", at most " + strconv.Itoa(clouds.MaxMPSClients) + " with MPS or on GKE. Required with `sharing`.",
+			Optional:   true,
+			Validators: []validator.Int64{int64validator.AtLeast(minSharedReplicas)},
+		},
+		"spot": schema.BoolAttribute{
+			MarkdownDescription: "Spot / preemptible capacity.",
+			Optional:            true,
+		},
+		"labels": schema.MapAttribute{
+			MarkdownDescription: "Extra node labels; workloads on the pool select them.",
+			Optional:            true,
+			ElementType:         types.StringType,
+		},
+		"taints": schema.ListNestedAttribute{
+			MarkdownDescription: "Extra node taints; workloads on the pool tolerate them.",
+			Optional:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"key":   schema.StringAttribute{Required: true, MarkdownDescription: "Taint key."},
+				"value": schema.StringAttribute{Optional: true, MarkdownDescription: "Taint value."},
+				// No schema validator: Terraform cannot show the line of a
+				// diagnostic inside a nested attribute's object, so render
+				// checks the effect and reports it on the list element.
+				"effect": schema.StringAttribute{
+					Required:            true,
+					MarkdownDescription: "One of " + tfconv.MarkdownList(spec.TaintEffectNames()) + ".",
+				},
+			}},
+		},
+		"dedicated": schema.BoolAttribute{
+			MarkdownDescription: "Taint the pool with the cloud's GPU taint so only GPU workloads land there. Defaults to `true`.",
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(true),
+		},
+	}
+}
+
+func nodePoolOutputAttributes() map[string]schema.Attribute {
+	str := func(d string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: d}
+	}
+	strMap := func(d string) schema.MapAttribute {
+		return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
+	}
+	return map[string]schema.Attribute{
+		"id": str("The pool, encoded so that `gpu_workload.node_pool` can use it while planning: " +
+			"`<cloud>/<accelerator>/<name>:<encoded policy>`."),
+		"node_labels":      strMap("Labels someone must add to the nodes (not set by the cloud or the GPU Operator)."),
+		"cloud_set_labels": strMap("Labels the cloud or the GPU Operator sets on such nodes; workloads select some of them."),
+		"node_taints":      taintListAttribute("Taints the nodes carry."),
+		"gke":              gkeShapeAttribute(),
+		"aks":              aksShapeAttribute(),
+		"eks":              eksShapeAttribute(),
+		"karpenter_node_pool": str("A complete Karpenter `NodePool` manifest (YAML) for `karpenter` and `eks-auto` pools; " +
+			"empty for other clouds."),
+		"node_selector": strMap("Node selector of workloads for this pool."),
+		"tolerations":   tolerationListAttribute("Tolerations of workloads for this pool."),
+		"affinity": schema.DynamicAttribute{Computed: true, MarkdownDescription: "Node affinity of workloads for this pool " +
+			"(a Kubernetes `Affinity` object), or null."},
+		"kubernetes_v1_affinity": schema.ObjectAttribute{Computed: true, AttributeTypes: tfconv.KubernetesV1AffinityAttrTypes,
+			MarkdownDescription: tfconv.KubernetesV1AffinityDescription("affinity", "`node_selector` and `tolerations`")},
+		"resource_name": str("Extended resource workloads request, e.g. `nvidia.com/gpu`, `nvidia.com/mig-1g.5gb`, " +
+			"`nvidia.com/gpu.shared`; empty for `all-balanced`, which offers several (`resources_per_node`)."),
+		"resources_per_node": schema.MapAttribute{Computed: true, ElementType: types.Int64Type,
+			MarkdownDescription: "Each extended resource a node advertises, with its count."},
+		"device_plugin_config_name": str("Key of this pool's entry in the device plugin ConfigMap (selected per node by the " +
+			"`nvidia.com/device-plugin.config` label); empty when the pool needs none."),
+		"device_plugin_config_yaml": str("The NVIDIA device plugin configuration file for this pool (time-slicing, MPS, MIG strategy)."),
+		"mig_config":                str("mig-manager layout the nodes need (`nvidia.com/mig.config`), empty if none."),
+		"managed_nodes": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+			MarkdownDescription: "With `manage_nodes`: the nodes this policy labelled and tainted at the last apply."},
+		"drift": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+			MarkdownDescription: "What a refresh found different from the policy on the cluster (a removed label or " +
+				"taint, a new node matching the selector, an edited ConfigMap entry). Always planned empty: a " +
+				"non-empty value means the next apply repairs it."},
+	}
+}
+
+func taintListAttribute(description string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: description,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"key":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
+			"value":  schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
+			"effect": schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
+		}},
+	}
+}
+
+func tolerationListAttribute(description string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: description,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"key":      schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
+			"operator": schema.StringAttribute{Computed: true, MarkdownDescription: "`Equal` or `Exists`."},
+			"value":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
+			"effect":   schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
+		}},
+	}
+}
+
+func gkeShapeAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "For `gke`: the GPU part of a `google_container_node_pool` (`node_config`), null otherwise. " +
+			"Taint effects are in the API's enum form (`NO_SCHEDULE`); GKE's own `nvidia.com/gpu` taint is left out " +
+			"because GKE adds it and rejects a duplicate.",
+		Attributes: map[string]schema.Attribute{
+			"machine_type": schema.StringAttribute{Computed: true, MarkdownDescription: "Suggested machine type (empty for N1 GPUs)."},
+			"spot":         schema.BoolAttribute{Computed: true, MarkdownDescription: "`node_config.spot`."},
+			"labels":       schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`node_config.labels`."},
+			"taints":       cloudTaintListAttribute("`node_config.taint` blocks."),
+			"guest_accelerator": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "`node_config.guest_accelerator`.",
+				Attributes: map[string]schema.Attribute{
+					"type":                       schema.StringAttribute{Computed: true, MarkdownDescription: "Accelerator type."},
+					"count":                      schema.Int64Attribute{Computed: true, MarkdownDescription: "GPUs per node."},
+					"gpu_partition_size":         schema.StringAttribute{Computed: true, MarkdownDescription: "MIG partition size."},
+					"gpu_sharing_strategy":       schema.StringAttribute{Computed: true, MarkdownDescription: "`TIME_SHARING` or `MPS`."},
+					"max_shared_clients_per_gpu": schema.Int64Attribute{Computed: true, MarkdownDescription: "Clients per GPU."},
+					"gpu_driver_version":         schema.StringAttribute{Computed: true, MarkdownDescription: "`gpu_driver_installation_config.gpu_driver_version`."},
+				},
+			},
+		},
+	}
+}
+
+func aksShapeAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "For `aks`: the GPU part of an `azurerm_kubernetes_cluster_node_pool`, null otherwise.",
+		Attributes: map[string]schema.Attribute{
+			"vm_size":     schema.StringAttribute{Computed: true, MarkdownDescription: "Suggested VM size."},
+			"priority":    schema.StringAttribute{Computed: true, MarkdownDescription: "`Spot` or `Regular`."},
+			"node_labels": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`node_labels`."},
+			"node_taints": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "`node_taints` as `key=value:Effect` strings."},
+		},
+	}
+}
+
+func eksShapeAttribute() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "For `eks`: the GPU part of an `aws_eks_node_group`, null otherwise.",
+		Attributes: map[string]schema.Attribute{
+			"instance_types": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`instance_types`."},
+			"capacity_type":  schema.StringAttribute{Computed: true, MarkdownDescription: "`ON_DEMAND` or `SPOT`."},
+			"ami_type":       schema.StringAttribute{Computed: true, MarkdownDescription: "Accelerated AMI type."},
+			"labels":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`labels`."},
+			"taints":         cloudTaintListAttribute("`taint` blocks (`NO_SCHEDULE` form)."),
+		},
+	}
+}
+
+func cloudTaintListAttribute(description string) schema.ListNestedAttribute {
+	return taintListAttribute(description)
+}

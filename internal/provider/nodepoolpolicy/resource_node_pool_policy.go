@@ -1,0 +1,357 @@
+package nodepoolpolicy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+var (
+	_ resource.Resource                   = &NodePoolPolicyResource{}
+	_ resource.ResourceWithConfigure      = &NodePoolPolicyResource{}
+	_ resource.ResourceWithModifyPlan     = &NodePoolPolicyResource{}
+	_ resource.ResourceWithValidateConfig = &NodePoolPolicyResource{}
+)
+
+// NewNodePoolPolicyResource returns the gpu_node_pool_policy resource.
+func NewNodePoolPolicyResource() resource.Resource {
+	return &NodePoolPolicyResource{}
+}
+
+type NodePoolPolicyResource struct {
+	data *resourcekit.ProviderData
+}
+
+func (r *NodePoolPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_node_pool_policy"
+}
+
+func (r *NodePoolPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
+	}
+}
+
+func (r *NodePoolPolicyResource) defaultCloud() string { return r.data.DefaultCloudName() }
+
+// ValidateConfig runs every rule that configuration alone decides.
+func (r *NodePoolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config NodePoolPolicyModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	conv := &tfconv.Converter{Ctx: ctx}
+	p := WithoutSchemaErrors(toPoolPolicy(conv, config, ""))
+	resp.Diagnostics.Append(conv.Diags...)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
+	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
+}
+
+// ModifyPlan derives every output from configuration: no cluster call.
+func (r *NodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan NodePoolPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var configuredCloud types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
+	cloudDefaulted := configuredCloud.IsNull()
+	if cloudDefaulted {
+		if r.defaultCloud() == "" {
+			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
+				"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
+					tfconv.MarkdownList(clouds.PoolNames())+".")
+			return
+		}
+		plan.Cloud = types.StringValue(r.defaultCloud())
+	}
+	conv := &tfconv.Converter{Ctx: ctx}
+	p := toPoolPolicy(conv, plan, r.defaultCloud())
+	resp.Diagnostics.Append(conv.Diags...)
+	validation := pool.Validate(p)
+	if cloudDefaulted {
+		withoutCloud := p
+		withoutCloud.Cloud = ""
+		added := resourcekit.Subtract(validation, pool.Validate(withoutCloud))
+		resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(fromDefaultCloud(added, p.Cloud)))...)
+	}
+	if resp.Diagnostics.HasError() || validation.HasError() {
+		return
+	}
+	plan.Drift = types.ListValueMust(types.StringType, nil)
+	if conv.Unknown {
+		setPoolOutputsUnknown(&plan)
+		plan.ManagedNodes = types.ListUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	rendered, rdiags := pool.Render(p)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(resourcekit.Subtract(rdiags, validation)))...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(SetPoolOutputs(ctx, &plan, rendered)...)
+	resp.Diagnostics.Append(planManagedNodes(ctx, req, &plan)...)
+	if !plan.DevicePluginConfig.IsNull() && rendered.DevicePluginConfig == "" {
+		resp.Diagnostics.AddAttributeWarning(path.Root("device_plugin_config"), "This pool needs no device plugin config",
+			"Only MIG and shared pools outside GKE need a device plugin configuration; nothing will be written.")
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planManagedNodes keeps the managed node list when nothing will change and
+// leaves it unknown when the apply labels nodes.
+func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan *NodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if plan.ManageNodes.IsNull() {
+		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
+		return diags
+	}
+	if req.State.Raw.IsNull() {
+		plan.ManagedNodes = types.ListUnknown(types.StringType)
+		return diags
+	}
+	var state NodePoolPolicyModel
+	diags.Append(req.State.Get(ctx, &state)...)
+	unchanged := len(state.Drift.Elements()) == 0 && state.ID.Equal(plan.ID) &&
+		state.ManageNodes.Equal(plan.ManageNodes) && state.DevicePluginConfig.Equal(plan.DevicePluginConfig)
+	if unchanged {
+		plan.ManagedNodes = state.ManagedNodes
+	} else {
+		plan.ManagedNodes = types.ListUnknown(types.StringType)
+	}
+	return diags
+}
+
+func (r *NodePoolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan NodePoolPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.applyPolicy(ctx, &plan, nil, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *NodePoolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior NodePoolPolicyModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.applyPolicy(ctx, &plan, &prior, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// applyPolicy does the optional cluster work. Without manage_nodes and
+// device_plugin_config a policy is pure computation and touches nothing.
+func (r *NodePoolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodePoolPolicyModel, diags *diag.Diagnostics) {
+	plan.Drift = types.ListValueMust(types.StringType, nil)
+	priorManaged := []string{}
+	if prior != nil {
+		priorManaged = listStrings(ctx, prior.ManagedNodes)
+	}
+	if plan.ManageNodes.IsNull() && plan.DevicePluginConfig.IsNull() && (prior == nil || !prior.touchesCluster()) {
+		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		diags.AddError("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", err.Error())
+		return
+	}
+	if prior != nil {
+		diags.Append(r.releasePrior(ctx, client, *prior, *plan)...)
+	}
+	rendered, ok := r.renderPlan(ctx, *plan, diags)
+	if !ok {
+		return
+	}
+	managed := []string{}
+	var nodes manageNodesModel
+	if (&tfconv.Converter{Ctx: ctx}).Object(plan.ManageNodes, &nodes) {
+		want := newPoolNodeState(client, plan.Name.ValueString(), nodes.Selector.ValueString(), rendered)
+		managed, err = applyToNodes(ctx, client, want, priorManaged)
+		if err != nil {
+			diags.AddError("Cannot label and taint the pool's nodes", err.Error())
+		}
+	}
+	plan.ManagedNodes = tfconv.StringList(managed)
+	diags.Append(applyDevicePluginConfig(ctx, client, *plan, rendered)...)
+}
+
+func (m NodePoolPolicyModel) touchesCluster() bool {
+	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull()
+}
+
+func (r *NodePoolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.defaultCloud()))
+	diags.Append(conv.Diags...)
+	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
+	return rendered, !diags.HasError() && rendered != nil
+}
+
+// releasePrior undoes what the prior state did that the plan no longer
+// wants: a renamed policy, a dropped manage_nodes, a moved ConfigMap entry.
+func (r *NodePoolPolicyResource) releasePrior(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	renamed := !prior.Name.Equal(plan.Name)
+	if !prior.ManageNodes.IsNull() && (renamed || plan.ManageNodes.IsNull()) {
+		diags.Append(releaseNodes(ctx, client, prior)...)
+	}
+	if !prior.DevicePluginConfig.IsNull() && (renamed || !prior.DevicePluginConfig.Equal(plan.DevicePluginConfig)) {
+		diags.Append(removeDevicePluginConfig(ctx, client, prior)...)
+	}
+	return diags
+}
+
+func (r *NodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state NodePoolPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// States written before kubernetes_v1_affinity existed lack it; filled
+	// in here from the stored affinity, upgrading the provider plans no change.
+	resp.Diagnostics.Append(state.fillK8sV1Affinity(ctx)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.touchesCluster() {
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if errors.Is(err, kube.ErrConfigUnknown) {
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read gpu_node_pool_policy", err.Error())
+		return
+	}
+	rendered, ok := r.renderPlan(ctx, state, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	var drift []string
+	var nodes manageNodesModel
+	if (&tfconv.Converter{Ctx: ctx}).Object(state.ManageNodes, &nodes) {
+		want := newPoolNodeState(client, state.Name.ValueString(), nodes.Selector.ValueString(), rendered)
+		drift, err = nodeDrift(ctx, client, want, listStrings(ctx, state.ManagedNodes))
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot read the pool's nodes", err.Error())
+			return
+		}
+	}
+	cmDrift, diags := devicePluginConfigDrift(ctx, client, state, rendered)
+	resp.Diagnostics.Append(diags...)
+	state.Drift = tfconv.StringList(append(drift, cmDrift...))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *NodePoolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state NodePoolPolicyModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.touchesCluster() {
+		return
+	}
+	client, err := r.data.Kube.Client()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot clean up gpu_node_pool_policy", err.Error())
+		return
+	}
+	if !state.ManageNodes.IsNull() {
+		resp.Diagnostics.Append(releaseNodes(ctx, client, state)...)
+	}
+	if !state.DevicePluginConfig.IsNull() {
+		resp.Diagnostics.Append(removeDevicePluginConfig(ctx, client, state)...)
+	}
+}
+
+// releaseNodes removes the policy's labels and the taints it added from
+// every node it managed.
+func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	policy := m.Name.ValueString()
+	manager := kube.PoolFieldManager(client.FieldManager, policy)
+	_, err := ForEachNode(listStrings(ctx, m.ManagedNodes), func(node string) (string, error) {
+		return node, cleanupNode(ctx, client, policy, manager, node)
+	})
+	if err != nil {
+		diags.AddError("Cannot remove the pool's labels and taints from every node", err.Error())
+	}
+	return diags
+}
+
+func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePoolPolicyModel, rendered *spec.PoolRendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var ref configMapRefModel
+	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {
+		return diags
+	}
+	manager := kube.PoolFieldManager(client.FieldManager, m.Name.ValueString())
+	err := client.ApplyConfigMapKey(ctx, ref.Namespace.ValueString(), ref.Name.ValueString(), manager,
+		rendered.DevicePluginConfigName, rendered.DevicePluginConfig)
+	if err != nil {
+		diags.AddError("Cannot write the device plugin config", err.Error())
+	}
+	return diags
+}
+
+func removeDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePoolPolicyModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var ref configMapRefModel
+	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) {
+		return diags
+	}
+	manager := kube.PoolFieldManager(client.FieldManager, m.Name.ValueString())
+	if err := client.RemoveConfigMapKeys(ctx, ref.Namespace.ValueString(), ref.Name.ValueString(), manager); err != nil {
+		diags.AddError("Cannot remove the device plugin config", err.Error())
+	}
+	return diags
+}
+
+func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m NodePoolPolicyModel, rendered *spec.PoolRendered) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var ref configMapRefModel
+	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {
+		return nil, diags
+	}
+	ns, name, key := ref.Namespace.ValueString(), ref.Name.ValueString(), rendered.DevicePluginConfigName
+	got, found, err := client.ConfigMapKey(ctx, ns, name, key)
+	switch {
+	case err != nil:
+		diags.AddError("Cannot read the device plugin config", err.Error())
+		return nil, diags
+	case !found:
+		return []string{fmt.Sprintf("ConfigMap %s/%s has no key %s", ns, name, key)}, diags
+	case got != rendered.DevicePluginConfig:
+		return []string{fmt.Sprintf("ConfigMap %s/%s key %s was edited", ns, name, key)}, diags
+	}
+	return nil, diags
+}
+
+func listStrings(ctx context.Context, l types.List) []string {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []string
+	_ = l.ElementsAs(ctx, &out, false)
+	return out
+}

@@ -1,0 +1,244 @@
+package operatorvalues
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
+
+var (
+	_ resource.Resource                   = &OperatorValuesResource{}
+	_ resource.ResourceWithConfigure      = &OperatorValuesResource{}
+	_ resource.ResourceWithModifyPlan     = &OperatorValuesResource{}
+	_ resource.ResourceWithValidateConfig = &OperatorValuesResource{}
+)
+
+// NewOperatorValuesResource returns the gpu_operator_values resource.
+func NewOperatorValuesResource() resource.Resource {
+	return &OperatorValuesResource{}
+}
+
+// operatorValuesResource is pure computation: every output is derived in
+// ModifyPlan from configuration (and, with chart_path, a local chart), so
+// it never needs a cluster, and its state is just the last plan.
+type OperatorValuesResource struct {
+	data *resourcekit.ProviderData
+}
+
+func (r *OperatorValuesResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_operator_values"
+}
+
+func (r *OperatorValuesResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.data = data
+	}
+}
+
+func (r *OperatorValuesResource) defaultCloud() string { return r.data.DefaultCloudName() }
+
+// ValidateConfig runs every rule that configuration alone decides.
+// Terraform points these diagnostics at the offending line, which it does
+// not do for plan-time ones, so this is where they belong.
+func (r *OperatorValuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config operatorValuesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in := valuesIntentOf(ctx, config, "")
+	resp.Diagnostics.Append(in.diags...)
+	resp.Diagnostics.Append(valuesDiagnostics(append(in.findings, validateValuesSources(ctx, config)...))...)
+}
+
+// validateValuesSources checks what render does not see: base_values_yaml,
+// render_preview, and the gpu block Numaflow cannot do without.
+func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	if m.RenderPreview.ValueBool() && m.ChartPath.IsNull() {
+		diags = append(diags, errorAt([]any{"render_preview"}, "render_preview needs chart_path",
+			"Previewing renders a local chart. Allowed: set chart_path to the chart's directory or .tgz, or remove render_preview."))
+	}
+	for i, e := range m.BaseValuesYAML.Elements() {
+		if s, ok := e.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
+			if _, err := parseValuesYAML(s.ValueString()); err != nil {
+				diags = append(diags, baseValuesError(i, err))
+			}
+		}
+	}
+	var numaflow numaflowModel
+	if (&tfconv.Converter{Ctx: ctx}).Object(m.Numaflow, &numaflow) && numaflow.GPU.IsNull() {
+		diags = append(diags, errorAt([]any{"numaflow"}, "Missing gpu block",
+			"A Numaflow GPU UDF needs a gpu block (at least count). Allowed: add gpu { count = 1 }."))
+	}
+	return diags
+}
+
+// valuesDiagnostics converts render diagnostics. A path that ends at a
+// block (fiftyone, fiftyone.deployment[1], numaflow.gpu) gets one more,
+// unmatched step: Terraform then descends into that block and quotes its
+// first line, where for the block itself it would quote the resource's.
+func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
+	blocks := OperatorValuesBlocks()
+	out := make(gpudiag.Diagnostics, len(in))
+	for i, d := range in {
+		if IsBlockPath(blocks, d.Path) {
+			d.Path = append(append([]any{}, d.Path...), blockSubjectStep)
+		}
+		out[i] = d
+	}
+	return resourcekit.RenderDiagnostics(out)
+}
+
+// blockSubjectStep names no attribute (attribute names have no
+// parentheses), so Terraform stops inside the block.
+const blockSubjectStep = "(block)"
+
+// isBlockPath reports whether steps name a block of the schema (an element
+// of a list block included) rather than an attribute.
+func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
+	if len(steps) == 0 {
+		return false
+	}
+	name, _ := steps[0].(string)
+	b, ok := blocks[name]
+	if !ok {
+		return false
+	}
+	rest := steps[1:]
+	if len(rest) > 0 {
+		if _, index := rest[0].(int); index {
+			rest = rest[1:]
+		}
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	nested := map[string]schema.Block{}
+	for n, nb := range b.GetNestedObject().GetBlocks() {
+		if sb, ok := nb.(schema.Block); ok {
+			nested[n] = sb
+		}
+	}
+	return IsBlockPath(nested, rest)
+}
+
+// ModifyPlan computes every output from configuration when it is known:
+// no cluster call happens, ever.
+func (r *OperatorValuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan operatorValuesModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var configuredCloud types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
+	if configuredCloud.IsNull() {
+		plan.Cloud = types.StringNull() // decided below: node pools, then default_cloud
+	}
+	in := valuesIntentOf(ctx, plan, r.defaultCloud())
+	resp.Diagnostics.Append(in.diags...)
+	// ValidateConfig reported what configuration alone decides; report only
+	// what the provider's default cloud adds.
+	resp.Diagnostics.Append(valuesDiagnostics(resourcekit.Subtract(in.findings, valuesIntentOf(ctx, plan, "").findings))...)
+	if configuredCloud.IsNull() {
+		switch {
+		case in.cloudUnknown:
+			plan.Cloud = types.StringUnknown()
+		case in.input.Cloud == "":
+			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
+				"Set cloud on this resource, node pools of one cloud, or default_cloud in the provider \"gpu\" block. "+
+					"Allowed clouds: "+tfconv.MarkdownList(clouds.Names())+".")
+			return
+		default:
+			plan.Cloud = types.StringValue(in.input.Cloud)
+		}
+	}
+	if resp.Diagnostics.HasError() || in.findings.HasError() {
+		return
+	}
+	src, known := sourcesOf(plan)
+	if in.target == "" || in.unknown || in.cloudUnknown || !known {
+		setValuesOutputsUnknown(&plan)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	built, diags := in.build(src)
+	resp.Diagnostics.Append(valuesDiagnostics(diags)...)
+	if resp.Diagnostics.HasError() || built == nil {
+		return
+	}
+	resp.Diagnostics.Append(setValuesOutputs(&plan, in.target, built)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func setValuesOutputs(m *operatorValuesModel, target string, b *valuesBuild) diag.Diagnostics {
+	var diags diag.Diagnostics
+	values, err := tfconv.DynamicFrom(b.values)
+	if err != nil {
+		diags.AddError("Cannot encode the values", err.Error())
+		return diags
+	}
+	m.ID = types.StringValue(valuesID(target, b.yaml))
+	m.ValuesYAML = types.StringValue(b.yaml)
+	m.Values = values
+	m.PodFragmentsYAML = tfconv.NullableString(b.fragments)
+	m.PreviewManifests = types.MapNull(types.StringType)
+	if b.manifests != nil {
+		m.PreviewManifests = tfconv.NullableMap(b.manifests)
+	}
+	return diags
+}
+
+// setValuesOutputsUnknown is for plans whose inputs are not known yet;
+// Terraform plans again at apply, when they are.
+func setValuesOutputsUnknown(m *operatorValuesModel) {
+	m.ID = types.StringUnknown()
+	m.ValuesYAML = types.StringUnknown()
+	m.Values = types.DynamicUnknown()
+	m.PodFragmentsYAML = types.StringUnknown()
+	m.PreviewManifests = types.MapUnknown(types.StringType)
+}
+
+// Create stores the plan: the values were computed while planning.
+func (r *OperatorValuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan operatorValuesModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read keeps the state: nothing outside Terraform holds these values, so
+// there is nothing to refresh or drift from.
+func (r *OperatorValuesResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+}
+
+// Update stores the new plan, like Create.
+func (r *OperatorValuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan operatorValuesModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete does nothing: the values live only in Terraform's state, and a
+// chart installed with them is managed (and uninstalled) by whoever
+// installed it, e.g. a helm_release.
+func (r *OperatorValuesResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}

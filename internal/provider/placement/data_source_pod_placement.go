@@ -1,0 +1,163 @@
+package placement
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+)
+
+var (
+	_ datasource.DataSource              = &podPlacementDataSource{}
+	_ datasource.DataSourceWithConfigure = &podPlacementDataSource{}
+)
+
+// NewPodPlacementDataSource returns the gpu_pod_placement data source.
+func NewPodPlacementDataSource() datasource.DataSource {
+	return &podPlacementDataSource{}
+}
+
+// podPlacementDataSource is the pod_placement and pod_template functions
+// for Terraform before 1.8, which has no provider functions.
+type podPlacementDataSource struct {
+	data *resourcekit.ProviderData
+}
+
+type podPlacementModel struct {
+	Cloud       types.String  `tfsdk:"cloud"`
+	GPU         types.Dynamic `tfsdk:"gpu"`
+	Container   types.Dynamic `tfsdk:"container"`
+	Placement   types.Dynamic `tfsdk:"placement"`
+	PodTemplate types.Dynamic `tfsdk:"pod_template"`
+	// K8sV1Affinity is placement.affinity for kubernetes_deployment_v1.
+	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
+}
+
+func (d *podPlacementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_pod_placement"
+}
+
+func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The GPU placement of a pod the provider does not own, with exactly the rules `gpu_workload` " +
+			"uses: what `provider::gpu::pod_placement` and `provider::gpu::pod_template` return, for Terraform " +
+			"versions before 1.8. Needs no cluster.",
+		Attributes: map[string]schema.Attribute{
+			"cloud": schema.StringAttribute{
+				MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.Names()) +
+					". Defaults to the provider's `default_cloud`.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+			},
+			"gpu": schema.DynamicAttribute{
+				MarkdownDescription: gpuRequestDescription,
+				Required:            true,
+			},
+			"container": schema.DynamicAttribute{
+				MarkdownDescription: "The GPU container for `pod_template`: an object with " + tfconv.MarkdownList(containerKeys) +
+					" (`image` required). Without it, `pod_template` is null.",
+				Optional: true,
+			},
+			"placement": schema.DynamicAttribute{
+				MarkdownDescription: "What `provider::gpu::pod_placement` returns: `nodeSelector`, `affinity`, " +
+					"`tolerations` and `hostIPC` for the pod spec, `resources` and `env` for the GPU container, and " +
+					"with DRA `resourceClaims` and the `resourceClaimTemplate` to create beside the pod. Every key but the DRA " +
+					"ones is always present.",
+				Computed: true,
+			},
+			"pod_template": schema.DynamicAttribute{
+				MarkdownDescription: "What `provider::gpu::pod_template` returns for `container`: a pod template " +
+					"(`{ spec = { containers, nodeSelector, affinity, tolerations, ... } }`).",
+				Computed: true,
+			},
+			"kubernetes_v1_affinity": schema.ObjectAttribute{
+				MarkdownDescription: tfconv.KubernetesV1AffinityDescription("placement.affinity",
+					"`placement.nodeSelector` and `placement.tolerations`"),
+				AttributeTypes: tfconv.KubernetesV1AffinityAttrTypes,
+				Computed:       true,
+			},
+		},
+	}
+}
+
+func (d *podPlacementDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m podPlacementModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	cloud, _ := resourcekit.PickCloud(m.Cloud, "", d.data.DefaultCloudName())
+	request, err := decodeGPURequest(m.GPU)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())
+		return
+	}
+	placed, diags := PlaceRequest(cloud, request)
+	if addPlacementDiagnostics(diags, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, placed.Affinity)
+	if resp.Diagnostics.Append(affinityDiags...); resp.Diagnostics.HasError() {
+		return
+	}
+	m.K8sV1Affinity = affinityV1
+	object, err := placementObject(placed)
+	if err == nil {
+		m.Placement, err = dynamicObject(object)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Placement not encodable", err.Error())
+		return
+	}
+	m.PodTemplate = types.DynamicNull()
+	if !m.Container.IsNull() {
+		container, err := decodeContainer(m.Container)
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("container"), "Invalid container", err.Error())
+			return
+		}
+		template, err := podTemplateObject(placed, container)
+		if err == nil {
+			m.PodTemplate, err = dynamicObject(template)
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Pod template not encodable", err.Error())
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// addPlacementDiagnostics reports findings on the attribute they concern:
+// cloud, or the gpu object (with the inner path in the text, since a
+// dynamic attribute has no nested schema paths).
+func addPlacementDiagnostics(findings gpudiag.Diagnostics, diags *diag.Diagnostics) {
+	for _, f := range findings {
+		at := path.Root("gpu")
+		if len(f.Path) > 0 && f.Path[0] == "cloud" {
+			at = path.Root("cloud")
+		}
+		detail := f.Detail
+		if p := f.PathString(); p != "" && p != "cloud" {
+			detail = p + ": " + detail
+		}
+		if f.Severity == gpudiag.SeverityWarning {
+			diags.AddAttributeWarning(at, f.Summary, detail)
+		} else {
+			diags.AddAttributeError(at, f.Summary, detail)
+		}
+	}
+}

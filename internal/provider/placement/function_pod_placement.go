@@ -1,0 +1,116 @@
+package placement
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+)
+
+var _ function.Function = &PodPlacementFunction{}
+
+// PodPlacementFunction is provider::gpu::pod_placement: the GPU part of a pod
+// the provider does not own.
+type PodPlacementFunction struct{}
+
+// NewPodPlacementFunction returns the pod_placement function.
+func NewPodPlacementFunction() function.Function { return &PodPlacementFunction{} }
+
+// Metadata names the function.
+func (f *PodPlacementFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "pod_placement"
+}
+
+// Definition describes the arguments and the result.
+func (f *PodPlacementFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "GPU placement for a pod in any manifest",
+		MarkdownDescription: "Where a pod with this GPU request lands, and what it must ask for, with exactly the rules " +
+			"`gpu_workload` uses, in Kubernetes JSON shape: `nodeSelector`, `affinity`, `tolerations` and `hostIPC` for " +
+			"the pod spec, `resources` and `env` for the GPU container, and with DRA `resourceClaims` (pod) and " +
+			"`resourceClaimTemplate` (an object to create beside the pod). Every key but the DRA ones is always present, " +
+			"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
+			"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
+			"`gpu_pod_placement` data source gives the same result on older versions.",
+		Parameters: []function.Parameter{cloudParameter(), gpuParameter()},
+		Return:     function.DynamicReturn{},
+	}
+}
+
+// Run places the request and returns the placement object.
+func (f *PodPlacementFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var cloud string
+	var gpu types.Dynamic
+	if resp.Error = req.Arguments.Get(ctx, &cloud, &gpu); resp.Error != nil {
+		return
+	}
+	placed, ferr := runPlacement(cloud, gpu)
+	if ferr != nil {
+		resp.Error = ferr
+		return
+	}
+	object, err := placementObject(placed)
+	if err != nil {
+		resp.Error = function.NewFuncError(err.Error())
+		return
+	}
+	result, err := dynamicObject(object)
+	if err != nil {
+		resp.Error = function.NewFuncError(err.Error())
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, result)
+}
+
+// gpuRequestDescription documents the request object of the functions and
+// of the gpu_pod_placement data source.
+const gpuRequestDescription = "The GPU request: an object with the attributes of `gpu_workload`'s `gpu` block " +
+	"(`count`, required, `accelerator`, `accelerators`, `partition`, `mig_strategy`, `sharing`, " +
+	"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool) and `node_pool` (a `gpu_node_pool_policy` id), " +
+	"e.g. `{ accelerator = \"l4\", count = 1 }`."
+
+func cloudParameter() function.Parameter {
+	return function.StringParameter{
+		Name:                "cloud",
+		MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.Names()) + ".",
+	}
+}
+
+func gpuParameter() function.Parameter {
+	return function.DynamicParameter{Name: "gpu", MarkdownDescription: gpuRequestDescription}
+}
+
+// Argument positions of the placement functions.
+const (
+	argCloud     = 0
+	argGPU       = 1
+	argContainer = 2
+)
+
+// runPlacement decodes and places the request, naming the argument a
+// finding belongs to: cloud, or the gpu object for everything else.
+func runPlacement(cloud string, gpu types.Dynamic) (placed chartkit.ValuesPlacement, ferr *function.FuncError) {
+	request, err := decodeGPURequest(gpu)
+	if err != nil {
+		return placed, function.NewArgumentFuncError(argGPU, "gpu: "+err.Error())
+	}
+	placed, diags := PlaceRequest(cloud, request)
+	if !diags.HasError() {
+		return placed, nil
+	}
+	return placed, function.NewArgumentFuncError(argumentOf(diags), diagnosticsMessage(diags))
+}
+
+// argumentOf is the argument the first error concerns.
+func argumentOf(diags gpudiag.Diagnostics) int64 {
+	errs := diags.Errors()
+	if len(errs) > 0 && len(errs[0].Path) > 0 && errs[0].Path[0] == "cloud" {
+		return argCloud
+	}
+	return argGPU
+}

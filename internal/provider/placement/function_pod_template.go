@@ -1,0 +1,168 @@
+package placement
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+)
+
+var _ function.Function = &PodTemplateFunction{}
+
+// PodTemplateFunction is provider::gpu::pod_template: a whole GPU-correct
+// pod template for a manifest the provider does not own.
+type PodTemplateFunction struct{}
+
+// NewPodTemplateFunction returns the pod_template function.
+func NewPodTemplateFunction() function.Function { return &PodTemplateFunction{} }
+
+// Metadata names the function.
+func (f *PodTemplateFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "pod_template"
+}
+
+// containerKeys are the keys of the container argument.
+var containerKeys = []string{"name", "image", "command", "args", "env"}
+
+// Definition describes the arguments and the result.
+func (f *PodTemplateFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "A GPU-correct pod template for any manifest",
+		MarkdownDescription: "A pod template (`{ spec = { containers = [...], nodeSelector, affinity, tolerations, ... } }`, " +
+			"the shape of a Deployment's or LeaderWorkerSet's `template`) with one container that gets the GPU request, " +
+			"placed with exactly the rules `gpu_workload` uses. With DRA, create the ResourceClaimTemplate from " +
+			"`provider::gpu::pod_placement(...).resourceClaimTemplate`. Requires Terraform 1.8 or later; the " +
+			"`gpu_pod_placement` data source gives the same result on older versions.",
+		Parameters: []function.Parameter{
+			cloudParameter(),
+			gpuParameter(),
+			function.DynamicParameter{
+				Name: "container",
+				MarkdownDescription: "The GPU container: an object with " + tfconv.MarkdownList(containerKeys) + " (`image` " +
+					"required; `env` a map of strings, over the cloud's driver environment).",
+			},
+		},
+		Return: function.DynamicReturn{},
+	}
+}
+
+// Run places the request and builds the template.
+func (f *PodTemplateFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var cloud string
+	var gpu, containerArg types.Dynamic
+	if resp.Error = req.Arguments.Get(ctx, &cloud, &gpu, &containerArg); resp.Error != nil {
+		return
+	}
+	container, err := decodeContainer(containerArg)
+	if err != nil {
+		resp.Error = function.NewArgumentFuncError(argContainer, "container: "+err.Error())
+		return
+	}
+	placed, ferr := runPlacement(cloud, gpu)
+	if ferr != nil {
+		resp.Error = ferr
+		return
+	}
+	template, err := podTemplateObject(placed, container)
+	if err != nil {
+		resp.Error = function.NewFuncError(err.Error())
+		return
+	}
+	result, err := dynamicObject(template)
+	if err != nil {
+		resp.Error = function.NewFuncError(err.Error())
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, result)
+}
+
+// podContainer is the container argument decoded.
+type podContainer struct {
+	Name    string            `json:"name"`
+	Image   string            `json:"image"`
+	Command []string          `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+// decodeContainer reads the container argument strictly.
+func decodeContainer(v types.Dynamic) (podContainer, error) {
+	plain, err := tfconv.PlainFrom(v)
+	if err != nil {
+		return podContainer{}, err
+	}
+	m, ok := plain.(map[string]any)
+	if !ok {
+		return podContainer{}, fmt.Errorf("must be an object such as { name = \"vllm\", image = \"vllm/vllm-openai:v0.6.0\" }, got %T", plain)
+	}
+	for key := range m {
+		if !slices.Contains(containerKeys, key) {
+			return podContainer{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(containerKeys))
+		}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return podContainer{}, err
+	}
+	var c podContainer
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return podContainer{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return c, checkContainer(c)
+}
+
+// checkContainer: an image is required and the name, when set, is a
+// container name.
+func checkContainer(c podContainer) error {
+	if strings.TrimSpace(c.Image) == "" {
+		return fmt.Errorf("image is required, e.g. { image = \"nvcr.io/nvidia/pytorch:24.08-py3\" }")
+	}
+	if c.Name != "" {
+		if msgs := validation.IsDNS1123Label(c.Name); len(msgs) > 0 {
+			return fmt.Errorf("name %q: %s. Allowed: a DNS-1123 label such as \"trainer\"", c.Name, strings.Join(msgs, "; "))
+		}
+	}
+	for name := range c.Env {
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			return fmt.Errorf("env[%q]: %s", name, strings.Join(msgs, "; "))
+		}
+	}
+	return nil
+}
+
+// podTemplateObject is a PodTemplateSpec in JSON shape: the container with
+// the GPU resources and the cloud's environment (the container's own env
+// wins), and the pod-level placement.
+func podTemplateObject(p chartkit.ValuesPlacement, c podContainer) (map[string]any, error) {
+	name := c.Name
+	if name == "" {
+		name = "gpu"
+	}
+	env := maps.Clone(p.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	maps.Copy(env, c.Env)
+	pod := corev1.PodSpec{
+		Containers: []corev1.Container{{Name: name, Image: c.Image, Command: c.Command, Args: c.Args,
+			Env: envList(env), Resources: p.Resources}},
+		NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations, HostIPC: p.HostIPC,
+		ResourceClaims: p.Claims,
+	}
+	spec, err := jsonObject(pod)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"spec": spec}, nil
+}

@@ -1,0 +1,204 @@
+package placement
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+)
+
+// The GPU rules for pods the provider does not own: the pod_placement and
+// pod_template functions and the gpu_pod_placement data source all place a
+// GPU request exactly as gpu_workload places its gpu block (chartkit's
+// PlaceRequest, the PlaceOnPool that chart values use behind a resolve step
+// of its own for the cloud's name), and hand the result back in
+// Kubernetes JSON shape, so it drops into a LeaderWorkerSet, a JobSet, a
+// RayCluster or Helm values unchanged.
+
+// gpuRequestKeys are the keys a request object may hold: the gpu block of
+// gpu_workload, plus spot and node_pool, which gpu_workload has beside it.
+var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators", "partition", "mig_strategy",
+	"sharing", "max_shared_clients", "dra", "spot", "node_pool"}
+
+// gpuRequest is a request object decoded: the GPU, spot, and an optional
+// gpu_node_pool_policy id.
+type GpuRequest struct {
+	GPU      spec.GPU
+	Spot     bool
+	NodePool string
+}
+
+// gpuRequestJSON mirrors gpuRequestKeys for strict decoding.
+type gpuRequestJSON struct {
+	Count            int64    `json:"count"`
+	Requests         *int64   `json:"requests"`
+	Accelerator      string   `json:"accelerator"`
+	Accelerators     []string `json:"accelerators"`
+	Partition        string   `json:"partition"`
+	MIGStrategy      string   `json:"mig_strategy"`
+	Sharing          string   `json:"sharing"`
+	MaxSharedClients int64    `json:"max_shared_clients"`
+	DRA              *struct {
+		DeviceClass string   `json:"device_class"`
+		Selectors   []string `json:"selectors"`
+	} `json:"dra"`
+	Spot     bool   `json:"spot"`
+	NodePool string `json:"node_pool"`
+}
+
+// decodeGPURequest reads a request object (any Terraform object or map
+// value) strictly: an unknown key is an error that lists the allowed ones.
+func decodeGPURequest(v attr.Value) (GpuRequest, error) {
+	plain, err := tfconv.PlainFrom(v)
+	if err != nil {
+		return GpuRequest{}, err
+	}
+	m, ok := plain.(map[string]any)
+	if !ok {
+		return GpuRequest{}, fmt.Errorf("must be an object such as { accelerator = \"l4\", count = 1 }, got %T", plain)
+	}
+	for key := range m {
+		if !slices.Contains(gpuRequestKeys, key) {
+			return GpuRequest{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(gpuRequestKeys))
+		}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return GpuRequest{}, err
+	}
+	if _, ok := m["count"]; !ok {
+		return GpuRequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
+	}
+	var in gpuRequestJSON
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return GpuRequest{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
+		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
+	if in.DRA != nil {
+		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors}
+	}
+	return GpuRequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
+}
+
+// placeRequest places a request on a cloud (and its node pool, if any) with
+// gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
+// (gpu.count, spot, node_pool, cloud).
+func PlaceRequest(cloud string, req GpuRequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
+	var onPool *spec.PoolPolicy
+	if req.NodePool != "" {
+		decoded, err := pool.DecodeID(req.NodePool)
+		if err != nil {
+			var diags gpudiag.Diagnostics
+			diags.AddError(gpudiag.At("node_pool"), "Invalid node_pool",
+				err.Error()+". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id.")
+			return chartkit.ValuesPlacement{}, diags
+		}
+		onPool = &decoded
+	}
+	gpuReq := chartkit.GPURequest{Name: "gpu", GPU: req.GPU, Spot: req.Spot}
+	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, onPool)
+	if !ok && !diags.HasError() {
+		diags.AddError(nil, "GPU request cannot be placed", "The request passed validation but could not be placed; this is a bug.")
+	}
+	return placed, diags
+}
+
+// placementObject is the placement in Kubernetes JSON shape: the pod-level
+// fields under their PodSpec names (nodeSelector, affinity, tolerations,
+// hostIPC), the container-level ones under "resources" and "env", and with
+// DRA the pod's resourceClaims and the ResourceClaimTemplate they name
+// (create it beside the pod).
+func placementObject(p chartkit.ValuesPlacement) (map[string]any, error) {
+	pod := corev1.PodSpec{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations,
+		HostIPC: p.HostIPC, ResourceClaims: p.Claims}
+	out, err := jsonObject(pod)
+	if err != nil {
+		return nil, err
+	}
+	container, err := jsonObject(corev1.Container{Resources: p.Resources, Env: envList(p.Env)})
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range []string{"resources", "env"} {
+		if v, ok := container[key]; ok {
+			out[key] = v
+		}
+	}
+	// Every key is present, empty when the cloud needs nothing there, so
+	// configurations can refer to any of them on every cloud.
+	for key, empty := range map[string]any{"nodeSelector": map[string]any{}, "affinity": map[string]any{},
+		"tolerations": []any{}, "resources": map[string]any{}, "env": []any{}, "hostIPC": false} {
+		if _, ok := out[key]; !ok {
+			out[key] = empty
+		}
+	}
+	if p.ClaimTemplate != nil {
+		template, err := jsonObject(p.ClaimTemplate)
+		if err != nil {
+			return nil, err
+		}
+		out["resourceClaimTemplate"] = template
+	}
+	return out, nil
+}
+
+// envList is env sorted by name, as EnvVar entries.
+func envList(env map[string]string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, corev1.EnvVar{Name: name, Value: env[name]})
+	}
+	return out
+}
+
+// jsonObject is v as its JSON object (the shape kubectl and the API use),
+// without the empty metadata Go's types would add.
+func jsonObject(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		delete(meta, "creationTimestamp")
+	}
+	return out, nil
+}
+
+// diagnosticsMessage joins error diagnostics into one function error text,
+// each with its attribute path: "gpu.count: Too many GPUs: ...".
+func diagnosticsMessage(diags gpudiag.Diagnostics) string {
+	var parts []string
+	for _, d := range diags.Errors() {
+		text := d.Summary + ": " + d.Detail
+		if p := d.PathString(); p != "" {
+			text = p + ": " + text
+		}
+		parts = append(parts, text)
+	}
+	// Terraform ends the message with a period of its own.
+	return strings.TrimSuffix(strings.Join(parts, "\n"), ".")
+}
+
+// dynamicObject is a JSON-shaped object as a Terraform dynamic value.
+func dynamicObject(m map[string]any) (types.Dynamic, error) {
+	if m == nil {
+		return types.DynamicNull(), nil
+	}
+	return tfconv.DynamicFrom(m)
+}

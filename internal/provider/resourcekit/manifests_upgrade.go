@@ -1,0 +1,57 @@
+package resourcekit
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// manifestsSchemaVersion is the schema version of gpu_workload and gpu_queue
+// since their rendered objects live in manifests alone (issue #31). States of
+// version 0 held them in manifest, one YAML stream (gpu_workload next to
+// manifests, gpu_queue alone).
+const ManifestsSchemaVersion = 1
+
+// manifestsUpgraders upgrade a version-0 state: manifests, where the state
+// lacks it, is manifest split into its documents, and manifest goes. The
+// raw JSON is edited, not decoded with the old schema, so every other
+// attribute passes through exactly as stored.
+func ManifestsUpgraders() map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeManifests}}
+}
+
+func upgradeManifests(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	if req.RawState == nil {
+		resp.Diagnostics.AddError("Cannot upgrade the state", "the state has no raw value")
+		return
+	}
+	var attrs map[string]any
+	if err := json.Unmarshal(req.RawState.JSON, &attrs); err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade the state", "the stored state is not a JSON object: "+err.Error())
+		return
+	}
+	if stream, ok := attrs["manifest"].(string); ok && attrs["manifests"] == nil {
+		attrs["manifests"] = splitManifest(stream)
+	}
+	delete(attrs, "manifest")
+	out, err := json.Marshal(attrs)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade the state", err.Error())
+		return
+	}
+	resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
+}
+
+// splitManifest is manifestDocs on a plain string.
+func splitManifest(stream string) []string {
+	docs := []string{}
+	for _, doc := range strings.Split(stream, "---\n") {
+		if strings.TrimSpace(doc) != "" {
+			docs = append(docs, doc)
+		}
+	}
+	return docs
+}

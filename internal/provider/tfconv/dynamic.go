@@ -1,0 +1,96 @@
+package tfconv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// dynamicFrom converts a Kubernetes object (any JSON-serialisable value, e.g.
+// a corev1.Affinity) into a Terraform dynamic value holding objects and
+// tuples, so configurations can pass it on as an object (affinity = ...)
+// rather than a JSON string. nil becomes a null dynamic.
+func DynamicFrom(v any) (types.Dynamic, error) {
+	if v == nil {
+		return types.DynamicNull(), nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return types.DynamicNull(), err
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return types.DynamicNull(), err
+	}
+	if generic == nil {
+		return types.DynamicNull(), nil
+	}
+	value, err := terraformValue(generic)
+	if err != nil {
+		return types.DynamicNull(), err
+	}
+	return types.DynamicValue(value), nil
+}
+
+func terraformValue(v any) (attr.Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return types.DynamicNull(), nil
+	case string:
+		return types.StringValue(x), nil
+	case bool:
+		return types.BoolValue(x), nil
+	case float64:
+		return types.NumberValue(big.NewFloat(x)), nil
+	case []any:
+		return tupleValue(x)
+	case map[string]any:
+		return objectValue(x)
+	default:
+		return nil, fmt.Errorf("unsupported value %T", v)
+	}
+}
+
+func tupleValue(items []any) (attr.Value, error) {
+	elemTypes := make([]attr.Type, len(items))
+	elems := make([]attr.Value, len(items))
+	for i, item := range items {
+		v, err := terraformValue(item)
+		if err != nil {
+			return nil, err
+		}
+		elems[i], elemTypes[i] = v, v.Type(context.Background())
+	}
+	t, diags := types.TupleValue(elemTypes, elems)
+	if diags.HasError() {
+		return nil, fmt.Errorf("building tuple: %v", diags)
+	}
+	return t, nil
+}
+
+func objectValue(m map[string]any) (attr.Value, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	attrTypes := make(map[string]attr.Type, len(m))
+	attrs := make(map[string]attr.Value, len(m))
+	for _, k := range keys {
+		v, err := terraformValue(m[k])
+		if err != nil {
+			return nil, err
+		}
+		attrs[k], attrTypes[k] = v, v.Type(context.Background())
+	}
+	o, diags := types.ObjectValue(attrTypes, attrs)
+	if diags.HasError() {
+		return nil, fmt.Errorf("building object: %v", diags)
+	}
+	return o, nil
+}

@@ -1,0 +1,115 @@
+package tfconv
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Helpers that turn Go values into Terraform values, with zero values as
+// null: what a configuration that leaves an attribute out produces.
+
+// typed is a schema attribute or block: both know their value type.
+type Typed interface{ GetType() attr.Type }
+
+// blockType adapts a block, whose type method has another name.
+type BlockType struct{ schema.Block }
+
+func (b BlockType) GetType() attr.Type { return b.Type() }
+
+func NullableString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func NullableBool(b bool) types.Bool {
+	if !b {
+		return types.BoolNull()
+	}
+	return types.BoolValue(true)
+}
+
+func NullableInt32(n *int32) types.Int64 {
+	if n == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(*n))
+}
+
+func NullableInt64(n *int64) types.Int64 {
+	if n == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(*n)
+}
+
+func NullableInt64Of(n int64) types.Int64 {
+	if n == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(n)
+}
+
+func NullableStrings(items []string) types.List {
+	if items == nil {
+		return types.ListNull(types.StringType)
+	}
+	return StringList(items)
+}
+
+func NullableInt32s(items []int32) types.List {
+	if items == nil {
+		return types.ListNull(types.Int64Type)
+	}
+	values := make([]attr.Value, len(items))
+	for i, n := range items {
+		values[i] = types.Int64Value(int64(n))
+	}
+	return types.ListValueMust(types.Int64Type, values)
+}
+
+func NullableMap(m map[string]string) types.Map {
+	if m == nil {
+		return types.MapNull(types.StringType)
+	}
+	values := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		values[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, values)
+}
+
+// attrTypesOf returns the attribute types of a nested object attribute.
+func AttrTypesOf(a Typed) map[string]attr.Type {
+	if obj, ok := a.GetType().(types.ObjectType); ok {
+		return obj.AttrTypes
+	}
+	return nil
+}
+
+// nestedAttrType returns the attribute types of the object attribute name
+// nested in a.
+func NestedAttrType(a Typed, name string) map[string]attr.Type {
+	if obj, ok := AttrTypesOf(a)[name].(types.ObjectType); ok {
+		return obj.AttrTypes
+	}
+	return nil
+}
+
+func ObjectFrom(ctx context.Context, a Typed, value any, diags *diag.Diagnostics) types.Object {
+	obj, d := types.ObjectValueFrom(ctx, AttrTypesOf(a), value)
+	diags.Append(d...)
+	return obj
+}
+
+func NullableObject(ctx context.Context, a Typed, present bool, build func() any, diags *diag.Diagnostics) types.Object {
+	if !present {
+		return types.ObjectNull(AttrTypesOf(a))
+	}
+	return ObjectFrom(ctx, a, build(), diags)
+}

@@ -1,0 +1,138 @@
+package tfconv
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+var TolerationAttrTypes = map[string]attr.Type{
+	"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
+}
+
+// converter turns Terraform values into render inputs, collecting
+// diagnostics. Unknown values become zero values: render skips rules that
+// need them, and the manifest stays unknown until they are known.
+type Converter struct {
+	Ctx     context.Context
+	Diags   diag.Diagnostics
+	Unknown bool
+}
+
+func (c *Converter) Str(v types.String) string {
+	if v.IsUnknown() {
+		c.Unknown = true
+	}
+	return v.ValueString()
+}
+
+func (c *Converter) Boolean(v types.Bool) bool {
+	if v.IsUnknown() {
+		c.Unknown = true
+	}
+	return v.ValueBool()
+}
+
+func (c *Converter) Int64(v types.Int64) int64 {
+	if v.IsUnknown() {
+		c.Unknown = true
+	}
+	return v.ValueInt64()
+}
+
+func (c *Converter) OptInt32(v types.Int64) *int32 {
+	if v.IsNull() || v.IsUnknown() {
+		c.Unknown = c.Unknown || v.IsUnknown()
+		return nil
+	}
+	n := int32(v.ValueInt64())
+	return &n
+}
+
+func (c *Converter) OptInt64(v types.Int64) *int64 {
+	if v.IsNull() || v.IsUnknown() {
+		c.Unknown = c.Unknown || v.IsUnknown()
+		return nil
+	}
+	n := v.ValueInt64()
+	return &n
+}
+
+// strings converts a list element by element: an unknown element (a value
+// from another resource) makes the whole list unknown rather than failing
+// the conversion, so plans stay possible.
+func (c *Converter) Strings(v types.List) []string {
+	return convertList(c, v, func(s types.String) string { return s.ValueString() })
+}
+
+func (c *Converter) Int32s(v types.List) []int32 {
+	return convertList(c, v, func(n types.Int64) int32 { return int32(n.ValueInt64()) })
+}
+
+func (c *Converter) StringMap(v types.Map) map[string]string {
+	if c.unknownOrNull(v) {
+		return nil
+	}
+	out := make(map[string]string, len(v.Elements()))
+	for k, e := range v.Elements() {
+		s, ok := known[types.String](c, e)
+		if !ok {
+			return nil
+		}
+		out[k] = s.ValueString()
+	}
+	return out
+}
+
+// convertList converts a list's elements with convert; an unknown list or
+// element marks the conversion unknown and gives nil.
+func convertList[E attr.Value, T any](c *Converter, v types.List, convert func(E) T) []T {
+	if c.unknownOrNull(v) {
+		return nil
+	}
+	out := make([]T, 0, len(v.Elements()))
+	for _, e := range v.Elements() {
+		typed, ok := known[E](c, e)
+		if !ok {
+			return nil
+		}
+		out = append(out, convert(typed))
+	}
+	return out
+}
+
+// unknownOrNull: a null collection converts to nil; an unknown one too, and
+// marks the conversion unknown.
+func (c *Converter) unknownOrNull(v attr.Value) bool {
+	if v.IsUnknown() {
+		c.Unknown = true
+	}
+	return v.IsUnknown() || v.IsNull()
+}
+
+// known is an element as its value type; false (and the conversion marked
+// unknown) for an unknown element or one of another type.
+func known[E attr.Value](c *Converter, e attr.Value) (E, bool) {
+	typed, ok := e.(E)
+	if !ok || typed.IsUnknown() {
+		c.Unknown = true
+		return typed, false
+	}
+	return typed, true
+}
+
+// object decodes a nested object; it reports false when null or unknown.
+func (c *Converter) Object(v types.Object, target any) bool {
+	if v.IsUnknown() {
+		c.Unknown = true
+		return false
+	}
+	if v.IsNull() {
+		return false
+	}
+	c.Diags.Append(v.As(c.Ctx, target, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...)
+	return true
+}
