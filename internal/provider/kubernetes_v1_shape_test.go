@@ -196,7 +196,7 @@ func poolAffinity(t *testing.T, p spec.PoolPolicy) *corev1.Affinity {
 
 func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity {
 	t.Helper()
-	placed, diags := placement.PlaceRequest(cloud, placement.GpuRequest{GPU: gpu})
+	placed, diags := placement.PlaceRequest(cloud, placement.GPURequest{GPU: gpu})
 	if diags.HasError() {
 		t.Fatalf("place %+v on %s: %v", gpu, cloud, diags)
 	}

@@ -18,7 +18,7 @@ import (
 func TestModelCodecMatchesTheFramework(t *testing.T) {
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
-	gpuworkload.NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	gpuworkload.NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
 	objType, ok := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
 		t.Fatal("the schema is not an object")
@@ -26,7 +26,7 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 	raw := benchWorkloadConfig(objType)
 
 	var fast, slow gpuworkload.WorkloadModel
-	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{tfsdk.State{Raw: raw, Schema: schemaResp.Schema}}, &fast); diags.HasError() {
+	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: tfsdk.State{Raw: raw, Schema: schemaResp.Schema}}, &fast); diags.HasError() {
 		t.Fatal(diags)
 	}
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
@@ -61,7 +61,7 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 func TestModelCodecFallsBack(t *testing.T) {
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
-	gpuworkload.NewWorkloadResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	gpuworkload.NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
 	var c gpuworkload.ModelCodec
 	var other struct {
 		Name types.String `tfsdk:"name"`

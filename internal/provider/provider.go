@@ -43,7 +43,7 @@ type GPUProvider struct {
 	// configured is what Configure handed to resources, kept because the
 	// protocol layer's direct path configures the resources it serves
 	// itself (the framework keeps its copy out of reach).
-	configured atomic.Pointer[resourcekit.ProviderData]
+	configured atomic.Pointer[resourcekit.Data]
 }
 
 // ResourceData is what Configure handed to resources: nil before it ran.
@@ -118,7 +118,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443` (`https://` is " +
 					"assumed without a scheme). Env: `KUBE_HOST`.",
 				Optional:   true,
-				Validators: []validator.String{tfconv.ApiServerURL()},
+				Validators: []validator.String{tfconv.APIServerURL()},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "Bearer token for the API server. Env: `KUBE_TOKEN`.",
@@ -130,7 +130,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"`insecure = true`. Env: `KUBE_CLUSTER_CA_CERT_DATA`.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{tfconv.PemCertificate("cluster_ca_certificate")},
+				Validators: []validator.String{tfconv.PEMCertificate("cluster_ca_certificate")},
 			},
 			"client_certificate": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded client certificate for TLS client authentication. Env: `KUBE_CLIENT_CERT_DATA`.",
@@ -138,7 +138,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Sensitive:           true,
 				Validators: []validator.String{
 					stringvalidator.AlsoRequires(path.MatchRoot("client_key")),
-					tfconv.PemCertificate("client_certificate"),
+					tfconv.PEMCertificate("client_certificate"),
 				},
 			},
 			"client_key": schema.StringAttribute{
@@ -147,7 +147,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Sensitive:           true,
 				Validators: []validator.String{
 					stringvalidator.AlsoRequires(path.MatchRoot("client_certificate")),
-					tfconv.PemPrivateKey("client_key"),
+					tfconv.PEMPrivateKey("client_key"),
 				},
 			},
 			"insecure": schema.BoolAttribute{
@@ -241,7 +241,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			"insecure = true (or KUBE_INSECURE) skips verification of the API server certificate: anyone on the "+
 				"network path can read credentials and workloads. Set cluster_ca_certificate instead.")
 	}
-	data := &resourcekit.ProviderData{
+	data := &resourcekit.Data{
 		Kube:         kube.NewLazy(cfg),
 		DefaultCloud: model.DefaultCloud.ValueString(),
 	}
@@ -253,10 +253,10 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 // Resources lists the provider's resources.
 func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		gpuworkload.NewWorkloadResource,
-		nodepoolpolicy.NewNodePoolPolicyResource,
-		gpuqueue.NewQueueResource,
-		operatorvalues.NewOperatorValuesResource,
+		gpuworkload.NewResource,
+		nodepoolpolicy.NewResource,
+		gpuqueue.NewResource,
+		operatorvalues.NewResource,
 	}
 }
 
@@ -265,7 +265,7 @@ func (p *GPUProvider) DataSources(context.Context) []func() datasource.DataSourc
 	return []func() datasource.DataSource{
 		clustercapacity.NewAcceleratorsDataSource,
 		clustercapacity.NewClusterCapacityDataSource,
-		gpuqueue.NewQueueUsageDataSource,
+		gpuqueue.NewUsageDataSource,
 		placement.NewPodPlacementDataSource,
 	}
 }

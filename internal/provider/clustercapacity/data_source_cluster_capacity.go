@@ -31,7 +31,7 @@ func NewClusterCapacityDataSource() datasource.DataSource {
 // clusterCapacityDataSource reports the live cluster's GPU pools: the same
 // grouping gpu_workload uses to explain pods that cannot schedule.
 type clusterCapacityDataSource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 type clusterCapacityModel struct {

@@ -113,3 +113,20 @@ func NullableObject(ctx context.Context, a Typed, present bool, build func() any
 	}
 	return ObjectFrom(ctx, a, build(), diags)
 }
+
+func StringList(items []string) types.List {
+	values := make([]attr.Value, len(items))
+	for i, s := range items {
+		values[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, values)
+}
+
+// emptyIfNil keeps lists known and empty rather than null, so
+// length(...) works in configurations.
+func EmptyIfNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

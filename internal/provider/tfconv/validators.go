@@ -84,7 +84,7 @@ func NonNegativeDuration() validator.String {
 }
 
 // dnsLabel is a Kubernetes namespace name.
-func DnsLabel(what string) validator.String {
+func DNSLabel(what string) validator.String {
 	return stringCheck{
 		summary: "Invalid " + what,
 		allowed: "a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a " +
@@ -94,7 +94,7 @@ func DnsLabel(what string) validator.String {
 }
 
 // dnsSubdomain is a Kubernetes object name such as a ConfigMap's.
-func DnsSubdomain(what string) validator.String {
+func DNSSubdomain(what string) validator.String {
 	return stringCheck{
 		summary: "Invalid " + what,
 		allowed: "a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' or '.', starting and ending " +
@@ -106,7 +106,7 @@ func DnsSubdomain(what string) validator.String {
 // pemCertificate accepts PEM text whose CERTIFICATE blocks all parse, as
 // client-go needs for the CA bundle and the client certificate; otherwise
 // the first request fails ("unable to parse bytes as PEM block").
-func PemCertificate(what string) validator.String {
+func PEMCertificate(what string) validator.String {
 	return pemCheck(what, []string{"CERTIFICATE"}, func(b *pem.Block) string {
 		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
 			return "a CERTIFICATE block does not parse: " + err.Error()
@@ -118,7 +118,7 @@ func PemCertificate(what string) validator.String {
 // pemPrivateKey accepts PEM text with a private key block. The key is not
 // parsed: its type is the client certificate's business, checked by
 // client-go against the certificate.
-func PemPrivateKey(what string) validator.String {
+func PEMPrivateKey(what string) validator.String {
 	return pemCheck(what, []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"}, nil)
 }
 
@@ -160,7 +160,7 @@ func pemCheck(what string, types []string, parse func(*pem.Block) string) valida
 // apiServerURL accepts what client-go accepts as a host, and only the http
 // and https schemes it can speak: "ftp://..." is silently accepted by
 // client-go and fails only when the first request is made.
-func ApiServerURL() validator.String {
+func APIServerURL() validator.String {
 	return stringCheck{
 		summary: "Invalid host",
 		allowed: "the API server's URL, https://host[:port][/path] (http:// only for a local proxy), or host:port",

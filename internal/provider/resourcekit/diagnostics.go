@@ -1,10 +1,29 @@
 package resourcekit
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/path"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 )
+
+// renderDiagnostics maps render's diagnostics onto attribute paths.
+func RenderDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range in {
+		p := pathOf(d.Path)
+		switch {
+		case d.Severity == gpudiag.SeverityWarning && len(d.Path) > 0:
+			out.AddAttributeWarning(p, d.Summary, d.Detail)
+		case d.Severity == gpudiag.SeverityWarning:
+			out.AddWarning(d.Summary, d.Detail)
+		case len(d.Path) > 0:
+			out.AddAttributeError(p, d.Summary, d.Detail)
+		default:
+			out.AddError(d.Summary, d.Detail)
+		}
+	}
+	return out
+}
 
 // subtract returns the diagnostics of all that are not in seen, so a rule
 // reported once is not reported again by a later stage.

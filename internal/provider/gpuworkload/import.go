@@ -152,7 +152,7 @@ func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.
 	w := spec.Workload
 	blocks := map[string]tfconv.Typed{}
 	for name, b := range workloadBlocks(ctx) {
-		blocks[name] = tfconv.BlockType{b}
+		blocks[name] = tfconv.BlockType{Block: b}
 	}
 	m := WorkloadModel{
 		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
@@ -211,8 +211,8 @@ func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
-func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) gpuintent.GpuModel {
-	out := gpuintent.GpuModel{
+func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) gpuintent.Model {
+	out := gpuintent.Model{
 		Count:            types.Int64Value(g.Count),
 		Requests:         tfconv.NullableInt64(g.Requests),
 		Accelerator:      tfconv.NullableString(g.Accelerator),
@@ -228,7 +228,7 @@ func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) gpuinte
 	draType := tfconv.NestedAttrType(gpuType, "dra")
 	out.DRA = types.ObjectNull(draType)
 	if g.DRA != nil {
-		obj, _ := types.ObjectValueFrom(ctx, draType, gpuintent.DraModel{
+		obj, _ := types.ObjectValueFrom(ctx, draType, gpuintent.DRAModel{
 			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
 		})
 		out.DRA = obj

@@ -144,7 +144,7 @@ func queueAttributes() map[string]schema.Attribute {
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the `ClusterQueue` (a DNS-1123 label), and of the LocalQueues unless `local_queue_name` is set.",
 			Required:            true,
-			Validators:          []validator.String{tfconv.DnsLabel("queue name")},
+			Validators:          []validator.String{tfconv.DNSLabel("queue name")},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"cloud": schema.StringAttribute{
@@ -158,18 +158,18 @@ func queueAttributes() map[string]schema.Attribute {
 				"namespaces only. The namespaces must exist. Empty: no LocalQueue is created and any namespace may point one at the ClusterQueue.",
 			ElementType: types.StringType,
 			Optional:    true,
-			Validators:  []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(tfconv.DnsLabel("namespace"))},
+			Validators:  []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(tfconv.DNSLabel("namespace"))},
 		},
 		"local_queue_name": schema.StringAttribute{
 			MarkdownDescription: "Name of the LocalQueues (a DNS-1123 label). Defaults to `name`.",
 			Optional:            true,
-			Validators:          []validator.String{tfconv.DnsLabel("LocalQueue name")},
+			Validators:          []validator.String{tfconv.DNSLabel("LocalQueue name")},
 		},
 		"cohort": schema.StringAttribute{
 			MarkdownDescription: "Cohort of the ClusterQueue: queues of one cohort lend unused quota of the same pool to " +
 				"each other. Required for `borrowing_limit` and `lending_limit`.",
 			Optional:   true,
-			Validators: []validator.String{tfconv.DnsLabel("cohort")},
+			Validators: []validator.String{tfconv.DNSLabel("cohort")},
 		},
 		"queueing_strategy": schema.StringAttribute{
 			MarkdownDescription: "Order of admission: one of " + tfconv.MarkdownList(spec.QueueingStrategyNames()) + ". Defaults to `" +

@@ -18,8 +18,8 @@ var (
 	_ datasource.DataSourceWithConfigure = &queueUsageDataSource{}
 )
 
-// NewQueueUsageDataSource returns the gpu_queue_usage data source.
-func NewQueueUsageDataSource() datasource.DataSource {
+// NewUsageDataSource returns the gpu_queue_usage data source.
+func NewUsageDataSource() datasource.DataSource {
 	return &queueUsageDataSource{}
 }
 
@@ -28,7 +28,7 @@ func NewQueueUsageDataSource() datasource.DataSource {
 // gpu_cluster_capacity's sibling for shared fleets: capacity says what the
 // nodes have, this what the teams may use and use.
 type queueUsageDataSource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 type queueUsageModel struct {
@@ -81,7 +81,7 @@ func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Only the ClusterQueue of this name (a `gpu_queue`'s `name`). Unset: every ClusterQueue.",
 				Optional:            true,
-				Validators:          []validator.String{tfconv.DnsLabel("queue name")},
+				Validators:          []validator.String{tfconv.DNSLabel("queue name")},
 			},
 			"queues": schema.ListNestedAttribute{
 				MarkdownDescription: "One entry per ClusterQueue, sorted by name.",

@@ -1,13 +1,12 @@
 package gpuintent
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-type GpuModel struct {
+type Model struct {
 	Count            types.Int64  `tfsdk:"count"`
 	Requests         types.Int64  `tfsdk:"requests"`
 	Accelerator      types.String `tfsdk:"accelerator"`
@@ -19,13 +18,13 @@ type GpuModel struct {
 	DRA              types.Object `tfsdk:"dra"`
 }
 
-type DraModel struct {
+type DRAModel struct {
 	DeviceClass types.String `tfsdk:"device_class"`
 	Selectors   types.List   `tfsdk:"selectors"`
 }
 
 func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
-	var g GpuModel
+	var g Model
 	if !c.Object(v, &g) {
 		return spec.GPU{}
 	}
@@ -39,7 +38,7 @@ func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 		Sharing:          c.Str(g.Sharing),
 		MaxSharedClients: c.Int64(g.MaxSharedClients),
 	}
-	var d DraModel
+	var d DRAModel
 	if c.Object(g.DRA, &d) {
 		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors)}
 	}

@@ -59,12 +59,12 @@ func (r *NodePoolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequ
 					"namespace": schema.StringAttribute{
 						MarkdownDescription: "Namespace of the ConfigMap, e.g. `gpu-operator`. Required in the block.",
 						Optional:            true,
-						Validators:          []validator.String{tfconv.DnsLabel("ConfigMap namespace")},
+						Validators:          []validator.String{tfconv.DNSLabel("ConfigMap namespace")},
 					},
 					"name": schema.StringAttribute{
 						MarkdownDescription: "Name of the ConfigMap, e.g. `device-plugin-config`. Required in the block.",
 						Optional:            true,
-						Validators:          []validator.String{tfconv.DnsSubdomain("ConfigMap name")},
+						Validators:          []validator.String{tfconv.DNSSubdomain("ConfigMap name")},
 					},
 				},
 			},

@@ -54,7 +54,7 @@ func (r *WorkloadResource) UpgradeState(context.Context) map[int64]resource.Stat
 // inside blocks: "gpu.count is 0" then highlights `count = 0`.
 func workloadBlocks(ctx context.Context) map[string]schema.Block {
 	return map[string]schema.Block{
-		"gpu":             gpuintent.GpuBlock(),
+		"gpu":             gpuintent.Block(),
 		"model_cache":     modelCacheBlock(),
 		"startup_probe":   probeBlock("Startup probe. Defaults allow 10 minutes for loading a model before liveness applies."),
 		"liveness_probe":  probeBlock("Liveness probe."),

@@ -39,13 +39,13 @@ const (
 	defaultDeleteTimeout = 10 * time.Minute
 )
 
-// NewWorkloadResource returns the gpu_workload resource.
-func NewWorkloadResource() resource.Resource {
+// NewResource returns the gpu_workload resource.
+func NewResource() resource.Resource {
 	return &WorkloadResource{}
 }
 
 type WorkloadResource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 func (r *WorkloadResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

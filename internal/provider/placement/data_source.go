@@ -30,7 +30,7 @@ func NewPodPlacementDataSource() datasource.DataSource {
 // podPlacementDataSource is the pod_placement and pod_template functions
 // for Terraform before 1.8, which has no provider functions.
 type podPlacementDataSource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 type podPlacementModel struct {

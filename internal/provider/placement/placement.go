@@ -33,7 +33,7 @@ var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators"
 
 // gpuRequest is a request object decoded: the GPU, spot, and an optional
 // gpu_node_pool_policy id.
-type GpuRequest struct {
+type GPURequest struct {
 	GPU      spec.GPU
 	Spot     bool
 	NodePool string
@@ -59,43 +59,43 @@ type gpuRequestJSON struct {
 
 // decodeGPURequest reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
-func decodeGPURequest(v attr.Value) (GpuRequest, error) {
+func decodeGPURequest(v attr.Value) (GPURequest, error) {
 	plain, err := tfconv.PlainFrom(v)
 	if err != nil {
-		return GpuRequest{}, err
+		return GPURequest{}, err
 	}
 	m, ok := plain.(map[string]any)
 	if !ok {
-		return GpuRequest{}, fmt.Errorf("must be an object such as { accelerator = \"l4\", count = 1 }, got %T", plain)
+		return GPURequest{}, fmt.Errorf("must be an object such as { accelerator = \"l4\", count = 1 }, got %T", plain)
 	}
 	for key := range m {
 		if !slices.Contains(gpuRequestKeys, key) {
-			return GpuRequest{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(gpuRequestKeys))
+			return GPURequest{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(gpuRequestKeys))
 		}
 	}
 	raw, err := json.Marshal(m)
 	if err != nil {
-		return GpuRequest{}, err
+		return GPURequest{}, err
 	}
 	if _, ok := m["count"]; !ok {
-		return GpuRequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
+		return GPURequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
 	}
 	var in gpuRequestJSON
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return GpuRequest{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+		return GPURequest{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
 		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
 	if in.DRA != nil {
 		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors}
 	}
-	return GpuRequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
+	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
 }
 
 // placeRequest places a request on a cloud (and its node pool, if any) with
 // gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
 // (gpu.count, spot, node_pool, cloud).
-func PlaceRequest(cloud string, req GpuRequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
+func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
 	var onPool *spec.PoolPolicy
 	if req.NodePool != "" {
 		decoded, err := pool.DecodeID(req.NodePool)

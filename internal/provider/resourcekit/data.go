@@ -1,20 +1,30 @@
+// Package provider is the Terraform glue of terraform-provider-gpu: schemas,
+// plan-time validation wiring and CRUD. GPU rules live in internal/render and
+// every cluster call in internal/kube.
 package resourcekit
 
 import (
 	"fmt"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// providerData is what resources and data sources receive from Configure.
+type Data struct {
+	Kube         *kube.Lazy
+	DefaultCloud string
+}
+
 // configureFrom is the Configure step of every resource: the provider hands
 // each one its providerData. Before the provider is configured (validation)
 // there is none, and nil is returned without a diagnostic.
-func ConfigureFrom(raw any, diags *diag.Diagnostics) *ProviderData {
+func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
 	if raw == nil {
 		return nil
 	}
-	data, ok := raw.(*ProviderData)
+	data, ok := raw.(*Data)
 	if !ok {
 		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: a provider bug, please report it", raw))
 		return nil
@@ -41,7 +51,7 @@ func PickCloud(configured types.String, fromPools, DefaultCloudName string) (clo
 }
 
 // defaultCloud is the provider's default_cloud; "" before configuration.
-func (d *ProviderData) DefaultCloudName() string {
+func (d *Data) DefaultCloudName() string {
 	if d == nil {
 		return ""
 	}

@@ -22,8 +22,8 @@ var (
 	_ resource.ResourceWithValidateConfig = &OperatorValuesResource{}
 )
 
-// NewOperatorValuesResource returns the gpu_operator_values resource.
-func NewOperatorValuesResource() resource.Resource {
+// NewResource returns the gpu_operator_values resource.
+func NewResource() resource.Resource {
 	return &OperatorValuesResource{}
 }
 
@@ -31,7 +31,7 @@ func NewOperatorValuesResource() resource.Resource {
 // ModifyPlan from configuration (and, with chart_path, a local chart), so
 // it never needs a cluster, and its state is just the last plan.
 type OperatorValuesResource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 func (r *OperatorValuesResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

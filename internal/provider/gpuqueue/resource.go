@@ -28,13 +28,13 @@ var (
 // ClusterQueue and its flavors.
 const defaultQueueDeleteTimeout = 5 * time.Minute
 
-// NewQueueResource returns the gpu_queue resource.
-func NewQueueResource() resource.Resource {
+// NewResource returns the gpu_queue resource.
+func NewResource() resource.Resource {
 	return &queueResource{}
 }
 
 type queueResource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 func (r *queueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

@@ -203,7 +203,7 @@ func podSizingAttributes(what string) map[string]schema.Attribute {
 // of absent optional blocks too, so gpuCountRequired enforces it when the
 // block is present.
 func valuesGPUBlock(description string) schema.SingleNestedBlock {
-	b := gpuintent.GpuBlock()
+	b := gpuintent.Block()
 	b.MarkdownDescription = description + " Same attributes as `gpu_workload`'s `gpu` block."
 	b.Validators = []validator.Object{gpuCountRequired{}}
 	if count, ok := b.Attributes["count"].(schema.Int64Attribute); ok {

@@ -25,13 +25,13 @@ var (
 	_ resource.ResourceWithValidateConfig = &NodePoolPolicyResource{}
 )
 
-// NewNodePoolPolicyResource returns the gpu_node_pool_policy resource.
-func NewNodePoolPolicyResource() resource.Resource {
+// NewResource returns the gpu_node_pool_policy resource.
+func NewResource() resource.Resource {
 	return &NodePoolPolicyResource{}
 }
 
 type NodePoolPolicyResource struct {
-	data *resourcekit.ProviderData
+	data *resourcekit.Data
 }
 
 func (r *NodePoolPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
