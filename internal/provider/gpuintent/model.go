@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Model is the `gpu` block as Terraform values.
 type Model struct {
 	Count            types.Int64  `tfsdk:"count"`
 	Requests         types.Int64  `tfsdk:"requests"`
@@ -18,11 +19,14 @@ type Model struct {
 	DRA              types.Object `tfsdk:"dra"`
 }
 
+// DRAModel is the `gpu.dra` block.
 type DRAModel struct {
 	DeviceClass types.String `tfsdk:"device_class"`
 	Selectors   types.List   `tfsdk:"selectors"`
 }
 
+// FromObject converts a `gpu` block to render's spec.GPU; a null or unknown
+// block gives the zero GPU (and marks the conversion unknown when unknown).
 func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 	var g Model
 	if !c.Object(v, &g) {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
+// Block is the `gpu` block's schema.
 func Block() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "What the workload needs from GPUs (required).",

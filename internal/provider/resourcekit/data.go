@@ -1,6 +1,3 @@
-// Package provider is the Terraform glue of terraform-provider-gpu: schemas,
-// plan-time validation wiring and CRUD. GPU rules live in internal/render and
-// every cluster call in internal/kube.
 package resourcekit
 
 import (
