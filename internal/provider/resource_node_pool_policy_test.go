@@ -203,7 +203,10 @@ func TestAccNodePoolPolicy_nodeDriftIsRepaired(t *testing.T) {
 	ns := acctest.Namespace(t)
 	prefix := "drift-" + rand.String(6)
 	nodes := acctest.CreateFakeNodes(t, prefix, 2, map[string]int64{"nvidia.com/gpu": 8}, nil)
-	c := poolCase{cloud: "generic", accelerator: "h100-80gb", gpusPerNode: 8}
+	// An accelerator no other test's workload asks for: once labelled, these
+	// nodes are real V100 nodes, and a parallel test's generic H100 pod
+	// landed on them when they were H100s.
+	c := poolCase{cloud: "generic", accelerator: "v100-32gb", gpusPerNode: 8}
 	config := poolConfig(t, ns, prefix, c, "gpu_node_pool_policy.p.node_labels", 1)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
