@@ -3,6 +3,10 @@
 # (STATE_DIR, CACHE_DIR, log, die, ...) before it sources this file.
 # shellcheck disable=SC2154 # variables are set by cluster.sh before it sources this file
 
+# The DRA pools' DeviceClasses and ResourceSlices (apply_dra, dra_devices_per_node).
+# shellcheck source=dra.sh
+. "$SCRIPT_DIR/dra.sh"
+
 # ------------------------------------------------------------------------------------------- fixtures
 
 # FIXTURE_KUBECTL is an array: kubectl binary plus connection flags of the target cluster.
@@ -18,6 +22,7 @@ apply_fixtures() {
     { log "applying $FIXTURES_DIR failed"; return 1; }
   fk apply --server-side --force-conflicts --field-manager "$FIELD_MANAGER" --subresource status -f "$FIXTURES_DIR" >/dev/null ||
     { log "applying the status of $FIXTURES_DIR failed"; return 1; }
+  apply_dra
 }
 
 # fixture_nodes_ready: every fixture node (one per document in fixtures/) exists, is Ready and carries
@@ -39,8 +44,11 @@ wait_fixture_nodes() {
 summary() {
   local nodes
   # shellcheck disable=SC2016 # $k/$v are go-template variables
-  nodes=$(fk get nodes -l "$FIXTURE_SELECTOR" -o go-template='{{range .items}}{{index .metadata.labels "fixtures.gpuform.io/cloud"}}{{"\t"}}{{index .metadata.labels "fixtures.gpuform.io/pool"}}{{"\t"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}{{"\t"}}{{index .metadata.labels "node.kubernetes.io/instance-type"}}{{"\t"}}{{range $k, $v := .status.capacity}}{{$k}}={{$v}}{{" "}}{{end}}{{"\n"}}{{end}}') || return 1
+  nodes=$(fk get nodes -l "$FIXTURE_SELECTOR" -o go-template='{{range .items}}{{index .metadata.labels "fixtures.gpuform.io/cloud"}}{{"\t"}}{{index .metadata.labels "fixtures.gpuform.io/pool"}}{{"\t"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{.status}}{{end}}{{end}}{{"\t"}}{{index .metadata.labels "node.kubernetes.io/instance-type"}}{{"\t"}}{{range $k, $v := .status.capacity}}{{$k}}={{$v}}{{" "}}{{end}}{{"\t"}}{{.metadata.name}}{{"\n"}}{{end}}') || return 1
+  # The first input is the DRA devices of each node (dra_devices_per_node): a DRA node shows those instead
+  # of extended resources, which it has none of.
   awk -F'\t' '
+    FILENAME == ARGV[1] { dra[$1] = "DRA " $2; next }
     {
       key = $1 SUBSEP $2
       if (!(key in total)) order[++n] = key
@@ -50,6 +58,7 @@ summary() {
       gpu = ""
       m = split($5, kv, " ")
       for (i = 1; i <= m; i++) if (kv[i] ~ /^(nvidia\.com|amd\.com)\//) gpu = gpu (gpu == "" ? "" : " ") kv[i]
+      if ($6 in dra) gpu = dra[$6]
       if (gpu == "") gpu = "-"
       if (index("|" res[key] "|", "|" gpu "|") == 0) res[key] = res[key] (res[key] == "" ? "" : "|") gpu
     }
@@ -60,5 +69,5 @@ summary() {
         r = res[order[i]]; gsub(/\|/, " / ", r)
         printf "%-24s %-14s %-6s %-30s %s\n", p[2], p[1], ready[order[i]] + 0 "/" total[order[i]], types[order[i]], r
       }
-    }' <<<"$(sort -t$'\t' -k1,1 -k2,2 <<<"$nodes")"
+    }' <(dra_devices_per_node) <(sort -t$'\t' -k1,1 -k2,2 <<<"$nodes")
 }

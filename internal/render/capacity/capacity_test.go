@@ -39,8 +39,20 @@ func poolResource(p spec.PoolCapacity, name string) spec.ResourceCapacity {
 	return spec.ResourceCapacity{}
 }
 
+// extendedResourceFixtureNodes are the fixture nodes whose GPUs are extended
+// resources: every one but those of the DRA pools (fixtures/dra.yaml,
+// labelled fixtures.gpuform.io/dra-driver). Summarize classifies a generic
+// node by GPU Feature Discovery's labels alone, so it would count a DRA
+// node of the same product and MIG configuration into the device plugin's
+// pool, without GPUs (issue #32).
+func extendedResourceFixtureNodes(t *testing.T) []corev1.Node {
+	return slices.DeleteFunc(rendertest.LoadFixtureNodes(t), func(n corev1.Node) bool {
+		return n.Labels["fixtures.gpuform.io/dra-driver"] != ""
+	})
+}
+
 func TestSummarizeCapacityFixtures(t *testing.T) {
-	pools := Summarize(rendertest.LoadFixtureNodes(t), nil)
+	pools := Summarize(extendedResourceFixtureNodes(t), nil)
 	cases := []struct {
 		key, cloud, accelerator string
 		nodes                   int
