@@ -98,6 +98,9 @@ func BuildClaim(r Request) Claim {
 	c := Claim{MatchAttribute: sameAttributes[r.Same]}
 	if r.UsesPreferences() {
 		for _, a := range r.Accelerators[:min(len(r.Accelerators), spec.MaxDRAPreferences)] {
+			if a == nil {
+				continue // not resolved; validation reported it
+			}
 			c.FirstAvailable = append(c.FirstAvailable, SubRequest{Name: a.Name, Exact: r.exact(a)})
 		}
 		return c

@@ -52,6 +52,9 @@ func (t Target) devices() []modelDevices {
 	}
 	out := make([]modelDevices, 0, len(t.Accelerators))
 	for _, a := range t.Accelerators {
+		if a == nil {
+			continue
+		}
 		m := modelDevices{accelerator: a}
 		for i := range a.DriverProducts {
 			m.devices = append(m.devices, t.device(typ, &a.DriverProducts[i]))

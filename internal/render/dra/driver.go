@@ -38,8 +38,8 @@ var classTypes = map[string]string{ClassGPU: TypeGPU, ClassMIG: TypeMIG, "vfio.g
 // for any other class (what it selects is not known here).
 func DeviceTypeOfClass(class string) string { return classTypes[class] }
 
-// names lists what the driver publishes for one device type.
-type names struct {
+// deviceNames lists what the driver publishes for one device type.
+type deviceNames struct {
 	attributes []string // in the driver's domain
 	standard   []string // in StandardDomain
 	capacity   []string // in the driver's domain; memorySlice<N> is matched apart
@@ -53,7 +53,7 @@ var migEngines = []string{"multiprocessors", "copyEngines", "decoders", "encoder
 // (gpu-kubelet-plugin deviceinfo.go, mig.go). gpuModuleID and partition<N>
 // are published at HEAD behind the FabricManagerPartitioning gate, and
 // numaNode at HEAD only: they are real names, so selectors may use them.
-var published = map[string]names{
+var published = map[string]deviceNames{
 	TypeGPU: {
 		attributes: []string{"type", "uuid", "productName", "brand", "architecture", "cudaComputeCapability",
 			"driverVersion", "cudaDriverVersion", "addressingMode", "gpuModuleID", "partition1", "partition2", "partition4", "partition8"},
@@ -88,22 +88,22 @@ var removed = map[string]string{
 // AttributeNames are the attributes of the driver's domain a device of
 // deviceType carries; every type's for "" (a class not known here).
 func AttributeNames(deviceType string) []string {
-	return namesOf(deviceType, func(n names) []string { return n.attributes })
+	return namesOf(deviceType, func(n deviceNames) []string { return n.attributes })
 }
 
 // StandardAttributeNames are the StandardDomain attributes the driver
 // publishes on a device of deviceType ("" for any).
 func StandardAttributeNames(deviceType string) []string {
-	return namesOf(deviceType, func(n names) []string { return n.standard })
+	return namesOf(deviceType, func(n deviceNames) []string { return n.standard })
 }
 
 // CapacityNames are the capacities of the driver's domain on a device of
 // deviceType ("" for any), besides MIG's memorySlice<N>.
 func CapacityNames(deviceType string) []string {
-	return namesOf(deviceType, func(n names) []string { return n.capacity })
+	return namesOf(deviceType, func(n deviceNames) []string { return n.capacity })
 }
 
-func namesOf(deviceType string, pick func(names) []string) []string {
+func namesOf(deviceType string, pick func(deviceNames) []string) []string {
 	if n, ok := published[deviceType]; ok {
 		return slices.Clone(pick(n))
 	}
@@ -131,7 +131,7 @@ func isMemorySlice(name string) bool {
 
 // typesPublishing lists the device types whose names (picked by pick)
 // include name.
-func typesPublishing(name string, pick func(names) []string) []string {
+func typesPublishing(name string, pick func(deviceNames) []string) []string {
 	var out []string
 	for _, t := range deviceTypes {
 		if slices.Contains(pick(published[t]), name) {

@@ -86,18 +86,22 @@ type reference struct {
 
 // references are the attributes and capacities a compiled expression
 // reads: device.attributes["<domain>"].<name>, or ["<name>"], or their
-// optional forms, and the same under device.capacity. Names read any other
-// way (computed keys, comprehensions) are not seen.
-func references(compiled dracel.CompilationResult) []reference {
+// optional forms, and the same under device.capacity. complete is false
+// when the expression also reads the maps some other way (a computed key,
+// "x" in ..., size()): what it reads is then not all known.
+func references(compiled dracel.CompilationResult) (refs []reference, complete bool) {
 	if compiled.Environment == nil {
-		return nil
+		return nil, false
 	}
 	parsed, issues := compiled.Environment.Parse(compiled.Expression)
 	if issues != nil && issues.Err() != nil {
-		return nil
+		return nil, false
 	}
-	var out []reference
+	maps := 0
 	for _, e := range ast.MatchDescendants(ast.NavigateAST(parsed.NativeRep()), ast.AllMatcher()) {
+		if isDeviceMap(e) {
+			maps++
+		}
 		var operand ast.Expr
 		var name string
 		switch e.Kind() {
@@ -118,10 +122,20 @@ func references(compiled dracel.CompilationResult) []reference {
 			continue
 		}
 		if capacity, domain, ok := domainMap(operand); ok {
-			out = append(out, reference{capacity: capacity, domain: domain, name: name})
+			refs = append(refs, reference{capacity: capacity, domain: domain, name: name})
 		}
 	}
-	return out
+	return refs, maps == len(refs)
+}
+
+// isDeviceMap recognises device.attributes and device.capacity.
+func isDeviceMap(e ast.Expr) bool {
+	if e.Kind() != ast.SelectKind {
+		return false
+	}
+	sel := e.AsSelect()
+	return sel.Operand().Kind() == ast.IdentKind && sel.Operand().AsIdent() == "device" &&
+		(sel.FieldName() == "attributes" || sel.FieldName() == "capacity")
 }
 
 // domainMap recognises device.attributes["<domain>"] and
@@ -132,20 +146,13 @@ func domainMap(e ast.Expr) (capacity bool, domain string, ok bool) {
 	}
 	args := e.AsCall().Args()
 	domain, ok = stringLiteral(args[1])
-	if !ok || args[0].Kind() != ast.SelectKind {
+	if !ok {
 		return false, "", false
 	}
-	sel := args[0].AsSelect()
-	if sel.Operand().Kind() != ast.IdentKind || sel.Operand().AsIdent() != "device" {
+	if !isDeviceMap(args[0]) {
 		return false, "", false
 	}
-	switch sel.FieldName() {
-	case "attributes":
-		return false, domain, true
-	case "capacity":
-		return true, domain, true
-	}
-	return false, "", false
+	return args[0].AsSelect().FieldName() == "capacity", domain, true
 }
 
 func stringLiteral(e ast.Expr) (string, bool) {
@@ -163,19 +170,20 @@ func stringLiteral(e ast.Expr) (string, bool) {
 // allocation, not just that device.
 func checkSelectorNames(path []any, compiled dracel.CompilationResult, deviceType string, diags *gpudiag.Diagnostics) bool {
 	ok := true
-	for _, ref := range references(compiled) {
+	refs, _ := references(compiled)
+	for _, ref := range refs {
 		var allowed []string
-		var pick func(names) []string
+		var pick func(deviceNames) []string
 		switch {
 		case ref.domain == Driver && ref.capacity:
 			if deviceType != TypeGPU && isMemorySlice(ref.name) {
 				continue
 			}
-			allowed, pick = CapacityNames(deviceType), func(n names) []string { return n.capacity }
+			allowed, pick = CapacityNames(deviceType), func(n deviceNames) []string { return n.capacity }
 		case ref.domain == Driver:
-			allowed, pick = AttributeNames(deviceType), func(n names) []string { return n.attributes }
+			allowed, pick = AttributeNames(deviceType), func(n deviceNames) []string { return n.attributes }
 		case ref.domain == StandardDomain && !ref.capacity && deviceType != "":
-			allowed, pick = StandardAttributeNames(deviceType), func(n names) []string { return n.standard }
+			allowed, pick = StandardAttributeNames(deviceType), func(n deviceNames) []string { return n.standard }
 		default:
 			continue
 		}
@@ -189,7 +197,7 @@ func checkSelectorNames(path []any, compiled dracel.CompilationResult, deviceTyp
 	return ok
 }
 
-func unpublishedDetail(ref reference, deviceType string, allowed []string, pick func(names) []string) string {
+func unpublishedDetail(ref reference, deviceType string, allowed []string, pick func(deviceNames) []string) string {
 	kind := "attribute"
 	if ref.capacity {
 		kind = "capacity"
@@ -215,16 +223,21 @@ func unpublishedDetail(ref reference, deviceType string, allowed []string, pick 
 
 // checkSelectorMatches evaluates the selector, with the scheduler's
 // library, on the devices the driver would publish for the target: false
-// on every one means the selector contradicts the request. A device the
-// selector cannot decide (it reads something the synthetic device does not
-// know) proves nothing either way.
+// on every one means the selector contradicts the request. It is only
+// evaluated when it reads nothing but what those synthetic devices know:
+// anything else (a uuid, a version, a has() of a capacity no reading
+// recorded) is unknown, not absent, and proves nothing either way.
 func checkSelectorMatches(path []any, compiled dracel.CompilationResult, devices []modelDevices, diags *gpudiag.Diagnostics) {
-	if len(devices) == 0 {
+	refs, complete := references(compiled)
+	if len(devices) == 0 || !complete {
 		return
 	}
 	var refused []string
 	for _, m := range devices {
 		for _, d := range m.devices {
+			if !knowsAll(d, refs) {
+				return
+			}
 			matches, _, err := compiled.DeviceMatches(context.Background(), d)
 			switch {
 			case err != nil && strings.Contains(err.Error(), "no such key"):
@@ -232,8 +245,9 @@ func checkSelectorMatches(path []any, compiled dracel.CompilationResult, devices
 			case err != nil:
 				diags.AddError(path, "Selector fails on the requested devices",
 					"On a "+modelName(m)+" device the selector stops with a CEL runtime error, which fails the claim's "+
-						"allocation: "+dracel.EnhanceRuntimeError(err).Error()+". Allowed: compare each attribute with a "+
-						"value of its type (string, int, bool, version via semver(), capacity via quantity()).")
+						"allocation: "+dracel.EnhanceRuntimeError(err).Error()+". Allowed: an expression that evaluates to a bool, "+
+						"comparing each attribute with a value of its type (string, int, bool, a version with semver(), "+
+						"a capacity with quantity()).")
 				return
 			case matches:
 				return
@@ -245,6 +259,25 @@ func checkSelectorMatches(path []any, compiled dracel.CompilationResult, devices
 		"The selector is false on every device NVIDIA's DRA driver publishes for "+strings.Join(refused, ", ")+
 			", so the claim can never be allocated. "+requestedDevices(devices)+" Allowed: a selector those devices "+
 			"pass, or change accelerator, accelerators or partition to what the selector means.")
+}
+
+// knowsAll reports whether a synthetic device carries every reference.
+func knowsAll(d dracel.Device, refs []reference) bool {
+	for _, ref := range refs {
+		if ref.domain != Driver {
+			return false
+		}
+		var known bool
+		if ref.capacity {
+			_, known = d.Capacity[resourcev1.QualifiedName(ref.name)]
+		} else {
+			_, known = d.Attributes[resourcev1.QualifiedName(ref.name)]
+		}
+		if !known {
+			return false
+		}
+	}
+	return true
 }
 
 // modelName names an accelerator, or "any GPU".
