@@ -108,7 +108,7 @@ type Accelerator struct {
 	// this model (NVML's device name, spaces and all), which NVIDIA's DRA
 	// driver publishes as the productName attribute of every device: DRA
 	// claims select the model by them. Only names read off a real GPU are
-	// listed (docs/design/dra.md#4-real-gpu-data-workgpu-labels); each
+	// listed (docs/design/dra.md#4-real-gpu-data-worksharedgpu-labels); each
 	// is one of GFDProducts with its spaces kept. A model without any cannot
 	// be selected by product in a claim, and validation says so.
 	DriverProducts []DriverProduct
