@@ -63,6 +63,11 @@ func TestDRARules(t *testing.T) {
 			gpudiag.SeverityWarning, "gpu.accelerator", `"NVIDIA-H100-PCIe"`},
 		{"preference without a recorded name", draWorkload(spec.GPU{Count: 1, Accelerators: []string{"h200", "l4"}}, spec.DRA{}),
 			gpudiag.SeverityError, "gpu.accelerators[1]", "its entry would take any GPU"},
+		{"Kueue refuses selectors", func() spec.Workload {
+			w := draWorkload(h100, spec.DRA{})
+			w.Queue = "team-a"
+			return w
+		}(), gpudiag.SeverityWarning, "gpu.dra", `"CEL selectors are not supported"`},
 		{"too many preferences", draWorkload(spec.GPU{Count: 1, Accelerators: []string{"a10", "a100-40gb", "a100-80gb", "a10g", "a30", "b200", "h100-80gb", "h200", "l4"}}, spec.DRA{}),
 			gpudiag.SeverityError, "gpu.accelerators", "at most 8"},
 	} {
@@ -92,6 +97,17 @@ func TestDRAValidRequestsAreClean(t *testing.T) {
 	}
 }
 
+// TestDRAClassOnlyClaimsAreKueuesShape: a queued workload naming its
+// own class gets no Kueue warning.
+func TestDRAClassOnlyClaimsAreKueuesShape(t *testing.T) {
+	w := rendertest.ValidWorkload()
+	w.Queue = "team-a"
+	w.GPU = spec.GPU{Count: 1, Accelerator: "l4", DRA: &spec.DRA{DeviceClass: "l4.gpu.gpuform.io"}}
+	if diags := Validate(w); len(diags) > 0 {
+		t.Fatalf("unexpected diagnostics:\n%s", rendertest.FormatDiags(diags))
+	}
+}
+
 // TestDRAPreferencesNeedV1: a preference list renders as firstAvailable
 // on 1.34 and is refused, on gpu.accelerators, on 1.33.
 func TestDRAPreferencesNeedV1(t *testing.T) {
@@ -115,7 +131,10 @@ func TestDRARequestWithoutDRABlock(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.GPU = spec.GPU{Count: 2, Accelerator: "h100-80gb"}
 	resolved := Resolve(w, nil, true)
-	template := DRAClaimTemplate(DRARequestOf(w.GPU, resolved.Intent), ObjectMeta(w), DRAAPIVersionV1).(*resourcev1.ResourceClaimTemplate)
+	template, ok := DRAClaimTemplate(DRARequestOf(w.GPU, resolved.Intent), ObjectMeta(w), DRAAPIVersionV1).(*resourcev1.ResourceClaimTemplate)
+	if !ok {
+		t.Fatal("v1 renders a resource.k8s.io/v1 ResourceClaimTemplate")
+	}
 	exact := template.Spec.Spec.Devices.Requests[0].Exactly
 	if exact == nil || exact.Count != 2 || len(exact.Selectors) != 1 || exact.Selectors[0].CEL.Expression != productH100 {
 		t.Errorf("got %+v", exact)
