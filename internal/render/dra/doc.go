@@ -7,8 +7,8 @@
 //     source of the names every check allows.
 //   - claim.go: Request (count, accelerators in order, MIG partition,
 //     minimum memory, a shared PCIe root or NUMA node, or raw selectors) in,
-//     Claim out: one request, exactly or firstAvailable, and its constraint;
-//     Claim.V1 and Claim.V1beta1 are the two API shapes.
+//     Claim out: one request, exactly or firstAvailable, and its constraint.
+//   - shapes.go: Claim.V1 and Claim.V1beta1, the two API shapes.
 //   - selectors.go: raw CEL selectors compiled with Kubernetes' own DRA CEL
 //     library (k8s.io/dynamic-resource-allocation/cel, the scheduler's), their
 //     attribute names checked against driver.go, and each evaluated on the
