@@ -7,6 +7,8 @@
 //   - spec: the input and output types (workload, pool policy, capacity).
 //   - clouds: every rule of one cloud in one file; nothing else compares
 //     clouds.
+//   - dra: DRA claims from GPU intent, raw selectors checked with the
+//     scheduler's CEL library, a DeviceClass per DRA pool.
 //   - workload: gpu_workload resolved once (Resolve: the cloud looked up,
 //     the GPU intent parsed, the pool attached, every rule run) and rendered
 //     from that value (Render); one GPU container (Container) is what both a

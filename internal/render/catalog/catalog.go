@@ -28,6 +28,42 @@ func (p MIGProfile) MixedResourceName() string {
 	return "nvidia.com/mig-" + strings.ReplaceAll(p.Name, "+", ".")
 }
 
+// DriverProduct is one product as the NVIDIA driver reports it.
+type DriverProduct struct {
+	// Name is NVML's device name, e.g. "NVIDIA H100 80GB HBM3"; GFD's
+	// product label is the same with spaces as '-'.
+	Name string
+	// MemoryMiB is the memory NVML reports for it (81559 on an H100 80GB
+	// HBM3), a little under the nominal MemoryMiB. The DRA driver publishes
+	// it, in bytes, as the device's memory capacity.
+	MemoryMiB int64
+}
+
+// GFDProduct is the name as GPU Feature Discovery labels it
+// (nvidia.com/gpu.product): spaces become '-'.
+func (p DriverProduct) GFDProduct() string { return strings.ReplaceAll(p.Name, " ", "-") }
+
+// DriverProductNames are the DriverProducts' names, in catalog order.
+func (a Accelerator) DriverProductNames() []string {
+	out := make([]string, len(a.DriverProducts))
+	for i, p := range a.DriverProducts {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// GFDProductsWithoutDriverName are the GFDProducts no DriverProduct
+// names: variants of the model a claim selecting DriverProducts misses.
+func (a Accelerator) GFDProductsWithoutDriverName() []string {
+	var out []string
+	for _, gfd := range a.GFDProducts {
+		if !slices.ContainsFunc(a.DriverProducts, func(p DriverProduct) bool { return p.GFDProduct() == gfd }) {
+			out = append(out, gfd)
+		}
+	}
+	return out
+}
+
 // Accelerator is one GPU model and every name the ecosystem uses for it.
 // Empty per-cloud fields mean that cloud does not offer the model.
 type Accelerator struct {
@@ -67,6 +103,15 @@ type Accelerator struct {
 	// GFDProducts are the nvidia.com/gpu.product values GPU Feature Discovery
 	// sets (NVML name, spaces → dashes). PCIe and SXM variants differ, so a list.
 	GFDProducts []string
+
+	// DriverProducts are the product names the NVIDIA driver reports for
+	// this model (NVML's device name, spaces and all), which NVIDIA's DRA
+	// driver publishes as the productName attribute of every device: DRA
+	// claims select the model by them. Only names read off a real GPU are
+	// listed (docs/design/dra.md#4-real-gpu-data-worksharedgpu-labels); each
+	// is one of GFDProducts with its spaces kept. A model without any cannot
+	// be selected by product in a claim, and validation says so.
+	DriverProducts []DriverProduct
 
 	// MIGProfiles lists the partition shapes the model supports; empty means
 	// the model has no MIG.
@@ -168,6 +213,7 @@ func (a Accelerator) clone() Accelerator {
 	a.AWSInstanceTypes = slices.Clone(a.AWSInstanceTypes)
 	a.AKSVMSizes = slices.Clone(a.AKSVMSizes)
 	a.GFDProducts = slices.Clone(a.GFDProducts)
+	a.DriverProducts = slices.Clone(a.DriverProducts)
 	a.MIGProfiles = slices.Clone(a.MIGProfiles)
 	return a
 }
@@ -299,8 +345,11 @@ var Table = []Accelerator{
 		// carry the 94 GB H100 NVL, a different model with different MIG shapes.
 		AKSVMSizes:  []string{"Standard_ND96isr_H100_v5"},
 		GFDProducts: []string{"NVIDIA-H100-80GB-HBM3", "NVIDIA-H100-PCIe"},
-		MIGProfiles: migX80GB,
-		DefaultSize: SizeLarge,
+		// Read with nvidia-smi on a real H100 SXM (testdata/gfd); the PCIe
+		// part's driver name is not confirmed.
+		DriverProducts: []DriverProduct{{Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559}},
+		MIGProfiles:    migX80GB,
+		DefaultSize:    SizeLarge,
 	},
 	{
 		// H100 NVL (94 GB, PCIe): Azure NC H100 v5. A different model from the
@@ -318,8 +367,11 @@ var Table = []Accelerator{
 		EKSAccelerator:  "nvidia-h200",
 		AKSVMSizes:      []string{"Standard_ND96isr_H200_v5"},
 		GFDProducts:     []string{"NVIDIA-H200", "NVIDIA-H200-NVL"},
-		MIGProfiles:     migH200,
-		DefaultSize:     SizeLarge,
+		// Read with nvidia-smi on a real H200 SXM (testdata/gfd); the NVL
+		// part's driver name is not confirmed.
+		DriverProducts: []DriverProduct{{Name: "NVIDIA H200", MemoryMiB: 143771}},
+		MIGProfiles:    migH200,
+		DefaultSize:    SizeLarge,
 	},
 	{
 		Name: "l4", DisplayName: "NVIDIA L4", MemoryMiB: 24576,

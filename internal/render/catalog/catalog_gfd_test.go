@@ -258,3 +258,20 @@ func TestCatalogMIGProfilesAgainstNvidiaSMI(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogDriverProductsAgainstNvidiaSMI: the driver product the
+// catalog records for a real GPU is exactly nvidia-smi's name and memory
+// for it (NVML's, which the DRA driver publishes as productName and the
+// memory capacity).
+func TestCatalogDriverProductsAgainstNvidiaSMI(t *testing.T) {
+	for _, r := range gfdReadings {
+		t.Run(r.dir, func(t *testing.T) {
+			a := r.entry(t)
+			q := readQuery(t, r.path("query.csv"))
+			want := DriverProduct{Name: q.name, MemoryMiB: q.memoryMiB}
+			if !slices.Contains(a.DriverProducts, want) {
+				t.Errorf("nvidia-smi reports %+v; the catalog's %s records %+v", want, a.Name, a.DriverProducts)
+			}
+		})
+	}
+}

@@ -60,6 +60,13 @@ func (genericProfile) Place(in GPUIntent) Placement {
 		if in.Partition != nil && in.MIGStrategy == spec.MIGStrategySingle {
 			products = devicePluginMIGRequirement(a, *in.Partition)
 		}
+		// Through DRA the claim picks the MIG device, and no device plugin
+		// strategy says how GFD labels the node: GFD run with "single"
+		// still rewrites the product on a node whose GPUs are all cut
+		// alike, so either form is a node with the model.
+		if in.Partition != nil && in.DRA {
+			products.Values = append(slices.Clone(a.GFDProducts), a.GFDMIGProducts(*in.Partition)...)
+		}
 		// products already names the plain (unpartitioned) product.
 		term := append([]LabelRequirement{products}, wholeGPUModelExclusions(in, a, true)...)
 		p.AcceleratorTerms = append(p.AcceleratorTerms, term)

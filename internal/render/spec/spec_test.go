@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ var nameLists = map[string][]string{
 	"KindNames":                      KindNames(),
 	"MIGStrategyNames":               MIGStrategyNames(),
 	"SharingNames":                   SharingNames(),
+	"DRASameNames":                   DRASameNames(),
 	"ConcurrencyPolicyNames":         ConcurrencyPolicyNames(),
 	"AccessModeNames":                AccessModeNames(),
 	"TaintEffectNames":               TaintEffectNames(),
@@ -89,6 +91,7 @@ var workloadJSONv1 = []string{
 	"Ports", "ServiceAccountName", "ImagePullSecrets", "PriorityClassName",
 	"GPU", "GPU.Count", "GPU.Requests", "GPU.Accelerator", "GPU.Accelerators", "GPU.Partition", "GPU.MIGStrategy",
 	"GPU.Sharing", "GPU.MaxSharedClients", "GPU.DRA", "GPU.DRA.DeviceClass", "GPU.DRA.Selectors",
+	"GPU.DRA.MinMemory", "GPU.DRA.Same",
 	"Queue", "QueueScheduler", "Size", "CPU", "Memory", "ShmSize",
 	"ModelCache", "ModelCache.ClaimName", "ModelCache.Size", "ModelCache.StorageClass", "ModelCache.MountPath",
 	"ModelCache.ReadOnly", "ModelCache.AccessMode",
@@ -143,5 +146,17 @@ func TestWorkloadJSONNamesAreFixed(t *testing.T) {
 		if !slices.Contains(want, name) {
 			t.Errorf("JSON name %q is not in workloadJSONv1: add it there if it is new", name)
 		}
+	}
+}
+
+// TestDRAWithoutNewFieldsEncodesAsBefore: a dra block without min_memory
+// or same is stored exactly as releases before those fields wrote it.
+func TestDRAWithoutNewFieldsEncodesAsBefore(t *testing.T) {
+	got, err := json.Marshal(DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"DeviceClass":"gpu.nvidia.com","Selectors":["true"]}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -136,9 +136,32 @@ type GPU struct {
 type DRA struct {
 	// DeviceClass defaults to DefaultDeviceClass.
 	DeviceClass string `json:"DeviceClass"` // device_class
-	// Selectors are CEL expressions over device attributes, ANDed.
+	// Selectors are CEL expressions over device attributes, ANDed: the
+	// escape hatch. Without them the claim selects the accelerator,
+	// accelerators (in order) and partition itself
+	// (docs/design/dra.md#6-claims-from-intent).
 	Selectors []string `json:"Selectors"` // selectors
+
+	// MinMemory is the least memory each device must have, a Kubernetes
+	// quantity such as "40Gi", checked against the memory the driver
+	// publishes. omitempty (here and below) keeps the spec annotation of
+	// workloads without it byte-for-byte what earlier releases wrote.
+	MinMemory string `json:"MinMemory,omitempty"` // min_memory
+	// Same puts every device of the claim on one PCIe root or one NUMA node
+	// (DRASameNames()), through the claim's matchAttribute constraint.
+	Same string `json:"Same,omitempty"` // same
 }
+
+// What gpu.dra.same can ask all devices of a claim to share.
+const (
+	// DRASamePCIeRoot: one PCIe root complex (resource.kubernetes.io/pcieRoot).
+	DRASamePCIeRoot = "pcie-root"
+	// DRASameNUMANode: one NUMA node (resource.kubernetes.io/numaNode).
+	DRASameNUMANode = "numa-node"
+)
+
+// DRASameNames lists the accepted gpu.dra.same values.
+func DRASameNames() []string { return []string{DRASamePCIeRoot, DRASameNUMANode} }
 
 // ModelCache mounts a PersistentVolumeClaim for model weights: either an
 // existing claim (ClaimName) or one Render creates (Size, StorageClass,
@@ -247,6 +270,10 @@ const (
 	MaxGPUsPerPod = 16
 	// MaxDRASelectors is resource.k8s.io's DeviceSelectorsMaxSize.
 	MaxDRASelectors = 32
+	// MaxDRAPreferences is resource.k8s.io's
+	// FirstAvailableDeviceRequestMaxSize: a DRA claim lists at most this
+	// many accelerators in order of preference.
+	MaxDRAPreferences = 8
 )
 
 // AccessModeNames lists the accepted model_cache.access_mode values.

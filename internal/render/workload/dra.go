@@ -3,12 +3,15 @@ package workload
 import (
 	"fmt"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
@@ -67,66 +70,57 @@ const draClaimName = "gpu"
 
 func draClaimTemplateName(workloadName string) string { return workloadName + "-gpu" }
 
-func draDeviceClass(d *spec.DRA) string {
-	if d.DeviceClass == "" {
-		return spec.DefaultDeviceClass
+// DRARequestOf is the claim a GPU intent asks for, for dra.BuildClaim. It
+// does not need g.DRA: a workload on a DRA pool asks for the claim of its
+// count, accelerator and partition alone. Values validation refused (an
+// unparsable min_memory) are left out.
+func DRARequestOf(g spec.GPU, in clouds.GPUIntent) dra.Request {
+	r := dra.Request{Count: in.Count, Accelerators: in.Accelerators, Partition: in.Partition}
+	if d := g.DRA; d != nil {
+		r.DeviceClass, r.Same, r.Selectors = d.DeviceClass, d.Same, d.Selectors
+		if q, err := resource.ParseQuantity(d.MinMemory); err == nil && d.MinMemory != "" {
+			r.MinMemory = &q
+		}
 	}
-	return d.DeviceClass
+	return r
 }
 
-// DRAClaimTemplate returns the ResourceClaimTemplate for apiVersion, asking
-// for exactly count devices of the class, filtered by the CEL selectors
-// (docs/design/kubernetes.md#resourceclaimtemplate-shapes). meta is the
-// workload's: the template is named after it.
-func DRAClaimTemplate(dra *spec.DRA, meta metav1.ObjectMeta, apiVersion string, count int64) Object {
+// DRAClaimTemplate returns the ResourceClaimTemplate of a request for
+// apiVersion (docs/design/kubernetes.md#resourceclaimtemplate-shapes; the
+// claim itself is dra.BuildClaim's). meta is the workload's: the template
+// is named after it. A claim with firstAvailable cannot be served before
+// v1 (CheckDRAAPIVersion); rendered anyway, v1beta1 carries it as is.
+func DRAClaimTemplate(req dra.Request, meta metav1.ObjectMeta, apiVersion string) Object {
 	meta.Name = draClaimTemplateName(meta.Name)
-	class := draDeviceClass(dra)
+	claim := dra.BuildClaim(req)
 	if apiVersion == DRAAPIVersionV1beta1 {
 		return &resourcev1beta1.ResourceClaimTemplate{
 			TypeMeta:   metav1.TypeMeta{APIVersion: DRAAPIVersionV1beta1, Kind: "ResourceClaimTemplate"},
 			ObjectMeta: meta,
-			Spec: resourcev1beta1.ResourceClaimTemplateSpec{Spec: resourcev1beta1.ResourceClaimSpec{
-				Devices: resourcev1beta1.DeviceClaim{Requests: []resourcev1beta1.DeviceRequest{{
-					Name:            draClaimName,
-					DeviceClassName: class,
-					Selectors:       draSelectorsV1beta1(dra.Selectors),
-					AllocationMode:  resourcev1beta1.DeviceAllocationModeExactCount,
-					Count:           count,
-				}}},
-			}},
+			Spec:       resourcev1beta1.ResourceClaimTemplateSpec{Spec: claim.V1beta1()},
 		}
 	}
 	return &resourcev1.ResourceClaimTemplate{
 		TypeMeta:   metav1.TypeMeta{APIVersion: DRAAPIVersionV1, Kind: "ResourceClaimTemplate"},
 		ObjectMeta: meta,
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{
-			Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
-				Name: draClaimName,
-				Exactly: &resourcev1.ExactDeviceRequest{
-					DeviceClassName: class,
-					Selectors:       draSelectorsV1(dra.Selectors),
-					AllocationMode:  resourcev1.DeviceAllocationModeExactCount,
-					Count:           count,
-				},
-			}}},
-		}},
+		Spec:       resourcev1.ResourceClaimTemplateSpec{Spec: claim.V1()},
 	}
 }
 
-func draSelectorsV1(expressions []string) []resourcev1.DeviceSelector {
-	var out []resourcev1.DeviceSelector
-	for _, e := range expressions {
-		out = append(out, resourcev1.DeviceSelector{CEL: &resourcev1.CELDeviceSelector{Expression: e}})
+// CheckDRAAPIVersion refuses what a request's claim needs that the
+// ResourceClaimTemplate API version cannot carry: a preference list
+// (firstAvailable) is off by default before 1.34, where v1beta1 is
+// rendered, so the server would drop it and reject the request
+// (docs/design/dra.md#6-claims-from-intent).
+func CheckDRAAPIVersion(req dra.Request, apiVersion string) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	if apiVersion == DRAAPIVersionV1beta1 && req.UsesPreferences() {
+		diags.AddError(gpudiag.At("gpu", "accelerators"), "Preference list needs Kubernetes 1.34",
+			"Through DRA, accelerators becomes the claim's firstAvailable list, which Kubernetes serves by default "+
+				"from 1.34 (the DRAPrioritizedList gate is alpha and off in 1.33, absent in 1.32); this cluster "+
+				"gets "+DRAAPIVersionV1beta1+". Allowed: one accelerator, or upgrade the cluster to 1.34 or newer.")
 	}
-	return out
-}
-
-func draSelectorsV1beta1(expressions []string) []resourcev1beta1.DeviceSelector {
-	var out []resourcev1beta1.DeviceSelector
-	for _, e := range expressions {
-		out = append(out, resourcev1beta1.DeviceSelector{CEL: &resourcev1beta1.CELDeviceSelector{Expression: e}})
-	}
-	return out
+	return diags
 }
 
 // DRAPodClaims references the template from the pod (flat

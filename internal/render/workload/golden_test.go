@@ -137,6 +137,17 @@ func featureCases() []goldenCase {
 	add(spec.CloudGeneric, "dra-v1", "DRA with an unknown server version: resource.k8s.io/v1 assumed (exactly: wrapper), no nvidia.com/gpu limit.", w, Options{})
 	add(spec.CloudGeneric, "dra-v1beta1", "DRA on Kubernetes 1.33: resource.k8s.io/v1beta1 with the flat request.", w, Options{ServerVersion: utilversion.MajorMinor(1, 33)})
 
+	w = goldenWorkload(spec.CloudGKE, "train", spec.KindJob, spec.GPU{Count: 2, Accelerator: "h100-80gb", DRA: &spec.DRA{Same: spec.DRASamePCIeRoot}})
+	add(spec.CloudGKE, "dra-derived", "DRA claim from intent: 2 H100s by the driver's product name, on one PCIe root.", w, Options{})
+
+	w = goldenWorkload(spec.CloudGeneric, "train", spec.KindJob, spec.GPU{Count: 3, Accelerator: "h200", Partition: "3g.71gb", DRA: &spec.DRA{}})
+	cases = append(cases, goldenCase{cloud: string(spec.CloudGeneric), name: "dra-partition", workload: w, expectWarnings: true,
+		description: "DRA MIG claim from intent: class mig.nvidia.com, product and profile; either GFD product form on the node; H200 NVL is not selected."})
+
+	w = goldenWorkload(spec.CloudEKS, "inference", spec.KindDeployment, spec.GPU{Count: 1, Accelerators: []string{"h200", "h100-80gb"}, DRA: &spec.DRA{MinMemory: "40Gi"}})
+	add(spec.CloudEKS, "dra-preferences", "DRA preference list on 1.34: firstAvailable in order, each with its product and the memory minimum.", w,
+		Options{ServerVersion: utilversion.MajorMinor(1, 34)})
+
 	w = goldenWorkload(spec.CloudGKE, "llm", spec.KindDeployment, spec.GPU{Count: 2, Accelerator: "h100-80gb"})
 	w.Namespace = "serving"
 	w.Replicas = rendertest.Ptr(int32(2))

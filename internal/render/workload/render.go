@@ -130,6 +130,12 @@ func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
 			return nil, diags
 		}
 	}
+	if resolved.Intent.DRA {
+		version, _ := DRAAPIVersion(opts.ServerVersion)
+		if diags.Append(CheckDRAAPIVersion(DRARequestOf(w.GPU, resolved.Intent), version)); diags.HasError() {
+			return nil, diags
+		}
+	}
 	r, ok := build(resolved, opts)
 	if !ok {
 		diags.AddError(nil, "Could not render the workload",
@@ -189,7 +195,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	}
 	if in.DRA {
 		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
-		template := DRAClaimTemplate(w.GPU.DRA, ObjectMeta(w), r.DRAAPIVersion, max(in.Count, 1))
+		template := DRAClaimTemplate(DRARequestOf(w.GPU, in), ObjectMeta(w), r.DRAAPIVersion)
 		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
 		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
 		r.Objects = append(r.Objects, template)

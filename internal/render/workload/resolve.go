@@ -41,6 +41,7 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	validateModelCache(w, strict, &diags)
 	validateProbes(w, strict, &diags)
 	validateQueue(w, &diags)
+	checkDRAQueue(w, in, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}

@@ -3,11 +3,9 @@ package workload
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -24,7 +22,7 @@ func ParseGPUIntent(g spec.GPU, spot bool, cloud clouds.Cloud, strict bool) (clo
 	in.Partition, in.MIGStrategy = resolvePartition(g, in.Accelerators, strict, &diags)
 	in.Sharing, in.MaxSharedClients = resolveSharing(g, strict, &diags)
 	checkGPURequests(g, in, cloud, &diags)
-	checkDRA(g, strict, &diags)
+	checkDRA(g, in, cloud, strict, &diags)
 
 	if cloud.Known {
 		diags.Append(cloud.Validate(in, strict))
@@ -173,6 +171,11 @@ func resolvePartition(g spec.GPU, accelerators []*catalog.Accelerator, strict bo
 				gpudiag.QuoteList(a.MIGProfileNames())+".")
 		return nil, ""
 	}
+	if g.DRA != nil {
+		// The driver publishes MIG devices itself: no device-plugin
+		// strategy (checkDRA refuses one).
+		return &profile, ""
+	}
 	strategy := g.MIGStrategy
 	if strategy != spec.MIGStrategyMixed {
 		strategy = spec.MIGStrategySingle
@@ -222,36 +225,5 @@ func checkSharingCombinations(g spec.GPU, diags *gpudiag.Diagnostics) {
 		diags.AddError(gpudiag.At("gpu", "sharing"), "Sharing together with DRA",
 			"sharing selects device-plugin time-slicing/MPS nodes, which DRA does not use; DRA drivers configure "+
 				"sharing in the device class or claim. Allowed: remove sharing or remove dra.")
-	}
-}
-
-func checkDRA(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) {
-	d := g.DRA
-	if d == nil {
-		return
-	}
-	if g.Partition != "" {
-		diags.AddError(gpudiag.At("gpu", "dra"), "DRA together with MIG partition",
-			"partition selects MIG through the device plugin; with DRA, ask for MIG devices through the driver's device "+
-				"class (e.g. \"mig.nvidia.com\") and selectors. Allowed: remove partition or remove dra.")
-	}
-	if d.DeviceClass != "" {
-		if msgs := names.DNS1123Subdomain(d.DeviceClass); len(msgs) > 0 {
-			diags.AddError(gpudiag.At("gpu", "dra", "device_class"), "Invalid device class",
-				strconv.Quote(d.DeviceClass)+": "+strings.Join(msgs, "; ")+". Allowed: a DeviceClass name such as \""+
-					spec.DefaultDeviceClass+"\" (the default).")
-		}
-	}
-	if len(d.Selectors) > spec.MaxDRASelectors {
-		diags.AddError(gpudiag.At("gpu", "dra", "selectors"), "Too many selectors",
-			strconv.Itoa(len(d.Selectors))+" selectors given. Allowed: at most "+strconv.Itoa(spec.MaxDRASelectors)+
-				" CEL expressions (combine them with &&).")
-	}
-	for i, s := range d.Selectors {
-		if strict && strings.TrimSpace(s) == "" {
-			diags.AddFinalError(gpudiag.At("gpu", "dra", "selectors", i), "Empty selector",
-				"A selector is a CEL expression over device attributes. Allowed: e.g. "+
-					"`device.attributes[\"gpu.nvidia.com\"].productName == \"NVIDIA L4\"`.")
-		}
 	}
 }

@@ -80,9 +80,9 @@ func TestValidateRules(t *testing.T) {
 		}, gpudiag.SeverityWarning, "gpu.max_shared_clients", `"gke", "gke-autopilot", "generic"`},
 
 		// DRA
-		{"DRA with partition", func(w *spec.Workload) {
-			w.Cloud, w.GPU = "generic", spec.GPU{Count: 1, Accelerator: "a100-40gb", Partition: "1g.5gb", DRA: &spec.DRA{}}
-		}, gpudiag.SeverityError, "gpu.dra", "mig.nvidia.com"},
+		{"DRA with a device-plugin MIG strategy", func(w *spec.Workload) {
+			w.Cloud, w.GPU = "generic", spec.GPU{Count: 1, Accelerator: "h100-80gb", Partition: "1g.10gb", MIGStrategy: "mixed", DRA: &spec.DRA{}}
+		}, gpudiag.SeverityError, "gpu.mig_strategy", "remove mig_strategy"},
 		{"DRA with sharing", func(w *spec.Workload) { w.GPU.Sharing, w.GPU.DRA = "time-slicing", &spec.DRA{} }, gpudiag.SeverityError, "gpu.sharing",
 			"remove sharing or remove dra"},
 		{"DRA invalid device class", func(w *spec.Workload) { w.GPU.DRA = &spec.DRA{DeviceClass: "GPU_Class"} }, gpudiag.SeverityError,

@@ -108,7 +108,7 @@ func placeValuesGPU(cloud clouds.Cloud, name string, c workload.Container, pool 
 	if in.DRA {
 		p.Claims = workload.DRAPodClaims(c.Name)
 		version, _ := workload.DRAAPIVersion(nil)
-		p.ClaimTemplate = workload.DRAClaimTemplate(c.GPU.DRA, workload.ContainerObjectMeta(c.Name), version, max(in.Count, 1))
+		p.ClaimTemplate = workload.DRAClaimTemplate(workload.DRARequestOf(c.GPU, in), workload.ContainerObjectMeta(c.Name), version)
 	}
 	return p, diags, true
 }
