@@ -183,8 +183,22 @@ func (aksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []Po
 	for _, t := range taints {
 		np.NodeTaints = append(np.NodeTaints, KubectlTaint(t.Taint))
 	}
+	if pi.DRA {
+		// AKS's documented route for NVIDIA's own stack (dra.md §9.6, path
+		// B): no AKS driver, no AKS-managed device plugin, the GPU Operator
+		// installs the driver with its device plugin off on these nodes.
+		np.GPUDriver, np.GPUManagementMode = aksGPUDriverNone, aksGPUManagementUnmanaged
+	}
 	r.AKS = np
 }
+
+// AKS GPU profile values of a DRA pool: gpuProfile.driver (azurerm
+// gpu_driver, immutable after creation) and gpuProfile.nvidia.managementMode
+// (preview; Managed would install AKS's device plugin).
+const (
+	aksGPUDriverNone          = "None"
+	aksGPUManagementUnmanaged = "Unmanaged"
+)
 
 // Classify: agent pools, or node auto-provisioning (Karpenter on Azure).
 func (aksProfile) Classify(n *corev1.Node) (NodeClass, bool) {

@@ -106,7 +106,9 @@ func (genericProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 			set[LabelGPUReplicas] = strconv.FormatInt(pi.Replicas, 10)
 		}
 	}
-	if pi.HasMIG() {
+	// A DRA pool has no device plugin strategy (the driver publishes MIG
+	// devices itself), so no label to select.
+	if pi.HasMIG() && pi.MIGStrategy != "" {
 		set["nvidia.com/mig.strategy"] = pi.MIGStrategy
 	}
 }

@@ -52,6 +52,22 @@ const (
 	// gkeGPUTaintValue: GKE itself taints GPU pools nvidia.com/gpu=present
 	// when the cluster also has non-GPU pools.
 	gkeGPUTaintValue = "present"
+
+	// gkeLabelDriverVersion is the driver GKE installed; absent when the
+	// node pool installs none.
+	gkeLabelDriverVersion = "cloud.google.com/gke-gpu-driver-version"
+
+	// DRA node-pool labels (GKE "Prepare GKE infrastructure for DRA
+	// workloads"; ai-on-gke gpu-fungibility; dra.md §9.2): no GKE device
+	// plugin, the DRA kubelet plugin's node affinity without NFD, and the
+	// cluster autoscaler's sign that the pool serves claims.
+	gkeLabelNoDevicePlugin = "gke-no-default-nvidia-gpu-device-plugin"
+	gkeLabelDRADriver      = "cloud.google.com/gke-nvidia-gpu-dra-driver"
+
+	// gkeDriverInstallationDisabled and gkeDriverLatest are
+	// gpu_driver_installation_config.gpu_driver_version values.
+	gkeDriverInstallationDisabled = "INSTALLATION_DISABLED"
+	gkeDriverLatest               = "LATEST"
 )
 
 // GKEPartitionSizes are the MIG partitions a GKE node pool can be created
@@ -341,7 +357,11 @@ func (gkeProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	}
 	// gke-accelerator-count is left out: only Autopilot nodes are documented
 	// to carry it (docs/design/clouds.md#gke), and Standard placement never needs it.
-	set["cloud.google.com/gke-gpu-driver-version"] = "latest"
+	// A DRA pool installs no driver through GKE (NodePoolShape), and Google's
+	// manual installer runs only where this label is absent (dra.md §9.2).
+	if !pi.DRA {
+		set[gkeLabelDriverVersion] = "latest"
+	}
 	if pi.HasMIG() {
 		set[GKELabelPartitionSize] = pi.Cut[0].Profile.Name
 	}
@@ -381,8 +401,13 @@ func (gkeProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []Po
 		Labels:      maps.Clone(r.NodeLabels),
 		Taints:      cloudTaints(taints),
 		GuestAccelerator: spec.GKEGuestAccelerator{
-			Type: gkePoolAccelerator(pi.Accel), Count: pi.GPUs, GPUDriverVersion: "LATEST",
+			Type: gkePoolAccelerator(pi.Accel), Count: pi.GPUs, GPUDriverVersion: gkeDriverLatest,
 		},
+	}
+	if pi.DRA {
+		// GKE's driver installation is unsupported with DRA: the driver
+		// comes from Google's installer DaemonSet or the GPU Operator.
+		np.GuestAccelerator.GPUDriverVersion = gkeDriverInstallationDisabled
 	}
 	if pi.HasMIG() {
 		np.GuestAccelerator.GPUPartitionSize = pi.Cut[0].Profile.Name
@@ -395,6 +420,44 @@ func (gkeProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []Po
 		np.GuestAccelerator.MaxSharedClientsPerGPU = pi.Replicas
 	}
 	r.GKE = np
+}
+
+// draPoolLabels: GKE's own device plugin off, the kubelet plugin placed,
+// and the autoscaler told the pool serves claims (dra.md §9.2). The
+// nvidia.com/gpu=present taint stays: GKE adds it, Google's DRA pods
+// tolerate it, and so do the workloads placed here.
+func (gkeProfile) draPoolLabels(_ PoolIntent, toAdd, _ map[string]string) {
+	toAdd[gkeLabelNoDevicePlugin] = "true"
+	toAdd[LabelGPUPresent] = "true"
+	toAdd[gkeLabelDRADriver] = "true"
+}
+
+// CheckPoolDRA: what Google's DRA page lists as unsupported (dra.md §9.2):
+// Autopilot, and GKE's own multi-instance and shared GPUs (the node pool's
+// gpu_partition_size and gpu_sharing_config). No copy names a version that
+// lifts them; the DRA driver's own MIG and time-slicing (claim config) are
+// the way on a whole-GPU pool.
+func (g gkeProfile) CheckPoolDRA(p spec.PoolPolicy, _ PoolIntent, diags *gpudiag.Diagnostics) {
+	if g.autopilot {
+		draNotOnCloud(diags, "GKE Autopilot does not support DRA",
+			"Google's DRA set-up page lists Autopilot as unsupported (as are node auto-provisioning and automatic "+
+				"driver installation), and names no version that lifts it.")
+		return
+	}
+	if p.Partition != "" {
+		diags.AddError(gpudiag.At("partition"), "GKE does not partition DRA node pools",
+			"GKE does not support its multi-instance GPUs (gpu_partition_size) on node pools that hand out GPUs through "+
+				"DRA, and names no version that lifts it. The DRA driver's own dynamic MIG cuts whole GPUs per claim "+
+				"(Kubernetes 1.36, or the DRAPartitionableDevices gate on 1.34/1.35). Allowed: remove partition, or "+
+				"gpu_allocation = \""+spec.GPUAllocationDevicePlugin+"\" for a partitioned pool.")
+	}
+	if p.Sharing != "" {
+		diags.AddError(gpudiag.At("sharing"), "GKE does not share GPUs of DRA node pools",
+			"GKE does not support its time-sharing or MPS GPUs (gpu_sharing_config) on node pools that hand out GPUs "+
+				"through DRA, and names no version that lifts it; the DRA driver shares a GPU through the claim's own "+
+				"config instead. Allowed: remove sharing and replicas, or gpu_allocation = \""+spec.GPUAllocationDevicePlugin+
+				"\" for a shared pool.")
+	}
 }
 
 // Classify: Autopilot nodes are named gk3-... and live in auto-provisioned

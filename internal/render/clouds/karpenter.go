@@ -184,6 +184,44 @@ func (k awsKarpenterProfile) poolIdentity(pi PoolIntent, _, _ map[string]string)
 	return poolNameIdentity(k.PoolNameLabel(), pi.Name)
 }
 
+// CheckPoolDRA (dra.md §9.4, §9.5). EKS Auto Mode: AWS says its nodes run
+// the NVIDIA DRA driver only from Kubernetes 1.36 (before, DRA "is not
+// supported" there), and how a NodePool opts in is not documented in the
+// sources read. A pool knows no cluster version and could not render the
+// opt-in, so it is refused whatever the version.
+//
+// Karpenter: up to v1.14 it ignores pods whose GPUs come from claims
+// (settings.ignoreDRARequests, default true), so it launches no node for
+// them; v1.15 provisions for claims behind the alpha settings.enableDRA.
+// The pool does not know the Karpenter release, so it warns: refusing
+// would lock out v1.15 users, and the warning says what to check before a
+// workload sits Pending (a gpu_workload's apply still fails with the
+// scheduler's reason instead of waiting forever).
+func (k awsKarpenterProfile) CheckPoolDRA(_ spec.PoolPolicy, _ PoolIntent, diags *gpudiag.Diagnostics) {
+	if k.auto {
+		draNotOnCloud(diags, "EKS Auto Mode does not support DRA before Kubernetes 1.36",
+			"AWS documents the NVIDIA DRA driver on EKS Auto Mode only from Kubernetes 1.36 (earlier releases run "+
+				"Auto Mode's own device plugin, and AWS says DRA is not supported there), and how an Auto Mode NodePool "+
+				"opts into DRA is not documented, so the provider cannot render it; the pool knows no cluster version, "+
+				"so it is refused on every version.")
+		return
+	}
+	diags.AddWarning(gpudiag.At("gpu_allocation"), "Karpenter provisions for DRA claims only from v1.15",
+		"Karpenter v1.14 and earlier ignore pods whose GPUs come from ResourceClaims (settings.ignoreDRARequests "+
+			"defaults to true) and launch no node for them, so this pool's workloads stay Pending unless nodes "+
+			"already exist. Karpenter v1.15 provisions for claims behind its alpha Helm setting settings.enableDRA "+
+			"(Kubernetes 1.34 or newer). Allowed: Karpenter v1.15 or newer with enableDRA = true, a NodePool with "+
+			"static capacity (spec.replicas, StaticCapacity gate), or gpu_allocation = \""+spec.GPUAllocationDevicePlugin+"\".")
+}
+
+// draPoolLabels: Karpenter's GPU nodes run the GPU Operator, whose device
+// plugin the shared switch keeps off; on Kubernetes 1.34 AL2023's nodeadm
+// does not label the node nvidia.com/gpu.present, which the DRA kubelet
+// plugin's affinity needs, so the NodePool template carries it (dra.md §9.5).
+func (awsKarpenterProfile) draPoolLabels(_ PoolIntent, toAdd, _ map[string]string) {
+	toAdd[LabelGPUPresent] = "true"
+}
+
 // Classify: EKS Auto Mode uses eks.amazonaws.com/ instance labels,
 // self-managed Karpenter karpenter.k8s.aws/ ones; both profiles recognise
 // both, so the node's own labels decide.

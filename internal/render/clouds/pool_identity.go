@@ -97,6 +97,11 @@ func gfdIdentity(pi PoolIntent, toAdd, cloudSet map[string]string) map[string]st
 	if v := toAdd[spec.LabelDevicePluginConfig]; v != "" {
 		out[spec.LabelDevicePluginConfig] = v
 	}
+	// A DRA pool's nodes have the model's GFD labels too (dra.md §8): the
+	// device-plugin switch is what tells them apart.
+	if v := toAdd[spec.LabelDeployDevicePlugin]; v != "" {
+		out[spec.LabelDeployDevicePlugin] = v
+	}
 	maps.Copy(out, pi.Labels)
 	return out
 }

@@ -24,6 +24,9 @@ type PoolIntent struct {
 	Dedicated   bool
 	Labels      map[string]string
 	Taints      []spec.Taint
+	// DRA: the nodes hand out GPUs through NVIDIA's DRA driver
+	// (gpu_allocation = "dra"); no device plugin config, no MIG strategy.
+	DRA bool
 }
 
 func (pi PoolIntent) HasMIG() bool { return len(pi.Cut) > 0 }
@@ -36,7 +39,7 @@ func (pi PoolIntent) usesGPUOperator() bool {
 }
 
 func (pi PoolIntent) NeedsDevicePluginConfig() bool {
-	return pi.usesGPUOperator() && (pi.Sharing != "" || pi.HasMIG())
+	return pi.usesGPUOperator() && !pi.DRA && (pi.Sharing != "" || pi.HasMIG())
 }
 
 // MIGSlice is one profile of a MIG layout and how many instances of it one
@@ -87,6 +90,12 @@ func (pi PoolIntent) WorkloadGPU() spec.GPU {
 		// resource name differs), so the first stands for the layout.
 		g.Partition = pi.Cut[0].Profile.Name
 		g.MIGStrategy = pi.MIGStrategy
+	}
+	if pi.DRA {
+		// The claim names the pool's class (dra.PoolDeviceClassName; the
+		// clouds package cannot import dra, so pool.Apply and pool.Render
+		// fill the class in): what every workload on the pool gets.
+		g.DRA = &spec.DRA{}
 	}
 	return g
 }

@@ -46,6 +46,7 @@ func DerivedPoolLabels(pi PoolIntent) (toAdd, cloudSet map[string]string) {
 	toAdd, cloudSet = map[string]string{}, map[string]string{}
 	pi.Cloud.poolLabels(pi, toAdd, cloudSet)
 	operatorLabels(pi, toAdd, cloudSet)
+	draLabels(pi, toAdd, cloudSet)
 	return toAdd, cloudSet
 }
 

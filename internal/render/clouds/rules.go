@@ -75,6 +75,13 @@ type PoolRules interface {
 	poolIdentity(pi PoolIntent, toAdd, cloudSet map[string]string) map[string]string
 	// labelChoices: labels of cloudSet whose value is one of several.
 	labelChoices(pi PoolIntent) map[string][]string
+	// CheckPoolDRA reports what the cloud refuses of a DRA pool
+	// (docs/design/dra.md §9), with the cloud's reason and the version
+	// that lifts it, if any.
+	CheckPoolDRA(p spec.PoolPolicy, pi PoolIntent, diags *gpudiag.Diagnostics)
+	// draPoolLabels adds the labels a DRA pool's nodes need on the cloud
+	// beyond spec.LabelDeployDevicePlugin (draLabels).
+	draPoolLabels(pi PoolIntent, toAdd, cloudSet map[string]string)
 }
 
 // NodeRules: reading live nodes back (capacity).
@@ -136,22 +143,24 @@ func (baseProfile) Machines(*catalog.Accelerator) []MachineShape      { return n
 func (baseProfile) acceleratorForMachine(string) *catalog.Accelerator { return nil }
 func (baseProfile) ExactGPUCounts() bool                              { return false }
 
-func (baseProfile) PoolsUnsupported() (summary, detail string)                  { return "", "" }
-func (baseProfile) Mechanism() gpuMechanism                                     { return mechanismNone }
-func (baseProfile) RejectsMIGLayouts() bool                                     { return false }
-func (baseProfile) CheckPoolPartition(PoolIntent, string, *gpudiag.Diagnostics) {}
-func (baseProfile) CheckPoolSharing(string, *gpudiag.Diagnostics)               {}
-func (baseProfile) SharedClientsLimit() string                                  { return "" }
-func (baseProfile) PoolNotes(spec.PoolPolicy, PoolIntent, *gpudiag.Diagnostics) {}
-func (baseProfile) ReservedLabelDomains() []ReservedDomain                      { return nil }
-func (baseProfile) poolLabels(PoolIntent, map[string]string, map[string]string) {}
-func (baseProfile) poolTaints(PoolIntent) []PoolTaint                           { return nil }
-func (baseProfile) AddsGPUTaint() bool                                          { return false }
-func (baseProfile) selectsSharedClients(PoolIntent) bool                        { return false }
-func (baseProfile) NodePoolShape(*spec.PoolRendered, PoolIntent, []PoolTaint)   {}
-func (baseProfile) PoolNameLabel() string                                       { return "" }
-func (baseProfile) PoolNameProblem(string) string                               { return "" }
-func (baseProfile) labelChoices(PoolIntent) map[string][]string                 { return nil }
+func (baseProfile) PoolsUnsupported() (summary, detail string)                     { return "", "" }
+func (baseProfile) Mechanism() gpuMechanism                                        { return mechanismNone }
+func (baseProfile) RejectsMIGLayouts() bool                                        { return false }
+func (baseProfile) CheckPoolPartition(PoolIntent, string, *gpudiag.Diagnostics)    {}
+func (baseProfile) CheckPoolSharing(string, *gpudiag.Diagnostics)                  {}
+func (baseProfile) SharedClientsLimit() string                                     { return "" }
+func (baseProfile) PoolNotes(spec.PoolPolicy, PoolIntent, *gpudiag.Diagnostics)    {}
+func (baseProfile) ReservedLabelDomains() []ReservedDomain                         { return nil }
+func (baseProfile) poolLabels(PoolIntent, map[string]string, map[string]string)    {}
+func (baseProfile) poolTaints(PoolIntent) []PoolTaint                              { return nil }
+func (baseProfile) AddsGPUTaint() bool                                             { return false }
+func (baseProfile) selectsSharedClients(PoolIntent) bool                           { return false }
+func (baseProfile) NodePoolShape(*spec.PoolRendered, PoolIntent, []PoolTaint)      {}
+func (baseProfile) PoolNameLabel() string                                          { return "" }
+func (baseProfile) PoolNameProblem(string) string                                  { return "" }
+func (baseProfile) labelChoices(PoolIntent) map[string][]string                    { return nil }
+func (baseProfile) CheckPoolDRA(spec.PoolPolicy, PoolIntent, *gpudiag.Diagnostics) {}
+func (baseProfile) draPoolLabels(PoolIntent, map[string]string, map[string]string) {}
 
 func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {
 	return nil

@@ -424,9 +424,17 @@ func SetGPUQuantity(res *corev1.ResourceRequirements, name corev1.ResourceName, 
 // workload needs on top of its cloud's defaults to land on the pool: a
 // selector for each extra label and a toleration for each extra taint. The
 // dedicated GPU taint and spot are already covered by the cloud placement
-// (after pool.Apply). It does not validate p.
+// (after pool.Apply). A DRA pool adds its device-plugin switch
+// (DRAPoolSelector). It does not validate p.
 func PoolPlacementExtras(p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
-	return PoolExtras(p.Labels, p.Taints)
+	selector, tolerations := PoolExtras(p.Labels, p.Taints)
+	if dra := DRAPoolSelector(p); dra != nil {
+		if selector == nil {
+			selector = map[string]string{}
+		}
+		maps.Copy(selector, dra)
+	}
+	return selector, tolerations
 }
 
 func PoolExtras(labels map[string]string, taints []spec.Taint) (map[string]string, []corev1.Toleration) {

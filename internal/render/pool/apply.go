@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 
@@ -61,12 +62,38 @@ func applyTo(w onPool, p spec.PoolPolicy) (onPool, gpudiag.Diagnostics) {
 	applyPoolSharing(&out, pi, ref, &diags)
 	checkPoolCount(out.GPU, pi, ref, &diags)
 	applyPoolSpot(&out, pi, ref, &diags)
-	if w.GPU.DRA != nil {
-		diags.AddError(gpudiag.At("gpu", "dra"), "DRA with a node pool",
+	switch {
+	case pi.DRA:
+		applyPoolDRA(&out, pi, ref, &diags)
+	case w.GPU.DRA != nil:
+		diags.AddError(gpudiag.At("gpu", "dra"), "DRA with a device-plugin node pool",
 			ref()+" serves GPUs through the NVIDIA device plugin (extended resources), not DRA claims. "+
-				"Allowed: remove dra, or remove node_pool.")
+				"Allowed: remove dra, remove node_pool, or a pool with gpu_allocation = \""+spec.GPUAllocationDRA+"\".")
 	}
 	return out, diags
+}
+
+// applyPoolDRA: a workload on a DRA pool asks for its GPUs through a claim
+// on the pool's DeviceClass, with or without a gpu.dra block. The class
+// selects the pool's model and profile, so the claim carries no selector
+// of its own and Kueue can count it (dra.PoolClaim's shape).
+func applyPoolDRA(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
+	class := dra.PoolDeviceClassName(pi.Name)
+	if w.GPU.DRA == nil {
+		w.GPU.DRA = &spec.DRA{DeviceClass: class}
+		return
+	}
+	d := *w.GPU.DRA // the caller's block stays as configured
+	switch d.DeviceClass {
+	case "":
+		d.DeviceClass = class
+	case class:
+	default:
+		diags.AddError(gpudiag.At("gpu", "dra", "device_class"), "Device class differs from the node pool",
+			"device_class is "+strconv.Quote(d.DeviceClass)+" but "+ref()+" hands out GPUs through its own DeviceClass "+
+				strconv.Quote(class)+". Allowed: leave device_class unset to take the pool's, or \""+class+"\".")
+	}
+	w.GPU.DRA = &d
 }
 
 func DiagSummaries(ds gpudiag.Diagnostics) string {
@@ -132,6 +159,9 @@ func applyPoolPartition(w *onPool, pi clouds.PoolIntent, ref func() string, diag
 		diags.AddError(gpudiag.At("gpu", "partition"), "Partition not in the node pool",
 			"partition is "+strconv.Quote(g.Partition)+" but "+ref()+" offers "+gpudiag.QuoteList(names)+
 				". Allowed: one of those, or leave partition unset"+singleHint(names)+".")
+	}
+	if pi.DRA {
+		return // no device plugin strategy to take (a workload's own is refused with DRA)
 	}
 	switch g.MIGStrategy {
 	case "":

@@ -174,6 +174,9 @@ func CanonicalPool(p spec.PoolPolicy) spec.PoolPolicy {
 		dedicated := false
 		c.Dedicated = &dedicated
 	}
+	if c.GPUAllocation == spec.GPUAllocationDevicePlugin {
+		c.GPUAllocation = "" // the default: ids of device-plugin pools stay as they were
+	}
 	c.Labels = nil
 	if len(p.Labels) > 0 {
 		c.Labels = maps.Clone(p.Labels)

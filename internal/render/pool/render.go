@@ -52,6 +52,10 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 		r.DevicePluginConfigName = pi.Name
 		r.DevicePluginConfig = devicePluginConfig(pi)
 	}
+	if pi.DRA {
+		r.GPUAllocation = spec.GPUAllocationDRA
+		setDeviceClass(r, pi)
+	}
 	return r
 }
 
@@ -72,6 +76,9 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 	place := cloud.Place(in)
 	selector, affinity := clouds.NodeScheduling(place)
 	labels, tolerations := clouds.PoolExtras(pi.Labels, pi.Taints)
+	if pi.DRA {
+		labels = withDRASelector(labels)
+	}
 	if len(labels) > 0 {
 		if selector == nil {
 			selector = map[string]string{}
@@ -93,12 +100,16 @@ func unitRequests(pi clouds.PoolIntent) corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: memory}
 }
 
-// poolResources is what one configured node advertises, per resource.
+// poolResources is what one configured node advertises, per resource
+// (none on a DRA pool: its devices are in ResourceSlices).
 // GKE's own device plugin advertises MIG instances and shared slots as
 // nvidia.com/gpu; the NVIDIA device plugin uses nvidia.com/mig-<profile>
 // (mixed) and renames shared resources with ".shared" (renameByDefault).
 func poolResources(pi clouds.PoolIntent) map[string]int64 {
 	out := map[string]int64{}
+	if pi.DRA {
+		return out // the DRA driver publishes devices; nothing advertises an extended resource
+	}
 	replicas := int64(1)
 	if pi.Sharing != "" && pi.Replicas > 0 {
 		replicas = pi.Replicas

@@ -31,12 +31,20 @@ func validatePool(p spec.PoolPolicy, strict bool) (clouds.PoolIntent, gpudiag.Di
 	pi.Cloud = checkPoolCloud(p.Cloud, strict, &diags)
 	pi.Accel = checkPoolAccelerator(p.Accelerator, pi.Cloud, strict, &diags)
 	pi.GPUs = checkGPUsPerNode(p.GPUsPerNode, pi.Cloud, pi.Accel, strict, &diags)
+	pi.DRA = checkGPUAllocation(p.GPUAllocation, &diags)
 	checkPoolPartition(p, &pi, strict, &diags)
-	checkPoolSharing(p, &pi, strict, &diags)
-	checkSharedPartitions(pi, &diags)
+	if pi.DRA {
+		// Sharing is the device plugin's (or GKE's) on DRA pools: refused
+		// there, so its own rules would only add noise.
+		checkPoolDRA(p, &pi, &diags)
+	} else {
+		checkPoolSharing(p, &pi, strict, &diags)
+		checkSharedPartitions(pi, &diags)
+	}
 	checkPoolCloudNotes(p, pi, &diags)
 	pi.Labels = checkPoolLabels(p.Labels, pi, &diags)
 	pi.Taints = checkPoolTaints(p.Taints, pi, strict, &diags)
+	checkDeviceClass(pi, &diags)
 	return pi, diags
 }
 
@@ -134,14 +142,14 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 			strconv.Quote(p.MIGStrategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(spec.MIGStrategyNames())+
 				" (how the device plugin exposes MIG; single is the default).")
 	}
-	if p.Partition == spec.PartitionAllBalanced && p.MIGStrategy == spec.MIGStrategySingle && !pi.Cloud.RejectsMIGLayouts() {
+	if p.Partition == spec.PartitionAllBalanced && p.MIGStrategy == spec.MIGStrategySingle && !pi.Cloud.RejectsMIGLayouts() && !pi.DRA {
 		// Decidable without the accelerator, so reported at plan time. Not
 		// on clouds that reject the layout itself: "use mixed" would be
 		// advice that leads to the next error.
 		diags.AddError(gpudiag.At("mig_strategy"), "all-balanced needs the mixed strategy", allBalancedDetail)
 	}
 	if p.Partition == "" {
-		if p.MIGStrategy != "" && strict {
+		if p.MIGStrategy != "" && strict && !pi.DRA {
 			diags.AddError(gpudiag.At("mig_strategy"), "mig_strategy without partition",
 				"mig_strategy only applies to partitioned GPUs. Allowed: set partition, or remove mig_strategy.")
 		}
@@ -165,6 +173,9 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 		return
 	}
 	pi.Layout, pi.Cut = layout, cut
+	if pi.DRA {
+		return // no device plugin strategy; checkPoolDRA judges the layout and the cloud
+	}
 	pi.MIGStrategy = poolMIGStrategy(p.MIGStrategy, pi.Cloud.Profile, layout, strict, diags)
 	checkPoolPartitionOnCloud(*pi, p.MIGStrategy, diags)
 }

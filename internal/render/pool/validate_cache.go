@@ -63,7 +63,7 @@ func (c *poolCache) validateStrict(p spec.PoolPolicy) (clouds.PoolIntent, gpudia
 func samePolicy(a, b spec.PoolPolicy) bool {
 	return a.Name == b.Name && a.Cloud == b.Cloud && a.Accelerator == b.Accelerator && a.GPUsPerNode == b.GPUsPerNode &&
 		a.Partition == b.Partition && a.MIGStrategy == b.MIGStrategy && a.Sharing == b.Sharing && a.Replicas == b.Replicas &&
-		a.Spot == b.Spot && sameBool(a.Dedicated, b.Dedicated) &&
+		a.Spot == b.Spot && sameBool(a.Dedicated, b.Dedicated) && a.GPUAllocation == b.GPUAllocation &&
 		(a.Labels == nil) == (b.Labels == nil) && maps.Equal(a.Labels, b.Labels) &&
 		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints)
 }

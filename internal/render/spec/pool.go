@@ -2,6 +2,7 @@ package spec
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 )
 
 // PoolPolicy describes one GPU node pool once; node labels and taints, the
@@ -37,7 +38,30 @@ type PoolPolicy struct {
 	// Dedicated taints the pool with the cloud's conventional GPU taint so
 	// only pods that tolerate it (GPU workloads) land there. nil means true.
 	Dedicated *bool `json:"dedicated,omitempty"` // dedicated
+
+	// GPUAllocation is GPUAllocationNames(): how the nodes hand out GPUs.
+	// "" means GPUAllocationDevicePlugin (pool.CanonicalPool drops it, so
+	// ids of device-plugin pools are what they were before the field).
+	GPUAllocation string `json:"gpu_allocation,omitempty"` // gpu_allocation
 }
+
+// How a pool's nodes hand out GPUs. One node, one way: NVIDIA's DRA driver
+// refuses to run beside the device plugin, which would advertise the same
+// GPUs a second time (docs/design/dra.md §1.4).
+const (
+	// GPUAllocationDevicePlugin: the NVIDIA device plugin (or the cloud's
+	// own) advertises extended resources such as nvidia.com/gpu.
+	GPUAllocationDevicePlugin = "device-plugin"
+	// GPUAllocationDRA: NVIDIA's DRA driver publishes the GPUs as
+	// ResourceSlices, and pods ask for them through ResourceClaims.
+	GPUAllocationDRA = "dra"
+)
+
+// GPUAllocationNames lists the accepted gpu_allocation values, the default first.
+func GPUAllocationNames() []string { return []string{GPUAllocationDevicePlugin, GPUAllocationDRA} }
+
+// UsesDRA reports whether the pool's nodes hand out GPUs through DRA.
+func (p PoolPolicy) UsesDRA() bool { return p.GPUAllocation == GPUAllocationDRA }
 
 // Taint is one extra node taint of a pool. Effect is a Kubernetes taint
 // effect: NoSchedule, PreferNoSchedule or NoExecute.
@@ -63,6 +87,11 @@ const (
 	LabelMIGConfig = "nvidia.com/mig.config"
 	// MIGConfigDisabled is mig-manager's "MIG off" layout.
 	MIGConfigDisabled = "all-disabled"
+	// LabelDeployDevicePlugin "false" keeps the GPU Operator's device plugin
+	// off a node (it only sets its deploy labels where absent); DRA nodes
+	// carry it, because the device plugin and the DRA driver on one node
+	// over-admit GPUs (docs/design/dra.md §1.4, §9.7).
+	LabelDeployDevicePlugin = "nvidia.com/gpu.deploy.device-plugin"
 )
 
 // Taint effects as the Kubernetes API spells them.
@@ -150,6 +179,17 @@ type PoolRendered struct {
 	// MIGConfig is the nvidia.com/mig.config layout ("" on GKE and for GPUs
 	// without MIG).
 	MIGConfig string `json:"mig_config,omitempty"`
+
+	// GPUAllocation is GPUAllocationDRA for a DRA pool, "" for a
+	// device-plugin pool (whose rendering predates the attribute).
+	GPUAllocation string `json:"gpu_allocation,omitempty"`
+	// DeviceClassName is a DRA pool's DeviceClass (dra.PoolDeviceClass),
+	// which its workloads' claims and Kueue's deviceClassMappings name;
+	// "" for device-plugin pools. DeviceClass is that object as YAML, and
+	// DeviceClassObject the same, typed, for the resource that applies it.
+	DeviceClassName   string                  `json:"device_class_name,omitempty"`
+	DeviceClass       string                  `json:"device_class,omitempty"`
+	DeviceClassObject *resourcev1.DeviceClass `json:"-"`
 }
 
 // CloudTaint is a taint in the enum form of the GKE and EKS APIs
@@ -198,6 +238,12 @@ type AKSNodePool struct {
 	NodeLabels map[string]string `json:"node_labels,omitempty"`
 	// NodeTaints are in AKS "key=value:Effect" form.
 	NodeTaints []string `json:"node_taints,omitempty"`
+	// GPUDriver is gpuProfile.driver (azurerm gpu_driver): "None" on DRA
+	// pools, whose driver the GPU Operator installs; "" leaves AKS's default
+	// (Install). GPUManagementMode is gpuProfile.nvidia.managementMode:
+	// "Unmanaged" on DRA pools, so AKS installs no device plugin.
+	GPUDriver         string `json:"gpu_driver,omitempty"`
+	GPUManagementMode string `json:"gpu_management_mode,omitempty"`
 }
 
 // EKSNodeGroup is the GPU part of an aws_eks_node_group.

@@ -1,0 +1,54 @@
+package clouds
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// What every DRA pool shares (docs/design/dra.md §9.1); each cloud's own
+// DRA rules (labels, node-pool shape, refusals) are in its file.
+
+// DeployDevicePluginOff is the value of spec.LabelDeployDevicePlugin on a
+// DRA pool's nodes. It is the GPU Operator's per-node switch (the operator
+// sets its deploy labels only where absent, dra.md §9.7) and the one the
+// device plugin chart's values skip, so whichever of the two installs the
+// device plugin leaves the pool's GPUs to the DRA driver. Every cloud whose
+// DRA pools the provider renders runs one of them there or may (GKE through
+// its GPU Operator guide), so every DRA pool carries it, and workloads on
+// the pool select it (DRAPoolSelector).
+const DeployDevicePluginOff = "false"
+
+// draLabels adds what the DRA pool's nodes need beyond a device-plugin
+// pool's: the shared device-plugin switch, then the cloud's own
+// (PoolRules.draPoolLabels).
+func draLabels(pi PoolIntent, toAdd, cloudSet map[string]string) {
+	if !pi.DRA {
+		return
+	}
+	toAdd[spec.LabelDeployDevicePlugin] = DeployDevicePluginOff
+	pi.Cloud.draPoolLabels(pi, toAdd, cloudSet)
+}
+
+// DRAPoolSelector is the node selector entry that keeps a DRA pool's
+// workloads on DRA nodes: a claim on the pool's class cannot be allocated
+// elsewhere, and the label says so before the scheduler tries. nil for a
+// device-plugin pool.
+func DRAPoolSelector(p spec.PoolPolicy) map[string]string {
+	if !p.UsesDRA() {
+		return nil
+	}
+	return map[string]string{spec.LabelDeployDevicePlugin: DeployDevicePluginOff}
+}
+
+// draNotOnCloud is the error of a cloud that cannot run a DRA pool at all,
+// on gpu_allocation.
+func draNotOnCloud(diags *gpudiag.Diagnostics, summary, reason string) {
+	diags.AddError(gpudiag.At("gpu_allocation"), summary, reason+" Allowed: gpu_allocation = \""+
+		spec.GPUAllocationDevicePlugin+"\" on this cloud, or a DRA pool on "+gpudiag.QuoteList(draPoolClouds())+".")
+}
+
+// draPoolClouds are the clouds whose node pools can hand out GPUs through
+// DRA without a refusal.
+func draPoolClouds() []string {
+	return []string{string(spec.CloudGKE), string(spec.CloudEKS), string(spec.CloudAKS), string(spec.CloudGeneric)}
+}
