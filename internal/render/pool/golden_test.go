@@ -24,7 +24,7 @@ type poolGoldenCase struct {
 func poolGoldenCases() []poolGoldenCase {
 	team := map[string]string{"example.com/team": "ml"}
 	teamTaint := []spec.Taint{{Key: "example.com/team", Value: "ml", Effect: spec.TaintNoSchedule}}
-	return []poolGoldenCase{
+	return append([]poolGoldenCase{
 		{"l4-whole", "One L4 per g2-standard-4: GKE sets every label; nvidia.com/gpu taint is GKE's own, not in the shape.",
 			spec.PoolPolicy{Name: "l4-serving", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1}, false},
 		{"a100-mig-2g10gb", "a2-highgpu-8g cut into 2g.10gb natively (gpu_partition_size): 24 nvidia.com/gpu, no GPU Operator labels.",
@@ -69,7 +69,7 @@ func poolGoldenCases() []poolGoldenCase {
 				MIGStrategy: spec.MIGStrategyMixed, Sharing: spec.SharingTimeSlicing, Replicas: 2}, true},
 		{"t4-time-slicing", "Like the local fixture generic-t4-timeslice: gpu.shared x4, GFD sharing labels selected.",
 			spec.PoolPolicy{Name: "t4-shared", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: spec.SharingTimeSlicing, Replicas: 4}, false},
-	}
+	}, draPoolGoldenCases()...)
 }
 
 func poolGoldenPath(c poolGoldenCase) string {
