@@ -27,6 +27,7 @@ type NodePoolPolicyModel struct {
 	Labels             types.Map     `tfsdk:"labels"`
 	Taints             types.List    `tfsdk:"taints"`
 	Dedicated          types.Bool    `tfsdk:"dedicated"`
+	GPUAllocation      types.String  `tfsdk:"gpu_allocation"`
 	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
 	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
 	ID                 types.String  `tfsdk:"id"`
@@ -46,6 +47,8 @@ type NodePoolPolicyModel struct {
 	DevicePluginName   types.String  `tfsdk:"device_plugin_config_name"`
 	DevicePluginYAML   types.String  `tfsdk:"device_plugin_config_yaml"`
 	MIGConfig          types.String  `tfsdk:"mig_config"`
+	DeviceClassName    types.String  `tfsdk:"device_class_name"`
+	DeviceClassYAML    types.String  `tfsdk:"device_class_yaml"`
 	ManagedNodes       types.List    `tfsdk:"managed_nodes"`
 	Drift              types.List    `tfsdk:"drift"`
 }
@@ -82,6 +85,8 @@ func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud strin
 		Spot:        c.Boolean(m.Spot),
 		Labels:      c.StringMap(m.Labels),
 		Taints:      taints(c, m.Taints),
+
+		GPUAllocation: c.Str(m.GPUAllocation),
 	}
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
 	if m.Dedicated.IsUnknown() {
@@ -145,6 +150,9 @@ type aksShapeValue struct {
 	Priority   string            `tfsdk:"priority"`
 	NodeLabels map[string]string `tfsdk:"node_labels"`
 	NodeTaints []string          `tfsdk:"node_taints"`
+	// Null on device-plugin pools, as in states written before them.
+	GPUDriver         types.String `tfsdk:"gpu_driver"`
+	GPUManagementMode types.String `tfsdk:"gpu_management_mode"`
 }
 
 type eksShapeValue struct {
@@ -188,7 +196,8 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.AKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["aks"]))
 	if a := p.AKS; a != nil {
 		m.AKS = tfconv.ObjectFrom(ctx, outputs["aks"], aksShapeValue{VMSize: a.VMSize, Priority: a.Priority,
-			NodeLabels: emptyMapIfNil(a.NodeLabels), NodeTaints: tfconv.EmptyIfNil(a.NodeTaints)}, &diags)
+			NodeLabels: emptyMapIfNil(a.NodeLabels), NodeTaints: tfconv.EmptyIfNil(a.NodeTaints),
+			GPUDriver: tfconv.NullableString(a.GPUDriver), GPUManagementMode: tfconv.NullableString(a.GPUManagementMode)}, &diags)
 	}
 	m.EKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["eks"]))
 	if e := p.EKS; e != nil {
@@ -215,6 +224,8 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.DevicePluginName = types.StringValue(p.DevicePluginConfigName)
 	m.DevicePluginYAML = types.StringValue(p.DevicePluginConfig)
 	m.MIGConfig = types.StringValue(p.MIGConfig)
+	m.DeviceClassName = tfconv.NullableString(p.DeviceClassName)
+	m.DeviceClassYAML = tfconv.NullableString(p.DeviceClass)
 	return diags
 }
 
@@ -270,4 +281,6 @@ func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
 	m.DevicePluginName = types.StringUnknown()
 	m.DevicePluginYAML = types.StringUnknown()
 	m.MIGConfig = types.StringUnknown()
+	m.DeviceClassName = types.StringUnknown()
+	m.DeviceClassYAML = types.StringUnknown()
 }

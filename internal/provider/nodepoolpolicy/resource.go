@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -169,7 +170,7 @@ func (r *NodePoolPolicyResource) applyPolicy(ctx context.Context, plan, prior *N
 	if prior != nil {
 		priorManaged = listStrings(ctx, prior.ManagedNodes)
 	}
-	if plan.ManageNodes.IsNull() && plan.DevicePluginConfig.IsNull() && (prior == nil || !prior.touchesCluster()) {
+	if !plan.touchesCluster() && (prior == nil || !prior.touchesCluster()) {
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
 		return
 	}
@@ -196,10 +197,13 @@ func (r *NodePoolPolicyResource) applyPolicy(ctx context.Context, plan, prior *N
 	}
 	plan.ManagedNodes = tfconv.StringList(managed)
 	diags.Append(applyDevicePluginConfig(ctx, client, *plan, rendered)...)
+	diags.Append(applyDeviceClass(ctx, client, rendered)...)
 }
 
+// touchesCluster: the policy writes to the cluster (labels and taints,
+// the device plugin config, a DRA pool's DeviceClass).
 func (m NodePoolPolicyModel) touchesCluster() bool {
-	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull()
+	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull() || m.usesDRA()
 }
 
 func (r *NodePoolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
@@ -220,6 +224,9 @@ func (r *NodePoolPolicyResource) releasePrior(ctx context.Context, client *kube.
 	}
 	if !prior.DevicePluginConfig.IsNull() && (renamed || !prior.DevicePluginConfig.Equal(plan.DevicePluginConfig)) {
 		diags.Append(removeDevicePluginConfig(ctx, client, prior)...)
+	}
+	if releasesDeviceClass(prior, plan) {
+		diags.Append(removeDeviceClass(ctx, client, prior)...)
 	}
 	return diags
 }
@@ -261,7 +268,9 @@ func (r *NodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	cmDrift, diags := devicePluginConfigDrift(ctx, client, state, rendered)
 	resp.Diagnostics.Append(diags...)
-	state.Drift = tfconv.StringList(append(drift, cmDrift...))
+	classDrift, diags := deviceClassDrift(ctx, client, rendered)
+	resp.Diagnostics.Append(diags...)
+	state.Drift = tfconv.StringList(slices.Concat(drift, cmDrift, classDrift))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -281,6 +290,9 @@ func (r *NodePoolPolicyResource) Delete(ctx context.Context, req resource.Delete
 	}
 	if !state.DevicePluginConfig.IsNull() {
 		resp.Diagnostics.Append(removeDevicePluginConfig(ctx, client, state)...)
+	}
+	if state.usesDRA() {
+		resp.Diagnostics.Append(removeDeviceClass(ctx, client, state)...)
 	}
 }
 

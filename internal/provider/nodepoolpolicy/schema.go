@@ -142,6 +142,7 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 				},
 			}},
 		},
+		"gpu_allocation": gpuAllocationAttribute(),
 		"dedicated": schema.BoolAttribute{
 			MarkdownDescription: "Taint the pool with the cloud's GPU taint so only GPU workloads land there. Defaults to `true`.",
 			Optional:            true,
@@ -183,6 +184,12 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 			"`nvidia.com/device-plugin.config` label); empty when the pool needs none."),
 		"device_plugin_config_yaml": str("The NVIDIA device plugin configuration file for this pool (time-slicing, MPS, MIG strategy)."),
 		"mig_config":                str("mig-manager layout the nodes need (`nvidia.com/mig.config`), empty if none."),
+		"device_class_name": str("With `gpu_allocation = \"dra\"`: the pool's DeviceClass, `<name>.gpu.gpuform.io`, which the " +
+			"claims of workloads on the pool name (no CEL selector, so Kueue's `deviceClassMappings` can count them). " +
+			"Null for device-plugin pools."),
+		"device_class_yaml": str("With `gpu_allocation = \"dra\"`: the pool's `resource.k8s.io/v1` DeviceClass (YAML), selecting " +
+			"NVIDIA's DRA driver's devices of the pool's type, product and MIG profile. The resource applies it to the " +
+			"cluster (server-side apply) and deletes it on destroy. Null for device-plugin pools."),
 		"managed_nodes": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 			MarkdownDescription: "With `manage_nodes`: the nodes this policy labelled and tainted at the last apply."},
 		"drift": schema.ListAttribute{Computed: true, ElementType: types.StringType,
@@ -254,6 +261,10 @@ func aksShapeAttribute() schema.SingleNestedAttribute {
 			"node_labels": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`node_labels`."},
 			"node_taints": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "`node_taints` as `key=value:Effect` strings."},
+			"gpu_driver": schema.StringAttribute{Computed: true, MarkdownDescription: "`gpu_driver` (the API's " +
+				"`gpuProfile.driver`): `None` on DRA pools, whose driver the GPU Operator installs; null leaves AKS's default."},
+			"gpu_management_mode": schema.StringAttribute{Computed: true, MarkdownDescription: "The API's " +
+				"`gpuProfile.nvidia.managementMode` (preview): `Unmanaged` on DRA pools, so AKS installs no device plugin; null otherwise."},
 		},
 	}
 }
@@ -274,4 +285,22 @@ func eksShapeAttribute() schema.SingleNestedAttribute {
 
 func cloudTaintListAttribute(description string) schema.ListNestedAttribute {
 	return taintListAttribute(description)
+}
+
+// gpuAllocationAttribute is gpu_allocation. Optional without a default:
+// null is the device plugin, so states written before the attribute plan
+// no change.
+func gpuAllocationAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "How the nodes hand out GPUs: one of " + tfconv.MarkdownList(spec.GPUAllocationNames()) +
+			". Defaults to `" + spec.GPUAllocationDevicePlugin + "` (extended resources such as `nvidia.com/gpu`). With `" +
+			spec.GPUAllocationDRA + "`, NVIDIA's DRA driver publishes the GPUs and workloads on the pool ask for them through " +
+			"a ResourceClaim on the pool's DeviceClass (`device_class_name`); the node-pool shapes turn every device plugin " +
+			"off (GKE: driver installation disabled and GKE's device plugin off; AKS: `gpu_driver = \"None\"`, unmanaged; " +
+			"every cloud: `nvidia.com/gpu.deploy.device-plugin=false` for the GPU Operator). One node, one way: device " +
+			"plugin settings (`mig_strategy`, `sharing`, `replicas`, `device_plugin_config`) are refused on a DRA pool, " +
+			"as are GKE partitions and sharing and EKS Auto Mode; Karpenter is warned (claims need v1.15's `enableDRA`).",
+		Optional:   true,
+		Validators: []validator.String{stringvalidator.OneOf(spec.GPUAllocationNames()...)},
+	}
 }

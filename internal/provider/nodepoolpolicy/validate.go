@@ -30,6 +30,7 @@ func WithoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
 	p.Accelerator = onlyIfIn(p.Accelerator, catalog.AcceleratorNames())
 	p.MIGStrategy = onlyIfIn(p.MIGStrategy, spec.MIGStrategyNames())
 	p.Sharing = onlyIfIn(p.Sharing, spec.SharingNames())
+	p.GPUAllocation = onlyIfIn(p.GPUAllocation, spec.GPUAllocationNames())
 	if p.GPUsPerNode < 1 || p.GPUsPerNode > spec.MaxGPUsPerPod {
 		p.GPUsPerNode = 0
 	}
@@ -90,8 +91,25 @@ func requireBlockAttributes(ctx context.Context, m NodePoolPolicyModel) diag.Dia
 	if conv.Object(m.DevicePluginConfig, &cm) {
 		requireRef(&diags, "namespace", cm.Namespace, "\"gpu-operator\"")
 		requireRef(&diags, "name", cm.Name, "the GPU Operator's devicePlugin.config.name, e.g. \"device-plugin-config\"")
+		refuseOnDRAPool(&diags, m)
 	}
 	return append(diags, conv.Diags...)
+}
+
+// refuseOnDRAPool: one node, one way. device_plugin_config writes the
+// device plugin's configuration for nodes whose GPUs the DRA driver hands
+// out, where no device plugin may run (docs/design/dra.md §1.4).
+func refuseOnDRAPool(diags *diag.Diagnostics, m NodePoolPolicyModel) {
+	if m.GPUAllocation.ValueString() != spec.GPUAllocationDRA {
+		return
+	}
+	// On name, the entry's line: Terraform shows a block's own path as the
+	// resource's first line.
+	diags.AddAttributeError(path.Root("device_plugin_config").AtName("name"), "device_plugin_config on a DRA pool",
+		"A DRA pool's GPUs are handed out by NVIDIA's DRA driver alone: a node that also runs the device plugin "+
+			"advertises every GPU twice and over-admits pods, which is why the driver's chart refuses to render beside "+
+			"the device plugin, and no device plugin reads a configuration for these nodes. Allowed: remove "+
+			"device_plugin_config, or gpu_allocation = \""+spec.GPUAllocationDevicePlugin+"\".")
 }
 
 func requireRef(diags *diag.Diagnostics, attribute string, v types.String, example string) {

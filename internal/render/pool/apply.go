@@ -66,9 +66,9 @@ func applyTo(w onPool, p spec.PoolPolicy) (onPool, gpudiag.Diagnostics) {
 	case pi.DRA:
 		applyPoolDRA(&out, pi, ref, &diags)
 	case w.GPU.DRA != nil:
-		diags.AddError(gpudiag.At("gpu", "dra"), "DRA with a device-plugin node pool",
+		diags.AddError(gpudiag.At("gpu", "dra"), "DRA with a node pool",
 			ref()+" serves GPUs through the NVIDIA device plugin (extended resources), not DRA claims. "+
-				"Allowed: remove dra, remove node_pool, or a pool with gpu_allocation = \""+spec.GPUAllocationDRA+"\".")
+				"Allowed: remove dra, or remove node_pool, or use a pool with gpu_allocation = \""+spec.GPUAllocationDRA+"\".")
 	}
 	return out, diags
 }
