@@ -63,6 +63,11 @@ const (
 	LabelMIGConfig = "nvidia.com/mig.config"
 	// MIGConfigDisabled is mig-manager's "MIG off" layout.
 	MIGConfigDisabled = "all-disabled"
+	// LabelDeployDevicePlugin "false" keeps the GPU Operator's device plugin
+	// off a node (it only sets its deploy labels where absent); DRA nodes
+	// carry it, because the device plugin and the DRA driver on one node
+	// over-admit GPUs (docs/design/dra.md §1.4, §9.7).
+	LabelDeployDevicePlugin = "nvidia.com/gpu.deploy.device-plugin"
 )
 
 // Taint effects as the Kubernetes API spells them.
