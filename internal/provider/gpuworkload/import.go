@@ -21,7 +21,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var _ resource.ResourceWithImportState = &WorkloadResource{}
+var _ resource.ResourceWithImportState = &workloadResource{}
 
 // specAnnotation records, on the applied Deployment, StatefulSet or Job, the GPU intent it
 // was rendered from. Import reads it back: a rendered object alone cannot say
@@ -72,14 +72,14 @@ func DecodeSpec(raw string) (WorkloadSpec, error) {
 // Job or CronJob. One that gpu_workload applied carries its intent in the
 // spec annotation; any other GPU Deployment, StatefulSet or CronJob is
 // adopted: its intent is inferred (workload_adopt.go).
-func (r *WorkloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	namespace, name, ok := strings.Cut(req.ID, "/")
 	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
 		resp.Diagnostics.AddError("Invalid import ID",
 			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
 		return
