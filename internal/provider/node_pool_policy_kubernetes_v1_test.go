@@ -94,7 +94,7 @@ func TestNodePoolPolicy_refreshFillsKubernetesV1Affinity(t *testing.T) {
 	if d := nodepoolpolicy.SetPoolOutputs(ctx, &planned, rendered); d.HasError() {
 		t.Fatal(d)
 	}
-	r := &nodepoolpolicy.NodePoolPolicyResource{}
+	r := nodepoolpolicy.NewResource()
 	old := oldPoolState(ctx, t, r, map[string]any{"name": policy.Name, "cloud": policy.Cloud,
 		"accelerator": policy.Accelerator, "gpus_per_node": policy.GPUsPerNode, "affinity": planned.Affinity})
 	resp := resource.ReadResponse{State: old}
@@ -113,7 +113,7 @@ func TestNodePoolPolicy_refreshFillsKubernetesV1Affinity(t *testing.T) {
 
 // oldPoolState is a gpu_node_pool_policy state with only the given
 // attributes set, as an older release without the others wrote it.
-func oldPoolState(ctx context.Context, t *testing.T, r *nodepoolpolicy.NodePoolPolicyResource, attrs map[string]any) tfsdk.State {
+func oldPoolState(ctx context.Context, t *testing.T, r resource.Resource, attrs map[string]any) tfsdk.State {
 	t.Helper()
 	var schemaResp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &schemaResp)

@@ -17,7 +17,7 @@ type described interface{ GetMarkdownDescription() string }
 // schema is one the framework accepts.
 func TestOperatorValuesSchemaIsDocumented(t *testing.T) {
 	var resp resource.SchemaResponse
-	(&operatorvalues.OperatorValuesResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	operatorvalues.NewResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
 		t.Fatalf("invalid schema: %v", diags)
 	}

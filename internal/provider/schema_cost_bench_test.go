@@ -51,7 +51,7 @@ func BenchmarkFrameworkPlanWorkloadSchema(b *testing.B) {
 // workloadSchema is gpu_workload's schema.
 func workloadSchema() schema.Schema {
 	var resp resource.SchemaResponse
-	(&gpuworkload.WorkloadResource{}).Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	gpuworkload.NewResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	return resp.Schema
 }
 

@@ -150,9 +150,41 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1\n    accelerator = \"l4\"\n    sharing = \"time-slicing\"\n    max_shared_clients = 49",
 			want: `(?s)Too many shared clients for GKE.*max_shared_clients = 49`,
 		},
-		"DRA with a MIG partition": {
-			cloud: "generic", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    partition = \"1g.5gb\"\n    dra {}",
-			want: `(?s)DRA together with MIG partition`,
+		"DRA with the device plugin's MIG strategy": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"h100-80gb\"\n    partition = \"3g.40gb\"\n    mig_strategy = \"mixed\"\n    dra {}",
+			want: `(?s)mig_strategy together with DRA`,
+		},
+		"DRA selector on a removed attribute": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"h100-80gb\"\n    dra {\n      selectors = [\"device.attributes[\\\"gpu.nvidia.com\\\"].index == 0\"]\n    }",
+			want: `(?s)Selector names an attribute the driver does not publish`,
+		},
+		"DRA selector that does not compile": {
+			cloud: "generic", gpu: "count = 1\n    dra {\n      selectors = [\"device.attributes[\"]\n    }",
+			want: `(?s)Invalid selector`,
+		},
+		"DRA selector contradicting the accelerator": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"h100-80gb\"\n    dra {\n      selectors = [\"device.attributes[\\\"gpu.nvidia.com\\\"].productName == \\\"NVIDIA H200\\\"\"]\n    }",
+			want: `(?s)Selector contradicts the GPU request`,
+		},
+		"DRA min_memory no model has": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"h100-80gb\"\n    dra {\n      min_memory = \"100Gi\"\n    }",
+			want: `(?s)No requested GPU has that much memory`,
+		},
+		"DRA min_memory not a quantity": {
+			cloud: "generic", gpu: "count = 1\n    accelerator = \"h100-80gb\"\n    dra {\n      min_memory = \"lots\"\n    }",
+			want: `(?s)Invalid min_memory`,
+		},
+		"DRA same of another kind": {
+			cloud: "generic", gpu: "count = 2\n    accelerator = \"h100-80gb\"\n    dra {\n      same = \"rack\"\n    }",
+			want: `(?s)value must be one of`,
+		},
+		"DRA preference list with a model of no recorded product name": {
+			cloud: "generic", gpu: "count = 1\n    accelerators = [\"h100-80gb\", \"l4\"]\n    dra {}",
+			want: `(?s)Preference list needs every model's product name`,
+		},
+		"DRA preference list longer than a claim takes": {
+			cloud: "generic", gpu: "count = 1\n    accelerators = [\"h100-80gb\", \"h200\", \"a100-80gb\", \"a100-40gb\", \"l40s\", \"l4\", \"a10g\", \"t4\", \"a30\"]\n    dra {}",
+			want: `(?s)Too many accelerators for a DRA claim`,
 		},
 		"DRA with sharing": {
 			cloud: "generic", gpu: "count = 1\n    accelerator = \"t4\"\n    sharing = \"mps\"\n    dra {}",

@@ -25,13 +25,13 @@ var (
 
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
 func NewClusterCapacityDataSource() datasource.DataSource {
-	return &clusterCapacityDataSource{}
+	return &clusterCapacityDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_cluster_capacity"}}
 }
 
 // clusterCapacityDataSource reports the live cluster's GPU pools: the same
 // grouping gpu_workload uses to explain pods that cannot schedule.
 type clusterCapacityDataSource struct {
-	data *resourcekit.Data
+	resourcekit.DataSource
 }
 
 type clusterCapacityModel struct {
@@ -57,16 +57,6 @@ var poolCapacityAttrTypes = map[string]attr.Type{
 	"sharing":        types.StringType,
 	"shared_clients": types.Int64Type,
 	"taints":         types.ListType{ElemType: types.ObjectType{AttrTypes: nodepoolpolicy.TaintAttrTypes}},
-}
-
-func (d *clusterCapacityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_cluster_capacity"
-}
-
-func (d *clusterCapacityDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		d.data = data
-	}
 }
 
 func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -137,11 +127,11 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
+	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_cluster_capacity needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.data.Kube.Client()
+	client, err := d.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("gpu_cluster_capacity needs a cluster", err.Error())
 		return

@@ -1,6 +1,8 @@
 package gpuintent
 
 import (
+	"context"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -23,6 +25,8 @@ type Model struct {
 type DRAModel struct {
 	DeviceClass types.String `tfsdk:"device_class"`
 	Selectors   types.List   `tfsdk:"selectors"`
+	MinMemory   types.String `tfsdk:"min_memory"`
+	Same        types.String `tfsdk:"same"`
 }
 
 // FromObject converts a `gpu` block to render's spec.GPU; a null or unknown
@@ -44,7 +48,36 @@ func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 	}
 	var d DRAModel
 	if c.Object(g.DRA, &d) {
-		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors)}
+		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors),
+			MinMemory: c.Str(d.MinMemory), Same: c.Str(d.Same)}
+	}
+	return out
+}
+
+// ModelFrom is FromObject's inverse, for import: gpuType is the block's
+// type, which the dra object's type is read from.
+func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) Model {
+	out := Model{
+		Count:            types.Int64Value(g.Count),
+		Requests:         tfconv.NullableInt64(g.Requests),
+		Accelerator:      tfconv.NullableString(g.Accelerator),
+		Accelerators:     tfconv.NullableStrings(g.Accelerators),
+		Partition:        tfconv.NullableString(g.Partition),
+		MIGStrategy:      tfconv.NullableString(g.MIGStrategy),
+		Sharing:          tfconv.NullableString(g.Sharing),
+		MaxSharedClients: types.Int64Null(),
+	}
+	if g.MaxSharedClients != 0 {
+		out.MaxSharedClients = types.Int64Value(g.MaxSharedClients)
+	}
+	draType := tfconv.NestedAttrType(gpuType, "dra")
+	out.DRA = types.ObjectNull(draType)
+	if g.DRA != nil {
+		obj, _ := types.ObjectValueFrom(ctx, draType, DRAModel{
+			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
+			MinMemory: tfconv.NullableString(g.DRA.MinMemory), Same: tfconv.NullableString(g.DRA.Same),
+		})
+		out.DRA = obj
 	}
 	return out
 }

@@ -78,13 +78,29 @@ func Block() schema.SingleNestedBlock {
 					"ResourceClaimTemplate is created and referenced by the pods (Kubernetes 1.32+).",
 				Attributes: map[string]schema.Attribute{
 					"device_class": schema.StringAttribute{
-						MarkdownDescription: "DeviceClass, e.g. `gpu.nvidia.com` (default) or `mig.nvidia.com`.",
+						MarkdownDescription: "DeviceClass, e.g. `gpu.nvidia.com` (the default for whole GPUs) or `mig.nvidia.com` (the default with `partition`).",
 						Optional:            true,
 					},
 					"selectors": schema.ListAttribute{
-						MarkdownDescription: "CEL expressions a device must satisfy.",
-						Optional:            true,
-						ElementType:         types.StringType,
+						MarkdownDescription: "CEL expressions a device must also satisfy: the escape hatch for what no attribute " +
+							"says. Each is compiled at plan time with Kubernetes' own CEL library; one that does not compile, " +
+							"names an attribute NVIDIA's driver does not publish (`index`, `minor`) or is false on every device " +
+							"of the requested accelerator or partition is an error on that selector. Without selectors the " +
+							"claim is derived from `count`, `accelerator(s)`, `partition`, `min_memory` and `same`.",
+						Optional:    true,
+						ElementType: types.StringType,
+					},
+					"min_memory": schema.StringAttribute{
+						MarkdownDescription: "Least memory each device must have, a Kubernetes quantity such as `40Gi`: a " +
+							"selector on the driver's `memory` capacity. More than every requested model has is a plan error.",
+						Optional: true,
+					},
+					"same": schema.StringAttribute{
+						MarkdownDescription: "Put every device of the claim on one: " + tfconv.MarkdownList(spec.DRASameNames()) +
+							" (a `matchAttribute` constraint on the standard `resource.kubernetes.io/pcieRoot` or " +
+							"`resource.kubernetes.io/numaNode` attribute). No released NVIDIA driver publishes the NUMA node yet.",
+						Optional:   true,
+						Validators: []validator.String{stringvalidator.OneOf(spec.DRASameNames()...)},
 					},
 				},
 			},

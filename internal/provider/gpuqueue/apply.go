@@ -32,7 +32,7 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 		diags.Append(state.Set(ctx, plan)...)
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		diags.AddError("gpu_queue needs a cluster to apply to", err.Error()+"\n\nTo only render the manifest (GitOps), set apply = false.")
 		return

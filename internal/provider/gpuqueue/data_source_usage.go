@@ -20,7 +20,7 @@ var (
 
 // NewUsageDataSource returns the gpu_queue_usage data source.
 func NewUsageDataSource() datasource.DataSource {
-	return &queueUsageDataSource{}
+	return &queueUsageDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_queue_usage"}}
 }
 
 // queueUsageDataSource reports Kueue's ClusterQueues: quota, reserved and
@@ -28,7 +28,7 @@ func NewUsageDataSource() datasource.DataSource {
 // gpu_cluster_capacity's sibling for shared fleets: capacity says what the
 // nodes have, this what the teams may use and use.
 type queueUsageDataSource struct {
-	data *resourcekit.Data
+	resourcekit.DataSource
 }
 
 type queueUsageModel struct {
@@ -54,16 +54,6 @@ type resourceUsageValue struct {
 	Reserved string `tfsdk:"reserved"`
 	Used     string `tfsdk:"used"`
 	Borrowed string `tfsdk:"borrowed"`
-}
-
-func (d *queueUsageDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_queue_usage"
-}
-
-func (d *queueUsageDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		d.data = data
-	}
 }
 
 func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -118,11 +108,11 @@ func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
+	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_queue_usage needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.data.Kube.Client()
+	client, err := d.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("gpu_queue_usage needs a cluster", err.Error())
 		return

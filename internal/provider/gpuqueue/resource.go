@@ -30,21 +30,11 @@ const defaultQueueDeleteTimeout = 5 * time.Minute
 
 // NewResource returns the gpu_queue resource.
 func NewResource() resource.Resource {
-	return &queueResource{}
+	return &queueResource{Resource: resourcekit.Resource{TypeSuffix: "_queue"}}
 }
 
 type queueResource struct {
-	data *resourcekit.Data
-}
-
-func (r *queueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_queue"
-}
-
-func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.data = data
-	}
+	resourcekit.Resource
 }
 
 // ValidateConfig runs every rule configuration alone decides, where
@@ -115,7 +105,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
 		return // planned offline; refreshed once the cluster is known
 	}
@@ -147,7 +137,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot delete gpu_queue", err.Error())
 		return
@@ -161,7 +151,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // ImportState takes a ClusterQueue name and reads the configuration back
 // from the annotation gpu_queue writes on it.
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import gpu_queue", err.Error())
 		return

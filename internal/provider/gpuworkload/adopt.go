@@ -26,7 +26,7 @@ import (
 // it is used: the configuration it generates must render the object as it
 // is, plus only the corrections the warning lists, so that a plan after
 // `-generate-config-out` shows nothing else.
-func (r *WorkloadResource) adoptSpec(ctx context.Context, client *kube.Client, live *unstructured.Unstructured, diags *diag.Diagnostics) (*WorkloadSpec, bool) {
+func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, live *unstructured.Unstructured, diags *diag.Diagnostics) (*WorkloadSpec, bool) {
 	ref := fmt.Sprintf("%s %s/%s", live.GetKind(), live.GetNamespace(), live.GetName())
 	a, adiags := adopt.Infer(live, r.defaultCloud())
 	diags.Append(importDiagnostics(ref, adiags)...)

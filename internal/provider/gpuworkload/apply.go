@@ -29,12 +29,12 @@ import (
 // object with server-side apply, removes objects the previous version had
 // and this one does not, and waits. State is written whenever the main
 // object exists, so a failed wait never loses track of what was created.
-func (r *WorkloadResource) applyWorkload(ctx context.Context, plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	if !plan.Apply.ValueBool() {
 		diags.Append(setWorkloadState(ctx, state, plan)...)
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		diags.AddError("gpu_workload needs a cluster to apply to", err.Error()+
 			"\n\nTo only render the manifest (GitOps), set apply = false.")

@@ -21,7 +21,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var _ resource.ResourceWithImportState = &WorkloadResource{}
+var _ resource.ResourceWithImportState = &workloadResource{}
 
 // specAnnotation records, on the applied Deployment, StatefulSet or Job, the GPU intent it
 // was rendered from. Import reads it back: a rendered object alone cannot say
@@ -72,14 +72,14 @@ func DecodeSpec(raw string) (WorkloadSpec, error) {
 // Job or CronJob. One that gpu_workload applied carries its intent in the
 // spec annotation; any other GPU Deployment, StatefulSet or CronJob is
 // adopted: its intent is inferred (workload_adopt.go).
-func (r *WorkloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	namespace, name, ok := strings.Cut(req.ID, "/")
 	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
 		resp.Diagnostics.AddError("Invalid import ID",
 			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
 		return
@@ -199,7 +199,7 @@ func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.
 		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
-	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
+	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuintent.ModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
 	m.ModelCache = tfconv.NullableObject(ctx, blocks["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
 	m.StartupProbe = tfconv.NullableObject(ctx, blocks["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
 	m.LivenessProbe = tfconv.NullableObject(ctx, blocks["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
@@ -210,31 +210,6 @@ func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
-
-func gpuModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) gpuintent.Model {
-	out := gpuintent.Model{
-		Count:            types.Int64Value(g.Count),
-		Requests:         tfconv.NullableInt64(g.Requests),
-		Accelerator:      tfconv.NullableString(g.Accelerator),
-		Accelerators:     tfconv.NullableStrings(g.Accelerators),
-		Partition:        tfconv.NullableString(g.Partition),
-		MIGStrategy:      tfconv.NullableString(g.MIGStrategy),
-		Sharing:          tfconv.NullableString(g.Sharing),
-		MaxSharedClients: types.Int64Null(),
-	}
-	if g.MaxSharedClients != 0 {
-		out.MaxSharedClients = types.Int64Value(g.MaxSharedClients)
-	}
-	draType := tfconv.NestedAttrType(gpuType, "dra")
-	out.DRA = types.ObjectNull(draType)
-	if g.DRA != nil {
-		obj, _ := types.ObjectValueFrom(ctx, draType, gpuintent.DRAModel{
-			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
-		})
-		out.DRA = obj
-	}
-	return out
-}
 
 func modelCacheFrom(c *spec.ModelCache) modelCacheModel {
 	return modelCacheModel{

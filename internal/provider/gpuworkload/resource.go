@@ -25,10 +25,10 @@ import (
 )
 
 var (
-	_ resource.Resource                 = &WorkloadResource{}
-	_ resource.ResourceWithConfigure    = &WorkloadResource{}
-	_ resource.ResourceWithModifyPlan   = &WorkloadResource{}
-	_ resource.ResourceWithUpgradeState = &WorkloadResource{}
+	_ resource.Resource                 = &workloadResource{}
+	_ resource.ResourceWithConfigure    = &workloadResource{}
+	_ resource.ResourceWithModifyPlan   = &workloadResource{}
+	_ resource.ResourceWithUpgradeState = &workloadResource{}
 )
 
 // Defaults for the timeouts block: GPU nodes can take minutes to pull
@@ -41,28 +41,18 @@ const (
 
 // NewResource returns the gpu_workload resource.
 func NewResource() resource.Resource {
-	return &WorkloadResource{}
+	return &workloadResource{Resource: resourcekit.Resource{TypeSuffix: "_workload"}}
 }
 
-type WorkloadResource struct {
-	data *resourcekit.Data
+type workloadResource struct {
+	resourcekit.Resource
 }
 
-func (r *WorkloadResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_workload"
-}
-
-func (r *WorkloadResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.data = data
-	}
-}
-
-func (r *WorkloadResource) defaultCloud() string { return r.data.DefaultCloudName() }
+func (r *workloadResource) defaultCloud() string { return r.Data.DefaultCloudName() }
 
 // ModifyPlan validates the workload and renders the manifest from
 // configuration alone: no cluster call happens while planning.
-func (r *WorkloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -128,7 +118,7 @@ func (r *WorkloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 }
 
-func (r *WorkloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan WorkloadModel
 	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -144,7 +134,7 @@ func (r *WorkloadResource) Create(ctx context.Context, req resource.CreateReques
 	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
 }
 
-func (r *WorkloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior WorkloadModel
 	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
 	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &prior)...)
@@ -161,7 +151,7 @@ func (r *WorkloadResource) Update(ctx context.Context, req resource.UpdateReques
 	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 }
 
-func (r *WorkloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state WorkloadModel
 	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -173,7 +163,7 @@ func (r *WorkloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
 		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 		return // planned offline; refreshed once the cluster is known
@@ -194,7 +184,7 @@ func (r *WorkloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 }
 
-func (r *WorkloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state WorkloadModel
 	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
@@ -207,7 +197,7 @@ func (r *WorkloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot delete gpu_workload", err.Error())
 		return
@@ -218,7 +208,7 @@ func (r *WorkloadResource) Delete(ctx context.Context, req resource.DeleteReques
 // ValidateConfig runs every GPU rule that configuration alone decides.
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
-func (r *WorkloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config WorkloadModel
 	resp.Diagnostics.Append(GetWorkload(ctx, configData{req.Config}, &config)...)
 	if resp.Diagnostics.HasError() {

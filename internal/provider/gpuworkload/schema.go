@@ -29,7 +29,7 @@ import (
 
 // Schema describes gpu_workload. Allowed values in descriptions come from
 // the same render functions the validators use.
-func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GPU workload (Deployment, StatefulSet or Job) rendered from GPU intent: how many GPUs, which " +
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
@@ -45,7 +45,7 @@ func (r *WorkloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 
 // UpgradeState reads states written before manifests was the one copy of
 // the rendered objects.
-func (r *WorkloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
 	return resourcekit.ManifestsUpgraders()
 }
 

@@ -20,35 +20,25 @@ import (
 )
 
 var (
-	_ resource.Resource                   = &NodePoolPolicyResource{}
-	_ resource.ResourceWithConfigure      = &NodePoolPolicyResource{}
-	_ resource.ResourceWithModifyPlan     = &NodePoolPolicyResource{}
-	_ resource.ResourceWithValidateConfig = &NodePoolPolicyResource{}
+	_ resource.Resource                   = &poolPolicyResource{}
+	_ resource.ResourceWithConfigure      = &poolPolicyResource{}
+	_ resource.ResourceWithModifyPlan     = &poolPolicyResource{}
+	_ resource.ResourceWithValidateConfig = &poolPolicyResource{}
 )
 
 // NewResource returns the gpu_node_pool_policy resource.
 func NewResource() resource.Resource {
-	return &NodePoolPolicyResource{}
+	return &poolPolicyResource{Resource: resourcekit.Resource{TypeSuffix: "_node_pool_policy"}}
 }
 
-type NodePoolPolicyResource struct {
-	data *resourcekit.Data
+type poolPolicyResource struct {
+	resourcekit.Resource
 }
 
-func (r *NodePoolPolicyResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_node_pool_policy"
-}
-
-func (r *NodePoolPolicyResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.data = data
-	}
-}
-
-func (r *NodePoolPolicyResource) defaultCloud() string { return r.data.DefaultCloudName() }
+func (r *poolPolicyResource) defaultCloud() string { return r.Data.DefaultCloudName() }
 
 // ValidateConfig runs every rule that configuration alone decides.
-func (r *NodePoolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config NodePoolPolicyModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
@@ -62,7 +52,7 @@ func (r *NodePoolPolicyResource) ValidateConfig(ctx context.Context, req resourc
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.
-func (r *NodePoolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -141,7 +131,7 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 	return diags
 }
 
-func (r *NodePoolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan NodePoolPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -151,7 +141,7 @@ func (r *NodePoolPolicyResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func (r *NodePoolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior NodePoolPolicyModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -164,7 +154,7 @@ func (r *NodePoolPolicyResource) Update(ctx context.Context, req resource.Update
 
 // applyPolicy does the optional cluster work. Without manage_nodes and
 // device_plugin_config a policy is pure computation and touches nothing.
-func (r *NodePoolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodePoolPolicyModel, diags *diag.Diagnostics) {
+func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodePoolPolicyModel, diags *diag.Diagnostics) {
 	plan.Drift = types.ListValueMust(types.StringType, nil)
 	priorManaged := []string{}
 	if prior != nil {
@@ -174,7 +164,7 @@ func (r *NodePoolPolicyResource) applyPolicy(ctx context.Context, plan, prior *N
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		diags.AddError("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", err.Error())
 		return
@@ -206,7 +196,7 @@ func (m NodePoolPolicyModel) touchesCluster() bool {
 	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull() || m.usesDRA()
 }
 
-func (r *NodePoolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
+func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
 	conv := &tfconv.Converter{Ctx: ctx}
 	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.defaultCloud()))
 	diags.Append(conv.Diags...)
@@ -216,7 +206,7 @@ func (r *NodePoolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolic
 
 // releasePrior undoes what the prior state did that the plan no longer
 // wants: a renamed policy, a dropped manage_nodes, a moved ConfigMap entry.
-func (r *NodePoolPolicyResource) releasePrior(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
+func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	renamed := !prior.Name.Equal(plan.Name)
 	if !prior.ManageNodes.IsNull() && (renamed || plan.ManageNodes.IsNull()) {
@@ -231,7 +221,7 @@ func (r *NodePoolPolicyResource) releasePrior(ctx context.Context, client *kube.
 	return diags
 }
 
-func (r *NodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state NodePoolPolicyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -244,7 +234,7 @@ func (r *NodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if errors.Is(err, kube.ErrConfigUnknown) {
 		return
 	}
@@ -274,13 +264,13 @@ func (r *NodePoolPolicyResource) Read(ctx context.Context, req resource.ReadRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-func (r *NodePoolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state NodePoolPolicyModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
-	client, err := r.data.Kube.Client()
+	client, err := r.Data.Kube.Client()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot clean up gpu_node_pool_policy", err.Error())
 		return

@@ -21,7 +21,7 @@ import (
 // Schema describes gpu_node_pool_policy: a GPU pool described once, with
 // everything the nodes, the cloud's node-pool resource, the workloads and the
 // device plugin need derived from it at plan time.
-func (r *NodePoolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := nodePoolInputAttributes()
 	for name, a := range nodePoolOutputAttributes() {
 		attrs[name] = a

@@ -16,40 +16,30 @@ import (
 )
 
 var (
-	_ resource.Resource                   = &OperatorValuesResource{}
-	_ resource.ResourceWithConfigure      = &OperatorValuesResource{}
-	_ resource.ResourceWithModifyPlan     = &OperatorValuesResource{}
-	_ resource.ResourceWithValidateConfig = &OperatorValuesResource{}
+	_ resource.Resource                   = &valuesResource{}
+	_ resource.ResourceWithConfigure      = &valuesResource{}
+	_ resource.ResourceWithModifyPlan     = &valuesResource{}
+	_ resource.ResourceWithValidateConfig = &valuesResource{}
 )
 
 // NewResource returns the gpu_operator_values resource.
 func NewResource() resource.Resource {
-	return &OperatorValuesResource{}
+	return &valuesResource{Resource: resourcekit.Resource{TypeSuffix: "_operator_values"}}
 }
 
 // operatorValuesResource is pure computation: every output is derived in
 // ModifyPlan from configuration (and, with chart_path, a local chart), so
 // it never needs a cluster, and its state is just the last plan.
-type OperatorValuesResource struct {
-	data *resourcekit.Data
+type valuesResource struct {
+	resourcekit.Resource
 }
 
-func (r *OperatorValuesResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_operator_values"
-}
-
-func (r *OperatorValuesResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.data = data
-	}
-}
-
-func (r *OperatorValuesResource) defaultCloud() string { return r.data.DefaultCloudName() }
+func (r *valuesResource) defaultCloud() string { return r.Data.DefaultCloudName() }
 
 // ValidateConfig runs every rule that configuration alone decides.
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
-func (r *OperatorValuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config operatorValuesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
 	if resp.Diagnostics.HasError() {
@@ -134,7 +124,7 @@ func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 
 // ModifyPlan computes every output from configuration when it is known:
 // no cluster call happens, ever.
-func (r *OperatorValuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -213,7 +203,7 @@ func setValuesOutputsUnknown(m *operatorValuesModel) {
 }
 
 // Create stores the plan: the values were computed while planning.
-func (r *OperatorValuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *valuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan operatorValuesModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -224,11 +214,11 @@ func (r *OperatorValuesResource) Create(ctx context.Context, req resource.Create
 
 // Read keeps the state: nothing outside Terraform holds these values, so
 // there is nothing to refresh or drift from.
-func (r *OperatorValuesResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
+func (r *valuesResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {
 }
 
 // Update stores the new plan, like Create.
-func (r *OperatorValuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *valuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan operatorValuesModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -240,5 +230,5 @@ func (r *OperatorValuesResource) Update(ctx context.Context, req resource.Update
 // Delete does nothing: the values live only in Terraform's state, and a
 // chart installed with them is managed (and uninstalled) by whoever
 // installed it, e.g. a helm_release.
-func (r *OperatorValuesResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+func (r *valuesResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }

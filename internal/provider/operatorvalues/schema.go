@@ -27,14 +27,14 @@ import (
 )
 
 // Schema is part of resource.Resource.
-var _ resource.Resource = &OperatorValuesResource{}
+var _ resource.Resource = &valuesResource{}
 
 // Schema describes gpu_operator_values. Attribute names and nesting mirror
 // render's input structs (values.Input) exactly, because render's
 // diagnostic paths (fiftyone.deployment[2].gpu.count) are used as they are.
 // Allowed values in descriptions come from the same render functions the
 // validators use.
-func (r *OperatorValuesResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Helm values (or, for Numaflow, a vertex fragment or manifest) for the charts that run GPU " +
 			"work, generated from the same GPU intent and cloud rules as `gpu_workload` and `gpu_node_pool_policy`, so a " +

@@ -24,13 +24,13 @@ var (
 
 // NewPodPlacementDataSource returns the gpu_pod_placement data source.
 func NewPodPlacementDataSource() datasource.DataSource {
-	return &podPlacementDataSource{}
+	return &podPlacementDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_pod_placement"}}
 }
 
 // podPlacementDataSource is the pod_placement and pod_template functions
 // for Terraform before 1.8, which has no provider functions.
 type podPlacementDataSource struct {
-	data *resourcekit.Data
+	resourcekit.DataSource
 }
 
 type podPlacementModel struct {
@@ -41,10 +41,6 @@ type podPlacementModel struct {
 	PodTemplate types.Dynamic `tfsdk:"pod_template"`
 	// K8sV1Affinity is placement.affinity for kubernetes_deployment_v1.
 	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
-}
-
-func (d *podPlacementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_pod_placement"
 }
 
 func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -90,16 +86,12 @@ func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 }
 
-func (d *podPlacementDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = resourcekit.ConfigureFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m podPlacementModel
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	cloud, _ := resourcekit.PickCloud(m.Cloud, "", d.data.DefaultCloudName())
+	cloud, _ := resourcekit.PickCloud(m.Cloud, "", d.Data.DefaultCloudName())
 	request, err := decodeGPURequest(m.GPU)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())

@@ -52,6 +52,8 @@ type gpuRequestJSON struct {
 	DRA              *struct {
 		DeviceClass string   `json:"device_class"`
 		Selectors   []string `json:"selectors"`
+		MinMemory   string   `json:"min_memory"`
+		Same        string   `json:"same"`
 	} `json:"dra"`
 	Spot     bool   `json:"spot"`
 	NodePool string `json:"node_pool"`
@@ -87,7 +89,7 @@ func decodeGPURequest(v attr.Value) (GPURequest, error) {
 	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
 		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
 	if in.DRA != nil {
-		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors}
+		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors, MinMemory: in.DRA.MinMemory, Same: in.DRA.Same}
 	}
 	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
 }

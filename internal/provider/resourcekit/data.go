@@ -1,10 +1,13 @@
 package resourcekit
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -53,4 +56,42 @@ func (d *Data) DefaultCloudName() string {
 		return ""
 	}
 	return d.DefaultCloud
+}
+
+// Resource is embedded by every resource: Metadata names it after the
+// provider and its TypeSuffix, and Configure keeps the provider's Data (nil
+// until the provider is configured, as during validation).
+type Resource struct {
+	TypeSuffix string
+	Data       *Data
+}
+
+// Metadata names the resource, e.g. gpu + "_workload".
+func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + r.TypeSuffix
+}
+
+// Configure keeps what the provider's Configure handed over.
+func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.Data = data
+	}
+}
+
+// DataSource is Resource for data sources.
+type DataSource struct {
+	TypeSuffix string
+	Data       *Data
+}
+
+// Metadata names the data source.
+func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + d.TypeSuffix
+}
+
+// Configure keeps what the provider's Configure handed over.
+func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		d.Data = data
+	}
 }

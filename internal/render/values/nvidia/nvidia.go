@@ -264,7 +264,19 @@ func devicePluginAffinity(cloud clouds.Cloud, selector map[string]string) *corev
 	if len(extra) > 0 {
 		terms = append(terms, corev1.NodeSelectorTerm{MatchExpressions: extra})
 	}
-	return clouds.RequiredAffinity(terms)
+	return clouds.RequiredAffinity(withoutDRANodes(terms))
+}
+
+// withoutDRANodes keeps the plugin off nodes that opted out of it (DRA
+// nodes, labelled as the GPU Operator's own switch says): terms are ORed,
+// so each one gets the exclusion.
+func withoutDRANodes(terms []corev1.NodeSelectorTerm) []corev1.NodeSelectorTerm {
+	out := make([]corev1.NodeSelectorTerm, len(terms))
+	for i, t := range terms {
+		out[i] = corev1.NodeSelectorTerm{MatchExpressions: append(slices.Clone(t.MatchExpressions),
+			corev1.NodeSelectorRequirement{Key: spec.LabelDeployDevicePlugin, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"false"}})}
+	}
+	return out
 }
 
 // renderNvidiaPools renders every pool and collects its device plugin
