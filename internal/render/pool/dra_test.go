@@ -17,22 +17,23 @@ import (
 // draPoolGoldenCases are each cloud's DRA node-pool shape
 // (docs/design/dra.md §9), golden like the device-plugin pools.
 func draPoolGoldenCases() []poolGoldenCase {
-	draPool := func(name, cloud, accelerator string, gpus int64) spec.PoolPolicy {
-		return spec.PoolPolicy{Name: name, Cloud: cloud, Accelerator: accelerator, GPUsPerNode: gpus, GPUAllocation: spec.GPUAllocationDRA}
+	// Eight GPUs per node: every cloud sells an 8-GPU H100 and A100 machine.
+	draPool := func(name, cloud, accelerator string) spec.PoolPolicy {
+		return spec.PoolPolicy{Name: name, Cloud: cloud, Accelerator: accelerator, GPUsPerNode: 8, GPUAllocation: spec.GPUAllocationDRA}
 	}
-	mig := draPool("dra-a100-mig", "generic", "a100-40gb", 8)
+	mig := draPool("dra-a100-mig", "generic", "a100-40gb")
 	mig.Partition = "all-3g.20gb"
 	return []poolGoldenCase{
 		{"dra-h100", "GKE DRA pool: driver installation disabled, GKE's device plugin off, DRA driver labels, no gke-gpu-driver-version.",
-			draPool("h100-dra", "gke", "h100-80gb", 8), false},
+			draPool("h100-dra", "gke", "h100-80gb"), false},
 		{"dra-h100", "EKS node group on the AL2023 NVIDIA AMI (no device plugin): nvidia.com/gpu.present for 1.34, device plugin switch off.",
-			draPool("h100-dra", "eks", "h100-80gb", 8), false},
+			draPool("h100-dra", "eks", "h100-80gb"), false},
 		{"dra-h100", "AKS pool without AKS's driver and device plugin (gpu_driver None, Unmanaged): the GPU Operator's, device plugin off.",
-			draPool("h100dra", "aks", "h100-80gb", 8), false},
+			draPool("h100dra", "aks", "h100-80gb"), false},
 		{"dra-h100", "Karpenter NodePool: template labels carry gpu.present and the device plugin switch; warned: v1.15's enableDRA.",
-			draPool("h100-dra", "karpenter", "h100-80gb", 8), true},
+			draPool("h100-dra", "karpenter", "h100-80gb"), true},
 		{"dra-h100", "Like the local fixture dra-h100: the GPU Operator's device plugin switched off per node, the pool's DeviceClass.",
-			draPool("dra-h100", "generic", "h100-80gb", 8), false},
+			draPool("dra-h100", "generic", "h100-80gb"), false},
 		{"dra-a100-mig", "DGX A100 cut into 3g.20gb by mig-manager, served by the DRA driver: the class selects the profile, no strategy.",
 			mig, true},
 	}
