@@ -40,9 +40,9 @@ kueue_pid() {
   echo "$pid"
 }
 
-# kueue_healthy: Kueue of this KUEUE_VERSION runs, is ready, and its webhook port speaks TLS.
+# kueue_healthy: Kueue of this KUEUE_VERSION and Configuration runs, is ready, and its webhook port speaks TLS.
 kueue_healthy() {
-  kueue_pid >/dev/null && [[ $(cat "$KUEUE_DIR/version" 2>/dev/null) == "$KUEUE_VERSION" ]] &&
+  kueue_pid >/dev/null && [[ $(cat "$KUEUE_DIR/version" 2>/dev/null) == "$KUEUE_VERSION" ]] && kueue_config_current &&
     kueue_ready && kueue_webhook_tls
 }
 
@@ -98,7 +98,7 @@ kueue_launch() {
       shift 2
       exec "$@"' kueue-launch "$etc" "$KUEUE_PID_FILE" \
       "$(bin_path kueue)" --config "$KUEUE_DIR/config.yaml" --kubeconfig "$KUBECONFIG_FILE" \
-      --feature-gates VisibilityOnDemand=false --zap-log-level 2 \
+      --zap-log-level 2 \
       </dev/null >>"$KUEUE_LOG" 2>&1
   ) &
   KUEUE_LAUNCH_PID=$!

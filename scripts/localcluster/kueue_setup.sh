@@ -70,10 +70,24 @@ EOF
   rm -f "$d/tls.csr"
 }
 
-# kueue_write_config: Kueue's Configuration (the module's apis/config/v1beta2; upstream's example is
-# config/components/manager/controller_manager_config.yaml).
+# KUEUE_DRA_POOLS: the gpu_node_pool_policy names whose DRA DeviceClass (<name>.gpu.gpuform.io) this Kueue
+# counts as <class>/devices, the resource gpu_queue gives a DRA pool's quota in (its output
+# kueue_device_class_mappings). Kueue reads the mappings only at start, so they are the pools the acceptance
+# tests queue on.
+KUEUE_DRA_POOLS=(dra-h100-queued)
+
+# kueue_dra_mappings: resources.deviceClassMappings for KUEUE_DRA_POOLS.
+kueue_dra_mappings() {
+  local p
+  for p in "${KUEUE_DRA_POOLS[@]}"; do
+    printf '  - name: %s.gpu.gpuform.io/devices\n    deviceClassNames: [%s.gpu.gpuform.io]\n' "$p" "$p"
+  done
+}
+
+# kueue_write_config [FILE]: Kueue's Configuration (the module's apis/config/v1beta2; upstream's example is
+# config/components/manager/controller_manager_config.yaml), to FILE (default config.yaml in KUEUE_DIR).
 kueue_write_config() {
-  cat >"$KUEUE_DIR/config.yaml" <<EOF
+  cat >"${1:-$KUEUE_DIR/config.yaml}" <<EOF
 # Written by scripts/localcluster/cluster.sh; see scripts/localcluster/README.md ("Kueue").
 apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -114,7 +128,21 @@ integrations:
   - pod
   - deployment
   - statefulset
+# Feature gates here, not on the command line (Kueue refuses both): no visibility server, and DRA (alpha in
+# v0.17.0) so that claims on the DRA pools' classes count against a ClusterQueue's quota.
+featureGates:
+  VisibilityOnDemand: false
+  DynamicResourceAllocation: true
+resources:
+  deviceClassMappings:
+$(kueue_dra_mappings)
 EOF
+}
+
+# kueue_config_current: the running Kueue was started with the Configuration this script writes now (a
+# change to it restarts Kueue on the next up).
+kueue_config_current() {
+  [[ $(kueue_write_config /dev/stdout) == "$(cat "$KUEUE_DIR/config.yaml" 2>/dev/null)" ]]
 }
 
 # kueue_render_webhooks MANIFESTS: upstream's webhook configurations (config/components/webhook/manifests.yaml,

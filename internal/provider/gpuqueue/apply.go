@@ -274,6 +274,7 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 		return nil, diags
 	}
 	m.ID, m.Manifests = types.StringValue(rendered.ID), resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
+	m.DeviceClassMappings = deviceClassMappingsValue(rendered)
 	return &m, diags
 }
 

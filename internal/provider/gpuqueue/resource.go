@@ -66,6 +66,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(conv.Diags...)
 	if conv.Unknown {
 		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
+		plan.DeviceClassMappings = types.ListUnknown(deviceClassMappingType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -77,6 +78,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	plan.ID = types.StringValue(rendered.ID)
 	plan.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
+	plan.DeviceClassMappings = deviceClassMappingsValue(rendered)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

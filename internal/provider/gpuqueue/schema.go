@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -38,10 +39,13 @@ type queueModel struct {
 	// Preemption and Flavors stay Terraform values, not Go structs: a
 	// dynamic block or a for_each over values known only after apply
 	// makes them unknown at plan time, which a struct cannot hold.
-	Preemption types.Object   `tfsdk:"preemption"`
-	Flavors    types.List     `tfsdk:"flavor"`
-	Manifests  types.List     `tfsdk:"manifests"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	Preemption types.Object `tfsdk:"preemption"`
+	Flavors    types.List   `tfsdk:"flavor"`
+	Manifests  types.List   `tfsdk:"manifests"`
+	// DeviceClassMappings is what Kueue's Configuration must map for the
+	// DRA flavors (queue.Rendered.DeviceClassMappings).
+	DeviceClassMappings types.List     `tfsdk:"kueue_device_class_mappings"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
 type queuePreemptionModel struct {
@@ -178,10 +182,31 @@ func queueAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.OneOf(spec.QueueingStrategyNames()...)},
 		},
 		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifest`, for GitOps; no cluster is needed.",
+			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifests`, for GitOps; no cluster is needed.",
 			Optional:            true,
 			Computed:            true,
 			Default:             booldefault.StaticBool(true),
+		},
+		"kueue_device_class_mappings": schema.ListNestedAttribute{
+			MarkdownDescription: "For flavors on DRA pools (`gpu_allocation = \"dra\"`): the entries Kueue's own " +
+				"Configuration must hold under `resources.deviceClassMappings`, with its `DynamicResourceAllocation` feature " +
+				"gate on (alpha in Kueue v0.17), for Kueue to count the pools' devices against the quota. A ClusterQueue " +
+				"cannot set them: put them in Kueue's configuration (its Helm chart's manager config). Without them Kueue " +
+				"refuses the workloads' claims (\"DeviceClass ... is not mapped\"), and with the gate off it admits them " +
+				"without counting their GPUs. Each maps the pool's DeviceClass (`gpu_node_pool_policy.device_class_name`) to " +
+				"the resource the ClusterQueue's quota is in, `<device class>/devices`. Empty without DRA pools; known at plan.",
+			Computed: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{
+					MarkdownDescription: "The resource Kueue counts the devices as, which the ClusterQueue's quota names.",
+					Computed:            true,
+				},
+				"device_class_names": schema.ListAttribute{
+					MarkdownDescription: "The DeviceClasses counted as `name`: the pool's.",
+					Computed:            true,
+					ElementType:         types.StringType,
+				},
+			}},
 		},
 		"manifests": schema.ListAttribute{
 			MarkdownDescription: "Every object (ResourceFlavors, ClusterQueue, LocalQueues) as canonical YAML, one document per " +
@@ -283,4 +308,24 @@ func preemptionAttribute(what string, allowed []string) schema.StringAttribute {
 		Optional:            true,
 		Validators:          []validator.String{stringvalidator.OneOf(allowed...)},
 	}
+}
+
+var deviceClassMappingType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"name": types.StringType, "device_class_names": types.ListType{ElemType: types.StringType},
+}}
+
+// deviceClassMappingsValue is the kueue_device_class_mappings attribute of
+// a rendered queue: an empty list without DRA flavors.
+func deviceClassMappingsValue(rendered *queue.Rendered) types.List {
+	elems := make([]attr.Value, 0, len(rendered.DeviceClassMappings))
+	for _, m := range rendered.DeviceClassMappings {
+		classes := make([]attr.Value, len(m.DeviceClassNames))
+		for i, c := range m.DeviceClassNames {
+			classes[i] = types.StringValue(c)
+		}
+		elems = append(elems, types.ObjectValueMust(deviceClassMappingType.AttrTypes, map[string]attr.Value{
+			"name": types.StringValue(m.Name), "device_class_names": types.ListValueMust(types.StringType, classes),
+		}))
+	}
+	return types.ListValueMust(deviceClassMappingType, elems)
 }

@@ -133,3 +133,15 @@ func withDRASelector(labels map[string]string) map[string]string {
 	maps.Copy(out, clouds.DRAPoolSelector(spec.PoolPolicy{GPUAllocation: spec.GPUAllocationDRA}))
 	return out
 }
+
+// draDevicesPerNode is what the driver publishes per node: the units the
+// device plugin would advertise for the same GPUs and partition (a device
+// per GPU, or per MIG instance), without sharing, which DRA pools refuse.
+func draDevicesPerNode(pi clouds.PoolIntent) int64 {
+	pi.DRA, pi.Sharing, pi.Replicas = false, "", 0
+	var n int64
+	for _, v := range poolResources(pi) {
+		n = clouds.AddSat(n, v)
+	}
+	return n
+}

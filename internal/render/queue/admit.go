@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -23,7 +25,8 @@ type Demand struct {
 	Cloud       string
 	Accelerator string
 	Partition   string
-	// Resource is the extended resource requested, "" without one (DRA).
+	// Resource is the extended resource requested, or for a DRA claim on
+	// a pool's class the resource Kueue counts it as; "" otherwise.
 	Resource string
 	PerPod   int64
 	Pods     int64
@@ -44,6 +47,9 @@ func DemandOf(w spec.Workload, r *workload.Rendered) Demand {
 		return d
 	}
 	d.Placement = podPlacement{NodeSelector: template.Spec.NodeSelector, Affinity: template.Spec.Affinity}
+	if resource, devices := draDemand(r); resource != "" {
+		d.Resource, d.PerPod = resource, devices
+	}
 	for _, c := range template.Spec.Containers {
 		if q, ok := c.Resources.Limits[corev1.ResourceName(r.ResourceName)]; ok && r.ResourceName != "" {
 			d.PerPod += q.Value()
@@ -52,6 +58,22 @@ func DemandOf(w spec.Workload, r *workload.Rendered) Demand {
 		d.Memory.Add(request(c, corev1.ResourceMemory))
 	}
 	return d
+}
+
+// draDemand is what Kueue counts of a DRA workload's claim: its devices,
+// as the resource its class is mapped to. Only a claim naming a pool's
+// class counts (Kueue refuses selectors, firstAvailable and constraints),
+// so any other claim gives "" (nothing to match).
+func draDemand(r *workload.Rendered) (string, int64) {
+	t := r.ResourceClaimTemplateV1
+	if t == nil || len(t.Spec.Spec.Devices.Requests) != 1 || t.Spec.Spec.Devices.Requests[0].Exactly == nil {
+		return "", 0
+	}
+	req := t.Spec.Spec.Devices.Requests[0].Exactly
+	if !strings.HasSuffix(req.DeviceClassName, dra.PoolDeviceClassName("")) || len(req.Selectors) > 0 {
+		return "", 0
+	}
+	return dra.KueueResourceName(req.DeviceClassName), req.Count
 }
 
 func request(c corev1.Container, name corev1.ResourceName) resource.Quantity {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +34,11 @@ type Rendered struct {
 	ID  string
 	// Manifest is every object as YAML documents, for GitOps.
 	Manifest string
+	// DeviceClassMappings are the entries Kueue's Configuration must hold
+	// (resources.deviceClassMappings, with the DynamicResourceAllocation
+	// gate on) for it to count the DRA flavors' devices; none without DRA
+	// pools. A ClusterQueue cannot set them.
+	DeviceClassMappings []dra.DeviceClassMapping
 }
 
 // Objects are the rendered objects in apply order.
@@ -57,6 +64,10 @@ func Render(q spec.Queue) (*Rendered, gpudiag.Diagnostics) {
 	r := &Rendered{ClusterQueue: clusterQueue(q, flavors)}
 	for _, f := range flavors {
 		r.ResourceFlavors = append(r.ResourceFlavors, resourceFlavor(q, f))
+		if f.draResource != "" {
+			r.DeviceClassMappings = append(r.DeviceClassMappings,
+				dra.DeviceClassMapping{Name: f.draResource, DeviceClassNames: []string{f.pool.DeviceClassName}})
+		}
 	}
 	for _, ns := range q.Namespaces {
 		r.LocalQueues = append(r.LocalQueues, localQueue(q, ns))

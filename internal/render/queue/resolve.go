@@ -1,7 +1,10 @@
 package queue
 
 import (
+	"cmp"
 	"strconv"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -42,8 +45,11 @@ type flavor struct {
 	quota int64
 	// perNode is what one node offers in unit.
 	perNode int64
-	cpu     resource.Quantity
-	memory  resource.Quantity
+	// draResource is the Kueue resource a DRA pool's quota is in
+	// (dra.KueueResourceName); "" for device-plugin pools.
+	draResource string
+	cpu         resource.Quantity
+	memory      resource.Quantity
 	// CPU and memory borrowing and lending limits; nil is no limit.
 	cpuBorrowing, memoryBorrowing, cpuLending, memoryLending *resource.Quantity
 	// labels are the ResourceFlavor's nodeLabels (flavor_labels.go); set
@@ -57,7 +63,10 @@ type flavor struct {
 func (f flavor) name() string { return f.spec.Pool.Name }
 
 // resourceName is the extended resource the pool's nodes advertise.
-func (f flavor) resourceName() string { return f.pool.ResourceName }
+// resourceName is what the ClusterQueue gives the pool's quota in: the
+// extended resource its nodes advertise, or for a DRA pool the resource
+// Kueue counts the pool's DeviceClass as.
+func (f flavor) resourceName() string { return cmp.Or(f.draResource, f.pool.ResourceName) }
 
 func (f flavor) path(attr ...any) []any {
 	return append([]any{"flavor", f.index}, attr...)
@@ -174,6 +183,15 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 		return out, false
 	}
 	out.unit = unitOf(f.Pool)
+	if f.Pool.UsesDRA() {
+		// One profile per DRA pool (pool validation), counted per device.
+		out.draResource = dra.KueueResourceName(rendered.DeviceClassName)
+		out.perNode, out.perGPU = rendered.DevicesPerNode, 1
+		if f.Pool.GPUsPerNode > 0 {
+			out.perGPU = rendered.DevicesPerNode / f.Pool.GPUsPerNode
+		}
+		return out, true
+	}
 	if len(rendered.ResourceNames) != 1 {
 		diags.AddError(out.path("node_pool"), "A pool of several GPU resources",
 			out.ref()+" offers "+gpudiag.QuoteList(rendered.ResourceNames)+" (partition "+strconv.Quote(f.Pool.Partition)+

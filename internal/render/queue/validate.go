@@ -96,16 +96,6 @@ func resolveFlavorBlock(i int, fs spec.QueueFlavor, q spec.Queue, cloud *string,
 		return flavor{}, false
 	}
 	fs.Pool = p
-	if p.UsesDRA() {
-		// Kueue counts DRA devices only through deviceClassMappings in its
-		// own configuration (docs/design/dra.md §3), which a ClusterQueue
-		// cannot set; a quota in an extended resource would admit nothing.
-		diags.AddError(path("node_pool"), "DRA pools are not queue flavors yet",
-			"node pool "+strconv.Quote(p.Name)+" hands out GPUs through DRA (gpu_allocation = \"dra\"): its nodes "+
-				"advertise no extended resource, and Kueue counts its claims only through deviceClassMappings in "+
-				"Kueue's configuration (map the pool's device_class_name there). Allowed: a device-plugin pool.")
-		return flavor{}, false
-	}
 	if j, dup := seen[p.Name]; dup {
 		diags.AddError(path("node_pool"), "Pool listed twice", "node pool "+strconv.Quote(p.Name)+" is already flavor["+
 			strconv.Itoa(j)+"]; a pool is one flavor of a queue. Allowed: one flavor block per pool.")

@@ -190,6 +190,10 @@ type PoolRendered struct {
 	DeviceClassName   string                  `json:"device_class_name,omitempty"`
 	DeviceClass       string                  `json:"device_class,omitempty"`
 	DeviceClassObject *resourcev1.DeviceClass `json:"-"`
+	// DevicesPerNode is what the DRA driver publishes on one of a DRA
+	// pool's nodes: a device per GPU, or per MIG instance of the pool's one
+	// profile. 0 for device-plugin pools (see ResourcesPerNode).
+	DevicesPerNode int64 `json:"devices_per_node,omitempty"`
 }
 
 // CloudTaint is a taint in the enum form of the GKE and EKS APIs
