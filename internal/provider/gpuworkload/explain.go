@@ -36,6 +36,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	if rendered.ResourceName != "" {
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
 	}
+	b.WriteString(describeClaim(draRequests(rendered)))
 	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {
 		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
 	}
@@ -92,20 +93,15 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *workload.R
 	// helps more than none.
 	ctx, cancel := context.WithTimeout(ctx, explainPoolsTimeout)
 	defer cancel()
-	pools, err := clustercapacity.LiveCapacity(ctx, client, "")
+	pools, draInputs, err := clustercapacity.LiveCapacity(ctx, client, "")
 	if err != nil {
 		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
 	}
+	if requests := draRequests(rendered); len(requests) > 0 {
+		return explainDRAPools(ctx, client, rendered, pools, draInputs, requests)
+	}
 	matches := capacity.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
-	// Closest first: pools the pods fit, then pools whose labels and taints
-	// admit them, then those with the fewest reasons against.
-	sort.SliceStable(matches, func(i, j int) bool {
-		a, b := matches[i], matches[j]
-		if a.PlacementNodes != b.PlacementNodes {
-			return a.PlacementNodes > b.PlacementNodes
-		}
-		return len(a.Reasons) < len(b.Reasons)
-	})
+	sortClosestFirst(matches)
 	want := podRequest(rendered)
 	var b strings.Builder
 	b.WriteString("\n\nGPU pools in the cluster:")
@@ -131,6 +127,18 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *workload.R
 		b.WriteString("\n  (none: no node advertises an NVIDIA resource)")
 	}
 	return b.String()
+}
+
+// sortClosestFirst: pools the pods fit, then pools whose labels and taints
+// admit them, then those with the fewest reasons against.
+func sortClosestFirst(matches []capacity.PoolMatch) {
+	sort.SliceStable(matches, func(i, j int) bool {
+		a, b := matches[i], matches[j]
+		if a.PlacementNodes != b.PlacementNodes {
+			return a.PlacementNodes > b.PlacementNodes
+		}
+		return len(a.Reasons) < len(b.Reasons)
+	})
 }
 
 // podRequest is how many units of the GPU resource one pod requests.

@@ -32,6 +32,10 @@ type PoolMatch struct {
 	// how many of the pool's nodes it applies to, most common first, e.g.
 	// "2/2 nodes: taint sku=gpu:NoSchedule not tolerated".
 	Reasons []string `json:"reasons,omitempty"`
+	// DRA is set for a pool of DRA nodes judged for a claim
+	// (MatchingDRAPools): how its devices meet each way the claim's request
+	// can be met.
+	DRA []DRAMatch `json:"dra,omitempty"`
 }
 
 // MatchingPools judges every pool (in the given order) for a pod with this
