@@ -44,8 +44,12 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	for _, t := range rendered.Tolerations {
 		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
 	}
-	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
-		"(kubectl describe nodes); " + raiseWhich(notReady) + " if nodes are still being provisioned.")
+	free := "free GPUs (kubectl describe nodes)"
+	if rendered.ResourceName == "" && len(draRequests(rendered)) > 0 {
+		free = "free devices matching the claim (kubectl get resourceslices and kubectl get resourceclaims -A)"
+	}
+	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and " + free + "; " +
+		raiseWhich(notReady) + " if nodes are still being provisioned.")
 	return b.String()
 }
 
