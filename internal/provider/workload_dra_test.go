@@ -259,7 +259,7 @@ func TestAccWorkload_draMoreThanAnyNodeFailsWithTheSchedulersReason(t *testing.T
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      config,
+			Config: config,
 			ExpectError: wrappedRegexp(`did not become ready`, `Unschedulable`, `cannot allocate all claims`,
 				`GPU pools in the cluster \(DRA devices matching the claim\):`,
 				`generic/NVIDIA-H100-80GB-HBM3/dra: \d+ matching devices published \(NVIDIA H100 80GB HBM3\), \d+ free, `+

@@ -145,3 +145,14 @@ func TestMatchingDRAPoolsPlacement(t *testing.T) {
 		}
 	}
 }
+
+// A pod asking for nvidia.com/gpu is told why a DRA pool cannot take it.
+func TestMatchingPoolsExtendedResourceOnDRANodes(t *testing.T) {
+	pools := SummarizeDRA(rendertest.LoadFixtureNodes(t, "dra"), nil, fixtureDRAInputs(t))
+	for _, m := range MatchingPools(pools, nil, nil, tolerateGPUTaint, "nvidia.com/gpu") {
+		if m.Pool == h100Pool && (m.Fits || len(m.Reasons) != 1 ||
+			m.Reasons[0] != "2/2 nodes: node advertises no nvidia.com/gpu: its GPUs are DRA devices, which only a claim gets") {
+			t.Errorf("fits %v reasons %v", m.Fits, m.Reasons)
+		}
+	}
+}

@@ -87,7 +87,10 @@ func nodeFree(n *spec.NodeCapacity, resource string) (int64, string) {
 		return 0, ""
 	}
 	i := slices.IndexFunc(n.Resources, func(r spec.ResourceCapacity) bool { return r.Name == resource })
-	if i < 0 || n.Resources[i].Allocatable == 0 {
+	switch {
+	case (i < 0 || n.Resources[i].Allocatable == 0) && len(n.DRADevices) > 0:
+		return 0, "node advertises no " + resource + ": its GPUs are DRA devices, which only a claim gets"
+	case i < 0 || n.Resources[i].Allocatable == 0:
 		return 0, "node advertises no " + resource
 	}
 	r := n.Resources[i]
