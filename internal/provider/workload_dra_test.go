@@ -247,7 +247,10 @@ func TestAccWorkload_draPreferenceListInOrder(t *testing.T) {
 }
 
 // (d) on a cluster the plan cannot know: more GPUs than any DRA node has
-// fails the apply with the scheduler's own DRA reason.
+// fails the apply with the scheduler's own DRA reason, and the explanation
+// counts the devices matching the claim per DRA pool: the H100s (others'
+// tests may hold some, and a benchmark may add DRA nodes), never more than
+// eight on one node. The H200 pool's nodes are not H100 nodes.
 func TestAccWorkload_draMoreThanAnyNodeFailsWithTheSchedulersReason(t *testing.T) {
 	ns := acctest.Namespace(t)
 	config := strings.Replace(draWorkloadConfig(t, "w", "nine", ns, "count = 9\n    accelerator = \"h100-80gb\"", ""),
@@ -256,8 +259,22 @@ func TestAccWorkload_draMoreThanAnyNodeFailsWithTheSchedulersReason(t *testing.T
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      config,
-			ExpectError: regexp.MustCompile(`(?s)did not become ready.*Unschedulable.*cannot allocate all claims`),
+			Config: config,
+			ExpectError: wrappedRegexp(`did not become ready`, `Unschedulable`, `cannot allocate all claims`,
+				`GPU pools in the cluster \(DRA devices matching the claim\):`,
+				`generic/NVIDIA-H100-80GB-HBM3/dra: \d+ matching devices published \(NVIDIA H100 80GB HBM3\), \d+ free, `+
+					`at most [0-8] free on one node and the claim asks for 9 of one node`,
+				`generic/NVIDIA-H200/dra: `, `none of its \d+ published devices matches the claim`,
+				`DRA claim: 9 device\(s\) of class gpu\.nvidia\.com, all of one node`),
 		}},
 	})
+}
+
+// wrappedRegexp matches the regexps in order, each space in them also
+// matching the line breaks Terraform wraps error messages with.
+func wrappedRegexp(parts ...string) *regexp.Regexp {
+	for i, p := range parts {
+		parts[i] = strings.ReplaceAll(p, " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }

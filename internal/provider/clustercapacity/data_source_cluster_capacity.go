@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -44,6 +45,11 @@ var resourceCapacityAttrTypes = map[string]attr.Type{
 	"requested": types.Int64Type, "free": types.Int64Type,
 }
 
+var draDeviceAttrTypes = map[string]attr.Type{
+	"product": types.StringType, "type": types.StringType, "profile": types.StringType,
+	"published": types.Int64Type, "allocated": types.Int64Type, "free": types.Int64Type,
+}
+
 var poolCapacityAttrTypes = map[string]attr.Type{
 	"key":            types.StringType,
 	"cloud":          types.StringType,
@@ -57,6 +63,8 @@ var poolCapacityAttrTypes = map[string]attr.Type{
 	"sharing":        types.StringType,
 	"shared_clients": types.Int64Type,
 	"taints":         types.ListType{ElemType: types.ObjectType{AttrTypes: nodepoolpolicy.TaintAttrTypes}},
+	"dra_driver":     types.StringType,
+	"dra_devices":    types.ListType{ElemType: types.ObjectType{AttrTypes: draDeviceAttrTypes}},
 }
 
 func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -68,8 +76,9 @@ func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.Schem
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The live cluster's GPU pools: nodes grouped by their accelerator labels, with GPU capacity, " +
-			"allocatable, requested and free per resource, MIG and sharing state, and taints. Read from the cluster " +
-			"whenever Terraform reads data sources.",
+			"allocatable, requested and free per resource, MIG and sharing state, and taints. Nodes whose GPUs NVIDIA's " +
+			"DRA driver serves (they publish its ResourceSlices) form pools of their own, with their devices published, " +
+			"allocated to claims and free. Read from the cluster whenever Terraform reads data sources.",
 		Attributes: map[string]schema.Attribute{
 			"selector": schema.StringAttribute{
 				MarkdownDescription: "Only nodes matching this label selector, e.g. `cloud.google.com/gke-nodepool=a100`. " +
@@ -78,10 +87,11 @@ func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.Schem
 				Validators: []validator.String{tfconv.LabelSelector()},
 			},
 			"pools": schema.ListNestedAttribute{
-				MarkdownDescription: "GPU pools, sorted by key. Nodes without NVIDIA resources are left out.",
+				MarkdownDescription: "GPU pools, sorted by key. Nodes without NVIDIA resources, GPU labels or DRA devices are left out.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"key":         str("Stable pool key, e.g. `gke/<node pool>` or `generic/<GFD product>`."),
+					"key": str("Stable pool key, e.g. `gke/<node pool>` or `generic/<GFD product>`; a pool of DRA nodes ends in " +
+						"`/dra` (`generic/NVIDIA-H100-80GB-HBM3/dra`)."),
 					"cloud":       str("Cloud guessed from the node labels (empty when nothing says)."),
 					"accelerator": str("Catalog id of the model, empty when not recognised."),
 					"product":     str("The label value that identified the model."),
@@ -103,9 +113,36 @@ func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.Schem
 					"sharing":        str("`time-slicing` or `mps`."),
 					"shared_clients": num("Clients per GPU when shared."),
 					"taints":         taintListDataAttribute(),
+					"dra_driver": str("The DRA driver whose ResourceSlices the pool's nodes publish (`gpu.nvidia.com`); empty " +
+						"for a pool whose GPUs are extended resources (the device plugin's)."),
+					"dra_devices": draDevicesAttribute(),
 				}},
 			},
 		},
+	}
+}
+
+func draDevicesAttribute() schema.ListNestedAttribute {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
+	return schema.ListNestedAttribute{
+		Computed: true,
+		MarkdownDescription: "The DRA driver's devices on the pool's nodes, one entry per product, device type and MIG " +
+			"profile, sorted by them. Published devices are those of each node's ResourceSlices (the newest generation of " +
+			"the driver's pool); allocated ones are named in a ResourceClaim's `status.allocation` in any namespace. " +
+			"Empty for a pool of extended resources.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"product":   str("The devices' `productName` attribute, e.g. `NVIDIA H100 80GB HBM3` (NVML's name)."),
+			"type":      str("The devices' `type` attribute: `gpu` (whole GPUs), `mig` (MIG devices) or `vfio`."),
+			"profile":   str("The MIG profile of `mig` devices, e.g. `1g.5gb`; empty for whole GPUs."),
+			"published": num("Devices the driver publishes."),
+			"allocated": num("Published devices allocated to a ResourceClaim."),
+			"free":      num("Published devices no claim holds."),
+		}},
 	}
 }
 
@@ -136,7 +173,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 		resp.Diagnostics.AddError("gpu_cluster_capacity needs a cluster", err.Error())
 		return
 	}
-	pools, err := LiveCapacity(ctx, client, m.Selector.ValueString())
+	pools, _, err := LiveCapacity(ctx, client, m.Selector.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the cluster's GPU capacity", err.Error())
 		return
@@ -153,15 +190,27 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// liveCapacity reads nodes and adds up the requests of the pods that still
-// hold resources, and groups the nodes into pools.
-func LiveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, error) {
+// LiveCapacity reads nodes and adds up the requests of the pods that still
+// hold resources, reads the DRA driver's devices and the claims holding
+// them, and groups the nodes into pools. The DRA inputs are returned too:
+// explaining a pending claim evaluates its selectors on the devices.
+func LiveCapacity(ctx context.Context, client *kube.Client, selector string) ([]spec.PoolCapacity, *capacity.DRAInputs, error) {
 	requested := capacity.Requests{}
-	nodes, err := client.CapacityInputs(ctx, selector, requested.Add)
-	if err != nil {
-		return nil, err
+	draInputs := capacity.NewDRAInputs()
+	var nodes []corev1.Node
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		var err error
+		nodes, err = client.CapacityInputs(gctx, selector, requested.Add)
+		return err
+	})
+	g.Go(func() error {
+		return client.DRAInputs(gctx, capacity.DRADriver, draInputs.AddSlice, draInputs.AddClaim)
+	})
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
-	return capacity.SummarizeRequests(nodes, requested), nil
+	return capacity.SummarizeDRA(nodes, requested, draInputs), draInputs, nil
 }
 
 type resourceCapacityValue struct {
@@ -185,6 +234,17 @@ type poolCapacityStruct struct {
 	Sharing       string                           `tfsdk:"sharing"`
 	SharedClients int64                            `tfsdk:"shared_clients"`
 	Taints        []nodepoolpolicy.CloudTaintValue `tfsdk:"taints"`
+	DRADriver     string                           `tfsdk:"dra_driver"`
+	DRADevices    []draDeviceValue                 `tfsdk:"dra_devices"`
+}
+
+type draDeviceValue struct {
+	Product   string `tfsdk:"product"`
+	Type      string `tfsdk:"type"`
+	Profile   string `tfsdk:"profile"`
+	Published int64  `tfsdk:"published"`
+	Allocated int64  `tfsdk:"allocated"`
+	Free      int64  `tfsdk:"free"`
 }
 
 func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
@@ -200,8 +260,18 @@ func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
 	return poolCapacityStruct{
 		Key: p.Key, Cloud: p.Cloud, Accelerator: p.Accelerator, Product: p.Product, Nodes: nodes, Resources: resources,
 		MIGPartition: p.MIGPartition, MIGConfig: p.MIGConfig, MIGStrategy: p.MIGStrategy, Sharing: p.Sharing,
-		SharedClients: p.SharedClients, Taints: taintValues(p.Taints),
+		SharedClients: p.SharedClients, Taints: taintValues(p.Taints), DRADriver: p.DRADriver,
+		DRADevices: draDeviceValues(p.DRADevices),
 	}
+}
+
+func draDeviceValues(counts []spec.DRADeviceCount) []draDeviceValue {
+	out := make([]draDeviceValue, len(counts))
+	for i, c := range counts {
+		out[i] = draDeviceValue{Product: c.Product, Type: c.Type, Profile: c.Profile, Published: c.Published,
+			Allocated: c.Allocated, Free: c.Free()}
+	}
+	return out
 }
 
 func taintValues(taints []corev1.Taint) []nodepoolpolicy.CloudTaintValue {

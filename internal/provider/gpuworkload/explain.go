@@ -36,6 +36,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	if rendered.ResourceName != "" {
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
 	}
+	b.WriteString(describeClaim(draRequests(rendered)))
 	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {
 		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
 	}
@@ -43,8 +44,12 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	for _, t := range rendered.Tolerations {
 		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
 	}
-	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and free GPUs " +
-		"(kubectl describe nodes); " + raiseWhich(notReady) + " if nodes are still being provisioned.")
+	free := "free GPUs (kubectl describe nodes)"
+	if rendered.ResourceName == "" && len(draRequests(rendered)) > 0 {
+		free = "free devices matching the claim (kubectl get resourceslices and kubectl get resourceclaims -A)"
+	}
+	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and " + free + "; " +
+		raiseWhich(notReady) + " if nodes are still being provisioned.")
 	return b.String()
 }
 
@@ -92,20 +97,15 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *workload.R
 	// helps more than none.
 	ctx, cancel := context.WithTimeout(ctx, explainPoolsTimeout)
 	defer cancel()
-	pools, err := clustercapacity.LiveCapacity(ctx, client, "")
+	pools, draInputs, err := clustercapacity.LiveCapacity(ctx, client, "")
 	if err != nil {
 		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
 	}
+	if requests := draRequests(rendered); len(requests) > 0 {
+		return explainDRAPools(ctx, client, rendered, pools, draInputs, requests)
+	}
 	matches := capacity.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
-	// Closest first: pools the pods fit, then pools whose labels and taints
-	// admit them, then those with the fewest reasons against.
-	sort.SliceStable(matches, func(i, j int) bool {
-		a, b := matches[i], matches[j]
-		if a.PlacementNodes != b.PlacementNodes {
-			return a.PlacementNodes > b.PlacementNodes
-		}
-		return len(a.Reasons) < len(b.Reasons)
-	})
+	sortClosestFirst(matches)
 	want := podRequest(rendered)
 	var b strings.Builder
 	b.WriteString("\n\nGPU pools in the cluster:")
@@ -131,6 +131,18 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *workload.R
 		b.WriteString("\n  (none: no node advertises an NVIDIA resource)")
 	}
 	return b.String()
+}
+
+// sortClosestFirst: pools the pods fit, then pools whose labels and taints
+// admit them, then those with the fewest reasons against.
+func sortClosestFirst(matches []capacity.PoolMatch) {
+	sort.SliceStable(matches, func(i, j int) bool {
+		a, b := matches[i], matches[j]
+		if a.PlacementNodes != b.PlacementNodes {
+			return a.PlacementNodes > b.PlacementNodes
+		}
+		return len(a.Reasons) < len(b.Reasons)
+	})
 }
 
 // podRequest is how many units of the GPU resource one pod requests.

@@ -32,22 +32,49 @@ func Summarize(nodes []corev1.Node, pods []corev1.Pod) []spec.PoolCapacity {
 // SummarizeRequests is Summarize with the pods' requests already added up
 // per node (Requests.Add).
 func SummarizeRequests(nodes []corev1.Node, requested Requests) []spec.PoolCapacity {
+	return SummarizeDRA(nodes, requested, nil)
+}
+
+// SummarizeDRA is SummarizeRequests with the DRA driver's devices: nodes
+// publishing its ResourceSlices form pools of their own (key suffix
+// "/dra"), with their devices counted by product, type and MIG profile.
+//
+// A node is a DRA node when it publishes at least one ResourceSlice of the
+// driver, whatever its labels and resources. The slices are the driver's
+// own statement that its kubelet plugin serves the node's GPUs. Labels are
+// not: the GPU Operator's nvidia.com/gpu.deploy.device-plugin=false is one
+// install's convention (GKE and EKS DRA pools say it otherwise or not at
+// all), and GPU Feature Discovery labels DRA nodes exactly as device plugin
+// nodes (docs/design/dra.md section 8). Nor is a missing nvidia.com/gpu:
+// a device plugin node whose plugin has not started yet has none either,
+// and must stay in its pool, where the missing GPUs explain a Pending pod.
+func SummarizeDRA(nodes []corev1.Node, requested Requests, draInputs *DRAInputs) []spec.PoolCapacity {
+	devices := draInputs.byNode()
 	groups := map[string]*spec.PoolCapacity{}
 	for i := range nodes {
 		n := &nodes[i]
-		if !isGPUNode(n) {
+		nodeDevices, isDRA := devices[n.Name]
+		if !isDRA && !isGPUNode(n) {
 			continue
 		}
 		c := classifyNode(n)
+		if isDRA {
+			c.Key += draKeySuffix
+		}
 		pool := groups[c.Key]
 		if pool == nil {
 			pool = &spec.PoolCapacity{Key: c.Key, Cloud: string(c.Cloud), Product: c.Product}
 			if c.Accel != nil {
 				pool.Accelerator = c.Accel.Name
 			}
+			if isDRA {
+				pool.DRADriver = DRADriver
+			}
 			groups[c.Key] = pool
 		}
-		pool.Nodes = append(pool.Nodes, nodeCapacity(n, requested[n.Name]))
+		nc := nodeCapacity(n, requested[n.Name])
+		nc.DRADevices = countDevices(nodeDevices)
+		pool.Nodes = append(pool.Nodes, nc)
 	}
 	out := make([]spec.PoolCapacity, 0, len(groups))
 	for _, key := range slices.Sorted(maps.Keys(groups)) {
@@ -136,6 +163,7 @@ func finishPool(pool *spec.PoolCapacity) {
 	for _, name := range slices.Sorted(maps.Keys(totals)) {
 		pool.Resources = append(pool.Resources, *totals[name])
 	}
+	pool.DRADevices = sumCounts(pool.Nodes)
 	slices.SortFunc(pool.Taints, func(a, b corev1.Taint) int {
 		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Value, b.Value), cmp.Compare(a.Effect, b.Effect))
 	})

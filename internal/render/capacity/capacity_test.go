@@ -39,20 +39,11 @@ func poolResource(p spec.PoolCapacity, name string) spec.ResourceCapacity {
 	return spec.ResourceCapacity{}
 }
 
-// extendedResourceFixtureNodes are the fixture nodes whose GPUs are extended
-// resources: every one but those of the DRA pools (fixtures/dra.yaml,
-// labelled fixtures.gpuform.io/dra-driver). Summarize classifies a generic
-// node by GPU Feature Discovery's labels alone, so it would count a DRA
-// node of the same product and MIG configuration into the device plugin's
-// pool, without GPUs (issue #32).
-func extendedResourceFixtureNodes(t *testing.T) []corev1.Node {
-	return slices.DeleteFunc(rendertest.LoadFixtureNodes(t), func(n corev1.Node) bool {
-		return n.Labels["fixtures.gpuform.io/dra-driver"] != ""
-	})
-}
-
+// Every fixture node, the DRA pools' with the slices the local cluster
+// publishes for them: a DRA node is in a pool of its own, never counted
+// into the device plugin's pool of its product with zero GPUs.
 func TestSummarizeCapacityFixtures(t *testing.T) {
-	pools := Summarize(extendedResourceFixtureNodes(t), nil)
+	pools := SummarizeDRA(rendertest.LoadFixtureNodes(t), nil, fixtureDRAInputs(t))
 	cases := []struct {
 		key, cloud, accelerator string
 		nodes                   int
@@ -75,6 +66,10 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		// GFD's "-SHARED" suffix (renameByDefault) is still the A10.
 		{"generic/NVIDIA-A10-SHARED/time-slicing-4", "generic", "a10", 1, "nvidia.com/gpu", 8},
 		{"generic/NVIDIA-A100-SXM4-40GB/mig-all-balanced", "generic", "a100-40gb", 1, "nvidia.com/mig-1g.5gb", 16},
+		// The DRA pools: no extended resource at all.
+		{"generic/NVIDIA-H100-80GB-HBM3/dra", "generic", "h100-80gb", 2, "nvidia.com/gpu", 0},
+		{"generic/NVIDIA-H200/dra", "generic", "h200", 1, "nvidia.com/gpu", 0},
+		{"generic/NVIDIA-A100-SXM4-40GB/mig-all-balanced/dra", "generic", "a100-40gb", 1, "nvidia.com/mig-1g.5gb", 0},
 	}
 	for _, c := range cases {
 		p := findCapacityPool(t, pools, c.key)
@@ -85,8 +80,13 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 			t.Errorf("%s: %s %+v, want allocatable %d", c.key, c.resource, r, c.allocatable)
 		}
 	}
-	if len(pools) != 18 {
-		t.Errorf("want 18 GPU pools (CPU nodes excluded), got %d", len(pools))
+	if len(pools) != 21 {
+		t.Errorf("want 21 GPU pools (CPU nodes excluded), got %d", len(pools))
+	}
+	for _, p := range pools {
+		if dra := strings.HasSuffix(p.Key, "/dra"); dra != (p.DRADriver == DRADriver) || dra != (len(p.DRADevices) > 0) {
+			t.Errorf("%s: DRA driver %q, devices %v", p.Key, p.DRADriver, p.DRADevices)
+		}
 	}
 	for _, p := range pools {
 		if strings.Contains(p.Key, "e2-standard") {

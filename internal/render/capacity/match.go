@@ -32,6 +32,10 @@ type PoolMatch struct {
 	// how many of the pool's nodes it applies to, most common first, e.g.
 	// "2/2 nodes: taint sku=gpu:NoSchedule not tolerated".
 	Reasons []string `json:"reasons,omitempty"`
+	// DRA is set for a pool of DRA nodes judged for a claim
+	// (MatchingDRAPools): how its devices meet each way the claim's request
+	// can be met.
+	DRA []DRAMatch `json:"dra,omitempty"`
 }
 
 // MatchingPools judges every pool (in the given order) for a pod with this
@@ -83,7 +87,10 @@ func nodeFree(n *spec.NodeCapacity, resource string) (int64, string) {
 		return 0, ""
 	}
 	i := slices.IndexFunc(n.Resources, func(r spec.ResourceCapacity) bool { return r.Name == resource })
-	if i < 0 || n.Resources[i].Allocatable == 0 {
+	switch {
+	case (i < 0 || n.Resources[i].Allocatable == 0) && len(n.DRADevices) > 0:
+		return 0, "node advertises no " + resource + ": its GPUs are DRA devices, which only a claim gets"
+	case i < 0 || n.Resources[i].Allocatable == 0:
 		return 0, "node advertises no " + resource
 	}
 	r := n.Resources[i]

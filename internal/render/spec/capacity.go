@@ -33,6 +33,12 @@ type PoolCapacity struct {
 
 	// Taints are the distinct taints of the nodes, sorted.
 	Taints []corev1.Taint `json:"taints,omitempty"`
+	// DRADriver is the DRA driver whose ResourceSlices the nodes publish
+	// ("gpu.nvidia.com"); "" for a pool of extended resources.
+	DRADriver string `json:"dra_driver,omitempty"`
+	// DRADevices are the pool's DRA devices by product, type and MIG
+	// profile, summed over the nodes.
+	DRADevices []DRADeviceCount `json:"dra_devices,omitempty"`
 	// Nodes are the pool's nodes sorted by name, with what MatchingPools
 	// needs to judge each one.
 	Nodes []NodeCapacity `json:"nodes"`
@@ -45,6 +51,7 @@ type NodeCapacity struct {
 	Taints        []corev1.Taint     `json:"taints,omitempty"`
 	Unschedulable bool               `json:"unschedulable,omitempty"`
 	Resources     []ResourceCapacity `json:"resources,omitempty"`
+	DRADevices    []DRADeviceCount   `json:"dra_devices,omitempty"`
 }
 
 // ResourceCapacity is one GPU-ish extended resource (nvidia.com/gpu,
@@ -60,3 +67,18 @@ type ResourceCapacity struct {
 // Free is what is left to request (never negative: a node can be
 // overcommitted briefly after its allocatable shrinks).
 func (r ResourceCapacity) Free() int64 { return max(r.Allocatable-r.Requested, 0) }
+
+// DRADeviceCount counts the DRA devices of one kind: the devices a DRA
+// driver publishes in ResourceSlices, and of those the ones allocated to a
+// ResourceClaim (status.allocation). Product is the device's productName attribute,
+// Type its type (gpu, mig, vfio), Profile a MIG device's profile.
+type DRADeviceCount struct {
+	Product   string `json:"product"`
+	Type      string `json:"type"`
+	Profile   string `json:"profile,omitempty"`
+	Published int64  `json:"published"`
+	Allocated int64  `json:"allocated"`
+}
+
+// Free is how many published devices no claim holds.
+func (d DRADeviceCount) Free() int64 { return max(d.Published-d.Allocated, 0) }

@@ -1,0 +1,83 @@
+package kube
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// DRAInputs reads what counting a DRA driver's devices needs: its
+// ResourceSlices (handed to eachSlice) and every ResourceClaim in all
+// namespaces (handed to eachClaim, which keeps only their allocations).
+// Both are read at the same time, page by page, like CapacityInputs; each
+// callback is called from one goroutine, the two from different ones.
+//
+// A cluster that does not serve resource.k8s.io/v1 (before Kubernetes
+// 1.34, or with the API turned off) has no devices to count: that is not
+// an error. Any other failure, a missing permission included, is: counts
+// that silently leave out every device would mislead.
+func (c *Client) DRAInputs(ctx context.Context, driver string, eachSlice func(*resourcev1.ResourceSlice),
+	eachClaim func(*resourcev1.ResourceClaim)) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.driver", driver).String()}
+		err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {
+			return c.Typed.ResourceV1().ResourceSlices().List(ctx, o)
+		}, opts, func(obj runtime.Object) {
+			if s, ok := obj.(*resourcev1.ResourceSlice); ok {
+				eachSlice(s)
+			}
+		})
+		return c.draListError("ResourceSlice", err)
+	})
+	g.Go(func() error {
+		err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {
+			return c.Typed.ResourceV1().ResourceClaims("").List(ctx, o)
+		}, metav1.ListOptions{}, func(obj runtime.Object) {
+			if claim, ok := obj.(*resourcev1.ResourceClaim); ok {
+				eachClaim(claim)
+			}
+		})
+		return c.draListError("ResourceClaim", err)
+	})
+	return g.Wait()
+}
+
+// DeviceClassSelectors returns each DeviceClass's CEL selectors by class
+// name: what a claim naming the class adds to its own selectors.
+func (c *Client) DeviceClassSelectors(ctx context.Context) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {
+		return c.Typed.ResourceV1().DeviceClasses().List(ctx, o)
+	}, metav1.ListOptions{}, func(obj runtime.Object) {
+		class, ok := obj.(*resourcev1.DeviceClass)
+		if !ok {
+			return
+		}
+		selectors := []string{}
+		for _, s := range class.Spec.Selectors {
+			if s.CEL != nil {
+				selectors = append(selectors, s.CEL.Expression)
+			}
+		}
+		out[class.Name] = selectors
+	})
+	if err := c.draListError("DeviceClass", err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// draListError explains a failed list of a resource.k8s.io/v1 kind; a
+// server that does not serve the API (404) is no error.
+func (c *Client) draListError(kind string, err error) error {
+	if err == nil || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return c.explain(ObjectRef{GVK: resourcev1.SchemeGroupVersion.WithKind(kind)}, "list", err)
+}

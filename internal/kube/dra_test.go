@@ -1,0 +1,53 @@
+package kube
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// DRAInputs hands over every slice and claim it lists; a server without
+// resource.k8s.io/v1 has none, and a refused list is an error naming the
+// kind.
+func TestDRAInputs(t *testing.T) {
+	objs := []runtime.Object{
+		&resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.nvidia.com"}},
+		&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "c1"}},
+		&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "c2"}},
+		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu.nvidia.com"}, Spec: resourcev1.DeviceClassSpec{
+			Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: "true"}}}}},
+	}
+	cs := fake.NewClientset(objs...)
+	c := healthyClient()
+	c.Typed = cs
+	var slices, claims int
+	err := c.DRAInputs(context.Background(), "gpu.nvidia.com",
+		func(*resourcev1.ResourceSlice) { slices++ }, func(*resourcev1.ResourceClaim) { claims++ })
+	if err != nil || slices != 1 || claims != 2 {
+		t.Fatalf("slices %d claims %d err %v, want 1, 2, nil", slices, claims, err)
+	}
+	classes, err := c.DeviceClassSelectors(context.Background())
+	if err != nil || len(classes["gpu.nvidia.com"]) != 1 {
+		t.Fatalf("classes %v err %v", classes, err)
+	}
+
+	notServed := apierrors.NewNotFound(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceslices"}, "")
+	cs.PrependReactor("list", "resourceslices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, notServed })
+	if err := c.DRAInputs(context.Background(), "gpu.nvidia.com", func(*resourcev1.ResourceSlice) {}, func(*resourcev1.ResourceClaim) {}); err != nil {
+		t.Fatalf("API not served: %v", err)
+	}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "", nil)
+	cs.PrependReactor("list", "resourceclaims", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, forbidden })
+	err = c.DRAInputs(context.Background(), "gpu.nvidia.com", func(*resourcev1.ResourceSlice) {}, func(*resourcev1.ResourceClaim) {})
+	if err == nil || !strings.Contains(err.Error(), "list ResourceClaims was forbidden") {
+		t.Fatalf("forbidden: %v", err)
+	}
+}

@@ -1,0 +1,190 @@
+package capacity
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+)
+
+// DRADriver is the DRA driver whose devices capacity counts: NVIDIA's.
+// Its pools are per node and named after the node (docs/design/dra.md 1.5).
+const DRADriver = dra.Driver
+
+// draKeySuffix ends the key of a pool of DRA nodes: they get pools of their
+// own, apart from the device plugin's nodes of the same product.
+const draKeySuffix = "/dra"
+
+// DeviceRef names a device as a claim's allocation result does.
+type DeviceRef struct{ Driver, Pool, Device string }
+
+// DRADevice is one device a node publishes, as the DRA CEL library takes
+// it, and whether a claim holds it.
+type DRADevice struct {
+	Node, Pool, Name string
+	Allocated        bool
+	Device           dracel.Device
+}
+
+// Attribute is a string attribute of the driver's domain, "" when the
+// device has none. The driver publishes them unqualified; a qualified key
+// is the same attribute.
+func (d DRADevice) Attribute(name string) string {
+	for _, key := range []resourcev1.QualifiedName{resourcev1.QualifiedName(name), resourcev1.QualifiedName(DRADriver + "/" + name)} {
+		if v, ok := d.Device.Attributes[key]; ok && v.StringValue != nil {
+			return *v.StringValue
+		}
+	}
+	return ""
+}
+
+// DRAInputs collects the driver's ResourceSlices and the claims'
+// allocations one object at a time, as a caller paging through a cluster
+// reads them: it keeps devices and allocated device names, not objects.
+// AddSlice and AddClaim may be called from two goroutines.
+type DRAInputs struct {
+	mu        sync.Mutex
+	pools     map[string]*slicePool // by the driver's pool name
+	allocated map[DeviceRef]bool
+}
+
+// slicePool holds the slices of a pool's highest generation: a driver
+// republishing a pool bumps the generation, and the scheduler ignores the
+// slices of older generations still being deleted.
+type slicePool struct {
+	generation int64
+	slices     []poolSlice
+}
+
+type poolSlice struct {
+	node    string
+	devices []resourcev1.Device
+}
+
+// NewDRAInputs returns empty inputs.
+func NewDRAInputs() *DRAInputs {
+	return &DRAInputs{pools: map[string]*slicePool{}, allocated: map[DeviceRef]bool{}}
+}
+
+// AddSlice keeps the devices of a slice of the driver's. Slices without a
+// node (devices reachable from several nodes, spec.nodeSelector or
+// allNodes) are not attributed to any node and so are left out: NVIDIA's
+// GPU driver publishes node-local slices only.
+func (in *DRAInputs) AddSlice(s *resourcev1.ResourceSlice) {
+	if in == nil || s.Spec.Driver != DRADriver || s.Spec.NodeName == nil || *s.Spec.NodeName == "" {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	p := in.pools[s.Spec.Pool.Name]
+	switch {
+	case p == nil || s.Spec.Pool.Generation > p.generation:
+		p = &slicePool{generation: s.Spec.Pool.Generation}
+		in.pools[s.Spec.Pool.Name] = p
+	case s.Spec.Pool.Generation < p.generation:
+		return
+	}
+	p.slices = append(p.slices, poolSlice{node: *s.Spec.NodeName, devices: slices.Clone(s.Spec.Devices)})
+}
+
+// AddClaim records the driver's devices allocated to a claim. A claim
+// keeps its devices until it is deallocated, also while being deleted.
+func (in *DRAInputs) AddClaim(c *resourcev1.ResourceClaim) {
+	if in == nil || c.Status.Allocation == nil {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, r := range c.Status.Allocation.Devices.Results {
+		if r.Driver == DRADriver {
+			in.allocated[DeviceRef{Driver: r.Driver, Pool: r.Pool, Device: r.Device}] = true
+		}
+	}
+}
+
+// byNode returns every node publishing slices of the driver with its
+// devices (an entry, possibly empty, for each such node). Nil inputs have
+// none.
+func (in *DRAInputs) byNode() map[string][]DRADevice {
+	out := map[string][]DRADevice{}
+	if in == nil {
+		return out
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(in.pools)) {
+		for _, s := range in.pools[name].slices {
+			devices := out[s.node]
+			for _, d := range s.devices {
+				devices = append(devices, DRADevice{
+					Node: s.node, Pool: name, Name: d.Name,
+					Allocated: in.allocated[DeviceRef{Driver: DRADriver, Pool: name, Device: d.Name}],
+					Device:    dracel.Device{Driver: DRADriver, Attributes: d.Attributes, Capacity: d.Capacity},
+				})
+			}
+			out[s.node] = devices
+		}
+	}
+	return out
+}
+
+// deviceCounts adds up devices by product, type and MIG profile.
+type deviceCounts map[spec.DRADeviceCount]*spec.DRADeviceCount
+
+// add counts published devices of one kind, allocated of them.
+func (m deviceCounts) add(kind spec.DRADeviceCount, published, allocated int64) {
+	kind.Published, kind.Allocated = 0, 0
+	c := m[kind]
+	if c == nil {
+		c = &spec.DRADeviceCount{Product: kind.Product, Type: kind.Type, Profile: kind.Profile}
+		m[kind] = c
+	}
+	c.Published = clouds.AddSat(c.Published, published)
+	c.Allocated = clouds.AddSat(c.Allocated, allocated)
+}
+
+// countDevices groups devices by product, type and MIG profile, sorted.
+func countDevices(devices []DRADevice) []spec.DRADeviceCount {
+	counts := deviceCounts{}
+	for _, d := range devices {
+		kind := spec.DRADeviceCount{Product: d.Attribute("productName"), Type: d.Attribute("type"), Profile: d.Attribute("profile")}
+		allocated := int64(0)
+		if d.Allocated {
+			allocated = 1
+		}
+		counts.add(kind, 1, allocated)
+	}
+	return counts.sorted()
+}
+
+// sumCounts adds up the nodes' counts.
+func sumCounts(nodes []spec.NodeCapacity) []spec.DRADeviceCount {
+	counts := deviceCounts{}
+	for _, n := range nodes {
+		for _, d := range n.DRADevices {
+			counts.add(d, d.Published, d.Allocated)
+		}
+	}
+	return counts.sorted()
+}
+
+func (m deviceCounts) sorted() []spec.DRADeviceCount {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]spec.DRADeviceCount, 0, len(m))
+	for _, c := range m {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b spec.DRADeviceCount) int {
+		return cmp.Or(cmp.Compare(a.Product, b.Product), cmp.Compare(a.Type, b.Type), cmp.Compare(a.Profile, b.Profile))
+	})
+	return out
+}

@@ -1,0 +1,269 @@
+package capacity
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+)
+
+// DRARequest is one way a claim's request can be met: Count devices of
+// Class that pass every Selector (CEL). A request with firstAvailable is
+// one DRARequest per entry, in order.
+type DRARequest struct {
+	Name      string // the firstAvailable entry; "" for exactly
+	Class     string
+	Selectors []string
+	Count     int64
+}
+
+// DRARequestsV1 are the alternatives of the claim's first request (a
+// gpu_workload claim has one request; a pod needs every request of a
+// claim, and the first is what the explanation judges).
+func DRARequestsV1(s resourcev1.ResourceClaimSpec) []DRARequest {
+	if len(s.Devices.Requests) == 0 {
+		return nil
+	}
+	r := s.Devices.Requests[0]
+	if e := r.Exactly; e != nil {
+		return []DRARequest{{Class: e.DeviceClassName, Selectors: celV1(e.Selectors), Count: e.Count}}
+	}
+	out := make([]DRARequest, 0, len(r.FirstAvailable))
+	for _, sub := range r.FirstAvailable {
+		out = append(out, DRARequest{Name: sub.Name, Class: sub.DeviceClassName, Selectors: celV1(sub.Selectors), Count: sub.Count})
+	}
+	return out
+}
+
+// DRARequestsV1beta1 is DRARequestsV1 for the flat v1beta1 request.
+func DRARequestsV1beta1(s resourcev1beta1.ResourceClaimSpec) []DRARequest {
+	if len(s.Devices.Requests) == 0 {
+		return nil
+	}
+	r := s.Devices.Requests[0]
+	if len(r.FirstAvailable) == 0 {
+		return []DRARequest{{Class: r.DeviceClassName, Selectors: celV1beta1(r.Selectors), Count: r.Count}}
+	}
+	out := make([]DRARequest, 0, len(r.FirstAvailable))
+	for _, sub := range r.FirstAvailable {
+		out = append(out, DRARequest{Name: sub.Name, Class: sub.DeviceClassName, Selectors: celV1beta1(sub.Selectors), Count: sub.Count})
+	}
+	return out
+}
+
+func celV1(selectors []resourcev1.DeviceSelector) []string {
+	var out []string
+	for _, s := range selectors {
+		if s.CEL != nil {
+			out = append(out, s.CEL.Expression)
+		}
+	}
+	return out
+}
+
+func celV1beta1(selectors []resourcev1beta1.DeviceSelector) []string {
+	var out []string
+	for _, s := range selectors {
+		if s.CEL != nil {
+			out = append(out, s.CEL.Expression)
+		}
+	}
+	return out
+}
+
+// DRAMatch is how a pool's devices meet one DRARequest.
+type DRAMatch struct {
+	Request string `json:"request,omitempty"` // DRARequest.Name
+	Count   int64  `json:"count"`             // devices asked for, all of one node
+	// Published are all the pool's devices; Matching those passing the
+	// class's and the request's selectors, Free those of them no claim
+	// holds; MaxFreeOnNode the most free matching devices on one node the
+	// pod's placement admits (a claim's devices come from one node's pool).
+	Published     int64    `json:"published"`
+	Matching      int64    `json:"matching"`
+	Free          int64    `json:"free"`
+	MaxFreeOnNode int64    `json:"max_free_on_node"`
+	Products      []string `json:"products,omitempty"` // of the matching devices, sorted
+	// Error says why matching could not be judged: an unknown class, a
+	// selector that does not compile or fails on a device.
+	Error string `json:"error,omitempty"`
+}
+
+// fits reports whether one node admitting the pod has enough free devices.
+func (m DRAMatch) fits() bool { return m.Error == "" && m.MaxFreeOnNode >= max(m.Count, 1) }
+
+// MatchingDRAPools judges the pools for a pod whose claim asks for one of
+// requests (in order), as MatchingPools does for extended resources: the
+// placement rules, then the devices. Only pools of DRA nodes can serve a
+// claim; the others come back with Fits false and no DRA matches. classes
+// are the cluster's DeviceClass selectors by name; nil when they could not
+// be read, and then the driver's own classes are taken as its chart
+// installs them. Matching ignores the claim's constraints (matchAttribute):
+// the free devices of one node are an upper bound.
+func MatchingDRAPools(pools []spec.PoolCapacity, nodeSelector map[string]string, affinity *corev1.Affinity,
+	tolerations []corev1.Toleration, requests []DRARequest, classes map[string][]string, in *DRAInputs) []PoolMatch {
+	out := MatchingPools(pools, nodeSelector, affinity, tolerations, "")
+	devices := in.byNode()
+	compiled := make([]compiledRequest, len(requests))
+	for i, r := range requests {
+		compiled[i] = compileRequest(r, classes)
+	}
+	for i := range pools {
+		p := &pools[i]
+		if p.DRADriver == "" {
+			out[i].Fits = false
+			continue
+		}
+		admitted := func(n *spec.NodeCapacity) bool {
+			return len(placementMismatches(n, nodeSelector, affinity, tolerations)) == 0
+		}
+		out[i].Fits = false
+		for _, c := range compiled {
+			m := c.match(p, devices, admitted)
+			out[i].DRA = append(out[i].DRA, m)
+			out[i].Fits = out[i].Fits || (out[i].PlacementNodes > 0 && m.fits())
+		}
+	}
+	return out
+}
+
+// compiledRequest is a request with its class's and its own selectors
+// compiled by the scheduler's CEL library.
+type compiledRequest struct {
+	DRARequest
+	selectors []dracel.CompilationResult
+	err       string
+}
+
+func compileRequest(r DRARequest, classes map[string][]string) compiledRequest {
+	c := compiledRequest{DRARequest: r}
+	classSelectors, known := classes[r.Class]
+	if !known {
+		typ := dra.DeviceTypeOfClass(r.Class)
+		switch {
+		case classes != nil:
+			c.err = "the cluster has no DeviceClass " + strconv.Quote(r.Class)
+			return c
+		case typ == "":
+			c.err = "the DeviceClass " + strconv.Quote(r.Class) + " could not be read"
+			return c
+		}
+		// The selector of the driver's chart (docs/design/dra.md 1.3).
+		classSelectors = []string{`device.driver == "` + dra.Driver + `" && device.attributes["` + dra.Driver + `"].type == "` + typ + `"`}
+	}
+	compiler := dracel.GetCompiler(dracel.Features{})
+	for _, expression := range append(slices.Clone(classSelectors), r.Selectors...) {
+		result := compiler.CompileCELExpression(expression, dracel.Options{})
+		if result.Error != nil {
+			c.err = "selector " + strconv.Quote(expression) + " does not compile: " + result.Error.Detail
+			return c
+		}
+		c.selectors = append(c.selectors, result)
+	}
+	return c
+}
+
+// match counts the pool's devices that pass every selector.
+func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADevice, admitted func(*spec.NodeCapacity) bool) DRAMatch {
+	m := DRAMatch{Request: c.Name, Count: c.Count, Error: c.err}
+	products := map[string]bool{}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		var free int64
+		for _, d := range devices[n.Name] {
+			m.Published++
+			ok, err := c.matches(d)
+			if err != "" && m.Error == "" {
+				m.Error = err
+			}
+			if !ok {
+				continue
+			}
+			m.Matching++
+			products[d.Attribute("productName")] = true
+			if !d.Allocated {
+				m.Free++
+				free++
+			}
+		}
+		if admitted(n) {
+			m.MaxFreeOnNode = max(m.MaxFreeOnNode, free)
+		}
+	}
+	if m.Error != "" {
+		m.Matching, m.Free, m.MaxFreeOnNode, products = 0, 0, 0, nil
+	}
+	delete(products, "")
+	m.Products = slices.Sorted(maps.Keys(products))
+	return m
+}
+
+// matches evaluates every selector on a device. A runtime error fails
+// the allocation in the scheduler, so it is reported, not skipped.
+func (c compiledRequest) matches(d DRADevice) (bool, string) {
+	if c.err != "" {
+		return false, ""
+	}
+	for _, s := range c.selectors {
+		ok, _, err := s.DeviceMatches(context.Background(), d.Device)
+		if err != nil {
+			return false, "selector " + strconv.Quote(s.Expression) + " fails on device " + d.Name + " of " + d.Node + ": " +
+				dracel.EnhanceRuntimeError(err).Error()
+		}
+		if !ok {
+			return false, ""
+		}
+	}
+	return true, ""
+}
+
+// DescribeDRA says how a pool's devices meet the claim, one phrase per
+// request (prefixed by its name when there are several), e.g. "16 matching
+// devices published (NVIDIA H100 80GB HBM3), 3 free, at most 3 free on one
+// node and the claim asks for 9 of one node".
+func DescribeDRA(m PoolMatch) string {
+	parts := make([]string, 0, len(m.DRA))
+	for _, d := range m.DRA {
+		s := describeDRAMatch(d, m.PlacementNodes > 0)
+		if len(m.DRA) > 1 {
+			s = "request " + d.Request + ": " + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// describeDRAMatch: the most free on one node counts only nodes the pod
+// may use, so it is left out when there are none (the placement reasons
+// say why).
+func describeDRAMatch(d DRAMatch, placed bool) string {
+	count := strconv.FormatInt(max(d.Count, 1), 10)
+	switch {
+	case d.Error != "":
+		return "cannot tell which devices match: " + d.Error
+	case d.Matching == 0:
+		return "none of its " + strconv.FormatInt(d.Published, 10) + " published devices matches the claim"
+	}
+	s := strconv.FormatInt(d.Matching, 10) + " matching devices published"
+	if len(d.Products) > 0 {
+		s += " (" + strings.Join(d.Products, ", ") + ")"
+	}
+	s += ", " + strconv.FormatInt(d.Free, 10) + " free"
+	if !placed {
+		return s
+	}
+	s += ", at most " + strconv.FormatInt(d.MaxFreeOnNode, 10) + " free on one node"
+	if !d.fits() {
+		s += " and the claim asks for " + count + " of one node"
+	}
+	return s
+}
