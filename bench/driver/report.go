@@ -229,11 +229,11 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 		"`BENCH_N=10 BENCH_RUNS=1 BENCH_N_ONCE= BENCH_SCALE=0.02 BENCH_GO_BENCHTIME=100ms make bench` is a quick smoke run.\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| date | %s (took %s) |\n", m.Started.Format("2006-01-02 15:04 MST"), m.Finished.Sub(m.Started).Round(time.Second))
+	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
 	if len(m.Earlier) > 0 {
 		fmt.Fprintf(&b, "| earlier figures | %s: kept from earlier runs, marked with their date and commit in the tables (this run measured %s) |\n",
 			earlierList(m.Earlier), subjectList(m.Subjects))
 	}
-	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
 	fmt.Fprintf(&b, "| machine | %s |\n", m.Machine)
 	fmt.Fprintf(&b, "| terraform | %s, `-parallelism` left at its default of 10 |\n", m.Terraform)
 	fmt.Fprintf(&b, "| cluster | local kube-apiserver %s, controller-manager, scheduler and kwok (`scripts/localcluster`); %d extra kwok nodes with %d `nvidia.com/gpu` each for the run%s |\n",
@@ -530,11 +530,14 @@ func summary(m meta, results []measurement) string {
 	for _, n := range m.Ns {
 		fmt.Fprintf(&b, "\nN = %d\n", n)
 		perNTable(&b, results, n, m.Now)
-		draTable(&b, results, n, m.Now)
+		if hasDRA(results, n) {
+			fmt.Fprintf(&b, "\nN = %d, %s / gpu_workload\n", n, subjectDRA)
+			draTable(&b, results, n, m.Now)
+		}
 	}
 	if m.Peer != "" {
 		b.WriteString("\ngpu_workload / kubernetes_deployment_v1\n")
-		peerTable(&b, m.Ns, results)
+		peerTable(&b, m.Ns, results, m.Now)
 	}
 	return b.String()
 }

@@ -43,17 +43,21 @@ func draReport(b *strings.Builder, m meta, results []measurement) {
 		"runs says so). \"CPU\" is terraform with its providers, \"provider CPU\" the provider processes alone.\n\n",
 		subjectDRA, draGoalN, draGoal)
 	for _, n := range m.Ns {
-		draTable(b, results, n, m.Now)
+		if hasDRA(results, n) {
+			fmt.Fprintf(b, "### N = %d\n\n", n)
+			draTable(b, results, n, m.Now)
+			b.WriteString("\n")
+		}
 	}
 }
 
-// draTable is one N's rows of the DRA comparison (none without DRA figures
-// at n).
+// hasDRA says whether results hold DRA figures at n.
+func hasDRA(results []measurement, n int) bool {
+	return slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subjectDRA && r.N == n })
+}
+
+// draTable is one N's table of the DRA comparison.
 func draTable(b *strings.Builder, results []measurement, n int, now stamp) {
-	if !slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subjectDRA && r.N == n }) {
-		return
-	}
-	fmt.Fprintf(b, "\n### N = %d\n\n", n)
 	b.WriteString("| step | gpu_workload | " + subjectDRA + " | ratio | goal | met? | CPU ratio | provider CPU ratio |\n" +
 		"|---|---:|---:|---:|---|---|---:|---:|\n")
 	for _, c := range comparisons {
