@@ -18,6 +18,7 @@
 //
 //	driver run -id x7k2p -kubeconfig .localcluster/kubeconfig -n "100 300" -runs 3 ...
 //	driver cleanup -id x7k2p -kubeconfig ...   # remove the run's nodes and namespaces
+//	driver report -out bench/results.md        # results.md again from results.json (no measuring)
 //	driver metrics -kubeconfig ...             # print apiserver_request_total by verb and resource
 package main
 
@@ -141,7 +142,7 @@ type requestSample struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver run|cleanup|metrics [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver run|cleanup|report|metrics [flags]")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -191,6 +192,8 @@ func main() {
 			}
 			return cleanup(context.WithoutCancel(ctx), cs, cfg.id)
 		})
+	case "report":
+		err = rerender(cfg.out)
 	case "metrics":
 		err = withClient(cfg, func(cs *kubernetes.Clientset) error {
 			counts, err := scrapeRequests(ctx, cs)
@@ -200,7 +203,7 @@ func main() {
 			return err
 		})
 	default:
-		err = fmt.Errorf("unknown command %q (run, cleanup, metrics)", cmd)
+		err = fmt.Errorf("unknown command %q (run, cleanup, report, metrics)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,7 +38,8 @@ func (s stamp) label() string {
 // resultsFile is results.json. Files written before the merge have no
 // "run", no "go_benchmarks" and no "measured" stamps (migrateStamps).
 type resultsFile struct {
-	Run            stamp           `json:"run"` // the run that last wrote the file
+	Run            stamp           `json:"run"`            // the run that last wrote the file
+	Meta           *meta           `json:"meta,omitempty"` // its header, for `driver report`
 	Measurements   []measurement   `json:"measurements"`
 	Requests       []requestSample `json:"requests"`
 	GoBenchmarks   []goBenchmark   `json:"go_benchmarks,omitempty"`
@@ -66,6 +68,9 @@ func loadPrevious(out string) (*resultsFile, error) {
 	if prev.Run.IsZero() {
 		prev.Run = legacyStamp(out)
 	}
+	if len(prev.GoBenchmarks) == 0 {
+		prev.GoBenchmarks = legacyGoBenchmarks(out)
+	}
 	migrateStamps(&prev, prev.Run)
 	return &prev, nil
 }
@@ -91,6 +96,36 @@ func legacyStamp(out string) stamp {
 		s.Commit = string(m[1])
 	}
 	return s
+}
+
+// legacyGoRow is a row of the Go benchmarks table: name, µs/op, B/op,
+// allocs/op.
+var legacyGoRow = regexp.MustCompile(`(?m)^\| ([A-Za-z]\S*) \| ([\d.]+) \| (\d+) \| (\d+) \|`)
+
+// legacyGoBenchmarks reads the Go benchmarks table of a report whose
+// results.json did not hold them (written before the merge).
+func legacyGoBenchmarks(out string) []goBenchmark {
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil
+	}
+	doc := string(data)
+	start := strings.Index(doc, "## Go benchmarks\n")
+	if start < 0 {
+		return nil
+	}
+	section := doc[start+len("## Go benchmarks\n"):]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	var rows []goBenchmark
+	for _, m := range legacyGoRow.FindAllStringSubmatch(section, -1) {
+		us, _ := strconv.ParseFloat(m[2], 64)
+		bytes, _ := strconv.ParseInt(m[3], 10, 64)
+		allocs, _ := strconv.ParseInt(m[4], 10, 64)
+		rows = append(rows, goBenchmark{Name: "Benchmark" + m[1], NsPerOp: us * 1000, BytesPerOp: bytes, AllocsPerOp: allocs})
+	}
+	return rows
 }
 
 // migrateStamps gives every figure without a stamp the file's.
@@ -242,8 +277,8 @@ func (b *bench) writeReport(m meta, goBench []goBenchmark, scale *scaleResult) e
 	merged := mergeResults(prev, cur)
 	m.Now, m.Peer, m.Failures = now, merged.PeerKubernetes, merged.Failures
 	m.Ns, m.Earlier = mergedNs(merged.Measurements), earlierStamps(merged.Measurements, now)
-	report := renderReport(m, merged.Measurements, merged.Requests, merged.GoBenchmarks, merged.Scale)
-	if err := os.WriteFile(b.cfg.out, []byte(report), 0o644); err != nil {
+	merged.Meta = &m
+	if err := writeMarkdown(b.cfg.out, merged); err != nil {
 		return err
 	}
 	raw, err := json.MarshalIndent(merged, "", "  ")
@@ -256,4 +291,23 @@ func (b *bench) writeReport(m meta, goBench []goBenchmark, scale *scaleResult) e
 	logf("== wrote %s and %s (%s)\n", b.cfg.out, rawPathOf(b.cfg.out), m.Finished.Sub(m.Started).Round(time.Second))
 	logf("%s", summary(m, merged.Measurements))
 	return nil
+}
+
+// writeMarkdown renders the report of a merged results file.
+func writeMarkdown(out string, f *resultsFile) error {
+	report := renderReport(*f.Meta, f.Measurements, f.Requests, f.GoBenchmarks, f.Scale)
+	return os.WriteFile(out, []byte(report), 0o644)
+}
+
+// rerender is `driver report`: results.md again from results.json, after a
+// change of the report's code, without measuring.
+func rerender(out string) error {
+	f, err := loadPrevious(out)
+	if err != nil {
+		return err
+	}
+	if f.Meta == nil {
+		return fmt.Errorf("%s holds no run header (written before `driver report` existed): rerun make bench", rawPathOf(out))
+	}
+	return writeMarkdown(out, f)
 }

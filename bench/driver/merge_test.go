@@ -112,7 +112,9 @@ func TestMergeResultsKeeps(t *testing.T) {
 func TestLoadPreviousLegacy(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.md")
-	header := "# x\n\n| | |\n|---|---|\n| date | 2026-11-27 17:24 UTC (took 17m7s) |\n| commit | `f71fc8f` |\n"
+	header := "# x\n\n| | |\n|---|---|\n| date | 2026-11-27 17:24 UTC (took 17m7s) |\n| commit | `f71fc8f` |\n\n" +
+		"## Go benchmarks\n\n| benchmark | µs/op | B/op | allocs/op | goal | met? |\n|---|---:|---:|---:|---|---|\n" +
+		"| RenderOnPoolID | 9.5 | 8616 | 63 | ≤ 25 µs | yes |\n| GenerateValues/flyte-core | 73.4 | 38942 | 253 | – | – |\n\n## Raw runs\n"
 	legacy := `{"measurements": [{"run": 1, "n": 100, "subject": "gpu_workload", "position": 1, "seconds": {"plan": 0.8}}],
 	"requests": [{"run": 1, "n": 100, "refresh_seconds": 1.2, "refresh": {"GET deployments": 3}, "idle": {}, "counted": {}}],
 	"scale": null, "peer_kubernetes": ""}`
@@ -129,6 +131,10 @@ func TestLoadPreviousLegacy(t *testing.T) {
 	if !prev.Run.same(earlier) || !prev.Measurements[0].Measured.same(earlier) || !prev.Requests[0].Measured.same(earlier) {
 		t.Fatalf("stamps %+v, %+v, %+v", prev.Run, prev.Measurements[0].Measured, prev.Requests[0].Measured)
 	}
+	if g := prev.GoBenchmarks; len(g) != 2 || g[0].Name != "BenchmarkRenderOnPoolID" || g[0].NsPerOp != 9500 ||
+		g[1].Name != "BenchmarkGenerateValues/flyte-core" || g[1].AllocsPerOp != 253 || !g[1].Measured.same(earlier) {
+		t.Errorf("Go benchmarks from the report: %+v", g)
+	}
 	if prev.Requests[0].Refresh[requestKey{"GET", "deployments"}] != 3 {
 		t.Errorf("requests %+v", prev.Requests[0])
 	}
@@ -143,7 +149,7 @@ func TestLoadCommittedResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(prev.Measurements) == 0 || prev.Run.IsZero() || prev.Run.Commit == "unknown" {
+	if len(prev.Measurements) == 0 || prev.Run.IsZero() || prev.Run.Commit == "unknown" || prev.Meta == nil || len(prev.GoBenchmarks) == 0 {
 		t.Fatalf("run %+v, %d measurements", prev.Run, len(prev.Measurements))
 	}
 	for _, m := range prev.Measurements {
@@ -172,5 +178,28 @@ func TestReportMarksEarlierFigures(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in\n%s", want, got)
 		}
+	}
+}
+
+// A failed subject is named in the report with its error cut short, and
+// the run's error lists every failure.
+func TestFailureReport(t *testing.T) {
+	fs := []failure{
+		{Run: 1, N: 100, Subject: subjectDRA, Error: "terraform apply exited 1, expected 0\n" + strings.Repeat("line\n", 20)},
+		{Subject: subjectGo, Error: "exit status 2"},
+	}
+	var b strings.Builder
+	failureReport(&b, fs)
+	got := b.String()
+	for _, want := range []string{"## Failures in this run", "- run 1, N=100, gpu_workload DRA: terraform apply exited 1", "  …", "- Go benchmarks: exit status 2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if err := failuresError(fs); err == nil || !strings.Contains(err.Error(), "2 subject(s) failed") {
+		t.Errorf("failuresError = %v", err)
+	}
+	if failuresError(nil) != nil {
+		t.Error("no failures, an error")
 	}
 }

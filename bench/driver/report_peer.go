@@ -100,6 +100,9 @@ func peerTable(b *strings.Builder, ns []int, results []measurement, now stamp) {
 			ratio, met := "–", "–"
 			if r, ok := ratioOf(gw, peer); ok {
 				ratio, met = fmt.Sprintf("%.2f", r), yesNo(r <= peerGoal)
+				if age(results, n, subjectGPU, c.step, now) != age(results, n, subjectPeer, c.step, now) {
+					ratio, met = ratio+" (different runs)", "–"
+				}
 			}
 			cpu := fmtRatio(stepValues(results, n, subjectGPU, c.step, cpuOf), stepValues(results, n, subjectPeer, c.step, cpuOf))
 			prov := fmtRatio(stepValues(results, n, subjectGPU, c.step, providerCPUOf),
