@@ -18,10 +18,25 @@
 #   BENCH_SCALE=1       large cluster: K = round(5000 x scale) nodes and
 #                       P = round(20000 x scale) pods (the default 1 is the
 #                       goal size of issue #14: about 8 minutes on 2 cores);
-#                       0 skips it; 0.02 is a smoke run (100 nodes, 400 pods)
+#                       0 skips it (the report keeps the previous run's
+#                       section); 0.02 is a smoke run (100 nodes, 400 pods)
 #   BENCH_ONLY=scale    only the large cluster: replaces its section of
 #                       BENCH_OUT (and "scale" in the JSON), keeps the rest;
 #                       BENCH_ONLY=workloads is everything but it
+#   BENCH_SUBJECTS="gpu dra peer data floor go"
+#                       what to measure (default: all): gpu_workload, the
+#                       same through DRA on DRA nodes (issue #32), the peer
+#                       (with BENCH_PEER_KUBERNETES), terraform_data, the
+#                       API floor, the Go benchmarks. The report merges with
+#                       the previous results.json: rows this run measured
+#                       replace theirs, the others keep their figures and
+#                       are marked with the date and commit they were
+#                       measured at. A failed subject is reported and the
+#                       others are still written; the exit code is then 1.
+#   BENCH_PROFILE=1     after the first run's timed steps, profile an
+#                       untimed plan and apply of gpu_workload and its DRA
+#                       variant (the report shows the top of each; the
+#                       profiles stay in the work directory with BENCH_KEEP=1)
 #   BENCH_PEER_KUBERNETES=bin/terraform-provider-kubernetes
 #                       also measure the same N Deployments as
 #                       kubernetes_deployment_v1 of that provider binary
@@ -29,9 +44,10 @@
 #                       gpu_workload / kubernetes ratios (issue #24: <= 0.5);
 #                       scripts/bench-peer-build.sh builds it from source
 #
-# Everything the run creates on the cluster (kwok nodes bench-<id>-<i> and
-# bench-<id>-<fixture>-<i>, namespaces bench-<id>-..., the large cluster's
-# pods) is labelled gpuform.io/bench=<id> and removed at the end, also when
+# Everything the run creates on the cluster (kwok nodes bench-<id>-<i>,
+# bench-<id>-dra-<i> and bench-<id>-<fixture>-<i>, the DRA nodes'
+# ResourceSlices, namespaces bench-<id>-..., the large cluster's pods) is
+# labelled gpuform.io/bench=<id> and removed at the end, also when
 # the run fails or is interrupted. Every bench node is also tainted
 # gpuform.io/bench=<id>:NoSchedule, so no other pod lands on it.
 set -euo pipefail
@@ -97,6 +113,8 @@ main() {
 		-scale "${BENCH_SCALE:-1}" \
 		-only "${BENCH_ONLY:-}" \
 		-peer-kubernetes "$peer" \
+		-subjects "${BENCH_SUBJECTS:-}" \
+		-profile="$([[ ${BENCH_PROFILE:-} == 1 ]] && echo true || echo false)" \
 		-fixtures "$root/scripts/localcluster/fixtures"
 }
 

@@ -95,17 +95,17 @@ func createNodes(ctx context.Context, cs kubernetes.Interface, id string, count 
 	if err != nil {
 		return names, fmt.Errorf("creating nodes: %w", err)
 	}
-	return names, waitNodesReady(ctx, cs, id, count)
+	return names, waitNodesReady(ctx, cs, selector(id), count)
 }
 
-// waitNodesReady waits until kwok reports the nodes Ready and the node
-// lifecycle controller has removed its not-ready taint (the scheduler
-// refuses pods until then).
-func waitNodesReady(ctx context.Context, cs kubernetes.Interface, id string, count int) error {
+// waitNodesReady waits until kwok reports the count nodes of the label
+// selector sel Ready and the node lifecycle controller has removed its
+// not-ready taint (the scheduler refuses pods until then).
+func waitNodesReady(ctx context.Context, cs kubernetes.Interface, sel string, count int) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for {
-		list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector(id)})
+		list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel})
 		ready := 0
 		if err == nil {
 			for i := range list.Items {
@@ -113,7 +113,7 @@ func waitNodesReady(ctx context.Context, cs kubernetes.Interface, id string, cou
 					ready++
 				}
 			}
-			if ready == count {
+			if ready >= count {
 				return nil
 			}
 		}
@@ -215,6 +215,12 @@ func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
+	// The DRA nodes' slices go first: the garbage collector would delete
+	// them with their nodes, but only after it noticed.
+	sliceCount, err := deleteDRASlices(ctx, cs, id)
+	if err != nil {
+		return fmt.Errorf("deleting the run's ResourceSlices: %w", err)
+	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector(id), ResourceVersion: "0"})
 	if err != nil {
 		return err
@@ -232,8 +238,8 @@ func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
 	if err != nil {
 		return err
 	}
-	logf("cleanup: removed %d namespace(s) and %d node(s) labelled %s (%.0f s)\n", len(namespaces.Items), len(nodes.Items),
-		selector(id), time.Since(start).Seconds())
+	logf("cleanup: removed %d namespace(s), %d ResourceSlice(s) and %d node(s) labelled %s (%.0f s)\n", len(namespaces.Items),
+		sliceCount, len(nodes.Items), selector(id), time.Since(start).Seconds())
 	return nil
 }
 

@@ -18,6 +18,9 @@ type goBenchmark struct {
 	NsPerOp     float64
 	BytesPerOp  int64
 	AllocsPerOp int64
+	// Measured is the run's stamp (merge.go); the other fields have no
+	// JSON tags, as written before results.json held them.
+	Measured stamp `json:"measured"`
 }
 
 // BenchmarkName-2   75184   15956 ns/op   13410 B/op   158 allocs/op.

@@ -18,6 +18,7 @@
 //
 //	driver run -id x7k2p -kubeconfig .localcluster/kubeconfig -n "100 300" -runs 3 ...
 //	driver cleanup -id x7k2p -kubeconfig ...   # remove the run's nodes and namespaces
+//	driver report -out bench/results.md        # results.md again from results.json (no measuring)
 //	driver metrics -kubeconfig ...             # print apiserver_request_total by verb and resource
 package main
 
@@ -73,6 +74,11 @@ type config struct {
 	// peerKubernetes is BENCH_PEER_KUBERNETES: the
 	// terraform-provider-kubernetes binary to compare with ("": none).
 	peerKubernetes string
+	// subjects is BENCH_SUBJECTS: what the run measures (parseSubjects).
+	subjects []string
+	// profile is BENCH_PROFILE=1: profile an untimed plan and apply of the
+	// gpu_workload subjects in the first run (profileSteps).
+	profile bool
 }
 
 // BENCH_ONLY values.
@@ -95,6 +101,12 @@ type measurement struct {
 	ProviderCPUSeconds map[string]float64 `json:"provider_cpu_seconds,omitempty"` // the provider processes
 	MachineBusy        map[string]float64 `json:"machine_busy,omitempty"`         // share of all CPUs
 	StateBytes         int64              `json:"state_bytes,omitempty"`          // terraform.tfstate after the apply
+	// Profiles is the top of the provider's CPU profile of an untimed
+	// step after the timed ones (-profile), by step.
+	Profiles map[string]string `json:"profiles,omitempty"`
+	// Measured is when and at which commit; results.json files written
+	// before it existed get it from their run (merge.go).
+	Measured stamp `json:"measured"`
 }
 
 // record keeps one terraform step's numbers.
@@ -124,12 +136,13 @@ type requestSample struct {
 	Counted map[requestKey]float64 `json:"counted"`
 	// Profile is `go tool pprof -top -cum` of the provider serving a third,
 	// untimed refresh plan (first run only).
-	Profile string `json:"profile,omitempty"`
+	Profile  string `json:"profile,omitempty"`
+	Measured stamp  `json:"measured"`
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver run|cleanup|metrics [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver run|cleanup|report|metrics [flags]")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -153,6 +166,9 @@ func main() {
 	fs.StringVar(&cfg.only, "only", "", `run only "workloads" (gpu_workload, terraform_data, API floor, Go benchmarks) or "scale" (the large cluster)`)
 	fs.StringVar(&cfg.fixtures, "fixtures", "scripts/localcluster/fixtures", "node fixtures the large-cluster scenario clones")
 	fs.StringVar(&cfg.peerKubernetes, "peer-kubernetes", "", "terraform-provider-kubernetes binary: also measure kubernetes_deployment_v1 (BENCH_PEER_KUBERNETES)")
+	var subjects string
+	fs.StringVar(&subjects, "subjects", "", "subjects to measure: gpu dra peer data floor go, space separated (\"\": all)")
+	fs.BoolVar(&cfg.profile, "profile", false, "profile an untimed plan and apply of the gpu_workload subjects in the first run")
 	_ = fs.Parse(args)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -164,6 +180,9 @@ func main() {
 			cfg.onceNs, err = parseNs(onceNs)
 		}
 		if err == nil {
+			cfg.subjects, err = parseSubjects(subjects)
+		}
+		if err == nil {
 			err = run(ctx, cfg)
 		}
 	case "cleanup":
@@ -173,6 +192,8 @@ func main() {
 			}
 			return cleanup(context.WithoutCancel(ctx), cs, cfg.id)
 		})
+	case "report":
+		err = rerender(cfg.out)
 	case "metrics":
 		err = withClient(cfg, func(cs *kubernetes.Clientset) error {
 			counts, err := scrapeRequests(ctx, cs)
@@ -182,7 +203,7 @@ func main() {
 			return err
 		})
 	default:
-		err = fmt.Errorf("unknown command %q (run, cleanup, metrics)", cmd)
+		err = fmt.Errorf("unknown command %q (run, cleanup, report, metrics)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -225,7 +246,9 @@ type bench struct {
 
 	proxy           *countingProxy
 	proxyKubeconfig string
-	peer            *peer // nil: no BENCH_PEER_KUBERNETES
+	peer            *peer  // nil: no BENCH_PEER_KUBERNETES
+	draPatch        string // the DRA subject's placement patch (dra.go)
+	failures        []failure
 }
 
 func run(ctx context.Context, cfg config) (err error) {
@@ -262,10 +285,10 @@ func run(ctx context.Context, cfg config) (err error) {
 		meta.Terraform, meta.Machine)
 
 	var goBench []goBenchmark
-	if workloads {
+	if workloads && cfg.measures(subjectGo) {
 		logln("== Go benchmarks")
 		if goBench, err = runGoBenchmarks(ctx, cfg.root, cfg.benchtime); err != nil {
-			return err
+			b.fail(failure{Subject: subjectGo, Error: err.Error()})
 		}
 	}
 
@@ -305,69 +328,24 @@ func run(ctx context.Context, cfg config) (err error) {
 
 	if workloads {
 		if err := b.workloads(ctx, &meta); err != nil {
-			return err
+			b.fail(failure{Subject: "workloads", Error: err.Error()})
 		}
 	}
 	var scale *scaleResult
-	if withScale {
+	if withScale && ctx.Err() == nil {
 		if scale, err = b.scaleScenario(ctx, meta); err != nil {
-			return fmt.Errorf("large cluster: %w", err)
+			b.fail(failure{Subject: "large cluster", Error: err.Error()})
+			scale = nil
 		}
 	}
 	meta.Finished = time.Now().UTC()
-	if !workloads {
-		return writeScaleOnly(cfg.out, scale)
+	switch {
+	case workloads:
+		err = b.writeReport(meta, goBench, scale)
+	case scale != nil:
+		err = writeScaleOnly(cfg.out, scale)
 	}
-	report := renderReport(meta, b.results, b.requests, goBench, scale)
-	if err := os.WriteFile(cfg.out, []byte(report), 0o644); err != nil {
-		return err
-	}
-	raw, _ := json.MarshalIndent(map[string]any{"measurements": b.results, "requests": b.requests, "scale": scale,
-		"peer_kubernetes": meta.Peer}, "", "  ")
-	rawPath := strings.TrimSuffix(cfg.out, ".md") + ".json"
-	if err := os.WriteFile(rawPath, append(raw, '\n'), 0o644); err != nil {
-		return err
-	}
-	logf("== wrote %s and %s (%s)\n", cfg.out, rawPath, meta.Finished.Sub(meta.Started).Round(time.Second))
-	logf("%s", summary(meta, b.results))
-	return nil
-}
-
-// workloads is the N gpu_workload / terraform_data / API floor runs.
-func (b *bench) workloads(ctx context.Context, meta *meta) (err error) {
-	cfg := b.cfg
-	maxN := slices.Max(cfg.allNs())
-	nodes := (maxN+spec.GPUsPerNode-1)/spec.GPUsPerNode + 1
-	logf("== creating %d kwok nodes bench-%s-* with %d GPUs each\n", nodes, cfg.id, spec.GPUsPerNode)
-	if _, err := createNodes(ctx, b.cs, cfg.id, nodes); err != nil {
-		return err
-	}
-	meta.Nodes = nodes
-
-	for r := 1; r <= cfg.runs; r++ {
-		for _, n := range cfg.nsOfRun(r) {
-			for pos, subject := range order(r, b.peer != nil) {
-				logf("== run %d/%d, N=%d, %s\n", r, cfg.runs, n, subject)
-				m := measurement{Run: r, N: n, Subject: subject, Position: pos + 1, Seconds: map[string]float64{}}
-				switch subject {
-				case subjectGPU:
-					err = b.gpuWorkload(ctx, &m)
-				case subjectData:
-					err = b.terraformData(ctx, &m)
-				case subjectFloor:
-					err = b.apiFloor(ctx, &m)
-				case subjectPeer:
-					err = b.peerWorkload(ctx, &m)
-				}
-				if err != nil {
-					return fmt.Errorf("run %d, N=%d, %s: %w", r, n, subject, err)
-				}
-				b.results = append(b.results, m)
-				logf("   %s\n", formatSteps(m))
-			}
-		}
-	}
-	return nil
+	return errors.Join(err, failuresError(b.failures))
 }
 
 // allNs is every N measured, in the order measured.
@@ -386,38 +364,32 @@ func (cfg config) nsOfRun(r int) []int {
 	return ns
 }
 
-// order alternates the subjects' order between runs, so that none always
-// runs first (cold caches) or last (a cluster still settling). The peer,
-// when given, runs next to gpu_workload.
-func order(run int, withPeer bool) []string {
-	subjects := []string{subjectGPU, subjectData, subjectFloor}
-	if withPeer {
-		subjects = slices.Insert(subjects, 1, subjectPeer)
-	}
-	if run%2 == 0 {
-		slices.Reverse(subjects)
-	}
-	return subjects
-}
-
 func (b *bench) namespace(m *measurement, suffix string) string {
 	return fmt.Sprintf("bench-%s-n%d-r%d-%s", b.cfg.id, m.N, m.Run, suffix)
 }
 
 func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 	ns := b.namespace(m, "gw")
+	return b.workloadSteps(ctx, m, ns, gpuWorkloadHCL(b.cfg.kubeconfig, ns, b.poolID, m.N), true)
+}
+
+// workloadSteps times the four steps of a gpu_workload configuration in
+// namespace ns, sampling the provider's memory and CPU; withRequests adds
+// the refresh plan's API request counts (and, in the first run, its
+// profile). With -profile, the first run also profiles an untimed plan
+// and apply afterwards (profileSteps).
+func (b *bench) workloadSteps(ctx context.Context, m *measurement, ns, hcl string, withRequests bool) error {
 	if err := createNamespace(ctx, b.cs, b.cfg.id, ns); err != nil {
 		return err
 	}
-	ws, err := newWorkspace(filepath.Join(b.work, ns), b.cfg.terraform, b.cliConfig, b.cfg.provider,
-		gpuWorkloadHCL(b.cfg.kubeconfig, ns, b.poolID, m.N))
+	ws, err := newWorkspace(filepath.Join(b.work, ns), b.cfg.terraform, b.cliConfig, b.cfg.provider, hcl)
 	if err != nil {
 		return err
 	}
 	m.ProviderHWMKiB, m.TerraformMaxRSSKiB = map[string]int64{}, map[string]int64{}
 	for _, step := range terraformSteps {
 		var before map[requestKey]float64
-		if step == stepRefresh {
+		if withRequests && step == stepRefresh {
 			before = b.scrape(ctx)
 		}
 		res, err := ws.run(ctx, step, runOpts{sampleMemory: true})
@@ -430,6 +402,11 @@ func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 			if err := b.recordRequests(ctx, ws, m, before, res.Seconds); err != nil {
 				return err
 			}
+		}
+	}
+	if b.cfg.profile && m.Run == 1 {
+		if err := b.profileSteps(ctx, ws, m); err != nil {
+			return err
 		}
 	}
 	return deleteNamespaceAndWait(ctx, b.cs, ns)

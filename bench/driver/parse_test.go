@@ -59,14 +59,34 @@ func TestMedian(t *testing.T) {
 }
 
 func TestOrderAlternates(t *testing.T) {
+	all, err := parseSubjects("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, peer := range []bool{false, true} {
-		a, b := order(1, peer), order(2, peer)
+		a, b := order(1, all, peer), order(2, all, peer)
 		if last := len(a) - 1; len(a) != len(b) || a[0] != b[last] || a[last] != b[0] || a[0] != subjectGPU {
 			t.Fatalf("order(1, %v) = %v, order(2, %v) = %v", peer, a, peer, b)
 		}
-		if slices.Contains(a, subjectPeer) != peer {
+		if slices.Contains(a, subjectPeer) != peer || a[1] != subjectDRA || slices.Contains(a, subjectGo) {
 			t.Fatalf("order(1, %v) = %v", peer, a)
 		}
+	}
+	if got := order(1, []string{subjectData, subjectGPU}, true); !slices.Equal(got, []string{subjectGPU, subjectData}) {
+		t.Fatalf("order of gpu and data = %v", got)
+	}
+}
+
+func TestParseSubjects(t *testing.T) {
+	got, err := parseSubjects("data, dra gpu dra")
+	if err != nil || !slices.Equal(got, []string{subjectData, subjectDRA, subjectGPU}) {
+		t.Fatalf("parseSubjects = %v, %v", got, err)
+	}
+	if all, err := parseSubjects("all"); err != nil || len(all) != len(subjectNames) {
+		t.Fatalf("parseSubjects(all) = %v, %v", all, err)
+	}
+	if _, err := parseSubjects("gpu scale"); err == nil {
+		t.Fatal("an unknown subject was accepted")
 	}
 }
 

@@ -62,3 +62,31 @@ func profileTop(ctx context.Context, providerBin, dir string, lines int) string 
 	}
 	return strings.Join(kept, "\n")
 }
+
+// profiledSteps are the steps -profile profiles, untimed, after a
+// subject's timed steps of the first run: the two that issue #32's goal
+// compares.
+var profiledSteps = []string{stepPlan, stepApply}
+
+// profileSteps runs an untimed plan and apply of the workspace (whose
+// state the timed destroy emptied) with the providers writing CPU
+// profiles, keeps the top of each in m.Profiles, and destroys again. The
+// profiles stay in the workspace (BENCH_KEEP=1 keeps it) for
+// `go tool pprof -diff_base`.
+func (b *bench) profileSteps(ctx context.Context, ws *workspace, m *measurement) error {
+	m.Profiles = map[string]string{}
+	for _, step := range profiledSteps {
+		env, err := profileEnv(filepath.Join(ws.dir, "profile-"+step))
+		if err != nil {
+			return err
+		}
+		if _, err := ws.run(ctx, step, runOpts{log: step + "-profiled.log", env: env}); err != nil {
+			return fmt.Errorf("profiled %s: %w", step, err)
+		}
+		m.Profiles[step] = profileTop(ctx, b.cfg.provider, filepath.Join(ws.dir, "profile-"+step), workloadProfileLines)
+	}
+	if _, err := ws.run(ctx, stepDestroy, runOpts{log: "destroy-profiled.log"}); err != nil {
+		return fmt.Errorf("destroy after the profiled apply: %w", err)
+	}
+	return nil
+}

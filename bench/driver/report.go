@@ -27,10 +27,22 @@ type meta struct {
 	// Peer describes the terraform-provider-kubernetes binary compared
 	// with ("": none given).
 	Peer string
+	// RunNs are the N this run measured; Ns (above) those of the merged
+	// report. Subjects are this run's (BENCH_SUBJECTS), DRANodes the DRA
+	// nodes it created.
+	RunNs    []int
+	Subjects []string
+	DRANodes int
+	// Now stamps this run's figures; Earlier are the runs whose figures
+	// the merge kept (merge.go); Failures this run's failed subjects.
+	Now      stamp
+	Earlier  []stamp
+	Failures []failure
 }
 
 func collectMeta(ctx context.Context, cs kubernetes.Interface, cfg config) (meta, error) {
-	m := meta{ID: cfg.id, Started: time.Now().UTC(), Ns: cfg.allNs(), OnceNs: cfg.onceNs, Runs: cfg.runs, Benchtime: cfg.benchtime}
+	m := meta{ID: cfg.id, Started: time.Now().UTC(), Ns: cfg.allNs(), RunNs: cfg.allNs(), OnceNs: cfg.onceNs, Runs: cfg.runs,
+		Benchtime: cfg.benchtime, Subjects: cfg.subjects}
 	m.Terraform = terraformVersion(cfg.terraform)
 	info, err := cs.Discovery().ServerVersion()
 	if err != nil {
@@ -141,13 +153,34 @@ func fmtSeconds(xs []float64) string {
 	return fmt.Sprintf("%.2f s", median(xs))
 }
 
-func perNTable(b *strings.Builder, results []measurement, n int) {
+// age is "" for figures of this run (now) and " (date, `commit`)" for those
+// the merge kept from an earlier one: the stamp of subject's step at n.
+func age(results []measurement, n int, subject, step string, now stamp) string {
+	for _, m := range results {
+		if _, ok := m.Seconds[step]; ok && m.N == n && m.Subject == subject {
+			if m.Measured.same(now) {
+				return ""
+			}
+			return " (" + m.Measured.label() + ")"
+		}
+	}
+	return ""
+}
+
+// agedSeconds is fmtSeconds of subject's step at n, with its age.
+func agedSeconds(results []measurement, n int, subject, step string, now stamp) string {
+	xs := seconds(results, n, subject, step)
+	if len(xs) == 0 {
+		return "–"
+	}
+	return fmtSeconds(xs) + age(results, n, subject, step, now)
+}
+
+func perNTable(b *strings.Builder, results []measurement, n int, now stamp) {
 	fmt.Fprintf(b, "| step | gpu_workload median | terraform_data median | API floor median | ratio | goal | met? |\n")
 	fmt.Fprintf(b, "|---|---:|---:|---:|---|---|---|\n")
 	for _, c := range comparisons {
 		gw := seconds(results, n, subjectGPU, c.step)
-		data := seconds(results, n, subjectData, c.step)
-		floor := seconds(results, n, subjectFloor, c.step)
 		ratio, goal, met := "–", "–", "–"
 		stated := c.goal > 0 && slices.Contains(c.goalAt, n)
 		if stated {
@@ -160,8 +193,8 @@ func perNTable(b *strings.Builder, results []measurement, n int) {
 				met = yesNo(r <= c.goal)
 			}
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.label, fmtSeconds(gw), fmtSeconds(data),
-			fmtSeconds(floor), ratio, goal, met)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.label, agedSeconds(results, n, subjectGPU, c.step, now),
+			agedSeconds(results, n, subjectData, c.step, now), agedSeconds(results, n, subjectFloor, c.step, now), ratio, goal, met)
 	}
 }
 
@@ -197,15 +230,20 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| date | %s (took %s) |\n", m.Started.Format("2006-01-02 15:04 MST"), m.Finished.Sub(m.Started).Round(time.Second))
 	fmt.Fprintf(&b, "| commit | `%s` |\n", m.Commit)
+	if len(m.Earlier) > 0 {
+		fmt.Fprintf(&b, "| earlier figures | %s: kept from earlier runs, marked with their date and commit in the tables (this run measured %s) |\n",
+			earlierList(m.Earlier), subjectList(m.Subjects))
+	}
 	fmt.Fprintf(&b, "| machine | %s |\n", m.Machine)
 	fmt.Fprintf(&b, "| terraform | %s, `-parallelism` left at its default of 10 |\n", m.Terraform)
-	fmt.Fprintf(&b, "| cluster | local kube-apiserver %s, controller-manager, scheduler and kwok (`scripts/localcluster`); %d extra kwok nodes with %d `nvidia.com/gpu` each for the run |\n",
-		m.Server, m.Nodes, spec.GPUsPerNode)
-	fmt.Fprintf(&b, "| N | %s, %d run(s) each, medians over runs%s |\n", joinInts(without(m.Ns, m.OnceNs)), m.Runs, onceNote(m.OnceNs))
+	fmt.Fprintf(&b, "| cluster | local kube-apiserver %s, controller-manager, scheduler and kwok (`scripts/localcluster`); %d extra kwok nodes with %d `nvidia.com/gpu` each for the run%s |\n",
+		m.Server, m.Nodes, spec.GPUsPerNode, draNodesNote(m.DRANodes))
+	fmt.Fprintf(&b, "| N | %s, %d run(s) each, medians over runs%s |\n", joinInts(without(m.RunNs, m.OnceNs)), m.Runs, onceNote(m.OnceNs))
 	if m.Peer != "" {
 		fmt.Fprintf(&b, "| peer | hashicorp/terraform-provider-kubernetes %s |\n", m.Peer)
 	}
 	b.WriteString("\n")
+	failureReport(&b, m.Failures)
 
 	b.WriteString("## What is measured\n\n")
 	fmt.Fprintf(&b, "- **gpu_workload**: `count = N` Deployments, `cloud = %q`, `replicas = %d`, `image = %q`, `gpu { count = %d }`, "+
@@ -216,6 +254,7 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	fmt.Fprintf(&b, "- The workloads set `node_pool` to the literal id of a pool (%s, %d GPUs per node) whose label and taint `%s=<run id>` "+
 		"only the run's kwok nodes carry: the pods land on those nodes and never take GPUs from the fixture nodes other tests use. "+
 		"This adds the pool's selector, toleration and H100 affinity to each pod.\n", spec.Accelerator, spec.GPUsPerNode, spec.LabelKey)
+	b.WriteString(draMeasured())
 	b.WriteString("- **terraform_data** (Terraform-core floor): the same N with `input` = the same attributes as an object, same four steps.\n")
 	b.WriteString("- **API floor** (`bench/apifloor`): renders the same Deployments with `internal/render`, server-side-applies them " +
 		"with 10 requests in flight (field manager `" + spec.FloorFieldManager + "`, no client-side rate limit) and waits for all to be " +
@@ -228,19 +267,21 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 
 	for _, n := range m.Ns {
 		fmt.Fprintf(&b, "## N = %d\n\n", n)
-		perNTable(&b, results, n)
+		perNTable(&b, results, n, m.Now)
 		b.WriteString("\n")
 	}
+	draReport(&b, m, results)
 	peerReport(&b, m, results)
 	memoryReport(&b, m, results)
 	cpuReport(&b, m, results)
-	requestReport(&b, requests)
-	profileReport(&b, requests)
-	goBenchReport(&b, goBench, m.Benchtime)
+	requestReport(&b, requests, m.Now)
+	profileReport(&b, requests, m.Now)
+	stepProfileReport(&b, m, results)
+	goBenchReport(&b, goBench, m.Benchtime, m.Now)
 	if scale != nil {
 		b.WriteString(scaleSection(scale))
 	}
-	rawReport(&b, results)
+	rawReport(&b, results, m.Now)
 	return b.String()
 }
 
@@ -261,10 +302,10 @@ func memoryReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("| N | step | subject | provider median | provider max | terraform median | goal | met? |\n|---:|---|---|---:|---:|---:|---|---|\n")
 	for _, n := range m.Ns {
 		for _, step := range terraformSteps {
-			for _, subject := range []string{subjectGPU, subjectPeer} {
+			for _, subject := range []string{subjectGPU, subjectDRA, subjectPeer} {
 				var prov, tf []float64
 				for _, r := range results {
-					if r.N == n && r.Subject == subject {
+					if _, ok := r.Seconds[step]; ok && r.N == n && r.Subject == subject {
 						prov = append(prov, float64(r.ProviderHWMKiB[step]))
 						tf = append(tf, float64(r.TerraformMaxRSSKiB[step]))
 					}
@@ -280,7 +321,8 @@ func memoryReport(b *strings.Builder, m meta, results []measurement) {
 				} else {
 					goal = "–"
 				}
-				fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", n, step, subject, mib(int64(median(prov))), mib(int64(peak)),
+				fmt.Fprintf(b, "| %d | %s | %s%s | %s | %s | %s | %s | %s |\n", n, step, subject, age(results, n, subject, step, m.Now),
+					mib(int64(median(prov))), mib(int64(peak)),
 					mib(int64(median(tf))), goal, met)
 			}
 		}
@@ -299,10 +341,10 @@ func cpuReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("| N | step | subject | wall | terraform + provider CPU | provider CPU | machine busy |\n|---:|---|---|---:|---:|---:|---:|\n")
 	for _, n := range m.Ns {
 		for _, step := range terraformSteps {
-			for _, subject := range []string{subjectGPU, subjectPeer, subjectData} {
+			for _, subject := range []string{subjectGPU, subjectDRA, subjectPeer, subjectData} {
 				var wall, cpu, prov, busy []float64
 				for _, r := range results {
-					if r.N == n && r.Subject == subject && r.CPUSeconds != nil {
+					if _, ok := r.Seconds[step]; ok && r.N == n && r.Subject == subject && r.CPUSeconds != nil {
 						wall = append(wall, r.Seconds[step])
 						cpu = append(cpu, r.CPUSeconds[step])
 						prov = append(prov, r.ProviderCPUSeconds[step])
@@ -316,7 +358,8 @@ func cpuReport(b *strings.Builder, m meta, results []measurement) {
 				if subject != subjectData {
 					provider = fmt.Sprintf("%.2f s", median(prov))
 				}
-				fmt.Fprintf(b, "| %d | %s | %s | %.2f s | %.2f s | %s | %.0f%% |\n", n, step, subject, median(wall),
+				fmt.Fprintf(b, "| %d | %s | %s%s | %.2f s | %.2f s | %s | %.0f%% |\n", n, step, subject, age(results, n, subject, step, m.Now),
+					median(wall),
 					median(cpu), provider, 100*median(busy))
 			}
 		}
@@ -324,7 +367,16 @@ func cpuReport(b *strings.Builder, m meta, results []measurement) {
 	b.WriteString("\n")
 }
 
-func requestReport(b *strings.Builder, samples []requestSample) {
+// sampleAge is the age of a set of request samples (one run's, after the
+// merge), as age gives it for measurements.
+func sampleAge(set []requestSample, now stamp) string {
+	if len(set) == 0 || set[0].Measured.same(now) {
+		return ""
+	}
+	return " (" + set[0].Measured.label() + ")"
+}
+
+func requestReport(b *strings.Builder, samples []requestSample, now stamp) {
 	b.WriteString("## API requests of the refresh plan\n\n")
 	if len(samples) == 0 {
 		b.WriteString("No request counts (reading `/metrics` failed; see the run's output).\n\n")
@@ -355,7 +407,7 @@ func requestReport(b *strings.Builder, samples []requestSample) {
 			secs = append(secs, s.RefreshSeconds)
 			counted, refresh, idle = append(counted, s.Counted), append(refresh, s.Refresh), append(idle, s.Idle)
 		}
-		fmt.Fprintf(b, "### N = %d (refresh plan %.2f s median, %d run(s))\n\n", n, median(secs), len(set))
+		fmt.Fprintf(b, "### N = %d (refresh plan %.2f s median, %d run(s))%s\n\n", n, median(secs), len(set), sampleAge(set, now))
 		b.WriteString("| verb | resource | provider, exact | /metrics: refresh plan | /metrics: idle, same length | difference |\n" +
 			"|---|---|---:|---:|---:|---:|\n")
 		all := append(append(slices.Clone(counted), refresh...), idle...)
@@ -388,7 +440,7 @@ func row(b *strings.Builder, verb, resource string, counted, refresh, idle float
 
 // profileReport shows, per N, where the provider's CPU goes in a refresh
 // plan: the profile behind the plan and refresh ratios.
-func profileReport(b *strings.Builder, samples []requestSample) {
+func profileReport(b *strings.Builder, samples []requestSample, now stamp) {
 	var profiled []requestSample
 	for _, s := range samples {
 		if s.Profile != "" {
@@ -403,7 +455,7 @@ func profileReport(b *strings.Builder, samples []requestSample) {
 		"`), `go tool pprof -top -cum`: the functions under which the time was spent, plugin framework and provider. " +
 		"[`README.md`](README.md) reads it.\n\n")
 	for _, s := range profiled {
-		fmt.Fprintf(b, "### N = %d\n\n```text\n%s\n```\n\n", s.N, s.Profile)
+		fmt.Fprintf(b, "### N = %d%s\n\n```text\n%s\n```\n\n", s.N, sampleAge([]requestSample{s}, now), s.Profile)
 	}
 }
 
@@ -415,8 +467,11 @@ func medianOf(sets []map[requestKey]float64, k requestKey) float64 {
 	return median(xs)
 }
 
-func goBenchReport(b *strings.Builder, results []goBenchmark, benchtime string) {
+func goBenchReport(b *strings.Builder, results []goBenchmark, benchtime string, now stamp) {
 	b.WriteString("## Go benchmarks\n\n")
+	if len(results) > 0 && !results[0].Measured.same(now) {
+		fmt.Fprintf(b, "Not run in this run: the figures are from %s.\n\n", results[0].Measured.label())
+	}
 	for _, c := range goBenchCommands(benchtime) {
 		fmt.Fprintf(b, "- `%s`\n", c)
 	}
@@ -438,10 +493,12 @@ func goBenchReport(b *strings.Builder, results []goBenchmark, benchtime string) 
 	b.WriteString("\n")
 }
 
-func rawReport(b *strings.Builder, results []measurement) {
+func rawReport(b *strings.Builder, results []measurement, now stamp) {
 	b.WriteString("## Raw runs\n\nSeconds per step; for the API floor, apply and delete are its two phases. " +
-		"`#` is the subject's place in the run's order.\n\n")
-	b.WriteString("| run | N | # | subject | plan | apply | refresh plan | destroy | provider peak |\n|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
+		"`#` is the subject's place in the run's order; \"measured\" is the run's date and commit (\"this run\" or an " +
+		"earlier one whose figures the merge kept; a step another run replaced shows –).\n\n")
+	b.WriteString("| measured | run | N | # | subject | plan | apply | refresh plan | destroy | provider peak |\n" +
+		"|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, m := range results {
 		cells := make([]string, 0, len(terraformSteps))
 		for _, step := range terraformSteps {
@@ -459,7 +516,11 @@ func rawReport(b *strings.Builder, results []measurement) {
 			}
 			peak = mib(most)
 		}
-		fmt.Fprintf(b, "| %d | %d | %d | %s | %s | %s |\n", m.Run, m.N, m.Position, m.Subject, strings.Join(cells, " | "), peak)
+		when := "this run"
+		if !m.Measured.same(now) {
+			when = m.Measured.label()
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %s | %s |\n", when, m.Run, m.N, m.Position, m.Subject, strings.Join(cells, " | "), peak)
 	}
 }
 
@@ -468,11 +529,15 @@ func summary(m meta, results []measurement) string {
 	var b strings.Builder
 	for _, n := range m.Ns {
 		fmt.Fprintf(&b, "\nN = %d\n", n)
-		perNTable(&b, results, n)
+		perNTable(&b, results, n, m.Now)
+		if hasDRA(results, n) {
+			fmt.Fprintf(&b, "\nN = %d, %s / gpu_workload\n", n, subjectDRA)
+			draTable(&b, results, n, m.Now)
+		}
 	}
 	if m.Peer != "" {
 		b.WriteString("\ngpu_workload / kubernetes_deployment_v1\n")
-		peerTable(&b, m.Ns, results)
+		peerTable(&b, m.Ns, results, m.Now)
 	}
 	return b.String()
 }

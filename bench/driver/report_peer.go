@@ -35,7 +35,7 @@ func peerReport(b *strings.Builder, m meta, results []measurement) {
 		"The goal (issue #24) is a wall-time ratio of at most " + fmt.Sprintf("%.1f", peerGoal) + " for every step; the CPU and memory " +
 		"ratios say where it comes from (\"terraform + provider\" is terraform with the providers it waited for, " +
 		"\"provider\" the provider processes alone, memory the provider's peak `VmHWM`).\n\n")
-	peerTable(b, m.Ns, results)
+	peerTable(b, m.Ns, results, m.Now)
 	b.WriteString("\n")
 	terraformShare(b, m.Ns, results)
 }
@@ -86,25 +86,31 @@ func fmtKB(xs []float64) string {
 	return fmt.Sprintf("%.1f KB", median(xs)/1000)
 }
 
-func peerTable(b *strings.Builder, ns []int, results []measurement) {
+// peerTable has a row per N and step with the peer's figures (a run
+// without the peer keeps an earlier run's, marked with their date).
+func peerTable(b *strings.Builder, ns []int, results []measurement, now stamp) {
 	b.WriteString("| N | step | gpu_workload | kubernetes_deployment_v1 | ratio | goal | met? | CPU ratio, terraform + provider | " +
 		"provider CPU ratio | provider memory ratio |\n|---:|---|---:|---:|---:|---|---|---:|---:|---:|\n")
 	for _, n := range ns {
 		for _, c := range comparisons {
 			gw, peer := seconds(results, n, subjectGPU, c.step), seconds(results, n, subjectPeer, c.step)
-			if len(gw) == 0 && len(peer) == 0 {
+			if len(peer) == 0 {
 				continue
 			}
 			ratio, met := "–", "–"
 			if r, ok := ratioOf(gw, peer); ok {
 				ratio, met = fmt.Sprintf("%.2f", r), yesNo(r <= peerGoal)
+				if age(results, n, subjectGPU, c.step, now) != age(results, n, subjectPeer, c.step, now) {
+					ratio, met = ratio+" (different runs)", "–"
+				}
 			}
 			cpu := fmtRatio(stepValues(results, n, subjectGPU, c.step, cpuOf), stepValues(results, n, subjectPeer, c.step, cpuOf))
 			prov := fmtRatio(stepValues(results, n, subjectGPU, c.step, providerCPUOf),
 				stepValues(results, n, subjectPeer, c.step, providerCPUOf))
 			mem := fmtRatio(stepValues(results, n, subjectGPU, c.step, providerMemOf),
 				stepValues(results, n, subjectPeer, c.step, providerMemOf))
-			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | ≤ %.1f | %s | %s | %s | %s |\n", n, c.label, fmtSeconds(gw), fmtSeconds(peer),
+			fmt.Fprintf(b, "| %d | %s | %s | %s | %s | ≤ %.1f | %s | %s | %s | %s |\n", n, c.label,
+				agedSeconds(results, n, subjectGPU, c.step, now), agedSeconds(results, n, subjectPeer, c.step, now),
 				ratio, peerGoal, met, cpu, prov, mem)
 		}
 	}

@@ -119,3 +119,23 @@ func summaries(diags gpudiag.Diagnostics) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// DRAWorkload is Workload asking for its GPU through DRA, as a user would
+// without a pool (DRA and node_pool exclude each other): the accelerator
+// named, a claim derived from the intent (`dra {}`), cloud "generic".
+func DRAWorkload(name, namespace string) spec.Workload {
+	w := Workload(name, namespace)
+	w.GPU.Accelerator, w.GPU.DRA = Accelerator, &spec.DRA{}
+	return w
+}
+
+// RenderDRA renders DRAWorkload as gpu_workload's apply does, for the
+// placement (tolerations, node selector) the benchmark's nodes must match.
+// Warnings (the claim names one H100 variant) are not errors.
+func RenderDRA(name, namespace string, version *utilversion.Version) (*workload.Rendered, error) {
+	r, diags := workload.ResolveAndRender(DRAWorkload(name, namespace), workload.Options{ServerVersion: version, SkipManifest: true})
+	if diags.HasError() || r == nil || r.Deployment == nil {
+		return nil, fmt.Errorf("rendering %s through DRA: %s", name, summaries(diags))
+	}
+	return r, nil
+}

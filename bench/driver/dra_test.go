@@ -1,0 +1,141 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/klog/v2"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+const fixturesDir = "../../scripts/localcluster/fixtures"
+
+// The slice the bench publishes for a node is the one dra.sh publishes for
+// the same node: the values below are those of the local cluster's
+// 00000-gpu.nvidia.com-dra-h100-0, device gpu-0 and gpu-5.
+func TestDRASliceAsDraSh(t *testing.T) {
+	fixture, err := draFixtureNode(fixturesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixture.Name != "dra-h100-0" {
+		t.Fatalf("fixture %s, want dra-h100-0", fixture.Name)
+	}
+	fixture.UID = "f28f2039"
+	slice, err := draSlice(fixture, "abcde")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slice.Name != "00000-gpu.nvidia.com-dra-h100-0" || slice.Spec.Pool.Name != "dra-h100-0" || *slice.Spec.NodeName != "dra-h100-0" ||
+		slice.Spec.Driver != draDriver || slice.Spec.Pool.ResourceSliceCount != 1 || len(slice.Spec.Devices) != 8 {
+		t.Fatalf("slice %s: %+v", slice.Name, slice.Spec)
+	}
+	if o := slice.OwnerReferences; len(o) != 1 || o[0].Kind != "Node" || o[0].UID != "f28f2039" || !*o[0].Controller ||
+		slice.Labels[spec.LabelKey] != "abcde" {
+		t.Fatalf("owner %+v, labels %v", o, slice.Labels)
+	}
+	want := map[string]string{
+		"productName": "NVIDIA H100 80GB HBM3", "brand": "Nvidia", "architecture": "Hopper", "type": "gpu",
+		"cudaComputeCapability": "9.0.0", "cudaDriverVersion": "13.0.0", "driverVersion": "580.159.4",
+		"uuid": "GPU-8037053f-b39e-4ca6-d8de-81abbc1d0988", "resource.kubernetes.io/pciBusID": "0000:18:00.0",
+		"resource.kubernetes.io/pcieRoot": "pci0000:15",
+	}
+	d := slice.Spec.Devices[0]
+	for k, v := range want {
+		a := d.Attributes[resourceName(k)]
+		got := ""
+		switch {
+		case a.StringValue != nil:
+			got = *a.StringValue
+		case a.VersionValue != nil:
+			got = *a.VersionValue
+		}
+		if got != v {
+			t.Errorf("gpu-0 %s = %q, want %q", k, got, v)
+		}
+	}
+	if numa := slice.Spec.Devices[5].Attributes["resource.kubernetes.io/numaNode"].IntValue; numa == nil || *numa != 1 {
+		t.Errorf("gpu-5 numaNode = %v, want 1", numa)
+	}
+	if mem := d.Capacity["memory"].Value; mem.String() != "81559Mi" || d.Name != "gpu-0" {
+		t.Errorf("%s memory = %s", d.Name, mem.String())
+	}
+}
+
+// The clone keeps what the DRA workload's placement needs and drops the
+// fixtures' bookkeeping (dra.sh would publish a second pool for it).
+func TestDRANode(t *testing.T) {
+	fixture, err := draFixtureNode(fixturesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := draNode(fixture, "bench-abcde-dra-0", "abcde")
+	for k := range n.Labels {
+		if strings.HasPrefix(k, fixtureLabelPrefix) {
+			t.Errorf("label %s kept", k)
+		}
+	}
+	if n.Labels["nvidia.com/gpu.product"] != draFixtureProduct || n.Labels[draNodeLabel] != "abcde" ||
+		n.Labels["kubernetes.io/hostname"] != n.Name || n.Labels["nvidia.com/gpu.deploy.device-plugin"] != "false" {
+		t.Errorf("labels %v", n.Labels)
+	}
+	if _, ok := n.Status.Allocatable["nvidia.com/gpu"]; ok {
+		t.Error("a DRA node advertises nvidia.com/gpu")
+	}
+	keys := []string{}
+	for _, taint := range n.Spec.Taints {
+		keys = append(keys, taint.Key)
+	}
+	if !slices.Equal(keys, []string{"nvidia.com/gpu", spec.LabelKey}) {
+		t.Errorf("taints %v", n.Spec.Taints)
+	}
+}
+
+// The provider accepts the bench's patch on the DRA workload, and the pod
+// then lands only on the run's nodes: their label selected, both taints
+// tolerated.
+func TestDRAPatchRenders(t *testing.T) {
+	version := utilversion.MajorMinor(1, 34)
+	plain, err := spec.RenderDRA("gpu-000", "ns", version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := plain.Deployment.Spec.Template.Spec
+	patch, err := draPatch("abcde", pod.Tolerations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := spec.DRAWorkload("gpu-000", "ns")
+	w.Patch = patch
+	r, diags := workload.ResolveAndRender(w, workload.Options{ServerVersion: version, SkipManifest: true})
+	if diags.HasError() {
+		t.Fatalf("the patch is refused: %v", diags.Errors())
+	}
+	got := r.Deployment.Spec.Template.Spec
+	if got.NodeSelector[spec.LabelKey] != "abcde" || len(got.ResourceClaims) != 1 || r.Deployment.Spec.Template.Spec.Affinity == nil {
+		t.Fatalf("pod spec %+v", got)
+	}
+	fixture, err := draFixtureNode(fixturesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, taint := range draNode(fixture, "n", "abcde").Spec.Taints {
+		if !slices.ContainsFunc(got.Tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), &taint, false) }) {
+			t.Errorf("taint %v not tolerated by %v", taint, got.Tolerations)
+		}
+	}
+	hcl := gpuWorkloadDRAHCL("/k", "ns", patch, 3)
+	for _, want := range []string{"dra {}", `accelerator = "h100-80gb"`, "patch     = local.patch", "count     = 3"} {
+		if !strings.Contains(hcl, want) {
+			t.Errorf("no %q in\n%s", want, hcl)
+		}
+	}
+}
+
+func resourceName(s string) resourcev1.QualifiedName { return resourcev1.QualifiedName(s) }
