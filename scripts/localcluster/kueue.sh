@@ -92,8 +92,10 @@ kueue_launch() {
   (
     close_fds
     cd "$KUEUE_DIR" || exit 1
+    # -w: setsid forks when its caller leads a process group (a shell with job control), and without -w
+    # that parent exits at once, which kueue_gone took for Kueue exiting before its pid file was written.
     # shellcheck disable=SC2016 # expanded by the inner sh
-    exec setsid "${ns[@]}" sh -c 'mount -t overlay -o "ro,lowerdir=$1:/etc" overlay /etc || exit 1
+    exec setsid -w "${ns[@]}" sh -c 'mount -t overlay -o "ro,lowerdir=$1:/etc" overlay /etc || exit 1
       echo $$ >"$2"
       shift 2
       exec "$@"' kueue-launch "$etc" "$KUEUE_PID_FILE" \
