@@ -75,6 +75,11 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		// GFD's "-SHARED" suffix (renameByDefault) is still the A10.
 		{"generic/NVIDIA-A10-SHARED/time-slicing-4", "generic", "a10", 1, "nvidia.com/gpu", 8},
 		{"generic/NVIDIA-A100-SXM4-40GB/mig-all-balanced", "generic", "a100-40gb", 1, "nvidia.com/mig-1g.5gb", 16},
+		// The topology pools (fixtures/topology.yaml): topology labels do
+		// not split a pool.
+		{"gke/h100-tas-pool", "gke", "h100-80gb", 8, "nvidia.com/gpu", 64},
+		{"eks/gpu-p5-tas", "eks", "h100-80gb", 8, "nvidia.com/gpu", 64},
+		{"generic/NVIDIA-GB200", "generic", "gb200", 8, "nvidia.com/gpu", 32},
 	}
 	for _, c := range cases {
 		p := findCapacityPool(t, pools, c.key)
@@ -85,8 +90,8 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 			t.Errorf("%s: %s %+v, want allocatable %d", c.key, c.resource, r, c.allocatable)
 		}
 	}
-	if len(pools) != 18 {
-		t.Errorf("want 18 GPU pools (CPU nodes excluded), got %d", len(pools))
+	if len(pools) != 21 {
+		t.Errorf("want 21 GPU pools (CPU nodes excluded), got %d", len(pools))
 	}
 	for _, p := range pools {
 		if strings.Contains(p.Key, "e2-standard") {
