@@ -70,4 +70,46 @@ summary() {
         printf "%-24s %-14s %-6s %-30s %s\n", p[2], p[1], ready[order[i]] + 0 "/" total[order[i]], types[order[i]], r
       }
     }' <(dra_devices_per_node) <(sort -t$'\t' -k1,1 -k2,2 <<<"$nodes")
+  topology_summary
+}
+
+# TOPOLOGY_LABELS: the node labels of network and NVLink topology the fixtures carry, outermost first per
+# cloud (fixtures/topology.yaml, docs/design/topology.md).
+TOPOLOGY_LABELS=(
+  cloud.google.com/gce-topology-block cloud.google.com/gce-topology-subblock cloud.google.com/gce-topology-host
+  topology.k8s.aws/network-node-layer-1 topology.k8s.aws/network-node-layer-2 topology.k8s.aws/network-node-layer-3
+  nvidia.com/gpu.clique
+)
+
+# topology_summary: for each pool whose nodes carry topology labels, how many domains of each level it has,
+# e.g. "gke-h100-tas  gce-topology-block 2 > gce-topology-subblock 4 > gce-topology-host 8 (8 nodes)".
+topology_summary() {
+  local tmpl='{{range .items}}{{index .metadata.labels "fixtures.gpuform.io/pool"}}' label
+  for label in "${TOPOLOGY_LABELS[@]}"; do
+    tmpl+='{{"\t"}}{{with index .metadata.labels "'"$label"'"}}{{.}}{{end}}'
+  done
+  tmpl+='{{"\n"}}{{end}}'
+  fk get nodes -l "$FIXTURE_SELECTOR" -o go-template="$tmpl" | awk -F'\t' -v labels="${TOPOLOGY_LABELS[*]}" '
+    BEGIN { nl = split(labels, name, " ") }
+    {
+      for (i = 2; i <= NF; i++) if ($i != "") { has = 1; break }
+      if (!has) next
+      has = 0
+      if (!($1 in nodes)) order[++n] = $1
+      nodes[$1]++
+      for (i = 2; i <= NF; i++) if ($i != "" && !(($1, i, $i) in seen)) { seen[$1, i, $i] = 1; count[$1, i]++ }
+    }
+    END {
+      if (n == 0) exit
+      print ""
+      printf "%-24s %s\n", "TOPOLOGY POOL", "DOMAINS PER LEVEL (outermost first)"
+      for (p = 1; p <= n; p++) {
+        line = ""
+        for (i = 2; i <= nl + 1; i++) if ((order[p], i) in count) {
+          l = name[i - 1]; sub(/^.*\//, "", l)
+          line = line (line == "" ? "" : " > ") l " " count[order[p], i]
+        }
+        printf "%-24s %s (%d nodes)\n", order[p], line, nodes[order[p]]
+      }
+    }'
 }

@@ -70,6 +70,11 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		{"generic/NVIDIA-H100-80GB-HBM3/dra", "generic", "h100-80gb", 2, "nvidia.com/gpu", 0},
 		{"generic/NVIDIA-H200/dra", "generic", "h200", 1, "nvidia.com/gpu", 0},
 		{"generic/NVIDIA-A100-SXM4-40GB/mig-all-balanced/dra", "generic", "a100-40gb", 1, "nvidia.com/mig-1g.5gb", 0},
+		// The topology pools (fixtures/topology.yaml): topology labels do
+		// not split a pool.
+		{"gke/h100-tas-pool", "gke", "h100-80gb", 8, "nvidia.com/gpu", 64},
+		{"eks/gpu-p5-tas", "eks", "h100-80gb", 8, "nvidia.com/gpu", 64},
+		{"generic/NVIDIA-GB200", "generic", "gb200", 8, "nvidia.com/gpu", 32},
 	}
 	for _, c := range cases {
 		p := findCapacityPool(t, pools, c.key)
@@ -80,8 +85,8 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 			t.Errorf("%s: %s %+v, want allocatable %d", c.key, c.resource, r, c.allocatable)
 		}
 	}
-	if len(pools) != 21 {
-		t.Errorf("want 21 GPU pools (CPU nodes excluded), got %d", len(pools))
+	if len(pools) != 24 {
+		t.Errorf("want 24 GPU pools (CPU nodes excluded), got %d", len(pools))
 	}
 	for _, p := range pools {
 		if dra := strings.HasSuffix(p.Key, "/dra"); dra != (p.DRADriver == DRADriver) || dra != (len(p.DRADevices) > 0) {
