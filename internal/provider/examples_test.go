@@ -152,3 +152,22 @@ func TestExamples_functionsEvaluate(t *testing.T) {
 		})
 	}
 }
+
+// The DRA guide's example plans cleanly with no cluster: a DRA pool, a
+// workload on it, a queue over it and a workload whose claim is derived
+// from a preference list, a minimum memory and a PCIe root.
+func TestExamples_draGuidePlans(t *testing.T) {
+	clearClusterEnv(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "guides", "dra", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             string(src),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
