@@ -238,6 +238,10 @@ func cleanup(ctx context.Context, cs kubernetes.Interface, id string) error {
 	if err != nil {
 		return err
 	}
+	// The DRA pool's DeviceClass (dra.go, setupDRA).
+	if err := cs.ResourceV1().DeviceClasses().DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the run's DeviceClass: %w", err)
+	}
 	logf("cleanup: removed %d namespace(s), %d ResourceSlice(s) and %d node(s) labelled %s (%.0f s)\n", len(namespaces.Items),
 		sliceCount, len(nodes.Items), selector(id), time.Since(start).Seconds())
 	return nil

@@ -1,20 +1,18 @@
 package main
 
-// The DRA subject (issue #32): N gpu_workload Deployments asking for their
-// GPU through Dynamic Resource Allocation (`gpu { accelerator, dra {} }`:
-// the provider derives a ResourceClaimTemplate per workload and the pod
-// references it), on the run's DRA nodes (dra_nodes.go), measured with the
+// The DRA subject (issue #32): N gpu_workload Deployments on a DRA pool
+// (gpu_allocation = "dra": the provider renders a ResourceClaimTemplate per
+// workload asking for the pool's DeviceClass, and the pod references it),
+// on the run's DRA nodes (dra_nodes.go), measured with the
 // same four steps as the device-plugin gpu_workload and in the same run,
 // so their ratio is the goal's: plan and apply within 1.2×.
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const (
@@ -27,34 +25,11 @@ const (
 	draGoalN = 100
 )
 
-// draPatch is the bench's own placement on top of the one the provider
-// derives: the run's node label and taint, as node_pool gives the
-// device-plugin subject. DRA and node_pool exclude each other, and without
-// it the pods could take the devices of the local cluster's dra-h100
-// fixture nodes, which acceptance tests running beside the bench
-// allocate. The patch keeps the derived tolerations (a strategic merge
-// patch replaces the list) and only adds a selector entry, which the
-// provider's patch rules allow.
-func draPatch(id string, derived []corev1.Toleration) (string, error) {
-	tolerations := append(append([]corev1.Toleration{}, derived...),
-		corev1.Toleration{Key: spec.LabelKey, Operator: corev1.TolerationOpEqual, Value: id, Effect: corev1.TaintEffectNoSchedule})
-	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-		"nodeSelector": map[string]string{spec.LabelKey: id},
-		"tolerations":  tolerations,
-	}}}}
-	data, err := json.Marshal(patch)
-	return string(data), err
-}
-
-// gpuWorkloadDRAHCL is N gpu_workload resources asking through DRA, with
-// the same name, namespace, replicas and image as gpuWorkloadHCL's.
-func gpuWorkloadDRAHCL(kubeconfig, namespace, patch string, n int) string {
+// gpuWorkloadDRAHCL is N gpu_workload resources on the run's DRA pool, the
+// same as gpuWorkloadHCL's but for node_pool: each claims count devices of
+// the pool's DeviceClass, as a workload on a DRA pool does.
+func gpuWorkloadDRAHCL(kubeconfig, namespace, poolID string, n int) string {
 	return providerHCL(kubeconfig) + fmt.Sprintf(`
-locals {
-  # The run's node label and taint (bench/driver/dra.go, draPatch).
-  patch = %q
-}
-
 resource "gpu_workload" "bench" {
   count     = %d
   name      = format(%q, count.index)
@@ -62,33 +37,33 @@ resource "gpu_workload" "bench" {
   cloud     = %q
   replicas  = %d
   image     = %q
-  patch     = local.patch
+  node_pool = %q
 
   gpu {
-    count       = %d
-    accelerator = %q
-    dra {}
+    count = %d
   }
 }
-`, patch, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount, spec.Accelerator)
+`, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, poolID, spec.GPUCount)
 }
 
-// setupDRA creates the DRA nodes (as many as the device-plugin subject
-// gets, so both have the same room) and the patch the workloads carry.
+// setupDRA creates the run's DRA pool's DeviceClass (what the pool's
+// gpu_node_pool_policy would apply) and its nodes, as many as the
+// device-plugin subject gets, so both have the same room.
 func (b *bench) setupDRA(ctx context.Context, nodes int) error {
-	version, err := serverVersion(b.cs)
+	rendered, err := spec.RenderDRAPool(b.cfg.id)
 	if err != nil {
 		return err
 	}
-	rendered, err := spec.RenderDRA(spec.Name(0), "default", version)
-	if err != nil {
-		return err
+	class := rendered.DeviceClassObject.DeepCopy()
+	if class.Labels == nil {
+		class.Labels = map[string]string{}
 	}
-	if b.draPatch, err = draPatch(b.cfg.id, rendered.Deployment.Spec.Template.Spec.Tolerations); err != nil {
-		return err
+	class.Labels[spec.LabelKey] = b.cfg.id
+	if _, err := b.cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating the DRA pool's DeviceClass: %w", err)
 	}
-	logf("== creating %d kwok DRA nodes bench-%s-dra-* with %d devices each, cloned from %s\n", nodes, b.cfg.id,
-		spec.GPUsPerNode, draFixtureFile)
+	logf("== creating %d kwok DRA nodes bench-%s-dra-* with %d devices each, cloned from %s, for DeviceClass %s\n",
+		nodes, b.cfg.id, spec.GPUsPerNode, draFixtureFile, class.Name)
 	return createDRANodes(ctx, b.cs, b.cfg.id, b.cfg.fixtures, nodes)
 }
 
@@ -97,5 +72,5 @@ func (b *bench) setupDRA(ctx context.Context, nodes int) error {
 // subject's; the refresh reads the same informers).
 func (b *bench) gpuWorkloadDRA(ctx context.Context, m *measurement) error {
 	ns := b.namespace(m, "dra")
-	return b.workloadSteps(ctx, m, ns, gpuWorkloadDRAHCL(b.cfg.kubeconfig, ns, b.draPatch, m.N), false)
+	return b.workloadSteps(ctx, m, ns, gpuWorkloadDRAHCL(b.cfg.kubeconfig, ns, spec.DRAPoolID(b.cfg.id), m.N), false)
 }

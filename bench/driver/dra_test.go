@@ -11,7 +11,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 const fixturesDir = "../../scripts/localcluster/fixtures"
@@ -97,41 +96,45 @@ func TestDRANode(t *testing.T) {
 	}
 }
 
-// The provider accepts the bench's patch on the DRA workload, and the pod
-// then lands only on the run's nodes: their label selected, both taints
-// tolerated.
-func TestDRAPatchRenders(t *testing.T) {
+// A workload on the run's DRA pool claims the pool's class with no
+// selector, requests no nvidia.com/gpu, and lands only on the run's DRA
+// nodes: their labels selected, their taints tolerated.
+func TestDRAPoolWorkloadRendersOntoTheRunsNodes(t *testing.T) {
 	version := utilversion.MajorMinor(1, 34)
-	plain, err := spec.RenderDRA("gpu-000", "ns", version)
+	r, err := spec.RenderDRA("gpu-000", "ns", "abcde", version)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := plain.Deployment.Spec.Template.Spec
-	patch, err := draPatch("abcde", pod.Tolerations)
+	pool, err := spec.RenderDRAPool("abcde")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := spec.DRAWorkload("gpu-000", "ns")
-	w.Patch = patch
-	r, diags := workload.ResolveAndRender(w, workload.Options{ServerVersion: version, SkipManifest: true})
-	if diags.HasError() {
-		t.Fatalf("the patch is refused: %v", diags.Errors())
+	claim := r.ResourceClaimTemplateV1
+	if claim == nil || claim.Spec.Spec.Devices.Requests[0].Exactly.DeviceClassName != pool.DeviceClassName ||
+		len(claim.Spec.Spec.Devices.Requests[0].Exactly.Selectors) != 0 {
+		t.Fatalf("claim %+v, want the pool's class %s and no selector", claim, pool.DeviceClassName)
 	}
 	got := r.Deployment.Spec.Template.Spec
-	if got.NodeSelector[spec.LabelKey] != "abcde" || len(got.ResourceClaims) != 1 || r.Deployment.Spec.Template.Spec.Affinity == nil {
-		t.Fatalf("pod spec %+v", got)
+	if _, ok := got.Containers[0].Resources.Limits["nvidia.com/gpu"]; ok {
+		t.Errorf("the pod requests nvidia.com/gpu: %v", got.Containers[0].Resources.Limits)
 	}
 	fixture, err := draFixtureNode(fixturesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, taint := range draNode(fixture, "n", "abcde").Spec.Taints {
+	node := draNode(fixture, "n", "abcde")
+	for k, v := range got.NodeSelector {
+		if node.Labels[k] != v {
+			t.Errorf("the pod selects %s=%s; the run's DRA node has %q", k, v, node.Labels[k])
+		}
+	}
+	for _, taint := range node.Spec.Taints {
 		if !slices.ContainsFunc(got.Tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), &taint, false) }) {
 			t.Errorf("taint %v not tolerated by %v", taint, got.Tolerations)
 		}
 	}
-	hcl := gpuWorkloadDRAHCL("/k", "ns", patch, 3)
-	for _, want := range []string{"dra {}", `accelerator = "h100-80gb"`, "patch     = local.patch", "count     = 3"} {
+	hcl := gpuWorkloadDRAHCL("/k", "ns", spec.DRAPoolID("abcde"), 3)
+	for _, want := range []string{`node_pool = "`, "count     = 3"} {
 		if !strings.Contains(hcl, want) {
 			t.Errorf("no %q in\n%s", want, hcl)
 		}

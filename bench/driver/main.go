@@ -246,8 +246,7 @@ type bench struct {
 
 	proxy           *countingProxy
 	proxyKubeconfig string
-	peer            *peer  // nil: no BENCH_PEER_KUBERNETES
-	draPatch        string // the DRA subject's placement patch (dra.go)
+	peer            *peer // nil: no BENCH_PEER_KUBERNETES
 	failures        []failure
 }
 

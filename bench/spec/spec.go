@@ -120,22 +120,30 @@ func summaries(diags gpudiag.Diagnostics) string {
 	return strings.Join(parts, "; ")
 }
 
-// DRAWorkload is Workload asking for its GPU through DRA, as a user would
-// without a pool (DRA and node_pool exclude each other): the accelerator
-// named, a claim derived from the intent (`dra {}`), cloud "generic".
-func DRAWorkload(name, namespace string) spec.Workload {
-	w := Workload(name, namespace)
-	w.GPU.Accelerator, w.GPU.DRA = Accelerator, &spec.DRA{}
-	return w
+// DRAPool is Pool(id) handing out its GPUs through DRA
+// (gpu_allocation = "dra"): the pool the DRA subject's workloads name, as a
+// user on a DRA pool would. Its DeviceClass (DRAPoolClass) is what their
+// claims ask for.
+func DRAPool(id string) spec.PoolPolicy {
+	p := Pool(id)
+	p.Name, p.GPUAllocation = "bench-dra-"+id, spec.GPUAllocationDRA
+	return p
 }
 
-// RenderDRA renders DRAWorkload as gpu_workload's apply does, for the
-// placement (tolerations, node selector) the benchmark's nodes must match.
-// Warnings (the claim names one H100 variant) are not errors.
-func RenderDRA(name, namespace string, version *utilversion.Version) (*workload.Rendered, error) {
-	r, diags := workload.ResolveAndRender(DRAWorkload(name, namespace), workload.Options{ServerVersion: version, SkipManifest: true})
-	if diags.HasError() || r == nil || r.Deployment == nil {
-		return nil, fmt.Errorf("rendering %s through DRA: %s", name, summaries(diags))
+// DRAPoolID is the literal node_pool value of the DRA subject.
+func DRAPoolID(id string) string { return pool.EncodeID(DRAPool(id)) }
+
+// RenderDRAPool is what gpu_node_pool_policy renders for DRAPool(id): its
+// node labels, taints and DeviceClass, which the bench applies itself.
+func RenderDRAPool(id string) (*spec.PoolRendered, error) {
+	r, diags := pool.Render(DRAPool(id))
+	if diags.HasError() || r.DeviceClassObject == nil {
+		return nil, fmt.Errorf("rendering the DRA pool: %s", summaries(diags))
 	}
 	return r, nil
+}
+
+// RenderDRA renders Workload on DRAPool(id) as gpu_workload's apply does.
+func RenderDRA(name, namespace, id string, version *utilversion.Version) (*workload.Rendered, error) {
+	return Render(name, namespace, DRAPoolID(id), version)
 }
