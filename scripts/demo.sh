@@ -104,6 +104,21 @@ echo "-- train-2 admitted: ${admitted:-no}"
 jobs
 "$kubectl" --kubeconfig "$kubeconfig" -n team-a get pods -o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase'
 
+# DRA: a pool of the dra-h100 nodes (no nvidia.com/gpu; NVIDIA's driver's
+# ResourceSlices), a workload on it, and what the scheduler allocated.
+echo
+echo "== terraform apply examples/dra (a DRA pool and a workload whose claim asks for 2 H100s)"
+mkdir -p "$out/dra"
+cp "$root/examples/dra/main.tf" "$out/dra/main.tf"
+(
+	cd "$out/dra"
+	"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" 2>&1 |
+		grep -E '^(gpu_node_pool_policy|gpu_workload).*Creation complete|Apply complete' || true
+	echo "-- the pod's claim, allocated by the scheduler (driver, pool = node, device):"
+	"$kubectl" --kubeconfig "$kubeconfig" -n gpu-demo get resourceclaims \
+		-o custom-columns='CLAIM:.metadata.name,CLASS:.spec.devices.requests[0].exactly.deviceClassName,STATE:.status.allocation.devices.results[*].pool,DEVICES:.status.allocation.devices.results[*].device'
+)
+
 # The real thing: helm upgrade --install of the FiftyOne chart with the
 # values generated above (Helm's own library, scripts/chartinstall), then
 # where its GPU runner's pods landed, next to the gpu_workload placements.

@@ -13,15 +13,15 @@ import (
 
 // draMeasured is the DRA subject's bullet of "What is measured".
 func draMeasured() string {
-	return fmt.Sprintf("- **%s** (issue #32): the same N Deployments asking for their GPU through DRA: no `node_pool` (DRA and a "+
-		"pool exclude each other), `gpu { count = %d, accelerator = %q, dra {} }`, so each workload gets a derived "+
-		"ResourceClaimTemplate (device class `%s`, a CEL selector on the product name) and its pod a claim from it. "+
-		"They run on kwok nodes of their own, cloned from the local cluster's `dra-h100` fixture (GFD labels, "+
-		"`nvidia.com/gpu:NoSchedule`, no `nvidia.com/gpu` capacity), each with the one ResourceSlice NVIDIA's DRA driver "+
-		"would publish (pool named after the node, devices gpu-0 … gpu-%d, owned by the Node). A `patch` adds the run's node "+
-		"label and toleration, which `node_pool` gives the device-plugin subject, so the pods never take the fixture "+
-		"nodes' devices. Same four steps; the ratio to gpu_workload is issue #32's goal.\n",
-		subjectDRA, spec.GPUCount, spec.Accelerator, draDriver, spec.GPUsPerNode-1)
+	return fmt.Sprintf("- **%s** (issue #32): the same N Deployments on a DRA pool (`gpu_allocation = \"dra\"`, the "+
+		"same pool as the device-plugin subject's otherwise), `gpu { count = %d }`, so each workload gets a "+
+		"ResourceClaimTemplate asking for the pool's DeviceClass (no CEL selector) and its pod a claim from it, which "+
+		"the controller manager creates and the scheduler allocates. They run on kwok nodes of their own, cloned from "+
+		"the local cluster's `dra-h100` fixture (GFD labels, `nvidia.com/gpu:NoSchedule`, no `nvidia.com/gpu` "+
+		"capacity), each with the one ResourceSlice NVIDIA's DRA driver would publish (pool named after the node, "+
+		"devices gpu-0 … gpu-%d, owned by the Node); the bench applies the pool's DeviceClass as the pool resource "+
+		"would. Same four steps; the ratio to gpu_workload is issue #32's goal.\n",
+		subjectDRA, spec.GPUCount, spec.GPUsPerNode-1)
 }
 
 // draNodesNote is the header's mention of the DRA nodes.

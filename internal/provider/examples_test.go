@@ -171,3 +171,30 @@ func TestExamples_draGuidePlans(t *testing.T) {
 		}},
 	})
 }
+
+// The DRA part of make demo applies for real: the pool's class is created
+// and the workload's pod runs on a dra-h100 node with its claim allocated.
+func TestAccExamples_draApplies(t *testing.T) {
+	ns := acctest.Namespace(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "dra", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: body,
+			ConfigVariables: config.Variables{
+				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
+				"namespace":  config.StringVariable(ns),
+				"pool_name":  config.StringVariable(ns), // the class is cluster-wide: one per test
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("gpu_workload.llm", "scheduled_nodes.0", regexp.MustCompile(`^dra-h100-\d$`)),
+				checkAllocated(t, ns, "llm-dra", 2, "an H100", productIs("NVIDIA H100 80GB HBM3")),
+			),
+		}},
+	})
+}

@@ -54,6 +54,9 @@ func TestNodePoolPolicy_draWorkloadValidation(t *testing.T) {
 	planFails(t, draPoolAndWorkload("", "count = 1\n    dra {\n      device_class = \"gpu.nvidia.com\"\n    }"),
 		phrases(`Device class differs from the node pool`, `device_class = "gpu.nvidia.com"`,
 			`Allowed: leave device_class unset to take the pool's, or "pool.gpu.gpuform.io"`))
+	// (d) of issue #32 with the pool known: more GPUs than one of its nodes
+	// has fails the plan, as for a device-plugin pool.
+	planFails(t, draPoolAndWorkload("", "count = 9"), phrases(`More GPUs than a node of the pool has`, `count = 9`, `has 8 GPUs per`))
 }
 
 // A workload on a DRA pool plans a claim on the pool's class, with no

@@ -278,3 +278,48 @@ func wrappedRegexp(parts ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }
+
+// (g): render mode for GitOps, with no cluster at all: the DRA pool only
+// renders its DeviceClass (apply_device_class = false), and the workload
+// on it (apply = false) renders its claim template naming that class, no
+// nvidia.com/gpu, and the Deployment referencing the template.
+func TestAccWorkload_draRenderOnlyForGitOps(t *testing.T) {
+	clearClusterEnv(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "gpu" {}
+
+resource "gpu_node_pool_policy" "h100" {
+  name               = "gitops-h100"
+  cloud              = "generic"
+  accelerator        = "h100-80gb"
+  gpus_per_node      = 8
+  gpu_allocation     = "dra"
+  apply_device_class = false
+}
+
+resource "gpu_workload" "w" {
+  name      = "llm"
+  namespace = "ml"
+  node_pool = gpu_node_pool_policy.h100.id
+  image     = "registry.invalid/cuda:12"
+  apply     = false
+  gpu {
+    count = 2
+  }
+}
+`,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("gpu_node_pool_policy.h100", "device_class_name", "gitops-h100.gpu.gpuform.io"),
+				resource.TestMatchResourceAttr("gpu_node_pool_policy.h100", "device_class_yaml",
+					regexp.MustCompile(`(?s)kind: DeviceClass.*name: gitops-h100.gpu.gpuform.io.*productName == "NVIDIA H100\s+80GB HBM3"`)),
+				manifestMatches("gpu_workload.w", regexp.MustCompile(`(?s)kind: ResourceClaimTemplate.*deviceClassName: gitops-h100.gpu.gpuform.io`)),
+				manifestMatches("gpu_workload.w", regexp.MustCompile(`resourceClaimTemplateName: llm-gpu`)),
+				resource.TestCheckResourceAttr("gpu_workload.w", "resource_name", ""),
+				resource.TestCheckResourceAttr("gpu_workload.w", "uid", ""),
+			),
+		}},
+	})
+}

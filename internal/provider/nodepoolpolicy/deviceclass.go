@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,6 +24,12 @@ var deviceClassGVK = schema.GroupVersionKind{Group: "resource.k8s.io", Version: 
 // usesDRA reports whether the model's pool hands out GPUs through DRA.
 func (m NodePoolPolicyModel) usesDRA() bool {
 	return m.GPUAllocation.ValueString() == spec.GPUAllocationDRA
+}
+
+// appliesDeviceClass: the pool keeps its DeviceClass in the cluster (a DRA
+// pool, unless apply_device_class = false renders it for GitOps alone).
+func (m NodePoolPolicyModel) appliesDeviceClass() bool {
+	return m.usesDRA() && !m.ApplyDeviceClass.Equal(types.BoolValue(false))
 }
 
 func deviceClassRef(policy string) kube.ObjectRef {
@@ -57,7 +64,7 @@ func removeDeviceClass(ctx context.Context, client *kube.Client, prior NodePoolP
 // releasesDeviceClass: the prior state applied a class the plan does not
 // want under that name.
 func releasesDeviceClass(prior, plan NodePoolPolicyModel) bool {
-	return prior.usesDRA() && (!plan.usesDRA() || !prior.Name.Equal(plan.Name))
+	return prior.appliesDeviceClass() && (!plan.appliesDeviceClass() || !prior.Name.Equal(plan.Name))
 }
 
 // deviceClassDrift compares the live class with the rendered one: missing,

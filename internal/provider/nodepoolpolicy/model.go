@@ -28,6 +28,7 @@ type NodePoolPolicyModel struct {
 	Taints             types.List    `tfsdk:"taints"`
 	Dedicated          types.Bool    `tfsdk:"dedicated"`
 	GPUAllocation      types.String  `tfsdk:"gpu_allocation"`
+	ApplyDeviceClass   types.Bool    `tfsdk:"apply_device_class"`
 	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
 	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
 	ID                 types.String  `tfsdk:"id"`

@@ -187,13 +187,15 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	}
 	plan.ManagedNodes = tfconv.StringList(managed)
 	diags.Append(applyDevicePluginConfig(ctx, client, *plan, rendered)...)
-	diags.Append(applyDeviceClass(ctx, client, rendered)...)
+	if plan.appliesDeviceClass() {
+		diags.Append(applyDeviceClass(ctx, client, rendered)...)
+	}
 }
 
 // touchesCluster: the policy writes to the cluster (labels and taints,
 // the device plugin config, a DRA pool's DeviceClass).
 func (m NodePoolPolicyModel) touchesCluster() bool {
-	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull() || m.usesDRA()
+	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull() || m.appliesDeviceClass()
 }
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
@@ -258,8 +260,11 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	cmDrift, diags := devicePluginConfigDrift(ctx, client, state, rendered)
 	resp.Diagnostics.Append(diags...)
-	classDrift, diags := deviceClassDrift(ctx, client, rendered)
-	resp.Diagnostics.Append(diags...)
+	var classDrift []string
+	if state.appliesDeviceClass() {
+		classDrift, diags = deviceClassDrift(ctx, client, rendered)
+		resp.Diagnostics.Append(diags...)
+	}
 	state.Drift = tfconv.StringList(slices.Concat(drift, cmDrift, classDrift))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -281,7 +286,7 @@ func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if !state.DevicePluginConfig.IsNull() {
 		resp.Diagnostics.Append(removeDevicePluginConfig(ctx, client, state)...)
 	}
-	if state.usesDRA() {
+	if state.appliesDeviceClass() {
 		resp.Diagnostics.Append(removeDeviceClass(ctx, client, state)...)
 	}
 }

@@ -143,6 +143,15 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			}},
 		},
 		"gpu_allocation": gpuAllocationAttribute(),
+		"apply_device_class": schema.BoolAttribute{
+			MarkdownDescription: "With `gpu_allocation = \"dra\"`: apply the pool's DeviceClass (`device_class_yaml`) to the " +
+				"cluster at apply and delete it at destroy (default), since a claim on a missing class is never allocated. " +
+				"`false` only renders it, for GitOps: commit `device_class_yaml` beside the workloads' `manifests`; the " +
+				"pool then needs no cluster.",
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(true),
+		},
 		"dedicated": schema.BoolAttribute{
 			MarkdownDescription: "Taint the pool with the cloud's GPU taint so only GPU workloads land there. Defaults to `true`.",
 			Optional:            true,
