@@ -33,6 +33,25 @@ const (
 	karpenterLabelNodePool = "karpenter.sh/nodepool"
 )
 
+// awsLabelNetworkNodeLayer is the prefix of the network topology labels the
+// AWS cloud controller manager puts on EC2 nodes whose instance type has a
+// topology: topology.k8s.aws/network-node-layer-1 (top) to -3, or -4 on
+// types with four layers (docs/design/topology.md §2).
+const awsLabelNetworkNodeLayer = "topology.k8s.aws/network-node-layer-"
+
+// awsTopologyLevels are the network node layers, named "layer-1" to
+// "layer-4"; the first three by default, since most supported instance
+// types have three and a Kueue level whose label a node lacks would leave
+// that node out.
+func awsTopologyLevels() []TopologyLevel {
+	out := make([]TopologyLevel, 0, 4)
+	for i := 1; i <= 4; i++ {
+		n := strconv.Itoa(i)
+		out = append(out, TopologyLevel{Name: "layer-" + n, NodeLabel: awsLabelNetworkNodeLayer + n, Default: i <= 3})
+	}
+	return out
+}
+
 // AWSMachines lists, per catalog id, the EC2 instance types and their GPU
 // count (AWS "Amazon EC2 accelerated computing instances" specifications,
 // https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html: G4dn, G5,

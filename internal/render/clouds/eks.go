@@ -77,6 +77,10 @@ func (eksProfile) poolLabels(pi PoolIntent, toAdd, set map[string]string) {
 	}
 }
 
+// topologyLevels: the AWS network node layers, set on node group nodes by
+// the cloud controller manager (aws.go).
+func (eksProfile) topologyLevels() []TopologyLevel { return awsTopologyLevels() }
+
 // PoolNameLabel: EKS labels managed node group nodes with the group's name.
 func (eksProfile) PoolNameLabel() string { return eksLabelNodeGroup }
 

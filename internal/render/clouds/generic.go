@@ -121,6 +121,17 @@ func (genericProfile) poolIdentity(pi PoolIntent, toAdd, cloudSet map[string]str
 
 // selectsSharedClients: GFD's nvidia.com/gpu.replicas covers nvidia.com/gpu
 // only, not MIG resources.
+// labelGFDClique is GPU Feature Discovery's NVLink domain of a node
+// (<ClusterUUID>.<CliqueID>), set on fabric-attached GPUs such as GB200 and
+// GB300 NVL72 trays (docs/design/topology.md §3).
+const labelGFDClique = "nvidia.com/gpu.clique"
+
+// topologyLevels: a GPU Operator cluster has no standard network labels, so
+// nothing is a default; "clique" names GFD's NVLink domain for NVL72 pools.
+func (genericProfile) topologyLevels() []TopologyLevel {
+	return []TopologyLevel{{Name: "clique", NodeLabel: labelGFDClique}}
+}
+
 func (genericProfile) selectsSharedClients(pi PoolIntent) bool { return !pi.HasMIG() }
 
 func (genericProfile) Classify(n *corev1.Node) (NodeClass, bool) {

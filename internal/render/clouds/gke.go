@@ -376,6 +376,26 @@ func (gkeProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	}
 }
 
+// GKE's topology labels (docs/design/topology.md §1; Google Cloud, "Schedule
+// GKE workloads with Topology Aware Scheduling"): block > sub-block > physical
+// host, on A4X, A4, A3 Ultra, A3 Mega and A3 High nodes of reserved or
+// compact-placed capacity.
+const (
+	gkeLabelTopologyBlock    = "cloud.google.com/gce-topology-block"
+	gkeLabelTopologySubblock = "cloud.google.com/gce-topology-subblock"
+	gkeLabelTopologyHost     = "cloud.google.com/gce-topology-host"
+)
+
+// topologyLevels: GKE's three levels, all of them by default, as in
+// Google's own Kueue Topology.
+func (gkeProfile) topologyLevels() []TopologyLevel {
+	return []TopologyLevel{
+		{Name: "block", NodeLabel: gkeLabelTopologyBlock, Default: true},
+		{Name: "subblock", NodeLabel: gkeLabelTopologySubblock, Default: true},
+		{Name: "host", NodeLabel: gkeLabelTopologyHost, Default: true},
+	}
+}
+
 // PoolNameLabel: GKE labels every node with its node pool's name.
 func (gkeProfile) PoolNameLabel() string { return GKELabelNodePool }
 

@@ -180,6 +180,10 @@ func (k awsKarpenterProfile) poolLabels(pi PoolIntent, _, set map[string]string)
 // policy.
 func (awsKarpenterProfile) PoolNameLabel() string { return karpenterLabelNodePool }
 
+// topologyLevels: the AWS network node layers; the cloud controller manager
+// labels every EC2 node, whoever launched it (aws.go).
+func (awsKarpenterProfile) topologyLevels() []TopologyLevel { return awsTopologyLevels() }
+
 func (k awsKarpenterProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[string]string {
 	return poolNameIdentity(k.PoolNameLabel(), pi.Name)
 }

@@ -82,6 +82,10 @@ type PoolRules interface {
 	// draPoolLabels adds the labels a DRA pool's nodes need on the cloud
 	// beyond spec.LabelDeployDevicePlugin (draLabels).
 	draPoolLabels(pi PoolIntent, toAdd, cloudSet map[string]string)
+	// topologyLevels are the network topology levels the cloud's nodes
+	// carry as labels, outermost first, without the node level
+	// (topology.go); Default marks those a pool has unless it lists its own.
+	topologyLevels() []TopologyLevel
 }
 
 // NodeRules: reading live nodes back (capacity).
@@ -161,6 +165,7 @@ func (baseProfile) PoolNameProblem(string) string                               
 func (baseProfile) labelChoices(PoolIntent) map[string][]string                    { return nil }
 func (baseProfile) CheckPoolDRA(spec.PoolPolicy, PoolIntent, *gpudiag.Diagnostics) {}
 func (baseProfile) draPoolLabels(PoolIntent, map[string]string, map[string]string) {}
+func (baseProfile) topologyLevels() []TopologyLevel                                { return nil }
 
 func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {
 	return nil

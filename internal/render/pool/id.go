@@ -181,6 +181,13 @@ func CanonicalPool(p spec.PoolPolicy) spec.PoolPolicy {
 	if len(p.Labels) > 0 {
 		c.Labels = maps.Clone(p.Labels)
 	}
+	if p.Topology != nil {
+		t := spec.PoolTopology{Levels: slices.Clone(p.Topology.Levels)}
+		if len(p.Topology.NodesPerDomain) > 0 {
+			t.NodesPerDomain = maps.Clone(p.Topology.NodesPerDomain)
+		}
+		c.Topology = &t
+	}
 	c.Taints = nil
 	if len(p.Taints) > 0 {
 		c.Taints = slices.Clone(p.Taints)

@@ -50,6 +50,9 @@ type FlavorRef struct {
 	// admitted through the flavor must be able to run on.
 	PoolNodeLabels map[string]string   `json:"pool_node_labels,omitempty"`
 	LabelChoices   map[string][]string `json:"label_choices,omitempty"`
+	// TopologyLevels are the pool's topology levels when its flavor has a
+	// Kueue Topology: a workload's topology request is checked against them.
+	TopologyLevels []spec.TopologyLevel `json:"topology_levels,omitempty"`
 }
 
 // nodeVariants are the label sets a node of the flavor's pool may have.
@@ -65,7 +68,7 @@ func refOf(q spec.Queue, flavors []flavor) Ref {
 			Resource: f.resourceName(), Unit: f.unit, Quota: f.quota, BorrowingLimit: f.spec.BorrowingLimit,
 			CPU: f.cpu.String(), Memory: f.memory.String(), NodeLabels: f.labels,
 			CPUBorrowingLimit: quantityString(f.cpuBorrowing), MemoryBorrowingLimit: quantityString(f.memoryBorrowing),
-			PoolNodeLabels: f.nodeLabels(), LabelChoices: f.pool.LabelChoices,
+			PoolNodeLabels: f.nodeLabels(), LabelChoices: f.pool.LabelChoices, TopologyLevels: f.pool.TopologyLevels,
 		})
 	}
 	return r

@@ -23,9 +23,12 @@ import (
 // carries spec.LabelManagedBy, as gpu_workload's objects do.
 const LabelQueue = "gpu.gpuform.io/queue"
 
-// Rendered is everything a gpu_queue applies, in apply order: the flavors,
-// then the ClusterQueue, then the LocalQueues.
+// Rendered is everything a gpu_queue applies, in apply order: the pools'
+// Topologies, the flavors, then the ClusterQueue, then the LocalQueues.
 type Rendered struct {
+	// Topologies are the Kueue Topologies of the pools that have one,
+	// named like their flavor and shared the same way.
+	Topologies      []*kueue.Topology
 	ResourceFlavors []*kueue.ResourceFlavor
 	ClusterQueue    *kueue.ClusterQueue
 	LocalQueues     []*kueue.LocalQueue
@@ -43,7 +46,10 @@ type Rendered struct {
 
 // Objects are the rendered objects in apply order.
 func (r *Rendered) Objects() []workload.Object {
-	out := make([]workload.Object, 0, len(r.ResourceFlavors)+1+len(r.LocalQueues))
+	out := make([]workload.Object, 0, len(r.Topologies)+len(r.ResourceFlavors)+1+len(r.LocalQueues))
+	for _, t := range r.Topologies {
+		out = append(out, t)
+	}
 	for _, f := range r.ResourceFlavors {
 		out = append(out, f)
 	}
@@ -63,6 +69,9 @@ func Render(q spec.Queue) (*Rendered, gpudiag.Diagnostics) {
 	}
 	r := &Rendered{ClusterQueue: clusterQueue(q, flavors)}
 	for _, f := range flavors {
+		if t := topology(q, f); t != nil {
+			r.Topologies = append(r.Topologies, t)
+		}
 		r.ResourceFlavors = append(r.ResourceFlavors, resourceFlavor(q, f))
 		if f.draResource != "" {
 			r.DeviceClassMappings = append(r.DeviceClassMappings,
@@ -110,7 +119,31 @@ func resourceFlavor(q spec.Queue, f flavor) *kueue.ResourceFlavor {
 	rf.Spec.NodeLabels = f.labels
 	rf.Spec.NodeTaints = slices.Clone(f.pool.NodeTaints)
 	rf.Spec.Tolerations = slices.Clone(f.pool.Tolerations)
+	if len(f.pool.TopologyLevels) > 0 {
+		name := kueue.TopologyReference(f.name())
+		rf.Spec.TopologyName = &name
+	}
 	return rf
+}
+
+// topology is the pool's Kueue Topology, nil when the pool has none. It is
+// named like the flavor (the pool), shared by every queue of the pool like
+// the flavor, and deleted with it: Kueue reads the domains from the nodes
+// the flavor selects, level by level.
+func topology(q spec.Queue, f flavor) *kueue.Topology {
+	if len(f.pool.TopologyLevels) == 0 {
+		return nil
+	}
+	t := &kueue.Topology{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "Topology"},
+		ObjectMeta: meta(q, f.name(), ""),
+	}
+	delete(t.Labels, LabelQueue)
+	t.Labels[LabelPool] = f.spec.Pool.Name
+	for _, l := range f.pool.TopologyLevels {
+		t.Spec.Levels = append(t.Spec.Levels, kueue.TopologyLevel{NodeLabel: l.NodeLabel})
+	}
+	return t
 }
 
 // AnnotationSpec records, on the ClusterQueue, the gpu_queue configuration

@@ -43,6 +43,22 @@ type PoolPolicy struct {
 	// "" means GPUAllocationDevicePlugin (pool.CanonicalPool drops it, so
 	// ids of device-plugin pools are what they were before the field).
 	GPUAllocation string `json:"gpu_allocation,omitempty"` // gpu_allocation
+
+	// Topology is the pool's network topology for topology-aware placement
+	// (the topology block); nil means none: the queue renders no Kueue
+	// Topology and workloads cannot ask for a domain. omitempty keeps the
+	// ids of pools without it what earlier releases produced.
+	Topology *PoolTopology `json:"topology,omitempty"` // topology
+}
+
+// PoolTopology is what a pool says of its nodes' network topology. Levels
+// are in the user's words (a level name of the cloud, such as "block", or a
+// node label key), outermost first; nil takes the cloud's levels
+// (clouds.Cloud.TopologyLevels). NodesPerDomain is the pool's shape where
+// known: nodes in one domain of a level, keyed by level name.
+type PoolTopology struct {
+	Levels         []string         `json:"levels,omitempty"`           // levels
+	NodesPerDomain map[string]int64 `json:"nodes_per_domain,omitempty"` // nodes_per_domain
 }
 
 // How a pool's nodes hand out GPUs. One node, one way: NVIDIA's DRA driver
@@ -108,9 +124,25 @@ func TaintEffectNames() []string {
 
 // PoolRendered is everything derived from a PoolPolicy. JSON names are the
 // snake_case computed-attribute names; golden files print this struct.
+// TopologyLevel is one level of a pool's resolved topology: its name (a
+// label key given as a level is its own name), its node label, and the
+// nodes of one domain where the pool's shape says it (0: unknown; 1 for the
+// node level).
+type TopologyLevel struct {
+	Name      string `json:"name"`
+	NodeLabel string `json:"node_label"`
+	Nodes     int64  `json:"nodes,omitempty"`
+}
+
 type PoolRendered struct {
 	// ID is pool.EncodeID of the policy: a workload can decode it at plan time.
 	ID string `json:"id"`
+
+	// TopologyLevels are the pool's network topology levels, outermost
+	// first, ending with the node level (kubernetes.io/hostname); nil when
+	// the pool has no topology block. gpu_queue renders them as the pool's
+	// Kueue Topology.
+	TopologyLevels []TopologyLevel `json:"topology_levels,omitempty"`
 
 	// NodeLabels must be added to the pool's nodes by whoever creates them
 	// (the cloud shapes below already contain them): the user's labels, the

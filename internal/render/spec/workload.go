@@ -95,7 +95,35 @@ type Workload struct {
 	// the GPU placement. omitempty keeps the spec annotation of workloads
 	// without a patch byte-for-byte what earlier releases wrote.
 	Patch string `json:"Patch,omitempty"` // patch
+
+	// Topology keeps the workload's pods in one domain of the pool's
+	// network topology (topology block). omitempty keeps the spec
+	// annotation of workloads without it byte-for-byte.
+	Topology *WorkloadTopology `json:"Topology,omitempty"` // topology
 }
+
+// WorkloadTopology is a topology request in the user's words: every pod in
+// one domain of Level (a level name of the pool's topology, or its node
+// label), Required or only preferred; and, with SliceSize, every SliceSize
+// consecutive pods in one domain of SliceLevel.
+type WorkloadTopology struct {
+	Level      string `json:"Level,omitempty"`      // level
+	Mode       string `json:"Mode,omitempty"`       // mode: TopologyModeNames(); "" is required
+	SliceSize  int64  `json:"SliceSize,omitempty"`  // slice_size
+	SliceLevel string `json:"SliceLevel,omitempty"` // slice_level
+}
+
+// How strictly a workload's pods share a topology domain.
+const (
+	// TopologyRequired: all pods in one domain, or none runs (Kueue keeps
+	// the workload queued; the default scheduler leaves later pods Pending).
+	TopologyRequired = "required"
+	// TopologyPreferred: one domain when one has room, else spread.
+	TopologyPreferred = "preferred"
+)
+
+// TopologyModeNames lists the accepted topology.mode values, the default first.
+func TopologyModeNames() []string { return []string{TopologyRequired, TopologyPreferred} }
 
 // SecretKeyRef names one key of a Secret in the workload's namespace.
 type SecretKeyRef struct {

@@ -228,6 +228,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 	markQueue(r, w)
+	markTopology(r, resolved.Topology)
 	return r, true
 }
 

@@ -18,6 +18,8 @@ type Resolved struct {
 	// Pool is the node pool policy the workload was placed with (after
 	// pool.Apply): its own labels and taints are added to the placement.
 	Pool *spec.PoolPolicy
+	// Topology is the topology block resolved on the pool; nil without one.
+	Topology *TopologyRequest
 	// Findings are every rule's diagnostics.
 	Findings gpudiag.Diagnostics
 	// Strict is true when every value was final: zero values meant "unset"
@@ -42,8 +44,10 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	validateProbes(w, strict, &diags)
 	validateQueue(w, &diags)
 	checkDRAQueue(w, in, &diags)
+	checkTopologyValues(w, &diags)
+	topology := resolveTopology(w, cloud, pool, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}
-	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Findings: diags, Strict: strict}
+	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Findings: diags, Strict: strict}
 }
