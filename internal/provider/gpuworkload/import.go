@@ -206,6 +206,7 @@ func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.
 	m.ReadinessProbe = tfconv.NullableObject(ctx, blocks["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
 	m.Job = tfconv.NullableObject(ctx, blocks["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
 	m.CronJob = tfconv.NullableObject(ctx, blocks["cronjob"], w.CronJob != nil, func() any { return cronJobFrom(w.CronJob) }, &diags)
+	m.Topology = tfconv.NullableObject(ctx, blocks["topology"], w.Topology != nil, func() any { return topologyFrom(w.Topology) }, &diags)
 	return m, diags
 }
 

@@ -111,7 +111,8 @@ func (in workloadIntent) queueFindings(rendered *workload.Rendered) gpudiag.Diag
 	if in.queue == nil || rendered == nil {
 		return nil
 	}
-	return queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
+	findings := queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
+	return append(findings, queueTopologyFindings(*in.queue, in.workload, in.pool)...)
 }
 
 // notAt drops findings on attributes that already have an error: the pool's

@@ -54,6 +54,7 @@ type WorkloadModel struct {
 	ReadinessProbe     types.Object   `tfsdk:"readiness_probe"`
 	Job                types.Object   `tfsdk:"job"`
 	CronJob            types.Object   `tfsdk:"cronjob"`
+	Topology           types.Object   `tfsdk:"topology"`
 	Apply              types.Bool     `tfsdk:"apply"`
 	WaitFor            types.String   `tfsdk:"wait_for"`
 	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
@@ -143,6 +144,7 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 		ReadinessProbe:     probe(c, m.ReadinessProbe),
 		Job:                job(c, m.Job),
 		CronJob:            cronJob(c, m.CronJob),
+		Topology:           toTopology(c, m.Topology),
 	}
 	if w.Kind == "" && !m.Kind.IsUnknown() {
 		w.Kind = spec.KindDeployment

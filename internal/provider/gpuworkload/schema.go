@@ -61,6 +61,7 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"readiness_probe": probeBlock("Readiness probe."),
 		"job":             jobBlock(),
 		"cronjob":         cronJobBlock(),
+		"topology":        topologyBlock(),
 		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 }

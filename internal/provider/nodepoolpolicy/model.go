@@ -31,6 +31,8 @@ type NodePoolPolicyModel struct {
 	ApplyDeviceClass   types.Bool    `tfsdk:"apply_device_class"`
 	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
 	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
+	Topology           types.Object  `tfsdk:"topology"`
+	TopologyLevels     types.List    `tfsdk:"topology_levels"`
 	ID                 types.String  `tfsdk:"id"`
 	NodeLabels         types.Map     `tfsdk:"node_labels"`
 	CloudSetLabels     types.Map     `tfsdk:"cloud_set_labels"`
@@ -88,6 +90,7 @@ func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud strin
 		Taints:      taints(c, m.Taints),
 
 		GPUAllocation: c.Str(m.GPUAllocation),
+		Topology:      toPoolTopology(c, m.Topology),
 	}
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
 	if m.Dedicated.IsUnknown() {
@@ -227,6 +230,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.MIGConfig = types.StringValue(p.MIGConfig)
 	m.DeviceClassName = tfconv.NullableString(p.DeviceClassName)
 	m.DeviceClassYAML = tfconv.NullableString(p.DeviceClass)
+	m.TopologyLevels = topologyLevelsValue(p.TopologyLevels, &diags)
 	return diags
 }
 
@@ -284,4 +288,5 @@ func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
 	m.MIGConfig = types.StringUnknown()
 	m.DeviceClassName = types.StringUnknown()
 	m.DeviceClassYAML = types.StringUnknown()
+	m.TopologyLevels = types.ListUnknown(types.ObjectType{AttrTypes: topologyLevelAttrTypes})
 }

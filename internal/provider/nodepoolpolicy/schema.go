@@ -51,6 +51,7 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 					},
 				},
 			},
+			"topology": topologyBlock(),
 			"device_plugin_config": schema.SingleNestedBlock{
 				MarkdownDescription: "Write this pool's device plugin configuration (`device_plugin_config_yaml`) as the " +
 					"`device_plugin_config_name` key of a ConfigMap the NVIDIA device plugin or GPU Operator reads " +
@@ -199,6 +200,7 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 		"device_class_yaml": str("With `gpu_allocation = \"dra\"`: the pool's `resource.k8s.io/v1` DeviceClass (YAML), selecting " +
 			"NVIDIA's DRA driver's devices of the pool's type, product and MIG profile. The resource applies it to the " +
 			"cluster (server-side apply) and deletes it on destroy. Null for device-plugin pools."),
+		"topology_levels": topologyLevelsAttribute(),
 		"managed_nodes": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 			MarkdownDescription: "With `manage_nodes`: the nodes this policy labelled and tainted at the last apply."},
 		"drift": schema.ListAttribute{Computed: true, ElementType: types.StringType,

@@ -187,3 +187,15 @@ func checkAPIServerURL(s string) string {
 	}
 	return ""
 }
+
+// LabelKeyOrName is a node label key such as "example.com/rack", or a name
+// such as "block" (which has the same form as a label key without prefix):
+// topology levels are either.
+func LabelKeyOrName() validator.String {
+	return stringCheck{
+		summary: "Invalid topology level",
+		allowed: "a level name such as \"block\", or a node label key such as \"example.com/rack\" (an optional " +
+			"DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.')",
+		check: func(s string) string { return strings.Join(validation.IsQualifiedName(s), "; ") },
+	}
+}

@@ -74,8 +74,10 @@ type ResolvedLevel = spec.TopologyLevel
 // PoolTopology resolves a pool's topology block on its cloud: the levels,
 // outermost first and ending with the node level, and their shape. nil
 // without a block. Findings are at topology.levels and
-// topology.nodes_per_domain; an unknown cloud resolves nothing.
-func PoolTopology(c Cloud, t *spec.PoolTopology) ([]ResolvedLevel, gpudiag.Diagnostics) {
+// topology.nodes_per_domain; an unknown cloud resolves nothing. Levels may
+// be unknown until strict, so a cloud without defaults refuses an empty
+// list only then.
+func PoolTopology(c Cloud, t *spec.PoolTopology, strict bool) ([]ResolvedLevel, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	if t == nil || !c.Known {
 		return nil, diags
@@ -83,6 +85,9 @@ func PoolTopology(c Cloud, t *spec.PoolTopology) ([]ResolvedLevel, gpudiag.Diagn
 	requested := t.Levels
 	if requested == nil {
 		requested = c.defaultTopologyLevels()
+		if len(requested) == 0 && !strict {
+			return nil, diags
+		}
 		if len(requested) == 0 {
 			diags.AddError(gpudiag.At("topology", "levels"), "No topology levels on "+string(c.Name),
 				"Nodes on "+strconv.Quote(string(c.Name))+" carry no standard network topology labels, so the pool's levels "+

@@ -40,7 +40,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 	}
 	identity, choices := clouds.PoolIdentity(pi, toAdd, cloudSet)
 	r.IdentityLabels, r.LabelChoices = labelsOrNil(identity), choices
-	r.TopologyLevels, _ = clouds.PoolTopology(pi.Cloud, p.Topology) // validatePool reported its findings
+	r.TopologyLevels, _ = clouds.PoolTopology(pi.Cloud, p.Topology, true) // validatePool reported its findings
 	r.IdentityProblem = pi.Cloud.PoolNameProblem(pi.Name)
 	r.ResourceNames = slices.Sorted(maps.Keys(r.ResourcesPerNode))
 	if len(r.ResourceNames) == 1 {

@@ -45,7 +45,7 @@ func validatePool(p spec.PoolPolicy, strict bool) (clouds.PoolIntent, gpudiag.Di
 	pi.Labels = checkPoolLabels(p.Labels, pi, &diags)
 	pi.Taints = checkPoolTaints(p.Taints, pi, strict, &diags)
 	checkDeviceClass(pi, &diags)
-	_, topologyDiags := clouds.PoolTopology(pi.Cloud, p.Topology)
+	_, topologyDiags := clouds.PoolTopology(pi.Cloud, p.Topology, strict)
 	diags.Append(topologyDiags)
 	return pi, diags
 }

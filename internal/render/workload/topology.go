@@ -105,7 +105,7 @@ func checkTopologyScheduler(w spec.Workload, t *spec.WorkloadTopology, inKueue b
 // pool's Topology); otherwise every level the cloud knows.
 func topologyLevelsOf(cloud clouds.Cloud, pool *spec.PoolPolicy, inKueue bool, diags *gpudiag.Diagnostics) ([]spec.TopologyLevel, bool, bool) {
 	if pool != nil && pool.Topology != nil {
-		levels, findings := clouds.PoolTopology(cloud, pool.Topology)
+		levels, findings := clouds.PoolTopology(cloud, pool.Topology, true)
 		return levels, true, !findings.HasError() && len(levels) > 0
 	}
 	if inKueue && pool != nil {
