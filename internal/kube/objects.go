@@ -32,6 +32,7 @@ var resources = map[schema.GroupVersionKind]string{
 	{Group: "resource.k8s.io", Version: "v1beta1", Kind: "ResourceClaimTemplate"}: "resourceclaimtemplates",
 	{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClass"}:                "deviceclasses",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ResourceFlavor"}:         "resourceflavors",
+	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "Topology"}:               "topologies",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ClusterQueue"}:           "clusterqueues",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "LocalQueue"}:             "localqueues",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "Workload"}:               "workloads",

@@ -25,6 +25,7 @@ var (
 	GVKClusterQueue   = kueue.GroupVersion.WithKind("ClusterQueue")
 	GVKLocalQueue     = kueue.GroupVersion.WithKind("LocalQueue")
 	GVKKueueWorkload  = kueue.GroupVersion.WithKind("Workload")
+	GVKTopology       = kueue.GroupVersion.WithKind("Topology")
 )
 
 // listKueue lists one Kueue kind page by page (the pager the capacity
@@ -86,6 +87,23 @@ func (c *Client) ClusterQueuesUsingFlavor(ctx context.Context, flavor, except st
 					users = append(users, cq.Name)
 				}
 			}
+		}
+	}
+	return users, nil
+}
+
+// FlavorsUsingTopology names the ResourceFlavors whose topologyName is the
+// Topology: one still referenced must not be deleted (Kueue keeps it
+// Terminating behind its in-use finalizer).
+func (c *Client) FlavorsUsingTopology(ctx context.Context, topology string) ([]string, error) {
+	flavors, err := listKueue[kueue.ResourceFlavor](ctx, c, GVKResourceFlavor, "")
+	if err != nil {
+		return nil, err
+	}
+	var users []string
+	for _, f := range flavors {
+		if f.Spec.TopologyName != nil && string(*f.Spec.TopologyName) == topology {
+			users = append(users, f.Name)
 		}
 	}
 	return users, nil

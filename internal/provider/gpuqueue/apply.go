@@ -103,11 +103,15 @@ func kueueHint(ctx context.Context, client *kube.Client) string {
 }
 
 // removeStaleQueueObjects deletes LocalQueues of namespaces no longer
-// listed and flavors of pools no longer used by this or any other queue.
+// listed, flavors of pools no longer used by this or any other queue, and
+// then the Topologies no flavor names any more.
 func removeStaleQueueObjects(ctx context.Context, client *kube.Client, before, now *queue.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
+	var topologies []string
 	for _, ref := range resourcekit.StaleRefs(before.Objects(), now.Objects()) {
 		switch ref.GVK.Kind {
+		case kube.GVKTopology.Kind:
+			topologies = append(topologies, ref.Name) // once the flavors naming them are gone
 		case kube.GVKResourceFlavor.Kind:
 			diags.Append(deleteFlavorIfUnused(ctx, client, ref.Name, "")...)
 		default:
@@ -115,6 +119,9 @@ func removeStaleQueueObjects(ctx context.Context, client *kube.Client, before, n
 				diags.AddWarning("Cannot delete an old "+ref.GVK.Kind, err.Error())
 			}
 		}
+	}
+	for _, name := range topologies {
+		diags.Append(deleteTopologyIfUnused(ctx, client, name)...)
 	}
 	return diags
 }
@@ -154,6 +161,33 @@ func deleteQueue(ctx context.Context, client *kube.Client, rendered *queue.Rende
 	}
 	for _, rf := range rendered.ResourceFlavors {
 		diags.Append(deleteFlavorIfUnused(ctx, client, rf.Name, name)...)
+	}
+	for _, t := range rendered.Topologies {
+		diags.Append(deleteTopologyIfUnused(ctx, client, t.Name)...)
+	}
+	return diags
+}
+
+// deleteTopologyIfUnused deletes a pool's Topology once no ResourceFlavor
+// names it: like the flavor it is shared by every queue of the pool, and it
+// goes with the last flavor using it.
+func deleteTopologyIfUnused(ctx context.Context, client *kube.Client, name string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	users, err := client.FlavorsUsingTopology(ctx, name)
+	if err != nil {
+		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
+		return diags
+	}
+	if len(users) > 0 {
+		return diags // kept for the flavors still naming it
+	}
+	ref := kube.ObjectRef{GVK: kube.GVKTopology, Name: name}
+	if err := client.Delete(ctx, ref, ""); err != nil {
+		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
+		return diags
+	}
+	if err := client.WaitDeleted(ctx, ref); err != nil {
+		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
 	}
 	return diags
 }

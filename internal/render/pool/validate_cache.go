@@ -65,7 +65,16 @@ func samePolicy(a, b spec.PoolPolicy) bool {
 		a.Partition == b.Partition && a.MIGStrategy == b.MIGStrategy && a.Sharing == b.Sharing && a.Replicas == b.Replicas &&
 		a.Spot == b.Spot && sameBool(a.Dedicated, b.Dedicated) && a.GPUAllocation == b.GPUAllocation &&
 		(a.Labels == nil) == (b.Labels == nil) && maps.Equal(a.Labels, b.Labels) &&
-		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints)
+		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints) && sameTopology(a.Topology, b.Topology)
+}
+
+// sameTopology compares topology blocks, nil and empty told apart.
+func sameTopology(a, b *spec.PoolTopology) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return (a.Levels == nil) == (b.Levels == nil) && slices.Equal(a.Levels, b.Levels) &&
+		(a.NodesPerDomain == nil) == (b.NodesPerDomain == nil) && maps.Equal(a.NodesPerDomain, b.NodesPerDomain)
 }
 
 func sameBool(a, b *bool) bool {
@@ -82,6 +91,9 @@ func copyPolicy(p spec.PoolPolicy) spec.PoolPolicy {
 	if p.Dedicated != nil {
 		dedicated := *p.Dedicated
 		p.Dedicated = &dedicated
+	}
+	if p.Topology != nil {
+		p.Topology = &spec.PoolTopology{Levels: slices.Clone(p.Topology.Levels), NodesPerDomain: maps.Clone(p.Topology.NodesPerDomain)}
 	}
 	return p
 }

@@ -34,6 +34,8 @@ func TestSamePolicy_everyFieldCounts(t *testing.T) {
 		case *bool:
 			no := false
 			field.Set(reflect.ValueOf(&no))
+		case *spec.PoolTopology:
+			field.Set(reflect.ValueOf(&spec.PoolTopology{Levels: []string{"block"}}))
 		default:
 			t.Fatalf("PoolPolicy.%s has type %s: teach samePolicy and this test to compare it", name, field.Type())
 		}

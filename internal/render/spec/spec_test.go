@@ -97,6 +97,7 @@ var workloadJSONv1 = []string{
 	"ModelCache.ReadOnly", "ModelCache.AccessMode",
 	"StartupProbe", "LivenessProbe", "ReadinessProbe", // each with probeJSONv1
 	"IPCLock", "Spot",
+	"Topology", "Topology.Level", "Topology.Mode", "Topology.SliceSize", "Topology.SliceLevel",
 	"Job", "Job.BackoffLimit", "Job.ActiveDeadlineSeconds", "Job.TTLSecondsAfterFinished", "Job.Completions",
 	"Job.Parallelism",
 	"CronJob", "CronJob.Schedule", "CronJob.TimeZone", "CronJob.ConcurrencyPolicy", "CronJob.SuccessfulJobsHistoryLimit",
