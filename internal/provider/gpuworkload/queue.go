@@ -214,6 +214,15 @@ func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status
 				"this at plan time for its own pools; a queue or flavor changed outside this configuration is not seen there.")
 		return
 	}
+	if slices.ContainsFunc(statuses, queue.Status.WaitsForTopology) {
+		diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q for a topology domain", ref, queueName),
+			"Kueue has quota for it but no domain of its topology level has room for all its pods yet:"+queue.Summary(statuses)+
+				"\n\nThe workload stays in the cluster and in the state as created, queued; Kueue admits it when a domain "+
+				"frees up. If no domain of the pool can ever hold it, ask for a larger level, mode = \"preferred\", or "+
+				"slices (topology.slice_size); with the pool's shape in gpu_node_pool_policy.topology.nodes_per_domain "+
+				"this is a plan error instead.")
+		return
+	}
 	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
 		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+
 			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+

@@ -84,10 +84,24 @@ var neverAdmittedReasons = []string{
 // as its queue is written: not waiting for quota, but a mismatch between the
 // workload and the queue's flavors, quota or namespaces.
 func (s Status) NeverAdmitted() bool {
-	if s.State != StateQueued {
+	if s.State != StateQueued || s.WaitsForTopology() {
 		return false
 	}
 	return slices.ContainsFunc(neverAdmittedReasons, func(r string) bool { return strings.Contains(s.Message, r) })
+}
+
+// topologyWaitReasons are Kueue's words for a workload no topology domain
+// has room for yet (pkg/cache/scheduler/tas_flavor_snapshot.go,
+// notFitMessage; docs/design/topology.md §4.5). The message goes on to list
+// the nodes it excluded ("taint ...", "resource ..."), which must not read
+// as a mismatch: the work is queued until a domain frees up.
+var topologyWaitReasons = []string{"allows to fit only", "doesn't allow to fit any of"}
+
+// WaitsForTopology reports whether the Workload is queued because no domain
+// of its topology level has room for all its pods (or slices).
+func (s Status) WaitsForTopology() bool {
+	return s.State == StateQueued &&
+		slices.ContainsFunc(topologyWaitReasons, func(r string) bool { return strings.Contains(s.Message, r) })
 }
 
 // Kueue's view of a Workload is judged here only: the provider's waits,

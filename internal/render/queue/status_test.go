@@ -134,3 +134,21 @@ func TestHoldsQuotaIn(t *testing.T) {
 		t.Error("Admitted must read Kueue's Admitted condition only")
 	}
 }
+
+// A Workload waiting for a topology domain is queued with Kueue's reason,
+// not "never admitted", even where the message lists excluded nodes by
+// taint (the local cluster's Kueue v0.17.0 message, docs/design/topology.md §5).
+func TestDescribe_waitingForTopology(t *testing.T) {
+	for _, msg := range []string{
+		`couldn't assign flavors to pod set main: topology "h100-tas-pool" allows to fit only 2 out of 3 pod(s). Total nodes: 8; excluded: resource "nvidia.com/gpu": 2`,
+		`couldn't assign flavors to pod set main: topology "h100-tas-pool" doesn't allow to fit any of 3 pod(s). Total nodes: 8; excluded: taint "untolerated taint": 8`,
+	} {
+		s := Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", msg)))
+		if s.State != StateQueued || !s.WaitsForTopology() || s.NeverAdmitted() || !strings.Contains(s.Message, msg) {
+			t.Errorf("%q: state %s, topology %v, never admitted %v", msg, s.State, s.WaitsForTopology(), s.NeverAdmitted())
+		}
+	}
+	if Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", pendingMessage))).WaitsForTopology() {
+		t.Error("a quota wait reads as a topology wait")
+	}
+}
