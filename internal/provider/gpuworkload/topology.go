@@ -102,7 +102,7 @@ func queueTopologyFindings(ref queue.Ref, w spec.Workload, pool *spec.PoolPolicy
 	}
 	for _, f := range ref.Flavors {
 		if f.Name == pool.Name && len(f.TopologyLevels) == 0 {
-			diags.AddError(gpudiag.At("topology"), "The queue's flavor has no topology", "gpu_queue "+strconv.Quote(ref.Name)+
+			diags.AddError(gpudiag.At("topology", "level"), "The queue's flavor has no topology", "gpu_queue "+strconv.Quote(ref.Name)+
 				" was planned with node pool "+strconv.Quote(pool.Name)+" before its topology block, so its ResourceFlavor "+
 				"has no Kueue Topology and Kueue cannot place by topology. Allowed: apply the gpu_queue with the pool's "+
 				"current id (gpu_node_pool_policy.<name>.id), or remove topology.")

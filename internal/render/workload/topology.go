@@ -109,7 +109,7 @@ func topologyLevelsOf(cloud clouds.Cloud, pool *spec.PoolPolicy, inKueue bool, d
 		return levels, true, !findings.HasError() && len(levels) > 0
 	}
 	if inKueue && pool != nil {
-		diags.AddError(topologyPath(), "The queue's flavor has no topology", "Kueue places a workload by topology only "+
+		diags.AddError(topologyPath("level"), "The queue's flavor has no topology", "Kueue places a workload by topology only "+
 			"through a ResourceFlavor with a Topology, and node pool "+strconv.Quote(pool.Name)+" declares none, so "+
 			"its flavor has none. Allowed: add a topology block to the gpu_node_pool_policy (its cloud's levels: "+
 			gpudiag.QuoteList(cloud.TopologyLevelNames())+"), or remove topology.")

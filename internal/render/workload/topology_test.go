@@ -116,7 +116,7 @@ func TestTopology_planChecks(t *testing.T) {
 		{"larger than a subblock, preferred", tasJob(3, 8, spec.WorkloadTopology{Level: "subblock", Mode: "preferred"}, "q"), &gkeTASPool,
 			gpudiag.SeverityWarning, "topology.level", "spread over several domains"},
 		{"queue without pool topology", tasJob(2, 8, spec.WorkloadTopology{Level: "block"}, "q"), &noTopology, gpudiag.SeverityError,
-			"topology", "node pool \"h100-tas-pool\" declares none"},
+			"topology.level", "node pool \"h100-tas-pool\" declares none"},
 		{"slice not dividing", tasJob(4, 8, spec.WorkloadTopology{Level: "block", SliceSize: 3, SliceLevel: "subblock"}, "q"), &gkeTASPool,
 			gpudiag.SeverityError, "topology.slice_size", "does not divide the 4 pods"},
 		{"slice above level", tasJob(4, 8, spec.WorkloadTopology{Level: "subblock", SliceSize: 2, SliceLevel: "block"}, "q"), &gkeTASPool,
