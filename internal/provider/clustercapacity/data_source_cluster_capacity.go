@@ -51,20 +51,26 @@ var draDeviceAttrTypes = map[string]attr.Type{
 }
 
 var poolCapacityAttrTypes = map[string]attr.Type{
-	"key":            types.StringType,
-	"cloud":          types.StringType,
-	"accelerator":    types.StringType,
-	"product":        types.StringType,
-	"nodes":          types.ListType{ElemType: types.StringType},
-	"resources":      types.ListType{ElemType: types.ObjectType{AttrTypes: resourceCapacityAttrTypes}},
-	"mig_partition":  types.StringType,
-	"mig_config":     types.StringType,
-	"mig_strategy":   types.StringType,
-	"sharing":        types.StringType,
-	"shared_clients": types.Int64Type,
-	"taints":         types.ListType{ElemType: types.ObjectType{AttrTypes: nodepoolpolicy.TaintAttrTypes}},
-	"dra_driver":     types.StringType,
-	"dra_devices":    types.ListType{ElemType: types.ObjectType{AttrTypes: draDeviceAttrTypes}},
+	"key":              types.StringType,
+	"cloud":            types.StringType,
+	"accelerator":      types.StringType,
+	"product":          types.StringType,
+	"nodes":            types.ListType{ElemType: types.StringType},
+	"resources":        types.ListType{ElemType: types.ObjectType{AttrTypes: resourceCapacityAttrTypes}},
+	"mig_partition":    types.StringType,
+	"mig_config":       types.StringType,
+	"mig_strategy":     types.StringType,
+	"sharing":          types.StringType,
+	"shared_clients":   types.Int64Type,
+	"taints":           types.ListType{ElemType: types.ObjectType{AttrTypes: nodepoolpolicy.TaintAttrTypes}},
+	"dra_driver":       types.StringType,
+	"dra_devices":      types.ListType{ElemType: types.ObjectType{AttrTypes: draDeviceAttrTypes}},
+	"topology_domains": types.ListType{ElemType: types.ObjectType{AttrTypes: topologyDomainAttrTypes}},
+}
+
+var topologyDomainAttrTypes = map[string]attr.Type{
+	"level": types.StringType, "node_label": types.StringType, "value": types.StringType,
+	"nodes": types.Int64Type, "free_gpus": types.Int64Type,
 }
 
 func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -116,6 +122,20 @@ func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.Schem
 					"dra_driver": str("The DRA driver whose ResourceSlices the pool's nodes publish (`gpu.nvidia.com`); empty " +
 						"for a pool whose GPUs are extended resources (the device plugin's)."),
 					"dra_devices": draDevicesAttribute(),
+					"topology_domains": schema.ListNestedAttribute{
+						Computed: true,
+						MarkdownDescription: "The domains of the pool's top network topology level (GKE `block`, AWS `layer-1`, " +
+							"generic `clique`: the outermost level of the cloud some node carries), sorted by value: how many " +
+							"GPUs one multi-node job kept in one domain can still get there. Empty when no node carries a level.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"level":      str("Level name, e.g. `block`."),
+							"node_label": str("The level's node label, e.g. `cloud.google.com/gce-topology-block`."),
+							"value":      str("The domain: the label's value."),
+							"nodes":      num("Nodes of the pool in the domain."),
+							"free_gpus": num("Free units of the pool's GPU resources (whole GPUs, MIG instances or shared " +
+								"slots) and DRA devices on the domain's schedulable nodes."),
+						}},
+					},
 				}},
 			},
 		},
@@ -236,6 +256,15 @@ type poolCapacityStruct struct {
 	Taints        []nodepoolpolicy.CloudTaintValue `tfsdk:"taints"`
 	DRADriver     string                           `tfsdk:"dra_driver"`
 	DRADevices    []draDeviceValue                 `tfsdk:"dra_devices"`
+	Domains       []topologyDomainValue            `tfsdk:"topology_domains"`
+}
+
+type topologyDomainValue struct {
+	Level     string `tfsdk:"level"`
+	NodeLabel string `tfsdk:"node_label"`
+	Value     string `tfsdk:"value"`
+	Nodes     int64  `tfsdk:"nodes"`
+	FreeGPUs  int64  `tfsdk:"free_gpus"`
 }
 
 type draDeviceValue struct {
@@ -257,12 +286,16 @@ func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
 		resources[i] = resourceCapacityValue{Name: r.Name, Capacity: r.Capacity, Allocatable: r.Allocatable,
 			Requested: r.Requested, Free: r.Free()}
 	}
-	return poolCapacityStruct{
+	out := poolCapacityStruct{
 		Key: p.Key, Cloud: p.Cloud, Accelerator: p.Accelerator, Product: p.Product, Nodes: nodes, Resources: resources,
 		MIGPartition: p.MIGPartition, MIGConfig: p.MIGConfig, MIGStrategy: p.MIGStrategy, Sharing: p.Sharing,
 		SharedClients: p.SharedClients, Taints: taintValues(p.Taints), DRADriver: p.DRADriver,
-		DRADevices: draDeviceValues(p.DRADevices),
+		DRADevices: draDeviceValues(p.DRADevices), Domains: make([]topologyDomainValue, len(p.TopologyDomains)),
 	}
+	for i, d := range p.TopologyDomains {
+		out.Domains[i] = topologyDomainValue(d)
+	}
+	return out
 }
 
 func draDeviceValues(counts []spec.DRADeviceCount) []draDeviceValue {

@@ -168,6 +168,7 @@ func finishPool(pool *spec.PoolCapacity) {
 		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Value, b.Value), cmp.Compare(a.Effect, b.Effect))
 	})
 	readPoolState(pool, commonLabels(pool.Nodes))
+	pool.TopologyDomains = topologyDomains(pool)
 }
 
 // SameTaint is the provider's one taint identity: key, value and effect

@@ -39,9 +39,24 @@ type PoolCapacity struct {
 	// DRADevices are the pool's DRA devices by product, type and MIG
 	// profile, summed over the nodes.
 	DRADevices []DRADeviceCount `json:"dra_devices,omitempty"`
+	// TopologyDomains are the domains of the pool's top topology level (GKE
+	// block, AWS network node layer 1, NVLink clique), with their nodes and
+	// free GPUs, sorted by value; none when no node carries a level.
+	TopologyDomains []TopologyDomain `json:"topology_domains,omitempty"`
 	// Nodes are the pool's nodes sorted by name, with what MatchingPools
 	// needs to judge each one.
 	Nodes []NodeCapacity `json:"nodes"`
+}
+
+// TopologyDomain is one domain of a pool's top topology level: the nodes
+// whose NodeLabel is Value, and what their GPU resources (or DRA devices)
+// have free, on nodes that take new pods.
+type TopologyDomain struct {
+	Level     string `json:"level"`
+	NodeLabel string `json:"node_label"`
+	Value     string `json:"value"`
+	Nodes     int64  `json:"nodes"`
+	FreeGPUs  int64  `json:"free_gpus"`
 }
 
 // NodeCapacity is one GPU node of a pool.
