@@ -2,9 +2,15 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time validation of topology (issue #33), with no cluster: each rule
@@ -114,4 +120,17 @@ resource "gpu_node_pool_policy" "g" {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) { planFails(t, c.config, regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`))) })
 	}
+}
+
+// The multi-node guide's example plans cleanly with no cluster.
+func TestExamples_multiNodeGuidePlans(t *testing.T) {
+	clearClusterEnv(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "guides", "multi-node", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    []resource.TestStep{{Config: string(src), PlanOnly: true, ExpectNonEmptyPlan: true}},
+	})
 }

@@ -1,14 +1,17 @@
 package gpuworkload
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -109,4 +112,20 @@ func queueTopologyFindings(ref queue.Ref, w spec.Workload, pool *spec.PoolPolicy
 		}
 	}
 	return diags
+}
+
+// checkTopologySlices: only Kueue places slices, so slice_size with no queue
+// at all (null, not a value known later) fails while validating; render
+// checks the same once every value is final.
+func checkTopologySlices(ctx context.Context, m WorkloadModel, diags *diag.Diagnostics) {
+	if !m.Queue.IsNull() || m.Topology.IsNull() || m.Topology.IsUnknown() {
+		return
+	}
+	var t topologyModel
+	if d := m.Topology.As(ctx, &t, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); d.HasError() || t.SliceSize.IsNull() {
+		return
+	}
+	diags.AddAttributeError(path.Root("topology").AtName("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware "+
+		"Scheduling places pods in slices of slice_size; the default scheduler's pod affinity keeps all pods in one "+
+		"domain or none. Allowed: a queue (a gpu_queue id), or no slice_size and slice_level.")
 }

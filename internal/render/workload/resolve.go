@@ -45,7 +45,7 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	validateQueue(w, &diags)
 	checkDRAQueue(w, in, &diags)
 	checkTopologyValues(w, &diags)
-	topology := resolveTopology(w, cloud, pool, &diags)
+	topology := resolveTopology(w, cloud, pool, strict, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}

@@ -55,13 +55,15 @@ func topologyPath(attr ...any) []any { return append([]any{"topology"}, attr...)
 // resolveTopology checks the workload's topology block against its pool
 // (or, without a pool, its cloud) and resolves the levels to node labels.
 // nil when there is no block or a level is unknown or invalid.
-func resolveTopology(w spec.Workload, cloud clouds.Cloud, pool *spec.PoolPolicy, diags *gpudiag.Diagnostics) *TopologyRequest {
+// Without strict an empty queue may be one not known yet, so what depends
+// on there being none waits for final values.
+func resolveTopology(w spec.Workload, cloud clouds.Cloud, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *TopologyRequest {
 	t := w.Topology
 	if t == nil {
 		return nil
 	}
 	inKueue := w.Queue != "" && (w.QueueScheduler == "" || w.QueueScheduler == spec.QueueSchedulerKueue)
-	checkTopologyScheduler(w, t, inKueue, diags)
+	checkTopologyScheduler(w, t, inKueue, strict, diags)
 	levels, fromPool, ok := topologyLevelsOf(cloud, pool, inKueue, diags)
 	if !ok {
 		return nil
@@ -81,19 +83,19 @@ func resolveTopology(w spec.Workload, cloud clouds.Cloud, pool *spec.PoolPolicy,
 		return nil
 	}
 	checkTopologyFit(w, pool, level, slice, diags)
-	warnTopologyKind(w, inKueue, diags)
+	warnTopologyKind(w, inKueue, strict, diags)
 	return req
 }
 
 // checkTopologyScheduler: Kueue's annotations or the default scheduler's
 // pod affinity are what the provider renders; slices exist only in Kueue.
-func checkTopologyScheduler(w spec.Workload, t *spec.WorkloadTopology, inKueue bool, diags *gpudiag.Diagnostics) {
+func checkTopologyScheduler(w spec.Workload, t *spec.WorkloadTopology, inKueue, strict bool, diags *gpudiag.Diagnostics) {
 	if w.Queue != "" && !inKueue {
 		diags.AddError(topologyPath(), "Topology with "+w.QueueScheduler, "topology is rendered as Kueue's topology "+
 			"annotations, or as pod affinity for the default scheduler; "+strconv.Quote(w.QueueScheduler)+" places pods "+
 			"itself and reads neither. Allowed: a Kueue queue (queue_scheduler = \"kueue\"), or no queue.")
 	}
-	if w.Queue == "" && t.SliceSize > 0 {
+	if strict && w.Queue == "" && t.SliceSize > 0 {
 		diags.AddError(topologyPath("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware Scheduling places "+
 			"pods in slices of slice_size; the default scheduler's pod affinity keeps all pods in one domain or "+
 			"none. Allowed: a queue (a gpu_queue id), or no slice_size and slice_level.")
@@ -241,13 +243,13 @@ func nodesFor(pods, perNode int64) string {
 // warnTopologyKind: Kueue admits each pod of a Deployment as its own
 // workload, so no request spans its replicas; a single pod has nothing to
 // keep together.
-func warnTopologyKind(w spec.Workload, inKueue bool, diags *gpudiag.Diagnostics) {
+func warnTopologyKind(w spec.Workload, inKueue, strict bool, diags *gpudiag.Diagnostics) {
 	if inKueue && w.Kind == spec.KindDeployment {
 		diags.AddWarning(topologyPath(), "Kueue places a Deployment's pods one by one", "Kueue admits every pod of a "+
 			"Deployment as a workload of its own, so the topology request holds for each pod, not for the replicas "+
 			"together. A StatefulSet's pods are admitted as one group: use kind = \"statefulset\" to keep them in one domain.")
 	}
-	if pods, attr := topologyPods(w); pods == 1 && attr != "" {
+	if pods, attr := topologyPods(w); strict && pods == 1 && attr != "" {
 		diags.AddWarning(topologyPath(), "Topology for one pod", "The workload runs one pod ("+attr+"), which is always "+
 			"in one domain. The request matters from two pods up.")
 	}
