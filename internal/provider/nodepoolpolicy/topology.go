@@ -93,13 +93,19 @@ var topologyLevelAttrTypes = map[string]attr.Type{
 	"name": types.StringType, "node_label": types.StringType, "nodes": types.Int64Type,
 }
 
-func topologyLevelsAttribute() schema.ListAttribute {
-	return schema.ListAttribute{
-		Computed:    true,
-		ElementType: types.ObjectType{AttrTypes: topologyLevelAttrTypes},
+func topologyLevelsAttribute() schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed: true,
 		MarkdownDescription: "With the `topology` block: the pool's levels as the Kueue `Topology` lists them, outermost " +
-			"first and ending with `node`: `name`, `node_label`, and `nodes` per domain where known (null otherwise). " +
-			"Empty without the block.",
+			"first and ending with `node`. Empty without the block.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{Computed: true, MarkdownDescription: "Level name, e.g. `block` (a level given " +
+				"as a node label key is named by the key); what `gpu_workload.topology.level` names."},
+			"node_label": schema.StringAttribute{Computed: true, MarkdownDescription: "The node label holding a node's " +
+				"domain at this level, e.g. `cloud.google.com/gce-topology-block`."},
+			"nodes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Nodes in one domain, from " +
+				"`nodes_per_domain` (1 for `node`); null when not given."},
+		}},
 	}
 }
 
