@@ -5,7 +5,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -18,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
@@ -33,8 +31,9 @@ import (
 )
 
 var (
-	_ provider.Provider              = &GPUProvider{}
-	_ provider.ProviderWithFunctions = &GPUProvider{}
+	_ provider.Provider                   = &GPUProvider{}
+	_ provider.ProviderWithFunctions      = &GPUProvider{}
+	_ provider.ProviderWithValidateConfig = &GPUProvider{}
 )
 
 // GPUProvider is the gpu provider.
@@ -62,42 +61,25 @@ func New(version string) func() provider.Provider {
 	}
 }
 
-type providerModel struct {
-	Host                 types.String `tfsdk:"host"`
-	Token                types.String `tfsdk:"token"`
-	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
-	ClientCertificate    types.String `tfsdk:"client_certificate"`
-	ClientKey            types.String `tfsdk:"client_key"`
-	Insecure             types.Bool   `tfsdk:"insecure"`
-	ConfigPath           types.String `tfsdk:"config_path"`
-	ConfigPaths          types.List   `tfsdk:"config_paths"`
-	ConfigContext        types.String `tfsdk:"config_context"`
-	// Exec stays a Terraform value: a dynamic exec block over values known
-	// only after apply makes it unknown, which a struct pointer cannot hold.
-	Exec         types.Object `tfsdk:"exec"`
-	DefaultCloud types.String `tfsdk:"default_cloud"`
-	FieldManager types.String `tfsdk:"field_manager"`
-}
-
-// exec decodes the exec block; ok is false when it is absent, and the
-// block's attributes are unknown when it is.
-func (m providerModel) exec(ctx context.Context) (e execModel, ok bool) {
-	if m.Exec.IsNull() {
-		return e, false
+// ValidateConfig checks the combinations of the provider block that
+// client-go would refuse only when the first request is made, at apply.
+// Single attributes are checked by their schema validators.
+func (p *GPUProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	if m.Exec.IsUnknown() {
-		unknown := types.StringUnknown()
-		return execModel{APIVersion: unknown, Command: unknown, Args: types.ListUnknown(types.StringType),
-			Env: types.MapUnknown(types.StringType)}, true
+	insecure := !m.Insecure.IsUnknown() && m.Insecure.ValueBool()
+	if insecure && setNonEmpty(m.ClusterCACertificate) {
+		resp.Diagnostics.AddAttributeError(path.Root("insecure"), "insecure together with cluster_ca_certificate",
+			"client-go refuses a CA bundle together with insecure = true (\"specifying a root certificates file "+
+				"with the insecure flag is not allowed\"). Allowed: keep cluster_ca_certificate and remove insecure, "+
+				"which verifies the API server, or remove cluster_ca_certificate.")
 	}
-	return e, !m.Exec.As(ctx, &e, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}).HasError()
-}
-
-type execModel struct {
-	APIVersion types.String `tfsdk:"api_version"`
-	Command    types.String `tfsdk:"command"`
-	Args       types.List   `tfsdk:"args"`
-	Env        types.Map    `tfsdk:"env"`
+	if e, ok := m.exec(ctx); ok {
+		checkExec(m, e, &resp.Diagnostics)
+	}
 }
 
 // Metadata sets the provider's local name, the prefix of every type.
@@ -276,8 +258,4 @@ func (p *GPUProvider) Functions(context.Context) []func() function.Function {
 		placement.NewPodPlacementFunction,
 		placement.NewPodTemplateFunction,
 	}
-}
-
-func userAgent(version string) string {
-	return fmt.Sprintf("terraform-provider-gpu/%s", version)
 }

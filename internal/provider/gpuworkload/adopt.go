@@ -26,7 +26,7 @@ import (
 // it is used: the configuration it generates must render the object as it
 // is, plus only the corrections the warning lists, so that a plan after
 // `-generate-config-out` shows nothing else.
-func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, live *unstructured.Unstructured, diags *diag.Diagnostics) (*WorkloadSpec, bool) {
+func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, live *unstructured.Unstructured, diags *diag.Diagnostics) (*workloadSpec, bool) {
 	ref := fmt.Sprintf("%s %s/%s", live.GetKind(), live.GetNamespace(), live.GetName())
 	a, adiags := adopt.Infer(live, r.defaultCloud())
 	diags.Append(importDiagnostics(ref, adiags)...)
@@ -50,7 +50,7 @@ func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, l
 		diags.AddWarning("The next apply corrects "+ref, "Imported. Its GPU placement does not follow the provider's "+
 			"rules, so the next plan shows these changes, and apply makes them:\n- "+strings.Join(a.Corrections, "\n- "))
 	}
-	return &WorkloadSpec{Workload: w}, true
+	return &workloadSpec{Workload: w}, true
 }
 
 // checkAdoptedRender: what the adopted spec renders, the corrected object

@@ -110,9 +110,9 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 			return
 		}
 	}
-	if waitErr != nil && JobOutlivedTheWait(ctx, *plan, waitErr) {
+	if waitErr != nil && jobOutlivedTheWait(ctx, *plan, waitErr) {
 		diags.AddWarning(fmt.Sprintf("%s has not finished yet", mainRef), // mainRef reads "Job <namespace>/<name>"
-			JobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
+			jobStillRunningDetail(*plan, explainNotReady(context.WithoutCancel(ctx), client, waitErr, rendered)))
 		return
 	}
 	if waitErr != nil {
@@ -197,7 +197,7 @@ func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent
 
 // annotateSpec records the intent on the workload object, for import.
 func annotateSpec(rendered *workload.Rendered, w spec.Workload, m WorkloadModel, diags *diag.Diagnostics) bool {
-	spec, err := EncodeSpec(w, m)
+	spec, err := encodeSpec(w, m)
 	if err != nil {
 		diags.AddError("Cannot encode the workload spec", err.Error())
 		return false

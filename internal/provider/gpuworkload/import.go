@@ -30,7 +30,7 @@ const specAnnotation = "gpu.gpuform.io/spec"
 
 // workloadSpec is the annotation's content: the intent plus the attributes
 // that only steer Terraform. It is a stored format: see specVersion.
-type WorkloadSpec struct {
+type workloadSpec struct {
 	Workload spec.Workload `json:"workload"`
 	WaitFor  string        `json:"wait_for,omitempty"`
 	Force    bool          `json:"force_conflicts,omitempty"`
@@ -49,21 +49,21 @@ type WorkloadSpec struct {
 // testdata/formats/spec-annotation holds one fixture per released format.
 const specVersion = 1
 
-func EncodeSpec(w spec.Workload, m WorkloadModel) (string, error) {
-	b, err := json.Marshal(WorkloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
+func encodeSpec(w spec.Workload, m WorkloadModel) (string, error) {
+	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
 		NodePool: m.NodePool.ValueString(), Unschedulable: m.UnschedulableLimit.ValueString()})
 	return string(b), err
 }
 
 // decodeSpec reads a spec annotation, refusing formats it does not know
 // rather than guessing at them.
-func DecodeSpec(raw string) (WorkloadSpec, error) {
-	var spec WorkloadSpec
+func decodeSpec(raw string) (workloadSpec, error) {
+	var spec workloadSpec
 	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return WorkloadSpec{}, err
+		return workloadSpec{}, err
 	}
 	if v := cmp.Or(spec.Version, 1); v != specVersion {
-		return WorkloadSpec{}, fmt.Errorf("format version %d is newer than this provider reads (%d): upgrade the provider", v, specVersion)
+		return workloadSpec{}, fmt.Errorf("format version %d is newer than this provider reads (%d): upgrade the provider", v, specVersion)
 	}
 	return spec, nil
 }
@@ -111,7 +111,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 // readSpec finds the workload object and its spec annotation; the spec is
 // nil when the object was not applied by gpu_workload, and the object nil
 // when there is none.
-func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*WorkloadSpec, *unstructured.Unstructured, error) {
+func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*workloadSpec, *unstructured.Unstructured, error) {
 	kinds := []schema.GroupVersionKind{
 		{Group: "apps", Version: "v1", Kind: "Deployment"},
 		{Group: "batch", Version: "v1", Kind: "Job"},
@@ -136,7 +136,7 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		if !ok {
 			continue
 		}
-		spec, err := DecodeSpec(raw)
+		spec, err := decodeSpec(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
 		}
@@ -147,7 +147,7 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 
 // modelFromSpec is the inverse of converter.toWorkload. Zero values become
 // null, matching a configuration that leaves the attribute out.
-func modelFromSpec(ctx context.Context, spec WorkloadSpec) (WorkloadModel, diag.Diagnostics) {
+func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	w := spec.Workload
 	blocks := map[string]tfconv.Typed{}

@@ -160,13 +160,13 @@ func valueAt(raw tftypes.Value, p path.Path) tftypes.Value {
 // (or Terraform was interrupted) while the Job itself had not failed. Such a
 // Job is kept in state without an error: an error would taint it, and the
 // next apply would delete a training run hours in and start it again.
-func JobOutlivedTheWait(ctx context.Context, plan WorkloadModel, waitErr error) bool {
+func jobOutlivedTheWait(ctx context.Context, plan WorkloadModel, waitErr error) bool {
 	var notReady *kube.NotReadyError
 	return plan.Kind.ValueString() == spec.KindJob && ctx.Err() != nil &&
 		errors.As(waitErr, &notReady) && notReady.Failure == ""
 }
 
-func JobStillRunningDetail(plan WorkloadModel, explanation string) string {
+func jobStillRunningDetail(plan WorkloadModel, explanation string) string {
 	return explanation + "\n\nThe Job stays in the cluster, pending or running, and is recorded in the state as created, not tainted: the next " +
 		"plan shows no change for it and does not re-run it. wait_for = \"" + string(waitMode(plan)) + "\" waited until " +
 		"the create (or update) timeout. To wait longer, raise timeouts { create = \"24h\" }; to return as soon as " +

@@ -1,4 +1,4 @@
-package provider
+package gpuworkload
 
 import (
 	"flag"
@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -23,8 +22,8 @@ var updateFormats = flag.Bool("update-formats", false, "write NEW format fixture
 // the same intent, and re-encode to the same bytes (a different annotation
 // would plan an update of every workload after an upgrade). Fixtures are
 // added, never edited; a format change bumps specVersion and adds new ones.
-func specFixtures() map[string]gpuworkload.WorkloadSpec {
-	return map[string]gpuworkload.WorkloadSpec{
+func specFixtures() map[string]workloadSpec {
+	return map[string]workloadSpec{
 		"v1-deployment-minimal.json": {Workload: spec.Workload{Name: "llm", Namespace: "ml", Kind: "deployment", Cloud: "gke",
 			Image: "registry.example/vllm:0.6", GPU: spec.GPU{Count: 1, Accelerator: "l4"}}, WaitFor: "rollout"},
 		"v1-job-everything.json": {Workload: spec.Workload{
@@ -65,7 +64,7 @@ func specFixtures() map[string]gpuworkload.WorkloadSpec {
 func TestSpecAnnotationFormatFixtures(t *testing.T) {
 	for name, want := range specFixtures() {
 		path := filepath.Join("testdata", "formats", "spec-annotation", name)
-		encoded, err := gpuworkload.EncodeSpec(want.Workload, gpuworkload.WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
+		encoded, err := encodeSpec(want.Workload, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
 			ForceConflicts: types.BoolValue(want.Force), NodePool: types.StringValue(want.NodePool)})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +75,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		annotation := strings.TrimSpace(string(data))
-		got, err := gpuworkload.DecodeSpec(annotation)
+		got, err := decodeSpec(annotation)
 		if err != nil {
 			t.Fatalf("%s: an annotation on users' workloads no longer decodes: %v", name, err)
 		}
@@ -90,7 +89,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 }
 
 func TestSpecAnnotationRejectsUnknownVersions(t *testing.T) {
-	if _, err := gpuworkload.DecodeSpec(`{"v":99,"workload":{}}`); err == nil || !strings.Contains(err.Error(), "version 99") {
+	if _, err := decodeSpec(`{"v":99,"workload":{}}`); err == nil || !strings.Contains(err.Error(), "version 99") {
 		t.Fatalf("an annotation from a newer provider must be refused, naming its version; got %v", err)
 	}
 }
@@ -98,7 +97,7 @@ func TestSpecAnnotationRejectsUnknownVersions(t *testing.T) {
 // Every field of the intent carries an explicit JSON name, so renaming a Go
 // field can never change the annotation's format.
 func TestSpecAnnotationFieldsAreTagged(t *testing.T) {
-	checkTagged(t, reflect.TypeOf(gpuworkload.WorkloadSpec{}), "workloadSpec", map[reflect.Type]bool{})
+	checkTagged(t, reflect.TypeOf(workloadSpec{}), "workloadSpec", map[reflect.Type]bool{})
 }
 
 func checkTagged(t *testing.T, typ reflect.Type, where string, seen map[reflect.Type]bool) {
