@@ -31,6 +31,7 @@ var resources = map[schema.GroupVersionKind]string{
 	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplate"}:      "resourceclaimtemplates",
 	{Group: "resource.k8s.io", Version: "v1beta1", Kind: "ResourceClaimTemplate"}: "resourceclaimtemplates",
 	{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClass"}:                "deviceclasses",
+	{Group: "resource.nvidia.com", Version: "v1beta1", Kind: "ComputeDomain"}:     "computedomains",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ResourceFlavor"}:         "resourceflavors",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "Topology"}:               "topologies",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ClusterQueue"}:           "clusterqueues",

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -28,6 +29,7 @@ type topologyModel struct {
 	Mode       types.String `tfsdk:"mode"`
 	SliceSize  types.Int64  `tfsdk:"slice_size"`
 	SliceLevel types.String `tfsdk:"slice_level"`
+	NVLink     types.Bool   `tfsdk:"nvlink_domain"`
 }
 
 func topologyBlock() schema.SingleNestedBlock {
@@ -42,6 +44,7 @@ func topologyBlock() schema.SingleNestedBlock {
 			"the first pod picks the domain and the rest follow it or stay Pending when it is full. Kueue admits a " +
 			"Deployment's pods one by one, so there the request holds per pod (use a StatefulSet).",
 		Attributes: map[string]schema.Attribute{
+			"nvlink_domain": nvlinkDomainAttribute(),
 			"level": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "The level all pods share one domain of: a level name of the pool such as `block`, " +
@@ -78,6 +81,26 @@ func topologyBlock() schema.SingleNestedBlock {
 	}
 }
 
+// nvlinkDomainAttribute: an explicit switch rather than implied by
+// level = "clique", because the ComputeDomain needs NVIDIA's DRA driver in
+// the cluster, and a workload that only wants its pods in one rack must not
+// start depending on it.
+func nvlinkDomainAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		MarkdownDescription: "Let the pods use NVLink across nodes (multi-node NVLink on NVL72 racks: " +
+			tfconv.MarkdownList(catalog.NVLinkDomainAcceleratorNames()) + "). The workload then also applies a " +
+			"`ComputeDomain` (`resource.nvidia.com/v1beta1`, NVIDIA's DRA driver) named after it, before the " +
+			"Deployment or Job, with one IMEX channel per pod (`allocationMode = Single`); the driver's controller " +
+			"creates the channel's ResourceClaimTemplate `<name>-channel`, and the pod template claims it " +
+			"(`resourceClaims` entry `channel`, also in the GPU container's `resources.claims`). The provider never " +
+			"writes that template, so it shows no drift. Needs `level = \"clique\"` (GPU Feature Discovery's " +
+			"`nvidia.com/gpu.clique`), a node pool (or `gpu.accelerator`) of an NVL72 model, NVIDIA's DRA driver " +
+			"with ComputeDomains in the cluster, and Kubernetes 1.32 or newer. Pods wait in ContainerCreating until " +
+			"their node's IMEX daemon runs. Default `false`.",
+	}
+}
+
 // toTopology reads the block; nil when absent or unknown.
 func toTopology(c *tfconv.Converter, v types.Object) *spec.WorkloadTopology {
 	var m topologyModel
@@ -85,13 +108,14 @@ func toTopology(c *tfconv.Converter, v types.Object) *spec.WorkloadTopology {
 		return nil
 	}
 	return &spec.WorkloadTopology{Level: c.Str(m.Level), Mode: c.Str(m.Mode), SliceSize: c.Int64(m.SliceSize),
-		SliceLevel: c.Str(m.SliceLevel)}
+		SliceLevel: c.Str(m.SliceLevel), NVLinkDomain: c.Boolean(m.NVLink)}
 }
 
 // topologyFrom is the block of an imported workload.
 func topologyFrom(t *spec.WorkloadTopology) topologyModel {
 	return topologyModel{Level: tfconv.NullableString(t.Level), Mode: tfconv.NullableString(t.Mode),
-		SliceSize: tfconv.NullableInt64Of(t.SliceSize), SliceLevel: tfconv.NullableString(t.SliceLevel)}
+		SliceSize: tfconv.NullableInt64Of(t.SliceSize), SliceLevel: tfconv.NullableString(t.SliceLevel),
+		NVLink: tfconv.NullableBool(t.NVLinkDomain)}
 }
 
 // queueTopologyFindings: Kueue places by topology only through a flavor

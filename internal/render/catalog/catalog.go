@@ -121,6 +121,24 @@ type Accelerator struct {
 	// neither size nor cpu/memory. It is the largest preset that fits, per
 	// GPU, on the smallest common VM shape carrying this model.
 	DefaultSize string
+
+	// NVLinkDomains is true for rack-scale NVLink models (NVL72: GB200,
+	// GB300), whose trays share one NVLink domain across nodes. Only there
+	// can a workload span nodes over NVLink, through a ComputeDomain of
+	// NVIDIA's DRA driver (docs/design/dra.md §1.6).
+	NVLinkDomains bool
+}
+
+// NVLinkDomainAcceleratorNames lists the models whose nodes share NVLink
+// domains across nodes, sorted.
+func NVLinkDomainAcceleratorNames() []string {
+	var names []string
+	for i := range Table {
+		if Table[i].NVLinkDomains {
+			names = append(names, Table[i].Name)
+		}
+	}
+	return names
 }
 
 // OffersMIG reports whether the model can be partitioned.
@@ -335,6 +353,7 @@ var Table = []Accelerator{
 		GFDProducts:     []string{"NVIDIA-GB200"},
 		MIGProfiles:     migGB200,
 		DefaultSize:     SizeLarge,
+		NVLinkDomains:   true,
 	},
 	{
 		Name: "h100-80gb", DisplayName: "NVIDIA H100 80GB", MemoryMiB: 81920,

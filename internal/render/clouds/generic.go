@@ -124,7 +124,10 @@ func (genericProfile) poolIdentity(pi PoolIntent, toAdd, cloudSet map[string]str
 // labelGFDClique is GPU Feature Discovery's NVLink domain of a node
 // (<ClusterUUID>.<CliqueID>), set on fabric-attached GPUs such as GB200 and
 // GB300 NVL72 trays (docs/design/topology.md §3).
-const labelGFDClique = "nvidia.com/gpu.clique"
+const labelGFDClique = LabelGFDClique
+
+// LabelGFDClique is exported for the NVLink domain checks of gpu_workload.
+const LabelGFDClique = "nvidia.com/gpu.clique"
 
 // topologyLevels: a GPU Operator cluster has no standard network labels, so
 // nothing is a default; "clique" names GFD's NVLink domain for NVL72 pools.

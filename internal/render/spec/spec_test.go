@@ -97,7 +97,7 @@ var workloadJSONv1 = []string{
 	"ModelCache.ReadOnly", "ModelCache.AccessMode",
 	"StartupProbe", "LivenessProbe", "ReadinessProbe", // each with probeJSONv1
 	"IPCLock", "Spot",
-	"Topology", "Topology.Level", "Topology.Mode", "Topology.SliceSize", "Topology.SliceLevel",
+	"Topology", "Topology.Level", "Topology.Mode", "Topology.SliceSize", "Topology.SliceLevel", "Topology.NVLinkDomain",
 	"Job", "Job.BackoffLimit", "Job.ActiveDeadlineSeconds", "Job.TTLSecondsAfterFinished", "Job.Completions",
 	"Job.Parallelism",
 	"CronJob", "CronJob.Schedule", "CronJob.TimeZone", "CronJob.ConcurrencyPolicy", "CronJob.SuccessfulJobsHistoryLimit",

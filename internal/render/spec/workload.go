@@ -111,6 +111,9 @@ type WorkloadTopology struct {
 	Mode       string `json:"Mode,omitempty"`       // mode: TopologyModeNames(); "" is required
 	SliceSize  int64  `json:"SliceSize,omitempty"`  // slice_size
 	SliceLevel string `json:"SliceLevel,omitempty"` // slice_level
+	// NVLinkDomain: the pods share one NVLink domain across nodes through a
+	// ComputeDomain of NVIDIA's DRA driver (NVL72 pools only).
+	NVLinkDomain bool `json:"NVLinkDomain,omitempty"` // nvlink_domain
 }
 
 // How strictly a workload's pods share a topology domain.

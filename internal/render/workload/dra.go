@@ -57,6 +57,12 @@ func ServerVersionCheck(w spec.Workload, v *utilversion.Version) gpudiag.Diagnos
 				majorMinor(minDRAVersion)+" or newer (resource.k8s.io/v1beta1 on 1.32–1.33, resource.k8s.io/v1 from 1.34). "+
 				"Allowed: upgrade the cluster, or remove gpu.dra to request nvidia.com/gpu.")
 	}
+	if w.Topology != nil && w.Topology.NVLinkDomain && v != nil && !v.AtLeast(minDRAVersion) {
+		diags.AddError(gpudiag.At("topology", "nvlink_domain"), "Cluster too old for an NVLink domain",
+			"The cluster runs Kubernetes "+majorMinor(v)+"; the pods claim a ComputeDomain's channel through Dynamic "+
+				"Resource Allocation, which needs "+majorMinor(minDRAVersion)+" or newer. Allowed: upgrade the cluster, "+
+				"or remove nvlink_domain.")
+	}
 	return diags
 }
 

@@ -13,6 +13,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
@@ -43,17 +44,21 @@ type Options struct {
 // Rendered is the output of Render.
 type Rendered struct {
 	// Objects in apply order: PersistentVolumeClaim (model cache), then
-	// ResourceClaimTemplate (DRA), then the Deployment or Job.
+	// ResourceClaimTemplate (DRA), then ComputeDomain (NVLink domain), then
+	// the Deployment or Job.
 	Objects []Object
 
 	PersistentVolumeClaim *corev1.PersistentVolumeClaim // nil unless a model cache claim is created
 	// Exactly one of the two is set when the workload uses DRA.
 	ResourceClaimTemplateV1      *resourcev1.ResourceClaimTemplate
 	ResourceClaimTemplateV1beta1 *resourcev1beta1.ResourceClaimTemplate
-	Deployment                   *appsv1.Deployment  // set for kind "deployment"
-	StatefulSet                  *appsv1.StatefulSet // set for kind "statefulset"
-	Job                          *batchv1.Job        // set for kind "job"
-	CronJob                      *batchv1.CronJob    // set for kind "cronjob"
+	// ComputeDomain (resource.nvidia.com/v1beta1) is set with
+	// topology.nvlink_domain; its controller creates the channel's template.
+	ComputeDomain *unstructured.Unstructured
+	Deployment    *appsv1.Deployment  // set for kind "deployment"
+	StatefulSet   *appsv1.StatefulSet // set for kind "statefulset"
+	Job           *batchv1.Job        // set for kind "job"
+	CronJob       *batchv1.CronJob    // set for kind "cronjob"
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -165,8 +170,8 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 	r := &Rendered{
-		// At most a claim, a claim template and the workload object.
-		Objects:        make([]Object, 0, 3),
+		// At most a claim, a claim template, a ComputeDomain and the workload object.
+		Objects:        make([]Object, 0, 4),
 		NodeSelector:   place.NodeSelector,
 		Affinity:       place.Affinity,
 		Tolerations:    place.Tolerations,
@@ -204,6 +209,11 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	pod, ok := podTemplate(w, in, place, r)
 	if !ok {
 		return nil, false
+	}
+	if t := resolved.Topology; t != nil && t.ComputeDomain {
+		r.ComputeDomain = computeDomain(w)
+		r.Objects = append(r.Objects, r.ComputeDomain)
+		addChannelClaim(&pod, w)
 	}
 	switch w.Kind {
 	case spec.KindDeployment:

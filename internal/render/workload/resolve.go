@@ -46,6 +46,9 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	checkDRAQueue(w, in, &diags)
 	checkTopologyValues(w, &diags)
 	topology := resolveTopology(w, cloud, pool, strict, &diags)
+	if checkNVLinkDomain(w, in, pool, topology, strict, &diags) {
+		topology.ComputeDomain = true
+	}
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}

@@ -31,6 +31,9 @@ type TopologyRequest struct {
 	// Kueue: the workload is in a Kueue queue, so Kueue places the pods
 	// (annotations); otherwise the default scheduler does (pod affinity).
 	Kueue bool
+	// ComputeDomain: nvlink_domain passed its checks; the workload renders
+	// a ComputeDomain and its pods claim its channel (computedomain.go).
+	ComputeDomain bool
 }
 
 // checkTopologyValues: the values a schema validator checks too, for
