@@ -92,7 +92,9 @@ func checkNVLinkAccelerator(in clouds.GPUIntent, pool *spec.PoolPolicy, strict b
 
 // computeDomain is the workload's ComputeDomain: named after it, one IMEX
 // channel per pod (allocationMode Single, the CRD's default, written so the
-// manifest says it). numNodes is deprecated and left to its default, 0.
+// manifest says it). numNodes is deprecated, optional and 0 by default in
+// the driver's v0.4.x, where 0 is the recommended value; the v25.x CRDs
+// (v25.3.0 to v25.12.0) require the field, so it is written as 0 for both.
 func computeDomain(w spec.Workload) *unstructured.Unstructured {
 	meta := ObjectMeta(w)
 	u := &unstructured.Unstructured{Object: map[string]any{
@@ -103,6 +105,7 @@ func computeDomain(w spec.Workload) *unstructured.Unstructured {
 				"resourceClaimTemplate": map[string]any{"name": ChannelClaimTemplateName(w.Name)},
 				"allocationMode":        "Single",
 			},
+			"numNodes": int64(0),
 		},
 	}}
 	u.SetName(meta.Name)

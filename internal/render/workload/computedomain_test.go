@@ -35,8 +35,9 @@ func TestComputeDomain_rendered(t *testing.T) {
 	}
 	name, _, _ := unstructured.NestedString(cd.Object, "spec", "channel", "resourceClaimTemplate", "name")
 	mode, _, _ := unstructured.NestedString(cd.Object, "spec", "channel", "allocationMode")
-	if name != "train-channel" || mode != "Single" {
-		t.Errorf("channel template %q, allocation mode %q", name, mode)
+	nodes, found, _ := unstructured.NestedInt64(cd.Object, "spec", "numNodes")
+	if name != "train-channel" || mode != "Single" || !found || nodes != 0 {
+		t.Errorf("channel template %q, allocation mode %q, numNodes %d (set %v)", name, mode, nodes, found)
 	}
 	pod := r.PodTemplate().Spec
 	if len(pod.ResourceClaims) != 1 || pod.ResourceClaims[0].Name != "channel" || *pod.ResourceClaims[0].ResourceClaimTemplateName != "train-channel" {
