@@ -111,6 +111,14 @@ resource "gpu_node_pool_policy" "g" {
 			config: tasPlanConfig(shaped, 4, inQueue, "level = \"block\"\n    slice_size = 2"),
 			want:   `(?s)slice_size.*slice_level.*must be specified`,
 		},
+		"NVLink domain on a model without one": {
+			config: tasPlanConfig(shaped, 2, "", "level = \"block\"\n    nvlink_domain = true"),
+			want:   `(?s)No NVLink domain across nodes on h100-80gb.*nvlink_domain = true.*Allowed: a workload on a node pool \(or with gpu.accelerator\) of "gb200"`,
+		},
+		"NVLink domain on a level other than clique": {
+			config: nvl72PlanConfig(`level = "node"` + "\n    nvlink_domain = true"),
+			want:   `(?s)An NVLink domain needs the clique level.*nvlink_domain = true.*Allowed: level = "clique"`,
+		},
 		"mode that does not exist": {
 			config: tasPlanConfig(shaped, 2, inQueue, "level = \"block\"\n    mode = \"strict\""),
 			want:   `(?s)mode = "strict".*"required".*"preferred"`,
@@ -133,4 +141,40 @@ func TestExamples_multiNodeGuidePlans(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    []resource.TestStep{{Config: string(src), PlanOnly: true, ExpectNonEmptyPlan: true}},
 	})
+}
+
+// nvl72PlanConfig is a Job of 2 x 4 GB200 on a generic NVL72 pool with
+// clique and node levels, and the workload's topology block.
+func nvl72PlanConfig(topology string) string {
+	return fmt.Sprintf(`
+provider "gpu" {}
+
+resource "gpu_node_pool_policy" "g" {
+  name          = "nvl72"
+  cloud         = "generic"
+  accelerator   = "gb200"
+  gpus_per_node = 4
+  topology {
+    levels = ["clique", "node"]
+  }
+}
+
+resource "gpu_workload" "train" {
+  name      = "train"
+  namespace = "ml"
+  kind      = "job"
+  node_pool = gpu_node_pool_policy.g.id
+  image     = "registry.invalid/pytorch:24"
+  apply     = false
+  gpu {
+    count = 4
+  }
+  job {
+    parallelism = 2
+  }
+  topology {
+    %s
+  }
+}
+`, topology)
 }
