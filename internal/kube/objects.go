@@ -337,6 +337,11 @@ func (c *Client) explain(ref ObjectRef, verb string, err error) error {
 			"this verb on this resource (see the RBAC guide)", verb, ref, c.Host, err)
 	case apierrors.IsNotFound(err) && ref.Namespace != "" && strings.Contains(err.Error(), "namespaces"):
 		return fmt.Errorf("%s %s: namespace %q does not exist: %w", verb, ref, ref.Namespace, err)
+	case apierrors.IsNotFound(err) && verb == "apply" && strings.Contains(err.Error(), "could not find the requested resource"):
+		// An apply creates missing objects, so a 404 means the kind itself
+		// is not served: a custom resource whose CRD is not installed.
+		return fmt.Errorf("%s %s: the cluster does not serve %s objects (%s); is its CRD installed? %w", verb, ref,
+			ref.GVK.Kind, ref.GVK.GroupVersion(), err)
 	case errors.As(err, &status):
 		return fmt.Errorf("%s %s: %w", verb, ref, err)
 	default:

@@ -66,3 +66,17 @@ func TestExplainRecognisesOnlyManagerConflicts(t *testing.T) {
 func schemaGR() schema.GroupResource {
 	return schema.GroupResource{Group: "apps", Resource: "deployments"}
 }
+
+// Applying a custom resource whose CRD is missing says so, rather than
+// printing the API server's bare 404.
+func TestExplainNamesAMissingCRD(t *testing.T) {
+	c := &Client{Host: "https://example.invalid"}
+	ref := ObjectRef{GVK: schema.GroupVersionKind{Group: "resource.nvidia.com", Version: "v1beta1", Kind: "ComputeDomain"},
+		Namespace: "ml", Name: "train"}
+	missing := apierrors.NewGenericServerResponse(http.StatusNotFound, "patch",
+		schema.GroupResource{Group: "resource.nvidia.com", Resource: "computedomains"}, "", "", 0, false)
+	err := c.explain(ref, "apply", missing)
+	if err == nil || !strings.Contains(err.Error(), "does not serve ComputeDomain objects (resource.nvidia.com/v1beta1); is its CRD installed?") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -225,7 +225,7 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.R
 	for _, obj := range rendered.Objects {
 		result, err := client.Apply(ctx, obj, force)
 		if err != nil {
-			diags.AddError("Server-side apply failed", err.Error())
+			diags.AddError("Server-side apply failed", err.Error()+applyHint(obj))
 			return nil, false
 		}
 		if len(result.TookBack) > 0 {
@@ -236,6 +236,16 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.R
 		last = result.Object
 	}
 	return last, last != nil
+}
+
+// applyHint says where an object the provider renders for a feature of the
+// configuration comes from, so a refused apply names the fix.
+func applyHint(obj workload.Object) string {
+	if obj.GetObjectKind().GroupVersionKind().Kind == workload.ComputeDomainKind {
+		return "\n\nThe ComputeDomain is rendered for topology.nvlink_domain: it needs NVIDIA's DRA driver with " +
+			"ComputeDomains (its CRD and controller) in the cluster. Install it, or remove nvlink_domain."
+	}
+	return ""
 }
 
 // removeStaleObjects deletes objects the prior configuration rendered (a
