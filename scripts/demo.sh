@@ -119,6 +119,26 @@ cp "$root/examples/dra/main.tf" "$out/dra/main.tf"
 		-o custom-columns='CLAIM:.metadata.name,CLASS:.spec.devices.requests[0].exactly.deviceClassName,STATE:.status.allocation.devices.results[*].pool,DEVICES:.status.allocation.devices.results[*].device'
 )
 
+# Topology: a Job of 4 pods x 8 GPUs that Kueue admits only into one block
+# of the GKE topology pool, and the block each pod landed in.
+echo
+echo "== terraform apply examples/topology (Kueue TAS: 4 pods x 8 GPUs, one block required)"
+mkdir -p "$out/topology"
+cp "$root/examples/topology/main.tf" "$out/topology/main.tf"
+"$kubectl" --kubeconfig "$kubeconfig" create namespace gpu-demo-tas --dry-run=client -o yaml |
+	"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+(
+	cd "$out/topology"
+	"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" 2>&1 |
+		grep -E '^(gpu_node_pool_policy|gpu_queue|gpu_workload).*Creation complete|Apply complete' || true
+)
+echo "-- where the Job's pods landed (node, its block and sub-block):"
+"$kubectl" --kubeconfig "$kubeconfig" -n gpu-demo-tas get pods -l app.kubernetes.io/name=pretrain \
+	-o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | while read -r node; do
+	[[ -n $node ]] && "$kubectl" --kubeconfig "$kubeconfig" get node "$node" \
+		-o jsonpath='{.metadata.name}{"  block="}{.metadata.labels.cloud\.google\.com/gce-topology-block}{"  subblock="}{.metadata.labels.cloud\.google\.com/gce-topology-subblock}{"\n"}'
+done
+
 # The real thing: helm upgrade --install of the FiftyOne chart with the
 # values generated above (Helm's own library, scripts/chartinstall), then
 # where its GPU runner's pods landed, next to the gpu_workload placements.

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -195,6 +197,36 @@ func TestAccExamples_draApplies(t *testing.T) {
 				resource.TestMatchResourceAttr("gpu_workload.llm", "scheduled_nodes.0", regexp.MustCompile(`^dra-h100-\d$`)),
 				checkAllocated(t, ns, "llm-dra", 2, "an H100", productIs("NVIDIA H100 80GB HBM3")),
 			),
+		}},
+	})
+}
+
+// The topology part of make demo applies for real: the Job's 4 pods land in
+// one block of the GKE topology pool. Not parallel: the pool's flavor is
+// the fixture's node pool name, which the topology tests share.
+func TestAccExamples_topologyApplies(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "topology", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: body,
+			ConfigVariables: config.Variables{
+				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
+				"namespace":  config.StringVariable(ns),
+			},
+			Check: func(*terraform.State) error {
+				if domains := podDomains(t, ns, "app.kubernetes.io/name=pretrain", tasBlockLabel, 4); len(domains) != 1 {
+					return fmt.Errorf("the 4 pods are in blocks %v, want one", domains)
+				}
+				return nil
+			},
 		}},
 	})
 }

@@ -69,21 +69,24 @@ resource "gpu_workload" %[1]q {
 `, label, pods, level, extra)
 }
 
-// (a) 2 pods x 8 GPUs, one block required: admitted, both pods in one
-// block. (b) 3 x 8 in one sub-block (2 nodes): Kueue keeps it queued with
-// its topology reason; the apply reports that, and does not fail.
+// (a) 4 pods x 8 GPUs, one block required: admitted, every pod in one
+// block (a block is 4 nodes). (e) The refresh after TAS admission is empty.
+// (b) 3 x 8 in one sub-block (2 nodes): Kueue keeps it queued with its
+// topology reason; the apply reports that, and does not fail. (e) An image
+// change of the admitted Job applies (a Job's template is immutable: the
+// Job is replaced) and its pods are again in one block.
 func TestAccTopology_gkeBlockAndSubblock(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
-	block := tasJobConfig("block", 2, "block", `wait_for = "scheduled"
-  pod_annotations = { "`+runFor+`" = "10m" }`)
+	keepRunning := `wait_for = "scheduled"
+  pod_annotations = { "` + runFor + `" = "10m" }`
+	block := tasJobConfig("block", 4, "block", keepRunning)
 	tf := newFaultTerraform(t, tasConfig(t, ns, block))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	domains := podDomains(t, ns, "app.kubernetes.io/name=block", "cloud.google.com/gce-topology-block", 2)
-	if len(domains) != 1 {
-		t.Errorf("the 2 pods of the block Job are in blocks %v, want one", domains)
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", tasBlockLabel, 4); len(domains) != 1 {
+		t.Errorf("the 4 pods of the block Job are in blocks %v, want one", domains)
 	}
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("a refresh of the TAS-admitted Job plans changes:\n%s", out)
@@ -106,8 +109,72 @@ func TestAccTopology_gkeBlockAndSubblock(t *testing.T) {
 	if strings.Contains(out, "Unschedulable") || strings.Contains(out, "cannot be scheduled") {
 		t.Errorf("the Job waiting for a domain was reported as unschedulable:\n%s", out)
 	}
-	t.Logf("apply output:\n%s", out)
+
+	newImage := strings.Replace(block, "registry.invalid/pytorch:24", "registry.invalid/pytorch:25", 1)
+	tf.Write(tasConfig(t, ns, newImage))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("an image change of the TAS-admitted Job: %v\n%s", err, out)
+	}
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", tasBlockLabel, 4); len(domains) != 1 {
+		t.Errorf("after the image change the 4 pods are in blocks %v, want one", domains)
+	}
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the plan after the image change is not empty:\n%s", out)
+	}
 }
+
+// (c) "preferred": 4 pods pack into one block, which can hold them; 6 pods,
+// which no block can, still run, across both blocks.
+func TestAccTopology_gkePreferredPacksWhenItCan(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	preferred := func(pods int) string {
+		return strings.Replace(tasJobConfig("pref", pods, "block", `wait_for = "scheduled"
+  pod_annotations = { "`+runFor+`" = "10m" }`), `mode  = "required"`, `mode  = "preferred"`, 1)
+	}
+	tf := newFaultTerraform(t, tasConfig(t, ns, preferred(4)))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", tasBlockLabel, 4); len(domains) != 1 {
+		t.Errorf("4 pods preferring one block are in blocks %v, want one", domains)
+	}
+	tf.Write(tasConfig(t, ns, preferred(6)))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("6 pods preferring one block, which holds 4: %v\n%s", err, out)
+	}
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", tasBlockLabel, 6); len(domains) != 2 {
+		t.Errorf("6 pods preferring one block are in blocks %v, want both", domains)
+	}
+}
+
+// (d) Without a queue, the default scheduler's path: required pod affinity
+// on the level's label keeps the Job's pods in one block.
+func TestAccTopology_gkeWithoutQueueStaysInOneBlock(t *testing.T) {
+	ns := acctest.Namespace(t)
+	job := strings.NewReplacer("  queue     = gpu_queue.tas.id\n", "", "gpu_queue.tas.namespaces[0]", fmt.Sprintf("%q", ns)).
+		Replace(tasJobConfig("noqueue", 3, "block", `wait_for = "scheduled"
+  pod_annotations = { "`+runFor+`" = "10m" }`))
+	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "tas" {
+  name          = %q
+  cloud         = "gke"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+  topology {}
+}
+`, tasPoolName) + job
+	tf := newFaultTerraform(t, config)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=noqueue", tasBlockLabel, 3); len(domains) != 1 {
+		t.Errorf("the 3 pods of the Job without a queue are in blocks %v, want one", domains)
+	}
+}
+
+// tasBlockLabel is the GKE block level's node label.
+const tasBlockLabel = "cloud.google.com/gce-topology-block"
 
 // podDomains waits for want scheduled pods and returns the values of the
 // level's label on their nodes.
