@@ -222,7 +222,7 @@ func TestAccExamples_topologyApplies(t *testing.T) {
 				"namespace":  config.StringVariable(ns),
 			},
 			Check: func(*terraform.State) error {
-				if domains := podDomains(t, ns, "app.kubernetes.io/name=pretrain", tasBlockLabel, 4); len(domains) != 1 {
+				if domains := podDomains(t, ns, "app.kubernetes.io/name=pretrain", 4); len(domains) != 1 {
 					return fmt.Errorf("the 4 pods are in blocks %v, want one", domains)
 				}
 				return nil

@@ -85,7 +85,7 @@ func TestAccTopology_gkeBlockAndSubblock(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", tasBlockLabel, 4); len(domains) != 1 {
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", 4); len(domains) != 1 {
 		t.Errorf("the 4 pods of the block Job are in blocks %v, want one", domains)
 	}
 	if changes, out := tf.PlanHasChanges(); changes {
@@ -115,7 +115,7 @@ func TestAccTopology_gkeBlockAndSubblock(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("an image change of the TAS-admitted Job: %v\n%s", err, out)
 	}
-	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", tasBlockLabel, 4); len(domains) != 1 {
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=block", 4); len(domains) != 1 {
 		t.Errorf("after the image change the 4 pods are in blocks %v, want one", domains)
 	}
 	if changes, out := tf.PlanHasChanges(); changes {
@@ -136,14 +136,14 @@ func TestAccTopology_gkePreferredPacksWhenItCan(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", tasBlockLabel, 4); len(domains) != 1 {
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", 4); len(domains) != 1 {
 		t.Errorf("4 pods preferring one block are in blocks %v, want one", domains)
 	}
 	tf.Write(tasConfig(t, ns, preferred(6)))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("6 pods preferring one block, which holds 4: %v\n%s", err, out)
 	}
-	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", tasBlockLabel, 6); len(domains) != 2 {
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=pref", 6); len(domains) != 2 {
 		t.Errorf("6 pods preferring one block are in blocks %v, want both", domains)
 	}
 }
@@ -168,7 +168,7 @@ resource "gpu_node_pool_policy" "tas" {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	if domains := podDomains(t, ns, "app.kubernetes.io/name=noqueue", tasBlockLabel, 3); len(domains) != 1 {
+	if domains := podDomains(t, ns, "app.kubernetes.io/name=noqueue", 3); len(domains) != 1 {
 		t.Errorf("the 3 pods of the Job without a queue are in blocks %v, want one", domains)
 	}
 }
@@ -176,9 +176,9 @@ resource "gpu_node_pool_policy" "tas" {
 // tasBlockLabel is the GKE block level's node label.
 const tasBlockLabel = "cloud.google.com/gce-topology-block"
 
-// podDomains waits for want scheduled pods and returns the values of the
-// level's label on their nodes.
-func podDomains(t *testing.T, ns, selector, label string, want int) map[string]bool {
+// podDomains waits for want scheduled pods and returns the blocks
+// (tasBlockLabel) of their nodes.
+func podDomains(t *testing.T, ns, selector string, want int) map[string]bool {
 	t.Helper()
 	cs := acctest.Client(t)
 	domains := map[string]bool{}
@@ -197,7 +197,7 @@ func podDomains(t *testing.T, ns, selector, label string, want int) map[string]b
 			if err != nil {
 				return false, err
 			}
-			domains[node.Labels[label]] = true
+			domains[node.Labels[tasBlockLabel]] = true
 			scheduled++
 		}
 		return scheduled == want, nil
