@@ -59,13 +59,7 @@ func TestExamples_plan(t *testing.T) {
 // every workload lands on its cloud's simulated pool.
 func TestAccExamples_quickstartApplies(t *testing.T) {
 	ns := acctest.Namespace(t)
-	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "quickstart", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test harness serves the provider itself; the source address in
-	// required_providers is for real installations.
-	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	body := exampleBody(t, "quickstart")
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -178,11 +172,7 @@ func TestExamples_draGuidePlans(t *testing.T) {
 // and the workload's pod runs on a dra-h100 node with its claim allocated.
 func TestAccExamples_draApplies(t *testing.T) {
 	ns := acctest.Namespace(t)
-	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "dra", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	body := exampleBody(t, "dra")
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -207,11 +197,7 @@ func TestAccExamples_draApplies(t *testing.T) {
 func TestAccExamples_topologyApplies(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
-	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "topology", "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+	body := exampleBody(t, "topology")
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -229,4 +215,16 @@ func TestAccExamples_topologyApplies(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// exampleBody is examples/<dir>/main.tf without its terraform block: the
+// test harness serves the provider itself, and the source address in
+// required_providers is for real installations.
+func exampleBody(t *testing.T, dir string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", dir, "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
 }
