@@ -19,8 +19,9 @@ type Chart[V any] struct {
 	// to, in documentation order. Several targets may share a chart and its
 	// block when one package renders them all (flyte-core, flyte-binary).
 	Targets []string
-	// Block is the input block the targets read (BlockFiftyOne, ...), the
-	// first step of every diagnostic path about it.
+	// Block is the input block the targets read (fiftyone.Block, ...), the
+	// first step of every diagnostic path about it, and the key under which
+	// values.Input.Blocks holds the block's *V.
 	Block string
 	// Generate builds target's values from the block. strict is false at
 	// plan time: zero values are then unknown, and only configuration

@@ -11,13 +11,17 @@ import (
 // vertex fragment or manifest rather than a chart's values).
 const Target = "numaflow"
 
+// Block is the gpu_operator_values block Numaflow reads, the first step of
+// its diagnostic paths.
+const Block = "numaflow"
+
 // Chart is Numaflow's registration with the values front door. It has no
 // InputPath: Numaflow's values are not validated against a chart schema,
 // so a finding inside them points at the numaflow block.
 func Chart() chartkit.Chart[Values] {
 	return chartkit.Chart[Values]{
 		Targets: []string{Target},
-		Block:   chartkit.BlockNumaflow,
+		Block:   Block,
 		Generate: func(_ string, cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return Generate(cloud, in, strict)
 		},

@@ -13,13 +13,20 @@ const (
 	TargetDevicePlugin = "nvidia-device-plugin"
 )
 
+// The gpu_operator_values blocks the two charts read, the first step of
+// their diagnostic paths.
+const (
+	BlockGPUOperator  = "gpu_operator"
+	BlockDevicePlugin = "nvidia_device_plugin"
+)
+
 // GPUOperatorChart is the GPU Operator's registration with the values
 // front door. The package renders two charts with blocks of their own, so
 // it registers two; neither depends on the target name.
 func GPUOperatorChart() chartkit.Chart[GPUOperatorValues] {
 	return chartkit.Chart[GPUOperatorValues]{
 		Targets: []string{TargetGPUOperator},
-		Block:   chartkit.BlockGPUOperator,
+		Block:   BlockGPUOperator,
 		Generate: func(_ string, cloud clouds.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return GenerateGPUOperator(cloud, in, strict)
 		},
@@ -34,7 +41,7 @@ func GPUOperatorChart() chartkit.Chart[GPUOperatorValues] {
 func DevicePluginChart() chartkit.Chart[DevicePluginValues] {
 	return chartkit.Chart[DevicePluginValues]{
 		Targets: []string{TargetDevicePlugin},
-		Block:   chartkit.BlockDevicePlugin,
+		Block:   BlockDevicePlugin,
 		Generate: func(_ string, cloud clouds.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 			return GenerateDevicePlugin(cloud, in, strict)
 		},
