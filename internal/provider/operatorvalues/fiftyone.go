@@ -4,11 +4,12 @@ package operatorvalues
 // into fiftyone.Values, registered in charts.go.
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 )
 
 func fiftyOneImageBlock() schema.SingleNestedBlock {
@@ -100,36 +101,28 @@ type fiftyOneImageModel struct {
 	Tag        types.String `tfsdk:"tag"`
 }
 
-type fiftyOneDeploymentModel struct {
-	Key         types.String `tfsdk:"key"`
-	Enabled     types.Bool   `tfsdk:"enabled"`
-	Replicas    types.Int64  `tfsdk:"replicas"`
-	Description types.String `tfsdk:"description"`
-	Image       types.Object `tfsdk:"image"`
-	Env         types.Map    `tfsdk:"env"`
-	GPU         types.Object `tfsdk:"gpu"`
-	NodePool    types.String `tfsdk:"node_pool"`
-	Spot        types.Bool   `tfsdk:"spot"`
-	Size        types.String `tfsdk:"size"`
-	CPU         types.String `tfsdk:"cpu"`
-	Memory      types.String `tfsdk:"memory"`
+// fiftyOneEntryModel is what deployments and job templates share
+// (fiftyOneEntryAttributes and the entries' gpu and image blocks).
+type fiftyOneEntryModel struct {
+	Key      types.String `tfsdk:"key"`
+	Enabled  types.Bool   `tfsdk:"enabled"`
+	Image    types.Object `tfsdk:"image"`
+	GPU      types.Object `tfsdk:"gpu"`
+	NodePool types.String `tfsdk:"node_pool"`
+	podSizingModel
 }
 
+type fiftyOneDeploymentModel struct {
+	fiftyOneEntryModel
+	Replicas    types.Int64  `tfsdk:"replicas"`
+	Description types.String `tfsdk:"description"`
+}
 type fiftyOneJobTemplateModel struct {
-	Key                     types.String `tfsdk:"key"`
-	Enabled                 types.Bool   `tfsdk:"enabled"`
-	Image                   types.Object `tfsdk:"image"`
-	Env                     types.Map    `tfsdk:"env"`
-	GPU                     types.Object `tfsdk:"gpu"`
-	NodePool                types.String `tfsdk:"node_pool"`
-	Spot                    types.Bool   `tfsdk:"spot"`
-	Size                    types.String `tfsdk:"size"`
-	CPU                     types.String `tfsdk:"cpu"`
-	Memory                  types.String `tfsdk:"memory"`
-	BackoffLimit            types.Int64  `tfsdk:"backoff_limit"`
-	ActiveDeadlineSeconds   types.Int64  `tfsdk:"active_deadline_seconds"`
-	TTLSecondsAfterFinished types.Int64  `tfsdk:"ttl_seconds_after_finished"`
-	Parallelism             types.Int64  `tfsdk:"parallelism"`
+	fiftyOneEntryModel
+	BackoffLimit            types.Int64 `tfsdk:"backoff_limit"`
+	ActiveDeadlineSeconds   types.Int64 `tfsdk:"active_deadline_seconds"`
+	TTLSecondsAfterFinished types.Int64 `tfsdk:"ttl_seconds_after_finished"`
+	Parallelism             types.Int64 `tfsdk:"parallelism"`
 }
 
 func (c *valuesConverter) image(m fiftyOneImageModel) *fiftyone.FiftyOneImage {

@@ -4,14 +4,15 @@ package operatorvalues
 // numaflow.Values and its configuration check, registered in charts.go.
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 )
 
 func numaflowBlock() schema.SingleNestedBlock {
@@ -72,13 +73,9 @@ type numaflowModel struct {
 	Image       types.String `tfsdk:"image"`
 	GPU         types.Object `tfsdk:"gpu"`
 	NodePool    types.String `tfsdk:"node_pool"`
-	Spot        types.Bool   `tfsdk:"spot"`
-	Size        types.String `tfsdk:"size"`
-	CPU         types.String `tfsdk:"cpu"`
-	Memory      types.String `tfsdk:"memory"`
-	Env         types.Map    `tfsdk:"env"`
 	Annotations types.Map    `tfsdk:"annotations"`
 	Manifest    types.Bool   `tfsdk:"manifest"`
+	podSizingModel
 }
 
 func (c *valuesConverter) numaflow(m numaflowModel) *numaflow.Values {
