@@ -175,6 +175,7 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
 }
 
+// setPlan writes the model back as the plan, its chart blocks as they came.
 func setPlan(ctx context.Context, plan *tfsdk.Plan, m operatorValuesModel) diag.Diagnostics {
 	obj, diags := m.object(ctx)
 	if diags.HasError() {
