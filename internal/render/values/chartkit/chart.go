@@ -37,3 +37,24 @@ type Chart[V any] struct {
 	// chart has no such mapping.
 	InputPath func(target string, in *V, keys []string) []any
 }
+
+// SingleTarget is the registration of a chart with one target whose
+// rendering does not depend on the target name: its functions are given
+// without the target, and inputPath may be nil.
+func SingleTarget[V any](target, block string,
+	generate func(cloud clouds.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics),
+	pods func(values map[string]any) ([]corev1.PodSpec, error),
+	inputPath func(in *V, keys []string) []any) Chart[V] {
+	c := Chart[V]{
+		Targets: []string{target},
+		Block:   block,
+		Generate: func(_ string, cloud clouds.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics) {
+			return generate(cloud, in, strict)
+		},
+		Pods: func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return pods(values) },
+	}
+	if inputPath != nil {
+		c.InputPath = func(_ string, in *V, keys []string) []any { return inputPath(in, keys) }
+	}
+	return c
+}

@@ -1,10 +1,7 @@
 package numaflow
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Target is the gpu_operator_values target of a Numaflow GPU UDF (a
@@ -19,12 +16,5 @@ const Block = "numaflow"
 // InputPath: Numaflow's values are not validated against a chart schema,
 // so a finding inside them points at the numaflow block.
 func Chart() chartkit.Chart[Values] {
-	return chartkit.Chart[Values]{
-		Targets: []string{Target},
-		Block:   Block,
-		Generate: func(_ string, cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
-			return Generate(cloud, in, strict)
-		},
-		Pods: func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return Pods(values) },
-	}
+	return chartkit.SingleTarget(Target, Block, Generate, Pods, nil)
 }
