@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
@@ -40,8 +41,8 @@ func (r *valuesResource) defaultCloud() string { return r.Data.DefaultCloudName(
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
 func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config operatorValuesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	config, diags := readModel(ctx, req.Config.Get)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -51,7 +52,7 @@ func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.Valida
 }
 
 // validateValuesSources checks what render does not see: base_values_yaml,
-// render_preview, and the gpu block Numaflow cannot do without.
+// render_preview, and each chart block's own checks (Numaflow's gpu block).
 func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	if m.RenderPreview.ValueBool() && m.ChartPath.IsNull() {
@@ -65,10 +66,10 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.D
 			}
 		}
 	}
-	var numaflow numaflowModel
-	if (&tfconv.Converter{Ctx: ctx}).Object(m.Numaflow, &numaflow) && numaflow.GPU.IsNull() {
-		diags = append(diags, errorAt([]any{"numaflow"}, "Missing gpu block",
-			"A Numaflow GPU UDF needs a gpu block (at least count). Allowed: add gpu { count = 1 }."))
+	// Conversion problems were reported with the intent's diagnostics.
+	conv := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+	for _, b := range chartBlocks {
+		diags = append(diags, b.check(conv, m.block(b.name))...)
 	}
 	return diags
 }
@@ -128,8 +129,8 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan, diags := readModel(ctx, req.Plan.Get)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -162,16 +163,25 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	src, known := sourcesOf(plan)
 	if in.target == "" || in.unknown || in.cloudUnknown || !known {
 		setValuesOutputsUnknown(&plan)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
 		return
 	}
-	built, diags := in.build(src)
-	resp.Diagnostics.Append(valuesDiagnostics(diags)...)
+	built, findings := in.build(src)
+	resp.Diagnostics.Append(valuesDiagnostics(findings)...)
 	if resp.Diagnostics.HasError() || built == nil {
 		return
 	}
 	resp.Diagnostics.Append(setValuesOutputs(&plan, in.target, built)...)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
+}
+
+// setPlan writes the model back as the plan, its chart blocks as they came.
+func setPlan(ctx context.Context, plan *tfsdk.Plan, m operatorValuesModel) diag.Diagnostics {
+	obj, diags := m.object(ctx)
+	if diags.HasError() {
+		return diags
+	}
+	return append(diags, plan.Set(ctx, obj)...)
 }
 
 func setValuesOutputs(m *operatorValuesModel, target string, b *valuesBuild) diag.Diagnostics {
@@ -203,13 +213,8 @@ func setValuesOutputsUnknown(m *operatorValuesModel) {
 }
 
 // Create stores the plan: the values were computed while planning.
-func (r *valuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (r *valuesResource) Create(_ context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw
 }
 
 // Read keeps the state: nothing outside Terraform holds these values, so
@@ -218,13 +223,8 @@ func (r *valuesResource) Read(context.Context, resource.ReadRequest, *resource.R
 }
 
 // Update stores the new plan, like Create.
-func (r *valuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (r *valuesResource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
 }
 
 // Delete does nothing: the values live only in Terraform's state, and a
