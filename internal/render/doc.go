@@ -26,8 +26,8 @@
 // validates pools (pool.Validate) and applies what workload.Render returns.
 // A cloud's name becomes its rules in one place, clouds.Lookup, called by
 // each resolve step (workload.Resolve, the pool's validation, the values
-// front door through chartkit.ResolveCloud); everything after it is handed
-// the clouds.Cloud.
+// front door through chartkit.ResolveCloud); everything after it asks for
+// the cloud's role it reads (clouds.Placer, clouds.Offering, ...).
 //
 // This package itself holds the tests that cross packages: the placement
 // matrix (every cloud x pool shape x workload intent, decided by the

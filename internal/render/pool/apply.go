@@ -107,12 +107,12 @@ func DiagSummaries(ds gpudiag.Diagnostics) string {
 func applyPoolCloud(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
 	switch w.Cloud {
 	case "":
-		w.Cloud = string(pi.Cloud.Name)
-	case string(pi.Cloud.Name):
+		w.Cloud = string(pi.Cloud.Name())
+	case string(pi.Cloud.Name()):
 	default:
 		diags.AddError(gpudiag.At("cloud"), "Cloud differs from the node pool",
-			"cloud is "+strconv.Quote(w.Cloud)+" but "+ref()+" is on "+strconv.Quote(string(pi.Cloud.Name))+
-				". Allowed: cloud = "+strconv.Quote(string(pi.Cloud.Name))+", or leave cloud unset to take the pool's.")
+			"cloud is "+strconv.Quote(w.Cloud)+" but "+ref()+" is on "+strconv.Quote(string(pi.Cloud.Name()))+
+				". Allowed: cloud = "+strconv.Quote(string(pi.Cloud.Name()))+", or leave cloud unset to take the pool's.")
 	}
 }
 

@@ -39,7 +39,7 @@ func checkPoolDRA(p spec.PoolPolicy, pi *clouds.PoolIntent, diags *gpudiag.Diagn
 	var cloudDiags gpudiag.Diagnostics
 	// Looked up by name: a cloud without node pools (GKE Autopilot) is not
 	// pi.Cloud, and still says why it has no DRA either.
-	if cloud := clouds.Lookup(spec.Cloud(p.Cloud)); cloud.Known {
+	if cloud := clouds.Lookup(spec.Cloud(p.Cloud)); cloud.Known() {
 		cloud.CheckPoolDRA(p, *pi, &cloudDiags)
 	}
 	diags.Append(cloudDiags)

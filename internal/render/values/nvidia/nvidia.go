@@ -137,7 +137,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 		return nil, diags
 	}
 	values := map[string]any{"mig": map[string]any{"strategy": strategy}}
-	addDriverSwitches(values, cloud.Profile, in)
+	addDriverSwitches(values, cloud, in)
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
 		chartkit.SetPath(values, map[string]any{
@@ -247,7 +247,7 @@ func enableGFD(values map[string]any, operands []corev1.Toleration) {
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so
 // it must be repeated whole) and adds one for the cloud's own GPU node
 // label, so the plugin also runs on clusters without Node Feature Discovery.
-func devicePluginAffinity(cloud clouds.Cloud, selector map[string]string) *corev1.Affinity {
+func devicePluginAffinity(cloud clouds.ModelPlacer, selector map[string]string) *corev1.Affinity {
 	terms := slices.Clone(DevicePluginChartAffinityTerms)
 	var extra []corev1.NodeSelectorRequirement
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
@@ -281,13 +281,13 @@ func withoutDRANodes(terms []corev1.NodeSelectorTerm) []corev1.NodeSelectorTerm 
 
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
-func renderNvidiaPools(cloud clouds.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
+func renderNvidiaPools(cloud clouds.Named, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
 	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
 	for i, p := range pools {
 		path := chartkit.With(block, "node_pools", i)
-		if p.Cloud != "" && cloud.Name != "" && p.Cloud != string(cloud.Name) {
+		if p.Cloud != "" && cloud.Name() != "" && p.Cloud != string(cloud.Name()) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
-				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name()))+
 					". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
@@ -340,7 +340,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // operandTolerations is what node DaemonSets need on the cloud's GPU
 // nodes: the cloud's GPU and spot taints (from the placement rules), the
 // pools' own taints and the user's extras.
-func operandTolerations(cloud clouds.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
+func operandTolerations(cloud clouds.Placer, pools, extra []corev1.Toleration) []corev1.Toleration {
 	out := chartkit.GPUNodeTolerations(cloud)
 	out = append(out, pools...)
 	return append(out, extra...)
