@@ -33,6 +33,13 @@
 //
 // Adding a cloud (say CoreWeave or OCI) is one file here, one spec.Cloud
 // constant with its Registry entry, and the cloud's fake GPU nodes in
-// scripts/localcluster/fixtures/<name>.yaml; the placement matrix in
-// internal/render then shows what the new profile gets wrong.
+// scripts/localcluster/fixtures/<name>.yaml; the placement matrix beside
+// this package then shows what the new profile gets wrong.
+//
+// The tests here are the clouds' too, in package clouds_test where they
+// drive the other render packages: the placement matrix (every cloud x
+// pool shape x workload intent, decided by the scheduler's own predicates,
+// golden in testdata/placement), placement facts per cloud, the flavors of
+// the matrix pools, the catalog per cloud, and the GFD readings of real
+// nodes against the local cluster's fixtures.
 package clouds
