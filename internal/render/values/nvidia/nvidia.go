@@ -112,13 +112,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 	block := gpudiag.At(chartkit.BlockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
-	strategy := in.MIGStrategy
-	if strategy == "" {
-		strategy = spec.MIGStrategySingle
-	} else if !slices.Contains(spec.MIGStrategyNames(), strategy) {
-		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(spec.MIGStrategyNames())+".")
-	}
+	strategy := chartMIGStrategy(block, in.MIGStrategy, spec.MIGStrategySingle, spec.MIGStrategyNames(), "MIG strategy", &diags)
 	cmName := in.ConfigMapName
 	if cmName == "" {
 		cmName = DefaultDevicePluginConfigMap
@@ -196,14 +190,8 @@ func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool
 	block := gpudiag.At(chartkit.BlockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
-	strategy := in.MIGStrategy
-	if strategy == "" {
-		strategy = "none"
-	} else if !slices.Contains(append(spec.MIGStrategyNames(), "none"), strategy) {
-		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(strategy)+" is not a device plugin MIG strategy. Allowed values: "+
-				gpudiag.QuoteList(append([]string{"none"}, spec.MIGStrategyNames()...))+".")
-	}
+	strategy := chartMIGStrategy(block, in.MIGStrategy, "none", append([]string{"none"}, spec.MIGStrategyNames()...),
+		"device plugin MIG strategy", &diags)
 	chartkit.CheckValuesTolerations(chartkit.With(block, "tolerations"), in.Tolerations, &diags)
 	if !strict || diags.HasError() {
 		return nil, diags
@@ -228,6 +216,20 @@ func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool
 	values["tolerations"] = chartkit.PlainOrNil(mergeTolerations(DevicePluginChartTolerations, operands))
 	values["affinity"] = chartkit.PlainOrNil(devicePluginAffinity(cloud, selector))
 	return values, diags
+}
+
+// chartMIGStrategy is the chart's MIG strategy: raw, or fallback when
+// unset. One the chart does not take (allowed; kind is what the chart calls
+// it) is reported and passed on, as the user wrote it.
+func chartMIGStrategy(block []any, raw, fallback string, allowed []string, kind string, diags *gpudiag.Diagnostics) string {
+	if raw == "" {
+		return fallback
+	}
+	if !slices.Contains(allowed, raw) {
+		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(raw)+" is not a "+kind+". Allowed values: "+gpudiag.QuoteList(allowed)+".")
+	}
+	return raw
 }
 
 // enableGFD turns on the chart's GPU Feature Discovery (gfd.enabled, off by
