@@ -28,8 +28,8 @@
 // reads); or, without the name, a profile role: WorkloadRules,
 // MachineRules, PoolRules, NodeRules (capacity reading live nodes) and
 // StackRules (the cloud's own GPU stack). The whole Cloud goes only to
-// what reads several roles: a resolved workload, a pool's intent, a
-// chart's generator.
+// what reads many roles: a pool's intent (PoolIntent) and a chart's
+// generator.
 //
 // Adding a cloud (say CoreWeave or OCI) is one file here, one spec.Cloud
 // constant with its Registry entry, and the cloud's fake GPU nodes in
