@@ -26,13 +26,13 @@
 // validates pools (pool.Validate) and applies what workload.Render returns.
 // A cloud's name becomes its rules in one place, clouds.Lookup, called by
 // each resolve step (workload.Resolve, the pool's validation, the values
-// front door through chartkit.ResolveCloud); everything after it is handed
-// the clouds.Cloud.
+// front door through chartkit.ResolveCloud); everything after it asks for
+// the cloud's role it reads (clouds.Placer, clouds.Offering, ...).
 //
-// This package itself holds the tests that cross packages: the placement
-// matrix (every cloud x pool shape x workload intent, decided by the
-// scheduler's own predicates), placement facts per cloud, pool properties
-// and fuzzing, and the check that references to docs/design resolve.
+// This package itself holds the tests that cross packages without being a
+// cloud's (those, the placement matrix among them, sit beside clouds): pool
+// properties and fuzzing, the MIG layouts' fit, and the check that
+// references to docs/design resolve.
 //
 // Nothing here panics on any input; see FuzzRender and FuzzRenderPool.
 package render

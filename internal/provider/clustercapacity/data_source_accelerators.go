@@ -164,7 +164,7 @@ func offeringClouds() map[string][]string {
 	out := map[string][]string{}
 	for _, c := range clouds.All() {
 		for _, name := range c.Accelerators() {
-			out[name] = append(out[name], string(c.Name))
+			out[name] = append(out[name], string(c.Name()))
 		}
 	}
 	return out

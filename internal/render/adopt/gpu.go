@@ -148,7 +148,7 @@ func describe(in gpuIntent) string {
 func searchSpace(facts nodeFacts) []candidate {
 	var out []candidate
 	for _, cloud := range clouds.All() {
-		c := cloud.Name
+		c := cloud.Name()
 		for _, accel := range append([]string{""}, cloud.Accelerators()...) {
 			for _, g := range gpuVariants(accel, facts.numbers()) {
 				for _, spot := range []bool{false, true} {
@@ -189,7 +189,7 @@ func place(in gpuIntent) (placementKey, bool) {
 		return placementKey{}, false
 	}
 	parsed.Count = in.gpu.Count
-	p, ok := workload.PlacePod(workload.Container{GPU: in.gpu, Spot: in.spot}, parsed, cloud.Profile, nil)
+	p, ok := workload.PlacePod(workload.Container{GPU: in.gpu, Spot: in.spot}, parsed, cloud, nil)
 	if !ok {
 		return placementKey{}, false
 	}

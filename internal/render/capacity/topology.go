@@ -45,8 +45,8 @@ func topologyDomains(pool *spec.PoolCapacity) []spec.TopologyDomain {
 // topLevel is the outermost level of the cloud that some node carries; the
 // node level is not one (every node is its own domain, which the nodes
 // already say).
-func topLevel(cloud clouds.Cloud, nodes []spec.NodeCapacity) (clouds.TopologyLevel, bool) {
-	if !cloud.Known {
+func topLevel(cloud clouds.Topology, nodes []spec.NodeCapacity) (clouds.TopologyLevel, bool) {
+	if !cloud.Known() {
 		return clouds.TopologyLevel{}, false
 	}
 	for _, l := range cloud.TopologyLevels() {

@@ -82,7 +82,8 @@ func offeredNames(profile Profile) []string {
 // Consumers name the role they use: workload placement (WorkloadRules),
 // machine shapes (MachineRules), node pools (PoolRules), reading live
 // nodes back (NodeRules, capacity's only view: NodeReaders), the cloud's
-// own GPU stack (StackRules, for the chart values).
+// own GPU stack (StackRules, for the chart values); with the cloud's name,
+// the roles of a looked-up Cloud (roles.go).
 type Profile interface {
 	WorkloadRules
 	MachineRules

@@ -20,8 +20,26 @@
 // profile embeds; scheduling.go turns a Placement into nodeSelector, node
 // affinity and tolerations.
 //
+// A consumer takes the role it reads, not the whole Cloud (roles.go):
+// Named (which cloud, and whether its rules apply), Placer (where a GPU
+// intent lands), Offering (the models offered), MachineCatalog (machine
+// shapes), Topology (network topology levels), ModelPlacer (the placement
+// of each offered model) and GPURules (all a GPU request's resolution
+// reads); or, without the name, a profile role: WorkloadRules,
+// MachineRules, PoolRules, NodeRules (capacity reading live nodes) and
+// StackRules (the cloud's own GPU stack). The whole Cloud goes only to
+// what reads many roles: a pool's intent (PoolIntent) and a chart's
+// generator.
+//
 // Adding a cloud (say CoreWeave or OCI) is one file here, one spec.Cloud
 // constant with its Registry entry, and the cloud's fake GPU nodes in
-// scripts/localcluster/fixtures/<name>.yaml; the placement matrix in
-// internal/render then shows what the new profile gets wrong.
+// scripts/localcluster/fixtures/<name>.yaml; the placement matrix beside
+// this package then shows what the new profile gets wrong.
+//
+// The tests here are the clouds' too, in package clouds_test where they
+// drive the other render packages: the placement matrix (every cloud x
+// pool shape x workload intent, decided by the scheduler's own predicates,
+// golden in testdata/placement), placement facts per cloud, the flavors of
+// the matrix pools, the catalog per cloud, and the GFD readings of real
+// nodes against the local cluster's fixtures.
 package clouds

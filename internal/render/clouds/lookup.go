@@ -8,15 +8,21 @@ import (
 // Cloud is a cloud looked up once by name (Lookup): the rules that follow
 // ask its Profile instead of looking the name up again.
 type Cloud struct {
-	// Name is the cloud as configured; "" when unset or unknown.
-	Name spec.Cloud
+	// name is the cloud as configured; "" when unset or unknown.
+	name spec.Cloud
 	// Profile holds the cloud's rules: the neutral answers (offers nothing,
 	// places nothing) when the cloud is unset or unknown.
 	Profile
-	// Known is false for an unset or unknown cloud, whose rules are skipped
+	// known is false for an unset or unknown cloud, whose rules are skipped
 	// (lenient validation runs before the cloud is known).
-	Known bool
+	known bool
 }
+
+// Name is the cloud as configured; "" when unset or unknown.
+func (c Cloud) Name() spec.Cloud { return c.name }
+
+// Known is false for an unset or unknown cloud, whose rules are skipped.
+func (c Cloud) Known() bool { return c.known }
 
 // Lookup finds the registered profile of c. It is the one place a name
 // becomes rules: workload, pool and chart values resolve their cloud here
@@ -24,7 +30,7 @@ type Cloud struct {
 func Lookup(c spec.Cloud) Cloud {
 	for _, e := range Registry {
 		if e.name == c {
-			return Cloud{Name: c, Profile: e.Profile, Known: true}
+			return Cloud{name: c, Profile: e.Profile, known: true}
 		}
 	}
 	return Cloud{Profile: unknownCloud{}}
@@ -35,7 +41,7 @@ func Lookup(c spec.Cloud) Cloud {
 func All() []Cloud {
 	out := make([]Cloud, len(Registry))
 	for i, e := range Registry {
-		out[i] = Cloud{Name: e.name, Profile: e.Profile, Known: true}
+		out[i] = Cloud{name: e.name, Profile: e.Profile, known: true}
 	}
 	return out
 }
@@ -43,7 +49,7 @@ func All() []Cloud {
 // Accelerators lists the catalog ids the cloud offers, in catalog order;
 // an unknown cloud offers nothing.
 func (c Cloud) Accelerators() []string {
-	if !c.Known {
+	if !c.Known() {
 		return nil
 	}
 	return offeredNames(c.Profile)
@@ -51,11 +57,11 @@ func (c Cloud) Accelerators() []string {
 
 // Models is Accelerators as catalog entries.
 func (c Cloud) Models() []*catalog.Accelerator {
-	if !c.Known {
+	if !c.Known() {
 		return nil
 	}
 	return offered(c.Profile)
 }
 
 // OfferedBy explains which accelerators the cloud offers, for Details.
-func (c Cloud) OfferedBy() string { return offeredByMessage(c.Name, c.Profile) }
+func (c Cloud) OfferedBy() string { return offeredByMessage(c.Name(), c.Profile) }

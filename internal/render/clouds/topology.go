@@ -77,9 +77,9 @@ type ResolvedLevel = spec.TopologyLevel
 // topology.nodes_per_domain; an unknown cloud resolves nothing. Levels may
 // be unknown until strict, so a cloud without defaults refuses an empty
 // list only then.
-func PoolTopology(c Cloud, t *spec.PoolTopology, strict bool) ([]ResolvedLevel, gpudiag.Diagnostics) {
+func PoolTopology(c Topology, t *spec.PoolTopology, strict bool) ([]ResolvedLevel, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	if t == nil || !c.Known {
+	if t == nil || !c.Known() {
 		return nil, diags
 	}
 	requested := t.Levels
@@ -89,8 +89,8 @@ func PoolTopology(c Cloud, t *spec.PoolTopology, strict bool) ([]ResolvedLevel, 
 			return nil, diags
 		}
 		if len(requested) == 0 {
-			diags.AddError(gpudiag.At("topology", "levels"), "No topology levels on "+string(c.Name),
-				"Nodes on "+strconv.Quote(string(c.Name))+" carry no standard network topology labels, so the pool's levels "+
+			diags.AddError(gpudiag.At("topology", "levels"), "No topology levels on "+string(c.Name()),
+				"Nodes on "+strconv.Quote(string(c.Name()))+" carry no standard network topology labels, so the pool's levels "+
 					"must be listed. Allowed: levels named "+gpudiag.QuoteList(c.TopologyLevelNames())+
 					", or node label keys (outermost first), e.g. levels = [\"clique\"] on an NVL72 pool.")
 			return nil, diags
@@ -109,7 +109,7 @@ func PoolTopology(c Cloud, t *spec.PoolTopology, strict bool) ([]ResolvedLevel, 
 
 // resolveLevelNames maps each name to its label, refuses duplicates and a
 // node level that is not last, and appends the node level.
-func resolveLevelNames(c Cloud, requested []string, diags *gpudiag.Diagnostics) []ResolvedLevel {
+func resolveLevelNames(c Topology, requested []string, diags *gpudiag.Diagnostics) []ResolvedLevel {
 	known := c.TopologyLevels()
 	var out []ResolvedLevel
 	seen := map[string]bool{}
@@ -118,7 +118,7 @@ func resolveLevelNames(c Cloud, requested []string, diags *gpudiag.Diagnostics) 
 		level, ok := lookupLevel(known, name)
 		if !ok {
 			diags.AddError(path, "Unknown topology level", strconv.Quote(name)+" is not a topology level of "+
-				strconv.Quote(string(c.Name))+" nor a node label key. Allowed: "+gpudiag.QuoteList(c.TopologyLevelNames())+
+				strconv.Quote(string(c.Name()))+" nor a node label key. Allowed: "+gpudiag.QuoteList(c.TopologyLevelNames())+
 				", or a node label key such as \"example.com/rack\".")
 			continue
 		}

@@ -138,6 +138,23 @@ func (ds Diagnostics) Final() Diagnostics {
 	return out
 }
 
+// NotAt drops the findings on attributes that already have an error in
+// earlier: the earlier reason is the more specific one (a pool's or a
+// cloud's), and one attribute should not get two errors.
+func (ds Diagnostics) NotAt(earlier Diagnostics) Diagnostics {
+	taken := map[string]bool{}
+	for _, d := range earlier.Errors() {
+		taken[d.PathString()] = true
+	}
+	var out Diagnostics
+	for _, d := range ds {
+		if !taken[d.PathString()] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Append adds more findings in order.
 func (ds *Diagnostics) Append(more Diagnostics) { *ds = append(*ds, more...) }
 

@@ -103,3 +103,21 @@ func TestAddKeepsACopyOfThePath(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAtKeepsOneErrorPerAttribute: a finding on an attribute that
+// already has an error goes; one beside a mere warning stays.
+func TestNotAtKeepsOneErrorPerAttribute(t *testing.T) {
+	var earlier, later Diagnostics
+	earlier.AddError(At("gpu", "count"), "pool", "the pool's reason")
+	earlier.AddWarning(At("gpu", "sharing"), "note", "a warning")
+	later.AddError(At("gpu", "count"), "generic", "the generic rule's reason")
+	later.AddError(At("gpu", "sharing"), "sharing", "kept")
+	later.AddWarning(At("cpu"), "cpu", "kept")
+	got := later.NotAt(earlier)
+	if len(got) != 2 || got[0].Summary != "sharing" || got[1].Summary != "cpu" {
+		t.Errorf("NotAt = %v", got)
+	}
+	if got := later.NotAt(nil); len(got) != len(later) {
+		t.Errorf("nothing earlier drops nothing: %v", got)
+	}
+}

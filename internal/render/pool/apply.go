@@ -84,16 +84,25 @@ func applyPoolDRA(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpu
 		return
 	}
 	d := *w.GPU.DRA // the caller's block stays as configured
-	switch d.DeviceClass {
-	case "":
-		d.DeviceClass = class
-	case class:
-	default:
+	takePoolValue(&d.DeviceClass, class, func() {
 		diags.AddError(gpudiag.At("gpu", "dra", "device_class"), "Device class differs from the node pool",
 			"device_class is "+strconv.Quote(d.DeviceClass)+" but "+ref()+" hands out GPUs through its own DeviceClass "+
 				strconv.Quote(class)+". Allowed: leave device_class unset to take the pool's, or \""+class+"\".")
-	}
+	})
 	w.GPU.DRA = &d
+}
+
+// takePoolValue is one setting the pool decides: unset, it takes the
+// pool's; set to another value, differs reports it.
+func takePoolValue[T comparable](value *T, pools T, differs func()) {
+	var unset T
+	switch *value {
+	case unset:
+		*value = pools
+	case pools:
+	default:
+		differs()
+	}
 }
 
 func DiagSummaries(ds gpudiag.Diagnostics) string {
@@ -105,15 +114,11 @@ func DiagSummaries(ds gpudiag.Diagnostics) string {
 }
 
 func applyPoolCloud(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
-	switch w.Cloud {
-	case "":
-		w.Cloud = string(pi.Cloud.Name)
-	case string(pi.Cloud.Name):
-	default:
-		diags.AddError(gpudiag.At("cloud"), "Cloud differs from the node pool",
-			"cloud is "+strconv.Quote(w.Cloud)+" but "+ref()+" is on "+strconv.Quote(string(pi.Cloud.Name))+
-				". Allowed: cloud = "+strconv.Quote(string(pi.Cloud.Name))+", or leave cloud unset to take the pool's.")
-	}
+	cloud := string(pi.Cloud.Name())
+	takePoolValue(&w.Cloud, cloud, func() {
+		diags.AddError(gpudiag.At("cloud"), "Cloud differs from the node pool", "cloud is "+strconv.Quote(w.Cloud)+" but "+
+			ref()+" is on "+strconv.Quote(cloud)+". Allowed: cloud = "+strconv.Quote(cloud)+", or leave cloud unset to take the pool's.")
+	})
 }
 
 func applyPoolAccelerator(w *onPool, pi clouds.PoolIntent, ref func() string, diags *gpudiag.Diagnostics) {
@@ -163,15 +168,11 @@ func applyPoolPartition(w *onPool, pi clouds.PoolIntent, ref func() string, diag
 	if pi.DRA {
 		return // no device plugin strategy to take (a workload's own is refused with DRA)
 	}
-	switch g.MIGStrategy {
-	case "":
-		g.MIGStrategy = pi.MIGStrategy
-	case pi.MIGStrategy:
-	default:
+	takePoolValue(&g.MIGStrategy, pi.MIGStrategy, func() {
 		diags.AddError(gpudiag.At("gpu", "mig_strategy"), "MIG strategy differs from the node pool",
 			"mig_strategy is "+strconv.Quote(g.MIGStrategy)+" but "+ref()+" uses "+strconv.Quote(pi.MIGStrategy)+
 				", which decides the resource name. Allowed: "+strconv.Quote(pi.MIGStrategy)+", or leave it unset.")
-	}
+	})
 }
 
 func singleHint(names []string) string {
@@ -197,15 +198,11 @@ func applyPoolSharing(w *onPool, pi clouds.PoolIntent, ref func() string, diags 
 				"Allowed: a node pool without sharing or without partition.")
 		return
 	}
-	switch g.Sharing {
-	case "":
-		g.Sharing = pi.Sharing
-	case pi.Sharing:
-	default:
+	takePoolValue(&g.Sharing, pi.Sharing, func() {
 		diags.AddError(gpudiag.At("gpu", "sharing"), "Sharing differs from the node pool",
 			"sharing is "+strconv.Quote(g.Sharing)+" but "+ref()+" uses "+strconv.Quote(pi.Sharing)+
 				". Allowed: "+strconv.Quote(pi.Sharing)+", or leave sharing unset.")
-	}
+	})
 	switch {
 	case g.MaxSharedClients == 0:
 		g.MaxSharedClients = pi.SelectableClients()

@@ -68,7 +68,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 // pool's extra labels and taints (PoolPlacementExtras).
 func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, []corev1.Toleration) {
 	cloud := pi.Cloud
-	if !cloud.Known {
+	if !cloud.Known() {
 		return nil, nil, nil
 	}
 	// gpudiag.Diagnostics are dropped on purpose: validatePool has judged the pool,
@@ -94,7 +94,7 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 // code's own defaults, so a queue's quota per unit and a gpu_workload's
 // requests cannot disagree.
 func unitRequests(pi clouds.PoolIntent) corev1.ResourceList {
-	if !pi.Cloud.Known {
+	if !pi.Cloud.Known() {
 		return nil
 	}
 	in, _ := workload.ParseGPUIntent(pi.WorkloadGPU(), pi.Spot, pi.Cloud, false)
@@ -161,7 +161,7 @@ func labelsOrNil(m map[string]string) map[string]string {
 func poolRef(pi clouds.PoolIntent) string {
 	s := "node_pool " + strconv.Quote(pi.Name)
 	if pi.Accel != nil {
-		s += " (" + pi.Accel.Name + " on " + string(pi.Cloud.Name) + ")"
+		s += " (" + pi.Accel.Name + " on " + string(pi.Cloud.Name()) + ")"
 	}
 	return s
 }

@@ -74,7 +74,7 @@ func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.
 		return unknown
 	}
 	cloud := clouds.Lookup(spec.Cloud(raw))
-	if !cloud.Known {
+	if !cloud.Known() {
 		diags.AddError(gpudiag.At("cloud"), "Unknown cloud",
 			strconv.Quote(raw)+" is not a supported cloud. Allowed values: "+gpudiag.QuoteList(clouds.PoolNames())+".")
 		return unknown
@@ -86,7 +86,7 @@ func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.
 	return cloud
 }
 
-func checkPoolAccelerator(name string, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
+func checkPoolAccelerator(name string, cloud clouds.Offering, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
 	workload.RequireOneOf(diags, strict, name, gpudiag.At("accelerator"), catalog.AcceleratorNames)
 	if name == "" {
 		return nil
@@ -96,7 +96,7 @@ func checkPoolAccelerator(name string, cloud clouds.Cloud, strict bool, diags *g
 
 // checkGPUsPerNode: the count must exist as a machine shape where the
 // catalog knows the shapes (the cloud profile's machines); elsewhere 1 to 16.
-func checkGPUsPerNode(n int64, cloud clouds.Cloud, a *catalog.Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
+func checkGPUsPerNode(n int64, cloud clouds.MachineCatalog, a *catalog.Accelerator, strict bool, diags *gpudiag.Diagnostics) int64 {
 	path := gpudiag.At("gpus_per_node")
 	switch {
 	case n == 0:
@@ -111,8 +111,8 @@ func checkGPUsPerNode(n int64, cloud clouds.Cloud, a *catalog.Accelerator, stric
 	shapes := cloud.MachinesOf(a)
 	if counts := clouds.GPUCounts(shapes); len(counts) > 0 && !slices.Contains(counts, n) {
 		diags.AddError(path, "No machine with that many GPUs",
-			"No "+string(cloud.Name)+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
-				string(cloud.Name)+": "+clouds.FormatCounts(counts)+describeShapes(shapes)+".")
+			"No "+string(cloud.Name())+" machine type has "+strconv.FormatInt(n, 10)+" "+a.DisplayName+" GPUs. Allowed on "+
+				string(cloud.Name())+": "+clouds.FormatCounts(counts)+describeShapes(shapes)+".")
 		return 0
 	}
 	return n
@@ -178,7 +178,7 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 	if pi.DRA {
 		return // no device plugin strategy; checkPoolDRA judges the layout and the cloud
 	}
-	pi.MIGStrategy = poolMIGStrategy(p.MIGStrategy, pi.Cloud.Profile, layout, strict, diags)
+	pi.MIGStrategy = poolMIGStrategy(p.MIGStrategy, pi.Cloud, layout, strict, diags)
 	checkPoolPartitionOnCloud(*pi, p.MIGStrategy, diags)
 }
 

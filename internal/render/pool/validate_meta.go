@@ -40,11 +40,11 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 		}
 		if derived, ok := cloudSet[key]; ok {
 			diags.AddError(path, "Label set by the cloud",
-				strconv.Quote(key)+" is set on the nodes by "+string(pi.Cloud.Name)+" or the GPU Operator (here "+strconv.Quote(derived)+
+				strconv.Quote(key)+" is set on the nodes by "+string(pi.Cloud.Name())+" or the GPU Operator (here "+strconv.Quote(derived)+
 					"), and the placement already selects on it. Allowed: remove it from labels.")
 			continue
 		}
-		if prefix, by, reserved := reservedLabelPrefix(key, pi.Cloud.Profile); reserved {
+		if prefix, by, reserved := reservedLabelPrefix(key, pi.Cloud); reserved {
 			diags.AddError(path, "Reserved label prefix",
 				strconv.Quote(key)+" uses the prefix "+strconv.Quote(prefix)+", which "+by+
 					". Allowed: a key under your own prefix, such as \"example.com/team\", or without a prefix.")

@@ -173,7 +173,7 @@ func TestPodFragmentsRejectsBadShapes(t *testing.T) {
 // accelerator label value and tolerates at least the same taints.
 func TestPlacementAgreement(t *testing.T) {
 	for _, resolved := range clouds.All() {
-		cloud, cloudName := resolved.Name, string(resolved.Name)
+		cloud, cloudName := resolved.Name(), string(resolved.Name())
 		for _, a := range resolved.Models() {
 			accel := a.Name
 			// The smallest machine's count: Autopilot takes no other

@@ -95,7 +95,7 @@ func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diag
 		return t, none, false
 	}
 	cloud := chartkit.ResolveCloud(in.Cloud, strict, diags)
-	if strict && !cloud.Known {
+	if strict && !cloud.Known() {
 		return t, none, false
 	}
 	return t, cloud, !diags.HasError() || !strict

@@ -58,7 +58,7 @@ func BenchmarkBuildWithoutManifest(b *testing.B) {
 	in := resolved.Intent
 	b.ReportAllocs()
 	for b.Loop() {
-		place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud.Profile, nil)
+		place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud, nil)
 		if !ok {
 			b.Fatal("placePod failed")
 		}

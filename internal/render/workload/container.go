@@ -40,9 +40,9 @@ func ContainerOf(w spec.Workload) Container {
 // the cloud's driver setup, and the sizing. The diagnostic paths are the
 // workload's (gpu.count, cpu, env["X"]); a chart's block puts its own path
 // in front.
-func ResolveContainer(c Container, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func ResolveContainer(c Container, cloud clouds.GPURules, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	in, diags := ParseGPUIntent(c.GPU, c.Spot, cloud, strict)
-	checkEnv(c.Env, cloud.Profile, &diags)
+	checkEnv(c.Env, cloud, &diags)
 	checkSizing(c, in, &diags)
 	return in, diags
 }

@@ -165,7 +165,7 @@ func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
 
 func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	w, in := resolved.Workload, resolved.Intent
-	place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud.Profile, resolved.Pool)
+	place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud, resolved.Pool)
 	if !ok {
 		return nil, false
 	}

@@ -13,8 +13,9 @@ import (
 // looked up or validated twice.
 type Resolved struct {
 	Workload spec.Workload
-	Cloud    clouds.Cloud
-	Intent   clouds.GPUIntent
+	// Cloud places the intent (Render asks it once more, for the pod).
+	Cloud  clouds.Placer
+	Intent clouds.GPUIntent
 	// Pool is the node pool policy the workload was placed with (after
 	// pool.Apply): its own labels and taints are added to the placement.
 	Pool *spec.PoolPolicy

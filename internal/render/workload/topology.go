@@ -60,7 +60,7 @@ func topologyPath(attr ...any) []any { return append([]any{"topology"}, attr...)
 // nil when there is no block or a level is unknown or invalid.
 // Without strict an empty queue may be one not known yet, so what depends
 // on there being none waits for final values.
-func resolveTopology(w spec.Workload, cloud clouds.Cloud, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *TopologyRequest {
+func resolveTopology(w spec.Workload, cloud clouds.Topology, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *TopologyRequest {
 	t := w.Topology
 	if t == nil {
 		return nil
@@ -108,7 +108,7 @@ func checkTopologyScheduler(w spec.Workload, t *spec.WorkloadTopology, inKueue, 
 // topologyLevelsOf are the levels a request may name: the pool's topology
 // when it has one; in a Kueue queue nothing else (the flavor needs the
 // pool's Topology); otherwise every level the cloud knows.
-func topologyLevelsOf(cloud clouds.Cloud, pool *spec.PoolPolicy, inKueue bool, diags *gpudiag.Diagnostics) ([]spec.TopologyLevel, bool, bool) {
+func topologyLevelsOf(cloud clouds.Topology, pool *spec.PoolPolicy, inKueue bool, diags *gpudiag.Diagnostics) ([]spec.TopologyLevel, bool, bool) {
 	if pool != nil && pool.Topology != nil {
 		levels, findings := clouds.PoolTopology(cloud, pool.Topology, true)
 		return levels, true, !findings.HasError() && len(levels) > 0
@@ -120,7 +120,7 @@ func topologyLevelsOf(cloud clouds.Cloud, pool *spec.PoolPolicy, inKueue bool, d
 			gpudiag.QuoteList(cloud.TopologyLevelNames())+"), or remove topology.")
 		return nil, false, false
 	}
-	if !cloud.Known {
+	if !cloud.Known() {
 		return nil, false, false
 	}
 	var levels []spec.TopologyLevel

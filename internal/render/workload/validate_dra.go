@@ -19,7 +19,7 @@ import (
 // intent: what the claim derives from accelerator, accelerators and
 // partition (docs/design/dra.md#6-claims-from-intent), its own fields, and
 // the raw selectors, checked with the scheduler's CEL library.
-func checkDRA(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics) {
+func checkDRA(g spec.GPU, in clouds.GPUIntent, cloud clouds.Named, strict bool, diags *gpudiag.Diagnostics) {
 	d := g.DRA
 	if d == nil {
 		return
@@ -160,7 +160,7 @@ func checkSame(d *spec.DRA, diags *gpudiag.Diagnostics) {
 // without one is never placed silently: alone, the claim cannot select it
 // (a warning: the node placement still keeps the pod on its nodes); in a
 // preference list its entry would take any GPU, so the list is refused.
-func checkDRAProducts(g spec.GPU, req dra.Request, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
+func checkDRAProducts(g spec.GPU, req dra.Request, cloud clouds.Named, diags *gpudiag.Diagnostics) {
 	if !req.DerivesSelectors() || len(req.Accelerators) == 0 {
 		return
 	}
@@ -178,7 +178,7 @@ func checkDRAProducts(g spec.GPU, req dra.Request, cloud clouds.Cloud, diags *gp
 	}
 	// Only a generic cluster may carry the variants with no recorded name
 	// (the clouds' machines carry the recorded ones).
-	if missed := a.GFDProductsWithoutDriverName(); len(missed) > 0 && cloud.Known && cloud.Name == spec.CloudGeneric {
+	if missed := a.GFDProductsWithoutDriverName(); len(missed) > 0 && cloud.Known() && cloud.Name() == spec.CloudGeneric {
 		diags.AddWarning(path, "The claim misses some "+a.DisplayName+" variants",
 			"The claim selects productName "+gpudiag.QuoteList(a.DriverProductNames())+"; the driver's name for the "+
 				"variants GFD labels "+gpudiag.QuoteList(missed)+" is not recorded, so their GPUs are never allocated. "+

@@ -13,7 +13,7 @@ import (
 
 // ParseGPUIntent checks the gpu block and resolves it against the catalog
 // and the cloud. Unknown (zero) values are left out of the intent.
-func ParseGPUIntent(g spec.GPU, spot bool, cloud clouds.Cloud, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func ParseGPUIntent(g spec.GPU, spot bool, cloud clouds.GPURules, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	in := clouds.GPUIntent{Spot: spot, DRA: g.DRA != nil}
 
@@ -24,7 +24,7 @@ func ParseGPUIntent(g spec.GPU, spot bool, cloud clouds.Cloud, strict bool) (clo
 	checkGPURequests(g, in, cloud, &diags)
 	checkDRA(g, in, cloud, strict, &diags)
 
-	if cloud.Known {
+	if cloud.Known() {
 		diags.Append(cloud.Validate(in, strict))
 	}
 	checkCountFitsMachines(g, in, cloud, &diags)
@@ -58,12 +58,12 @@ func checkGPUCount(g spec.GPU, strict bool, diags *gpudiag.Diagnostics) int64 {
 // checkGPURequests: Kubernetes does not overcommit extended resources, so a
 // GPU request must equal the limit (which is gpu.count;
 // docs/design/kubernetes.md#extended-resources-are-never-overcommitted).
-func checkGPURequests(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
+func checkGPURequests(g spec.GPU, in clouds.GPUIntent, cloud clouds.Placer, diags *gpudiag.Diagnostics) {
 	if g.Requests == nil || in.Count == 0 || *g.Requests == in.Count {
 		return
 	}
 	resourceName := string(clouds.DevicePluginResource(in))
-	if cloud.Known {
+	if cloud.Known() {
 		resourceName = string(cloud.Resource(in))
 	}
 	diags.AddError(gpudiag.At("gpu", "requests"), "GPU requests must equal the limit",
@@ -74,7 +74,7 @@ func checkGPURequests(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, diags
 }
 
 // ResolveAccelerators returns the catalog entries in preference order.
-func ResolveAccelerators(g spec.GPU, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics) []*catalog.Accelerator {
+func ResolveAccelerators(g spec.GPU, cloud clouds.Offering, strict bool, diags *gpudiag.Diagnostics) []*catalog.Accelerator {
 	if g.Accelerator != "" && len(g.Accelerators) > 0 {
 		diags.AddError(gpudiag.At("gpu", "accelerators"), "Conflicting accelerator settings",
 			"accelerator (one model) and accelerators (a preference list) are mutually exclusive. "+
@@ -110,16 +110,16 @@ func ResolveAccelerators(g spec.GPU, cloud clouds.Cloud, strict bool, diags *gpu
 
 // ResolveAccelerator finds name in the catalog and checks that the cloud
 // offers it (any cloud does when it is unknown).
-func ResolveAccelerator(name string, cloud clouds.Cloud, path []any, diags *gpudiag.Diagnostics) *catalog.Accelerator {
+func ResolveAccelerator(name string, cloud clouds.Offering, path []any, diags *gpudiag.Diagnostics) *catalog.Accelerator {
 	a := catalog.Find(name)
 	if a == nil {
 		diags.AddError(path, "Unknown accelerator",
 			strconv.Quote(name)+" is not in the accelerator catalog. Allowed values: "+gpudiag.QuoteList(catalog.AcceleratorNames())+".")
 		return nil
 	}
-	if cloud.Known && !cloud.Offers(a) {
-		diags.AddError(path, "Accelerator not offered on "+string(cloud.Name),
-			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud.Name)+". "+cloud.OfferedBy())
+	if cloud.Known() && !cloud.Offers(a) {
+		diags.AddError(path, "Accelerator not offered on "+string(cloud.Name()),
+			a.DisplayName+" ("+strconv.Quote(name)+") is not available on "+string(cloud.Name())+". "+cloud.OfferedBy())
 		return nil
 	}
 	return a

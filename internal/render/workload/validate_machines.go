@@ -22,8 +22,8 @@ import (
 // others get a warning on their entry and stay in the placement (the
 // scheduler skips their nodes for lack of GPUs), so the plan says exactly
 // what was written. When none fits it is an error on gpu.count.
-func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
-	if !cloud.Known || in.Count == 0 || in.DRA || in.Sharing != "" || len(in.Accelerators) == 0 {
+func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud clouds.MachineCatalog, diags *gpudiag.Diagnostics) {
+	if !cloud.Known() || in.Count == 0 || in.DRA || in.Sharing != "" || len(in.Accelerators) == 0 {
 		return
 	}
 	var misfits []string
@@ -52,7 +52,7 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud,
 	case len(misfits) < len(in.Accelerators):
 		*diags = append(*diags, warnings...)
 	case cloud.ExactGPUCounts() && in.Partition == nil:
-		diags.AddError(gpudiag.At("gpu", "count"), "GPU count not offered on "+string(cloud.Name),
+		diags.AddError(gpudiag.At("gpu", "count"), "GPU count not offered on "+string(cloud.Name()),
 			"gpu.count is "+strconv.FormatInt(in.Count, 10)+": "+strings.Join(misfits, "; ")+
 				". Allowed: gpu.count = one of these counts, or another model.")
 	default:
@@ -65,7 +65,7 @@ func checkCountFitsMachines(g spec.GPU, in clouds.GPUIntent, cloud clouds.Cloud,
 // machineMisfit says why no machine of the cloud serves count of a ("" when
 // one does), and the most GPUs (MIG instances for a partition) one machine
 // holds.
-func machineMisfit(in clouds.GPUIntent, cloud clouds.Cloud, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
+func machineMisfit(in clouds.GPUIntent, cloud clouds.MachineCatalog, a *catalog.Accelerator, shapes []clouds.MachineShape) (string, int64) {
 	counts := clouds.GPUCounts(shapes)
 	most := counts[len(counts)-1]
 	// The messages are built only for a misfit: most counts fit.
@@ -75,12 +75,12 @@ func machineMisfit(in clouds.GPUIntent, cloud clouds.Cloud, a *catalog.Accelerat
 		if perGPU <= 0 || in.Count <= perGPU*most {
 			return "", perGPU * most
 		}
-		return strconv.Quote(string(cloud.Name)) + " machines hold at most " + strconv.FormatInt(perGPU*most, 10) + " " +
+		return strconv.Quote(string(cloud.Name())) + " machines hold at most " + strconv.FormatInt(perGPU*most, 10) + " " +
 			in.Partition.Name + " instances of " + model() + " (" + strconv.FormatInt(perGPU, 10) + " per GPU, " +
 			strconv.FormatInt(most, 10) + " GPUs per machine)", perGPU * most
 	}
 	offers := func() string {
-		return strconv.Quote(string(cloud.Name)) + " offers " + model() + " with " + orList(counts) + " GPUs per machine"
+		return strconv.Quote(string(cloud.Name())) + " offers " + model() + " with " + orList(counts) + " GPUs per machine"
 	}
 	if cloud.ExactGPUCounts() {
 		if slices.Contains(counts, in.Count) {

@@ -69,7 +69,7 @@ func asContainer(req GPURequest) workload.Container {
 // gpu_workload's container passes) on the cloud the caller resolved
 // (ResolveCloud). Kind, image and the rest belong to the chart, not to the
 // request.
-func resolveGPURequest(cloud clouds.Cloud, name string, c workload.Container, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
+func resolveGPURequest(cloud clouds.GPURules, name string, c workload.Container, strict bool) (clouds.GPUIntent, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	workload.CheckName(name, &diags)
 	in, containerDiags := workload.ResolveContainer(c, cloud, strict)
@@ -77,7 +77,7 @@ func resolveGPURequest(cloud clouds.Cloud, name string, c workload.Container, st
 }
 
 // ValidateValuesGPU is the plan-time check of a request.
-func ValidateValuesGPU(cloud clouds.Cloud, req GPURequest) gpudiag.Diagnostics {
+func ValidateValuesGPU(cloud clouds.GPURules, req GPURequest) gpudiag.Diagnostics {
 	_, diags := resolveGPURequest(cloud, req.Name, asContainer(req), false)
 	return diags
 }
@@ -86,12 +86,12 @@ func ValidateValuesGPU(cloud clouds.Cloud, req GPURequest) gpudiag.Diagnostics {
 // the placement a gpu_workload with the same GPU block (and node pool) gets.
 // ok is false when validation reported errors (returned, with paths
 // relative to the request).
-func placeValuesGPU(cloud clouds.Cloud, name string, c workload.Container, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+func placeValuesGPU(cloud clouds.GPURules, name string, c workload.Container, pool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
 	in, diags := resolveGPURequest(cloud, name, c, true)
 	if diags.HasError() {
 		return ValuesPlacement{}, diags, false
 	}
-	place, ok := workload.PlacePod(c, in, cloud.Profile, pool)
+	place, ok := workload.PlacePod(c, in, cloud, pool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}
@@ -132,8 +132,8 @@ func CPULimitLikeRequest(res *corev1.ResourceRequirements) {
 // for targets that configure a whole cluster (Flyte, the device plugin
 // DaemonSets) rather than one container. It is the same Place call
 // Render makes; ok is false on an unknown cloud, which places nothing.
-func CloudGPUPlacement(cloud clouds.Cloud, in clouds.GPUIntent) (clouds.Placement, bool) {
-	if !cloud.Known {
+func CloudGPUPlacement(cloud clouds.Placer, in clouds.GPUIntent) (clouds.Placement, bool) {
+	if !cloud.Known() {
 		return clouds.Placement{}, false
 	}
 	return cloud.Place(in), true
@@ -142,7 +142,7 @@ func CloudGPUPlacement(cloud clouds.Cloud, in clouds.GPUIntent) (clouds.Placemen
 // AcceleratorLabel is the node label a cloud selects an accelerator by
 // (the first requirement of its placement term) and the values it accepts,
 // e.g. cloud.google.com/gke-accelerator = [nvidia-tesla-t4].
-func AcceleratorLabel(cloud clouds.Cloud, a *catalog.Accelerator) (key string, values []string, ok bool) {
+func AcceleratorLabel(cloud clouds.Placer, a *catalog.Accelerator) (key string, values []string, ok bool) {
 	p, found := CloudGPUPlacement(cloud, clouds.GPUIntent{Accelerators: []*catalog.Accelerator{a}, Count: 1})
 	if !found || len(p.AcceleratorTerms) != 1 || len(p.AcceleratorTerms[0]) == 0 {
 		return "", nil, false
@@ -154,7 +154,7 @@ func AcceleratorLabel(cloud clouds.Cloud, a *catalog.Accelerator) (key string, v
 // GPUNodeTolerations are the tolerations a pod needs to run on any GPU node
 // of the cloud, on-demand or spot: what node DaemonSets (device plugin, GPU
 // Operator operands) must carry.
-func GPUNodeTolerations(cloud clouds.Cloud) []corev1.Toleration {
+func GPUNodeTolerations(cloud clouds.Placer) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, spot := range []bool{false, true} {
 		if p, ok := CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Spot: spot}); ok {
@@ -229,8 +229,8 @@ func CheckValuesNodeSelector(path []any, selector map[string]string, diags *gpud
 // pool.Apply fills its GPU block from the pool, then Render adds the pool's
 // extra labels and taints (Options.Pool). cloud is the target's, resolved
 // once by the front door (ResolveCloud).
-func PlaceOnPool(cloud clouds.Cloud, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
-	c, diags, ok := applyPool(cloud.Name, req, onPool)
+func PlaceOnPool(cloud clouds.GPURules, req GPURequest, onPool *spec.PoolPolicy) (ValuesPlacement, gpudiag.Diagnostics, bool) {
+	c, diags, ok := applyPool(cloud.Name(), req, onPool)
 	if !ok {
 		return ValuesPlacement{}, diags, false
 	}

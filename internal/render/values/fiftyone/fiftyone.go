@@ -153,7 +153,7 @@ func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudi
 
 // render validates one entry and builds its values; ok is false when the
 // entry is invalid or not yet known.
-func (e fiftyOneEntry) render(cloud clouds.Cloud, strict bool, names map[string]string, diags *gpudiag.Diagnostics) (map[string]any, bool) {
+func (e fiftyOneEntry) render(cloud clouds.GPURules, strict bool, names map[string]string, diags *gpudiag.Diagnostics) (map[string]any, bool) {
 	before := len(*diags)
 	keyOK := e.checkKey(strict, names, diags)
 	if e.gpu == nil {

@@ -26,15 +26,15 @@ var notesByCloud = map[spec.Cloud]cloudNotes{
 }
 
 // flyteCloudNotes warns about placement rules Flyte cannot express.
-func flyteCloudNotes(cloud clouds.Cloud, sharing string, diags *gpudiag.Diagnostics) {
-	if n := notesByCloud[cloud.Name]; n.placement != nil {
+func flyteCloudNotes(cloud clouds.Named, sharing string, diags *gpudiag.Diagnostics) {
+	if n := notesByCloud[cloud.Name()]; n.placement != nil {
 		n.placement(sharing, diags)
 	}
 }
 
 // flyteV2Notes warns about what Flyte v2's chart cannot carry on the cloud.
-func flyteV2Notes(cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
-	if n := notesByCloud[cloud.Name]; n.v2 != nil {
+func flyteV2Notes(cloud clouds.Named, diags *gpudiag.Diagnostics) {
+	if n := notesByCloud[cloud.Name()]; n.v2 != nil {
 		n.v2(diags)
 	}
 }

@@ -20,7 +20,7 @@ func TestFlyteCloudNotes(t *testing.T) {
 		var placement, v2 gpudiag.Diagnostics
 		flyteCloudNotes(cloud, spec.SharingTimeSlicing, &placement)
 		flyteV2Notes(cloud, &v2)
-		switch cloud.Name {
+		switch cloud.Name() {
 		case spec.CloudGKE:
 			rendertest.RequireDiag(t, placement, gpudiag.SeverityWarning, "flyte.sharing", clouds.GKELabelSharingStrategy)
 			rendertest.RequireDiag(t, v2, gpudiag.SeverityWarning, "flyte.flyte_version", clouds.GKENvidiaLibraryPath)
@@ -32,7 +32,7 @@ func TestFlyteCloudNotes(t *testing.T) {
 			}
 		default:
 			if len(placement)+len(v2) != 0 {
-				t.Errorf("%s: unexpected notes:\n%s", cloud.Name, rendertest.FormatDiags(append(placement, v2...)))
+				t.Errorf("%s: unexpected notes:\n%s", cloud.Name(), rendertest.FormatDiags(append(placement, v2...)))
 			}
 		}
 	}
@@ -68,11 +68,11 @@ func TestFlytekitDevices(t *testing.T) {
 // the one the cloud's profile names, only where the cloud labels partitions.
 func TestPartitionLabelFromProfile(t *testing.T) {
 	for _, cloud := range clouds.All() {
-		values := mustGenerate(t, TargetCore, cloud.Name, Values{})
+		values := mustGenerate(t, TargetCore, cloud.Name(), Values{})
 		k8s, _ := values["configmap"].(map[string]any)["k8s"].(map[string]any)["plugins"].(map[string]any)["k8s"].(map[string]any)
 		got, _ := k8s[KeyGPUPartitionSizeLabel].(string)
 		if want := cloud.PartitionLabel(); got != want {
-			t.Errorf("%s: %s = %q, want %q", cloud.Name, KeyGPUPartitionSizeLabel, got, want)
+			t.Errorf("%s: %s = %q, want %q", cloud.Name(), KeyGPUPartitionSizeLabel, got, want)
 		}
 	}
 }

@@ -183,7 +183,7 @@ func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[st
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
 // one-GPU task: its resource name and tolerations, and the device class
 // (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud clouds.Cloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
+func flyteGPUKeys(cloud deviceCloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
 	k8s := map[string]any{}
 	env := in.DefaultEnvVars
 	place, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
@@ -210,7 +210,7 @@ func flyteGPUKeys(cloud clouds.Cloud, sharing string, v2 bool, accelerators []*c
 // name it advertises, so tasks requesting nvidia.com/gpu.shared or
 // nvidia.com/mig-1g.5gb also tolerate that pool's taints. Flyte has no
 // per-resource node selector, so pool labels cannot be selected.
-func addFlytePools(k8s map[string]any, cloud clouds.Cloud, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
+func addFlytePools(k8s map[string]any, cloud clouds.Named, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
 	if len(pools) == 0 {
 		return
 	}
@@ -223,9 +223,9 @@ func addFlytePools(k8s map[string]any, cloud clouds.Cloud, pools []spec.PoolPoli
 	}
 	for i, p := range pools {
 		path := gpudiag.At(Block, "node_pools", i)
-		if p.Cloud != "" && p.Cloud != string(cloud.Name) {
+		if p.Cloud != "" && p.Cloud != string(cloud.Name()) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
-				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+". Allowed: pools of this cluster's cloud only.")
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name()))+". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
 		r, more := pool.Render(p)
@@ -312,12 +312,19 @@ func checkNoTemplates(in Values, diags *gpudiag.Diagnostics) {
 // flyteDeviceClass is the NVIDIA device class settings, derived from the
 // cloud's placement: the accelerator label, and on GKE the partition label
 // with the "unpartitioned" rule whole-GPU workloads use (absentLabels).
+// deviceCloud is what a device class reads of the cloud: the node label
+// its placement selects each offered model by, and its partition label.
+type deviceCloud interface {
+	clouds.ModelPlacer
+	PartitionLabel() string
+}
+
 type flyteClass struct {
 	resourceName, deviceLabel, partitionLabel string
 	unpartitioned                             *corev1.NodeSelectorRequirement
 }
 
-func flyteDeviceClass(cloud clouds.Cloud, resourceName string, whole clouds.Placement) flyteClass {
+func flyteDeviceClass(cloud deviceCloud, resourceName string, whole clouds.Placement) flyteClass {
 	class := flyteClass{resourceName: resourceName}
 	for _, a := range cloud.Models() {
 		if key, _, ok := chartkit.AcceleratorLabel(cloud, a); ok {
@@ -367,7 +374,7 @@ func classValues(c flyteClass) map[string]any {
 
 // flyteV2Devices maps each Flyte v2 accelerator name of the requested
 // models to the cloud's label value, so "T4" means "t4" on EKS Auto Mode.
-func flyteV2Devices(cloud clouds.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
+func flyteV2Devices(cloud clouds.Placer, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) map[string]string {
 	devices := map[string]string{}
 	for i, a := range accelerators {
 		names := V2AcceleratorNames[a.Name]
@@ -396,26 +403,26 @@ func flyteV2Devices(cloud clouds.Cloud, accelerators []*catalog.Accelerator, dia
 
 // flyteDeviceNotes tells v1 users which device string selects each model
 // where it is not flytekit's constant.
-func flyteDeviceNotes(cloud clouds.Cloud, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) {
+func flyteDeviceNotes(cloud clouds.Placer, accelerators []*catalog.Accelerator, diags *gpudiag.Diagnostics) {
 	for i, a := range accelerators {
 		key, values, ok := chartkit.AcceleratorLabel(cloud, a)
 		if !ok || len(values) == 0 {
 			continue
 		}
 		if device := Device(a.Name); !slices.Contains(values, device) {
-			diags.AddWarning(gpudiag.At(Block, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud.Name),
-				"On "+string(cloud.Name)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
+			diags.AddWarning(gpudiag.At(Block, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud.Name()),
+				"On "+string(cloud.Name())+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
 					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(device)+".")
 		}
 		warnSeveralValues(cloud, a, values, i, diags)
 	}
 }
 
-func warnSeveralValues(cloud clouds.Cloud, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
+func warnSeveralValues(cloud clouds.Named, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
 	if len(values) > 1 {
-		diags.AddWarning(gpudiag.At(Block, "accelerators", i), a.Name+" has several node label values on "+string(cloud.Name),
+		diags.AddWarning(gpudiag.At(Block, "accelerators", i), a.Name+" has several node label values on "+string(cloud.Name()),
 			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+gpudiag.QuoteList(values)+
-				" on "+string(cloud.Name)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
+				" on "+string(cloud.Name())+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
 				"your node pools have.")
 	}
 }
@@ -441,7 +448,7 @@ func addFlyteDefaults(k8s map[string]any, in Values) {
 
 // addFlyteInterruptible derives the spot rules from the cloud profile: the
 // labels and tolerations spot placement adds over on-demand placement.
-func addFlyteInterruptible(k8s map[string]any, cloud clouds.Cloud, interruptible bool, diags *gpudiag.Diagnostics) {
+func addFlyteInterruptible(k8s map[string]any, cloud clouds.Placer, interruptible bool, diags *gpudiag.Diagnostics) {
 	if !interruptible {
 		return
 	}
@@ -454,8 +461,8 @@ func addFlyteInterruptible(k8s map[string]any, cloud clouds.Cloud, interruptible
 		}
 	}
 	if len(added) != 1 {
-		diags.AddWarning(gpudiag.At(Block, "interruptible"), "interruptible has no effect on "+string(cloud.Name),
-			string(cloud.Name)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
+		diags.AddWarning(gpudiag.At(Block, "interruptible"), "interruptible has no effect on "+string(cloud.Name()),
+			string(cloud.Name())+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
 				"interruptible, or set default_node_selector yourself.")
 		return
 	}

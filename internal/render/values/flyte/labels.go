@@ -68,7 +68,7 @@ func ClassDefaults() string {
 			continue
 		}
 		c := flyteDeviceClass(cloud, string(place.ResourceName), place)
-		text := "`" + string(cloud.Name) + "`: `" + c.resourceName + "`"
+		text := "`" + string(cloud.Name()) + "`: `" + c.resourceName + "`"
 		if c.deviceLabel != "" {
 			text += ", device `" + c.deviceLabel + "`"
 		}

@@ -23,8 +23,8 @@ var stackChecks = map[spec.Cloud]func(what string, block []any, diags *gpudiag.D
 }
 
 // checkNvidiaCloud rejects clouds whose GPU stack the user cannot manage.
-func checkNvidiaCloud(cloud clouds.Cloud, block []any, what string, diags *gpudiag.Diagnostics) {
-	if check := stackChecks[cloud.Name]; check != nil {
+func checkNvidiaCloud(cloud clouds.Named, block []any, what string, diags *gpudiag.Diagnostics) {
+	if check := stackChecks[cloud.Name()]; check != nil {
 		check(what, block, diags)
 	}
 }

@@ -17,7 +17,7 @@ func TestCheckNvidiaCloud(t *testing.T) {
 	for _, cloud := range clouds.All() {
 		var diags gpudiag.Diagnostics
 		checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
-		switch cloud.Name {
+		switch cloud.Name() {
 		case spec.CloudGKEAutopilot:
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "privileged DaemonSets the GPU Operator needs")
 			if diags[0].Summary != "The GPU Operator cannot run on GKE Autopilot" {
@@ -29,7 +29,7 @@ func TestCheckNvidiaCloud(t *testing.T) {
 			rendertest.RequireDiag(t, diags, gpudiag.SeverityWarning, "gpu_operator", "the GPU Operator must not install them again")
 		default:
 			if len(diags) != 0 {
-				t.Errorf("%s: unexpected findings:\n%s", cloud.Name, rendertest.FormatDiags(diags))
+				t.Errorf("%s: unexpected findings:\n%s", cloud.Name(), rendertest.FormatDiags(diags))
 			}
 		}
 	}

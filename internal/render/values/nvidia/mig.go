@@ -31,17 +31,24 @@ type migPartedEntry struct {
 	MIGDevices map[string]int64 `json:"mig-devices,omitempty"`
 }
 
+// layoutCloud is what a custom MIG layout asks of the cloud: whether
+// mig-manager runs there at all.
+type layoutCloud interface {
+	clouds.Named
+	RejectsMIGLayouts() bool
+}
+
 // migManagerConfig validates the custom layouts and, when there are any,
 // returns the mig-parted config holding them. A custom config replaces the
 // operator's default one entirely, so it also carries "all-disabled" (the
 // default layout) and every layout a node pool selects.
-func migManagerConfig(cloud clouds.Cloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *gpudiag.Diagnostics) string {
+func migManagerConfig(cloud layoutCloud, block []any, layouts []MIGLayout, strategy string, pools nvidiaPools, diags *gpudiag.Diagnostics) string {
 	if len(layouts) == 0 {
 		return ""
 	}
 	if cloud.RejectsMIGLayouts() {
-		diags.AddError(chartkit.With(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud.Name),
-			string(cloud.Name)+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
+		diags.AddError(chartkit.With(block, "mig_layout"), "MIG layouts are not configurable on "+string(cloud.Name()),
+			string(cloud.Name())+" partitions GPUs itself (GKE through the node pool's gpu_partition_size; EKS Auto Mode not at "+
 				"all), so the GPU Operator's mig-manager does not run there. Allowed: remove mig_layout.")
 		return ""
 	}

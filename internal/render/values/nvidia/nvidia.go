@@ -112,13 +112,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 	block := gpudiag.At(BlockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
-	strategy := in.MIGStrategy
-	if strategy == "" {
-		strategy = spec.MIGStrategySingle
-	} else if !slices.Contains(spec.MIGStrategyNames(), strategy) {
-		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(strategy)+" is not a MIG strategy. Allowed values: "+gpudiag.QuoteList(spec.MIGStrategyNames())+".")
-	}
+	strategy := chartMIGStrategy(block, in.MIGStrategy, spec.MIGStrategySingle, spec.MIGStrategyNames(), "MIG strategy", &diags)
 	cmName := in.ConfigMapName
 	if cmName == "" {
 		cmName = DefaultDevicePluginConfigMap
@@ -137,7 +131,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 		return nil, diags
 	}
 	values := map[string]any{"mig": map[string]any{"strategy": strategy}}
-	addDriverSwitches(values, cloud.Profile, in)
+	addDriverSwitches(values, cloud, in)
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
 		chartkit.SetPath(values, map[string]any{
@@ -196,14 +190,8 @@ func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool
 	block := gpudiag.At(BlockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
-	strategy := in.MIGStrategy
-	if strategy == "" {
-		strategy = "none"
-	} else if !slices.Contains(append(spec.MIGStrategyNames(), "none"), strategy) {
-		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
-			strconv.Quote(strategy)+" is not a device plugin MIG strategy. Allowed values: "+
-				gpudiag.QuoteList(append([]string{"none"}, spec.MIGStrategyNames()...))+".")
-	}
+	strategy := chartMIGStrategy(block, in.MIGStrategy, "none", append([]string{"none"}, spec.MIGStrategyNames()...),
+		"device plugin MIG strategy", &diags)
 	chartkit.CheckValuesTolerations(chartkit.With(block, "tolerations"), in.Tolerations, &diags)
 	if !strict || diags.HasError() {
 		return nil, diags
@@ -230,6 +218,20 @@ func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool
 	return values, diags
 }
 
+// chartMIGStrategy is the chart's MIG strategy: raw, or fallback when
+// unset. One the chart does not take (allowed; kind is what the chart calls
+// it) is reported and passed on, as the user wrote it.
+func chartMIGStrategy(block []any, raw, fallback string, allowed []string, kind string, diags *gpudiag.Diagnostics) string {
+	if raw == "" {
+		return fallback
+	}
+	if !slices.Contains(allowed, raw) {
+		diags.AddError(chartkit.With(block, "mig_strategy"), "Unknown MIG strategy",
+			strconv.Quote(raw)+" is not a "+kind+". Allowed values: "+gpudiag.QuoteList(allowed)+".")
+	}
+	return raw
+}
+
 // enableGFD turns on the chart's GPU Feature Discovery (gfd.enabled, off by
 // default in chart 0.20.0), which also deploys its Node Feature Discovery
 // subchart (dependency condition "nfd.enabled,gfd.enabled"). Placement
@@ -247,7 +249,7 @@ func enableGFD(values map[string]any, operands []corev1.Toleration) {
 // devicePluginAffinity keeps the chart's NFD-based node terms (a list, so
 // it must be repeated whole) and adds one for the cloud's own GPU node
 // label, so the plugin also runs on clusters without Node Feature Discovery.
-func devicePluginAffinity(cloud clouds.Cloud, selector map[string]string) *corev1.Affinity {
+func devicePluginAffinity(cloud clouds.ModelPlacer, selector map[string]string) *corev1.Affinity {
 	terms := slices.Clone(DevicePluginChartAffinityTerms)
 	var extra []corev1.NodeSelectorRequirement
 	for _, k := range slices.Sorted(maps.Keys(selector)) {
@@ -281,13 +283,13 @@ func withoutDRANodes(terms []corev1.NodeSelectorTerm) []corev1.NodeSelectorTerm 
 
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
-func renderNvidiaPools(cloud clouds.Cloud, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
+func renderNvidiaPools(cloud clouds.Named, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
 	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
 	for i, p := range pools {
 		path := chartkit.With(block, "node_pools", i)
-		if p.Cloud != "" && cloud.Name != "" && p.Cloud != string(cloud.Name) {
+		if p.Cloud != "" && cloud.Name() != "" && p.Cloud != string(cloud.Name()) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
-				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+
+				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name()))+
 					". Allowed: pools of this cluster's cloud only.")
 			continue
 		}
@@ -340,7 +342,7 @@ func tolerationFor(t corev1.Taint) corev1.Toleration {
 // operandTolerations is what node DaemonSets need on the cloud's GPU
 // nodes: the cloud's GPU and spot taints (from the placement rules), the
 // pools' own taints and the user's extras.
-func operandTolerations(cloud clouds.Cloud, pools, extra []corev1.Toleration) []corev1.Toleration {
+func operandTolerations(cloud clouds.Placer, pools, extra []corev1.Toleration) []corev1.Toleration {
 	out := chartkit.GPUNodeTolerations(cloud)
 	out = append(out, pools...)
 	return append(out, extra...)

@@ -129,3 +129,21 @@ func TestInputPaths(t *testing.T) {
 		t.Errorf("DevicePluginInputPath config.map.a = %q", got)
 	}
 }
+
+// TestEachChartNamesItsOwnMIGStrategies: the device plugin takes "none"
+// (and defaults to it), the GPU Operator does not; each refusal lists what
+// that chart takes.
+func TestEachChartNamesItsOwnMIGStrategies(t *testing.T) {
+	generic := clouds.Lookup(spec.CloudGeneric)
+	_, diags := GenerateGPUOperator(generic, GPUOperatorValues{MIGStrategy: "none"}, true)
+	if !slices.Contains(errorPaths(diags), "gpu_operator.mig_strategy") || !strings.Contains(diags.Errors()[0].Detail, `Allowed values: "single", "mixed".`) {
+		t.Errorf("the GPU Operator takes no \"none\": %v", diags)
+	}
+	_, diags = GenerateDevicePlugin(generic, DevicePluginValues{MIGStrategy: "all"}, true)
+	if len(diags.Errors()) != 1 || !strings.Contains(diags.Errors()[0].Detail, `is not a device plugin MIG strategy. Allowed values: "none", "single", "mixed".`) {
+		t.Errorf("the device plugin lists none first: %v", diags)
+	}
+	if _, diags := GenerateDevicePlugin(generic, DevicePluginValues{MIGStrategy: "none"}, true); diags.HasError() {
+		t.Errorf("the device plugin takes \"none\": %v", diags)
+	}
+}

@@ -1,4 +1,4 @@
-package render
+package clouds_test
 
 // knownWrong lists the matrix cells ("cloud | pool | intent") and plan
 // verdicts ("cloud | plan | intent") that are wrong today because of a

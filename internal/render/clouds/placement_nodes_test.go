@@ -1,4 +1,4 @@
-package render
+package clouds_test
 
 import (
 	"maps"

@@ -1,4 +1,4 @@
-package render
+package clouds_test
 
 import (
 	"maps"
@@ -41,7 +41,7 @@ const fixturePoolLabel = "fixtures.gpuform.io/pool"
 // reading for a MIG strategy ("none", "single", "mixed").
 func readGFDReading(t *testing.T, dir, strategy string) map[string]string {
 	t.Helper()
-	path := filepath.Join("catalog", "testdata", "gfd", dir, "gfd-"+strategy+".txt")
+	path := filepath.Join("..", "catalog", "testdata", "gfd", dir, "gfd-"+strategy+".txt")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
