@@ -46,11 +46,7 @@ func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 		Sharing:          c.Str(g.Sharing),
 		MaxSharedClients: c.Int64(g.MaxSharedClients),
 	}
-	var d DRAModel
-	if c.Object(g.DRA, &d) {
-		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors),
-			MinMemory: c.Str(d.MinMemory), Same: c.Str(d.Same)}
-	}
+	out.DRA = tfconv.FillObject[DRAModel, spec.DRA](c, g.DRA)
 	return out
 }
 

@@ -119,7 +119,7 @@ func taints(c *tfconv.Converter, v types.List) []spec.Taint {
 		obj, ok := e.(types.Object)
 		var t taintModel
 		if ok && c.Object(obj, &t) {
-			out[i] = spec.Taint{Key: c.Str(t.Key), Value: c.Str(t.Value), Effect: c.Str(t.Effect)}
+			tfconv.Fill(c, t, &out[i])
 		}
 	}
 	return out

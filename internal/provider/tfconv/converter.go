@@ -43,6 +43,16 @@ func (c *Converter) Int64(v types.Int64) int64 {
 	return v.ValueInt64()
 }
 
+// OptBool is nil while v is null or unknown.
+func (c *Converter) OptBool(v types.Bool) *bool {
+	if v.IsNull() || v.IsUnknown() {
+		c.Unknown = c.Unknown || v.IsUnknown()
+		return nil
+	}
+	b := v.ValueBool()
+	return &b
+}
+
 func (c *Converter) OptInt32(v types.Int64) *int32 {
 	if v.IsNull() || v.IsUnknown() {
 		c.Unknown = c.Unknown || v.IsUnknown()
