@@ -242,21 +242,27 @@ type resourceCapacityValue struct {
 }
 
 type poolCapacityStruct struct {
-	Key           string                           `tfsdk:"key"`
-	Cloud         string                           `tfsdk:"cloud"`
-	Accelerator   string                           `tfsdk:"accelerator"`
-	Product       string                           `tfsdk:"product"`
-	Nodes         []string                         `tfsdk:"nodes"`
-	Resources     []resourceCapacityValue          `tfsdk:"resources"`
-	MIGPartition  string                           `tfsdk:"mig_partition"`
-	MIGConfig     string                           `tfsdk:"mig_config"`
-	MIGStrategy   string                           `tfsdk:"mig_strategy"`
-	Sharing       string                           `tfsdk:"sharing"`
-	SharedClients int64                            `tfsdk:"shared_clients"`
-	Taints        []nodepoolpolicy.CloudTaintValue `tfsdk:"taints"`
-	DRADriver     string                           `tfsdk:"dra_driver"`
-	DRADevices    []draDeviceValue                 `tfsdk:"dra_devices"`
-	Domains       []topologyDomainValue            `tfsdk:"topology_domains"`
+	Key           string                  `tfsdk:"key"`
+	Cloud         string                  `tfsdk:"cloud"`
+	Accelerator   string                  `tfsdk:"accelerator"`
+	Product       string                  `tfsdk:"product"`
+	Nodes         []string                `tfsdk:"nodes"`
+	Resources     []resourceCapacityValue `tfsdk:"resources"`
+	MIGPartition  string                  `tfsdk:"mig_partition"`
+	MIGConfig     string                  `tfsdk:"mig_config"`
+	MIGStrategy   string                  `tfsdk:"mig_strategy"`
+	Sharing       string                  `tfsdk:"sharing"`
+	SharedClients int64                   `tfsdk:"shared_clients"`
+	Taints        []taintValue            `tfsdk:"taints"`
+	DRADriver     string                  `tfsdk:"dra_driver"`
+	DRADevices    []draDeviceValue        `tfsdk:"dra_devices"`
+	Domains       []topologyDomainValue   `tfsdk:"topology_domains"`
+}
+
+type taintValue struct {
+	Key    string `tfsdk:"key"`
+	Value  string `tfsdk:"value"`
+	Effect string `tfsdk:"effect"`
 }
 
 type topologyDomainValue struct {
@@ -307,10 +313,10 @@ func draDeviceValues(counts []spec.DRADeviceCount) []draDeviceValue {
 	return out
 }
 
-func taintValues(taints []corev1.Taint) []nodepoolpolicy.CloudTaintValue {
-	out := make([]nodepoolpolicy.CloudTaintValue, len(taints))
+func taintValues(taints []corev1.Taint) []taintValue {
+	out := make([]taintValue, len(taints))
 	for i, t := range taints {
-		out[i] = nodepoolpolicy.CloudTaintValue{Key: t.Key, Value: t.Value, Effect: string(t.Effect)}
+		out[i] = taintValue{Key: t.Key, Value: t.Value, Effect: string(t.Effect)}
 	}
 	return out
 }
