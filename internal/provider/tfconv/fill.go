@@ -47,8 +47,10 @@ var fieldPlans sync.Map
 
 func fieldPlan(model, target reflect.Type) []fieldCopy {
 	key := [2]reflect.Type{model, target}
-	if plan, ok := fieldPlans.Load(key); ok {
-		return plan.([]fieldCopy)
+	if cached, ok := fieldPlans.Load(key); ok {
+		if plan, ok := cached.([]fieldCopy); ok {
+			return plan
+		}
 	}
 	plan := make([]fieldCopy, 0, model.NumField())
 	for i := range model.NumField() {
@@ -68,41 +70,41 @@ func fieldPlan(model, target reflect.Type) []fieldCopy {
 }
 
 // converters are Fill's conversions by (Terraform type, render type).
-var converters = map[[2]reflect.Type]func(c *Converter, from, to reflect.Value){
-	pairOf[types.String, string](): func(c *Converter, from, to reflect.Value) {
-		to.SetString(c.Str(from.Interface().(types.String)))
-	},
-	pairOf[types.Bool, bool](): func(c *Converter, from, to reflect.Value) {
-		to.SetBool(c.Boolean(from.Interface().(types.Bool)))
-	},
-	pairOf[types.Bool, *bool](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.OptBool(from.Interface().(types.Bool))))
-	},
-	pairOf[types.Int64, int64](): func(c *Converter, from, to reflect.Value) {
-		to.SetInt(c.Int64(from.Interface().(types.Int64)))
-	},
-	pairOf[types.Int64, int32](): func(c *Converter, from, to reflect.Value) {
-		to.SetInt(int64(int32(c.Int64(from.Interface().(types.Int64)))))
-	},
-	pairOf[types.Int64, *int32](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.OptInt32(from.Interface().(types.Int64))))
-	},
-	pairOf[types.Int64, *int64](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.OptInt64(from.Interface().(types.Int64))))
-	},
-	pairOf[types.List, []string](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.Strings(from.Interface().(types.List))))
-	},
-	pairOf[types.List, []int32](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.Int32s(from.Interface().(types.List))))
-	},
-	pairOf[types.Map, map[string]string](): func(c *Converter, from, to reflect.Value) {
-		to.Set(reflect.ValueOf(c.StringMap(from.Interface().(types.Map))))
-	},
+var converters = indexConversions(
+	conversion((*Converter).Str),
+	conversion((*Converter).Boolean),
+	conversion((*Converter).OptBool),
+	conversion((*Converter).Int64),
+	conversion(func(c *Converter, v types.Int64) int32 { return int32(c.Int64(v)) }),
+	conversion((*Converter).OptInt32),
+	conversion((*Converter).OptInt64),
+	conversion((*Converter).Strings),
+	conversion((*Converter).Int32s),
+	conversion((*Converter).StringMap),
+)
+
+type fieldConversion struct {
+	types   [2]reflect.Type
+	convert func(c *Converter, from, to reflect.Value)
 }
 
-func pairOf[From, To any]() [2]reflect.Type {
-	return [2]reflect.Type{reflect.TypeFor[From](), reflect.TypeFor[To]()}
+// conversion lifts a Converter method onto reflected fields.
+func conversion[From, To any](convert func(*Converter, From) To) fieldConversion {
+	return fieldConversion{
+		types: [2]reflect.Type{reflect.TypeFor[From](), reflect.TypeFor[To]()},
+		convert: func(c *Converter, from, to reflect.Value) {
+			v, _ := reflect.TypeAssert[From](from) // the plan matched the type
+			to.Set(reflect.ValueOf(convert(c, v)))
+		},
+	}
+}
+
+func indexConversions(all ...fieldConversion) map[[2]reflect.Type]func(c *Converter, from, to reflect.Value) {
+	out := make(map[[2]reflect.Type]func(c *Converter, from, to reflect.Value), len(all))
+	for _, f := range all {
+		out[f.types] = f.convert
+	}
+	return out
 }
 
 func converterFor(from, to reflect.Type) func(c *Converter, from, to reflect.Value) {

@@ -31,10 +31,10 @@ func ObjectOf(a Typed, v any, diags *diag.Diagnostics, nullWhenEmpty ...string) 
 	}
 	fields, err := jsonFields(v)
 	if err == nil {
-		var obj attr.Value
+		var obj types.Object
 		obj, err = objectFrom(attrTypes, fields, nullWhenEmpty)
 		if err == nil {
-			return obj.(types.Object)
+			return obj
 		}
 	}
 	diags.AddError("Cannot convert a rendered block", fmt.Sprintf("%T: %v: a provider bug, please report it", v, err))
@@ -53,10 +53,11 @@ func jsonFields(v any) (map[string]any, error) {
 	return fields, dec.Decode(&fields)
 }
 
-func objectFrom(attrTypes map[string]attr.Type, fields map[string]any, nullWhenEmpty []string) (attr.Value, error) {
+func objectFrom(attrTypes map[string]attr.Type, fields map[string]any, nullWhenEmpty []string) (types.Object, error) {
+	null := types.ObjectNull(attrTypes)
 	for name := range fields {
 		if _, ok := attrTypes[name]; !ok {
-			return nil, fmt.Errorf("field %q has no attribute", name)
+			return null, fmt.Errorf("field %q has no attribute", name)
 		}
 	}
 	values := make(map[string]attr.Value, len(attrTypes))
@@ -67,13 +68,13 @@ func objectFrom(attrTypes map[string]attr.Type, fields map[string]any, nullWhenE
 		}
 		v, err := convert(t, fields[name])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return null, fmt.Errorf("%s: %w", name, err)
 		}
 		values[name] = v
 	}
 	obj, d := types.ObjectValue(attrTypes, values)
 	if d.HasError() {
-		return nil, fmt.Errorf("%s", d.Errors()[0].Detail())
+		return null, fmt.Errorf("%s", d.Errors()[0].Detail())
 	}
 	return obj, nil
 }
