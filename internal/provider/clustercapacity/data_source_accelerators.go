@@ -12,22 +12,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
-var _ datasource.DataSource = &acceleratorsDataSource{}
-
 // NewAcceleratorsDataSource returns the gpu_accelerators data source.
 func NewAcceleratorsDataSource() datasource.DataSource {
-	return &acceleratorsDataSource{}
+	return resourcekit.NewDataSource[acceleratorsDataSource]("_accelerators")
 }
 
 // acceleratorsDataSource exposes the accelerator catalog, so modules can
-// validate and choose models without hard-coding label strings.
-type acceleratorsDataSource struct{}
+// validate and choose models without hard-coding label strings. It reads
+// no cluster: the provider's data goes unused.
+type acceleratorsDataSource struct{ resourcekit.DataSource }
 
 type AcceleratorsModel struct {
 	Cloud        types.String  `tfsdk:"cloud"`
@@ -51,10 +51,6 @@ var acceleratorAttrTypes = map[string]attr.Type{
 	"gfd_products":     types.ListType{ElemType: types.StringType},
 	"flyte_device":     types.StringType,
 	"mig_profiles":     types.ListType{ElemType: types.ObjectType{AttrTypes: migProfileAttrTypes}},
-}
-
-func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_accelerators"
 }
 
 func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

@@ -19,21 +19,14 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var (
-	_ datasource.DataSource              = &clusterCapacityDataSource{}
-	_ datasource.DataSourceWithConfigure = &clusterCapacityDataSource{}
-)
-
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
 func NewClusterCapacityDataSource() datasource.DataSource {
-	return &clusterCapacityDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_cluster_capacity"}}
+	return resourcekit.NewDataSource[clusterCapacityDataSource]("_cluster_capacity")
 }
 
 // clusterCapacityDataSource reports the live cluster's GPU pools: the same
 // grouping gpu_workload uses to explain pods that cannot schedule.
-type clusterCapacityDataSource struct {
-	resourcekit.DataSource
-}
+type clusterCapacityDataSource struct{ resourcekit.DataSource }
 
 type clusterCapacityModel struct {
 	Selector types.String `tfsdk:"selector"`

@@ -13,23 +13,16 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
-var (
-	_ datasource.DataSource              = &queueUsageDataSource{}
-	_ datasource.DataSourceWithConfigure = &queueUsageDataSource{}
-)
-
 // NewUsageDataSource returns the gpu_queue_usage data source.
 func NewUsageDataSource() datasource.DataSource {
-	return &queueUsageDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_queue_usage"}}
+	return resourcekit.NewDataSource[queueUsageDataSource]("_queue_usage")
 }
 
 // queueUsageDataSource reports Kueue's ClusterQueues: quota, reserved and
 // used per flavor and resource, admitted and pending workloads. It is
 // gpu_cluster_capacity's sibling for shared fleets: capacity says what the
 // nodes have, this what the teams may use and use.
-type queueUsageDataSource struct {
-	resourcekit.DataSource
-}
+type queueUsageDataSource struct{ resourcekit.DataSource }
 
 type queueUsageModel struct {
 	Name   types.String      `tfsdk:"name"`

@@ -15,27 +15,14 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
-var (
-	_ resource.Resource                   = &queueResource{}
-	_ resource.ResourceWithConfigure      = &queueResource{}
-	_ resource.ResourceWithModifyPlan     = &queueResource{}
-	_ resource.ResourceWithValidateConfig = &queueResource{}
-	_ resource.ResourceWithImportState    = &queueResource{}
-	_ resource.ResourceWithUpgradeState   = &queueResource{}
-)
-
 // defaultQueueDeleteTimeout bounds the wait for Kueue to release a deleted
 // ClusterQueue and its flavors.
 const defaultQueueDeleteTimeout = 5 * time.Minute
 
 // NewResource returns the gpu_queue resource.
-func NewResource() resource.Resource {
-	return &queueResource{Resource: resourcekit.Resource{TypeSuffix: "_queue"}}
-}
+func NewResource() resource.Resource { return resourcekit.NewResource[queueResource]("_queue") }
 
-type queueResource struct {
-	resourcekit.Resource
-}
+type queueResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule configuration alone decides, where
 // Terraform can point at the line.

@@ -19,23 +19,12 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var (
-	_ resource.Resource                   = &poolPolicyResource{}
-	_ resource.ResourceWithConfigure      = &poolPolicyResource{}
-	_ resource.ResourceWithModifyPlan     = &poolPolicyResource{}
-	_ resource.ResourceWithValidateConfig = &poolPolicyResource{}
-)
-
 // NewResource returns the gpu_node_pool_policy resource.
 func NewResource() resource.Resource {
-	return &poolPolicyResource{Resource: resourcekit.Resource{TypeSuffix: "_node_pool_policy"}}
+	return resourcekit.NewResource[poolPolicyResource]("_node_pool_policy")
 }
 
-type poolPolicyResource struct {
-	resourcekit.Resource
-}
-
-func (r *poolPolicyResource) defaultCloud() string { return r.Data.DefaultCloudName() }
+type poolPolicyResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule that configuration alone decides.
 func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -65,16 +54,16 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
 	cloudDefaulted := configuredCloud.IsNull()
 	if cloudDefaulted {
-		if r.defaultCloud() == "" {
+		if r.DefaultCloud() == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
 					tfconv.MarkdownList(clouds.PoolNames())+".")
 			return
 		}
-		plan.Cloud = types.StringValue(r.defaultCloud())
+		plan.Cloud = types.StringValue(r.DefaultCloud())
 	}
 	conv := &tfconv.Converter{Ctx: ctx}
-	p := toPoolPolicy(conv, plan, r.defaultCloud())
+	p := toPoolPolicy(conv, plan, r.DefaultCloud())
 	resp.Diagnostics.Append(conv.Diags...)
 	validation := pool.Validate(p)
 	if cloudDefaulted {
@@ -200,7 +189,7 @@ func (m NodePoolPolicyModel) touchesCluster() bool {
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
 	conv := &tfconv.Converter{Ctx: ctx}
-	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.defaultCloud()))
+	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.DefaultCloud()))
 	diags.Append(conv.Diags...)
 	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError() && rendered != nil

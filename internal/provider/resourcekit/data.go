@@ -59,16 +59,31 @@ func (d *Data) DefaultCloudName() string {
 }
 
 // Resource is embedded by every resource: Metadata names it after the
-// provider and its TypeSuffix, and Configure keeps the provider's Data (nil
-// until the provider is configured, as during validation).
+// provider and its type suffix, and Configure keeps the provider's Data (nil
+// until the provider is configured, as during validation). A resource states
+// only its suffix, in NewResource, and what it does.
 type Resource struct {
-	TypeSuffix string
+	typeSuffix string
 	Data       *Data
 }
 
+// NewResource makes a resource of type T, which embeds Resource, named
+// after the provider and typeSuffix, e.g. "_workload".
+func NewResource[T any, PT interface {
+	*T
+	resource.Resource
+	named(typeSuffix string)
+}](typeSuffix string) resource.Resource {
+	r := PT(new(T))
+	r.named(typeSuffix)
+	return r
+}
+
+func (r *Resource) named(typeSuffix string) { r.typeSuffix = typeSuffix }
+
 // Metadata names the resource, e.g. gpu + "_workload".
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + r.TypeSuffix
+	resp.TypeName = req.ProviderTypeName + r.typeSuffix
 }
 
 // Configure keeps what the provider's Configure handed over.
@@ -78,15 +93,31 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 	}
 }
 
+// DefaultCloud is the provider's default_cloud; "" before configuration.
+func (r *Resource) DefaultCloud() string { return r.Data.DefaultCloudName() }
+
 // DataSource is Resource for data sources.
 type DataSource struct {
-	TypeSuffix string
+	typeSuffix string
 	Data       *Data
 }
 
+// NewDataSource is NewResource for data sources.
+func NewDataSource[T any, PT interface {
+	*T
+	datasource.DataSource
+	named(typeSuffix string)
+}](typeSuffix string) datasource.DataSource {
+	d := PT(new(T))
+	d.named(typeSuffix)
+	return d
+}
+
+func (d *DataSource) named(typeSuffix string) { d.typeSuffix = typeSuffix }
+
 // Metadata names the data source.
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + d.TypeSuffix
+	resp.TypeName = req.ProviderTypeName + d.typeSuffix
 }
 
 // Configure keeps what the provider's Configure handed over.
