@@ -21,13 +21,17 @@ import (
 
 // NewAcceleratorsDataSource returns the gpu_accelerators data source.
 func NewAcceleratorsDataSource() datasource.DataSource {
-	return resourcekit.NewDataSource[acceleratorsDataSource]("_accelerators")
+	return &acceleratorsDataSource{}
 }
 
 // acceleratorsDataSource exposes the accelerator catalog, so modules can
 // validate and choose models without hard-coding label strings. It reads
-// no cluster: the provider's data goes unused.
-type acceleratorsDataSource struct{ resourcekit.DataSource }
+// no cluster, so it takes nothing from the provider's Configure.
+type acceleratorsDataSource struct{}
+
+func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_accelerators"
+}
 
 type AcceleratorsModel struct {
 	Cloud        types.String  `tfsdk:"cloud"`
@@ -119,9 +123,8 @@ func acceleratorAttributes() map[string]schema.Attribute {
 }
 
 func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m AcceleratorsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := resourcekit.Get[AcceleratorsModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	clouds := offeringClouds()

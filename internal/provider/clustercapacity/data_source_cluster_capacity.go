@@ -172,18 +172,16 @@ func taintListDataAttribute() schema.ListNestedAttribute {
 }
 
 func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m clusterCapacityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := resourcekit.Get[clusterCapacityModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_cluster_capacity needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("gpu_cluster_capacity needs a cluster", err.Error())
+	client, ok := d.Data.Client("gpu_cluster_capacity needs a cluster", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	pools, _, err := LiveCapacity(ctx, client, m.Selector.ValueString())

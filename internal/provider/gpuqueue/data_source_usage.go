@@ -96,18 +96,16 @@ func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m queueUsageModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := resourcekit.Get[queueUsageModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_queue_usage needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("gpu_queue_usage needs a cluster", err.Error())
+	client, ok := d.Data.Client("gpu_queue_usage needs a cluster", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	queues, err := client.ClusterQueues(ctx)

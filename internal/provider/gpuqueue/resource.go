@@ -27,9 +27,8 @@ type queueResource struct{ resourcekit.Resource }
 // ValidateConfig runs every rule configuration alone decides, where
 // Terraform can point at the line.
 func (r *queueResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config queueModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[queueModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	conv := &tfconv.Converter{Ctx: ctx}
@@ -43,9 +42,8 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[queueModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	conv := &tfconv.Converter{Ctx: ctx}
@@ -70,9 +68,8 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 }
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[queueModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyQueue(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
@@ -119,16 +116,13 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultQueueDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultQueueDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot delete gpu_queue", err.Error())
+	client, ok := r.Data.Client("Cannot delete gpu_queue", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	rendered, ok := renderQueueState(ctx, state, &resp.Diagnostics)
@@ -140,9 +134,8 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // ImportState takes a ClusterQueue name and reads the configuration back
 // from the annotation gpu_queue writes on it.
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import gpu_queue", err.Error())
+	client, ok := r.Data.Client("Cannot import gpu_queue", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	model, diags := importQueue(ctx, client, req.ID)

@@ -79,9 +79,8 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+	client, ok := r.Data.Client("Cannot import gpu_workload", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	spec, live, err := readSpec(ctx, client, namespace, name)

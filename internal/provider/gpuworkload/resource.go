@@ -111,13 +111,11 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
 }
 
@@ -128,13 +126,11 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 }
 
@@ -177,16 +173,13 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot delete gpu_workload", err.Error())
+	client, ok := r.Data.Client("Cannot delete gpu_workload", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)

@@ -28,9 +28,8 @@ type poolPolicyResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule that configuration alone decides.
 func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	conv := &tfconv.Converter{Ctx: ctx}
@@ -45,9 +44,8 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var configuredCloud types.String
@@ -121,9 +119,8 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 }
 
 func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyPolicy(ctx, &plan, nil, &resp.Diagnostics)
@@ -153,9 +150,8 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		diags.AddError("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", err.Error())
+	client, ok := r.Data.Client("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", diags)
+	if !ok {
 		return
 	}
 	if prior != nil {
@@ -169,8 +165,8 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	var nodes manageNodesModel
 	if (&tfconv.Converter{Ctx: ctx}).Object(plan.ManageNodes, &nodes) {
 		want := newPoolNodeState(client, plan.Name.ValueString(), nodes.Selector.ValueString(), rendered)
-		managed, err = applyToNodes(ctx, client, want, priorManaged)
-		if err != nil {
+		var err error
+		if managed, err = applyToNodes(ctx, client, want, priorManaged); err != nil {
 			diags.AddError("Cannot label and taint the pool's nodes", err.Error())
 		}
 	}
@@ -213,9 +209,8 @@ func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Clie
 }
 
 func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state NodePoolPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	// States written before kubernetes_v1_affinity existed lack it; filled
@@ -264,9 +259,8 @@ func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot clean up gpu_node_pool_policy", err.Error())
+	client, ok := r.Data.Client("Cannot clean up gpu_node_pool_policy", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if !state.ManageNodes.IsNull() {

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
@@ -29,9 +30,8 @@ type valuesResource struct{ resourcekit.Resource }
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
 func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config operatorValuesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[operatorValuesModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	in := valuesIntentOf(ctx, config, "")
@@ -117,9 +117,8 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[operatorValuesModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var configuredCloud types.String
@@ -193,12 +192,14 @@ func setValuesOutputsUnknown(m *operatorValuesModel) {
 
 // Create stores the plan: the values were computed while planning.
 func (r *valuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	storePlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+// storePlan is Create and Update: the state is the plan as it is.
+func storePlan(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
+	if m, ok := resourcekit.Get[operatorValuesModel](ctx, plan, diags); ok {
+		diags.Append(state.Set(ctx, &m)...)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // Read keeps the state: nothing outside Terraform holds these values, so
@@ -208,12 +209,7 @@ func (r *valuesResource) Read(context.Context, resource.ReadRequest, *resource.R
 
 // Update stores the new plan, like Create.
 func (r *valuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan operatorValuesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	storePlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 // Delete does nothing: the values live only in Terraform's state, and a

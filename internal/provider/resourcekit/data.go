@@ -3,6 +3,7 @@ package resourcekit
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,17 @@ func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
 	return data
 }
 
+// Get decodes a plan, state or configuration into a model of type M,
+// appending what went wrong to diags; false once diags hold an error, when
+// the method returns and the framework reports them.
+func Get[M any](ctx context.Context, from interface {
+	Get(context.Context, any) diag.Diagnostics
+}, diags *diag.Diagnostics) (M, bool) {
+	var m M
+	diags.Append(from.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
 // pickCloud is the one rule for a resource's cloud, and the only place
 // default_cloud applies: the configured cloud, else the one the resource's
 // node pools give (fromPools, "" when none or they disagree), else the
@@ -50,6 +62,31 @@ func PickCloud(configured types.String, fromPools, DefaultCloudName string) (clo
 	}
 }
 
+// Client is the cluster client; without one, an error of that summary and
+// false.
+func (d *Data) Client(summary string, diags *diag.Diagnostics) (*kube.Client, bool) {
+	client, err := d.Kube.Client()
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return nil, false
+	}
+	return client, true
+}
+
+// WithTimeout bounds ctx by the timeouts block's value for an operation
+// (timeout is e.g. plan.Timeouts.Create, def its default); false after an
+// error. The caller defers cancel.
+func WithTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	limit, d := timeout(ctx, def)
+	diags.Append(d...)
+	if diags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return ctx, cancel, true
+}
+
 // defaultCloud is the provider's default_cloud; "" before configuration.
 func (d *Data) DefaultCloudName() string {
 	if d == nil {
@@ -58,14 +95,39 @@ func (d *Data) DefaultCloudName() string {
 	return d.DefaultCloud
 }
 
+// kit is what Resource and DataSource hold: the type suffix NewResource or
+// NewDataSource gave, and the provider's Data once Configure ran.
+type kit struct {
+	typeSuffix string
+	Data       *Data
+}
+
+func (k *kit) named(typeSuffix string) { k.typeSuffix = typeSuffix }
+
+func (k *kit) configure(providerData any, diags *diag.Diagnostics) {
+	if data := ConfigureFrom(providerData, diags); data != nil {
+		k.Data = data
+	}
+}
+
+// DefaultCloud is the provider's default_cloud; "" before configuration.
+func (k *kit) DefaultCloud() string { return k.Data.DefaultCloudName() }
+
+// newNamed makes a T, which embeds kit, named typeSuffix.
+func newNamed[T any, PT interface {
+	*T
+	named(typeSuffix string)
+}](typeSuffix string) PT {
+	v := PT(new(T))
+	v.named(typeSuffix)
+	return v
+}
+
 // Resource is embedded by every resource: Metadata names it after the
 // provider and its type suffix, and Configure keeps the provider's Data (nil
 // until the provider is configured, as during validation). A resource states
 // only its suffix, in NewResource, and what it does.
-type Resource struct {
-	typeSuffix string
-	Data       *Data
-}
+type Resource struct{ kit }
 
 // NewResource makes a resource of type T, which embeds Resource, named
 // after the provider and typeSuffix, e.g. "_workload".
@@ -74,12 +136,8 @@ func NewResource[T any, PT interface {
 	resource.Resource
 	named(typeSuffix string)
 }](typeSuffix string) resource.Resource {
-	r := PT(new(T))
-	r.named(typeSuffix)
-	return r
+	return newNamed[T, PT](typeSuffix)
 }
-
-func (r *Resource) named(typeSuffix string) { r.typeSuffix = typeSuffix }
 
 // Metadata names the resource, e.g. gpu + "_workload".
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -88,19 +146,11 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 
 // Configure keeps what the provider's Configure handed over.
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.Data = data
-	}
+	r.configure(req.ProviderData, &resp.Diagnostics)
 }
-
-// DefaultCloud is the provider's default_cloud; "" before configuration.
-func (r *Resource) DefaultCloud() string { return r.Data.DefaultCloudName() }
 
 // DataSource is Resource for data sources.
-type DataSource struct {
-	typeSuffix string
-	Data       *Data
-}
+type DataSource struct{ kit }
 
 // NewDataSource is NewResource for data sources.
 func NewDataSource[T any, PT interface {
@@ -108,12 +158,8 @@ func NewDataSource[T any, PT interface {
 	datasource.DataSource
 	named(typeSuffix string)
 }](typeSuffix string) datasource.DataSource {
-	d := PT(new(T))
-	d.named(typeSuffix)
-	return d
+	return newNamed[T, PT](typeSuffix)
 }
-
-func (d *DataSource) named(typeSuffix string) { d.typeSuffix = typeSuffix }
 
 // Metadata names the data source.
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -122,7 +168,5 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 
 // Configure keeps what the provider's Configure handed over.
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		d.Data = data
-	}
+	d.configure(req.ProviderData, &resp.Diagnostics)
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -115,38 +117,47 @@ func valueFrom(t attr.Type, plain any) (attr.Value, error) {
 
 func listFrom(t types.ListType, plain any) (attr.Value, error) {
 	items, err := as[[]any](plain)
+	elems := make([]attr.Value, len(items))
+	if err == nil {
+		err = elementsFrom(t.ElemType, slices.All(items), func(i int, v attr.Value) { elems[i] = v })
+	}
 	if err != nil {
 		return nil, err
 	}
-	elems := make([]attr.Value, len(items))
-	for i, item := range items {
-		if elems[i], err = valueFrom(t.ElemType, item); err != nil {
-			return nil, fmt.Errorf("[%d]: %w", i, err)
-		}
-	}
-	list, d := types.ListValue(t.ElemType, elems)
-	if d.HasError() {
-		return nil, fmt.Errorf("%s", d.Errors()[0].Detail())
-	}
-	return list, nil
+	return checked(types.ListValue(t.ElemType, elems))
 }
 
 func mapFrom(t types.MapType, plain any) (attr.Value, error) {
 	entries, err := as[map[string]any](plain)
+	elems := make(map[string]attr.Value, len(entries))
+	if err == nil {
+		err = elementsFrom(t.ElemType, maps.All(entries), func(k string, v attr.Value) { elems[k] = v })
+	}
 	if err != nil {
 		return nil, err
 	}
-	elems := make(map[string]attr.Value, len(entries))
-	for k, item := range entries {
-		if elems[k], err = valueFrom(t.ElemType, item); err != nil {
-			return nil, fmt.Errorf("[%q]: %w", k, err)
+	return checked(types.MapValue(t.ElemType, elems))
+}
+
+// elementsFrom converts a collection's elements to elemType, handing each
+// to set.
+func elementsFrom[K comparable](elemType attr.Type, all iter.Seq2[K, any], set func(K, attr.Value)) error {
+	for k, item := range all {
+		v, err := valueFrom(elemType, item)
+		if err != nil {
+			return fmt.Errorf("[%v]: %w", k, err)
 		}
+		set(k, v)
 	}
-	m, d := types.MapValue(t.ElemType, elems)
+	return nil
+}
+
+// checked is a built value, or its first error.
+func checked[V attr.Value](v V, d diag.Diagnostics) (attr.Value, error) {
 	if d.HasError() {
 		return nil, fmt.Errorf("%s", d.Errors()[0].Detail())
 	}
-	return m, nil
+	return v, nil
 }
 
 // as is plain as a T; nil is T's zero value.
