@@ -73,7 +73,7 @@ func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how res
 	in.resolveQueue()
 	in.unknown, in.diags = conv.Unknown, conv.Diags
 	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
-	in.findings = append(in.findings, notAt(in.resolved.Findings, in.findings)...)
+	in.findings = append(in.findings, in.resolved.Findings.NotAt(in.findings)...)
 	return in
 }
 
@@ -113,25 +113,6 @@ func (in workloadIntent) queueFindings(rendered *workload.Rendered) gpudiag.Diag
 	}
 	findings := queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
 	return append(findings, queueTopologyFindings(*in.queue, in.workload, in.pool)...)
-}
-
-// notAt drops findings on attributes that already have an error: the pool's
-// explanation of "count = 2" is more useful than the generic rule's, and
-// one line should not get two errors.
-func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
-	taken := map[string]bool{}
-	for _, d := range earlier {
-		if d.Severity == gpudiag.SeverityError {
-			taken[d.PathString()] = true
-		}
-	}
-	var out gpudiag.Diagnostics
-	for _, d := range findings {
-		if !taken[d.PathString()] {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // renderIntent renders a final intent for apply and read, which report the

@@ -103,3 +103,27 @@ func TestAddKeepsACopyOfThePath(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutAndNotAt: a later stage drops what an earlier one reported
+// (Without), and anything on an attribute the earlier one failed (NotAt).
+func TestWithoutAndNotAt(t *testing.T) {
+	var earlier, later Diagnostics
+	earlier.AddError(At("count"), "too many", "")
+	earlier.AddWarning(At("cloud"), "guessed", "")
+	later.AddError(At("count"), "too many", "")
+	later.AddError(At("count"), "not a multiple", "")
+	later.AddError(At("cloud"), "unknown cloud", "")
+	summaries := func(ds Diagnostics) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Summary)
+		}
+		return out
+	}
+	if got := summaries(later.Without(earlier)); !slices.Equal(got, []string{"not a multiple", "unknown cloud"}) {
+		t.Errorf("Without = %v", got)
+	}
+	if got := summaries(later.NotAt(earlier)); !slices.Equal(got, []string{"unknown cloud"}) {
+		t.Errorf("NotAt = %v: only an error takes its attribute", got)
+	}
+}

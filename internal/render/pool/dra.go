@@ -65,26 +65,7 @@ func checkPoolDRA(p spec.PoolPolicy, pi *clouds.PoolIntent, diags *gpudiag.Diagn
 				"profile, so that claims name the class and count devices (the only claims Kueue counts). Allowed: a "+
 				"single-profile partition such as \""+clouds.MIGLayoutPrefix+pi.Cut[0].Profile.Name+"\".")
 	}
-	diags.Append(notAt(own, cloudDiags))
-}
-
-// notAt drops findings on attributes that already have an error: the
-// cloud's own reason is the more useful one, and one line should not get
-// two errors.
-func notAt(findings, earlier gpudiag.Diagnostics) gpudiag.Diagnostics {
-	taken := map[string]bool{}
-	for _, d := range earlier {
-		if d.Severity == gpudiag.SeverityError {
-			taken[d.PathString()] = true
-		}
-	}
-	var out gpudiag.Diagnostics
-	for _, d := range findings {
-		if !taken[d.PathString()] {
-			out = append(out, d)
-		}
-	}
-	return out
+	diags.Append(own.NotAt(cloudDiags))
 }
 
 // poolDRA is what a DRA pool knows of its devices, for its DeviceClass.
