@@ -69,11 +69,7 @@ func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) Model {
 	draType := tfconv.NestedAttrType(gpuType, "dra")
 	out.DRA = types.ObjectNull(draType)
 	if g.DRA != nil {
-		obj, _ := types.ObjectValueFrom(ctx, draType, DRAModel{
-			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
-			MinMemory: tfconv.NullableString(g.DRA.MinMemory), Same: tfconv.NullableString(g.DRA.Same),
-		})
-		out.DRA = obj
+		out.DRA, _ = types.ObjectValueFrom(ctx, draType, tfconv.ModelOf[DRAModel](g.DRA))
 	}
 	return out
 }

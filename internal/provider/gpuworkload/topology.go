@@ -106,13 +106,6 @@ func toTopology(c *tfconv.Converter, v types.Object) *spec.WorkloadTopology {
 	return tfconv.FillObject[topologyModel, spec.WorkloadTopology](c, v)
 }
 
-// topologyFrom is the block of an imported workload.
-func topologyFrom(t *spec.WorkloadTopology) topologyModel {
-	return topologyModel{Level: tfconv.NullableString(t.Level), Mode: tfconv.NullableString(t.Mode),
-		SliceSize: tfconv.NullableInt64Of(t.SliceSize), SliceLevel: tfconv.NullableString(t.SliceLevel),
-		NVLinkDomain: tfconv.NullableBool(t.NVLinkDomain)}
-}
-
 // queueTopologyFindings: Kueue places by topology only through a flavor
 // with a Topology. The pool's own topology block is checked by render; this
 // catches a gpu_queue whose flavor of the pool was rendered without one (the

@@ -1,10 +1,12 @@
 package tfconv
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -19,7 +21,7 @@ import (
 func Fill(c *Converter, model, target any) {
 	from := reflect.ValueOf(model)
 	to := reflect.ValueOf(target).Elem()
-	for _, f := range fieldPlan(from.Type(), to.Type()) {
+	for _, f := range fieldPlan(from.Type(), to.Type(), from.Type(), converters) {
 		f.convert(c, from.Field(f.from), to.Field(f.to))
 	}
 }
@@ -45,8 +47,11 @@ type fieldCopy struct {
 // reflection once, not on every plan of every resource.
 var fieldPlans sync.Map
 
-func fieldPlan(model, target reflect.Type) []fieldCopy {
-	key := [2]reflect.Type{model, target}
+// fieldPlan pairs each field of model with the field of target's render
+// struct of the same name; from is the struct the copy reads (model or
+// render), and conversions converts by (read type, written type).
+func fieldPlan(model, target, from reflect.Type, conversions map[[2]reflect.Type]func(c *Converter, from, to reflect.Value)) []fieldCopy {
+	key := [3]reflect.Type{model, target, from}
 	if cached, ok := fieldPlans.Load(key); ok {
 		if plan, ok := cached.([]fieldCopy); ok {
 			return plan
@@ -57,13 +62,17 @@ func fieldPlan(model, target reflect.Type) []fieldCopy {
 		field := model.Field(i)
 		dest, ok := target.FieldByName(field.Name)
 		if !ok || len(dest.Index) != 1 {
-			panic(fmt.Sprintf("tfconv.Fill: %s has no field %s", target, field.Name))
+			panic(fmt.Sprintf("tfconv: %s has no field %s", target, field.Name))
 		}
-		convert := converterFor(field.Type, dest.Type)
-		if convert == nil {
-			panic(fmt.Sprintf("tfconv.Fill: cannot convert %s.%s (%s) into %s", model, field.Name, field.Type, dest.Type))
+		copyField := fieldCopy{from: i, to: dest.Index[0]}
+		pair := [2]reflect.Type{field.Type, dest.Type}
+		if from != model {
+			copyField.from, copyField.to, pair = dest.Index[0], i, [2]reflect.Type{dest.Type, field.Type}
 		}
-		plan = append(plan, fieldCopy{from: i, to: dest.Index[0], convert: convert})
+		if copyField.convert = conversions[pair]; copyField.convert == nil {
+			panic(fmt.Sprintf("tfconv: cannot convert %s.%s between %s and %s", model, field.Name, field.Type, dest.Type))
+		}
+		plan = append(plan, copyField)
 	}
 	fieldPlans.Store(key, plan)
 	return plan
@@ -107,6 +116,43 @@ func indexConversions(all ...fieldConversion) map[[2]reflect.Type]func(c *Conver
 	return out
 }
 
-func converterFor(from, to reflect.Type) func(c *Converter, from, to reflect.Value) {
-	return converters[[2]reflect.Type{from, to}]
+// ModelOf is Fill's inverse, for import: the model of render's struct v
+// (a pointer), each field from v's field of the same name, a zero value
+// null as in a configuration that leaves the attribute out.
+func ModelOf[M any](v any) M {
+	var m M
+	from := reflect.ValueOf(v).Elem()
+	to := reflect.ValueOf(&m).Elem()
+	for _, f := range fieldPlan(to.Type(), from.Type(), from.Type(), nullables) {
+		f.convert(nil, from.Field(f.from), to.Field(f.to))
+	}
+	return m
+}
+
+// BlockOf is the block a of render's struct v (a pointer, nil for no
+// block), through its model M: ModelOf for import.
+func BlockOf[M any](ctx context.Context, a Typed, v any, diags *diag.Diagnostics) types.Object {
+	if rv := reflect.ValueOf(v); rv.IsNil() {
+		return types.ObjectNull(AttrTypesOf(a))
+	}
+	return ObjectFrom(ctx, a, ModelOf[M](v), diags)
+}
+
+// nullables are ModelOf's conversions by (render type, Terraform type).
+var nullables = indexConversions(
+	nullable(NullableString),
+	nullable(NullableBool),
+	nullable(func(b *bool) types.Bool { return types.BoolPointerValue(b) }),
+	nullable(NullableInt64Of),
+	nullable(func(n int32) types.Int64 { return NullableInt64Of(int64(n)) }),
+	nullable(NullableInt32),
+	nullable(NullableInt64),
+	nullable(NullableStrings),
+	nullable(NullableInt32s),
+	nullable(NullableMap),
+)
+
+// nullable lifts a Nullable function onto reflected fields.
+func nullable[From, To any](convert func(From) To) fieldConversion {
+	return conversion(func(_ *Converter, v From) To { return convert(v) })
 }

@@ -80,3 +80,24 @@ func TestFill_modelFieldWithoutTargetPanics(t *testing.T) {
 	var target struct{ Name string }
 	Fill(&Converter{}, fillModel{}, &target)
 }
+
+func TestModelOf_isFillsInverse(t *testing.T) {
+	yes, two, deadline := true, int32(2), int64(60)
+	in := fillTarget{Name: "a", On: true, Maybe: &yes, Count: 3, Port: 8080, Limit: &two, Deadline: &deadline,
+		Args: []string{"x"}, Ports: []int32{80}, Labels: map[string]string{"k": "v"}}
+	c := &Converter{Ctx: context.Background()}
+	var back fillTarget
+	Fill(c, ModelOf[fillModel](&in), &back)
+	if !reflect.DeepEqual(back, in) || c.Unknown {
+		t.Fatalf("round trip gave %+v, want %+v", back, in)
+	}
+}
+
+func TestModelOf_zeroValuesAreNull(t *testing.T) {
+	m := ModelOf[fillModel](&fillTarget{})
+	for _, v := range []attr.Value{m.Name, m.On, m.Maybe, m.Count, m.Port, m.Limit, m.Deadline, m.Args, m.Ports, m.Labels} {
+		if !v.IsNull() {
+			t.Errorf("%s: a zero value must be null, as a configuration leaving it out", v)
+		}
+	}
+}
