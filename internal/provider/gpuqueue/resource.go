@@ -13,6 +13,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // defaultQueueDeleteTimeout bounds the wait for Kueue to release a deleted
@@ -31,25 +32,18 @@ func (r *queueResource) ValidateConfig(ctx context.Context, req resource.Validat
 	if !ok {
 		return
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, config)
-	resp.Diagnostics.Append(conv.Diags...)
+	q, _ := queueOf(ctx, config, &resp.Diagnostics)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(queue.Validate(q, false))...)
 }
 
 // ModifyPlan renders every object from configuration: no cluster call.
 func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	plan, ok := resourcekit.Get[queueModel](ctx, req.Plan, &resp.Diagnostics)
+	plan, ok := resourcekit.Planned[queueModel](ctx, req, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, plan)
-	resp.Diagnostics.Append(conv.Diags...)
-	if conv.Unknown {
+	q, unknown := queueOf(ctx, plan, &resp.Diagnostics)
+	if unknown {
 		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
 		plan.DeviceClassMappings = types.ListUnknown(deviceClassMappingType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -147,10 +141,17 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, m)
-	diags.Append(conv.Diags...)
+	q, _ := queueOf(ctx, m, diags)
 	rendered, findings := queue.Render(q)
 	diags.Append(resourcekit.RenderDiagnostics(findings)...)
 	return rendered, !diags.HasError()
+}
+
+// queueOf converts the model, reporting what the conversion found; unknown
+// says a value is not known until apply.
+func queueOf(ctx context.Context, m queueModel, diags *diag.Diagnostics) (q spec.Queue, unknown bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	q = toQueue(conv, m)
+	diags.Append(conv.Diags...)
+	return q, conv.Unknown
 }

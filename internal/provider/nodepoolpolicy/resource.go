@@ -32,19 +32,15 @@ func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.Va
 	if !ok {
 		return
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	p := WithoutSchemaErrors(toPoolPolicy(conv, config, ""))
-	resp.Diagnostics.Append(conv.Diags...)
+	p, _ := policyOf(ctx, config, "", &resp.Diagnostics)
+	p = WithoutSchemaErrors(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.
 func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	plan, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
+	plan, ok := resourcekit.Planned[NodePoolPolicyModel](ctx, req, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -60,9 +56,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 		plan.Cloud = types.StringValue(r.DefaultCloud())
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	p := toPoolPolicy(conv, plan, r.DefaultCloud())
-	resp.Diagnostics.Append(conv.Diags...)
+	p, unknown := policyOf(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
 	validation := pool.Validate(p)
 	if cloudDefaulted {
 		withoutCloud := p
@@ -74,7 +68,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	plan.Drift = types.ListValueMust(types.StringType, nil)
-	if conv.Unknown {
+	if unknown {
 		setPoolOutputsUnknown(&plan)
 		plan.ManagedNodes = types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -184,9 +178,8 @@ func (m NodePoolPolicyModel) touchesCluster() bool {
 }
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
-	conv := &tfconv.Converter{Ctx: ctx}
-	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.DefaultCloud()))
-	diags.Append(conv.Diags...)
+	p, _ := policyOf(ctx, m, r.DefaultCloud(), diags)
+	rendered, rdiags := pool.Render(p)
 	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError() && rendered != nil
 }
@@ -344,4 +337,13 @@ func listStrings(ctx context.Context, l types.List) []string {
 	var out []string
 	_ = l.ElementsAs(ctx, &out, false)
 	return out
+}
+
+// policyOf converts the model, reporting what the conversion found; unknown
+// says a value is not known until apply.
+func policyOf(ctx context.Context, m NodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	p = toPoolPolicy(conv, m, defaultCloud)
+	diags.Append(conv.Diags...)
+	return p, conv.Unknown
 }

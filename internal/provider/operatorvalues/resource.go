@@ -114,10 +114,7 @@ func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 // ModifyPlan computes every output from configuration when it is known:
 // no cluster call happens, ever.
 func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	plan, ok := resourcekit.Get[operatorValuesModel](ctx, req.Plan, &resp.Diagnostics)
+	plan, ok := resourcekit.Planned[operatorValuesModel](ctx, req, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -44,6 +44,17 @@ func Get[M any](ctx context.Context, from interface {
 	return m, !diags.HasError()
 }
 
+// Planned decodes ModifyPlan's plan into a model of type M; false when
+// there is nothing to plan (a destroy, whose plan is null) or after an
+// error.
+func Planned[M any](ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) (M, bool) {
+	if req.Plan.Raw.IsNull() {
+		var none M
+		return none, false
+	}
+	return Get[M](ctx, req.Plan, diags)
+}
+
 // pickCloud is the one rule for a resource's cloud, and the only place
 // default_cloud applies: the configured cloud, else the one the resource's
 // node pools give (fromPools, "" when none or they disagree), else the
