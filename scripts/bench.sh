@@ -23,11 +23,12 @@
 #   BENCH_ONLY=scale    only the large cluster: replaces its section of
 #                       BENCH_OUT (and "scale" in the JSON), keeps the rest;
 #                       BENCH_ONLY=workloads is everything but it
-#   BENCH_SUBJECTS="gpu dra peer data floor go"
+#   BENCH_SUBJECTS="gpu dra peer data floor dra-floor go"
 #                       what to measure (default: all): gpu_workload, the
 #                       same through DRA on DRA nodes (issue #32), the peer
 #                       (with BENCH_PEER_KUBERNETES), terraform_data, the
-#                       API floor, the Go benchmarks. The report merges with
+#                       API floor, the API floor through DRA (the control
+#                       plane's share of the DRA apply), the Go benchmarks. The report merges with
 #                       the previous results.json: rows this run measured
 #                       replace theirs, the others keep their figures and
 #                       are marked with the date and commit they were

@@ -47,6 +47,7 @@ type Result struct {
 	RenderSeconds float64 `json:"render_seconds"` // part of apply_seconds
 	ApplySeconds  float64 `json:"apply_seconds"`  // render + apply + wait until all available
 	DeleteSeconds float64 `json:"delete_seconds"` // delete + wait until they and their pods are gone
+	DRA           bool    `json:"dra"`            // each Deployment's pod claims its GPU through a ResourceClaimTemplate
 }
 
 func main() {
@@ -57,13 +58,14 @@ func main() {
 	concurrency := flag.Int("concurrency", 10, "requests in flight (Terraform's default parallelism is 10)")
 	qps := flag.Float64("qps", -1, "client-side rate limit; negative disables it (the floor is the server's cost)")
 	timeout := flag.Duration("timeout", 20*time.Minute, "limit for each phase")
+	dra := flag.Bool("dra", false, "-pool-id is a DRA pool (bench/spec.DRAPoolID): apply each workload's ResourceClaimTemplate, then its Deployment, as gpu_workload does")
 	flag.Parse()
 	if *namespace == "" || *poolID == "" || *n < 1 || *concurrency < 1 {
 		fmt.Fprintln(os.Stderr, "apifloor: -namespace, -pool-id and -n >= 1 are required")
 		flag.Usage()
 		os.Exit(2)
 	}
-	res, err := run(*kubeconfig, *namespace, *poolID, *n, *concurrency, float32(*qps), *timeout)
+	res, err := run(*kubeconfig, *namespace, *poolID, *n, *concurrency, float32(*qps), *timeout, *dra)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apifloor:", err)
 		os.Exit(1)
@@ -72,7 +74,7 @@ func main() {
 	fmt.Println(string(out))
 }
 
-func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout time.Duration) (*Result, error) {
+func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout time.Duration, dra bool) (*Result, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -91,7 +93,7 @@ func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout
 	if err != nil {
 		return nil, fmt.Errorf("server version %q.%q: %w", info.Major, info.Minor, err)
 	}
-	res := &Result{N: n, Namespace: ns, Concurrency: concurrency, FieldManager: spec.FloorFieldManager}
+	res := &Result{N: n, Namespace: ns, Concurrency: concurrency, FieldManager: spec.FloorFieldManager, DRA: dra}
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -120,6 +122,8 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 	renderStart := time.Now()
 	names := make([]string, n)
 	bodies := make([][]byte, n)
+	templates := make([][]byte, n)     // nil without DRA
+	templateNames := make([]string, n) // the rendered template's name
 	for i := range n {
 		names[i] = spec.Name(i)
 		r, err := spec.Render(names[i], ns, poolID, version)
@@ -128,6 +132,12 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 		}
 		if bodies[i], err = applyBody(r.Deployment); err != nil {
 			return nil, err
+		}
+		if r.ResourceClaimTemplateV1 != nil {
+			templateNames[i] = r.ResourceClaimTemplateV1.Name
+			if templates[i], err = applyBody(r.ResourceClaimTemplateV1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res.RenderSeconds = time.Since(renderStart).Seconds()
@@ -147,9 +157,17 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 	}
 	defer w.Stop()
 	force := false
+	templatesAPI := cs.ResourceV1().ResourceClaimTemplates(ns)
 	err = spec.InParallel(ctx, n, concurrency, func(i int) error {
-		_, err := deployments.Patch(ctx, names[i], types.ApplyPatchType, bodies[i],
-			metav1.PatchOptions{FieldManager: spec.FloorFieldManager, Force: &force})
+		opts := metav1.PatchOptions{FieldManager: spec.FloorFieldManager, Force: &force}
+		// The template goes first, as in the provider's apply order: a pod
+		// whose template is missing waits for it.
+		if templates[i] != nil {
+			if _, err := templatesAPI.Patch(ctx, templateNames[i], types.ApplyPatchType, templates[i], opts); err != nil {
+				return err
+			}
+		}
+		_, err := deployments.Patch(ctx, names[i], types.ApplyPatchType, bodies[i], opts)
 		return err
 	})
 	if err != nil {
@@ -169,8 +187,8 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 
 // applyBody is the object as the provider sends it: no status, no
 // creationTimestamp.
-func applyBody(d *appsv1.Deployment) ([]byte, error) {
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+func applyBody(obj runtime.Object) ([]byte, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ import (
 const (
 	// subjectDRA is the DRA subject's measurements' subject.
 	subjectDRA = "gpu_workload DRA"
+	// subjectDRAFloor is the API floor on the DRA pool: what the control
+	// plane alone takes for the DRA subject's objects (apifloor -dra).
+	subjectDRAFloor = "API floor DRA"
 	// draGoal is issue #32's: plan and apply of the DRA Deployments in at
 	// most 1.2× the device-plugin ones' wall time, same run.
 	draGoal = 1.2

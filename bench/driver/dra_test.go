@@ -142,3 +142,30 @@ func TestDRAPoolWorkloadRendersOntoTheRunsNodes(t *testing.T) {
 }
 
 func resourceName(s string) resourcev1.QualifiedName { return resourcev1.QualifiedName(s) }
+
+// The DRA section shows the control plane's own ratio (the API floor with
+// and without DRA) and what Terraform and the provider add to it.
+func TestDRAFloorTable(t *testing.T) {
+	now := stamp{Commit: "abc"}
+	m := func(subject string, apply, destroy float64) measurement {
+		return measurement{Run: 1, N: 100, Subject: subject, Measured: now,
+			Seconds: map[string]float64{stepApply: apply, stepDestroy: destroy}}
+	}
+	results := []measurement{m(subjectFloor, 10, 4), m(subjectDRAFloor, 14, 5), m(subjectDRA, 15.4, 6)}
+	var b strings.Builder
+	draReport(&b, meta{Ns: []int{100}, Now: now}, results)
+	out := b.String()
+	for _, want := range []string{
+		"| apply (waits for rollout) | 10.00 s | 14.00 s | 1.40 | 1.10 |",
+		"| destroy (waits until gone) | 4.00 s | 5.00 s | 1.25 | 1.20 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the DRA section lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	draReport(&b, meta{Ns: []int{100}, Now: now}, results[2:])
+	if strings.Contains(b.String(), "control plane alone") {
+		t.Errorf("a run without the floors shows their table:\n%s", b.String())
+	}
+}

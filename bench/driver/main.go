@@ -493,15 +493,24 @@ type floorResult struct {
 	DeleteSeconds float64 `json:"delete_seconds"`
 }
 
-func (b *bench) apiFloor(ctx context.Context, m *measurement) error {
-	ns := b.namespace(m, "api")
+// floorRun is one API floor subject: its namespace's suffix, the pool its
+// workloads are placed on and apifloor's extra flags.
+type floorRun struct {
+	suffix, poolID string
+	flags          []string
+}
+
+// apiFloor runs bench/apifloor.
+func (b *bench) apiFloor(ctx context.Context, m *measurement, f floorRun) error {
+	ns := b.namespace(m, f.suffix)
 	if err := createNamespace(ctx, b.cs, b.cfg.id, ns); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.cfg.apifloor, "-kubeconfig", b.cfg.kubeconfig, "-namespace", ns,
-		"-n", strconv.Itoa(m.N), "-pool-id", b.poolID, "-concurrency", "10")
+	args := append([]string{"-kubeconfig", b.cfg.kubeconfig, "-namespace", ns,
+		"-n", strconv.Itoa(m.N), "-pool-id", f.poolID, "-concurrency", "10"}, f.flags...)
+	cmd := exec.CommandContext(ctx, b.cfg.apifloor, args...)
 	cmd.Stderr = logw
 	out, err := cmd.Output()
 	if err != nil {

@@ -259,6 +259,8 @@ func renderReport(m meta, results []measurement, requests []requestSample, goBen
 	b.WriteString("- **API floor** (`bench/apifloor`): renders the same Deployments with `internal/render`, server-side-applies them " +
 		"with 10 requests in flight (field manager `" + spec.FloorFieldManager + "`, no client-side rate limit) and waits for all to be " +
 		"available with one watch; then deletes them (background propagation as the provider does, 10 in flight) and waits with a watch until they and their pods are gone.\n")
+	b.WriteString("- **" + subjectDRAFloor + "** (`apifloor -dra`): the same on the DRA subject's pool: each workload's " +
+		"ResourceClaimTemplate, then its Deployment, as gpu_workload applies them; the control plane's share of the DRA apply.\n")
 	b.WriteString(peerMeasured(m))
 	b.WriteString("- The subjects run one after the other in each run; the order alternates between runs. " +
 		"Ratios are of medians: plan against terraform_data, apply and destroy against the API floor.\n")
@@ -530,7 +532,7 @@ func summary(m meta, results []measurement) string {
 	for _, n := range m.Ns {
 		fmt.Fprintf(&b, "\nN = %d\n", n)
 		perNTable(&b, results, n, m.Now)
-		if hasDRA(results, n) {
+		if has(results, n, subjectDRA) {
 			fmt.Fprintf(&b, "\nN = %d, %s / gpu_workload\n", n, subjectDRA)
 			draTable(&b, results, n, m.Now)
 		}

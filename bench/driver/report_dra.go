@@ -34,7 +34,7 @@ func draNodesNote(nodes int) string {
 
 // draReport is the DRA subject against the device-plugin one, per N.
 func draReport(b *strings.Builder, m meta, results []measurement) {
-	if !slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subjectDRA }) {
+	if !slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subjectDRA || r.Subject == subjectDRAFloor }) {
 		return
 	}
 	b.WriteString("## gpu_workload through DRA\n\n")
@@ -43,17 +43,45 @@ func draReport(b *strings.Builder, m meta, results []measurement) {
 		"runs says so). \"CPU\" is terraform with its providers, \"provider CPU\" the provider processes alone.\n\n",
 		subjectDRA, draGoalN, draGoal)
 	for _, n := range m.Ns {
-		if hasDRA(results, n) {
-			fmt.Fprintf(b, "### N = %d\n\n", n)
+		if !has(results, n, subjectDRA) && !has(results, n, subjectDRAFloor) {
+			continue
+		}
+		fmt.Fprintf(b, "### N = %d\n\n", n)
+		if has(results, n, subjectDRA) {
 			draTable(b, results, n, m.Now)
+			b.WriteString("\n")
+		}
+		if has(results, n, subjectDRAFloor) {
+			draFloorTable(b, results, n, m.Now)
 			b.WriteString("\n")
 		}
 	}
 }
 
-// hasDRA says whether results hold DRA figures at n.
-func hasDRA(results []measurement, n int) bool {
-	return slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subjectDRA && r.N == n })
+// has says whether results hold subject's figures at n.
+func has(results []measurement, n int, subject string) bool {
+	return slices.ContainsFunc(results, func(r measurement) bool { return r.Subject == subject && r.N == n })
+}
+
+// draFloorTable is the control plane's share of the DRA comparison: the
+// API floor's same objects with and without DRA, no Terraform. Its ratio
+// bounds what any client can reach against the device plugin on this
+// cluster; the last column is what Terraform and the provider add to it.
+func draFloorTable(b *strings.Builder, results []measurement, n int, now stamp) {
+	fmt.Fprintf(b, "The control plane alone (`apifloor -dra`: the same ResourceClaimTemplates and Deployments, no Terraform):\n\n"+
+		"| step | %s | %s | ratio | %s / %s |\n|---|---:|---:|---:|---:|\n", subjectFloor, subjectDRAFloor, subjectDRA, subjectDRAFloor)
+	for _, c := range comparisons {
+		if c.step != stepApply && c.step != stepDestroy {
+			continue
+		}
+		floor, draFloor := seconds(results, n, subjectFloor, c.step), seconds(results, n, subjectDRAFloor, c.step)
+		ratio := fmtRatio(draFloor, floor)
+		if ratio != "–" && age(results, n, subjectFloor, c.step, now) != age(results, n, subjectDRAFloor, c.step, now) {
+			ratio += " (different runs)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", c.label, agedSeconds(results, n, subjectFloor, c.step, now),
+			agedSeconds(results, n, subjectDRAFloor, c.step, now), ratio, fmtRatio(seconds(results, n, subjectDRA, c.step), draFloor))
+	}
 }
 
 // draTable is one N's table of the DRA comparison.

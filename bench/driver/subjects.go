@@ -24,7 +24,7 @@ const subjectGo = "Go benchmarks"
 // subjectNames are BENCH_SUBJECTS' words, in the order a run measures.
 var subjectNames = []struct{ word, subject string }{
 	{"gpu", subjectGPU}, {"dra", subjectDRA}, {"peer", subjectPeer}, {"data", subjectData}, {"floor", subjectFloor},
-	{"go", subjectGo},
+	{"dra-floor", subjectDRAFloor}, {"go", subjectGo},
 }
 
 // parseSubjects reads BENCH_SUBJECTS ("" or "all": every subject).
@@ -121,10 +121,10 @@ func (b *bench) workloads(ctx context.Context, meta *meta) error {
 	}
 	meta.Nodes = nodes
 	selected := slices.Clone(cfg.subjects)
-	if cfg.measures(subjectDRA) {
+	if cfg.measures(subjectDRA) || cfg.measures(subjectDRAFloor) {
 		if err := b.setupDRA(ctx, nodes); err != nil {
 			b.fail(failure{Subject: subjectDRA, Error: "setting up the DRA nodes: " + err.Error()})
-			selected = slices.DeleteFunc(selected, func(s string) bool { return s == subjectDRA })
+			selected = slices.DeleteFunc(selected, func(s string) bool { return s == subjectDRA || s == subjectDRAFloor })
 		} else {
 			meta.DRANodes = nodes
 		}
@@ -155,7 +155,9 @@ func (b *bench) measure(ctx context.Context, m measurement) {
 	case subjectData:
 		err = b.terraformData(ctx, &m)
 	case subjectFloor:
-		err = b.apiFloor(ctx, &m)
+		err = b.apiFloor(ctx, &m, floorRun{suffix: "api", poolID: b.poolID})
+	case subjectDRAFloor:
+		err = b.apiFloor(ctx, &m, floorRun{suffix: "api-dra", poolID: spec.DRAPoolID(b.cfg.id), flags: []string{"-dra"}})
 	case subjectPeer:
 		err = b.peerWorkload(ctx, &m)
 	}

@@ -33,8 +33,7 @@ var gfdOnlyNode = map[string]string{
 // GPU Feature Discovery must run (and reach tainted GPU nodes), and every
 // workload must select only labels that GFD or NFD set there.
 func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
-	generated := generateFor(t, values.TargetNvidiaDevicePlugin, values.Input{Cloud: string(spec.CloudGeneric),
-		NvidiaDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: rendertest.Ptr(true)}}}})
+	generated := generateFor(t, values.TargetNvidiaDevicePlugin, values.Input{Cloud: string(spec.CloudGeneric), Blocks: map[string]any{nvidia.BlockDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: rendertest.Ptr(true)}}}}})
 	if enabled, _ := chartkit.GetPath(generated, "gfd", "enabled"); enabled != true {
 		t.Errorf("gfd.enabled = %v: without GPU Feature Discovery no node carries the nvidia.com/gpu.product workloads select", enabled)
 	}
@@ -64,7 +63,7 @@ func TestGenericPlacementMatchesDevicePluginValues(t *testing.T) {
 // TestGPUOperatorValuesKeepGFD: the GPU Operator runs GFD by default
 // (gfd.enabled: true, docs/design/nvidia.md#gpu-operator-chart-values); generic placement relies on it.
 func TestGPUOperatorValuesKeepGFD(t *testing.T) {
-	generated := generateFor(t, values.TargetGPUOperator, values.Input{Cloud: string(spec.CloudGeneric), GPUOperator: &nvidia.GPUOperatorValues{}})
+	generated := generateFor(t, values.TargetGPUOperator, values.Input{Cloud: string(spec.CloudGeneric), Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{}}})
 	if enabled, ok := chartkit.GetPath(generated, "gfd", "enabled"); ok && enabled != true {
 		t.Errorf("gpu-operator values set gfd.enabled = %v", enabled)
 	}

@@ -81,10 +81,10 @@ func TestMIGLayoutsTheProviderWritesFit(t *testing.T) {
 }
 
 func TestMIGLayoutMisfitIsAPlanError(t *testing.T) {
-	_, diags := values.Generate(values.TargetGPUOperator, values.Input{Cloud: "generic", GPUOperator: &nvidia.GPUOperatorValues{
+	_, diags := values.Generate(values.TargetGPUOperator, values.Input{Cloud: "generic", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{
 		MIGStrategy: spec.MIGStrategyMixed,
 		MIGLayouts:  []nvidia.MIGLayout{{Name: "too-much-memory", Accelerator: "a100-40gb", Devices: map[string]int64{"1g.10gb": 4, "1g.5gb": 3}}},
-	}})
+	}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_layout[0].devices", "11 memory slices")
 }
 

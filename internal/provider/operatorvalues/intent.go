@@ -44,7 +44,7 @@ func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud str
 	if in.input.Cloud == "" && !m.Cloud.IsUnknown() && conv.poolUnknown {
 		in.cloudUnknown = true
 	} else {
-		in.input.Cloud, _ = resourcekit.PickCloud(m.Cloud, commonCloud(poolClouds(in.input)), defaultCloud)
+		in.input.Cloud, _ = resourcekit.PickCloud(m.Cloud, commonCloud(conv.poolClouds), defaultCloud)
 	}
 	in.findings = conv.findings
 	// An unknown target cannot be checked: render would call it unknown.

@@ -30,8 +30,9 @@ type valuesResource struct{ resourcekit.Resource }
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
 func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	config, ok := resourcekit.Get[operatorValuesModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
+	config, diags := readModel(ctx, req.Config.Get)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	in := valuesIntentOf(ctx, config, "")
@@ -40,7 +41,7 @@ func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.Valida
 }
 
 // validateValuesSources checks what render does not see: base_values_yaml,
-// render_preview, and the gpu block Numaflow cannot do without.
+// render_preview, and each chart block's own checks (Numaflow's gpu block).
 func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	if m.RenderPreview.ValueBool() && m.ChartPath.IsNull() {
@@ -54,10 +55,10 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.D
 			}
 		}
 	}
-	var numaflow numaflowModel
-	if (&tfconv.Converter{Ctx: ctx}).Object(m.Numaflow, &numaflow) && numaflow.GPU.IsNull() {
-		diags = append(diags, errorAt([]any{"numaflow"}, "Missing gpu block",
-			"A Numaflow GPU UDF needs a gpu block (at least count). Allowed: add gpu { count = 1 }."))
+	// Conversion problems were reported with the intent's diagnostics.
+	conv := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+	for _, b := range chartBlocks {
+		diags = append(diags, b.check(conv, m.block(b.name))...)
 	}
 	return diags
 }
@@ -114,8 +115,12 @@ func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 // ModifyPlan computes every output from configuration when it is known:
 // no cluster call happens, ever.
 func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	plan, ok := resourcekit.Planned[operatorValuesModel](ctx, req, &resp.Diagnostics)
-	if !ok {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	plan, diags := readModel(ctx, req.Plan.Get)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	var configuredCloud types.String
@@ -147,16 +152,25 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	src, known := sourcesOf(plan)
 	if in.target == "" || in.unknown || in.cloudUnknown || !known {
 		setValuesOutputsUnknown(&plan)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
 		return
 	}
-	built, diags := in.build(src)
-	resp.Diagnostics.Append(valuesDiagnostics(diags)...)
+	built, findings := in.build(src)
+	resp.Diagnostics.Append(valuesDiagnostics(findings)...)
 	if resp.Diagnostics.HasError() || built == nil {
 		return
 	}
 	resp.Diagnostics.Append(setValuesOutputs(&plan, in.target, built)...)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
+}
+
+// setPlan writes the model back as the plan, its chart blocks as they came.
+func setPlan(ctx context.Context, plan *tfsdk.Plan, m operatorValuesModel) diag.Diagnostics {
+	obj, diags := m.object(ctx)
+	if diags.HasError() {
+		return diags
+	}
+	return append(diags, plan.Set(ctx, obj)...)
 }
 
 func setValuesOutputs(m *operatorValuesModel, target string, b *valuesBuild) diag.Diagnostics {
@@ -188,15 +202,8 @@ func setValuesOutputsUnknown(m *operatorValuesModel) {
 }
 
 // Create stores the plan: the values were computed while planning.
-func (r *valuesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	storePlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-// storePlan is Create and Update: the state is the plan as it is.
-func storePlan(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
-	if m, ok := resourcekit.Get[operatorValuesModel](ctx, plan, diags); ok {
-		diags.Append(state.Set(ctx, &m)...)
-	}
+func (r *valuesResource) Create(_ context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw
 }
 
 // Read keeps the state: nothing outside Terraform holds these values, so
@@ -205,8 +212,8 @@ func (r *valuesResource) Read(context.Context, resource.ReadRequest, *resource.R
 }
 
 // Update stores the new plan, like Create.
-func (r *valuesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	storePlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+func (r *valuesResource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
 }
 
 // Delete does nothing: the values live only in Terraform's state, and a

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,13 +15,9 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -42,17 +37,6 @@ func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"from configuration alone: this resource never contacts a cluster, and destroying it only forgets the values.",
 		Attributes: operatorValuesAttributes(),
 		Blocks:     OperatorValuesBlocks(),
-	}
-}
-
-// operatorValuesBlocks are the target blocks, one per render input struct.
-func OperatorValuesBlocks() map[string]schema.Block {
-	return map[string]schema.Block{
-		"fiftyone":             fiftyOneBlock(),
-		"flyte":                flyteBlock(),
-		"gpu_operator":         gpuOperatorBlock(),
-		"nvidia_device_plugin": devicePluginBlock(),
-		"numaflow":             numaflowBlock(),
 	}
 }
 
@@ -195,6 +179,15 @@ func podSizingAttributes(what string) map[string]schema.Attribute {
 	}
 }
 
+// podSizingModel is podSizingAttributes' data.
+type podSizingModel struct {
+	Spot   types.Bool   `tfsdk:"spot"`
+	Size   types.String `tfsdk:"size"`
+	CPU    types.String `tfsdk:"cpu"`
+	Memory types.String `tfsdk:"memory"`
+	Env    types.Map    `tfsdk:"env"`
+}
+
 // valuesGPUBlock is gpu_workload's gpu block (the same attributes and
 // validators, built by the same function), optional here: without it a
 // FiftyOne entry is a CPU runner.
@@ -264,287 +257,5 @@ func tolerationsBlock(description string) schema.ListNestedBlock {
 				Optional:            true,
 			},
 		}},
-	}
-}
-
-func fiftyOneImageBlock() schema.SingleNestedBlock {
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "Executor image override; unset fields keep the chart's.",
-		Attributes: map[string]schema.Attribute{
-			"repository": schema.StringAttribute{Optional: true, MarkdownDescription: "Image repository."},
-			"tag":        schema.StringAttribute{Optional: true, MarkdownDescription: "Image tag."},
-		},
-	}
-}
-
-// fiftyOneEntryAttributes are what deployments and job templates share.
-func fiftyOneEntryAttributes(kind, nameRule string) map[string]schema.Attribute {
-	attrs := map[string]schema.Attribute{
-		"key": schema.StringAttribute{
-			MarkdownDescription: "camelCase chart key, e.g. `gpuL4`; the chart names the " + kind + " `kebabcase(key)`" +
-				nameRule + ", which must be a DNS-1123 label. Keys with digits get a warning when Helm's kebabcase splits " +
-				"them unexpectedly.",
-			Required:   true,
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-		},
-		"enabled": schema.BoolAttribute{
-			MarkdownDescription: "Whether the chart renders this " + kind + "; unset keeps the chart's rule.",
-			Optional:            true,
-		},
-		"node_pool": poolIDAttribute("this " + kind + " runs on (needs a `gpu` block)"),
-	}
-	for name, a := range podSizingAttributes("this " + kind) {
-		attrs[name] = a
-	}
-	return attrs
-}
-
-func fiftyOneBlock() schema.SingleNestedBlock {
-	deployment := fiftyOneEntryAttributes("deployment", "")
-	deployment["replicas"] = schema.Int64Attribute{
-		MarkdownDescription: "`replicaCount`, at least 1; to stop a runner set `enabled = false`.",
-		Optional:            true,
-		Validators:          []validator.Int64{int32Range()},
-	}
-	deployment["description"] = schema.StringAttribute{
-		MarkdownDescription: "Description shown for the runner.",
-		Optional:            true,
-	}
-	job := fiftyOneEntryAttributes("job", " truncated to 48 characters, then `-<operation id>`")
-	for name, description := range map[string]string{
-		"backoff_limit":              "Retries before the Job fails (0 or more).",
-		"ttl_seconds_after_finished": "Delete the finished Job after this many seconds (0 or more).",
-		"parallelism":                "Pods running at once (1 or more).",
-	} {
-		job[name] = schema.Int64Attribute{MarkdownDescription: description, Optional: true,
-			Validators: []validator.Int64{int32Range()}}
-	}
-	job["active_deadline_seconds"] = schema.Int64Attribute{
-		MarkdownDescription: "Wall-clock limit of the Job in seconds (1 or more).",
-		Optional:            true,
-	}
-	entryBlocks := func() map[string]schema.Block {
-		return map[string]schema.Block{
-			"gpu":   valuesGPUBlock("GPUs of the runner; leave it out for a CPU-only runner."),
-			"image": fiftyOneImageBlock(),
-		}
-	}
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "FiftyOne Enterprise (`voxel51/fiftyone-teams-app`) delegated operators, for target " +
-			"`fiftyone`: `delegatedOperatorDeployments.deployments.<key>` and `delegatedOperatorJobTemplates.jobs.<key>`. " +
-			"Unset fields inherit the chart's template; tolerations replace the template's list.",
-		Blocks: map[string]schema.Block{
-			"deployment": schema.ListNestedBlock{
-				MarkdownDescription: "A delegated-operator Deployment (a long-running runner).",
-				NestedObject:        schema.NestedBlockObject{Attributes: deployment, Blocks: entryBlocks()},
-			},
-			"job_template": schema.ListNestedBlock{
-				MarkdownDescription: "An on-demand Job template the FiftyOne API launches per operation.",
-				NestedObject:        schema.NestedBlockObject{Attributes: job, Blocks: entryBlocks()},
-			},
-		},
-	}
-}
-
-func flyteBlock() schema.SingleNestedBlock {
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "flytepropeller's k8s plugin, for targets `flyte-core` (`configmap.k8s.plugins.k8s`) and " +
-			"`flyte-binary` (`configuration.inline.plugins.k8s`): the GPU resource name, `resource-tolerations` (in the " +
-			"list-of-single-key-maps form every Flyte v1 release reads), device and partition labels. Cluster-wide, so " +
-			"it holds no GPU count: tasks ask for that.",
-		Attributes: map[string]schema.Attribute{
-			"flyte_version": schema.Int64Attribute{
-				MarkdownDescription: "Flyte major version: `1` (default; flyte-core, and flyte-binary of the v1 line) or `2` " +
-					"(flyte-binary of Flyte v2, configured through `accelerator-devices` and `accelerator-device-classes`).",
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.OneOf(1, 2)},
-			},
-			"accelerators": schema.ListAttribute{
-				MarkdownDescription: "Accelerators tasks may request: any of " + tfconv.MarkdownList(catalog.AcceleratorNames()) +
-					". Each must be offered on the cloud; Flyte v2 maps each to its device.",
-				Optional:    true,
-				ElementType: types.StringType,
-				Validators: []validator.List{
-					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(stringvalidator.OneOf(catalog.AcceleratorNames()...)),
-				},
-			},
-			"sharing": schema.StringAttribute{
-				MarkdownDescription: "Make GPU tasks request shared slots: one of " + tfconv.MarkdownList(spec.SharingNames()) + ".",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
-			},
-			"interruptible": schema.BoolAttribute{
-				MarkdownDescription: "Send interruptible tasks to spot capacity and keep the others off it.",
-				Optional:            true,
-			},
-			"default_node_selector": schema.MapAttribute{
-				MarkdownDescription: "Node selector added to every task pod.",
-				Optional:            true,
-				ElementType:         types.StringType,
-			},
-			"default_env_vars": schema.MapAttribute{
-				MarkdownDescription: "Environment of every task pod (Flyte v1 only: v2's chart sets its own). Must not " +
-					"contain `{{`: the charts pass these values through Helm's `tpl`.",
-				Optional:    true,
-				ElementType: types.StringType,
-			},
-			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
-			"gpu_resource_name": schema.StringAttribute{
-				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
-					"extended resource GPU tasks request. Defaults per cloud: " + flyte.ClassDefaults() + ".",
-				Optional: true,
-			},
-			"gpu_device_node_label": schema.StringAttribute{
-				MarkdownDescription: "`gpu-device-node-label`: the node label propeller selects a task's device by. " +
-					"Defaults to the cloud's (see `gpu_resource_name`). Set it here, not in `base_values_yaml`, which " +
-					"may not override it.",
-				Optional: true,
-			},
-			"gpu_partition_size_node_label": schema.StringAttribute{
-				MarkdownDescription: "`gpu-partition-size-node-label`: the node label of a MIG partition size; " +
-					"`gpu-unpartitioned-node-selector-requirement` follows it. Defaults to the cloud's (see `gpu_resource_name`).",
-				Optional: true,
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"default_tolerations": tolerationsBlock("Tolerations added to every task pod."),
-		},
-	}
-}
-
-func gpuOperatorBlock() schema.SingleNestedBlock {
-	optionalBool := func(description string) schema.BoolAttribute {
-		return schema.BoolAttribute{MarkdownDescription: description, Optional: true}
-	}
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "NVIDIA GPU Operator (`NVIDIA/gpu-operator`), for target `gpu-operator`: one device plugin " +
-			"config per pool that shares or partitions its GPUs (`devicePlugin.config`), operand and NFD tolerations for " +
-			"the pools' taints, and driver/toolkit switches per cloud.",
-		Attributes: map[string]schema.Attribute{
-			"node_pools": poolIDsAttribute("the operator serves; each pool's device plugin config becomes an entry named " +
-				"after the pool"),
-			"config_map_name": schema.StringAttribute{
-				MarkdownDescription: "Name of the device plugin ConfigMap the chart creates (default `" +
-					nvidia.DefaultDevicePluginConfigMap + "`).",
-				Optional: true,
-			},
-			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "Cluster-wide `mig.strategy`: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
-					" (default `single`); pools override it per node through their config.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
-			},
-			"dcgm_exporter":   optionalBool("Deploy the DCGM exporter (default `true`)."),
-			"service_monitor": optionalBool("Create its ServiceMonitor (default `true` with `dcgm_exporter`)."),
-			"driver_enabled": optionalBool("Install the NVIDIA driver. Defaults per cloud: off on GKE, AKS, EKS and EKS " +
-				"Auto Mode, whose GPU nodes come with a driver."),
-			"toolkit_enabled": optionalBool("Install the NVIDIA container toolkit. Defaults as `driver_enabled`."),
-		},
-		Blocks: map[string]schema.Block{
-			"mig_layout": schema.ListNestedBlock{
-				MarkdownDescription: "Custom mig-parted layout, selected per node with the `nvidia.com/mig.config` label. " +
-					"Only needed for layouts other than the operator's built-in `all-<profile>` and `all-balanced`.",
-				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-					"name": schema.StringAttribute{
-						MarkdownDescription: "Layout name: the `nvidia.com/mig.config` value.",
-						Required:            true,
-					},
-					"accelerator": schema.StringAttribute{
-						MarkdownDescription: "Accelerator the layout cuts, to check its profiles: one of " +
-							tfconv.MarkdownList(catalog.MIGAcceleratorNames()) + ".",
-						Required:   true,
-						Validators: []validator.String{stringvalidator.OneOf(catalog.MIGAcceleratorNames()...)},
-					},
-					"devices": schema.MapAttribute{
-						MarkdownDescription: "MIG profile → instances per GPU, e.g. `{ \"1g.5gb\" = 7 }`.",
-						Required:            true,
-						ElementType:         types.Int64Type,
-						Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
-					},
-				}},
-			},
-			"tolerations": tolerationsBlock("Extra operand tolerations, beside those of the cloud's GPU nodes and the pools."),
-		},
-	}
-}
-
-// devicePluginMIGStrategies adds the standalone plugin's "none" (its
-// default) to the operator's strategies.
-func devicePluginMIGStrategies() []string {
-	return append([]string{"none"}, spec.MIGStrategyNames()...)
-}
-
-func devicePluginBlock() schema.SingleNestedBlock {
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "Standalone NVIDIA device plugin (`NVIDIA/k8s-device-plugin`), for target " +
-			"`nvidia-device-plugin` on clusters without the GPU Operator: `config.map` per pool, node selection, " +
-			"tolerations of the pools' taints. Where the plugin is ours to configure (not `gke`, `eks-auto`) it " +
-			"turns on GPU Feature Discovery (`gfd.enabled`), whose labels (`nvidia.com/gpu.product`, " +
-			"`nvidia.com/gpu.sharing-strategy`) workloads select, together with the chart's Node Feature " +
-			"Discovery subchart, whose worker tolerates the pools' taints; set `nfd.enabled: false` in " +
-			"`base_values_yaml` if the cluster already runs NFD.",
-		Attributes: map[string]schema.Attribute{
-			"node_pools": poolIDsAttribute("the plugin serves"),
-			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "`flags.migStrategy` of the default config: one of " +
-					tfconv.MarkdownList(devicePluginMIGStrategies()) + " (default `none`).",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(devicePluginMIGStrategies()...)},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"tolerations": tolerationsBlock("Extra DaemonSet tolerations."),
-		},
-	}
-}
-
-func numaflowBlock() schema.SingleNestedBlock {
-	attrs := map[string]schema.Attribute{
-		"kind": schema.StringAttribute{
-			MarkdownDescription: "Object kind: one of " + tfconv.MarkdownList(numaflow.KindNames()) + " (default `" +
-				numaflow.KindPipeline + "`).",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(numaflow.KindNames()...)},
-		},
-		"name": schema.StringAttribute{
-			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +
-				"`manifest` or `gpu.dra`.",
-			Optional: true,
-		},
-		"namespace": schema.StringAttribute{
-			MarkdownDescription: "Namespace of the manifest; empty leaves it to whoever applies it.",
-			Optional:            true,
-		},
-		"vertex_name": schema.StringAttribute{
-			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + numaflow.DefaultNumaflowVertex + "`).",
-			Optional:            true,
-		},
-		"image": schema.StringAttribute{
-			MarkdownDescription: "UDF container image; required with `manifest`.",
-			Optional:            true,
-		},
-		"node_pool": poolIDAttribute("the UDF runs on"),
-		"annotations": schema.MapAttribute{
-			MarkdownDescription: "Annotations of the vertex pods.",
-			Optional:            true,
-			ElementType:         types.StringType,
-		},
-		"manifest": schema.BoolAttribute{
-			MarkdownDescription: "Generate a whole minimal object (generator source → GPU UDF → log sink), with its " +
-				"ResourceClaimTemplate for DRA, instead of the vertex fragment.",
-			Optional: true,
-		},
-	}
-	for name, a := range podSizingAttributes("the UDF") {
-		attrs[name] = a
-	}
-	return schema.SingleNestedBlock{
-		MarkdownDescription: "A Numaflow GPU UDF, for target `numaflow`: the vertex (or MonoVertex spec) fields that " +
-			"place its pods on GPUs, or with `manifest` a whole minimal object.",
-		Attributes: attrs,
-		Blocks: map[string]schema.Block{
-			"gpu": valuesGPUBlock("GPUs of the UDF container (required)."),
-		},
 	}
 }

@@ -56,7 +56,7 @@ func valuesCases() []valuesCase {
 }
 
 func gridCase(target string, cloud spec.Cloud) valuesCase {
-	c := valuesCase{target: target, name: string(cloud), input: Input{Cloud: string(cloud)}}
+	c := valuesCase{target: target, name: string(cloud), input: Input{Cloud: string(cloud), Blocks: map[string]any{}}}
 	g := gridCases[target]
 	c.description = g.description
 	g.fill(&c, cloud)
@@ -73,28 +73,28 @@ type gridSpec struct {
 var gridCases = map[string]gridSpec{
 	TargetFiftyOne: {
 		"A GPU delegated-operator deployment, the CPU default runner and a GPU job template, placed as gpu_workload would be.",
-		func(c *valuesCase, cloud spec.Cloud) { c.input.FiftyOne = fiftyOneCase(cloud) },
+		func(c *valuesCase, cloud spec.Cloud) { c.input.Blocks[fiftyone.Block] = fiftyOneCase(cloud) },
 	},
 	TargetFlyteCore:   flyteGridCase,
 	TargetFlyteBinary: flyteGridCase,
 	TargetGPUOperator: {
 		"GPU Operator for the cloud's node pools: per-pool device plugin configs, operand tolerations, driver/toolkit switches.",
 		func(c *valuesCase, cloud spec.Cloud) {
-			c.input.GPUOperator = &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
+			c.input.Blocks[nvidia.BlockGPUOperator] = &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(cloud)}
 			c.wantError = cloud == spec.CloudGKEAutopilot
 		},
 	},
 	TargetNvidiaDevicePlugin: {
 		"Standalone device plugin: config.map per pool, node selection without NFD, tolerations of the pools' taints.",
 		func(c *valuesCase, cloud spec.Cloud) {
-			c.input.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
+			c.input.Blocks[nvidia.BlockDevicePlugin] = &nvidia.DevicePluginValues{NodePools: nvidiaPoolsCase(cloud)}
 			c.wantError = cloud == spec.CloudGKEAutopilot
 		},
 	},
 	TargetNumaflow: {
 		"Minimal Pipeline (generator → GPU UDF → log) with the UDF placed as gpu_workload would be.",
 		func(c *valuesCase, cloud spec.Cloud) {
-			c.input.Numaflow = &numaflow.Values{
+			c.input.Blocks[numaflow.Block] = &numaflow.Values{
 				Name: "embeddings", Namespace: "pipelines", Image: "registry.example/ml/embed-udf:1.0", Manifest: true,
 				GPU: spec.GPU{Count: 1, Accelerator: valuesAccel[cloud]}, CPU: "2", Memory: "8Gi",
 			}
@@ -106,7 +106,7 @@ var gridCases = map[string]gridSpec{
 var flyteGridCase = gridSpec{
 	"propeller's k8s plugin: GPU resource, resource-tolerations, device and partition labels, spot for interruptible tasks.",
 	func(c *valuesCase, cloud spec.Cloud) {
-		c.input.Flyte = &flyte.Values{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
+		c.input.Blocks[flyte.Block] = &flyte.Values{Accelerators: []string{valuesAccel[cloud]}, Interruptible: cloud != spec.CloudGeneric}
 	},
 }
 
@@ -159,9 +159,9 @@ func extraValuesCases() []valuesCase {
 		return valuesCase{
 			target: TargetFlyteBinary, name: string(cloud) + "-v2",
 			description: "Flyte v2: accelerator-devices map the v2 names to this cloud's label values; NVIDIA_GPU device class.",
-			input: Input{Cloud: string(cloud), Flyte: &flyte.Values{
+			input: Input{Cloud: string(cloud), Blocks: map[string]any{flyte.Block: &flyte.Values{
 				FlyteVersion: 2, Accelerators: []string{valuesAccel[cloud], "h100-80gb"}, Interruptible: true,
-			}},
+			}}},
 		}
 	}
 	return []valuesCase{
@@ -169,60 +169,60 @@ func extraValuesCases() []valuesCase {
 		{
 			target: TargetFlyteCore, name: "aks-shared-defaults",
 			description: "Shared GPUs on AKS: nvidia.com/gpu.shared, plus user default tolerations, node selector and env in list-of-maps form.",
-			input: Input{Cloud: string(spec.CloudAKS), Flyte: &flyte.Values{
+			input: Input{Cloud: string(spec.CloudAKS), Blocks: map[string]any{flyte.Block: &flyte.Values{
 				Sharing: spec.SharingTimeSlicing, DefaultNodeSelector: map[string]string{"kubernetes.azure.com/mode": "user"},
 				DefaultTolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "flyte", Effect: corev1.TaintEffectNoSchedule}},
 				DefaultEnvVars:     map[string]string{"HF_HOME": "/cache/hf"},
-			}},
+			}}},
 		},
 		{
 			target: TargetFlyteCore, name: "generic-node-pools",
 			description: "Node pools: each pool's resource names (shared, MIG) get its tolerations, extra taints included.",
-			input: Input{Cloud: string(spec.CloudGeneric), Flyte: &flyte.Values{
+			input: Input{Cloud: string(spec.CloudGeneric), Blocks: map[string]any{flyte.Block: &flyte.Values{
 				Accelerators: []string{"t4", "a100-40gb"}, NodePools: nvidiaPoolsCase(spec.CloudGeneric),
-			}},
+			}}},
 		},
 		{
 			target: TargetFiftyOne, name: "gke-autopilot-count",
 			description: "FiftyOne GPU guide, GKE Autopilot: gke-accelerator and gke-accelerator-count selectors, LD_LIBRARY_PATH.",
-			input: Input{Cloud: string(spec.CloudGKEAutopilot), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{
+			input: Input{Cloud: string(spec.CloudGKEAutopilot), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{
 				{Key: "gpuGcpGkeAutopilot", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 2, Accelerator: "l4"}},
-			}}},
+			}}}},
 		},
 		{
 			target: TargetFiftyOne, name: "karpenter-node-pool",
 			description: "A deployment placed on a node pool: shared L4 slots, the pool's extra label and taint.",
-			input: Input{Cloud: string(spec.CloudKarpenter), FiftyOne: &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{{
+			input: Input{Cloud: string(spec.CloudKarpenter), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{{
 				Key: "gpuShared", GPU: &spec.GPU{Count: 1},
 				NodePool: &spec.PoolPolicy{Name: "l4-shared", Cloud: string(spec.CloudKarpenter), Accelerator: "l4", GPUsPerNode: 1,
 					Sharing: spec.SharingTimeSlicing, Replicas: 4, Labels: map[string]string{"example.com/team": "vision"},
 					Taints: []spec.Taint{{Key: "example.com/team", Value: "vision", Effect: spec.TaintNoSchedule}}},
-			}}}},
+			}}}}},
 		},
 		{
 			target: TargetGPUOperator, name: "generic-custom-mig",
 			description: "A custom mig-parted layout next to a pool's all-balanced: the custom config carries both and all-disabled.",
-			input: Input{Cloud: string(spec.CloudGeneric), GPUOperator: &nvidia.GPUOperatorValues{
+			input: Input{Cloud: string(spec.CloudGeneric), Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{
 				NodePools: nvidiaPoolsCase(spec.CloudGeneric), MIGStrategy: spec.MIGStrategyMixed, ConfigMapName: "device-plugin",
 				MIGLayouts:   []nvidia.MIGLayout{{Name: "two-3g", Accelerator: "a100-40gb", Devices: map[string]int64{"3g.20gb": 2}}},
 				DCGMExporter: rendertest.Ptr(true), ServiceMonitor: rendertest.Ptr(false),
-			}},
+			}}},
 		},
 		{
 			target: TargetNumaflow, name: "generic-dra-monovertex",
 			description: "MonoVertex with a DRA claim: a v1 List holding the ResourceClaimTemplate (resource.k8s.io/v1) and the MonoVertex.",
-			input: Input{Cloud: string(spec.CloudGeneric), Numaflow: &numaflow.Values{
+			input: Input{Cloud: string(spec.CloudGeneric), Blocks: map[string]any{numaflow.Block: &numaflow.Values{
 				Kind: numaflow.KindMonoVertex, Name: "rerank", Image: "registry.example/ml/rerank:2.0", Manifest: true,
 				GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}},
-			}},
+			}}},
 		},
 		{
 			target: TargetNumaflow, name: "gke-fragment",
 			description: "The vertex fragment only (manifest = false): placement, annotations and the UDF container's GPU request.",
-			input: Input{Cloud: string(spec.CloudGKE), Numaflow: &numaflow.Values{
+			input: Input{Cloud: string(spec.CloudGKE), Blocks: map[string]any{numaflow.Block: &numaflow.Values{
 				GPU: spec.GPU{Count: 1, Accelerator: "a100-40gb", Partition: "1g.5gb"}, Spot: true,
 				Annotations: map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"},
-			}},
+			}}},
 		},
 	}
 }

@@ -14,10 +14,10 @@ import (
 // Flyte's resource name and label keys can be set; unset they are the
 // cloud's, and an invalid one is a diagnostic on its attribute (issue #15).
 func TestFlyteLabelOverrides(t *testing.T) {
-	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{
+	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Blocks: map[string]any{flyte.Block: &flyte.Values{
 		GPUResourceName: "nvidia.com/gpu.shared", DeviceNodeLabel: "team.example.com/gpu",
 		PartitionSizeNodeLabel: "team.example.com/partition",
-	}})
+	}}})
 	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteCore)...))
 	for key, want := range map[string]string{
 		flyte.KeyGPUResourceName: "nvidia.com/gpu.shared", flyte.KeyGPUDeviceNodeLabel: "team.example.com/gpu",
@@ -38,7 +38,7 @@ func TestFlyteLabelOverrides(t *testing.T) {
 		t.Errorf("resource-tolerations are keyed by the resource name tasks request: %v", tolerations)
 	}
 
-	defaults := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{}})
+	defaults := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Blocks: map[string]any{flyte.Block: &flyte.Values{}}})
 	if got := valueAt(t, defaults, append(flyte.PluginPath(TargetFlyteCore), flyte.KeyGPUDeviceNodeLabel)...); got != "cloud.google.com/gke-accelerator" {
 		t.Errorf("default device label on GKE: %v", got)
 	}
@@ -46,9 +46,9 @@ func TestFlyteLabelOverrides(t *testing.T) {
 		t.Errorf("defaults description: %s", flyte.ClassDefaults())
 	}
 
-	_, diags := Generate(TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{
+	_, diags := Generate(TargetFlyteCore, Input{Cloud: "gke", Blocks: map[string]any{flyte.Block: &flyte.Values{
 		GPUResourceName: "gpu", DeviceNodeLabel: "not a label!",
-	}})
+	}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.gpu_resource_name", "domain-prefixed")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.gpu_device_node_label", "label key")
 }

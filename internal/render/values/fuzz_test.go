@@ -46,7 +46,7 @@ func (f valuesFuzzInput) input() Input {
 		pools = []spec.PoolPolicy{{Name: f.PoolName, Cloud: f.Cloud, Accelerator: f.PoolAccelerator, GPUsPerNode: 1,
 			Sharing: f.Sharing, Replicas: f.PoolReplicas, Partition: f.Partition, Spot: f.Spot}}
 	}
-	in := Input{Cloud: f.Cloud}
+	in := Input{Cloud: f.Cloud, Blocks: map[string]any{}}
 	fill, ok := fuzzBlocks[f.Target]
 	if !ok {
 		fill = fuzzBlocks[TargetNumaflow]
@@ -63,25 +63,25 @@ var fuzzBlocks = map[string]func(f valuesFuzzInput, in *Input, g spec.GPU, env m
 		if len(pools) > 0 {
 			d.NodePool = &pools[0]
 		}
-		in.FiftyOne = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
+		in.Blocks[fiftyone.Block] = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
 			JobTemplates: []fiftyone.JobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
 	},
 	TargetFlyteCore:   fuzzFlyte,
 	TargetFlyteBinary: fuzzFlyte,
 	TargetGPUOperator: func(f valuesFuzzInput, in *Input, _ spec.GPU, _ map[string]string, pools []spec.PoolPolicy) {
-		in.GPUOperator = &nvidia.GPUOperatorValues{NodePools: pools, MIGStrategy: f.Key,
+		in.Blocks[nvidia.BlockGPUOperator] = &nvidia.GPUOperatorValues{NodePools: pools, MIGStrategy: f.Key,
 			MIGLayouts: []nvidia.MIGLayout{{Name: f.Key, Accelerator: f.Accelerator, Devices: map[string]int64{f.Partition: f.Count}}}}
 	},
 	TargetNvidiaDevicePlugin: func(f valuesFuzzInput, in *Input, _ spec.GPU, _ map[string]string, pools []spec.PoolPolicy) {
-		in.NvidiaDevicePlugin = &nvidia.DevicePluginValues{NodePools: pools, MIGStrategy: f.Key}
+		in.Blocks[nvidia.BlockDevicePlugin] = &nvidia.DevicePluginValues{NodePools: pools, MIGStrategy: f.Key}
 	},
 	TargetNumaflow: func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, _ []spec.PoolPolicy) {
-		in.Numaflow = &numaflow.Values{Name: f.Key, Image: f.EnvValue, GPU: g, Spot: f.Spot, Env: env, Manifest: f.Manifest, CPU: f.CPU}
+		in.Blocks[numaflow.Block] = &numaflow.Values{Name: f.Key, Image: f.EnvValue, GPU: g, Spot: f.Spot, Env: env, Manifest: f.Manifest, CPU: f.CPU}
 	},
 }
 
 func fuzzFlyte(f valuesFuzzInput, in *Input, _ spec.GPU, env map[string]string, _ []spec.PoolPolicy) {
-	in.Flyte = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
+	in.Blocks[flyte.Block] = &flyte.Values{FlyteVersion: f.FlyteVersion, Accelerators: strings.Split(f.Accelerator, ","), Sharing: f.Sharing,
 		Interruptible: f.Spot, DefaultEnvVars: env, DefaultNodeSelector: env}
 }
 

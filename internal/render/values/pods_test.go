@@ -189,7 +189,7 @@ func TestPlacementAgreement(t *testing.T) {
 			want := r.Deployment.Spec.Template.Spec
 
 			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &g}))
-			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Numaflow: &numaflow.Values{GPU: g}})
+			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Blocks: map[string]any{numaflow.Block: &numaflow.Values{GPU: g}}})
 			for name, values := range map[string]map[string]any{TargetFiftyOne: fo, TargetNumaflow: nf} {
 				pods, err := PodFragments(name, values)
 				if err != nil || len(pods) != 1 {
@@ -214,7 +214,7 @@ func checkFlyteAgrees(t *testing.T, cloud spec.Cloud, accel string, want corev1.
 	if len(flyte.V2AcceleratorNames[accel]) == 0 {
 		return // Flyte has no name for it (a30)
 	}
-	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: string(cloud), Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{accel}}})
+	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: string(cloud), Blocks: map[string]any{flyte.Block: &flyte.Values{FlyteVersion: 2, Accelerators: []string{accel}}}})
 	pods, err := PodFragments(TargetFlyteBinary, values)
 	if err != nil || len(pods) < 2 {
 		t.Fatalf("flyte %s %s: %d pods, %v", cloud, accel, len(pods), err)

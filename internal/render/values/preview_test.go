@@ -131,7 +131,7 @@ func writePreviewChart(t *testing.T, tolerationsKey string) string {
 func TestRenderChartPreview(t *testing.T) {
 	chartDir := writePreviewChart(t, "tolerations")
 	for _, cloud := range []spec.Cloud{spec.CloudAKS, spec.CloudGKEAutopilot, spec.CloudKarpenter} {
-		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: string(cloud), FiftyOne: fiftyOneCase(cloud)})
+		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: string(cloud), Blocks: map[string]any{fiftyone.Block: fiftyOneCase(cloud)}})
 		manifests, diags := RenderChartPreview(chartDir, values, "fiftyone")
 		if len(diags) > 0 {
 			t.Fatalf("%s: %s", cloud, rendertest.FormatDiags(diags))
@@ -152,7 +152,7 @@ func TestRenderChartPreview(t *testing.T) {
 }
 
 func TestRenderChartPreviewDetectsDroppedSettings(t *testing.T) {
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "aks", FiftyOne: fiftyOneCase(spec.CloudAKS)})
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "aks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudAKS)}})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerationz"), values, "")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorDeployments.deployments.gpuWorker", "lacks tolerations")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "values.delegatedOperatorJobTemplates.jobs.gpuBatch", "lacks tolerations")
@@ -214,7 +214,7 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "eks", FiftyOne: fiftyOneCase(spec.CloudEKS)})
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "eks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudEKS)}})
 	manifests, diags := RenderChartPreview(archive, values, "ns")
 	if len(diags) > 0 || len(manifests) == 0 {
 		t.Fatalf("packaged chart: %d manifests, diagnostics:\n%s", len(manifests), rendertest.FormatDiags(diags))
@@ -229,9 +229,9 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 // (issue #15). Before, the loop made the document unreadable and the plan
 // failed unless some GPU Deployment happened to exist.
 func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
 		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-	}})
+	}}})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 	rendertest.RequireNoErrors(t, diags)
 }
@@ -239,10 +239,10 @@ func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 // The check follows each runner by name: a GPU limit on another runner's
 // container does not stand in for a runner whose settings were dropped.
 func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
-	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: &fiftyone.Values{
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
 		Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-	}})
+	}}})
 	chart := writePreviewChart(t, "tolerations")
 	tpl := filepath.Join(chart, "templates", "operators.yaml")
 	data, _ := os.ReadFile(tpl)
@@ -278,7 +278,7 @@ func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
 			JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
 		},
 	} {
-		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", FiftyOne: in})
+		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: in}})
 		values["teamsAppSettings"] = map[string]any{"dnsName": "fiftyone.example.test"}
 		_, diags := RenderChartPreview(chart, values, "")
 		if diags.HasError() {

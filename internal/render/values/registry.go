@@ -34,18 +34,19 @@ const (
 )
 
 // registry holds every chart once, in documentation order (TargetNames).
-// Adding a chart is its package (exporting a chartkit.Chart), a field of
-// Input for its block, and one bind line here.
+// Adding a chart is its package (exporting a chartkit.Chart), one
+// registration here, and its Terraform block's entry in the provider's
+// gpu_operator_values table.
 var registry = slices.Concat(
-	bind(fiftyone.Chart(), func(in Input) *fiftyone.Values { return in.FiftyOne }),
-	bind(flyte.Chart(), func(in Input) *flyte.Values { return in.Flyte }),
-	bind(nvidia.GPUOperatorChart(), func(in Input) *nvidia.GPUOperatorValues { return in.GPUOperator }),
-	bind(nvidia.DevicePluginChart(), func(in Input) *nvidia.DevicePluginValues { return in.NvidiaDevicePlugin }),
-	bind(numaflow.Chart(), func(in Input) *numaflow.Values { return in.Numaflow }),
+	register(fiftyone.Chart()),
+	register(flyte.Chart()),
+	register(nvidia.GPUOperatorChart()),
+	register(nvidia.DevicePluginChart()),
+	register(numaflow.Chart()),
 )
 
 // targetEntry is one registered target name: its chart's callbacks bound to the
-// chart's Input field, so the rest of the package never sees block types.
+// chart's block in Input, so the rest of the package never sees block types.
 type targetEntry struct {
 	name, block string
 	// isSet: the target's block is set in the input.
@@ -55,25 +56,29 @@ type targetEntry struct {
 	inputPath func(in Input, keys []string) []any
 }
 
-// bind turns a chart's registration into one target per name it answers
-// to. field selects the chart's block from Input.
-func bind[V any](c chartkit.Chart[V], field func(Input) *V) []targetEntry {
+// register turns a chart's registration into one target per name it
+// answers to, each reading the chart's block from Input.Blocks.
+func register[V any](c chartkit.Chart[V]) []targetEntry {
+	block := func(in Input) *V {
+		v, _ := in.Blocks[c.Block].(*V)
+		return v
+	}
 	out := make([]targetEntry, 0, len(c.Targets))
 	for _, name := range c.Targets {
 		out = append(out, targetEntry{
 			name:  name,
 			block: c.Block,
-			isSet: func(in Input) bool { return field(in) != nil },
+			isSet: func(in Input) bool { return block(in) != nil },
 			// Called only once checkValuesTarget found the block set.
 			generate: func(in Input, cloud clouds.Cloud, strict bool) (map[string]any, gpudiag.Diagnostics) {
-				return c.Generate(name, cloud, *field(in), strict)
+				return c.Generate(name, cloud, *block(in), strict)
 			},
 			pods: func(values map[string]any) ([]corev1.PodSpec, error) { return c.Pods(name, values) },
 			inputPath: func(in Input, keys []string) []any {
 				if c.InputPath == nil {
 					return nil
 				}
-				return c.InputPath(name, field(in), keys)
+				return c.InputPath(name, block(in), keys)
 			},
 		})
 	}

@@ -3,6 +3,8 @@ package values
 import (
 	"slices"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
 // TestRegistryTargets: the registry answers for every target the provider
@@ -36,8 +38,8 @@ func TestRegistryTargets(t *testing.T) {
 func TestSetBlocksOncePerBlock(t *testing.T) {
 	in := valuesCases()[0].input
 	for _, c := range valuesCases() {
-		if c.input.Flyte != nil {
-			in.Flyte = c.input.Flyte
+		if c.input.Blocks[flyte.Block] != nil {
+			in.Blocks[flyte.Block] = c.input.Blocks[flyte.Block]
 			break
 		}
 	}

@@ -4,11 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 
@@ -27,17 +22,15 @@ import (
 
 // Input is the intent behind one target's values. Cloud is shared;
 // exactly the block of the target is set (flyte-core and flyte-binary share
-// the flyte block). Field names map 1:1 to the gpu_operator_values attribute
-// names in snake_case, which gpudiag.Diagnostic paths use, and zero values mean
-// "unset OR unknown" as for Workload.
+// the flyte block). Blocks holds each set block's input under its block
+// name (fiftyone.Block: *fiftyone.Values, ...), the gpu_operator_values
+// attribute name that gpudiag.Diagnostic paths start with; the chart's
+// registration says which type its block holds. Zero values mean "unset OR
+// unknown" as for Workload.
 type Input struct {
 	Cloud string // cloud: one of CloudNames()
 
-	FiftyOne           *fiftyone.Values           // fiftyone
-	Flyte              *flyte.Values              // flyte (flyte-core and flyte-binary)
-	GPUOperator        *nvidia.GPUOperatorValues  // gpu_operator
-	NvidiaDevicePlugin *nvidia.DevicePluginValues // nvidia_device_plugin
-	Numaflow           *numaflow.Values           // numaflow
+	Blocks map[string]any
 }
 
 // Generate builds the Helm values (or, for numaflow, the vertex

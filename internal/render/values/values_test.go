@@ -23,7 +23,7 @@ import (
 )
 
 func fiftyOneInput(cloud spec.Cloud, deployments ...fiftyone.FiftyOneDeployment) Input {
-	return Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{Deployments: deployments}}
+	return Input{Cloud: string(cloud), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{Deployments: deployments}}}
 }
 
 func mustGenerate(t *testing.T, target string, in Input) map[string]any {
@@ -53,11 +53,11 @@ func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone", "add a fiftyone block")
 
 	in := fiftyOneInput(spec.CloudGKE)
-	in.Flyte = &flyte.Values{}
+	in.Blocks[flyte.Block] = &flyte.Values{}
 	_, diags = Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte", "reads only the fiftyone block")
 
-	_, diags = Generate(TargetFiftyOne, Input{Cloud: "gcp", FiftyOne: &fiftyone.Values{}})
+	_, diags = Generate(TargetFiftyOne, Input{Cloud: "gcp", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "not a supported cloud")
 
 	// Plan time: the block may still be unknown, and the cloud too.
@@ -88,12 +88,13 @@ func TestFiftyOneGPUDiagnosticPath(t *testing.T) {
 
 func TestFiftyOneKeys(t *testing.T) {
 	long := "gpu" + strings.Repeat("Worker", 7) // kebab: 52 characters
-	in := Input{Cloud: "eks", FiftyOne: &fiftyone.Values{
+	in := Input{Cloud: "eks", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
 		Deployments: []fiftyone.FiftyOneDeployment{
 			{Key: "gpuA100"}, {Key: "gpu-a100"}, {Key: "gpu.l4"}, {Key: "l4x1"}, {Key: long + long},
 		},
 		JobTemplates: []fiftyone.JobTemplate{{Key: long}, {Key: ""}},
-	}}
+	}}}
+
 	_, diags := Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[1].key", `the same name as key "gpuA100"`)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[2].key", `"gpu.l4"`)
@@ -152,7 +153,7 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 // (docs/design/fiftyone.md#cloud-gpu-examples).
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud spec.Cloud, g spec.GPU) map[string]any {
-		in := Input{Cloud: string(cloud), FiftyOne: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{{Key: "gpu", GPU: &g}}}}
+		in := Input{Cloud: string(cloud), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{{Key: "gpu", GPU: &g}}}}}
 		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(spec.CloudGKEAutopilot, spec.GPU{Count: 1, Accelerator: "t4"})
@@ -174,7 +175,7 @@ func TestFiftyOneCloudGuide(t *testing.T) {
 }
 
 func TestFlyteValues(t *testing.T) {
-	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Flyte: &flyte.Values{Accelerators: []string{"a100-40gb"}}})
+	values := mustGenerate(t, TargetFlyteCore, Input{Cloud: "gke", Blocks: map[string]any{flyte.Block: &flyte.Values{Accelerators: []string{"a100-40gb"}}}})
 	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteCore)...))
 	if k8s[flyte.KeyGPUDeviceNodeLabel] != clouds.GKELabelAccelerator || k8s[flyte.KeyGPUPartitionSizeLabel] != clouds.GKELabelPartitionSize {
 		t.Fatalf("labels: %v", k8s)
@@ -200,23 +201,23 @@ func TestFlyteValues(t *testing.T) {
 }
 
 func TestFlyteVersionsAndTemplates(t *testing.T) {
-	_, diags := Generate(TargetFlyteCore, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 2}})
+	_, diags := Generate(TargetFlyteCore, Input{Cloud: "eks", Blocks: map[string]any{flyte.Block: &flyte.Values{FlyteVersion: 2}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "only the flyte-binary chart")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 3}})
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Blocks: map[string]any{flyte.Block: &flyte.Values{FlyteVersion: 3}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.flyte_version", "Allowed values: 1, 2")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{FlyteVersion: 2, DefaultEnvVars: map[string]string{"A": "b"}}})
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Blocks: map[string]any{flyte.Block: &flyte.Values{FlyteVersion: 2, DefaultEnvVars: map[string]string{"A": "b"}}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.default_env_vars", "_U_EP_OVERRIDE")
-	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Flyte: &flyte.Values{
+	_, diags = Generate(TargetFlyteBinary, Input{Cloud: "eks", Blocks: map[string]any{flyte.Block: &flyte.Values{
 		DefaultEnvVars:      map[string]string{"TOKEN": "{{ .Values.secret }}"},
 		DefaultNodeSelector: map[string]string{"pool": "{{x}}"},
 		Accelerators:        []string{"a10g", "a10g", "k80"},
-	}})
+	}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, `flyte.default_env_vars["TOKEN"]`, "tpl")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, `flyte.default_node_selector["pool"]`, "")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[1]", "more than once")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "flyte.accelerators[2]", "not in the accelerator catalog")
 
-	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: "eks-auto", Flyte: &flyte.Values{FlyteVersion: 2, Accelerators: []string{"t4"}}})
+	values := mustGenerate(t, TargetFlyteBinary, Input{Cloud: "eks-auto", Blocks: map[string]any{flyte.Block: &flyte.Values{FlyteVersion: 2, Accelerators: []string{"t4"}}}})
 	k8s := asMap(t, valueAt(t, values, flyte.PluginPath(TargetFlyteBinary)...))
 	for _, v1Only := range []string{flyte.KeyGPUResourceName, flyte.KeyGPUDeviceNodeLabel, flyte.KeyDefaultEnvVars} {
 		if _, ok := k8s[v1Only]; ok {
@@ -231,7 +232,7 @@ func TestFlyteVersionsAndTemplates(t *testing.T) {
 
 func TestGPUOperatorValues(t *testing.T) {
 	pools := nvidiaPoolsCase(spec.CloudEKS)
-	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks", GPUOperator: &nvidia.GPUOperatorValues{NodePools: pools}})
+	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{NodePools: pools}}})
 	config := asMap(t, valueAt(t, values, "devicePlugin", "config"))
 	if config["create"] != true || config["name"] != nvidia.DefaultDevicePluginConfigMap || config["default"] != nvidia.DefaultDevicePluginConfigName {
 		t.Fatalf("config: %v", config)
@@ -257,22 +258,22 @@ func TestGPUOperatorValues(t *testing.T) {
 	}
 
 	for cloud, preinstalled := range map[spec.Cloud]bool{spec.CloudGKE: true, spec.CloudAKS: true, spec.CloudEKS: true, spec.CloudKarpenter: false, spec.CloudGeneric: false} {
-		values := mustGenerate(t, TargetGPUOperator, Input{Cloud: string(cloud), GPUOperator: &nvidia.GPUOperatorValues{}})
+		values := mustGenerate(t, TargetGPUOperator, Input{Cloud: string(cloud), Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{}}})
 		if valueAt(t, values, "driver", "enabled") == preinstalled || valueAt(t, values, "toolkit", "enabled") == preinstalled {
 			t.Errorf("%s: driver and toolkit enabled must be %v", cloud, !preinstalled)
 		}
 	}
-	values = mustGenerate(t, TargetGPUOperator, Input{Cloud: "aks", GPUOperator: &nvidia.GPUOperatorValues{DriverEnabled: rendertest.Ptr(true)}})
+	values = mustGenerate(t, TargetGPUOperator, Input{Cloud: "aks", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{DriverEnabled: rendertest.Ptr(true)}}})
 	if valueAt(t, values, "driver", "enabled") != true || valueAt(t, values, "toolkit", "enabled") != false {
 		t.Error("driver_enabled overrides the cloud default, alone")
 	}
 
-	_, diags := Generate(TargetGPUOperator, Input{Cloud: "generic", GPUOperator: &nvidia.GPUOperatorValues{
+	_, diags := Generate(TargetGPUOperator, Input{Cloud: "generic", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{
 		MIGStrategy: "both", ConfigMapName: "Bad_Name", DCGMExporter: rendertest.Ptr(false), ServiceMonitor: rendertest.Ptr(true),
 		NodePools:   []spec.PoolPolicy{{Name: "default", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: spec.SharingMPS, Replicas: 2}, {Name: "x", Cloud: "aks"}},
 		MIGLayouts:  []nvidia.MIGLayout{{Name: "big", Accelerator: "a100-40gb", Devices: map[string]int64{"4g.20gb": 1, "3g.20gb": 2}}, {Name: "t", Accelerator: "t4"}},
 		Tolerations: []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists, Value: "b"}},
-	}})
+	}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.mig_strategy", "single")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.config_map_name", "DNS-1123")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "gpu_operator.service_monitor", "dcgm_exporter")
@@ -285,23 +286,23 @@ func TestGPUOperatorValues(t *testing.T) {
 
 func TestNvidiaCloudRestrictions(t *testing.T) {
 	for _, target := range []string{TargetGPUOperator, TargetNvidiaDevicePlugin} {
-		in := Input{Cloud: "gke-autopilot", GPUOperator: &nvidia.GPUOperatorValues{}}
+		in := Input{Cloud: "gke-autopilot", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{}}}
 		if target == TargetNvidiaDevicePlugin {
-			in = Input{Cloud: "gke-autopilot", NvidiaDevicePlugin: &nvidia.DevicePluginValues{}}
+			in = Input{Cloud: "gke-autopilot", Blocks: map[string]any{nvidia.BlockDevicePlugin: &nvidia.DevicePluginValues{}}}
 		}
 		_, diags := Generate(target, in)
 		rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "cloud", "privileged DaemonSets")
 	}
-	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks-auto", GPUOperator: &nvidia.GPUOperatorValues{}})
+	values := mustGenerate(t, TargetGPUOperator, Input{Cloud: "eks-auto", Blocks: map[string]any{nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{}}})
 	if valueAt(t, values, "devicePlugin", "enabled") != false {
 		t.Fatal("EKS Auto Mode runs its own device plugin")
 	}
 }
 
 func TestDevicePluginValues(t *testing.T) {
-	values := mustGenerate(t, TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &nvidia.DevicePluginValues{
+	values := mustGenerate(t, TargetNvidiaDevicePlugin, Input{Cloud: "aks", Blocks: map[string]any{nvidia.BlockDevicePlugin: &nvidia.DevicePluginValues{
 		NodePools: nvidiaPoolsCase(spec.CloudAKS), MIGStrategy: spec.MIGStrategyMixed,
-	}})
+	}}})
 	config := asMap(t, valueAt(t, values, "config"))
 	if _, ok := config["data"]; ok {
 		t.Fatal("the device plugin chart calls the entries config.map, not data")
@@ -312,12 +313,12 @@ func TestDevicePluginValues(t *testing.T) {
 	if valueAt(t, values, "nodeSelector", clouds.AKSLabelAccelerator) != "nvidia" {
 		t.Fatal("AKS labels NVIDIA nodes accelerator=nvidia")
 	}
-	_, diags := Generate(TargetNvidiaDevicePlugin, Input{Cloud: "aks", NvidiaDevicePlugin: &nvidia.DevicePluginValues{MIGStrategy: "all"}})
+	_, diags := Generate(TargetNvidiaDevicePlugin, Input{Cloud: "aks", Blocks: map[string]any{nvidia.BlockDevicePlugin: &nvidia.DevicePluginValues{MIGStrategy: "all"}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "nvidia_device_plugin.mig_strategy", `"none"`)
 }
 
 func TestNumaflowValues(t *testing.T) {
-	fragment := mustGenerate(t, TargetNumaflow, Input{Cloud: "aks", Numaflow: &numaflow.Values{GPU: spec.GPU{Count: 2, Accelerator: "a100-80gb"}}})
+	fragment := mustGenerate(t, TargetNumaflow, Input{Cloud: "aks", Blocks: map[string]any{numaflow.Block: &numaflow.Values{GPU: spec.GPU{Count: 2, Accelerator: "a100-80gb"}}}})
 	if _, ok := fragment["apiVersion"]; ok {
 		t.Fatal("manifest = false gives the vertex fragment only")
 	}
@@ -326,17 +327,17 @@ func TestNumaflowValues(t *testing.T) {
 		t.Fatalf("UDF resources: %v", resources)
 	}
 
-	pipeline := mustGenerate(t, TargetNumaflow, Input{Cloud: "eks", Numaflow: &numaflow.Values{
+	pipeline := mustGenerate(t, TargetNumaflow, Input{Cloud: "eks", Blocks: map[string]any{numaflow.Block: &numaflow.Values{
 		Name: "p", Image: "img:1", VertexName: "gpu", Manifest: true, GPU: spec.GPU{Count: 1, Accelerator: "a10g"},
-	}})
+	}}})
 	vertices := asList(t, valueAt(t, pipeline, "spec", "vertices"))
 	if len(vertices) != 3 || asMap(t, vertices[1])["name"] != "gpu" || pipeline["kind"] != "Pipeline" {
 		t.Fatalf("pipeline: %v", pipeline)
 	}
 
-	_, diags := Generate(TargetNumaflow, Input{Cloud: "eks", Numaflow: &numaflow.Values{
+	_, diags := Generate(TargetNumaflow, Input{Cloud: "eks", Blocks: map[string]any{numaflow.Block: &numaflow.Values{
 		Kind: "dag", VertexName: "out", Manifest: true, GPU: spec.GPU{Count: 1, DRA: &spec.DRA{}}, Annotations: map[string]string{"bad key!": "x"},
-	}})
+	}}})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "numaflow.kind", "pipeline")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "numaflow.vertex_name", "source or sink")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "numaflow.name", "manifest = true or gpu.dra")
@@ -345,7 +346,8 @@ func TestNumaflowValues(t *testing.T) {
 }
 
 func TestRemapValuesDiagnostics(t *testing.T) {
-	in := Input{Cloud: "eks", FiftyOne: fiftyOneCase(spec.CloudEKS), GPUOperator: &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(spec.CloudEKS)}}
+	in := Input{Cloud: "eks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudEKS),
+		nvidia.BlockGPUOperator: &nvidia.GPUOperatorValues{NodePools: nvidiaPoolsCase(spec.CloudEKS)}}}
 	cases := []struct {
 		target string
 		path   []any
@@ -391,16 +393,21 @@ func asList(t *testing.T, v any) []any {
 // TestValidateValuesInputSkipsUnknowns: at plan time unknown values arrive
 // as zero values; nothing may be reported as missing.
 func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
-	inputs := map[string]Input{
-		TargetFiftyOne: {FiftyOne: &fiftyone.Values{
+	blocks := map[string]any{
+		TargetFiftyOne: &fiftyone.Values{
 			Deployments:  []fiftyone.FiftyOneDeployment{{GPU: &spec.GPU{}}, {NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}},
 			JobTemplates: []fiftyone.JobTemplate{{GPU: &spec.GPU{}}},
-		}},
-		TargetFlyteCore:          {Flyte: &flyte.Values{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}}},
-		TargetFlyteBinary:        {Flyte: &flyte.Values{FlyteVersion: 2}},
-		TargetGPUOperator:        {GPUOperator: &nvidia.GPUOperatorValues{NodePools: []spec.PoolPolicy{{}}}},
-		TargetNvidiaDevicePlugin: {NvidiaDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{}}}},
-		TargetNumaflow:           {Numaflow: &numaflow.Values{Manifest: true, NodePool: &spec.PoolPolicy{}}},
+		},
+		TargetFlyteCore:          &flyte.Values{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}},
+		TargetFlyteBinary:        &flyte.Values{FlyteVersion: 2},
+		TargetGPUOperator:        &nvidia.GPUOperatorValues{NodePools: []spec.PoolPolicy{{}}},
+		TargetNvidiaDevicePlugin: &nvidia.DevicePluginValues{NodePools: []spec.PoolPolicy{{}}},
+		TargetNumaflow:           &numaflow.Values{Manifest: true, NodePool: &spec.PoolPolicy{}},
+	}
+	inputs := map[string]Input{}
+	for target, block := range blocks {
+		entry, _ := lookup(target)
+		inputs[target] = Input{Blocks: map[string]any{entry.block: block}}
 	}
 	for target, in := range inputs {
 		for _, cloud := range append([]string{""}, clouds.Names()...) {

@@ -19,8 +19,9 @@ type Chart[V any] struct {
 	// to, in documentation order. Several targets may share a chart and its
 	// block when one package renders them all (flyte-core, flyte-binary).
 	Targets []string
-	// Block is the input block the targets read (BlockFiftyOne, ...), the
-	// first step of every diagnostic path about it.
+	// Block is the input block the targets read (fiftyone.Block, ...), the
+	// first step of every diagnostic path about it, and the key under which
+	// values.Input.Blocks holds the block's *V.
 	Block string
 	// Generate builds target's values from the block. strict is false at
 	// plan time: zero values are then unknown, and only configuration
@@ -35,4 +36,25 @@ type Chart[V any] struct {
 	// attribute did (the diagnostic then points at the block). nil when the
 	// chart has no such mapping.
 	InputPath func(target string, in *V, keys []string) []any
+}
+
+// SingleTarget is the registration of a chart with one target whose
+// rendering does not depend on the target name: its functions are given
+// without the target, and inputPath may be nil.
+func SingleTarget[V any](target, block string,
+	generate func(cloud clouds.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics),
+	pods func(values map[string]any) ([]corev1.PodSpec, error),
+	inputPath func(in *V, keys []string) []any) Chart[V] {
+	c := Chart[V]{
+		Targets: []string{target},
+		Block:   block,
+		Generate: func(_ string, cloud clouds.Cloud, in V, strict bool) (map[string]any, gpudiag.Diagnostics) {
+			return generate(cloud, in, strict)
+		},
+		Pods: func(_ string, values map[string]any) ([]corev1.PodSpec, error) { return pods(values) },
+	}
+	if inputPath != nil {
+		c.InputPath = func(_ string, in *V, keys []string) []any { return inputPath(in, keys) }
+	}
+	return c
 }

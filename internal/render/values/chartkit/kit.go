@@ -12,15 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Attribute names of the target blocks, the first step of gpudiag.Diagnostic paths.
-const (
-	BlockFiftyOne     = "fiftyone"
-	BlockFlyte        = "flyte"
-	BlockGPUOperator  = "gpu_operator"
-	BlockDevicePlugin = "nvidia_device_plugin"
-	BlockNumaflow     = "numaflow"
-)
-
 // PrefixDiags re-roots diagnostics produced for a nested input (a Workload
 // built from a deployment block, say) under that block's path.
 func PrefixDiags(prefix []any, diags gpudiag.Diagnostics) gpudiag.Diagnostics {

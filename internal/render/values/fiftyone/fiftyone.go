@@ -115,7 +115,7 @@ func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudi
 	names := map[string]string{}
 	for i, d := range in.Deployments {
 		e := fiftyOneEntry{
-			path: gpudiag.At(chartkit.BlockFiftyOne, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
+			path: gpudiag.At(Block, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
 			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
 			nameMax: validation.DNS1123LabelMaxLength,
 		}
@@ -130,7 +130,7 @@ func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudi
 	jobNames := map[string]string{}
 	for i, j := range in.JobTemplates {
 		e := fiftyOneEntry{
-			path: gpudiag.At(chartkit.BlockFiftyOne, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
+			path: gpudiag.At(Block, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
 			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
 			nameMax: fiftyOneJobNameMax,
 		}

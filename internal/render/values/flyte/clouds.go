@@ -4,7 +4,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // What Flyte's plugin config cannot express on a cloud, beyond what the
@@ -44,7 +43,7 @@ func flyteV2Notes(cloud clouds.Cloud, diags *gpudiag.Diagnostics) {
 // the accelerator and count, which Flyte adds only in part. Autopilot's
 // sharing is GKE's, hence the GKE note too.
 func warnAutopilot(sharing string, diags *gpudiag.Diagnostics) {
-	diags.AddWarning(gpudiag.At(chartkit.BlockFlyte), "GPU tasks need an accelerator on Autopilot",
+	diags.AddWarning(gpudiag.At(Block), "GPU tasks need an accelerator on Autopilot",
 		"Autopilot provisions GPU nodes only for pods that select "+clouds.GKELabelAccelerator+"; Flyte adds that selection only "+
 			"for tasks that set an accelerator, and never adds "+clouds.GKELabelAcceleratorCount+". Allowed: give every GPU task an accelerator.")
 	warnGKESharing(sharing, diags)
@@ -56,7 +55,7 @@ func warnGKESharing(sharing string, diags *gpudiag.Diagnostics) {
 	if sharing == "" {
 		return
 	}
-	diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
+	diags.AddWarning(gpudiag.At(Block, "sharing"), "Flyte cannot select shared GPU nodes on GKE",
 		"GKE advertises shared GPUs as nvidia.com/gpu and marks the nodes with "+clouds.GKELabelSharingStrategy+
 			", a label Flyte has no setting for: GPU tasks land on shared and exclusive nodes alike. Allowed: "+
 			"keep shared and exclusive GPUs in separate clusters, or set default_node_selector.")
@@ -66,7 +65,7 @@ func warnGKESharing(sharing string, diags *gpudiag.Diagnostics) {
 // default-env-vars, which Flyte v2's chart owns. Only GKE Standard is
 // warned.
 func warnGKEV2LibraryPath(diags *gpudiag.Diagnostics) {
-	diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
+	diags.AddWarning(gpudiag.At(Block, "flyte_version"), "LD_LIBRARY_PATH not set on Flyte v2",
 		"On GKE the driver libraries are at "+clouds.GKENvidiaLibraryPath+"; Flyte v2's chart sets default-env-vars itself, "+
 			"so they are not added here. Allowed: use CUDA images that search "+clouds.GKENvidiaLibraryPath+" (NVIDIA's do), or add "+
 			"LD_LIBRARY_PATH to the chart's base default-env-vars.")

@@ -144,18 +144,18 @@ func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[st
 	diags = prefixFlyteGPUPaths(diags)
 	sharing := in.Sharing
 	if sharing != "" && !slices.Contains(spec.SharingNames(), sharing) {
-		diags.AddError(gpudiag.At(chartkit.BlockFlyte, "sharing"), "Unknown sharing mode",
+		diags.AddError(gpudiag.At(Block, "sharing"), "Unknown sharing mode",
 			strconv.Quote(sharing)+" is not a GPU sharing mode. Allowed values: "+gpudiag.QuoteList(spec.SharingNames())+".")
 		sharing = ""
 	}
-	chartkit.CheckValuesTolerations(gpudiag.At(chartkit.BlockFlyte, "default_tolerations"), in.DefaultTolerations, &diags)
-	chartkit.CheckValuesNodeSelector(gpudiag.At(chartkit.BlockFlyte, "default_node_selector"), in.DefaultNodeSelector, &diags)
+	chartkit.CheckValuesTolerations(gpudiag.At(Block, "default_tolerations"), in.DefaultTolerations, &diags)
+	chartkit.CheckValuesNodeSelector(gpudiag.At(Block, "default_node_selector"), in.DefaultNodeSelector, &diags)
 	checkFlyteEnv(in.DefaultEnvVars, v2, &diags)
 	checkFlyteLabels(in, &diags)
 	checkNoTemplates(in, &diags)
 	if !strict {
 		for i, p := range in.NodePools {
-			diags.Append(chartkit.PrefixDiags(gpudiag.At(chartkit.BlockFlyte, "node_pools", i), pool.Validate(p)))
+			diags.Append(chartkit.PrefixDiags(gpudiag.At(Block, "node_pools", i), pool.Validate(p)))
 		}
 		return nil, diags
 	}
@@ -173,7 +173,7 @@ func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[st
 	values := map[string]any{}
 	chartkit.SetPath(values, k8s, PluginPath(target)...)
 	if ContainsTemplate(values) {
-		diags.AddError(gpudiag.At(chartkit.BlockFlyte), "Template braces in Flyte values",
+		diags.AddError(gpudiag.At(Block), "Template braces in Flyte values",
 			"Flyte's charts pass these values through Helm's tpl, which would evaluate \"{{\". This is a provider bug; please report it.")
 		return nil, diags
 	}
@@ -222,7 +222,7 @@ func addFlytePools(k8s map[string]any, cloud clouds.Cloud, pools []spec.PoolPoli
 		byResource[name] = ts
 	}
 	for i, p := range pools {
-		path := gpudiag.At(chartkit.BlockFlyte, "node_pools", i)
+		path := gpudiag.At(Block, "node_pools", i)
 		if p.Cloud != "" && p.Cloud != string(cloud.Name) {
 			diags.AddError(chartkit.With(path, "cloud"), "Node pool on another cloud",
 				"The pool is on "+strconv.Quote(p.Cloud)+" but cloud is "+strconv.Quote(string(cloud.Name))+". Allowed: pools of this cluster's cloud only.")
@@ -252,13 +252,13 @@ func checkFlyteVersion(target string, in Values, diags *gpudiag.Diagnostics) boo
 		return false
 	case 2:
 		if target == TargetCore {
-			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "flyte_version"), "flyte-core has no Flyte v2",
+			diags.AddError(gpudiag.At(Block, "flyte_version"), "flyte-core has no Flyte v2",
 				"Flyte v2 ships only the flyte-binary chart (flyte-core was removed on Flyte's main branch). Allowed: "+
 					"flyte_version = 1 with flyte-core, or target = \""+TargetBinary+"\".")
 		}
 		return true
 	}
-	diags.AddError(gpudiag.At(chartkit.BlockFlyte, "flyte_version"), "Unknown Flyte version",
+	diags.AddError(gpudiag.At(Block, "flyte_version"), "Unknown Flyte version",
 		strconv.FormatInt(in.FlyteVersion, 10)+" is not a Flyte major version. Allowed values: 1, 2.")
 	return false
 }
@@ -268,7 +268,7 @@ func checkFlyteVersion(target string, in Values, diags *gpudiag.Diagnostics) boo
 func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 	for i, d := range diags {
 		if len(d.Path) > 0 && d.Path[0] == "gpu" {
-			diags[i].Path = append(gpudiag.At(chartkit.BlockFlyte), d.Path[1:]...)
+			diags[i].Path = append(gpudiag.At(Block), d.Path[1:]...)
 		}
 	}
 	return diags
@@ -277,12 +277,12 @@ func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 func checkFlyteEnv(env map[string]string, v2 bool, diags *gpudiag.Diagnostics) {
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
+			diags.AddError(gpudiag.At(Block, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 		}
 	}
 	if len(env) > 0 && v2 {
-		diags.AddError(gpudiag.At(chartkit.BlockFlyte, "default_env_vars"), "default_env_vars replaces Flyte v2's",
+		diags.AddError(gpudiag.At(Block, "default_env_vars"), "default_env_vars replaces Flyte v2's",
 			"Flyte v2's chart sets plugins.k8s.default-env-vars (_U_EP_OVERRIDE, _U_INSECURE, _U_USE_ACTIONS) and a list "+
 				"in configuration.inline replaces it, breaking task pods. Allowed: remove default_env_vars, or use flyte_version = 1.")
 	}
@@ -299,13 +299,13 @@ func checkNoTemplates(in Values, diags *gpudiag.Diagnostics) {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultEnvVars)) {
-		bad(gpudiag.At(chartkit.BlockFlyte, "default_env_vars", gpudiag.MapKey(k)), k+in.DefaultEnvVars[k])
+		bad(gpudiag.At(Block, "default_env_vars", gpudiag.MapKey(k)), k+in.DefaultEnvVars[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.DefaultNodeSelector)) {
-		bad(gpudiag.At(chartkit.BlockFlyte, "default_node_selector", gpudiag.MapKey(k)), k+in.DefaultNodeSelector[k])
+		bad(gpudiag.At(Block, "default_node_selector", gpudiag.MapKey(k)), k+in.DefaultNodeSelector[k])
 	}
 	for i, t := range in.DefaultTolerations {
-		bad(gpudiag.At(chartkit.BlockFlyte, "default_tolerations", i), t.Key+t.Value)
+		bad(gpudiag.At(Block, "default_tolerations", i), t.Key+t.Value)
 	}
 }
 
@@ -376,14 +376,14 @@ func flyteV2Devices(cloud clouds.Cloud, accelerators []*catalog.Accelerator, dia
 			continue
 		}
 		if len(names) == 0 {
-			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "No Flyte v2 name for "+a.Name,
+			diags.AddWarning(gpudiag.At(Block, "accelerators", i), "No Flyte v2 name for "+a.Name,
 				"Flyte v2 has no accelerator name for "+a.DisplayName+", so tasks cannot request it by name. Allowed: "+
 					"remove it, or request it by device "+strconv.Quote(values[0])+".")
 			continue
 		}
 		for _, n := range names {
 			if prev, dup := devices[n]; dup && prev != values[0] {
-				diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
+				diags.AddWarning(gpudiag.At(Block, "accelerators", i), "Flyte v2 name "+strconv.Quote(n)+" is ambiguous",
 					"Flyte v2 calls both models "+strconv.Quote(n)+"; it keeps device "+strconv.Quote(prev)+". Allowed: list one of them.")
 				continue
 			}
@@ -403,7 +403,7 @@ func flyteDeviceNotes(cloud clouds.Cloud, accelerators []*catalog.Accelerator, d
 			continue
 		}
 		if device := Device(a.Name); !slices.Contains(values, device) {
-			diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud.Name),
+			diags.AddWarning(gpudiag.At(Block, "accelerators", i), "Flyte device for "+a.Name+" on "+string(cloud.Name),
 				"On "+string(cloud.Name)+" Flyte selects GPUs by "+key+", so tasks must use GPUAccelerator("+strconv.Quote(values[0])+
 					") for "+a.DisplayName+", not flytekit's constant "+strconv.Quote(device)+".")
 		}
@@ -413,7 +413,7 @@ func flyteDeviceNotes(cloud clouds.Cloud, accelerators []*catalog.Accelerator, d
 
 func warnSeveralValues(cloud clouds.Cloud, a *catalog.Accelerator, values []string, i int, diags *gpudiag.Diagnostics) {
 	if len(values) > 1 {
-		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "accelerators", i), a.Name+" has several node label values on "+string(cloud.Name),
+		diags.AddWarning(gpudiag.At(Block, "accelerators", i), a.Name+" has several node label values on "+string(cloud.Name),
 			"Flyte selects exactly one label value per task, but "+a.DisplayName+" nodes carry any of "+gpudiag.QuoteList(values)+
 				" on "+string(cloud.Name)+". A task pinned to one lands only on nodes with that value. Allowed: pick the value "+
 				"your node pools have.")
@@ -454,7 +454,7 @@ func addFlyteInterruptible(k8s map[string]any, cloud clouds.Cloud, interruptible
 		}
 	}
 	if len(added) != 1 {
-		diags.AddWarning(gpudiag.At(chartkit.BlockFlyte, "interruptible"), "interruptible has no effect on "+string(cloud.Name),
+		diags.AddWarning(gpudiag.At(Block, "interruptible"), "interruptible has no effect on "+string(cloud.Name),
 			string(cloud.Name)+" has no standard spot node label, so interruptible tasks cannot be routed. Allowed: remove "+
 				"interruptible, or set default_node_selector yourself.")
 		return

@@ -41,7 +41,7 @@ func (c *flyteClass) override(in Values) {
 func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 	if name := in.GPUResourceName; name != "" {
 		if msgs := validation.IsQualifiedName(name); len(msgs) > 0 || !chartkit.IsExtendedResource(name) {
-			diags.AddError(gpudiag.At(chartkit.BlockFlyte, "gpu_resource_name"), "Invalid GPU resource name",
+			diags.AddError(gpudiag.At(Block, "gpu_resource_name"), "Invalid GPU resource name",
 				strconv.Quote(name)+" is not an extended resource name. Allowed: a domain-prefixed name such as "+
 					"\"nvidia.com/gpu\" or \"nvidia.com/gpu.shared\".")
 		}
@@ -51,7 +51,7 @@ func checkFlyteLabels(in Values, diags *gpudiag.Diagnostics) {
 			continue
 		}
 		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
-			diags.AddError(gpudiag.At(chartkit.BlockFlyte, attr), "Invalid node label key",
+			diags.AddError(gpudiag.At(Block, attr), "Invalid node label key",
 				strconv.Quote(key)+": "+strings.Join(msgs, "; ")+". Allowed: a label key such as \"cloud.google.com/gke-accelerator\".")
 		}
 	}

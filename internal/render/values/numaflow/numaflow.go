@@ -57,7 +57,7 @@ func KindNames() []string { return []string{KindPipeline, KindMonoVertex} }
 
 func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(chartkit.BlockNumaflow)
+	block := gpudiag.At(Block)
 	checkNumaflowIdentity(block, in, strict, &diags)
 	req := chartkit.GPURequest{Name: in.Name, GPU: in.GPU, Spot: in.Spot, Size: in.Size, CPU: in.CPU, Memory: in.Memory, Env: in.Env}
 	workload.ValidateAnnotations(in.Annotations, "annotations", &diags)

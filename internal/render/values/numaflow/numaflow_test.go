@@ -1,9 +1,10 @@
 package numaflow
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"slices"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 

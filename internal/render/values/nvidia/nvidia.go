@@ -109,7 +109,7 @@ type nvidiaPools struct {
 
 func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(chartkit.BlockGPUOperator)
+	block := gpudiag.At(BlockGPUOperator)
 	checkNvidiaCloud(cloud, block, "the GPU Operator", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy
@@ -193,7 +193,7 @@ func addDriverSwitches(values map[string]any, cloud clouds.StackRules, in GPUOpe
 
 func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	block := gpudiag.At(chartkit.BlockDevicePlugin)
+	block := gpudiag.At(BlockDevicePlugin)
 	checkNvidiaCloud(cloud, block, "the NVIDIA device plugin", &diags)
 	pools := renderNvidiaPools(cloud, block, in.NodePools, strict, &diags)
 	strategy := in.MIGStrategy

@@ -1,0 +1,98 @@
+package operatorvalues
+
+// Numaflow's block: its schema, its model, its conversion into
+// numaflow.Values and its configuration check, registered in charts.go.
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
+)
+
+func numaflowBlock() schema.SingleNestedBlock {
+	attrs := map[string]schema.Attribute{
+		"kind": schema.StringAttribute{
+			MarkdownDescription: "Object kind: one of " + tfconv.MarkdownList(numaflow.KindNames()) + " (default `" +
+				numaflow.KindPipeline + "`).",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.OneOf(numaflow.KindNames()...)},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +
+				"`manifest` or `gpu.dra`.",
+			Optional: true,
+		},
+		"namespace": schema.StringAttribute{
+			MarkdownDescription: "Namespace of the manifest; empty leaves it to whoever applies it.",
+			Optional:            true,
+		},
+		"vertex_name": schema.StringAttribute{
+			MarkdownDescription: "Name of the UDF vertex of a pipeline (default `" + numaflow.DefaultNumaflowVertex + "`).",
+			Optional:            true,
+		},
+		"image": schema.StringAttribute{
+			MarkdownDescription: "UDF container image; required with `manifest`.",
+			Optional:            true,
+		},
+		"node_pool": poolIDAttribute("the UDF runs on"),
+		"annotations": schema.MapAttribute{
+			MarkdownDescription: "Annotations of the vertex pods.",
+			Optional:            true,
+			ElementType:         types.StringType,
+		},
+		"manifest": schema.BoolAttribute{
+			MarkdownDescription: "Generate a whole minimal object (generator source → GPU UDF → log sink), with its " +
+				"ResourceClaimTemplate for DRA, instead of the vertex fragment.",
+			Optional: true,
+		},
+	}
+	for name, a := range podSizingAttributes("the UDF") {
+		attrs[name] = a
+	}
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "A Numaflow GPU UDF, for target `numaflow`: the vertex (or MonoVertex spec) fields that " +
+			"place its pods on GPUs, or with `manifest` a whole minimal object.",
+		Attributes: attrs,
+		Blocks: map[string]schema.Block{
+			"gpu": valuesGPUBlock("GPUs of the UDF container (required)."),
+		},
+	}
+}
+
+type numaflowModel struct {
+	Kind        types.String `tfsdk:"kind"`
+	Name        types.String `tfsdk:"name"`
+	Namespace   types.String `tfsdk:"namespace"`
+	VertexName  types.String `tfsdk:"vertex_name"`
+	Image       types.String `tfsdk:"image"`
+	GPU         types.Object `tfsdk:"gpu"`
+	NodePool    types.String `tfsdk:"node_pool"`
+	Annotations types.Map    `tfsdk:"annotations"`
+	Manifest    types.Bool   `tfsdk:"manifest"`
+	podSizingModel
+}
+
+func (c *valuesConverter) numaflow(m numaflowModel) *numaflow.Values {
+	return &numaflow.Values{
+		Kind: c.Str(m.Kind), Name: c.Str(m.Name), Namespace: c.Str(m.Namespace), VertexName: c.Str(m.VertexName),
+		Image: c.Str(m.Image), GPU: gpuintent.FromObject(c.Converter, m.GPU), NodePool: c.pool(m.NodePool, []any{numaflow.Block, "node_pool"}),
+		Spot: c.Boolean(m.Spot), Size: c.Str(m.Size), CPU: c.Str(m.CPU), Memory: c.Str(m.Memory),
+		Env: c.StringMap(m.Env), Annotations: c.StringMap(m.Annotations), Manifest: c.Boolean(m.Manifest),
+	}
+}
+
+// numaflowNeedsGPU: a Numaflow GPU UDF cannot do without its gpu block,
+// which the schema cannot require (see valuesGPUBlock).
+func numaflowNeedsGPU(m numaflowModel) gpudiag.Diagnostics {
+	if !m.GPU.IsNull() {
+		return nil
+	}
+	return gpudiag.Diagnostics{errorAt([]any{numaflow.Block}, "Missing gpu block",
+		"A Numaflow GPU UDF needs a gpu block (at least count). Allowed: add gpu { count = 1 }.")}
+}

@@ -1,0 +1,179 @@
+package operatorvalues
+
+// NVIDIA's two blocks (GPU Operator, standalone device plugin): their
+// schemas, models and conversions into the nvidia package's inputs,
+// registered in charts.go.
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
+)
+
+func gpuOperatorBlock() schema.SingleNestedBlock {
+	optionalBool := func(description string) schema.BoolAttribute {
+		return schema.BoolAttribute{MarkdownDescription: description, Optional: true}
+	}
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "NVIDIA GPU Operator (`NVIDIA/gpu-operator`), for target `gpu-operator`: one device plugin " +
+			"config per pool that shares or partitions its GPUs (`devicePlugin.config`), operand and NFD tolerations for " +
+			"the pools' taints, and driver/toolkit switches per cloud.",
+		Attributes: map[string]schema.Attribute{
+			"node_pools": poolIDsAttribute("the operator serves; each pool's device plugin config becomes an entry named " +
+				"after the pool"),
+			"config_map_name": schema.StringAttribute{
+				MarkdownDescription: "Name of the device plugin ConfigMap the chart creates (default `" +
+					nvidia.DefaultDevicePluginConfigMap + "`).",
+				Optional: true,
+			},
+			"mig_strategy": schema.StringAttribute{
+				MarkdownDescription: "Cluster-wide `mig.strategy`: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
+					" (default `single`); pools override it per node through their config.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
+			},
+			"dcgm_exporter":   optionalBool("Deploy the DCGM exporter (default `true`)."),
+			"service_monitor": optionalBool("Create its ServiceMonitor (default `true` with `dcgm_exporter`)."),
+			"driver_enabled": optionalBool("Install the NVIDIA driver. Defaults per cloud: off on GKE, AKS, EKS and EKS " +
+				"Auto Mode, whose GPU nodes come with a driver."),
+			"toolkit_enabled": optionalBool("Install the NVIDIA container toolkit. Defaults as `driver_enabled`."),
+		},
+		Blocks: map[string]schema.Block{
+			"mig_layout": schema.ListNestedBlock{
+				MarkdownDescription: "Custom mig-parted layout, selected per node with the `nvidia.com/mig.config` label. " +
+					"Only needed for layouts other than the operator's built-in `all-<profile>` and `all-balanced`.",
+				NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{
+						MarkdownDescription: "Layout name: the `nvidia.com/mig.config` value.",
+						Required:            true,
+					},
+					"accelerator": schema.StringAttribute{
+						MarkdownDescription: "Accelerator the layout cuts, to check its profiles: one of " +
+							tfconv.MarkdownList(catalog.MIGAcceleratorNames()) + ".",
+						Required:   true,
+						Validators: []validator.String{stringvalidator.OneOf(catalog.MIGAcceleratorNames()...)},
+					},
+					"devices": schema.MapAttribute{
+						MarkdownDescription: "MIG profile → instances per GPU, e.g. `{ \"1g.5gb\" = 7 }`.",
+						Required:            true,
+						ElementType:         types.Int64Type,
+						Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
+					},
+				}},
+			},
+			"tolerations": tolerationsBlock("Extra operand tolerations, beside those of the cloud's GPU nodes and the pools."),
+		},
+	}
+}
+
+// devicePluginMIGStrategies adds the standalone plugin's "none" (its
+// default) to the operator's strategies.
+func devicePluginMIGStrategies() []string {
+	return append([]string{"none"}, spec.MIGStrategyNames()...)
+}
+
+func devicePluginBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Standalone NVIDIA device plugin (`NVIDIA/k8s-device-plugin`), for target " +
+			"`nvidia-device-plugin` on clusters without the GPU Operator: `config.map` per pool, node selection, " +
+			"tolerations of the pools' taints. Where the plugin is ours to configure (not `gke`, `eks-auto`) it " +
+			"turns on GPU Feature Discovery (`gfd.enabled`), whose labels (`nvidia.com/gpu.product`, " +
+			"`nvidia.com/gpu.sharing-strategy`) workloads select, together with the chart's Node Feature " +
+			"Discovery subchart, whose worker tolerates the pools' taints; set `nfd.enabled: false` in " +
+			"`base_values_yaml` if the cluster already runs NFD.",
+		Attributes: map[string]schema.Attribute{
+			"node_pools": poolIDsAttribute("the plugin serves"),
+			"mig_strategy": schema.StringAttribute{
+				MarkdownDescription: "`flags.migStrategy` of the default config: one of " +
+					tfconv.MarkdownList(devicePluginMIGStrategies()) + " (default `none`).",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(devicePluginMIGStrategies()...)},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"tolerations": tolerationsBlock("Extra DaemonSet tolerations."),
+		},
+	}
+}
+
+type gpuOperatorModel struct {
+	NodePools      types.List   `tfsdk:"node_pools"`
+	ConfigMapName  types.String `tfsdk:"config_map_name"`
+	MIGStrategy    types.String `tfsdk:"mig_strategy"`
+	MIGLayout      types.List   `tfsdk:"mig_layout"`
+	DCGMExporter   types.Bool   `tfsdk:"dcgm_exporter"`
+	ServiceMonitor types.Bool   `tfsdk:"service_monitor"`
+	DriverEnabled  types.Bool   `tfsdk:"driver_enabled"`
+	ToolkitEnabled types.Bool   `tfsdk:"toolkit_enabled"`
+	Tolerations    types.List   `tfsdk:"tolerations"`
+}
+
+type migLayoutModel struct {
+	Name        types.String `tfsdk:"name"`
+	Accelerator types.String `tfsdk:"accelerator"`
+	Devices     types.Map    `tfsdk:"devices"`
+}
+
+type devicePluginModel struct {
+	NodePools   types.List   `tfsdk:"node_pools"`
+	MIGStrategy types.String `tfsdk:"mig_strategy"`
+	Tolerations types.List   `tfsdk:"tolerations"`
+}
+
+func (c *valuesConverter) gpuOperator(m gpuOperatorModel) *nvidia.GPUOperatorValues {
+	return &nvidia.GPUOperatorValues{
+		NodePools:      c.pools(m.NodePools, []any{nvidia.BlockGPUOperator, "node_pools"}),
+		ConfigMapName:  c.Str(m.ConfigMapName),
+		MIGStrategy:    c.Str(m.MIGStrategy),
+		MIGLayouts:     c.migLayouts(m.MIGLayout),
+		DCGMExporter:   c.optBool(m.DCGMExporter),
+		ServiceMonitor: c.optBool(m.ServiceMonitor),
+		DriverEnabled:  c.optBool(m.DriverEnabled),
+		ToolkitEnabled: c.optBool(m.ToolkitEnabled),
+		Tolerations:    c.tolerations(m.Tolerations),
+	}
+}
+
+func (c *valuesConverter) migLayouts(v types.List) []nvidia.MIGLayout {
+	var items []migLayoutModel
+	if !c.objects(v, &items) {
+		return nil
+	}
+	out := make([]nvidia.MIGLayout, len(items))
+	for i, l := range items {
+		out[i] = nvidia.MIGLayout{Name: c.Str(l.Name), Accelerator: c.Str(l.Accelerator), Devices: c.int64Map(l.Devices)}
+	}
+	return out
+}
+
+func (c *valuesConverter) int64Map(v types.Map) map[string]int64 {
+	if v.IsUnknown() {
+		c.Unknown = true
+		return nil
+	}
+	if v.IsNull() {
+		return nil
+	}
+	out := map[string]int64{}
+	for k, e := range v.Elements() {
+		if n, ok := e.(types.Int64); ok {
+			out[k] = c.Int64(n)
+		}
+	}
+	return out
+}
+
+func (c *valuesConverter) devicePlugin(m devicePluginModel) *nvidia.DevicePluginValues {
+	return &nvidia.DevicePluginValues{
+		NodePools:   c.pools(m.NodePools, []any{nvidia.BlockDevicePlugin, "node_pools"}),
+		MIGStrategy: c.Str(m.MIGStrategy),
+		Tolerations: c.tolerations(m.Tolerations),
+	}
+}
