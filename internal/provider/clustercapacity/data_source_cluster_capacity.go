@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"golang.org/x/sync/errgroup"
@@ -21,7 +22,7 @@ import (
 
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
 func NewClusterCapacityDataSource() datasource.DataSource {
-	return resourcekit.NewDataSource[clusterCapacityDataSource]("_cluster_capacity")
+	return resourcekit.New[clusterCapacityDataSource]("_cluster_capacity")
 }
 
 // clusterCapacityDataSource reports the live cluster's GPU pools: the same
@@ -191,7 +192,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	values := make([]attr.Value, 0, len(pools))
 	for _, p := range pools {
-		obj, diags := types.ObjectValueFrom(ctx, poolCapacityAttrTypes, poolCapacityValue(p))
+		obj, diags := types.ObjectValueFrom(ctx, poolCapacityAttrTypes, poolCapacityValue(p, &resp.Diagnostics))
 		resp.Diagnostics.Append(diags...)
 		values = append(values, obj)
 	}
@@ -244,16 +245,10 @@ type poolCapacityStruct struct {
 	MIGStrategy   string                  `tfsdk:"mig_strategy"`
 	Sharing       string                  `tfsdk:"sharing"`
 	SharedClients int64                   `tfsdk:"shared_clients"`
-	Taints        []taintValue            `tfsdk:"taints"`
+	Taints        types.List              `tfsdk:"taints"`
 	DRADriver     string                  `tfsdk:"dra_driver"`
 	DRADevices    []draDeviceValue        `tfsdk:"dra_devices"`
 	Domains       []topologyDomainValue   `tfsdk:"topology_domains"`
-}
-
-type taintValue struct {
-	Key    string `tfsdk:"key"`
-	Value  string `tfsdk:"value"`
-	Effect string `tfsdk:"effect"`
 }
 
 type topologyDomainValue struct {
@@ -273,7 +268,7 @@ type draDeviceValue struct {
 	Free      int64  `tfsdk:"free"`
 }
 
-func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
+func poolCapacityValue(p spec.PoolCapacity, diags *diag.Diagnostics) poolCapacityStruct {
 	nodes := make([]string, len(p.Nodes))
 	for i, n := range p.Nodes {
 		nodes[i] = n.Name
@@ -286,7 +281,7 @@ func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
 	out := poolCapacityStruct{
 		Key: p.Key, Cloud: p.Cloud, Accelerator: p.Accelerator, Product: p.Product, Nodes: nodes, Resources: resources,
 		MIGPartition: p.MIGPartition, MIGConfig: p.MIGConfig, MIGStrategy: p.MIGStrategy, Sharing: p.Sharing,
-		SharedClients: p.SharedClients, Taints: taintValues(p.Taints), DRADriver: p.DRADriver,
+		SharedClients: p.SharedClients, Taints: nodepoolpolicy.TaintList(p.Taints, diags), DRADriver: p.DRADriver,
 		DRADevices: draDeviceValues(p.DRADevices), Domains: make([]topologyDomainValue, len(p.TopologyDomains)),
 	}
 	for i, d := range p.TopologyDomains {
@@ -300,14 +295,6 @@ func draDeviceValues(counts []spec.DRADeviceCount) []draDeviceValue {
 	for i, c := range counts {
 		out[i] = draDeviceValue{Product: c.Product, Type: c.Type, Profile: c.Profile, Published: c.Published,
 			Allocated: c.Allocated, Free: c.Free()}
-	}
-	return out
-}
-
-func taintValues(taints []corev1.Taint) []taintValue {
-	out := make([]taintValue, len(taints))
-	for i, t := range taints {
-		out[i] = taintValue{Key: t.Key, Value: t.Value, Effect: string(t.Effect)}
 	}
 	return out
 }

@@ -15,7 +15,7 @@ import (
 
 // NewUsageDataSource returns the gpu_queue_usage data source.
 func NewUsageDataSource() datasource.DataSource {
-	return resourcekit.NewDataSource[queueUsageDataSource]("_queue_usage")
+	return resourcekit.New[queueUsageDataSource]("_queue_usage")
 }
 
 // queueUsageDataSource reports Kueue's ClusterQueues: quota, reserved and

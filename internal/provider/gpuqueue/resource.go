@@ -21,7 +21,7 @@ import (
 const defaultQueueDeleteTimeout = 5 * time.Minute
 
 // NewResource returns the gpu_queue resource.
-func NewResource() resource.Resource { return resourcekit.NewResource[queueResource]("_queue") }
+func NewResource() resource.Resource { return resourcekit.New[queueResource]("_queue") }
 
 type queueResource struct{ resourcekit.Resource }
 

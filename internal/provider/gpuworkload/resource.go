@@ -33,7 +33,7 @@ const (
 )
 
 // NewResource returns the gpu_workload resource.
-func NewResource() resource.Resource { return resourcekit.NewResource[workloadResource]("_workload") }
+func NewResource() resource.Resource { return resourcekit.New[workloadResource]("_workload") }
 
 type workloadResource struct{ resourcekit.Resource }
 

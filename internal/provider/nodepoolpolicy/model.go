@@ -139,7 +139,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.ID = types.StringValue(p.ID)
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
-	m.NodeTaints = taintList(p.NodeTaints, &diags)
+	m.NodeTaints = TaintList(p.NodeTaints, &diags)
 	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
 	// AKS's two GPU profile settings stay null on device-plugin pools, as in
 	// states written before them.
@@ -189,7 +189,9 @@ func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagno
 	return diags
 }
 
-func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
+// TaintList is Kubernetes taints as a list of key, value and effect
+// objects (TaintAttrTypes).
+func TaintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 	values := make([]attr.Value, 0, len(taints))
 	for _, t := range taints {
 		obj, d := types.ObjectValue(TaintAttrTypes, map[string]attr.Value{

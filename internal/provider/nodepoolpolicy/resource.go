@@ -21,7 +21,7 @@ import (
 
 // NewResource returns the gpu_node_pool_policy resource.
 func NewResource() resource.Resource {
-	return resourcekit.NewResource[poolPolicyResource]("_node_pool_policy")
+	return resourcekit.New[poolPolicyResource]("_node_pool_policy")
 }
 
 type poolPolicyResource struct{ resourcekit.Resource }

@@ -18,7 +18,7 @@ import (
 
 // NewResource returns the gpu_operator_values resource.
 func NewResource() resource.Resource {
-	return resourcekit.NewResource[valuesResource]("_operator_values")
+	return resourcekit.New[valuesResource]("_operator_values")
 }
 
 // operatorValuesResource is pure computation: every output is derived in

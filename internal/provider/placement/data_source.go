@@ -19,7 +19,7 @@ import (
 
 // NewPodPlacementDataSource returns the gpu_pod_placement data source.
 func NewPodPlacementDataSource() datasource.DataSource {
-	return resourcekit.NewDataSource[podPlacementDataSource]("_pod_placement")
+	return resourcekit.New[podPlacementDataSource]("_pod_placement")
 }
 
 // podPlacementDataSource is the pod_placement and pod_template functions

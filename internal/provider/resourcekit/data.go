@@ -106,8 +106,8 @@ func (d *Data) DefaultCloudName() string {
 	return d.DefaultCloud
 }
 
-// kit is what Resource and DataSource hold: the type suffix NewResource or
-// NewDataSource gave, and the provider's Data once Configure ran.
+// kit is what Resource and DataSource hold: the type suffix New gave, and
+// the provider's Data once Configure ran.
 type kit struct {
 	typeSuffix string
 	Data       *Data
@@ -124,8 +124,9 @@ func (k *kit) configure(providerData any, diags *diag.Diagnostics) {
 // DefaultCloud is the provider's default_cloud; "" before configuration.
 func (k *kit) DefaultCloud() string { return k.Data.DefaultCloudName() }
 
-// newNamed makes a T, which embeds kit, named typeSuffix.
-func newNamed[T any, PT interface {
+// New makes a resource or data source of type T, which embeds Resource or
+// DataSource, named after the provider and typeSuffix, e.g. "_workload".
+func New[T any, PT interface {
 	*T
 	named(typeSuffix string)
 }](typeSuffix string) PT {
@@ -137,18 +138,8 @@ func newNamed[T any, PT interface {
 // Resource is embedded by every resource: Metadata names it after the
 // provider and its type suffix, and Configure keeps the provider's Data (nil
 // until the provider is configured, as during validation). A resource states
-// only its suffix, in NewResource, and what it does.
+// only its suffix, in New, and what it does.
 type Resource struct{ kit }
-
-// NewResource makes a resource of type T, which embeds Resource, named
-// after the provider and typeSuffix, e.g. "_workload".
-func NewResource[T any, PT interface {
-	*T
-	resource.Resource
-	named(typeSuffix string)
-}](typeSuffix string) resource.Resource {
-	return newNamed[T, PT](typeSuffix)
-}
 
 // Metadata names the resource, e.g. gpu + "_workload".
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -162,15 +153,6 @@ func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, r
 
 // DataSource is Resource for data sources.
 type DataSource struct{ kit }
-
-// NewDataSource is NewResource for data sources.
-func NewDataSource[T any, PT interface {
-	*T
-	datasource.DataSource
-	named(typeSuffix string)
-}](typeSuffix string) datasource.DataSource {
-	return newNamed[T, PT](typeSuffix)
-}
 
 // Metadata names the data source.
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
