@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -25,13 +24,8 @@ func NewAcceleratorsDataSource() datasource.DataSource {
 }
 
 // acceleratorsDataSource exposes the accelerator catalog, so modules can
-// validate and choose models without hard-coding label strings. It reads
-// no cluster, so it takes nothing from the provider's Configure.
+// validate and choose models without hard-coding label strings.
 type acceleratorsDataSource struct{}
-
-func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_accelerators"
-}
 
 type AcceleratorsModel struct {
 	Cloud        types.String  `tfsdk:"cloud"`
@@ -55,6 +49,10 @@ var acceleratorAttrTypes = map[string]attr.Type{
 	"gfd_products":     types.ListType{ElemType: types.StringType},
 	"flyte_device":     types.StringType,
 	"mig_profiles":     types.ListType{ElemType: types.ObjectType{AttrTypes: migProfileAttrTypes}},
+}
+
+func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_accelerators"
 }
 
 func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -123,8 +121,9 @@ func acceleratorAttributes() map[string]schema.Attribute {
 }
 
 func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m, ok := resourcekit.Get[AcceleratorsModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
+	var m AcceleratorsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	clouds := offeringClouds()
