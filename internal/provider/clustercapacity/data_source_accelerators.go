@@ -18,8 +18,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
-var _ datasource.DataSource = &acceleratorsDataSource{}
-
 // NewAcceleratorsDataSource returns the gpu_accelerators data source.
 func NewAcceleratorsDataSource() datasource.DataSource {
 	return &acceleratorsDataSource{}

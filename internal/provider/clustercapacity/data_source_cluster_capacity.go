@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"golang.org/x/sync/errgroup"
@@ -19,21 +20,14 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var (
-	_ datasource.DataSource              = &clusterCapacityDataSource{}
-	_ datasource.DataSourceWithConfigure = &clusterCapacityDataSource{}
-)
-
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
 func NewClusterCapacityDataSource() datasource.DataSource {
-	return &clusterCapacityDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_cluster_capacity"}}
+	return resourcekit.New[clusterCapacityDataSource]("_cluster_capacity")
 }
 
 // clusterCapacityDataSource reports the live cluster's GPU pools: the same
 // grouping gpu_workload uses to explain pods that cannot schedule.
-type clusterCapacityDataSource struct {
-	resourcekit.DataSource
-}
+type clusterCapacityDataSource struct{ resourcekit.DataSource }
 
 type clusterCapacityModel struct {
 	Selector types.String `tfsdk:"selector"`
@@ -179,18 +173,16 @@ func taintListDataAttribute() schema.ListNestedAttribute {
 }
 
 func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m clusterCapacityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := resourcekit.Get[clusterCapacityModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_cluster_capacity needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("gpu_cluster_capacity needs a cluster", err.Error())
+	client, ok := d.Data.Client("gpu_cluster_capacity needs a cluster", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	pools, _, err := LiveCapacity(ctx, client, m.Selector.ValueString())
@@ -200,7 +192,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	values := make([]attr.Value, 0, len(pools))
 	for _, p := range pools {
-		obj, diags := types.ObjectValueFrom(ctx, poolCapacityAttrTypes, poolCapacityValue(p))
+		obj, diags := types.ObjectValueFrom(ctx, poolCapacityAttrTypes, poolCapacityValue(p, &resp.Diagnostics))
 		resp.Diagnostics.Append(diags...)
 		values = append(values, obj)
 	}
@@ -242,21 +234,21 @@ type resourceCapacityValue struct {
 }
 
 type poolCapacityStruct struct {
-	Key           string                           `tfsdk:"key"`
-	Cloud         string                           `tfsdk:"cloud"`
-	Accelerator   string                           `tfsdk:"accelerator"`
-	Product       string                           `tfsdk:"product"`
-	Nodes         []string                         `tfsdk:"nodes"`
-	Resources     []resourceCapacityValue          `tfsdk:"resources"`
-	MIGPartition  string                           `tfsdk:"mig_partition"`
-	MIGConfig     string                           `tfsdk:"mig_config"`
-	MIGStrategy   string                           `tfsdk:"mig_strategy"`
-	Sharing       string                           `tfsdk:"sharing"`
-	SharedClients int64                            `tfsdk:"shared_clients"`
-	Taints        []nodepoolpolicy.CloudTaintValue `tfsdk:"taints"`
-	DRADriver     string                           `tfsdk:"dra_driver"`
-	DRADevices    []draDeviceValue                 `tfsdk:"dra_devices"`
-	Domains       []topologyDomainValue            `tfsdk:"topology_domains"`
+	Key           string                  `tfsdk:"key"`
+	Cloud         string                  `tfsdk:"cloud"`
+	Accelerator   string                  `tfsdk:"accelerator"`
+	Product       string                  `tfsdk:"product"`
+	Nodes         []string                `tfsdk:"nodes"`
+	Resources     []resourceCapacityValue `tfsdk:"resources"`
+	MIGPartition  string                  `tfsdk:"mig_partition"`
+	MIGConfig     string                  `tfsdk:"mig_config"`
+	MIGStrategy   string                  `tfsdk:"mig_strategy"`
+	Sharing       string                  `tfsdk:"sharing"`
+	SharedClients int64                   `tfsdk:"shared_clients"`
+	Taints        types.List              `tfsdk:"taints"`
+	DRADriver     string                  `tfsdk:"dra_driver"`
+	DRADevices    []draDeviceValue        `tfsdk:"dra_devices"`
+	Domains       []topologyDomainValue   `tfsdk:"topology_domains"`
 }
 
 type topologyDomainValue struct {
@@ -276,7 +268,7 @@ type draDeviceValue struct {
 	Free      int64  `tfsdk:"free"`
 }
 
-func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
+func poolCapacityValue(p spec.PoolCapacity, diags *diag.Diagnostics) poolCapacityStruct {
 	nodes := make([]string, len(p.Nodes))
 	for i, n := range p.Nodes {
 		nodes[i] = n.Name
@@ -289,7 +281,7 @@ func poolCapacityValue(p spec.PoolCapacity) poolCapacityStruct {
 	out := poolCapacityStruct{
 		Key: p.Key, Cloud: p.Cloud, Accelerator: p.Accelerator, Product: p.Product, Nodes: nodes, Resources: resources,
 		MIGPartition: p.MIGPartition, MIGConfig: p.MIGConfig, MIGStrategy: p.MIGStrategy, Sharing: p.Sharing,
-		SharedClients: p.SharedClients, Taints: taintValues(p.Taints), DRADriver: p.DRADriver,
+		SharedClients: p.SharedClients, Taints: nodepoolpolicy.TaintList(p.Taints, diags), DRADriver: p.DRADriver,
 		DRADevices: draDeviceValues(p.DRADevices), Domains: make([]topologyDomainValue, len(p.TopologyDomains)),
 	}
 	for i, d := range p.TopologyDomains {
@@ -303,14 +295,6 @@ func draDeviceValues(counts []spec.DRADeviceCount) []draDeviceValue {
 	for i, c := range counts {
 		out[i] = draDeviceValue{Product: c.Product, Type: c.Type, Profile: c.Profile, Published: c.Published,
 			Allocated: c.Allocated, Free: c.Free()}
-	}
-	return out
-}
-
-func taintValues(taints []corev1.Taint) []nodepoolpolicy.CloudTaintValue {
-	out := make([]nodepoolpolicy.CloudTaintValue, len(taints))
-	for i, t := range taints {
-		out[i] = nodepoolpolicy.CloudTaintValue{Key: t.Key, Value: t.Value, Effect: string(t.Effect)}
 	}
 	return out
 }

@@ -46,11 +46,7 @@ func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 		Sharing:          c.Str(g.Sharing),
 		MaxSharedClients: c.Int64(g.MaxSharedClients),
 	}
-	var d DRAModel
-	if c.Object(g.DRA, &d) {
-		out.DRA = &spec.DRA{DeviceClass: c.Str(d.DeviceClass), Selectors: c.Strings(d.Selectors),
-			MinMemory: c.Str(d.MinMemory), Same: c.Str(d.Same)}
-	}
+	out.DRA = tfconv.FillObject[DRAModel, spec.DRA](c, g.DRA)
 	return out
 }
 
@@ -73,11 +69,7 @@ func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) Model {
 	draType := tfconv.NestedAttrType(gpuType, "dra")
 	out.DRA = types.ObjectNull(draType)
 	if g.DRA != nil {
-		obj, _ := types.ObjectValueFrom(ctx, draType, DRAModel{
-			DeviceClass: tfconv.NullableString(g.DRA.DeviceClass), Selectors: tfconv.NullableStrings(g.DRA.Selectors),
-			MinMemory: tfconv.NullableString(g.DRA.MinMemory), Same: tfconv.NullableString(g.DRA.Same),
-		})
-		out.DRA = obj
+		out.DRA, _ = types.ObjectValueFrom(ctx, draType, tfconv.ModelOf[DRAModel](g.DRA))
 	}
 	return out
 }

@@ -13,23 +13,16 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
-var (
-	_ datasource.DataSource              = &queueUsageDataSource{}
-	_ datasource.DataSourceWithConfigure = &queueUsageDataSource{}
-)
-
 // NewUsageDataSource returns the gpu_queue_usage data source.
 func NewUsageDataSource() datasource.DataSource {
-	return &queueUsageDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_queue_usage"}}
+	return resourcekit.New[queueUsageDataSource]("_queue_usage")
 }
 
 // queueUsageDataSource reports Kueue's ClusterQueues: quota, reserved and
 // used per flavor and resource, admitted and pending workloads. It is
 // gpu_cluster_capacity's sibling for shared fleets: capacity says what the
 // nodes have, this what the teams may use and use.
-type queueUsageDataSource struct {
-	resourcekit.DataSource
-}
+type queueUsageDataSource struct{ resourcekit.DataSource }
 
 type queueUsageModel struct {
 	Name   types.String      `tfsdk:"name"`
@@ -103,18 +96,16 @@ func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m queueUsageModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	m, ok := resourcekit.Get[queueUsageModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if d.Data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "gpu_queue_usage needs the gpu provider's cluster settings.")
 		return
 	}
-	client, err := d.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("gpu_queue_usage needs a cluster", err.Error())
+	client, ok := d.Data.Client("gpu_queue_usage needs a cluster", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	queues, err := client.ClusterQueues(ctx)

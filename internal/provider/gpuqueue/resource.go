@@ -13,15 +13,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
-)
-
-var (
-	_ resource.Resource                   = &queueResource{}
-	_ resource.ResourceWithConfigure      = &queueResource{}
-	_ resource.ResourceWithModifyPlan     = &queueResource{}
-	_ resource.ResourceWithValidateConfig = &queueResource{}
-	_ resource.ResourceWithImportState    = &queueResource{}
-	_ resource.ResourceWithUpgradeState   = &queueResource{}
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // defaultQueueDeleteTimeout bounds the wait for Kueue to release a deleted
@@ -29,42 +21,29 @@ var (
 const defaultQueueDeleteTimeout = 5 * time.Minute
 
 // NewResource returns the gpu_queue resource.
-func NewResource() resource.Resource {
-	return &queueResource{Resource: resourcekit.Resource{TypeSuffix: "_queue"}}
-}
+func NewResource() resource.Resource { return resourcekit.New[queueResource]("_queue") }
 
-type queueResource struct {
-	resourcekit.Resource
-}
+type queueResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule configuration alone decides, where
 // Terraform can point at the line.
 func (r *queueResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config queueModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[queueModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, config)
-	resp.Diagnostics.Append(conv.Diags...)
+	q, _ := queueOf(ctx, config, &resp.Diagnostics)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(queue.Validate(q, false))...)
 }
 
 // ModifyPlan renders every object from configuration: no cluster call.
 func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
+	plan, ok := resourcekit.Planned[queueModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, plan)
-	resp.Diagnostics.Append(conv.Diags...)
-	if conv.Unknown {
+	q, unknown := queueOf(ctx, plan, &resp.Diagnostics)
+	if unknown {
 		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
 		plan.DeviceClassMappings = types.ListUnknown(deviceClassMappingType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -83,9 +62,8 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 }
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[queueModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyQueue(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
@@ -132,16 +110,13 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultQueueDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultQueueDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot delete gpu_queue", err.Error())
+	client, ok := r.Data.Client("Cannot delete gpu_queue", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	rendered, ok := renderQueueState(ctx, state, &resp.Diagnostics)
@@ -153,9 +128,8 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // ImportState takes a ClusterQueue name and reads the configuration back
 // from the annotation gpu_queue writes on it.
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import gpu_queue", err.Error())
+	client, ok := r.Data.Client("Cannot import gpu_queue", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	model, diags := importQueue(ctx, client, req.ID)
@@ -167,10 +141,17 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {
-	conv := &tfconv.Converter{Ctx: ctx}
-	q := toQueue(conv, m)
-	diags.Append(conv.Diags...)
+	q, _ := queueOf(ctx, m, diags)
 	rendered, findings := queue.Render(q)
 	diags.Append(resourcekit.RenderDiagnostics(findings)...)
 	return rendered, !diags.HasError()
+}
+
+// queueOf converts the model, reporting what the conversion found; unknown
+// says a value is not known until apply.
+func queueOf(ctx context.Context, m queueModel, diags *diag.Diagnostics) (q spec.Queue, unknown bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	q = toQueue(conv, m)
+	diags.Append(conv.Diags...)
+	return q, conv.Unknown
 }

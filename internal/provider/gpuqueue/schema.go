@@ -79,19 +79,13 @@ func toQueue(c *tfconv.Converter, m queueModel) spec.Queue {
 		Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), Namespaces: c.Strings(m.Namespaces),
 		LocalQueueName: c.Str(m.LocalQueueName), Cohort: c.Str(m.Cohort), QueueingStrategy: c.Str(m.QueueingStrategy),
 	}
-	var p queuePreemptionModel
-	if c.Object(m.Preemption, &p) {
-		q.Preemption = spec.QueuePreemption{WithinClusterQueue: c.Str(p.WithinClusterQueue),
-			ReclaimWithinCohort: c.Str(p.ReclaimWithinCohort), BorrowWithinCohort: c.Str(p.BorrowWithinCohort)}
+	if p := tfconv.FillObject[queuePreemptionModel, spec.QueuePreemption](c, m.Preemption); p != nil {
+		q.Preemption = *p
 	}
-	for _, f := range flavorBlocks(c, m.Flavors) {
-		q.Flavors = append(q.Flavors, spec.QueueFlavor{
-			NodePool: c.Str(f.NodePool), Nodes: c.Int64(f.Nodes), GPUs: c.Int64(f.GPUs), MIGInstances: c.Int64(f.MIGInstances),
-			SharedSlots: c.Int64(f.SharedSlots), CPU: c.Str(f.CPU), Memory: c.Str(f.Memory),
-			BorrowingLimit: c.OptInt64(f.BorrowingLimit), LendingLimit: c.OptInt64(f.LendingLimit),
-			CPUBorrowingLimit: c.Str(f.CPUBorrowingLimit), MemoryBorrowingLimit: c.Str(f.MemoryBorrowingLimit),
-			CPULendingLimit: c.Str(f.CPULendingLimit), MemoryLendingLimit: c.Str(f.MemoryLendingLimit),
-		})
+	for _, fm := range flavorBlocks(c, m.Flavors) {
+		var f spec.QueueFlavor
+		tfconv.Fill(c, fm, &f)
+		q.Flavors = append(q.Flavors, f)
 	}
 	return q
 }

@@ -28,7 +28,7 @@ import (
 // `-generate-config-out` shows nothing else.
 func (r *workloadResource) adoptSpec(ctx context.Context, client *kube.Client, live *unstructured.Unstructured, diags *diag.Diagnostics) (*workloadSpec, bool) {
 	ref := fmt.Sprintf("%s %s/%s", live.GetKind(), live.GetNamespace(), live.GetName())
-	a, adiags := adopt.Infer(live, r.defaultCloud())
+	a, adiags := adopt.Infer(live, r.DefaultCloud())
 	diags.Append(importDiagnostics(ref, adiags)...)
 	if adiags.HasError() {
 		return nil, false

@@ -41,7 +41,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 		return
 	}
 	start := time.Now()
-	in := intentOf(ctx, *plan, r.defaultCloud(), final)
+	in := intentOf(ctx, *plan, r.DefaultCloud(), final)
 	diags.Append(in.diags...)
 	rendered, ok := renderForServer(ctx, client, in, diags)
 	w := in.raw
@@ -82,7 +82,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	}
 	plan.UID = types.StringValue(string(main.GetUID()))
 	if prior != nil {
-		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.defaultCloud())...)
+		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())...)
 	}
 	target, _ := kube.TargetOf(main)
 	mainRef := target.Ref

@@ -108,29 +108,38 @@ func explainPools(ctx context.Context, client *kube.Client, rendered *workload.R
 	sortClosestFirst(matches)
 	want := podRequest(rendered)
 	var b strings.Builder
-	b.WriteString("\n\nGPU pools in the cluster:")
+	writePools(&b, "\n\nGPU pools in the cluster:", matches, "(none: no node advertises an NVIDIA resource)",
+		func(m capacity.PoolMatch) string {
+			switch {
+			case m.Fits && m.MaxFree < want:
+				return fmt.Sprintf("labels and taints match, but at most %d %s are free on one node and each pod asks for %d",
+					m.MaxFree, rendered.ResourceName, want)
+			case m.Fits:
+				return fmt.Sprintf("matches; %d node(s) with free %s, at most %d on one node", m.FreeNodes,
+					rendered.ResourceName, m.MaxFree)
+			case len(m.Reasons) > 0:
+				return strings.Join(m.Reasons, "; ")
+			default:
+				return "does not match"
+			}
+		})
+	return b.String()
+}
+
+// writePools writes header and a line per pool, "<pool>: <what line says>",
+// at most maxPoolsExplained of them; none when there is no pool.
+func writePools(b *strings.Builder, header string, matches []capacity.PoolMatch, none string, line func(capacity.PoolMatch) string) {
+	b.WriteString(header)
 	for i, m := range matches {
 		if i == maxPoolsExplained {
-			fmt.Fprintf(&b, "\n  ... and %d more (data source gpu_cluster_capacity lists them all)", len(matches)-i)
+			fmt.Fprintf(b, "\n  ... and %d more (data source gpu_cluster_capacity lists them all)", len(matches)-i)
 			break
 		}
-		switch {
-		case m.Fits && m.MaxFree < want:
-			fmt.Fprintf(&b, "\n  %s: labels and taints match, but at most %d %s are free on one node and each pod asks for %d",
-				m.Pool, m.MaxFree, rendered.ResourceName, want)
-		case m.Fits:
-			fmt.Fprintf(&b, "\n  %s: matches; %d node(s) with free %s, at most %d on one node", m.Pool, m.FreeNodes,
-				rendered.ResourceName, m.MaxFree)
-		case len(m.Reasons) > 0:
-			fmt.Fprintf(&b, "\n  %s: %s", m.Pool, strings.Join(m.Reasons, "; "))
-		default:
-			fmt.Fprintf(&b, "\n  %s: does not match", m.Pool)
-		}
+		b.WriteString("\n  " + m.Pool + ": " + line(m))
 	}
 	if len(matches) == 0 {
-		b.WriteString("\n  (none: no node advertises an NVIDIA resource)")
+		b.WriteString("\n  " + none)
 	}
-	return b.String()
 }
 
 // sortClosestFirst: pools the pods fit, then pools whose labels and taints

@@ -66,17 +66,8 @@ func explainDRAPools(ctx context.Context, client *kube.Client, rendered *workloa
 	sortClosestFirst(dra)
 	sort.SliceStable(dra, func(i, j int) bool { return dra[i].Fits && !dra[j].Fits })
 	var b strings.Builder
-	b.WriteString("\n\nGPU pools in the cluster (DRA devices matching the claim):")
-	for i, m := range dra {
-		if i == maxPoolsExplained {
-			fmt.Fprintf(&b, "\n  ... and %d more (data source gpu_cluster_capacity lists them all)", len(dra)-i)
-			break
-		}
-		fmt.Fprintf(&b, "\n  %s: %s", m.Pool, describeDRAPool(m))
-	}
-	if len(dra) == 0 {
-		b.WriteString("\n  (none: no node publishes ResourceSlices of " + capacity.DRADriver + ")")
-	}
+	writePools(&b, "\n\nGPU pools in the cluster (DRA devices matching the claim):", dra,
+		"(none: no node publishes ResourceSlices of "+capacity.DRADriver+")", describeDRAPool)
 	if others := len(matches) - len(dra); others > 0 {
 		fmt.Fprintf(&b, "\n  %d pool(s) of extended resources (the device plugin's nvidia.com/gpu) cannot serve a claim", others)
 	}

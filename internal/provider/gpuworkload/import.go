@@ -79,9 +79,8 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 			fmt.Sprintf("Expected <namespace>/<name>, e.g. ml/llm-inference; got %q.", req.ID))
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", err.Error())
+	client, ok := r.Data.Client("Cannot import gpu_workload", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	spec, live, err := readSpec(ctx, client, namespace, name)
@@ -200,51 +199,17 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
 	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuintent.ModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
-	m.ModelCache = tfconv.NullableObject(ctx, blocks["model_cache"], w.ModelCache != nil, func() any { return modelCacheFrom(w.ModelCache) }, &diags)
-	m.StartupProbe = tfconv.NullableObject(ctx, blocks["startup_probe"], w.StartupProbe != nil, func() any { return probeFrom(w.StartupProbe) }, &diags)
-	m.LivenessProbe = tfconv.NullableObject(ctx, blocks["liveness_probe"], w.LivenessProbe != nil, func() any { return probeFrom(w.LivenessProbe) }, &diags)
-	m.ReadinessProbe = tfconv.NullableObject(ctx, blocks["readiness_probe"], w.ReadinessProbe != nil, func() any { return probeFrom(w.ReadinessProbe) }, &diags)
-	m.Job = tfconv.NullableObject(ctx, blocks["job"], w.Job != nil, func() any { return jobFrom(w.Job) }, &diags)
-	m.CronJob = tfconv.NullableObject(ctx, blocks["cronjob"], w.CronJob != nil, func() any { return cronJobFrom(w.CronJob) }, &diags)
-	m.Topology = tfconv.NullableObject(ctx, blocks["topology"], w.Topology != nil, func() any { return topologyFrom(w.Topology) }, &diags)
+	m.ModelCache = tfconv.BlockOf[modelCacheModel](ctx, blocks["model_cache"], w.ModelCache, &diags)
+	m.StartupProbe = tfconv.BlockOf[probeModel](ctx, blocks["startup_probe"], w.StartupProbe, &diags)
+	m.LivenessProbe = tfconv.BlockOf[probeModel](ctx, blocks["liveness_probe"], w.LivenessProbe, &diags)
+	m.ReadinessProbe = tfconv.BlockOf[probeModel](ctx, blocks["readiness_probe"], w.ReadinessProbe, &diags)
+	m.Job = tfconv.BlockOf[jobModel](ctx, blocks["job"], w.Job, &diags)
+	m.CronJob = tfconv.BlockOf[cronJobModel](ctx, blocks["cronjob"], w.CronJob, &diags)
+	m.Topology = tfconv.BlockOf[topologyModel](ctx, blocks["topology"], w.Topology, &diags)
 	return m, diags
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
-
-func modelCacheFrom(c *spec.ModelCache) modelCacheModel {
-	return modelCacheModel{
-		ClaimName: tfconv.NullableString(c.ClaimName), Size: tfconv.NullableString(c.Size), StorageClass: tfconv.NullableString(c.StorageClass),
-		AccessMode: tfconv.NullableString(c.AccessMode), MountPath: tfconv.NullableString(c.MountPath), ReadOnly: tfconv.NullableBool(c.ReadOnly),
-	}
-}
-
-func probeFrom(p *spec.Probe) probeModel {
-	return probeModel{
-		HTTPPath: tfconv.NullableString(p.HTTPPath), Port: tfconv.NullableInt64Of(int64(p.Port)), TCPPort: tfconv.NullableInt64Of(int64(p.TCPPort)),
-		Exec: tfconv.NullableStrings(p.Exec), InitialDelaySeconds: tfconv.NullableInt32(p.InitialDelaySeconds),
-		PeriodSeconds: tfconv.NullableInt32(p.PeriodSeconds), TimeoutSeconds: tfconv.NullableInt32(p.TimeoutSeconds),
-		FailureThreshold: tfconv.NullableInt32(p.FailureThreshold),
-	}
-}
-
-func cronJobFrom(c *spec.CronJobControls) cronJobModel {
-	return cronJobModel{
-		Schedule: tfconv.NullableString(c.Schedule), TimeZone: tfconv.NullableString(c.TimeZone),
-		ConcurrencyPolicy: tfconv.NullableString(c.ConcurrencyPolicy), Suspend: tfconv.NullableBool(c.Suspend),
-		SuccessfulJobsHistoryLimit: tfconv.NullableInt32(c.SuccessfulJobsHistoryLimit),
-		FailedJobsHistoryLimit:     tfconv.NullableInt32(c.FailedJobsHistoryLimit),
-		StartingDeadlineSeconds:    tfconv.NullableInt64(c.StartingDeadlineSeconds),
-	}
-}
-
-func jobFrom(j *spec.JobControls) jobModel {
-	return jobModel{
-		BackoffLimit: tfconv.NullableInt32(j.BackoffLimit), ActiveDeadlineSeconds: tfconv.NullableInt64(j.ActiveDeadlineSeconds),
-		TTLSecondsAfterFinished: tfconv.NullableInt32(j.TTLSecondsAfterFinished), Completions: tfconv.NullableInt32(j.Completions),
-		Parallelism: tfconv.NullableInt32(j.Parallelism),
-	}
-}
 
 func secretRefsValue(refs map[string]spec.SecretKeyRef) types.Map {
 	elemType := types.ObjectType{AttrTypes: secretRefAttrTypes}

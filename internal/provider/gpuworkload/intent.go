@@ -73,7 +73,6 @@ func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how res
 	in.resolveQueue()
 	in.unknown, in.diags = conv.Unknown, conv.Diags
 	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
-	// The pool's explanation of "count = 2" beats the generic rule's.
 	in.findings = append(in.findings, in.resolved.Findings.NotAt(in.findings)...)
 	return in
 }

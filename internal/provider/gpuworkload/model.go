@@ -176,52 +176,6 @@ func secretRefs(c *tfconv.Converter, v types.Map) map[string]spec.SecretKeyRef {
 	return out
 }
 
-func modelCache(c *tfconv.Converter, v types.Object) *spec.ModelCache {
-	var m modelCacheModel
-	if !c.Object(v, &m) {
-		return nil
-	}
-	return &spec.ModelCache{
-		ClaimName:    c.Str(m.ClaimName),
-		Size:         c.Str(m.Size),
-		StorageClass: c.Str(m.StorageClass),
-		AccessMode:   c.Str(m.AccessMode),
-		MountPath:    c.Str(m.MountPath),
-		ReadOnly:     c.Boolean(m.ReadOnly),
-	}
-}
-
-func probe(c *tfconv.Converter, v types.Object) *spec.Probe {
-	var p probeModel
-	if !c.Object(v, &p) {
-		return nil
-	}
-	return &spec.Probe{
-		HTTPPath:            c.Str(p.HTTPPath),
-		Port:                int32(c.Int64(p.Port)),
-		TCPPort:             int32(c.Int64(p.TCPPort)),
-		Exec:                c.Strings(p.Exec),
-		InitialDelaySeconds: c.OptInt32(p.InitialDelaySeconds),
-		PeriodSeconds:       c.OptInt32(p.PeriodSeconds),
-		TimeoutSeconds:      c.OptInt32(p.TimeoutSeconds),
-		FailureThreshold:    c.OptInt32(p.FailureThreshold),
-	}
-}
-
-func job(c *tfconv.Converter, v types.Object) *spec.JobControls {
-	var j jobModel
-	if !c.Object(v, &j) {
-		return nil
-	}
-	return &spec.JobControls{
-		BackoffLimit:            c.OptInt32(j.BackoffLimit),
-		ActiveDeadlineSeconds:   c.OptInt64(j.ActiveDeadlineSeconds),
-		TTLSecondsAfterFinished: c.OptInt32(j.TTLSecondsAfterFinished),
-		Completions:             c.OptInt32(j.Completions),
-		Parallelism:             c.OptInt32(j.Parallelism),
-	}
-}
-
 type cronJobModel struct {
 	Schedule                   types.String `tfsdk:"schedule"`
 	TimeZone                   types.String `tfsdk:"time_zone"`
@@ -232,20 +186,22 @@ type cronJobModel struct {
 	Suspend                    types.Bool   `tfsdk:"suspend"`
 }
 
+// The blocks below convert field by field into render's struct of the same
+// names (tfconv.Fill): a new attribute is a field in the model and in spec.
+func modelCache(c *tfconv.Converter, v types.Object) *spec.ModelCache {
+	return tfconv.FillObject[modelCacheModel, spec.ModelCache](c, v)
+}
+
+func probe(c *tfconv.Converter, v types.Object) *spec.Probe {
+	return tfconv.FillObject[probeModel, spec.Probe](c, v)
+}
+
+func job(c *tfconv.Converter, v types.Object) *spec.JobControls {
+	return tfconv.FillObject[jobModel, spec.JobControls](c, v)
+}
+
 func cronJob(c *tfconv.Converter, v types.Object) *spec.CronJobControls {
-	var j cronJobModel
-	if !c.Object(v, &j) {
-		return nil
-	}
-	return &spec.CronJobControls{
-		Schedule:                   c.Str(j.Schedule),
-		TimeZone:                   c.Str(j.TimeZone),
-		ConcurrencyPolicy:          c.Str(j.ConcurrencyPolicy),
-		SuccessfulJobsHistoryLimit: c.OptInt32(j.SuccessfulJobsHistoryLimit),
-		FailedJobsHistoryLimit:     c.OptInt32(j.FailedJobsHistoryLimit),
-		StartingDeadlineSeconds:    c.OptInt64(j.StartingDeadlineSeconds),
-		Suspend:                    c.Boolean(j.Suspend),
-	}
+	return tfconv.FillObject[cronJobModel, spec.CronJobControls](c, v)
 }
 
 // withManifests derives manifests from Manifest (manifestDocs).

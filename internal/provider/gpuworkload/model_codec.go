@@ -154,22 +154,24 @@ func GetWorkload(ctx context.Context, data interface {
 
 // setWorkloadState writes a gpu_workload state.
 func setWorkloadState(ctx context.Context, state *tfsdk.State, m *WorkloadModel) diag.Diagnostics {
-	m.WithManifests()
-	if v, ok := WorkloadCodec.Encode(ctx, state.Schema, m); ok {
-		state.Raw = v
-		return nil
-	}
-	return state.Set(ctx, m)
+	return setWorkload(ctx, state.Schema, &state.Raw, state.Set, m)
 }
 
 // setWorkloadPlan writes a gpu_workload plan.
 func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) diag.Diagnostics {
+	return setWorkload(ctx, plan.Schema, &plan.Raw, plan.Set, m)
+}
+
+// setWorkload writes m into a plan's or state's raw value through the
+// codec, or with set (the framework's reflection) where the codec cannot.
+func setWorkload(ctx context.Context, schema schemaTyped, raw *tftypes.Value, set func(context.Context, any) diag.Diagnostics,
+	m *WorkloadModel) diag.Diagnostics {
 	m.WithManifests()
-	if v, ok := WorkloadCodec.Encode(ctx, plan.Schema, m); ok {
-		plan.Raw = v
+	if v, ok := WorkloadCodec.Encode(ctx, schema, m); ok {
+		*raw = v
 		return nil
 	}
-	return plan.Set(ctx, m)
+	return set(ctx, m)
 }
 
 // schemaData is a tfsdk.Config, Plan or State as the codec reads it.

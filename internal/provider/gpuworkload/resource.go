@@ -24,13 +24,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-var (
-	_ resource.Resource                 = &workloadResource{}
-	_ resource.ResourceWithConfigure    = &workloadResource{}
-	_ resource.ResourceWithModifyPlan   = &workloadResource{}
-	_ resource.ResourceWithUpgradeState = &workloadResource{}
-)
-
 // Defaults for the timeouts block: GPU nodes can take minutes to pull
 // multi-gigabyte images, so creates get longer than the framework's usual.
 const (
@@ -40,15 +33,9 @@ const (
 )
 
 // NewResource returns the gpu_workload resource.
-func NewResource() resource.Resource {
-	return &workloadResource{Resource: resourcekit.Resource{TypeSuffix: "_workload"}}
-}
+func NewResource() resource.Resource { return resourcekit.New[workloadResource]("_workload") }
 
-type workloadResource struct {
-	resourcekit.Resource
-}
-
-func (r *workloadResource) defaultCloud() string { return r.Data.DefaultCloudName() }
+type workloadResource struct{ resourcekit.Resource }
 
 // ModifyPlan validates the workload and renders the manifest from
 // configuration alone: no cluster call happens while planning.
@@ -66,7 +53,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
 	}
-	in := intentOf(ctx, plan, r.defaultCloud(), final)
+	in := intentOf(ctx, plan, r.DefaultCloud(), final)
 	resp.Diagnostics.Append(in.diags...)
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
@@ -124,13 +111,11 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
 }
 
@@ -141,13 +126,11 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 }
 
@@ -172,7 +155,7 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddError("Cannot read gpu_workload", err.Error())
 		return
 	}
-	gone, diags := refreshWorkload(ctx, client, &state, r.defaultCloud())
+	gone, diags := refreshWorkload(ctx, client, &state, r.DefaultCloud())
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -190,19 +173,16 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot delete gpu_workload", err.Error())
+	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.defaultCloud())...)
+	client, ok := r.Data.Client("Cannot delete gpu_workload", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)
 }
 
 // ValidateConfig runs every GPU rule that configuration alone decides.

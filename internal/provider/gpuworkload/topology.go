@@ -25,11 +25,11 @@ import (
 // resolves and renders it.
 
 type topologyModel struct {
-	Level      types.String `tfsdk:"level"`
-	Mode       types.String `tfsdk:"mode"`
-	SliceSize  types.Int64  `tfsdk:"slice_size"`
-	SliceLevel types.String `tfsdk:"slice_level"`
-	NVLink     types.Bool   `tfsdk:"nvlink_domain"`
+	Level        types.String `tfsdk:"level"`
+	Mode         types.String `tfsdk:"mode"`
+	SliceSize    types.Int64  `tfsdk:"slice_size"`
+	SliceLevel   types.String `tfsdk:"slice_level"`
+	NVLinkDomain types.Bool   `tfsdk:"nvlink_domain"`
 }
 
 func topologyBlock() schema.SingleNestedBlock {
@@ -103,19 +103,7 @@ func nvlinkDomainAttribute() schema.BoolAttribute {
 
 // toTopology reads the block; nil when absent or unknown.
 func toTopology(c *tfconv.Converter, v types.Object) *spec.WorkloadTopology {
-	var m topologyModel
-	if !c.Object(v, &m) {
-		return nil
-	}
-	return &spec.WorkloadTopology{Level: c.Str(m.Level), Mode: c.Str(m.Mode), SliceSize: c.Int64(m.SliceSize),
-		SliceLevel: c.Str(m.SliceLevel), NVLinkDomain: c.Boolean(m.NVLink)}
-}
-
-// topologyFrom is the block of an imported workload.
-func topologyFrom(t *spec.WorkloadTopology) topologyModel {
-	return topologyModel{Level: tfconv.NullableString(t.Level), Mode: tfconv.NullableString(t.Mode),
-		SliceSize: tfconv.NullableInt64Of(t.SliceSize), SliceLevel: tfconv.NullableString(t.SliceLevel),
-		NVLink: tfconv.NullableBool(t.NVLinkDomain)}
+	return tfconv.FillObject[topologyModel, spec.WorkloadTopology](c, v)
 }
 
 // queueTopologyFindings: Kueue places by topology only through a flavor

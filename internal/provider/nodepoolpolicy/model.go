@@ -119,58 +119,8 @@ func taints(c *tfconv.Converter, v types.List) []spec.Taint {
 		obj, ok := e.(types.Object)
 		var t taintModel
 		if ok && c.Object(obj, &t) {
-			out[i] = spec.Taint{Key: c.Str(t.Key), Value: c.Str(t.Value), Effect: c.Str(t.Effect)}
+			tfconv.Fill(c, t, &out[i])
 		}
-	}
-	return out
-}
-
-// Structs with tfsdk tags for the cloud shapes, filled from render's.
-type CloudTaintValue struct {
-	Key    string `tfsdk:"key"`
-	Value  string `tfsdk:"value"`
-	Effect string `tfsdk:"effect"`
-}
-
-type gkeGuestAcceleratorValue struct {
-	Type                   string `tfsdk:"type"`
-	Count                  int64  `tfsdk:"count"`
-	GPUPartitionSize       string `tfsdk:"gpu_partition_size"`
-	GPUSharingStrategy     string `tfsdk:"gpu_sharing_strategy"`
-	MaxSharedClientsPerGPU int64  `tfsdk:"max_shared_clients_per_gpu"`
-	GPUDriverVersion       string `tfsdk:"gpu_driver_version"`
-}
-
-type gkeShapeValue struct {
-	MachineType      string                   `tfsdk:"machine_type"`
-	Spot             bool                     `tfsdk:"spot"`
-	Labels           map[string]string        `tfsdk:"labels"`
-	Taints           []CloudTaintValue        `tfsdk:"taints"`
-	GuestAccelerator gkeGuestAcceleratorValue `tfsdk:"guest_accelerator"`
-}
-
-type aksShapeValue struct {
-	VMSize     string            `tfsdk:"vm_size"`
-	Priority   string            `tfsdk:"priority"`
-	NodeLabels map[string]string `tfsdk:"node_labels"`
-	NodeTaints []string          `tfsdk:"node_taints"`
-	// Null on device-plugin pools, as in states written before them.
-	GPUDriver         types.String `tfsdk:"gpu_driver"`
-	GPUManagementMode types.String `tfsdk:"gpu_management_mode"`
-}
-
-type eksShapeValue struct {
-	InstanceTypes []string          `tfsdk:"instance_types"`
-	CapacityType  string            `tfsdk:"capacity_type"`
-	AMIType       string            `tfsdk:"ami_type"`
-	Labels        map[string]string `tfsdk:"labels"`
-	Taints        []CloudTaintValue `tfsdk:"taints"`
-}
-
-func cloudTaints(in []spec.CloudTaint) []CloudTaintValue {
-	out := make([]CloudTaintValue, len(in))
-	for i, t := range in {
-		out[i] = CloudTaintValue(t)
 	}
 	return out
 }
@@ -189,25 +139,13 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.ID = types.StringValue(p.ID)
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
-	m.NodeTaints = taintList(p.NodeTaints, &diags)
-	m.GKE = types.ObjectNull(tfconv.AttrTypesOf(outputs["gke"]))
-	if g := p.GKE; g != nil {
-		m.GKE = tfconv.ObjectFrom(ctx, outputs["gke"], gkeShapeValue{
-			MachineType: g.MachineType, Spot: g.Spot, Labels: emptyMapIfNil(g.Labels), Taints: cloudTaints(g.Taints),
-			GuestAccelerator: gkeGuestAcceleratorValue(g.GuestAccelerator),
-		}, &diags)
-	}
-	m.AKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["aks"]))
-	if a := p.AKS; a != nil {
-		m.AKS = tfconv.ObjectFrom(ctx, outputs["aks"], aksShapeValue{VMSize: a.VMSize, Priority: a.Priority,
-			NodeLabels: emptyMapIfNil(a.NodeLabels), NodeTaints: tfconv.EmptyIfNil(a.NodeTaints),
-			GPUDriver: tfconv.NullableString(a.GPUDriver), GPUManagementMode: tfconv.NullableString(a.GPUManagementMode)}, &diags)
-	}
-	m.EKS = types.ObjectNull(tfconv.AttrTypesOf(outputs["eks"]))
-	if e := p.EKS; e != nil {
-		m.EKS = tfconv.ObjectFrom(ctx, outputs["eks"], eksShapeValue{InstanceTypes: tfconv.EmptyIfNil(e.InstanceTypes),
-			CapacityType: e.CapacityType, AMIType: e.AMIType, Labels: emptyMapIfNil(e.Labels), Taints: cloudTaints(e.Taints)}, &diags)
-	}
+	m.NodeTaints = TaintList(p.NodeTaints, &diags)
+	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
+	// AKS's two GPU profile settings stay null on device-plugin pools, as in
+	// states written before them.
+	m.GKE = tfconv.ObjectOf(outputs["gke"], p.GKE, &diags)
+	m.AKS = tfconv.ObjectOf(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode")
+	m.EKS = tfconv.ObjectOf(outputs["eks"], p.EKS, &diags)
 	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
 	m.NodeSelector = tfconv.NullableMap(emptyMapIfNil(p.NodeSelector))
 	m.Tolerations = tfconv.TolerationList(p.Tolerations, &diags)
@@ -251,7 +189,9 @@ func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagno
 	return diags
 }
 
-func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
+// TaintList is Kubernetes taints as a list of key, value and effect
+// objects (TaintAttrTypes).
+func TaintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 	values := make([]attr.Value, 0, len(taints))
 	for _, t := range taints {
 		obj, d := types.ObjectValue(TaintAttrTypes, map[string]attr.Value{

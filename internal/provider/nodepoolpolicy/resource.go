@@ -19,63 +19,44 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-var (
-	_ resource.Resource                   = &poolPolicyResource{}
-	_ resource.ResourceWithConfigure      = &poolPolicyResource{}
-	_ resource.ResourceWithModifyPlan     = &poolPolicyResource{}
-	_ resource.ResourceWithValidateConfig = &poolPolicyResource{}
-)
-
 // NewResource returns the gpu_node_pool_policy resource.
 func NewResource() resource.Resource {
-	return &poolPolicyResource{Resource: resourcekit.Resource{TypeSuffix: "_node_pool_policy"}}
+	return resourcekit.New[poolPolicyResource]("_node_pool_policy")
 }
 
-type poolPolicyResource struct {
-	resourcekit.Resource
-}
-
-func (r *poolPolicyResource) defaultCloud() string { return r.Data.DefaultCloudName() }
+type poolPolicyResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule that configuration alone decides.
 func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	p := WithoutSchemaErrors(toPoolPolicy(conv, config, ""))
-	resp.Diagnostics.Append(conv.Diags...)
+	p, _ := policyOf(ctx, config, "", &resp.Diagnostics)
+	p = WithoutSchemaErrors(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.
 func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Planned[NodePoolPolicyModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var configuredCloud types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
 	cloudDefaulted := configuredCloud.IsNull()
 	if cloudDefaulted {
-		if r.defaultCloud() == "" {
+		if r.DefaultCloud() == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("cloud"), "Missing cloud",
 				"Set cloud on this resource or default_cloud in the provider \"gpu\" block. Allowed: "+
 					tfconv.MarkdownList(clouds.PoolNames())+".")
 			return
 		}
-		plan.Cloud = types.StringValue(r.defaultCloud())
+		plan.Cloud = types.StringValue(r.DefaultCloud())
 	}
-	conv := &tfconv.Converter{Ctx: ctx}
-	p := toPoolPolicy(conv, plan, r.defaultCloud())
-	resp.Diagnostics.Append(conv.Diags...)
+	p, unknown := policyOf(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
 	validation := pool.Validate(p)
 	if cloudDefaulted {
 		withoutCloud := p
@@ -87,7 +68,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	plan.Drift = types.ListValueMust(types.StringType, nil)
-	if conv.Unknown {
+	if unknown {
 		setPoolOutputsUnknown(&plan)
 		plan.ManagedNodes = types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -132,9 +113,8 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 }
 
 func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyPolicy(ctx, &plan, nil, &resp.Diagnostics)
@@ -164,9 +144,8 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		diags.AddError("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", err.Error())
+	client, ok := r.Data.Client("gpu_node_pool_policy needs a cluster for manage_nodes / device_plugin_config", diags)
+	if !ok {
 		return
 	}
 	if prior != nil {
@@ -180,8 +159,8 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	var nodes manageNodesModel
 	if (&tfconv.Converter{Ctx: ctx}).Object(plan.ManageNodes, &nodes) {
 		want := newPoolNodeState(client, plan.Name.ValueString(), nodes.Selector.ValueString(), rendered)
-		managed, err = applyToNodes(ctx, client, want, priorManaged)
-		if err != nil {
+		var err error
+		if managed, err = applyToNodes(ctx, client, want, priorManaged); err != nil {
 			diags.AddError("Cannot label and taint the pool's nodes", err.Error())
 		}
 	}
@@ -199,9 +178,8 @@ func (m NodePoolPolicyModel) touchesCluster() bool {
 }
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
-	conv := &tfconv.Converter{Ctx: ctx}
-	rendered, rdiags := pool.Render(toPoolPolicy(conv, m, r.defaultCloud()))
-	diags.Append(conv.Diags...)
+	p, _ := policyOf(ctx, m, r.DefaultCloud(), diags)
+	rendered, rdiags := pool.Render(p)
 	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError() && rendered != nil
 }
@@ -224,9 +202,8 @@ func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Clie
 }
 
 func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state NodePoolPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	// States written before kubernetes_v1_affinity existed lack it; filled
@@ -275,9 +252,8 @@ func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot clean up gpu_node_pool_policy", err.Error())
+	client, ok := r.Data.Client("Cannot clean up gpu_node_pool_policy", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if !state.ManageNodes.IsNull() {
@@ -361,4 +337,13 @@ func listStrings(ctx context.Context, l types.List) []string {
 	var out []string
 	_ = l.ElementsAs(ctx, &out, false)
 	return out
+}
+
+// policyOf converts the model, reporting what the conversion found; unknown
+// says a value is not known until apply.
+func policyOf(ctx context.Context, m NodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
+	conv := &tfconv.Converter{Ctx: ctx}
+	p = toPoolPolicy(conv, m, defaultCloud)
+	diags.Append(conv.Diags...)
+	return p, conv.Unknown
 }

@@ -16,26 +16,15 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-var (
-	_ resource.Resource                   = &valuesResource{}
-	_ resource.ResourceWithConfigure      = &valuesResource{}
-	_ resource.ResourceWithModifyPlan     = &valuesResource{}
-	_ resource.ResourceWithValidateConfig = &valuesResource{}
-)
-
 // NewResource returns the gpu_operator_values resource.
 func NewResource() resource.Resource {
-	return &valuesResource{Resource: resourcekit.Resource{TypeSuffix: "_operator_values"}}
+	return resourcekit.New[valuesResource]("_operator_values")
 }
 
 // operatorValuesResource is pure computation: every output is derived in
 // ModifyPlan from configuration (and, with chart_path, a local chart), so
 // it never needs a cluster, and its state is just the last plan.
-type valuesResource struct {
-	resourcekit.Resource
-}
-
-func (r *valuesResource) defaultCloud() string { return r.Data.DefaultCloudName() }
+type valuesResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule that configuration alone decides.
 // Terraform points these diagnostics at the offending line, which it does
@@ -139,7 +128,7 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node pools, then default_cloud
 	}
-	in := valuesIntentOf(ctx, plan, r.defaultCloud())
+	in := valuesIntentOf(ctx, plan, r.DefaultCloud())
 	resp.Diagnostics.Append(in.diags...)
 	// ValidateConfig reported what configuration alone decides; report only
 	// what the provider's default cloud adds.

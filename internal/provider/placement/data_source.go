@@ -17,21 +17,14 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-var (
-	_ datasource.DataSource              = &podPlacementDataSource{}
-	_ datasource.DataSourceWithConfigure = &podPlacementDataSource{}
-)
-
 // NewPodPlacementDataSource returns the gpu_pod_placement data source.
 func NewPodPlacementDataSource() datasource.DataSource {
-	return &podPlacementDataSource{DataSource: resourcekit.DataSource{TypeSuffix: "_pod_placement"}}
+	return resourcekit.New[podPlacementDataSource]("_pod_placement")
 }
 
 // podPlacementDataSource is the pod_placement and pod_template functions
 // for Terraform before 1.8, which has no provider functions.
-type podPlacementDataSource struct {
-	resourcekit.DataSource
-}
+type podPlacementDataSource struct{ resourcekit.DataSource }
 
 type podPlacementModel struct {
 	Cloud       types.String  `tfsdk:"cloud"`

@@ -3,6 +3,7 @@ package resourcekit
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,28 @@ func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
 	return data
 }
 
+// Get decodes a plan, state or configuration into a model of type M,
+// appending what went wrong to diags; false once diags hold an error, when
+// the method returns and the framework reports them.
+func Get[M any](ctx context.Context, from interface {
+	Get(context.Context, any) diag.Diagnostics
+}, diags *diag.Diagnostics) (M, bool) {
+	var m M
+	diags.Append(from.Get(ctx, &m)...)
+	return m, !diags.HasError()
+}
+
+// Planned decodes ModifyPlan's plan into a model of type M; false when
+// there is nothing to plan (a destroy, whose plan is null) or after an
+// error.
+func Planned[M any](ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) (M, bool) {
+	if req.Plan.Raw.IsNull() {
+		var none M
+		return none, false
+	}
+	return Get[M](ctx, req.Plan, diags)
+}
+
 // pickCloud is the one rule for a resource's cloud, and the only place
 // default_cloud applies: the configured cloud, else the one the resource's
 // node pools give (fromPools, "" when none or they disagree), else the
@@ -50,6 +73,31 @@ func PickCloud(configured types.String, fromPools, DefaultCloudName string) (clo
 	}
 }
 
+// Client is the cluster client; without one, an error of that summary and
+// false.
+func (d *Data) Client(summary string, diags *diag.Diagnostics) (*kube.Client, bool) {
+	client, err := d.Kube.Client()
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return nil, false
+	}
+	return client, true
+}
+
+// WithTimeout bounds ctx by the timeouts block's value for an operation
+// (timeout is e.g. plan.Timeouts.Create, def its default); false after an
+// error. The caller defers cancel.
+func WithTimeout(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	limit, d := timeout(ctx, def)
+	diags.Append(d...)
+	if diags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return ctx, cancel, true
+}
+
 // defaultCloud is the provider's default_cloud; "" before configuration.
 func (d *Data) DefaultCloudName() string {
 	if d == nil {
@@ -58,40 +106,60 @@ func (d *Data) DefaultCloudName() string {
 	return d.DefaultCloud
 }
 
-// Resource is embedded by every resource: Metadata names it after the
-// provider and its TypeSuffix, and Configure keeps the provider's Data (nil
-// until the provider is configured, as during validation).
-type Resource struct {
-	TypeSuffix string
+// kit is what Resource and DataSource hold: the type suffix New gave, and
+// the provider's Data once Configure ran.
+type kit struct {
+	typeSuffix string
 	Data       *Data
 }
 
+func (k *kit) named(typeSuffix string) { k.typeSuffix = typeSuffix }
+
+func (k *kit) configure(providerData any, diags *diag.Diagnostics) {
+	if data := ConfigureFrom(providerData, diags); data != nil {
+		k.Data = data
+	}
+}
+
+// DefaultCloud is the provider's default_cloud; "" before configuration.
+func (k *kit) DefaultCloud() string { return k.Data.DefaultCloudName() }
+
+// New makes a resource or data source of type T, which embeds Resource or
+// DataSource, named after the provider and typeSuffix, e.g. "_workload".
+func New[T any, PT interface {
+	*T
+	named(typeSuffix string)
+}](typeSuffix string) PT {
+	v := PT(new(T))
+	v.named(typeSuffix)
+	return v
+}
+
+// Resource is embedded by every resource: Metadata names it after the
+// provider and its type suffix, and Configure keeps the provider's Data (nil
+// until the provider is configured, as during validation). A resource states
+// only its suffix, in New, and what it does.
+type Resource struct{ kit }
+
 // Metadata names the resource, e.g. gpu + "_workload".
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + r.TypeSuffix
+	resp.TypeName = req.ProviderTypeName + r.typeSuffix
 }
 
 // Configure keeps what the provider's Configure handed over.
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		r.Data = data
-	}
+	r.configure(req.ProviderData, &resp.Diagnostics)
 }
 
 // DataSource is Resource for data sources.
-type DataSource struct {
-	TypeSuffix string
-	Data       *Data
-}
+type DataSource struct{ kit }
 
 // Metadata names the data source.
 func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + d.TypeSuffix
+	resp.TypeName = req.ProviderTypeName + d.typeSuffix
 }
 
 // Configure keeps what the provider's Configure handed over.
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
-		d.Data = data
-	}
+	d.configure(req.ProviderData, &resp.Diagnostics)
 }

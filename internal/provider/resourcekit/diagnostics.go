@@ -25,21 +25,9 @@ func RenderDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// subtract returns the diagnostics of all that are not in seen, so a rule
-// reported once is not reported again by a later stage.
-func Subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics {
-	known := map[string]bool{}
-	for _, d := range seen {
-		known[d.String()] = true
-	}
-	var out gpudiag.Diagnostics
-	for _, d := range all {
-		if !known[d.String()] {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+// Subtract returns the diagnostics of all that are not in seen
+// (gpudiag.Diagnostics.Without).
+func Subtract(all, seen gpudiag.Diagnostics) gpudiag.Diagnostics { return all.Without(seen) }
 
 // pathOf maps a render attribute path to a Terraform attribute path.
 func pathOf(steps []any) path.Path {

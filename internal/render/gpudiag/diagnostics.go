@@ -138,17 +138,31 @@ func (ds Diagnostics) Final() Diagnostics {
 	return out
 }
 
-// NotAt drops the findings on attributes that already have an error in
-// earlier: the earlier reason is the more specific one (a pool's or a
-// cloud's), and one attribute should not get two errors.
+// Without returns the diagnostics of ds that are not in seen, so a rule
+// reported once is not reported again by a later stage.
+func (ds Diagnostics) Without(seen Diagnostics) Diagnostics {
+	return ds.except(seen, func(d Diagnostic) (string, bool) { return d.String(), true })
+}
+
+// NotAt drops the diagnostics of ds on attributes that already have an
+// error in earlier: the first stage's reason is the more specific one, and
+// one line should not get two errors.
 func (ds Diagnostics) NotAt(earlier Diagnostics) Diagnostics {
+	return ds.except(earlier, func(d Diagnostic) (string, bool) { return d.PathString(), d.Severity == SeverityError })
+}
+
+// except keeps the diagnostics of ds whose key no diagnostic of others
+// takes; key says what a diagnostic takes, and whether it takes it.
+func (ds Diagnostics) except(others Diagnostics, key func(Diagnostic) (string, bool)) Diagnostics {
 	taken := map[string]bool{}
-	for _, d := range earlier.Errors() {
-		taken[d.PathString()] = true
+	for _, d := range others {
+		if k, takes := key(d); takes {
+			taken[k] = true
+		}
 	}
 	var out Diagnostics
 	for _, d := range ds {
-		if !taken[d.PathString()] {
+		if k, _ := key(d); !taken[k] {
 			out = append(out, d)
 		}
 	}

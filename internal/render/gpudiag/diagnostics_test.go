@@ -104,20 +104,26 @@ func TestAddKeepsACopyOfThePath(t *testing.T) {
 	}
 }
 
-// TestNotAtKeepsOneErrorPerAttribute: a finding on an attribute that
-// already has an error goes; one beside a mere warning stays.
-func TestNotAtKeepsOneErrorPerAttribute(t *testing.T) {
+// TestWithoutAndNotAt: a later stage drops what an earlier one reported
+// (Without), and anything on an attribute the earlier one failed (NotAt).
+func TestWithoutAndNotAt(t *testing.T) {
 	var earlier, later Diagnostics
-	earlier.AddError(At("gpu", "count"), "pool", "the pool's reason")
-	earlier.AddWarning(At("gpu", "sharing"), "note", "a warning")
-	later.AddError(At("gpu", "count"), "generic", "the generic rule's reason")
-	later.AddError(At("gpu", "sharing"), "sharing", "kept")
-	later.AddWarning(At("cpu"), "cpu", "kept")
-	got := later.NotAt(earlier)
-	if len(got) != 2 || got[0].Summary != "sharing" || got[1].Summary != "cpu" {
-		t.Errorf("NotAt = %v", got)
+	earlier.AddError(At("count"), "too many", "")
+	earlier.AddWarning(At("cloud"), "guessed", "")
+	later.AddError(At("count"), "too many", "")
+	later.AddError(At("count"), "not a multiple", "")
+	later.AddError(At("cloud"), "unknown cloud", "")
+	summaries := func(ds Diagnostics) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Summary)
+		}
+		return out
 	}
-	if got := later.NotAt(nil); len(got) != len(later) {
-		t.Errorf("nothing earlier drops nothing: %v", got)
+	if got := summaries(later.Without(earlier)); !slices.Equal(got, []string{"not a multiple", "unknown cloud"}) {
+		t.Errorf("Without = %v", got)
+	}
+	if got := summaries(later.NotAt(earlier)); !slices.Equal(got, []string{"unknown cloud"}) {
+		t.Errorf("NotAt = %v: only an error takes its attribute", got)
 	}
 }

@@ -65,7 +65,7 @@ func checkPoolDRA(p spec.PoolPolicy, pi *clouds.PoolIntent, diags *gpudiag.Diagn
 				"profile, so that claims name the class and count devices (the only claims Kueue counts). Allowed: a "+
 				"single-profile partition such as \""+clouds.MIGLayoutPrefix+pi.Cut[0].Profile.Name+"\".")
 	}
-	diags.Append(own.NotAt(cloudDiags)) // the cloud's own reason is the more useful one
+	diags.Append(own.NotAt(cloudDiags))
 }
 
 // poolDRA is what a DRA pool knows of its devices, for its DeviceClass.
