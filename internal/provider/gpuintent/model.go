@@ -3,6 +3,8 @@ package gpuintent
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -52,7 +54,7 @@ func FromObject(c *tfconv.Converter, v types.Object) spec.GPU {
 
 // ModelFrom is FromObject's inverse, for import: gpuType is the block's
 // type, which the dra object's type is read from.
-func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) Model {
+func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed, diags *diag.Diagnostics) Model {
 	out := Model{
 		Count:            types.Int64Value(g.Count),
 		Requests:         tfconv.NullableInt64(g.Requests),
@@ -69,7 +71,9 @@ func ModelFrom(ctx context.Context, g spec.GPU, gpuType tfconv.Typed) Model {
 	draType := tfconv.NestedAttrType(gpuType, "dra")
 	out.DRA = types.ObjectNull(draType)
 	if g.DRA != nil {
-		out.DRA, _ = types.ObjectValueFrom(ctx, draType, tfconv.ModelOf[DRAModel](g.DRA))
+		var more diag.Diagnostics
+		out.DRA, more = types.ObjectValueFrom(ctx, draType, tfconv.ModelOf[DRAModel](g.DRA, diags))
+		diags.Append(more...)
 	}
 	return out
 }

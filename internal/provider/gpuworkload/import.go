@@ -198,7 +198,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
-	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuintent.ModelFrom(ctx, w.GPU, blocks["gpu"]), &diags)
+	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuintent.ModelFrom(ctx, w.GPU, blocks["gpu"], &diags), &diags)
 	m.ModelCache = tfconv.BlockOf[modelCacheModel](ctx, blocks["model_cache"], w.ModelCache, &diags)
 	m.StartupProbe = tfconv.BlockOf[probeModel](ctx, blocks["startup_probe"], w.StartupProbe, &diags)
 	m.LivenessProbe = tfconv.BlockOf[probeModel](ctx, blocks["liveness_probe"], w.LivenessProbe, &diags)

@@ -16,12 +16,18 @@ import (
 // stay nil while null, []string, []int32 and map[string]string convert the
 // collection. The model's field names are the one mapping: a model field
 // without a render field of the same name and a convertible type is a
-// programming error and panics, so a test of the block finds it. Render
-// fields the model lacks are left as they are.
+// provider bug, reported as an error diagnostic (never a panic: the plan
+// fails with the reason, and a test of the block finds it). Render fields
+// the model lacks are left as they are.
 func Fill(c *Converter, model, target any) {
 	from := reflect.ValueOf(model)
 	to := reflect.ValueOf(target).Elem()
-	for _, f := range fieldPlan(from.Type(), to.Type(), from.Type(), converters) {
+	plan, err := fieldPlan(from.Type(), to.Type(), from.Type(), converters)
+	if err != nil {
+		c.Diags.AddError("Provider bug: block conversion", err.Error())
+		return
+	}
+	for _, f := range plan {
 		f.convert(c, from.Field(f.from), to.Field(f.to))
 	}
 }
@@ -50,11 +56,11 @@ var fieldPlans sync.Map
 // fieldPlan pairs each field of model with the field of target's render
 // struct of the same name; from is the struct the copy reads (model or
 // render), and conversions converts by (read type, written type).
-func fieldPlan(model, target, from reflect.Type, conversions map[[2]reflect.Type]func(c *Converter, from, to reflect.Value)) []fieldCopy {
+func fieldPlan(model, target, from reflect.Type, conversions map[[2]reflect.Type]func(c *Converter, from, to reflect.Value)) ([]fieldCopy, error) {
 	key := [3]reflect.Type{model, target, from}
 	if cached, ok := fieldPlans.Load(key); ok {
 		if plan, ok := cached.([]fieldCopy); ok {
-			return plan
+			return plan, nil
 		}
 	}
 	plan := make([]fieldCopy, 0, model.NumField())
@@ -62,7 +68,7 @@ func fieldPlan(model, target, from reflect.Type, conversions map[[2]reflect.Type
 		field := model.Field(i)
 		dest, ok := target.FieldByName(field.Name)
 		if !ok || len(dest.Index) != 1 {
-			panic(fmt.Sprintf("tfconv: %s has no field %s", target, field.Name))
+			return nil, fmt.Errorf("tfconv: %s has no field %s", target, field.Name)
 		}
 		copyField := fieldCopy{from: i, to: dest.Index[0]}
 		pair := [2]reflect.Type{field.Type, dest.Type}
@@ -70,12 +76,12 @@ func fieldPlan(model, target, from reflect.Type, conversions map[[2]reflect.Type
 			copyField.from, copyField.to, pair = dest.Index[0], i, [2]reflect.Type{dest.Type, field.Type}
 		}
 		if copyField.convert = conversions[pair]; copyField.convert == nil {
-			panic(fmt.Sprintf("tfconv: cannot convert %s.%s between %s and %s", model, field.Name, field.Type, dest.Type))
+			return nil, fmt.Errorf("tfconv: cannot convert %s.%s between %s and %s", model, field.Name, field.Type, dest.Type)
 		}
 		plan = append(plan, copyField)
 	}
 	fieldPlans.Store(key, plan)
-	return plan
+	return plan, nil
 }
 
 // converters are Fill's conversions by (Terraform type, render type).
@@ -118,12 +124,18 @@ func indexConversions(all ...fieldConversion) map[[2]reflect.Type]func(c *Conver
 
 // ModelOf is Fill's inverse, for import: the model of render's struct v
 // (a pointer), each field from v's field of the same name, a zero value
-// null as in a configuration that leaves the attribute out.
-func ModelOf[M any](v any) M {
+// null as in a configuration that leaves the attribute out. A model field
+// render lacks is a provider bug, an error in diags.
+func ModelOf[M any](v any, diags *diag.Diagnostics) M {
 	var m M
 	from := reflect.ValueOf(v).Elem()
 	to := reflect.ValueOf(&m).Elem()
-	for _, f := range fieldPlan(to.Type(), from.Type(), from.Type(), nullables) {
+	plan, err := fieldPlan(to.Type(), from.Type(), from.Type(), nullables)
+	if err != nil {
+		diags.AddError("Provider bug: block conversion", err.Error())
+		return m
+	}
+	for _, f := range plan {
 		f.convert(nil, from.Field(f.from), to.Field(f.to))
 	}
 	return m
@@ -135,7 +147,11 @@ func BlockOf[M any](ctx context.Context, a Typed, v any, diags *diag.Diagnostics
 	if rv := reflect.ValueOf(v); rv.IsNil() {
 		return types.ObjectNull(AttrTypesOf(a))
 	}
-	return ObjectFrom(ctx, a, ModelOf[M](v), diags)
+	m := ModelOf[M](v, diags)
+	if diags.HasError() {
+		return types.ObjectNull(AttrTypesOf(a))
+	}
+	return ObjectFrom(ctx, a, m, diags)
 }
 
 // nullables are ModelOf's conversions by (render type, Terraform type).

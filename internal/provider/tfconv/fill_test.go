@@ -3,9 +3,11 @@ package tfconv
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -71,14 +73,20 @@ func TestFillObject_nullBlockIsNil(t *testing.T) {
 	}
 }
 
-func TestFill_modelFieldWithoutTargetPanics(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Fatal("a model field render lacks must panic")
-		}
-	}()
+// A model field render lacks is a provider bug: an error that says which
+// field, never a panic that would take the provider down mid-plan.
+func TestFill_modelFieldWithoutTargetIsAnError(t *testing.T) {
 	var target struct{ Name string }
-	Fill(&Converter{}, fillModel{}, &target)
+	c := &Converter{}
+	Fill(c, fillModel{}, &target)
+	if !c.Diags.HasError() || !strings.Contains(c.Diags.Errors()[0].Detail(), "has no field On") {
+		t.Fatalf("want an error naming the field, got %v", c.Diags)
+	}
+	var diags diag.Diagnostics
+	ModelOf[fillModel](&target, &diags)
+	if !diags.HasError() {
+		t.Fatal("ModelOf of a struct lacking a model field must be an error")
+	}
 }
 
 func TestModelOf_isFillsInverse(t *testing.T) {
@@ -87,14 +95,16 @@ func TestModelOf_isFillsInverse(t *testing.T) {
 		Args: []string{"x"}, Ports: []int32{80}, Labels: map[string]string{"k": "v"}}
 	c := &Converter{Ctx: context.Background()}
 	var back fillTarget
-	Fill(c, ModelOf[fillModel](&in), &back)
-	if !reflect.DeepEqual(back, in) || c.Unknown {
+	var diags diag.Diagnostics
+	Fill(c, ModelOf[fillModel](&in, &diags), &back)
+	if !reflect.DeepEqual(back, in) || c.Unknown || diags.HasError() || c.Diags.HasError() {
 		t.Fatalf("round trip gave %+v, want %+v", back, in)
 	}
 }
 
 func TestModelOf_zeroValuesAreNull(t *testing.T) {
-	m := ModelOf[fillModel](&fillTarget{})
+	var diags diag.Diagnostics
+	m := ModelOf[fillModel](&fillTarget{}, &diags)
 	for _, v := range []attr.Value{m.Name, m.On, m.Maybe, m.Count, m.Port, m.Limit, m.Deadline, m.Args, m.Ports, m.Labels} {
 		if !v.IsNull() {
 			t.Errorf("%s: a zero value must be null, as a configuration leaving it out", v)
