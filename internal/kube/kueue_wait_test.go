@@ -45,15 +45,16 @@ func kueueWorkload(name string, owner types.UID) *unstructured.Unstructured {
 	}}
 }
 
-// admit writes Kueue's Admitted condition on the Workload.
-func admit(ctx context.Context, t *testing.T, dyn *dynamicfake.FakeDynamicClient, wl *unstructured.Unstructured) {
+// setCondition writes one of Kueue's conditions, True, on the Workload
+// (Admitted, Finished).
+func setCondition(ctx context.Context, t *testing.T, dyn *dynamicfake.FakeDynamicClient, wl *unstructured.Unstructured, condition string) {
 	t.Helper()
-	admitted := wl.DeepCopy()
-	if err := unstructured.SetNestedSlice(admitted.Object, []any{map[string]any{"type": "Admitted", "status": "True"}},
+	updated := wl.DeepCopy()
+	if err := unstructured.SetNestedSlice(updated.Object, []any{map[string]any{"type": condition, "status": "True"}},
 		"status", "conditions"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dyn.Resource(kueueWorkloadsGVR).Namespace("ns").Update(ctx, admitted, metav1.UpdateOptions{}); err != nil {
+	if _, err := dyn.Resource(kueueWorkloadsGVR).Namespace("ns").Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +98,7 @@ func TestWaitAdmitted_resumesAWatchTheServerClosed(t *testing.T) {
 	if watches.Load() < 2 {
 		t.Fatal("the closed watch was not resumed")
 	}
-	admit(ctx, t, dyn, pending)
+	setCondition(ctx, t, dyn, pending, "Admitted")
 	if err := <-done; err != nil {
 		t.Fatalf("want nil once Kueue admits the Workload, got %v", err)
 	}
@@ -114,14 +115,14 @@ func TestWaitAdmitted_countsADeploymentsPods(t *testing.T) {
 	c, dyn := kueueFake(podA, podB, wlA, wlB, other)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admit(ctx, t, dyn, wlA)
-	admit(ctx, t, dyn, other)
+	setCondition(ctx, t, dyn, wlA, "Admitted")
+	setCondition(ctx, t, dyn, other, "Admitted")
 	done := make(chan error, 1)
 	go func() {
 		done <- c.WaitAdmitted(ctx, ObjectRef{GVK: deploymentGVK, Namespace: "ns", Name: "serve"}, "deploy-uid", "app=serve", 2)
 	}()
 	stillWaiting(t, done, "one pod's Workload is pending")
-	admit(ctx, t, dyn, wlB)
+	setCondition(ctx, t, dyn, wlB, "Admitted")
 	if err := <-done; err != nil {
 		t.Fatalf("want nil once both pods' Workloads are admitted, got %v", err)
 	}
@@ -144,14 +145,7 @@ func TestWaitKueueReleased_endsWhenTheWorkloadIsGone(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- c.WaitKueueReleased(ctx, "ns", []string{"pod-w-1"}) }()
 	stillWaiting(t, done, "the Workload is pending")
-	finished := pending.DeepCopy()
-	if err := unstructured.SetNestedSlice(finished.Object, []any{map[string]any{"type": "Finished", "status": "True"}},
-		"status", "conditions"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dyn.Resource(kueueWorkloadsGVR).Namespace("ns").Update(ctx, finished, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	setCondition(ctx, t, dyn, pending, "Finished")
 	stillWaiting(t, done, "the Workload is finished but not yet deleted")
 	if err := dyn.Resource(kueueWorkloadsGVR).Namespace("ns").Delete(ctx, "pod-w-1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
