@@ -5,18 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
 // Kueue's kinds, as the provider reads and writes them.
@@ -31,30 +26,44 @@ var (
 // listKueue lists one Kueue kind page by page (the pager the capacity
 // reads use) and decodes each item into T.
 func listKueue[T any](ctx context.Context, c *Client, gvk schema.GroupVersionKind, namespace string) ([]T, error) {
-	ri, err := c.resourceFor(ObjectRef{GVK: gvk, Namespace: namespace})
+	items, err := c.listObjects(ctx, ObjectRef{GVK: gvk, Namespace: namespace})
 	if err != nil {
 		return nil, err
 	}
-	var out []T
-	var decodeErr error
+	return decodeAll[T](items)
+}
+
+// listObjects lists one kind in a namespace ("" for all) page by page.
+func (c *Client) listObjects(ctx context.Context, ref ObjectRef) ([]*unstructured.Unstructured, error) {
+	ri, err := c.resourceFor(ObjectRef{GVK: ref.GVK, Namespace: ref.Namespace})
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
 	err = eachPage(ctx, func(opts metav1.ListOptions) (runtime.Object, error) {
 		return ri.List(ctx, opts)
 	}, metav1.ListOptions{}, func(obj runtime.Object) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok || decodeErr != nil {
-			return
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			out = append(out, u)
 		}
-		var item T
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &item); err != nil {
-			decodeErr = fmt.Errorf("reading %s %s/%s: %w", gvk.Kind, u.GetNamespace(), u.GetName(), err)
-			return
-		}
-		out = append(out, item)
 	})
 	if err != nil {
-		return nil, c.explain(ObjectRef{GVK: gvk, Namespace: namespace, Name: "(list)"}, "list", err)
+		return nil, c.explain(ObjectRef{GVK: ref.GVK, Namespace: ref.Namespace, Name: "(list)"}, "list", err)
 	}
-	return out, decodeErr
+	return out, nil
+}
+
+// decodeAll decodes objects into T, naming the first it cannot read.
+func decodeAll[T any](items []*unstructured.Unstructured) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, u := range items {
+		var item T
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &item); err != nil {
+			return nil, fmt.Errorf("reading %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+		out = append(out, item)
+	}
+	return out, nil
 }
 
 // KueueWorkloads lists Kueue's Workload objects of one namespace ("" for
@@ -109,198 +118,11 @@ func (c *Client) FlavorsUsingTopology(ctx context.Context, topology string) ([]s
 	return users, nil
 }
 
-// The waits on Kueue's objects follow them on the same machinery as the
-// rollout waits (waitUntil with an informer): each check runs when Kueue
-// changes what the wait looks at. An identity that may get and list Kueue's
-// kinds but not watch them (the RBAC guide's minimum) cannot start the
-// informer; its waits poll every kueuePoll instead. With the informer they
-// still check every kueueBackstop, for what the informer does not see (a
-// Deployment's Workloads are found through its pods' UIDs).
-const (
-	kueuePoll     = 250 * time.Millisecond
-	kueueBackstop = 2 * time.Second
-)
-
-// waitKueue waits until check is done, following the Kueue objects ref
-// names (a kind in a namespace, or one object) with an informer of the
-// wait's own. check gets how soon to ask again without an event. An
-// informer that cannot start, or stops under the wait (the identity may list
-// but not watch), leaves the wait to polling.
-func (c *Client) waitKueue(ctx context.Context, ref ObjectRef, check func(again time.Duration) (bool, time.Time, error)) error {
-	poll := func() (bool, time.Time, error) { return check(kueuePoll) }
-	ri, err := c.resourceFor(ObjectRef{GVK: ref.GVK, Namespace: ref.Namespace})
-	if err != nil {
-		return c.waitUntil(ctx, poll)
-	}
-	lw := bySelector(ri, "")
-	if ref.Name != "" {
-		lw = byName(ri, ref.Name)
-	}
-	entry, release, err := c.followPrivately(ctx, lw)
-	if err != nil {
-		return c.waitUntil(ctx, poll)
-	}
-	defer release()
-	err = c.waitUntil(ctx, func() (bool, time.Time, error) { return check(kueueBackstop) }, entry)
-	if err != nil && entry.stopped() && ctx.Err() == nil {
-		return c.waitUntil(ctx, poll)
-	}
-	return err
-}
-
-// WaitDeleted waits until the object is gone: Kueue keeps ClusterQueues and
-// ResourceFlavors with its resource-in-use finalizer while work uses them.
-func (c *Client) WaitDeleted(ctx context.Context, ref ObjectRef) error {
-	err := c.waitKueue(ctx, ref, func(again time.Duration) (bool, time.Time, error) {
-		live, err := c.GetFresh(ctx, ref)
-		return live == nil, time.Now().Add(again), err
-	})
-	if err != nil {
-		return fmt.Errorf("%s is still there: %w", ref, err)
-	}
-	return nil
-}
-
-// kueueNudgeAfter is how long a ClusterQueue may stay Terminating before
-// WaitClusterQueueDeleted asks Kueue to look at it again, and how often.
-const kueueNudgeAfter = 3 * time.Second
-
-// AnnotationReleaseCheck is the annotation WaitClusterQueueDeleted writes on
-// a Terminating ClusterQueue to make Kueue reconcile it.
-const AnnotationReleaseCheck = "gpu.gpuform.io/release-check"
-
-// WaitClusterQueueDeleted waits until the ClusterQueue is gone. Kueue
-// removes its resource-in-use finalizer only in a reconcile of the queue
-// that finds no Workload reserving its quota in Kueue's cache. When the
-// scheduler has just assumed a Workload for admission and the Workload is
-// deleted before the admission is written (a preempted Job re-admitted in
-// the instant it was destroyed), the cache forgets it without any event for
-// the ClusterQueue, whose last reconcile saw it still reserving: the queue
-// then stays Terminating until something touches it (seen with Kueue
-// v0.17.0; pkg/controller/core/clusterqueue_controller.go and
-// pkg/scheduler/scheduler.go of that version). So while the queue is
-// Terminating the wait writes an annotation every few seconds, an update
-// that makes Kueue reconcile it again; it changes nothing Kueue reads.
-func (c *Client) WaitClusterQueueDeleted(ctx context.Context, name string) error {
-	ref := ObjectRef{GVK: GVKClusterQueue, Name: name}
-	nextNudge := time.Now().Add(kueueNudgeAfter)
-	err := c.waitKueue(ctx, ref, func(again time.Duration) (bool, time.Time, error) {
-		live, err := c.GetFresh(ctx, ref)
-		switch {
-		case err != nil:
-			return false, time.Time{}, err
-		case live == nil:
-			return true, time.Time{}, nil
-		}
-		if live.GetDeletionTimestamp() != nil && time.Now().After(nextNudge) {
-			nextNudge = time.Now().Add(kueueNudgeAfter)
-			if err := c.annotate(ctx, ref, AnnotationReleaseCheck, time.Now().UTC().Format(time.RFC3339Nano)); err != nil && !apierrors.IsNotFound(err) {
-				return false, time.Time{}, err
-			}
-		}
-		return false, time.Now().Add(min(again, time.Until(nextNudge))), nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s is still there: %w", ref, err)
-	}
-	return nil
-}
-
-// annotate sets one annotation with a merge patch, leaving every other
-// field, and every field manager's ownership, as it is.
-func (c *Client) annotate(ctx context.Context, ref ObjectRef, key, value string) error {
-	resource, err := c.resourceFor(ref)
-	if err != nil {
-		return err
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{key: value}}})
-	if err != nil {
-		return err
-	}
-	_, err = resource.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.FieldManager})
-	return err
-}
-
-// LabelKueueJobUID is the label Kueue puts on a Workload with the UID of
-// the object it stands for (a Job, a StatefulSet, or a Deployment's pod).
-const LabelKueueJobUID = "kueue.x-k8s.io/job-uid"
-
-// KueueWorkloadsOf lists the Kueue Workloads standing for the object with
-// the given UID and for the pods matching podSelector (a Deployment's pods
-// are admitted one by one, each with a Workload of its own).
-func (c *Client) KueueWorkloadsOf(ctx context.Context, namespace string, uid types.UID, podSelector string) ([]kueue.Workload, error) {
-	owners := map[string]bool{string(uid): true}
-	if podSelector != "" {
-		pods, err := c.listPods(ctx, namespace, podSelector)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pods {
-			owners[string(p.UID)] = true
-		}
-	}
-	all, err := c.KueueWorkloads(ctx, namespace)
-	if err != nil {
-		return nil, err
-	}
-	var out []kueue.Workload
-	for _, wl := range all {
-		if owners[wl.Labels[LabelKueueJobUID]] {
-			out = append(out, wl)
-		}
-	}
-	return out, nil
-}
-
-// WaitKueueReleased waits until the named Kueue Workloads of the namespace
-// are gone, which they are once Kueue has released their quota and the
-// garbage collector has followed the deleted work. Waiting only until they
-// hold no quota is not enough: a pending Workload that still exists can be
-// admitted in the moment the quota frees (a preempted Job destroyed together
-// with the Job that preempted it), and would then hold quota in a queue
-// about to be destroyed. Kueue also releases quota only after it sees the
-// work's pods gone, a moment after they are.
-func (c *Client) WaitKueueReleased(ctx context.Context, namespace string, names []string) error {
-	if len(names) == 0 {
-		return nil
-	}
-	err := c.waitKueue(ctx, ObjectRef{GVK: GVKKueueWorkload, Namespace: namespace}, func(again time.Duration) (bool, time.Time, error) {
-		all, err := c.KueueWorkloads(ctx, namespace)
-		left := slices.ContainsFunc(all, func(wl kueue.Workload) bool { return slices.Contains(names, wl.Name) })
-		return !left && err == nil, time.Now().Add(again), err
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for Kueue to release %s/%s: %w", namespace, strings.Join(names, ", "), err)
-	}
-	return nil
-}
-
 // KueueMissing reports whether the cluster serves no Kueue API: reading
 // queues then finds none instead of failing.
 func (c *Client) KueueMissing(ctx context.Context) bool {
 	err := c.Typed.Discovery().RESTClient().Get().AbsPath("/apis", kueue.GroupVersion.Group, kueue.GroupVersion.Version).Do(ctx).Error()
 	return apierrors.IsNotFound(err)
-}
-
-// WaitAdmitted waits until Kueue has admitted want Workloads of the object
-// (one for a Job or StatefulSet, one per pod of a Deployment). It returns a
-// NotReadyError when the context ends first.
-func (c *Client) WaitAdmitted(ctx context.Context, ref ObjectRef, uid types.UID, podSelector string, want int) error {
-	start := time.Now()
-	err := c.waitKueue(ctx, ObjectRef{GVK: GVKKueueWorkload, Namespace: ref.Namespace}, func(again time.Duration) (bool, time.Time, error) {
-		workloads, err := c.KueueWorkloadsOf(ctx, ref.Namespace, uid, podSelector)
-		admitted := 0
-		for _, wl := range workloads {
-			if queue.Admitted(wl) {
-				admitted++
-			}
-		}
-		return admitted >= want, time.Now().Add(again), err
-	})
-	if err != nil && ctx.Err() != nil {
-		return &NotReadyError{Ref: ref, Mode: WaitAdmitted, Waited: time.Since(start)}
-	}
-	return err
 }
 
 // QueuePosition asks Kueue's on-demand visibility API where a pending

@@ -71,26 +71,31 @@ func newQueueTestPool(t *testing.T, nodes int, taints ...spec.Taint) queueTestPo
 
 // config is the pool policy and a queue of one GPU for namespace ns.
 func (p queueTestPool) config(t *testing.T, ns string, queueExtra string) string {
-	return acctest.ProviderBlock(t) + fmt.Sprintf(`
-resource "gpu_node_pool_policy" "p" {
-  name          = %[1]q
-  cloud         = "generic"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 1
-  labels        = { %[2]q = %[1]q }
-  %[5]s
-}
-
+	return acctest.ProviderBlock(t) + p.policy("p") + fmt.Sprintf(`
 resource "gpu_queue" "q" {
   name       = %[1]q
-  namespaces = [%[3]q]
-  %[4]s
+  namespaces = [%[2]q]
+  %[3]s
   flavor {
     node_pool = gpu_node_pool_policy.p.id
     gpus      = 1
   }
 }
-`, p.name, acctest.FakeNodeLabel, ns, queueExtra, p.taintsHCL())
+`, p.name, ns, queueExtra)
+}
+
+// policy is the test pool's gpu_node_pool_policy, as resource label.
+func (p queueTestPool) policy(label string) string {
+	return fmt.Sprintf(`
+resource "gpu_node_pool_policy" %[1]q {
+  name          = %[2]q
+  cloud         = "generic"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 1
+  labels        = { %[3]q = %[2]q }
+  %[4]s
+}
+`, label, p.name, acctest.FakeNodeLabel, p.taintsHCL())
 }
 
 // pool matches the names of the test pool's nodes.

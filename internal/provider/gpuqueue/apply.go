@@ -106,24 +106,15 @@ func kueueHint(ctx context.Context, client *kube.Client) string {
 // listed, flavors of pools no longer used by this or any other queue, and
 // then the Topologies no flavor names any more.
 func removeStaleQueueObjects(ctx context.Context, client *kube.Client, before, now *queue.Rendered) diag.Diagnostics {
-	var diags diag.Diagnostics
-	var topologies []string
-	for _, ref := range resourcekit.StaleRefs(before.Objects(), now.Objects()) {
+	return resourcekit.Prune(before.Objects(), now.Objects(), func(ref kube.ObjectRef) diag.Diagnostics {
 		switch ref.GVK.Kind {
 		case kube.GVKTopology.Kind:
-			topologies = append(topologies, ref.Name) // once the flavors naming them are gone
+			return deleteTopologyIfUnused(ctx, client, ref.Name)
 		case kube.GVKResourceFlavor.Kind:
-			diags.Append(deleteFlavorIfUnused(ctx, client, ref.Name, "")...)
-		default:
-			if err := client.Delete(ctx, ref, ""); err != nil {
-				diags.AddWarning("Cannot delete an old "+ref.GVK.Kind, err.Error())
-			}
+			return deleteFlavorIfUnused(ctx, client, ref.Name, "")
 		}
-	}
-	for _, name := range topologies {
-		diags.Append(deleteTopologyIfUnused(ctx, client, name)...)
-	}
-	return diags
+		return resourcekit.DeleteStale(ctx, client, ref, "Cannot delete an old "+ref.GVK.Kind)
+	})
 }
 
 // deleteQueue deletes in the reverse order of apply. A ClusterQueue with

@@ -252,17 +252,13 @@ func applyHint(obj workload.Object) string {
 // created model cache claim, a DRA claim template) that the new one does
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior WorkloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
-	var diags diag.Diagnostics
 	before, rdiags := renderIntent(intentOf(ctx, prior, defaultCloud, final), nil)
 	if rdiags.HasError() || before == nil {
-		return diags
+		return nil
 	}
-	for _, ref := range resourcekit.StaleRefs(before.Objects, now.Objects) {
-		if err := client.Delete(ctx, ref, ""); err != nil {
-			diags.AddWarning("Could not remove an object this workload no longer needs", err.Error())
-		}
-	}
-	return diags
+	return resourcekit.Prune(before.Objects, now.Objects, func(ref kube.ObjectRef) diag.Diagnostics {
+		return resourcekit.DeleteStale(ctx, client, ref, "Could not remove an object this workload no longer needs")
+	})
 }
 
 // refreshWorkload reads the live objects and records, as the manifest, what

@@ -184,22 +184,13 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.
 	out := make([]queue.Status, len(workloads))
 	for i, wl := range workloads {
 		out[i] = queue.Describe(wl)
-		if out[i].State == queue.StateQueued && out[i].LocalQueue != "" {
+		if out[i].PendingInLocalQueue() {
 			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
 				out[i].Position = pos
 			}
 		}
 	}
 	return out, nil
-}
-
-// waitingInQueue reports whether any Workload is queued or evicted: the
-// wait then ended because Kueue has not admitted the work, not because
-// anything is wrong.
-func waitingInQueue(statuses []queue.Status) bool {
-	return slices.ContainsFunc(statuses, func(s queue.Status) bool {
-		return s.State == queue.StateQueued || s.State == queue.StateEvicted
-	})
 }
 
 // queuedWarning is the apply's report on a workload still in its queue.
@@ -233,7 +224,7 @@ func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status
 // evictionWarning is the refresh's report on queued work Kueue preempted or
 // evicted: back in its queue, not failed.
 func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Diagnostics) {
-	evicted := slices.DeleteFunc(slices.Clone(statuses), func(s queue.Status) bool { return s.State != queue.StateEvicted })
+	evicted := queue.Evicted(statuses)
 	if len(evicted) == 0 {
 		return
 	}
@@ -255,13 +246,11 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 	if err != nil {
 		return false, false
 	}
-	if waitingInQueue(statuses) {
+	if slices.ContainsFunc(statuses, queue.Status.Waiting) {
 		queuedWarning(ref, name, statuses, diags)
 		return true, false
 	}
-	return false, len(statuses) > 0 && !slices.ContainsFunc(statuses, func(s queue.Status) bool {
-		return s.State != queue.StateAdmitted && s.State != queue.StateFinished
-	})
+	return false, queue.AllAdmitted(statuses)
 }
 
 // checkLocalQueue: a workload sent to a LocalQueue that does not exist is

@@ -2,5 +2,5 @@
 // shares: the data Configure hands them (the cluster client and default_cloud),
 // the one rule for a resource's cloud (PickCloud), render findings as Terraform
 // diagnostics, the `manifests` attribute and its state upgrade, and the step
-// that finds the objects an apply no longer renders.
+// that removes the objects an apply no longer renders (Prune).
 package resourcekit

@@ -71,6 +71,34 @@ func Describe(wl kueue.Workload) Status {
 	return s
 }
 
+// Waiting reports whether Kueue holds the Workload in its queue: queued,
+// or preempted or evicted back into it. A wait that ends while work is
+// waiting ended because Kueue has not admitted it, not because anything is
+// wrong.
+func (s Status) Waiting() bool {
+	return s.State == StateQueued || s.State == StateEvicted
+}
+
+// PendingInLocalQueue reports whether the Workload waits for quota in a
+// LocalQueue: the Workloads Kueue's visibility API gives a position for.
+func (s Status) PendingInLocalQueue() bool {
+	return s.State == StateQueued && s.LocalQueue != ""
+}
+
+// AllAdmitted reports whether Kueue has admitted every Workload (or seen it
+// finish), and there is at least one.
+func AllAdmitted(statuses []Status) bool {
+	return len(statuses) > 0 && !slices.ContainsFunc(statuses, func(s Status) bool {
+		return s.State != StateAdmitted && s.State != StateFinished
+	})
+}
+
+// Evicted are the Workloads Kueue preempted or evicted back into their
+// queue.
+func Evicted(statuses []Status) []Status {
+	return slices.DeleteFunc(slices.Clone(statuses), func(s Status) bool { return s.State != StateEvicted })
+}
+
 // neverAdmittedReasons are Kueue's words for a workload its queue, as
 // written, cannot admit however much quota frees up (docs/design/queues.md,
 // the pending messages of pkg/scheduler/flavorassigner and the Inadmissible

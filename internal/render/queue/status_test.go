@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,40 @@ func TestDescribe_waitingForTopology(t *testing.T) {
 	}
 	if Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", pendingMessage))).WaitsForTopology() {
 		t.Error("a quota wait reads as a topology wait")
+	}
+}
+
+// What a wait that ended makes of Kueue's Workloads: still waiting (queued,
+// or evicted back into the queue) is no failure; all admitted (or finished)
+// means the wait ended just as Kueue admitted them.
+func TestWaitingAndAllAdmitted(t *testing.T) {
+	queued := Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Pending", pendingMessage)))
+	admitted := Describe(workloadWith(cond(kueue.WorkloadAdmitted, "True", "Admitted", "")))
+	evicted := Describe(workloadWith(cond(kueue.WorkloadEvicted, "True", "Preempted", "to admit other work")))
+	finished := Describe(workloadWith(cond(kueue.WorkloadFinished, "True", "Succeeded", "")))
+	for _, c := range []struct {
+		name     string
+		statuses []Status
+		waiting  bool
+		admitted bool
+		evicted  int
+	}{
+		{"none", nil, false, false, 0},
+		{"queued", []Status{queued}, true, false, 0},
+		{"one evicted", []Status{admitted, evicted}, true, false, 1},
+		{"admitted and finished", []Status{admitted, finished}, false, true, 0},
+	} {
+		if got := slices.ContainsFunc(c.statuses, Status.Waiting); got != c.waiting {
+			t.Errorf("%s: waiting = %v, want %v", c.name, got, c.waiting)
+		}
+		if got := AllAdmitted(c.statuses); got != c.admitted {
+			t.Errorf("%s: AllAdmitted = %v, want %v", c.name, got, c.admitted)
+		}
+		if got := Evicted(c.statuses); len(got) != c.evicted {
+			t.Errorf("%s: Evicted = %v, want %d", c.name, got, c.evicted)
+		}
+	}
+	if !queued.PendingInLocalQueue() || admitted.PendingInLocalQueue() {
+		t.Error("only a queued Workload with a LocalQueue has a place in it")
 	}
 }
