@@ -41,6 +41,8 @@ done
 # uploaded only when publishing).
 grep -q "terraform-provider-gpu_${version}_manifest.json" "dist/terraform-provider-gpu_${version}_SHA256SUMS" ||
 	{ echo "release check: the manifest is not in SHA256SUMS" >&2; exit 1; }
-unzip -l "dist/terraform-provider-gpu_${version}_linux_amd64.zip" | grep -q "terraform-provider-gpu_v${version}" ||
+# grep without -q reads the whole listing: -q stops at the first match, and
+# unzip, killed by SIGPIPE while still writing, fails the pipe (pipefail).
+unzip -Z1 "dist/terraform-provider-gpu_${version}_linux_amd64.zip" | grep -x "terraform-provider-gpu_v${version}" >/dev/null ||
 	{ echo "release check: the zip lacks terraform-provider-gpu_v${version}" >&2; exit 1; }
 echo "release check passed: ${expect[*]}"
