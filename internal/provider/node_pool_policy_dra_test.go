@@ -138,7 +138,49 @@ func checkDeviceClassGone(cs kubernetes.Interface, class string) resource.TestCh
 		defer cancel()
 		_, err := cs.ResourceV1().DeviceClasses().Get(ctx, class, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("DeviceClass %s still exists after destroy (%v)", class, err)
+			return fmt.Errorf("DeviceClass %s still exists (%v)", class, err)
+		}
+		return nil
+	}
+}
+
+// An update that stops applying the pool's DeviceClass (apply_device_class
+// = false: GitOps takes the class over) removes it through the prune step;
+// turning it back on applies it again.
+func TestAccNodePoolPolicy_draClassPrunedWhenNoLongerApplied(t *testing.T) {
+	ns := acctest.Namespace(t)
+	cs := acctest.Client(t)
+	class := ns + ".gpu.gpuform.io"
+	config := func(apply bool) string {
+		return acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name               = %q
+  cloud              = "generic"
+  accelerator        = "h100-80gb"
+  gpus_per_node      = 8
+  gpu_allocation     = "dra"
+  apply_device_class = %t
+}
+`, ns, apply)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkDeviceClassGone(cs, class),
+		Steps: []resource.TestStep{
+			{Config: config(true), Check: checkDeviceClassExists(cs, class)},
+			{Config: config(false), Check: checkDeviceClassGone(cs, class)},
+			{Config: config(true), Check: checkDeviceClassExists(cs, class)},
+		},
+	})
+}
+
+func checkDeviceClassExists(cs kubernetes.Interface, class string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := cs.ResourceV1().DeviceClasses().Get(ctx, class, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("DeviceClass %s: %w", class, err)
 		}
 		return nil
 	}

@@ -10,8 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // A DRA pool's DeviceClass is the one cluster object every such pool
@@ -61,10 +63,26 @@ func removeDeviceClass(ctx context.Context, client *kube.Client, prior NodePoolP
 	return diags
 }
 
-// releasesDeviceClass: the prior state applied a class the plan does not
-// want under that name.
-func releasesDeviceClass(prior, plan NodePoolPolicyModel) bool {
-	return prior.appliesDeviceClass() && (!plan.appliesDeviceClass() || !prior.Name.Equal(plan.Name))
+// appliedObjects are the objects the policy keeps in the cluster: its
+// DeviceClass when it applies one. (Node labels and the device plugin's
+// ConfigMap entry are parts of objects others own, released on their own.)
+func (m NodePoolPolicyModel) appliedObjects() []workload.Object {
+	if !m.appliesDeviceClass() {
+		return nil
+	}
+	class := &unstructured.Unstructured{}
+	class.SetGroupVersionKind(deviceClassGVK)
+	class.SetName(dra.PoolDeviceClassName(m.Name.ValueString()))
+	return []workload.Object{class}
+}
+
+// pruneDeviceClass removes, through the prune step every resource shares,
+// the class the prior state applied that the plan does not: a rename, or a
+// pool that no longer uses DRA or no longer applies its class.
+func pruneDeviceClass(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
+	return resourcekit.Prune(prior.appliedObjects(), plan.appliedObjects(), func(kube.ObjectRef) diag.Diagnostics {
+		return removeDeviceClass(ctx, client, prior)
+	})
 }
 
 // deviceClassDrift compares the live class with the rendered one: missing,

@@ -195,9 +195,7 @@ func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Clie
 	if !prior.DevicePluginConfig.IsNull() && (renamed || !prior.DevicePluginConfig.Equal(plan.DevicePluginConfig)) {
 		diags.Append(removeDevicePluginConfig(ctx, client, prior)...)
 	}
-	if releasesDeviceClass(prior, plan) {
-		diags.Append(removeDeviceClass(ctx, client, prior)...)
-	}
+	diags.Append(pruneDeviceClass(ctx, client, prior, plan)...)
 	return diags
 }
 
