@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,11 +65,8 @@ func TestAccExamples_quickstartApplies(t *testing.T) {
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: body,
-			ConfigVariables: config.Variables{
-				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
-				"namespace":  config.StringVariable(ns),
-			},
+			Config:          body,
+			ConfigVariables: clusterVariables(t, ns, nil),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestMatchResourceAttr("gpu_workload.gke_inference", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
 				resource.TestMatchResourceAttr("gpu_workload.gke_batch_on_pool", "scheduled_nodes.0", regexp.MustCompile(`^gke-a100-\d$`)),
@@ -178,11 +176,8 @@ func TestAccExamples_draApplies(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: body,
-			ConfigVariables: config.Variables{
-				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
-				"namespace":  config.StringVariable(ns),
-				"pool_name":  config.StringVariable(ns), // the class is cluster-wide: one per test
-			},
+			// The class is cluster-wide: one pool name per test.
+			ConfigVariables: clusterVariables(t, ns, config.Variables{"pool_name": config.StringVariable(ns)}),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestMatchResourceAttr("gpu_workload.llm", "scheduled_nodes.0", regexp.MustCompile(`^dra-h100-\d$`)),
 				checkAllocated(t, ns, "llm-dra", 2, "an H100", productIs("NVIDIA H100 80GB HBM3")),
@@ -202,11 +197,8 @@ func TestAccExamples_topologyApplies(t *testing.T) {
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: body,
-			ConfigVariables: config.Variables{
-				"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
-				"namespace":  config.StringVariable(ns),
-			},
+			Config:          body,
+			ConfigVariables: clusterVariables(t, ns, nil),
 			Check: func(*terraform.State) error {
 				if domains := podDomains(t, ns, "app.kubernetes.io/name=pretrain", 4); len(domains) != 1 {
 					return fmt.Errorf("the 4 pods are in blocks %v, want one", domains)
@@ -227,4 +219,15 @@ func exampleBody(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return regexp.MustCompile(`(?s)^.*?terraform \{.*?\n\}\n`).ReplaceAllString(string(src), "")
+}
+
+// clusterVariables are the variables every example applied to the test
+// cluster takes (its kubeconfig and a namespace), plus the example's own.
+func clusterVariables(t *testing.T, ns string, more config.Variables) config.Variables {
+	vars := config.Variables{
+		"kubeconfig": config.StringVariable(acctest.Kubeconfig(t)),
+		"namespace":  config.StringVariable(ns),
+	}
+	maps.Copy(vars, more)
+	return vars
 }

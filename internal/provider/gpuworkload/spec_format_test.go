@@ -1,7 +1,6 @@
 package gpuworkload
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,10 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
-
-var updateFormats = flag.Bool("update-formats", false, "write NEW format fixtures (never rewrites an existing one)")
 
 // The spec annotation (specAnnotation) is on every Deployment and Job an
 // earlier provider version applied; import and drift detection read it.
@@ -69,7 +67,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFixtureIfNew(t, path, encoded)
+		rendertest.WriteFixtureIfNew(t, path, encoded)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -118,21 +116,5 @@ func checkTagged(t *testing.T, typ reflect.Type, where string, seen map[reflect.
 			t.Errorf("%s.%s has no json name: the spec annotation's format would follow the Go name", where, f.Name)
 		}
 		checkTagged(t, f.Type, where+"."+f.Name, seen)
-	}
-}
-
-func writeFixtureIfNew(t *testing.T, path, content string) {
-	t.Helper()
-	if !*updateFormats {
-		return
-	}
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content+"\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

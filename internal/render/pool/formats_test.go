@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,8 +10,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
-
-var updateFormats = flag.Bool("update-formats", false, "write NEW format fixtures (never rewrites an existing one)")
 
 // Pool ids live in Terraform state and in every gpu_workload.node_pool that
 // references a policy. Each fixture is an id an earlier provider version
@@ -34,7 +31,7 @@ func poolIDFixtures() map[string]spec.PoolPolicy {
 func TestPoolIDFormatFixtures(t *testing.T) {
 	for name, want := range poolIDFixtures() {
 		path := filepath.Join("testdata", "formats", "poolid", name)
-		writeFixtureIfNew(t, path, EncodeID(want))
+		rendertest.WriteFixtureIfNew(t, path, EncodeID(want))
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -50,23 +47,5 @@ func TestPoolIDFormatFixtures(t *testing.T) {
 		if again := EncodeID(got); again != id {
 			t.Errorf("%s re-encodes differently, so every workload on the pool would plan a change:\n%s\n%s", name, id, again)
 		}
-	}
-}
-
-// writeFixtureIfNew writes a fixture only with -update-formats and only when
-// it does not exist yet: fixtures record what released versions wrote.
-func writeFixtureIfNew(t *testing.T, path, content string) {
-	t.Helper()
-	if !*updateFormats {
-		return
-	}
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content+"\n"), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

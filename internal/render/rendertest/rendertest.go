@@ -207,3 +207,26 @@ func LoadFixtureNodes(t testing.TB, names ...string) []corev1.Node {
 func WorkloadOn(cloud spec.Cloud, g spec.GPU, spot bool) spec.Workload {
 	return spec.Workload{Name: "w", Kind: spec.KindJob, Cloud: string(cloud), Image: "img", GPU: g, Spot: spot}
 }
+
+// UpdateFormats is -update-formats: write NEW format fixtures (ids and
+// annotations users' states hold), never rewriting an existing one.
+var UpdateFormats = flag.Bool("update-formats", false, "write NEW format fixtures (never rewrites an existing one)")
+
+// WriteFixtureIfNew writes a format fixture only with -update-formats and
+// only when it does not exist yet: fixtures record what released versions
+// wrote, so a test that reads them fails when a format changes.
+func WriteFixtureIfNew(t *testing.T, path, content string) {
+	t.Helper()
+	if !*UpdateFormats {
+		return
+	}
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
