@@ -133,6 +133,12 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 		if bodies[i], err = applyBody(r.Deployment); err != nil {
 			return nil, err
 		}
+		// -dra states what the pool must be, so a wrong -pool-id fails
+		// instead of measuring the other floor under this one's name.
+		if res.DRA != (r.ResourceClaimTemplateV1 != nil) {
+			return nil, fmt.Errorf("-dra=%t, but the pool of -pool-id renders %s ResourceClaimTemplate", res.DRA,
+				map[bool]string{true: "a", false: "no"}[r.ResourceClaimTemplateV1 != nil])
+		}
 		if r.ResourceClaimTemplateV1 != nil {
 			templateNames[i] = r.ResourceClaimTemplateV1.Name
 			if templates[i], err = applyBody(r.ResourceClaimTemplateV1); err != nil {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -53,5 +56,24 @@ func TestWatchFromResumesAfterTheServerClosesTheWatch(t *testing.T) {
 	defer mu.Unlock()
 	if len(asked) < 2 || asked[0] != "10" || asked[1] != "11" {
 		t.Errorf("watches asked from %v, want 10 then 11 (the last event seen)", asked)
+	}
+}
+
+// -dra must agree with the pool: the floor fails before it applies anything
+// rather than measure the device-plugin floor under the DRA floor's name.
+func TestApplyAll_draMustMatchThePool(t *testing.T) {
+	version := utilversion.MustParseGeneric("1.34")
+	for _, c := range []struct {
+		poolID string
+		dra    bool
+		want   string
+	}{
+		{spec.PoolID("abcde"), true, "renders no ResourceClaimTemplate"},
+		{spec.DRAPoolID("abcde"), false, "renders a ResourceClaimTemplate"},
+	} {
+		_, err := applyAll(context.Background(), nil, "ns", c.poolID, 1, 1, version, &Result{DRA: c.dra})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("-dra=%t: got %v, want an error saying the pool %s", c.dra, err, c.want)
+		}
 	}
 }
