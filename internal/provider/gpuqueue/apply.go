@@ -334,24 +334,13 @@ func modelOfQueue(q queueSpec) queueModel {
 	if len(q.Namespaces) > 0 {
 		m.Namespaces = tfconv.StringList(q.Namespaces)
 	}
+	var diags diag.Diagnostics
 	m.Preemption = types.ObjectNull(queuePreemptionAttrTypes())
-	if p := q.Preemption; p != (queuePreemptionSpec{}) {
-		m.Preemption, _ = types.ObjectValueFrom(context.Background(), queuePreemptionAttrTypes(), queuePreemptionModel{
-			WithinClusterQueue: optString(p.WithinClusterQueue), ReclaimWithinCohort: optString(p.ReclaimWithinCohort),
-			BorrowWithinCohort: optString(p.BorrowWithinCohort)})
+	if q.Preemption != (queuePreemptionSpec{}) {
+		m.Preemption = tfconv.Encode(tfconv.BlockType{Block: queuePreemptionBlock()}, &q.Preemption, &diags)
 	}
-	flavors := make([]queueFlavorModel, len(q.Flavors))
-	for i, f := range q.Flavors {
-		flavors[i] = queueFlavorModel{
-			NodePool: types.StringValue(f.NodePool), Nodes: optInt64(f.Nodes), GPUs: optInt64(f.GPUs),
-			MIGInstances: optInt64(f.MIGInstances), SharedSlots: optInt64(f.SharedSlots), CPU: optString(f.CPU),
-			Memory: optString(f.Memory), BorrowingLimit: types.Int64PointerValue(f.BorrowingLimit),
-			LendingLimit: types.Int64PointerValue(f.LendingLimit), CPUBorrowingLimit: optString(f.CPUBorrowingLimit),
-			MemoryBorrowingLimit: optString(f.MemoryBorrowingLimit), CPULendingLimit: optString(f.CPULendingLimit),
-			MemoryLendingLimit: optString(f.MemoryLendingLimit),
-		}
-	}
-	m.Flavors, _ = types.ListValueFrom(context.Background(), queueFlavorObjectType(), flavors)
+	flavors := tfconv.EncodeValue(types.ListType{ElemType: queueFlavorObjectType()}, q.Flavors, &diags)
+	m.Flavors, _ = flavors.(types.List)
 	return m
 }
 
@@ -360,13 +349,6 @@ func optString(s string) types.String {
 		return types.StringNull()
 	}
 	return types.StringValue(s)
-}
-
-func optInt64(v int64) types.Int64 {
-	if v == 0 {
-		return types.Int64Null()
-	}
-	return types.Int64Value(v)
 }
 
 type (

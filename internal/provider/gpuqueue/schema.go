@@ -48,28 +48,6 @@ type queueModel struct {
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
-type queuePreemptionModel struct {
-	WithinClusterQueue  types.String `tfsdk:"within_cluster_queue"`
-	ReclaimWithinCohort types.String `tfsdk:"reclaim_within_cohort"`
-	BorrowWithinCohort  types.String `tfsdk:"borrow_within_cohort"`
-}
-
-type queueFlavorModel struct {
-	NodePool             types.String `tfsdk:"node_pool"`
-	Nodes                types.Int64  `tfsdk:"nodes"`
-	GPUs                 types.Int64  `tfsdk:"gpus"`
-	MIGInstances         types.Int64  `tfsdk:"mig_instances"`
-	SharedSlots          types.Int64  `tfsdk:"shared_slots"`
-	CPU                  types.String `tfsdk:"cpu"`
-	Memory               types.String `tfsdk:"memory"`
-	BorrowingLimit       types.Int64  `tfsdk:"borrowing_limit"`
-	LendingLimit         types.Int64  `tfsdk:"lending_limit"`
-	CPUBorrowingLimit    types.String `tfsdk:"cpu_borrowing_limit"`
-	MemoryBorrowingLimit types.String `tfsdk:"memory_borrowing_limit"`
-	CPULendingLimit      types.String `tfsdk:"cpu_lending_limit"`
-	MemoryLendingLimit   types.String `tfsdk:"memory_lending_limit"`
-}
-
 // toQueue converts the model; unknown values become zero values (and set
 // c.unknown), as for workloads. The provider's default_cloud plays no part:
 // every pool id names its cloud, and the queue takes the first pool's, so
@@ -79,33 +57,15 @@ func toQueue(c *tfconv.Converter, m queueModel) spec.Queue {
 		Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), Namespaces: c.Strings(m.Namespaces),
 		LocalQueueName: c.Str(m.LocalQueueName), Cohort: c.Str(m.Cohort), QueueingStrategy: c.Str(m.QueueingStrategy),
 	}
-	if p := tfconv.FillObject[queuePreemptionModel, spec.QueuePreemption](c, m.Preemption); p != nil {
+	if p := tfconv.Decode[spec.QueuePreemption](c, m.Preemption); p != nil {
 		q.Preemption = *p
 	}
-	for _, fm := range flavorBlocks(c, m.Flavors) {
-		var f spec.QueueFlavor
-		tfconv.Fill(c, fm, &f)
-		q.Flavors = append(q.Flavors, f)
-	}
+	// An unknown list or element (a dynamic block over values known after
+	// apply) marks the queue unknown instead of failing the conversion, and
+	// an unknown element keeps its place so later indices still match the
+	// configuration.
+	tfconv.DecodeInto(c, m.Flavors, &q.Flavors)
 	return q
-}
-
-// flavorBlocks decodes the flavor blocks one by one: an unknown list or
-// element (a dynamic block over values known after apply) marks the queue
-// unknown instead of failing the conversion, and an unknown element keeps
-// its place so later indices still match the configuration.
-func flavorBlocks(c *tfconv.Converter, v types.List) []queueFlavorModel {
-	if v.IsUnknown() {
-		c.Unknown = true
-		return nil
-	}
-	out := make([]queueFlavorModel, len(v.Elements()))
-	for i, e := range v.Elements() {
-		if obj, ok := e.(types.Object); ok {
-			c.Object(obj, &out[i])
-		}
-	}
-	return out
 }
 
 // Schema describes gpu_queue.

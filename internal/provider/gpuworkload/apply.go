@@ -331,9 +331,7 @@ func cleanedUpAfterFinishing(m WorkloadModel) bool {
 	if m.Kind.ValueString() != spec.KindJob || waitMode(m) != kube.WaitComplete {
 		return false
 	}
-	var job jobModel
-	conv := &tfconv.Converter{Ctx: context.Background()}
-	return conv.Object(m.Job, &job) && !job.TTLSecondsAfterFinished.IsNull()
+	return tfconv.AttributeSet(m.Job, "ttl_seconds_after_finished")
 }
 
 // renderForRead renders what the state describes. Only DRA output depends

@@ -164,7 +164,7 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		Command:            tfconv.NullableStrings(w.Command),
 		Args:               tfconv.NullableStrings(w.Args),
 		Env:                tfconv.NullableMap(w.Env),
-		SecretEnv:          secretRefsValue(w.SecretEnv),
+		SecretEnv:          secretRefsValue(w.SecretEnv, &diags),
 		Ports:              tfconv.NullableInt32s(w.Ports),
 		ServiceAccountName: tfconv.NullableString(w.ServiceAccountName),
 		Labels:             tfconv.NullableMap(w.Labels),
@@ -198,29 +198,21 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
-	m.GPU = tfconv.ObjectFrom(ctx, blocks["gpu"], gpuintent.ModelFrom(ctx, w.GPU, blocks["gpu"], &diags), &diags)
-	m.ModelCache = tfconv.BlockOf[modelCacheModel](ctx, blocks["model_cache"], w.ModelCache, &diags)
-	m.StartupProbe = tfconv.BlockOf[probeModel](ctx, blocks["startup_probe"], w.StartupProbe, &diags)
-	m.LivenessProbe = tfconv.BlockOf[probeModel](ctx, blocks["liveness_probe"], w.LivenessProbe, &diags)
-	m.ReadinessProbe = tfconv.BlockOf[probeModel](ctx, blocks["readiness_probe"], w.ReadinessProbe, &diags)
-	m.Job = tfconv.BlockOf[jobModel](ctx, blocks["job"], w.Job, &diags)
-	m.CronJob = tfconv.BlockOf[cronJobModel](ctx, blocks["cronjob"], w.CronJob, &diags)
-	m.Topology = tfconv.BlockOf[topologyModel](ctx, blocks["topology"], w.Topology, &diags)
+	m.GPU = gpuintent.ObjectOf(w.GPU, blocks["gpu"], &diags)
+	m.ModelCache = tfconv.Encode(blocks["model_cache"], w.ModelCache, &diags)
+	m.StartupProbe = tfconv.Encode(blocks["startup_probe"], w.StartupProbe, &diags)
+	m.LivenessProbe = tfconv.Encode(blocks["liveness_probe"], w.LivenessProbe, &diags)
+	m.ReadinessProbe = tfconv.Encode(blocks["readiness_probe"], w.ReadinessProbe, &diags)
+	m.Job = tfconv.Encode(blocks["job"], w.Job, &diags)
+	m.CronJob = tfconv.Encode(blocks["cronjob"], w.CronJob, &diags)
+	m.Topology = tfconv.Encode(blocks["topology"], w.Topology, &diags)
 	return m, diags
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
-func secretRefsValue(refs map[string]spec.SecretKeyRef) types.Map {
-	elemType := types.ObjectType{AttrTypes: secretRefAttrTypes}
-	if refs == nil {
-		return types.MapNull(elemType)
-	}
-	values := make(map[string]attr.Value, len(refs))
-	for name, r := range refs {
-		values[name] = types.ObjectValueMust(secretRefAttrTypes, map[string]attr.Value{
-			"name": types.StringValue(r.Name), "key": types.StringValue(r.Key),
-		})
-	}
-	return types.MapValueMust(elemType, values)
+func secretRefsValue(refs map[string]spec.SecretKeyRef, diags *diag.Diagnostics) types.Map {
+	refsType := types.MapType{ElemType: types.ObjectType{AttrTypes: secretRefAttrTypes}}
+	m, _ := tfconv.EncodeValue(refsType, refs, diags).(types.Map) // EncodeValue of a MapType is a map
+	return m
 }

@@ -76,34 +76,6 @@ type WorkloadModel struct {
 	ScheduledNodes types.List   `tfsdk:"scheduled_nodes"`
 }
 
-type modelCacheModel struct {
-	ClaimName    types.String `tfsdk:"claim_name"`
-	Size         types.String `tfsdk:"size"`
-	StorageClass types.String `tfsdk:"storage_class"`
-	AccessMode   types.String `tfsdk:"access_mode"`
-	MountPath    types.String `tfsdk:"mount_path"`
-	ReadOnly     types.Bool   `tfsdk:"read_only"`
-}
-
-type probeModel struct {
-	HTTPPath            types.String `tfsdk:"http_path"`
-	Port                types.Int64  `tfsdk:"port"`
-	TCPPort             types.Int64  `tfsdk:"tcp_port"`
-	Exec                types.List   `tfsdk:"exec"`
-	InitialDelaySeconds types.Int64  `tfsdk:"initial_delay_seconds"`
-	PeriodSeconds       types.Int64  `tfsdk:"period_seconds"`
-	TimeoutSeconds      types.Int64  `tfsdk:"timeout_seconds"`
-	FailureThreshold    types.Int64  `tfsdk:"failure_threshold"`
-}
-
-type jobModel struct {
-	BackoffLimit            types.Int64 `tfsdk:"backoff_limit"`
-	ActiveDeadlineSeconds   types.Int64 `tfsdk:"active_deadline_seconds"`
-	TTLSecondsAfterFinished types.Int64 `tfsdk:"ttl_seconds_after_finished"`
-	Completions             types.Int64 `tfsdk:"completions"`
-	Parallelism             types.Int64 `tfsdk:"parallelism"`
-}
-
 // toWorkload converts the plan or state into render's input, as
 // configured: the cloud is picked later (pickCloud), after the node pool.
 func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
@@ -138,13 +110,13 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 		Spot:               c.Boolean(m.Spot),
 		Patch:              c.Str(m.Patch),
 		GPU:                gpuintent.FromObject(c, m.GPU),
-		ModelCache:         modelCache(c, m.ModelCache),
-		StartupProbe:       probe(c, m.StartupProbe),
-		LivenessProbe:      probe(c, m.LivenessProbe),
-		ReadinessProbe:     probe(c, m.ReadinessProbe),
-		Job:                job(c, m.Job),
-		CronJob:            cronJob(c, m.CronJob),
-		Topology:           toTopology(c, m.Topology),
+		ModelCache:         tfconv.Decode[spec.ModelCache](c, m.ModelCache),
+		StartupProbe:       tfconv.Decode[spec.Probe](c, m.StartupProbe),
+		LivenessProbe:      tfconv.Decode[spec.Probe](c, m.LivenessProbe),
+		ReadinessProbe:     tfconv.Decode[spec.Probe](c, m.ReadinessProbe),
+		Job:                tfconv.Decode[spec.JobControls](c, m.Job),
+		CronJob:            tfconv.Decode[spec.CronJobControls](c, m.CronJob),
+		Topology:           tfconv.Decode[spec.WorkloadTopology](c, m.Topology),
 	}
 	if w.Kind == "" && !m.Kind.IsUnknown() {
 		w.Kind = spec.KindDeployment
@@ -152,56 +124,12 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 	return w
 }
 
-type secretRefModel struct {
-	Name types.String `tfsdk:"name"`
-	Key  types.String `tfsdk:"key"`
-}
-
 var secretRefAttrTypes = map[string]attr.Type{"name": types.StringType, "key": types.StringType}
 
 func secretRefs(c *tfconv.Converter, v types.Map) map[string]spec.SecretKeyRef {
-	if v.IsUnknown() {
-		c.Unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	refs := map[string]secretRefModel{}
-	c.Diags.Append(v.ElementsAs(c.Ctx, &refs, false)...)
-	out := make(map[string]spec.SecretKeyRef, len(refs))
-	for name, r := range refs {
-		out[name] = spec.SecretKeyRef{Name: c.Str(r.Name), Key: c.Str(r.Key)}
-	}
+	var out map[string]spec.SecretKeyRef
+	tfconv.DecodeInto(c, v, &out)
 	return out
-}
-
-type cronJobModel struct {
-	Schedule                   types.String `tfsdk:"schedule"`
-	TimeZone                   types.String `tfsdk:"time_zone"`
-	ConcurrencyPolicy          types.String `tfsdk:"concurrency_policy"`
-	SuccessfulJobsHistoryLimit types.Int64  `tfsdk:"successful_jobs_history_limit"`
-	FailedJobsHistoryLimit     types.Int64  `tfsdk:"failed_jobs_history_limit"`
-	StartingDeadlineSeconds    types.Int64  `tfsdk:"starting_deadline_seconds"`
-	Suspend                    types.Bool   `tfsdk:"suspend"`
-}
-
-// The blocks below convert field by field into render's struct of the same
-// names (tfconv.Fill): a new attribute is a field in the model and in spec.
-func modelCache(c *tfconv.Converter, v types.Object) *spec.ModelCache {
-	return tfconv.FillObject[modelCacheModel, spec.ModelCache](c, v)
-}
-
-func probe(c *tfconv.Converter, v types.Object) *spec.Probe {
-	return tfconv.FillObject[probeModel, spec.Probe](c, v)
-}
-
-func job(c *tfconv.Converter, v types.Object) *spec.JobControls {
-	return tfconv.FillObject[jobModel, spec.JobControls](c, v)
-}
-
-func cronJob(c *tfconv.Converter, v types.Object) *spec.CronJobControls {
-	return tfconv.FillObject[cronJobModel, spec.CronJobControls](c, v)
 }
 
 // withManifests derives manifests from Manifest (manifestDocs).

@@ -201,7 +201,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	checkCronJobWait(config, &resp.Diagnostics)
 	checkAdmittedWait(config, &resp.Diagnostics)
 	checkUnschedulableLimit(config, &resp.Diagnostics)
-	checkTopologySlices(ctx, config, &resp.Diagnostics)
+	checkTopologySlices(config, &resp.Diagnostics)
 }
 
 // checkAdmittedWait: only Kueue reports admission, so waiting for it needs

@@ -1,7 +1,6 @@
 package gpuworkload
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -10,8 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
@@ -23,14 +20,6 @@ import (
 // The topology block: keep a multi-pod workload's pods close together in
 // the pool's network (issue #33). internal/render/workload/topology.go
 // resolves and renders it.
-
-type topologyModel struct {
-	Level        types.String `tfsdk:"level"`
-	Mode         types.String `tfsdk:"mode"`
-	SliceSize    types.Int64  `tfsdk:"slice_size"`
-	SliceLevel   types.String `tfsdk:"slice_level"`
-	NVLinkDomain types.Bool   `tfsdk:"nvlink_domain"`
-}
 
 func topologyBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
@@ -101,11 +90,6 @@ func nvlinkDomainAttribute() schema.BoolAttribute {
 	}
 }
 
-// toTopology reads the block; nil when absent or unknown.
-func toTopology(c *tfconv.Converter, v types.Object) *spec.WorkloadTopology {
-	return tfconv.FillObject[topologyModel, spec.WorkloadTopology](c, v)
-}
-
 // queueTopologyFindings: Kueue places by topology only through a flavor
 // with a Topology. The pool's own topology block is checked by render; this
 // catches a gpu_queue whose flavor of the pool was rendered without one (the
@@ -129,12 +113,11 @@ func queueTopologyFindings(ref queue.Ref, w spec.Workload, pool *spec.PoolPolicy
 // checkTopologySlices: only Kueue places slices, so slice_size with no queue
 // at all (null, not a value known later) fails while validating; render
 // checks the same once every value is final.
-func checkTopologySlices(ctx context.Context, m WorkloadModel, diags *diag.Diagnostics) {
+func checkTopologySlices(m WorkloadModel, diags *diag.Diagnostics) {
 	if !m.Queue.IsNull() || m.Topology.IsNull() || m.Topology.IsUnknown() {
 		return
 	}
-	var t topologyModel
-	if d := m.Topology.As(ctx, &t, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); d.HasError() || t.SliceSize.IsNull() {
+	if !tfconv.AttributeSet(m.Topology, "slice_size") {
 		return
 	}
 	diags.AddAttributeError(path.Root("topology").AtName("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware "+

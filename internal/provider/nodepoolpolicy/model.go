@@ -56,12 +56,6 @@ type NodePoolPolicyModel struct {
 	Drift              types.List    `tfsdk:"drift"`
 }
 
-type taintModel struct {
-	Key    types.String `tfsdk:"key"`
-	Value  types.String `tfsdk:"value"`
-	Effect types.String `tfsdk:"effect"`
-}
-
 type manageNodesModel struct {
 	Selector types.String `tfsdk:"selector"`
 }
@@ -87,11 +81,14 @@ func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud strin
 		Replicas:    c.Int64(m.Replicas),
 		Spot:        c.Boolean(m.Spot),
 		Labels:      c.StringMap(m.Labels),
-		Taints:      taints(c, m.Taints),
 
 		GPUAllocation: c.Str(m.GPUAllocation),
-		Topology:      toPoolTopology(c, m.Topology),
+		Topology:      tfconv.Decode[spec.PoolTopology](c, m.Topology),
 	}
+	// A null or unknown taint (a dynamic block over values known after
+	// apply) stays a blank taint in its place, which render skips as
+	// unknown, so later indices still match the configuration.
+	tfconv.DecodeInto(c, m.Taints, &p.Taints)
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
 	if m.Dedicated.IsUnknown() {
 		c.Unknown = true
@@ -100,29 +97,6 @@ func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud strin
 		p.Dedicated = &d
 	}
 	return p
-}
-
-func taints(c *tfconv.Converter, v types.List) []spec.Taint {
-	if v.IsUnknown() {
-		c.Unknown = true
-		return nil
-	}
-	if v.IsNull() {
-		return nil
-	}
-	out := make([]spec.Taint, len(v.Elements()))
-	for i, e := range v.Elements() {
-		// Element by element: a null element (the protocol layer rejects it before) or an
-		// unknown one must not fail the whole conversion. It stays a blank
-		// taint, which render skips as unknown, so later indices still
-		// match the configuration.
-		obj, ok := e.(types.Object)
-		var t taintModel
-		if ok && c.Object(obj, &t) {
-			tfconv.Fill(c, t, &out[i])
-		}
-	}
-	return out
 }
 
 func emptyMapIfNil(m map[string]string) map[string]string {

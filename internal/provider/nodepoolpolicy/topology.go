@@ -21,11 +21,6 @@ import (
 // resolved topology_levels out. The levels each cloud knows are in that
 // cloud's file under internal/render/clouds.
 
-type topologyModel struct {
-	Levels         types.List `tfsdk:"levels"`
-	NodesPerDomain types.Map  `tfsdk:"nodes_per_domain"`
-}
-
 // maxTopologyLevelsConfigured leaves room for the node level Kueue's 16
 // levels end with.
 const maxTopologyLevelsConfigured = 15
@@ -107,35 +102,6 @@ func topologyLevelsAttribute() schema.ListNestedAttribute {
 				"`nodes_per_domain` (1 for `node`); null when not given."},
 		}},
 	}
-}
-
-// toPoolTopology reads the block; nil when absent. Unknown values set
-// conv.Unknown.
-func toPoolTopology(c *tfconv.Converter, v types.Object) *spec.PoolTopology {
-	var m topologyModel
-	if !c.Object(v, &m) {
-		return nil
-	}
-	t := &spec.PoolTopology{Levels: c.Strings(m.Levels)}
-	if m.NodesPerDomain.IsUnknown() {
-		c.Unknown = true
-		return t
-	}
-	for k, e := range m.NodesPerDomain.Elements() {
-		n, ok := e.(types.Int64)
-		if !ok || n.IsNull() {
-			continue
-		}
-		if n.IsUnknown() {
-			c.Unknown = true
-			continue
-		}
-		if t.NodesPerDomain == nil {
-			t.NodesPerDomain = map[string]int64{}
-		}
-		t.NodesPerDomain[k] = n.ValueInt64()
-	}
-	return t
 }
 
 // topologyLevelsValue is topology_levels from the rendered pool.

@@ -130,3 +130,11 @@ func EmptyIfNil(s []string) []string {
 	}
 	return s
 }
+
+// AttributeSet reports whether block v is set and its attribute name is not
+// null (known or not): what a check of one attribute needs, without
+// decoding the block.
+func AttributeSet(v types.Object, name string) bool {
+	a, ok := v.Attributes()[name]
+	return !v.IsNull() && !v.IsUnknown() && ok && !a.IsNull()
+}
