@@ -55,18 +55,10 @@ func Block() schema.SingleNestedBlock {
 				MarkdownDescription: "MIG profile of each GPU, e.g. `2g.10gb`; must be one the accelerator supports.",
 				Optional:            true,
 			},
-			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "How the device plugin exposes MIG devices: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
-					". `single` requests `nvidia.com/gpu` on nodes labelled with the partition; `mixed` requests " +
-					"`nvidia.com/mig-<profile>`. Defaults to `single`.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
-			},
-			"sharing": schema.StringAttribute{
-				MarkdownDescription: "GPU sharing the pods accept: one of " + tfconv.MarkdownList(spec.SharingNames()) + ".",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
-			},
+			"mig_strategy": tfconv.OneOf(spec.MIGStrategyNames(), "How the device plugin exposes MIG devices: one of ",
+				". `single` requests `nvidia.com/gpu` on nodes labelled with the partition; `mixed` requests "+
+					"`nvidia.com/mig-<profile>`. Defaults to `single`."),
+			"sharing": tfconv.OneOf(spec.SharingNames(), "GPU sharing the pods accept: one of ", "."),
 			"max_shared_clients": schema.Int64Attribute{
 				MarkdownDescription: "Maximum pods sharing one GPU (GKE `gke-max-shared-clients-per-gpu`). Requires `sharing`.",
 				Optional:            true,
@@ -95,13 +87,9 @@ func Block() schema.SingleNestedBlock {
 							"selector on the driver's `memory` capacity. More than every requested model has is a plan error.",
 						Optional: true,
 					},
-					"same": schema.StringAttribute{
-						MarkdownDescription: "Put every device of the claim on one: " + tfconv.MarkdownList(spec.DRASameNames()) +
-							" (a `matchAttribute` constraint on the standard `resource.kubernetes.io/pcieRoot` or " +
-							"`resource.kubernetes.io/numaNode` attribute). No released NVIDIA driver publishes the NUMA node yet.",
-						Optional:   true,
-						Validators: []validator.String{stringvalidator.OneOf(spec.DRASameNames()...)},
-					},
+					"same": tfconv.OneOf(spec.DRASameNames(), "Put every device of the claim on one: ",
+						" (a `matchAttribute` constraint on the standard `resource.kubernetes.io/pcieRoot` or "+
+							"`resource.kubernetes.io/numaNode` attribute). No released NVIDIA driver publishes the NUMA node yet."),
 				},
 			},
 		},

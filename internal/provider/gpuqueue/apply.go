@@ -32,9 +32,8 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 		diags.Append(state.Set(ctx, plan)...)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		diags.AddError("gpu_queue needs a cluster to apply to", err.Error()+"\n\nTo only render the manifest (GitOps), set apply = false.")
+	client, ok := r.Data.ApplyClient("gpu_queue", diags)
+	if !ok {
 		return
 	}
 	rendered, ok := renderQueueState(ctx, *plan, diags)
@@ -163,24 +162,8 @@ func deleteQueue(ctx context.Context, client *kube.Client, rendered *queue.Rende
 // names it: like the flavor it is shared by every queue of the pool, and it
 // goes with the last flavor using it.
 func deleteTopologyIfUnused(ctx context.Context, client *kube.Client, name string) diag.Diagnostics {
-	var diags diag.Diagnostics
-	users, err := client.FlavorsUsingTopology(ctx, name)
-	if err != nil {
-		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
-		return diags
-	}
-	if len(users) > 0 {
-		return diags // kept for the flavors still naming it
-	}
-	ref := kube.ObjectRef{GVK: kube.GVKTopology, Name: name}
-	if err := client.Delete(ctx, ref, ""); err != nil {
-		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
-		return diags
-	}
-	if err := client.WaitDeleted(ctx, ref); err != nil {
-		diags.AddError("Cannot delete the Topology of a gpu_queue", err.Error())
-	}
-	return diags
+	return deleteSharedIfUnused(ctx, client, kube.ObjectRef{GVK: kube.GVKTopology, Name: name}, "Topology",
+		func() ([]string, error) { return client.FlavorsUsingTopology(ctx, name) })
 }
 
 // admittedTo names the Kueue Workloads holding quota in a ClusterQueue,
@@ -203,22 +186,29 @@ func admittedTo(ctx context.Context, client *kube.Client, clusterQueue string) (
 // deleteFlavorIfUnused deletes a pool's flavor unless another ClusterQueue
 // still lists it: flavors are shared by every queue of a pool.
 func deleteFlavorIfUnused(ctx context.Context, client *kube.Client, flavor, deletedQueue string) diag.Diagnostics {
+	return deleteSharedIfUnused(ctx, client, kube.ObjectRef{GVK: kube.GVKResourceFlavor, Name: flavor}, "ResourceFlavor",
+		func() ([]string, error) { return client.ClusterQueuesUsingFlavor(ctx, flavor, deletedQueue) })
+}
+
+// deleteSharedIfUnused deletes an object the queues of one pool share
+// (its kind named in errors) and waits until it is gone, unless users
+// still name it.
+func deleteSharedIfUnused(ctx context.Context, client *kube.Client, ref kube.ObjectRef, kind string,
+	users func() ([]string, error)) diag.Diagnostics {
 	var diags diag.Diagnostics
-	users, err := client.ClusterQueuesUsingFlavor(ctx, flavor, deletedQueue)
+	summary := "Cannot delete the " + kind + " of a gpu_queue"
+	stillUsed, err := users()
+	if err == nil && len(stillUsed) > 0 {
+		return diags
+	}
+	if err == nil {
+		err = client.Delete(ctx, ref, "")
+	}
+	if err == nil {
+		err = client.WaitDeleted(ctx, ref)
+	}
 	if err != nil {
-		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
-		return diags
-	}
-	if len(users) > 0 {
-		return diags // kept for the queues still using the pool
-	}
-	ref := kube.ObjectRef{GVK: kube.GVKResourceFlavor, Name: flavor}
-	if err := client.Delete(ctx, ref, ""); err != nil {
-		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
-		return diags
-	}
-	if err := client.WaitDeleted(ctx, ref); err != nil {
-		diags.AddError("Cannot delete the ResourceFlavor of a gpu_queue", err.Error())
+		diags.AddError(summary, err.Error())
 	}
 	return diags
 }

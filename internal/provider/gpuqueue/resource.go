@@ -70,10 +70,8 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 }
 
 func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	plan, prior, ok := resourcekit.PlanAndPrior[queueModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyQueue(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
@@ -110,12 +108,9 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultQueueDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_queue", state.Timeouts.Delete,
+		defaultQueueDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
-	}
-	client, ok := r.Data.Client("Cannot delete gpu_queue", &resp.Diagnostics)
 	if !ok {
 		return
 	}

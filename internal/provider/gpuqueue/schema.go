@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -105,12 +104,8 @@ func queueAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{tfconv.DNSLabel("queue name")},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.PoolNames()) + ". Every pool must " +
-				"be on it. Defaults to the first pool's cloud (the provider's `default_cloud` plays no part: pools name their cloud).",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
-		},
+		"cloud": tfconv.OneOf(clouds.PoolNames(), "Cloud of the cluster: one of ", ". Every pool must be on it. "+
+			"Defaults to the first pool's cloud (the provider's `default_cloud` plays no part: pools name their cloud)."),
 		"namespaces": schema.ListAttribute{
 			MarkdownDescription: "Team namespaces: each gets a `LocalQueue`, and the ClusterQueue admits work from these " +
 				"namespaces only. The namespaces must exist. Empty: no LocalQueue is created and any namespace may point one at the ClusterQueue.",
@@ -129,12 +124,8 @@ func queueAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{tfconv.DNSLabel("cohort")},
 		},
-		"queueing_strategy": schema.StringAttribute{
-			MarkdownDescription: "Order of admission: one of " + tfconv.MarkdownList(spec.QueueingStrategyNames()) + ". Defaults to `" +
-				spec.QueueingBestEffortFIFO + "` (a workload that does not fit does not block smaller ones behind it).",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(spec.QueueingStrategyNames()...)},
-		},
+		"queueing_strategy": tfconv.OneOf(spec.QueueingStrategyNames(), "Order of admission: one of ", ". Defaults to `"+
+			spec.QueueingBestEffortFIFO+"` (a workload that does not fit does not block smaller ones behind it)."),
 		"apply": schema.BoolAttribute{
 			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifests`, for GitOps; no cluster is needed.",
 			Optional:            true,
@@ -257,11 +248,7 @@ func queuePreemptionBlock() schema.SingleNestedBlock {
 }
 
 func preemptionAttribute(what string, allowed []string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: what + tfconv.MarkdownList(allowed) + ". Defaults to `Never`.",
-		Optional:            true,
-		Validators:          []validator.String{stringvalidator.OneOf(allowed...)},
-	}
+	return tfconv.OneOf(allowed, what, ". Defaults to `Never`.")
 }
 
 var deviceClassMappingType = types.ObjectType{AttrTypes: map[string]attr.Type{

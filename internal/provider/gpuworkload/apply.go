@@ -34,10 +34,8 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 		diags.Append(setWorkloadState(ctx, state, plan)...)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if err != nil {
-		diags.AddError("gpu_workload needs a cluster to apply to", err.Error()+
-			"\n\nTo only render the manifest (GitOps), set apply = false.")
+	client, ok := r.Data.ApplyClient("gpu_workload", diags)
+	if !ok {
 		return
 	}
 	start := time.Now()

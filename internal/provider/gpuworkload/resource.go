@@ -111,12 +111,7 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	if !ok {
-		return
-	}
-	r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	r.applyWithin(ctx, plan.Timeouts.Create, defaultCreateTimeout, &plan, nil, &resp.State, &resp.Diagnostics)
 }
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -126,12 +121,18 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
+}
+
+// applyWithin applies the plan within the timeouts block's limit for the
+// operation (def when it leaves it out).
+func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
+	plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
 	defer cancel()
-	if !ok {
-		return
+	if ok {
+		r.applyWorkload(ctx, plan, prior, state, diags)
 	}
-	r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 }
 
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -173,16 +174,12 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_workload", state.Timeouts.Delete,
+		defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	if !ok {
-		return
+	if ok {
+		resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)
 	}
-	client, ok := r.Data.Client("Cannot delete gpu_workload", &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)
 }
 
 // ValidateConfig runs every GPU rule that configuration alone decides.

@@ -187,24 +187,16 @@ func workloadAttributes() map[string]schema.Attribute {
 				"a queued workload is reported as queued with Kueue's reason, not as unschedulable.",
 			Optional: true,
 		},
-		"queue_scheduler": schema.StringAttribute{
-			MarkdownDescription: "Queue system of `queue`: one of " + tfconv.MarkdownList(spec.QueueSchedulerNames()) + ". Defaults to `" +
-				spec.QueueSchedulerKueue + "`. `kai` and `volcano` render their queue label or annotation and `schedulerName` " +
-				"as their documentation specifies; they are not tested against those controllers.",
-			Optional: true,
-			Validators: []validator.String{stringvalidator.OneOf(spec.QueueSchedulerNames()...),
-				stringvalidator.AlsoRequires(path.MatchRoot("queue"))},
-		},
+		"queue_scheduler": tfconv.OneOf(spec.QueueSchedulerNames(), "Queue system of `queue`: one of ", ". Defaults to `"+
+			spec.QueueSchedulerKueue+"`. `kai` and `volcano` render their queue label or annotation and `schedulerName` "+
+			"as their documentation specifies; they are not tested against those controllers.",
+			stringvalidator.AlsoRequires(path.MatchRoot("queue"))),
 		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
 		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
-		"size": schema.StringAttribute{
-			MarkdownDescription: "CPU and memory per GPU preset: one of " + tfconv.MarkdownList(workload.SizeNames()) +
-				". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it.",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(workload.SizeNames()...)},
-		},
+		"size": tfconv.OneOf(workload.SizeNames(), "CPU and memory per GPU preset: one of ",
+			". Without it, the accelerator's usual machine shape per GPU is used. `cpu`/`memory` override it."),
 		"cpu": schema.StringAttribute{
 			MarkdownDescription: "CPU request of the container (a Kubernetes quantity, e.g. `8` or `7500m`). No CPU limit is " +
 				"set, so data loaders are not throttled.",
@@ -316,16 +308,7 @@ func workloadComputedAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			ElementType:         types.StringType,
 		},
-		"tolerations": schema.ListNestedAttribute{
-			MarkdownDescription: "The effective tolerations of the pods.",
-			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"key":      schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
-				"operator": schema.StringAttribute{Computed: true, MarkdownDescription: "`Equal` or `Exists`."},
-				"value":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
-				"effect":   schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
-			}},
-		},
+		"tolerations": tfconv.TolerationsAttribute("The effective tolerations of the pods."),
 		"scheduled_nodes": schema.ListAttribute{
 			MarkdownDescription: "Nodes the pods ran on after apply.",
 			Computed:            true,
@@ -393,11 +376,8 @@ func cronJobBlock() schema.SingleNestedBlock {
 				"`0 3 * * *`, or a macro such as `@daily`, parsed as the CronJob controller parses it."},
 			"time_zone": schema.StringAttribute{Optional: true, MarkdownDescription: "IANA time zone of the schedule, e.g. " +
 				"`Europe/Berlin`; default the controller's (usually UTC)."},
-			"concurrency_policy": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "What a run does while the previous one still runs: one of " +
-					tfconv.MarkdownList(spec.ConcurrencyPolicyNames()) + " (default `Allow`). `Forbid` keeps a long training " +
-					"run from doubling its GPU use.",
-				Validators: []validator.String{stringvalidator.OneOf(spec.ConcurrencyPolicyNames()...)}},
+			"concurrency_policy": tfconv.OneOf(spec.ConcurrencyPolicyNames(), "What a run does while the previous one "+
+				"still runs: one of ", " (default `Allow`). `Forbid` keeps a long training run from doubling its GPU use."),
 			"successful_jobs_history_limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Finished Jobs kept (default 3)."},
 			"failed_jobs_history_limit":     schema.Int64Attribute{Optional: true, MarkdownDescription: "Failed Jobs kept (default 1)."},
 			"starting_deadline_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "A run that could not " +

@@ -41,13 +41,9 @@ func topologyBlock() schema.SingleNestedBlock {
 					"level's node label. Required in the block.",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1), tfconv.LabelKeyOrName()},
 			},
-			"mode": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "One of " + tfconv.MarkdownList(spec.TopologyModeNames()) + " (default `" +
-					spec.TopologyRequired + "`): `required` runs the pods only in one domain; `preferred` packs them into " +
-					"one when one has room and spreads them otherwise.",
-				Validators: []validator.String{stringvalidator.OneOf(spec.TopologyModeNames()...)},
-			},
+			"mode": tfconv.OneOf(spec.TopologyModeNames(), "One of ", " (default `"+spec.TopologyRequired+
+				"`): `required` runs the pods only in one domain; `preferred` packs them into one when one has room "+
+				"and spreads them otherwise."),
 			"slice_size": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "Kueue only: pods per slice; every slice runs in one domain of `slice_level` " +

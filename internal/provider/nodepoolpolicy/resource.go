@@ -122,10 +122,8 @@ func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior NodePoolPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	plan, prior, ok := resourcekit.PlanAndPrior[NodePoolPolicyModel](ctx, req, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	r.applyPolicy(ctx, &plan, &prior, &resp.Diagnostics)

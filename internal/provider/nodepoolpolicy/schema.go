@@ -102,17 +102,9 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 				"`all-1g.5gb`, or `" + spec.PartitionAllBalanced + "` (needs `mig_strategy = \"mixed\"`).",
 			Optional: true,
 		},
-		"mig_strategy": schema.StringAttribute{
-			MarkdownDescription: "MIG strategy of the device plugin: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
-				". Defaults to `single`.",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
-		},
-		"sharing": schema.StringAttribute{
-			MarkdownDescription: "GPU sharing on the nodes: one of " + tfconv.MarkdownList(spec.SharingNames()) + ". Requires `replicas`.",
-			Optional:            true,
-			Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
-		},
+		"mig_strategy": tfconv.OneOf(spec.MIGStrategyNames(), "MIG strategy of the device plugin: one of ",
+			". Defaults to `single`."),
+		"sharing": tfconv.OneOf(spec.SharingNames(), "GPU sharing on the nodes: one of ", ". Requires `replicas`."),
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Time-slicing replicas or MPS clients per GPU: at least " + strconv.Itoa(minSharedReplicas) +
 				", at most " + strconv.Itoa(clouds.MaxMPSClients) + " with MPS or on GKE. Required with `sharing`.",
@@ -181,7 +173,7 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 		"karpenter_node_pool": str("A complete Karpenter `NodePool` manifest (YAML) for `karpenter` and `eks-auto` pools; " +
 			"empty for other clouds."),
 		"node_selector": strMap("Node selector of workloads for this pool."),
-		"tolerations":   tolerationListAttribute("Tolerations of workloads for this pool."),
+		"tolerations":   tfconv.TolerationsAttribute("Tolerations of workloads for this pool."),
 		"affinity": schema.DynamicAttribute{Computed: true, MarkdownDescription: "Node affinity of workloads for this pool " +
 			"(a Kubernetes `Affinity` object), or null."},
 		"kubernetes_v1_affinity": schema.ObjectAttribute{Computed: true, AttributeTypes: tfconv.KubernetesV1AffinityAttrTypes,
@@ -218,19 +210,6 @@ func taintListAttribute(description string) schema.ListNestedAttribute {
 			"key":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
 			"value":  schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
 			"effect": schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
-		}},
-	}
-}
-
-func tolerationListAttribute(description string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: description,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"key":      schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
-			"operator": schema.StringAttribute{Computed: true, MarkdownDescription: "`Equal` or `Exists`."},
-			"value":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
-			"effect":   schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
 		}},
 	}
 }

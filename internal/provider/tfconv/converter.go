@@ -9,10 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
-var TolerationAttrTypes = map[string]attr.Type{
-	"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
-}
-
 // converter turns Terraform values into render inputs, collecting
 // diagnostics. Unknown values become zero values: render skips rules that
 // need them, and the manifest stays unknown until they are known.

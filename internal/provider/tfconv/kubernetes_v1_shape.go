@@ -186,18 +186,3 @@ func AffinityFromDynamic(v types.Dynamic) (*corev1.Affinity, error) {
 	}
 	return &a, nil
 }
-
-func TolerationList(tolerations []corev1.Toleration, diags *diag.Diagnostics) types.List {
-	values := make([]attr.Value, 0, len(tolerations))
-	for _, t := range tolerations {
-		obj, d := types.ObjectValue(TolerationAttrTypes, map[string]attr.Value{
-			"key": types.StringValue(t.Key), "operator": types.StringValue(string(t.Operator)),
-			"value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
-		})
-		diags.Append(d...)
-		values = append(values, obj)
-	}
-	list, d := types.ListValue(types.ObjectType{AttrTypes: TolerationAttrTypes}, values)
-	diags.Append(d...)
-	return list
-}

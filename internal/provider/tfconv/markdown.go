@@ -1,6 +1,12 @@
 package tfconv
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
 
 // markdownList renders allowed values for a MarkdownDescription, e.g.
 // "`gke`, `aks`". Descriptions call it with the same function the validator
@@ -11,4 +17,16 @@ func MarkdownList(values []string) string {
 		quoted[i] = "`" + v + "`"
 	}
 	return strings.Join(quoted, ", ")
+}
+
+// OneOf is an optional string attribute that takes one of allowed: its
+// description is before, the allowed values and after, and its validator
+// checks the same list, so the two cannot disagree. more validators follow
+// the list's.
+func OneOf(allowed []string, before, after string, more ...validator.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: before + MarkdownList(allowed) + after,
+		Optional:            true,
+		Validators:          append([]validator.String{stringvalidator.OneOf(allowed...)}, more...),
+	}
 }

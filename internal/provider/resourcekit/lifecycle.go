@@ -1,0 +1,50 @@
+package resourcekit
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+)
+
+// Timeout is a timeouts block's value for one operation, e.g.
+// plan.Timeouts.Create.
+type Timeout = func(context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+
+// PlanAndPrior decodes an Update's plan and prior state into models of
+// type M; false once diags hold an error.
+func PlanAndPrior[M any](ctx context.Context, req resource.UpdateRequest, diags *diag.Diagnostics) (plan, prior M, ok bool) {
+	plan, planOK := Get[M](ctx, req.Plan, diags)
+	prior, priorOK := Get[M](ctx, req.State, diags)
+	return plan, prior, planOK && priorOK
+}
+
+// ApplyClient is the client an apply of resourceType talks to. Without
+// one the error says how to go on without a cluster: the objects are
+// rendered either way, and apply = false keeps only that (GitOps).
+func (d *Data) ApplyClient(resourceType string, diags *diag.Diagnostics) (*kube.Client, bool) {
+	client, err := d.Kube.Client()
+	if err != nil {
+		diags.AddError(resourceType+" needs a cluster to apply to", err.Error()+
+			"\n\nTo only render the manifest (GitOps), set apply = false.")
+		return nil, false
+	}
+	return client, true
+}
+
+// Operation starts a Create, Update or Delete that talks to the cluster:
+// ctx bounded by the operation's timeout (def when the block leaves it
+// out) and the client, or an error of that summary. The caller defers
+// cancel, which is never nil.
+func (d *Data) Operation(ctx context.Context, summary string, timeout Timeout, def time.Duration,
+	diags *diag.Diagnostics) (context.Context, context.CancelFunc, *kube.Client, bool) {
+	ctx, cancel, ok := WithTimeout(ctx, timeout, def, diags)
+	if !ok {
+		return ctx, cancel, nil, false
+	}
+	client, ok := d.Client(summary, diags)
+	return ctx, cancel, client, ok
+}
