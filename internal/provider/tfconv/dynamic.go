@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -59,38 +61,36 @@ func terraformValue(v any) (attr.Value, error) {
 func tupleValue(items []any) (attr.Value, error) {
 	elemTypes := make([]attr.Type, len(items))
 	elems := make([]attr.Value, len(items))
-	for i, item := range items {
-		v, err := terraformValue(item)
-		if err != nil {
-			return nil, err
-		}
+	err := dynamicElements(slices.All(items), func(i int, v attr.Value) {
 		elems[i], elemTypes[i] = v, v.Type(context.Background())
+	})
+	if err != nil {
+		return nil, err
 	}
-	t, diags := types.TupleValue(elemTypes, elems)
-	if diags.HasError() {
-		return nil, fmt.Errorf("building tuple: %v", diags)
-	}
-	return t, nil
+	return checked(types.TupleValue(elemTypes, elems))
 }
 
 func objectValue(m map[string]any) (attr.Value, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	attrTypes := make(map[string]attr.Type, len(m))
 	attrs := make(map[string]attr.Value, len(m))
-	for _, k := range keys {
-		v, err := terraformValue(m[k])
-		if err != nil {
-			return nil, err
-		}
+	err := dynamicElements(maps.All(m), func(k string, v attr.Value) {
 		attrs[k], attrTypes[k] = v, v.Type(context.Background())
+	})
+	if err != nil {
+		return nil, err
 	}
-	o, diags := types.ObjectValue(attrTypes, attrs)
-	if diags.HasError() {
-		return nil, fmt.Errorf("building object: %v", diags)
+	return checked(types.ObjectValue(attrTypes, attrs))
+}
+
+// dynamicElements converts a tuple's or object's elements, each to the
+// type its value has, handing each to set.
+func dynamicElements[K comparable](all iter.Seq2[K, any], set func(K, attr.Value)) error {
+	for k, item := range all {
+		v, err := terraformValue(item)
+		if err != nil {
+			return fmt.Errorf("[%v]: %w", k, err)
+		}
+		set(k, v)
 	}
-	return o, nil
+	return nil
 }

@@ -32,11 +32,7 @@ func PlainFrom(v attr.Value) (any, error) {
 		return plainAttrs(x.Attributes())
 	case basetypes.MapValue:
 		return plainAttrs(x.Elements())
-	case basetypes.ListValue:
-		return plainElems(x.Elements())
-	case basetypes.TupleValue:
-		return plainElems(x.Elements())
-	case basetypes.SetValue:
+	case interface{ Elements() []attr.Value }: // a list, set or tuple
 		return plainElems(x.Elements())
 	}
 	return nil, fmt.Errorf("unsupported value of type %T", v)

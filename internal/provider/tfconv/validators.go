@@ -85,21 +85,23 @@ func NonNegativeDuration() validator.String {
 
 // dnsLabel is a Kubernetes namespace name.
 func DNSLabel(what string) validator.String {
-	return stringCheck{
-		summary: "Invalid " + what,
-		allowed: "a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a " +
-			"letter or digit, e.g. \"gpu-operator\"",
-		check: func(s string) string { return strings.Join(validation.IsDNS1123Label(s), "; ") },
-	}
+	return kubernetesName(what, "a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and "+
+		"ending with a letter or digit, e.g. \"gpu-operator\"", validation.IsDNS1123Label)
 }
 
 // dnsSubdomain is a Kubernetes object name such as a ConfigMap's.
 func DNSSubdomain(what string) validator.String {
+	return kubernetesName(what, "a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' or '.', "+
+		"starting and ending with a letter or digit, e.g. \"device-plugin-config\"", validation.IsDNS1123Subdomain)
+}
+
+// kubernetesName checks a name with apimachinery's own validation, which
+// the API server runs on the object.
+func kubernetesName(what, allowed string, validate func(string) []string) validator.String {
 	return stringCheck{
 		summary: "Invalid " + what,
-		allowed: "a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' or '.', starting and ending " +
-			"with a letter or digit, e.g. \"device-plugin-config\"",
-		check: func(s string) string { return strings.Join(validation.IsDNS1123Subdomain(s), "; ") },
+		allowed: allowed,
+		check:   func(s string) string { return strings.Join(validate(s), "; ") },
 	}
 }
 
