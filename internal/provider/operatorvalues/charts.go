@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
@@ -20,11 +21,11 @@ import (
 // are built by iterating them, so a new chart target is its render package
 // and registration, its block's file here, and one entry below.
 var chartBlocks = []chartBlock{
-	blockOf(fiftyone.Block, fiftyOneBlock, (*valuesConverter).fiftyOne),
-	blockOf(flyte.Block, flyteBlock, (*valuesConverter).flyte),
-	blockOf(nvidia.BlockGPUOperator, gpuOperatorBlock, (*valuesConverter).gpuOperator),
-	blockOf(nvidia.BlockDevicePlugin, devicePluginBlock, (*valuesConverter).devicePlugin),
-	blockOf(numaflow.Block, numaflowBlock, (*valuesConverter).numaflow, numaflowNeedsGPU),
+	blockOf[fiftyone.Values](fiftyone.Block, fiftyOneBlock),
+	blockOf[flyte.Values](flyte.Block, flyteBlock),
+	blockOf[nvidia.GPUOperatorValues](nvidia.BlockGPUOperator, gpuOperatorBlock),
+	blockOf[nvidia.DevicePluginValues](nvidia.BlockDevicePlugin, devicePluginBlock),
+	blockOf[numaflow.Values](numaflow.Block, numaflowBlock, numaflowNeedsGPU),
 }
 
 // chartBlock is one chart block of gpu_operator_values.
@@ -40,25 +41,26 @@ type chartBlock struct {
 	check func(c *valuesConverter, v types.Object) gpudiag.Diagnostics
 }
 
-// blockOf builds a chart block's entry from its schema, its model M's
-// conversion into the chart's input V and the checks render leaves to the
-// provider.
-func blockOf[M, V any](name string, schema func() schema.SingleNestedBlock, convert func(*valuesConverter, M) *V,
-	checks ...func(M) gpudiag.Diagnostics) chartBlock {
+// blockOf builds a chart block's entry from its schema: the block decodes
+// straight into the chart's render input V, attribute by field
+// (tfconv.Decode; pool ids through valuesConverter's hooks), and checks
+// report what render leaves to the provider.
+func blockOf[V any](name string, schema func() schema.SingleNestedBlock,
+	checks ...func(block types.Object) gpudiag.Diagnostics) chartBlock {
 	return chartBlock{
 		name:   name,
 		schema: schema,
 		input: func(c *valuesConverter, v types.Object) (any, bool) {
-			in := objectAs(c, v, func(m M) *V { return convert(c, m) })
+			in := tfconv.DecodeAt[V](c.Converter, []any{name}, v)
 			return in, in != nil
 		},
-		check: func(c *valuesConverter, v types.Object) gpudiag.Diagnostics {
+		check: func(_ *valuesConverter, v types.Object) gpudiag.Diagnostics {
 			var diags gpudiag.Diagnostics
-			var m M
-			if c.Object(v, &m) {
-				for _, check := range checks {
-					diags = append(diags, check(m)...)
-				}
+			if v.IsNull() || v.IsUnknown() {
+				return diags
+			}
+			for _, check := range checks {
+				diags = append(diags, check(v)...)
 			}
 			return diags
 		},

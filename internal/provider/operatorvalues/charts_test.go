@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
@@ -29,7 +28,7 @@ func TestChartBlocksServeEveryTarget(t *testing.T) {
 			continue
 		}
 		served[block] = true
-		c := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+		c := newValuesConverter(ctx)
 		in, ok := chartBlocks[i].input(c, emptyBlock(t, chartBlocks[i]))
 		if !ok || c.Diags.HasError() {
 			t.Fatalf("%s: an empty block does not convert: %v", block, c.Diags)

@@ -7,9 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 )
 
 func fiftyOneImageBlock() schema.SingleNestedBlock {
@@ -89,68 +86,4 @@ func fiftyOneBlock() schema.SingleNestedBlock {
 			},
 		},
 	}
-}
-
-type fiftyOneModel struct {
-	Deployment  types.List `tfsdk:"deployment"`
-	JobTemplate types.List `tfsdk:"job_template"`
-}
-
-type fiftyOneImageModel struct {
-	Repository types.String `tfsdk:"repository"`
-	Tag        types.String `tfsdk:"tag"`
-}
-
-// fiftyOneEntryModel is what deployments and job templates share
-// (fiftyOneEntryAttributes and the entries' gpu and image blocks).
-type fiftyOneEntryModel struct {
-	Key      types.String `tfsdk:"key"`
-	Enabled  types.Bool   `tfsdk:"enabled"`
-	Image    types.Object `tfsdk:"image"`
-	GPU      types.Object `tfsdk:"gpu"`
-	NodePool types.String `tfsdk:"node_pool"`
-	podSizingModel
-}
-
-type fiftyOneDeploymentModel struct {
-	fiftyOneEntryModel
-	Replicas    types.Int64  `tfsdk:"replicas"`
-	Description types.String `tfsdk:"description"`
-}
-type fiftyOneJobTemplateModel struct {
-	fiftyOneEntryModel
-	BackoffLimit            types.Int64 `tfsdk:"backoff_limit"`
-	ActiveDeadlineSeconds   types.Int64 `tfsdk:"active_deadline_seconds"`
-	TTLSecondsAfterFinished types.Int64 `tfsdk:"ttl_seconds_after_finished"`
-	Parallelism             types.Int64 `tfsdk:"parallelism"`
-}
-
-func (c *valuesConverter) image(m fiftyOneImageModel) *fiftyone.FiftyOneImage {
-	return &fiftyone.FiftyOneImage{Repository: c.Str(m.Repository), Tag: c.Str(m.Tag)}
-}
-
-func (c *valuesConverter) fiftyOne(m fiftyOneModel) *fiftyone.Values {
-	out := &fiftyone.Values{}
-	var deployments []fiftyOneDeploymentModel
-	c.objects(m.Deployment, &deployments)
-	for i, d := range deployments {
-		out.Deployments = append(out.Deployments, fiftyone.FiftyOneDeployment{
-			Key: c.Str(d.Key), Enabled: c.optBool(d.Enabled), Replicas: c.OptInt32(d.Replicas),
-			Description: c.Str(d.Description), Image: objectAs(c, d.Image, c.image), Env: c.StringMap(d.Env),
-			GPU: c.optGPU(d.GPU), NodePool: c.pool(d.NodePool, []any{fiftyone.Block, "deployment", i, "node_pool"}),
-			Spot: c.Boolean(d.Spot), Size: c.Str(d.Size), CPU: c.Str(d.CPU), Memory: c.Str(d.Memory),
-		})
-	}
-	var jobs []fiftyOneJobTemplateModel
-	c.objects(m.JobTemplate, &jobs)
-	for i, j := range jobs {
-		out.JobTemplates = append(out.JobTemplates, fiftyone.JobTemplate{
-			Key: c.Str(j.Key), Enabled: c.optBool(j.Enabled), Image: objectAs(c, j.Image, c.image), Env: c.StringMap(j.Env),
-			GPU: c.optGPU(j.GPU), NodePool: c.pool(j.NodePool, []any{fiftyone.Block, "job_template", i, "node_pool"}),
-			Spot: c.Boolean(j.Spot), Size: c.Str(j.Size), CPU: c.Str(j.CPU), Memory: c.Str(j.Memory),
-			BackoffLimit: c.OptInt32(j.BackoffLimit), ActiveDeadlineSeconds: c.OptInt64(j.ActiveDeadlineSeconds),
-			TTLSecondsAfterFinished: c.OptInt32(j.TTLSecondsAfterFinished), Parallelism: c.OptInt32(j.Parallelism),
-		})
-	}
-	return out
 }

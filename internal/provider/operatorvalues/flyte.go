@@ -83,33 +83,3 @@ func flyteBlock() schema.SingleNestedBlock {
 		},
 	}
 }
-
-type flyteModel struct {
-	FlyteVersion        types.Int64  `tfsdk:"flyte_version"`
-	Accelerators        types.List   `tfsdk:"accelerators"`
-	Sharing             types.String `tfsdk:"sharing"`
-	Interruptible       types.Bool   `tfsdk:"interruptible"`
-	DefaultTolerations  types.List   `tfsdk:"default_tolerations"`
-	DefaultNodeSelector types.Map    `tfsdk:"default_node_selector"`
-	DefaultEnvVars      types.Map    `tfsdk:"default_env_vars"`
-	NodePools           types.List   `tfsdk:"node_pools"`
-	GPUResourceName     types.String `tfsdk:"gpu_resource_name"`
-	DeviceNodeLabel     types.String `tfsdk:"gpu_device_node_label"`
-	PartitionSizeLabel  types.String `tfsdk:"gpu_partition_size_node_label"`
-}
-
-func (c *valuesConverter) flyte(m flyteModel) *flyte.Values {
-	return &flyte.Values{
-		FlyteVersion:           c.Int64(m.FlyteVersion),
-		Accelerators:           c.Strings(m.Accelerators),
-		Sharing:                c.Str(m.Sharing),
-		Interruptible:          c.Boolean(m.Interruptible),
-		DefaultTolerations:     c.tolerations(m.DefaultTolerations),
-		DefaultNodeSelector:    c.StringMap(m.DefaultNodeSelector),
-		DefaultEnvVars:         c.StringMap(m.DefaultEnvVars),
-		NodePools:              c.pools(m.NodePools, []any{flyte.Block, "node_pools"}),
-		GPUResourceName:        c.Str(m.GPUResourceName),
-		DeviceNodeLabel:        c.Str(m.DeviceNodeLabel),
-		PartitionSizeNodeLabel: c.Str(m.PartitionSizeLabel),
-	}
-}

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
@@ -37,7 +36,7 @@ type valuesIntent struct {
 // node pools when they agree (as gpu_workload's follows its node_pool),
 // then defaultCloud.
 func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud string) valuesIntent {
-	conv := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+	conv := newValuesConverter(ctx)
 	in := valuesIntent{target: conv.Str(m.Target)}
 	in.input = conv.toValuesInput(m)
 	in.input.Cloud = conv.Str(m.Cloud)

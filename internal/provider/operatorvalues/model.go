@@ -3,14 +3,13 @@ package operatorvalues
 import (
 	"context"
 	"maps"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	corev1 "k8s.io/api/core/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -81,14 +80,6 @@ func (m operatorValuesModel) block(name string) types.Object {
 	return types.ObjectNull(nil)
 }
 
-type tolerationInputModel struct {
-	Key               types.String `tfsdk:"key"`
-	Operator          types.String `tfsdk:"operator"`
-	Value             types.String `tfsdk:"value"`
-	Effect            types.String `tfsdk:"effect"`
-	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
-}
-
 // valuesConverter builds values.Input from the model. Pool ids that
 // do not decode become error findings on the attribute that holds them, so
 // they are reported with render's own diagnostics.
@@ -115,47 +106,20 @@ func (c *valuesConverter) toValuesInput(m operatorValuesModel) values.Input {
 	return in
 }
 
-// objectAs converts a nested block with convert; nil when the block is
-// null or unknown.
-func objectAs[M, T any](c *valuesConverter, v types.Object, convert func(M) *T) *T {
-	var m M
-	if !c.Object(v, &m) {
-		return nil
-	}
-	return convert(m)
-}
-
-// objects decodes a list block into target (a pointer to a slice of
-// models); false when the list is null or unknown.
-func (c *valuesConverter) objects(v types.List, target any) bool {
-	if v.IsUnknown() {
-		c.Unknown = true
-		return false
-	}
-	if v.IsNull() {
-		return false
-	}
-	c.Diags.Append(v.ElementsAs(c.Ctx, target, false)...)
-	return true
-}
-
-func (c *valuesConverter) optBool(v types.Bool) *bool {
-	if v.IsNull() || v.IsUnknown() {
-		c.Unknown = c.Unknown || v.IsUnknown()
-		return nil
-	}
-	b := v.ValueBool()
-	return &b
-}
-
-// optGPU is nil without a gpu block (a CPU-only FiftyOne runner).
-func (c *valuesConverter) optGPU(v types.Object) *spec.GPU {
-	if v.IsNull() || v.IsUnknown() {
-		c.Unknown = c.Unknown || v.IsUnknown()
-		return nil
-	}
-	g := gpuintent.FromObject(c.Converter, v)
-	return &g
+// newValuesConverter is a converter whose pool ids decode into their
+// policies (pool, pools) wherever a chart's render input has a pool field.
+func newValuesConverter(ctx context.Context) *valuesConverter {
+	c := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+	poolType, poolHook := tfconv.HookFor(func(at []any, v attr.Value) *spec.PoolPolicy {
+		s, _ := v.(types.String)
+		return c.pool(s, at)
+	})
+	poolsType, poolsHook := tfconv.HookFor(func(at []any, v attr.Value) []spec.PoolPolicy {
+		l, _ := v.(types.List)
+		return c.pools(l, at)
+	})
+	c.Hooks = map[reflect.Type]tfconv.DecodeHook{poolType: poolHook, poolsType: poolsHook}
+	return c
 }
 
 // pool decodes one gpu_node_pool_policy id. An unknown id gives an empty
@@ -200,24 +164,6 @@ func (c *valuesConverter) pools(v types.List, at []any) []spec.PoolPolicy {
 			out = append(out, *p)
 		} else {
 			out = append(out, spec.PoolPolicy{})
-		}
-	}
-	return out
-}
-
-func (c *valuesConverter) tolerations(v types.List) []corev1.Toleration {
-	var items []tolerationInputModel
-	if !c.objects(v, &items) {
-		return nil
-	}
-	out := make([]corev1.Toleration, len(items))
-	for i, t := range items {
-		out[i] = corev1.Toleration{
-			Key:               c.Str(t.Key),
-			Operator:          corev1.TolerationOperator(c.Str(t.Operator)),
-			Value:             c.Str(t.Value),
-			Effect:            corev1.TaintEffect(c.Str(t.Effect)),
-			TolerationSeconds: c.OptInt64(t.TolerationSeconds),
 		}
 	}
 	return out

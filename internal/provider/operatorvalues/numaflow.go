@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
@@ -65,32 +64,10 @@ func numaflowBlock() schema.SingleNestedBlock {
 	}
 }
 
-type numaflowModel struct {
-	Kind        types.String `tfsdk:"kind"`
-	Name        types.String `tfsdk:"name"`
-	Namespace   types.String `tfsdk:"namespace"`
-	VertexName  types.String `tfsdk:"vertex_name"`
-	Image       types.String `tfsdk:"image"`
-	GPU         types.Object `tfsdk:"gpu"`
-	NodePool    types.String `tfsdk:"node_pool"`
-	Annotations types.Map    `tfsdk:"annotations"`
-	Manifest    types.Bool   `tfsdk:"manifest"`
-	podSizingModel
-}
-
-func (c *valuesConverter) numaflow(m numaflowModel) *numaflow.Values {
-	return &numaflow.Values{
-		Kind: c.Str(m.Kind), Name: c.Str(m.Name), Namespace: c.Str(m.Namespace), VertexName: c.Str(m.VertexName),
-		Image: c.Str(m.Image), GPU: gpuintent.FromObject(c.Converter, m.GPU), NodePool: c.pool(m.NodePool, []any{numaflow.Block, "node_pool"}),
-		Spot: c.Boolean(m.Spot), Size: c.Str(m.Size), CPU: c.Str(m.CPU), Memory: c.Str(m.Memory),
-		Env: c.StringMap(m.Env), Annotations: c.StringMap(m.Annotations), Manifest: c.Boolean(m.Manifest),
-	}
-}
-
 // numaflowNeedsGPU: a Numaflow GPU UDF cannot do without its gpu block,
 // which the schema cannot require (see valuesGPUBlock).
-func numaflowNeedsGPU(m numaflowModel) gpudiag.Diagnostics {
-	if !m.GPU.IsNull() {
+func numaflowNeedsGPU(block types.Object) gpudiag.Diagnostics {
+	if gpu, ok := block.Attributes()["gpu"]; ok && !gpu.IsNull() {
 		return nil
 	}
 	return gpudiag.Diagnostics{errorAt([]any{numaflow.Block}, "Missing gpu block",

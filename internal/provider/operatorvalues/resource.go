@@ -56,7 +56,7 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.D
 		}
 	}
 	// Conversion problems were reported with the intent's diagnostics.
-	conv := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
+	conv := newValuesConverter(ctx)
 	for _, b := range chartBlocks {
 		diags = append(diags, b.check(conv, m.block(b.name))...)
 	}

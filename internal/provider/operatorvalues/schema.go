@@ -179,15 +179,6 @@ func podSizingAttributes(what string) map[string]schema.Attribute {
 	}
 }
 
-// podSizingModel is podSizingAttributes' data.
-type podSizingModel struct {
-	Spot   types.Bool   `tfsdk:"spot"`
-	Size   types.String `tfsdk:"size"`
-	CPU    types.String `tfsdk:"cpu"`
-	Memory types.String `tfsdk:"memory"`
-	Env    types.Map    `tfsdk:"env"`
-}
-
 // valuesGPUBlock is gpu_workload's gpu block (the same attributes and
 // validators, built by the same function), optional here: without it a
 // FiftyOne entry is a CPU runner.

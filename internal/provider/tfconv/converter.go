@@ -2,6 +2,7 @@ package tfconv
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,6 +17,8 @@ type Converter struct {
 	Ctx     context.Context
 	Diags   diag.Diagnostics
 	Unknown bool
+	// Hooks decode the Go types Decode cannot by name alone, by type.
+	Hooks map[reflect.Type]DecodeHook
 }
 
 func (c *Converter) Str(v types.String) string {

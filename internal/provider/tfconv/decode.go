@@ -24,6 +24,13 @@ import (
 // cannot convert into, is a provider bug: an error diagnostic naming both,
 // never a panic. The block tests of each resource find it.
 func Decode[T any](c *Converter, v types.Object) *T {
+	return DecodeAt[T](c, nil, v)
+}
+
+// DecodeAt is Decode of the block at path at (attribute names and list
+// indices, as render's diagnostics name places), which hooks receive
+// extended to each value they decode.
+func DecodeAt[T any](c *Converter, at []any, v types.Object) *T {
 	if v.IsUnknown() {
 		c.Unknown = true
 		return nil
@@ -32,8 +39,23 @@ func Decode[T any](c *Converter, v types.Object) *T {
 		return nil
 	}
 	var out T
-	DecodeInto(c, v, &out)
+	if err := decodeValue(c, at, v, reflect.ValueOf(&out).Elem()); err != nil {
+		c.Diags.AddError("Provider bug: block conversion", err.Error())
+	}
 	return &out
+}
+
+// DecodeHook decodes the value at path at into to, a Go value of the type
+// it is registered for (Converter.Hooks), for what no field name can say:
+// a pool id that becomes its policy. It gets null and unknown values too.
+type DecodeHook func(c *Converter, at []any, v attr.Value, to reflect.Value)
+
+// HookFor is a DecodeHook of a typed function, keyed by the type it
+// decodes into: Converter.Hooks = map[reflect.Type]DecodeHook{HookFor(f)}.
+func HookFor[T any](decode func(at []any, v attr.Value) T) (reflect.Type, DecodeHook) {
+	return reflect.TypeFor[T](), func(_ *Converter, at []any, v attr.Value, to reflect.Value) {
+		to.Set(reflect.ValueOf(decode(at, v)))
+	}
 }
 
 // DecodeInto converts v into *target: an object into a struct, a list or
@@ -42,12 +64,16 @@ func Decode[T any](c *Converter, v types.Object) *T {
 // is; unknown leaves it too and marks the conversion unknown, element by
 // element, so one unknown element of a list keeps the others' places.
 func DecodeInto(c *Converter, v attr.Value, target any) {
-	if err := decodeValue(c, v, reflect.ValueOf(target).Elem()); err != nil {
+	if err := decodeValue(c, nil, v, reflect.ValueOf(target).Elem()); err != nil {
 		c.Diags.AddError("Provider bug: block conversion", err.Error())
 	}
 }
 
-func decodeValue(c *Converter, v attr.Value, to reflect.Value) error {
+func decodeValue(c *Converter, at []any, v attr.Value, to reflect.Value) error {
+	if hook, ok := c.Hooks[to.Type()]; ok {
+		hook(c, at, v, to)
+		return nil
+	}
 	if v == nil || v.IsNull() {
 		return nil
 	}
@@ -58,17 +84,17 @@ func decodeValue(c *Converter, v attr.Value, to reflect.Value) error {
 	switch to.Kind() {
 	case reflect.Pointer:
 		elem := reflect.New(to.Type().Elem())
-		if err := decodeValue(c, v, elem.Elem()); err != nil {
+		if err := decodeValue(c, at, v, elem.Elem()); err != nil {
 			return err
 		}
 		to.Set(elem)
 		return nil
 	case reflect.Struct:
-		return decodeStruct(c, v, to)
+		return decodeStruct(c, at, v, to)
 	case reflect.Slice:
-		return decodeSlice(c, v, to)
+		return decodeSlice(c, at, v, to)
 	case reflect.Map:
-		return decodeMap(c, v, to)
+		return decodeMap(c, at, v, to)
 	}
 	return decodePrimitive(v, to)
 }
@@ -96,7 +122,7 @@ func decodePrimitive(v attr.Value, to reflect.Value) error {
 	return cannotConvert(v, to)
 }
 
-func decodeStruct(c *Converter, v attr.Value, to reflect.Value) error {
+func decodeStruct(c *Converter, at []any, v attr.Value, to reflect.Value) error {
 	obj, ok := v.(interface{ Attributes() map[string]attr.Value })
 	if !ok {
 		return cannotConvert(v, to)
@@ -107,14 +133,14 @@ func decodeStruct(c *Converter, v attr.Value, to reflect.Value) error {
 		if !ok {
 			return fmt.Errorf("tfconv: %s has no field for the attribute %q (name it alike or tag it `tf:%q`)", to.Type(), name, name)
 		}
-		if err := decodeValue(c, value, to.Field(i)); err != nil {
+		if err := decodeValue(c, extend(at, name), value, to.Field(i)); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func decodeSlice(c *Converter, v attr.Value, to reflect.Value) error {
+func decodeSlice(c *Converter, at []any, v attr.Value, to reflect.Value) error {
 	list, ok := v.(interface{ Elements() []attr.Value })
 	if !ok {
 		return cannotConvert(v, to)
@@ -122,7 +148,7 @@ func decodeSlice(c *Converter, v attr.Value, to reflect.Value) error {
 	elems := list.Elements()
 	out := reflect.MakeSlice(to.Type(), len(elems), len(elems))
 	for i, e := range elems {
-		if err := decodeValue(c, e, out.Index(i)); err != nil {
+		if err := decodeValue(c, extend(at, i), e, out.Index(i)); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
 	}
@@ -130,7 +156,7 @@ func decodeSlice(c *Converter, v attr.Value, to reflect.Value) error {
 	return nil
 }
 
-func decodeMap(c *Converter, v attr.Value, to reflect.Value) error {
+func decodeMap(c *Converter, at []any, v attr.Value, to reflect.Value) error {
 	m, ok := v.(types.Map)
 	if !ok || to.Type().Key().Kind() != reflect.String {
 		return cannotConvert(v, to)
@@ -141,7 +167,7 @@ func decodeMap(c *Converter, v attr.Value, to reflect.Value) error {
 			continue // a null value is an absent key, as in the configuration's intent
 		}
 		elem := reflect.New(to.Type().Elem()).Elem()
-		if err := decodeValue(c, e, elem); err != nil {
+		if err := decodeValue(c, extend(at, k), e, elem); err != nil {
 			return fmt.Errorf("[%q]: %w", k, err)
 		}
 		out.SetMapIndex(reflect.ValueOf(k).Convert(to.Type().Key()), elem)
@@ -188,4 +214,9 @@ func normalName(name string) string {
 
 func cannotConvert(v attr.Value, to reflect.Value) error {
 	return fmt.Errorf("tfconv: cannot convert a %s into %s", v.Type(context.Background()), to.Type())
+}
+
+// extend is at with one more step, in a new slice: hooks may keep it.
+func extend(at []any, step any) []any {
+	return append(append(make([]any, 0, len(at)+1), at...), step)
 }

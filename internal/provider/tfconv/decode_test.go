@@ -142,3 +142,31 @@ func TestEncode_isDecodesInverseWithZeroValuesNull(t *testing.T) {
 type typed struct{ t attr.Type }
 
 func (t typed) GetType() attr.Type { return t.t }
+
+type pooled struct{ ID string }
+
+func TestDecode_hooksDecodeTheirTypeWithThePath(t *testing.T) {
+	var seen [][]any
+	key, hook := HookFor(func(at []any, v attr.Value) pooled {
+		seen = append(seen, at)
+		s, _ := v.(types.String)
+		return pooled{ID: "pool:" + s.ValueString()}
+	})
+	c := &Converter{Ctx: context.Background(), Hooks: map[reflect.Type]DecodeHook{key: hook}}
+	itemType := types.ObjectType{AttrTypes: map[string]attr.Type{"node_pool": types.StringType}}
+	block := types.ObjectValueMust(map[string]attr.Type{"items": types.ListType{ElemType: itemType}}, map[string]attr.Value{
+		"items": types.ListValueMust(itemType, []attr.Value{
+			types.ObjectValueMust(itemType.AttrTypes, map[string]attr.Value{"node_pool": types.StringValue("a")}),
+			types.ObjectValueMust(itemType.AttrTypes, map[string]attr.Value{"node_pool": types.StringUnknown()}),
+		}),
+	})
+	type item struct{ NodePool pooled }
+	got := DecodeAt[struct{ Items []item }](c, []any{"block"}, block)
+	if got == nil || len(got.Items) != 2 || got.Items[0].NodePool.ID != "pool:a" || got.Items[1].NodePool.ID != "pool:" {
+		t.Fatalf("got %+v: want each node_pool through the hook, the unknown one too", got)
+	}
+	want := [][]any{{"block", "items", 0, "node_pool"}, {"block", "items", 1, "node_pool"}}
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("hook paths %v, want %v", seen, want)
+	}
+}

@@ -23,8 +23,8 @@ import (
 // (voxel51/fiftyone-teams-app): delegated-operator Deployments and on-demand
 // Job templates (docs/design/fiftyone.md).
 type Values struct {
-	Deployments  []FiftyOneDeployment // deployment (blocks)
-	JobTemplates []JobTemplate        // job_template (blocks)
+	Deployments  []FiftyOneDeployment `tf:"deployment"`   // deployment (blocks)
+	JobTemplates []JobTemplate        `tf:"job_template"` // job_template (blocks)
 }
 
 // FiftyOneImage overrides the chart's executor image; empty fields keep the

@@ -69,8 +69,8 @@ type Values struct {
 	// request and the node labels propeller selects devices and partitions
 	// by; "" keeps the default.
 	GPUResourceName        string // gpu_resource_name
-	DeviceNodeLabel        string // gpu_device_node_label
-	PartitionSizeNodeLabel string // gpu_partition_size_node_label
+	DeviceNodeLabel        string `tf:"gpu_device_node_label"`
+	PartitionSizeNodeLabel string `tf:"gpu_partition_size_node_label"`
 }
 
 // The two Flyte charts: flyte-core keeps the k8s plugin config under

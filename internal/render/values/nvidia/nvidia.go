@@ -35,7 +35,7 @@ type GPUOperatorValues struct {
 	MIGStrategy string // mig_strategy
 	// MIGLayouts are custom mig-manager layouts. Only needed for layouts
 	// other than the operator's built-in all-<profile> and all-balanced.
-	MIGLayouts     []MIGLayout         // mig_layout
+	MIGLayouts     []MIGLayout         `tf:"mig_layout"`
 	DCGMExporter   *bool               // dcgm_exporter: default true
 	ServiceMonitor *bool               // service_monitor: default true with dcgm_exporter
 	DriverEnabled  *bool               // driver_enabled: default per cloud
