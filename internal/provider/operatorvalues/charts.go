@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
@@ -15,17 +16,21 @@ import (
 )
 
 // chartBlocks is the Terraform side of render's chart registry
-// (values/registry.go): one entry per chart block, in the same order, each
-// carrying the block's schema and how its model converts into the chart's
-// render input. The resource's schema, its decoding and its values.Input
-// are built by iterating them, so a new chart target is its render package
-// and registration, its block's file here, and one entry below.
+// (values/registry.go): one entry per chart, in the same order, each the
+// chart's own registration (its chartkit.Chart, so the block's name and
+// render input type come from render and cannot disagree with it) with the
+// block's schema. The block decodes straight into the chart's input. The
+// resource's schema, its decoding and its values.Input are built by
+// iterating them, so a new chart target is its render package and
+// registration, its block's schema in a file here, and one entry below;
+// TestChartBlocksServeEveryTarget fails when a chart has only one of the
+// two.
 var chartBlocks = []chartBlock{
-	blockOf[fiftyone.Values](fiftyone.Block, fiftyOneBlock),
-	blockOf[flyte.Values](flyte.Block, flyteBlock),
-	blockOf[nvidia.GPUOperatorValues](nvidia.BlockGPUOperator, gpuOperatorBlock),
-	blockOf[nvidia.DevicePluginValues](nvidia.BlockDevicePlugin, devicePluginBlock),
-	blockOf[numaflow.Values](numaflow.Block, numaflowBlock, numaflowNeedsGPU),
+	blockOf(fiftyone.Chart(), fiftyOneBlock),
+	blockOf(flyte.Chart(), flyteBlock),
+	blockOf(nvidia.GPUOperatorChart(), gpuOperatorBlock),
+	blockOf(nvidia.DevicePluginChart(), devicePluginBlock),
+	blockOf(numaflow.Chart(), numaflowBlock, numaflowNeedsGPU),
 }
 
 // chartBlock is one chart block of gpu_operator_values.
@@ -41,12 +46,13 @@ type chartBlock struct {
 	check func(c *valuesConverter, v types.Object) gpudiag.Diagnostics
 }
 
-// blockOf builds a chart block's entry from its schema: the block decodes
+// blockOf builds a chart block's entry from the chart and its schema: the block decodes
 // straight into the chart's render input V, attribute by field
 // (tfconv.Decode; pool ids through valuesConverter's hooks), and checks
 // report what render leaves to the provider.
-func blockOf[V any](name string, schema func() schema.SingleNestedBlock,
+func blockOf[V any](chart chartkit.Chart[V], schema func() schema.SingleNestedBlock,
 	checks ...func(block types.Object) gpudiag.Diagnostics) chartBlock {
+	name := chart.Block
 	return chartBlock{
 		name:   name,
 		schema: schema,
