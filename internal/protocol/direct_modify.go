@@ -34,44 +34,51 @@ type modifierOutput struct {
 // modifyString runs a string attribute's plan modifiers in order, each
 // seeing the value the one before planned, as the framework does.
 func modifyString(ctx context.Context, name string, modifiers []planmodifier.String, in modifierInput) modifierOutput {
-	out := modifierOutput{planValue: in.planValue}
-	values, diags := typedValues[basetypes.StringValue](ctx, types.StringType, in)
-	if out.diags.Append(diags...); diags.HasError() {
-		return out
-	}
-	req := planmodifier.StringRequest{
-		Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
-		ConfigValue: values[0], PlanValue: values[1], StateValue: values[2],
-	}
-	for _, m := range modifiers {
-		resp := &planmodifier.StringResponse{PlanValue: req.PlanValue}
-		m.PlanModifyString(ctx, req, resp)
-		if !out.record(ctx, resp.Diagnostics, resp.RequiresReplace, resp.PlanValue) {
-			return out
-		}
-		req.PlanValue = resp.PlanValue
-	}
-	return out
+	return runModifiers(ctx, types.StringType, in, modifiers,
+		func(m planmodifier.String, values [3]basetypes.StringValue) modified[basetypes.StringValue] {
+			req := planmodifier.StringRequest{Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
+				ConfigValue: values[0], PlanValue: values[1], StateValue: values[2]}
+			resp := &planmodifier.StringResponse{PlanValue: values[1]}
+			m.PlanModifyString(ctx, req, resp)
+			return modified[basetypes.StringValue]{resp.Diagnostics, resp.RequiresReplace, resp.PlanValue}
+		})
 }
 
 // modifyMap runs a map attribute's plan modifiers in order.
 func modifyMap(ctx context.Context, name string, elementType attr.Type, modifiers []planmodifier.Map, in modifierInput) modifierOutput {
+	return runModifiers(ctx, types.MapType{ElemType: elementType}, in, modifiers,
+		func(m planmodifier.Map, values [3]basetypes.MapValue) modified[basetypes.MapValue] {
+			req := planmodifier.MapRequest{Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
+				ConfigValue: values[0], PlanValue: values[1], StateValue: values[2]}
+			resp := &planmodifier.MapResponse{PlanValue: values[1]}
+			m.PlanModifyMap(ctx, req, resp)
+			return modified[basetypes.MapValue]{resp.Diagnostics, resp.RequiresReplace, resp.PlanValue}
+		})
+}
+
+// modified is one plan modifier's response.
+type modified[V attr.Value] struct {
+	diags           diag.Diagnostics
+	requiresReplace bool
+	planValue       V
+}
+
+// runModifiers runs an attribute's modifiers of one value type V in order:
+// each sees the configuration and state values and the plan value the one
+// before planned (values[1]); the first that fails ends them.
+func runModifiers[V attr.Value, M any](ctx context.Context, t attr.Type, in modifierInput, modifiers []M,
+	modify func(m M, values [3]V) modified[V]) modifierOutput {
 	out := modifierOutput{planValue: in.planValue}
-	values, diags := typedValues[basetypes.MapValue](ctx, types.MapType{ElemType: elementType}, in)
+	values, diags := typedValues[V](ctx, t, in)
 	if out.diags.Append(diags...); diags.HasError() {
 		return out
 	}
-	req := planmodifier.MapRequest{
-		Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
-		ConfigValue: values[0], PlanValue: values[1], StateValue: values[2],
-	}
 	for _, m := range modifiers {
-		resp := &planmodifier.MapResponse{PlanValue: req.PlanValue}
-		m.PlanModifyMap(ctx, req, resp)
-		if !out.record(ctx, resp.Diagnostics, resp.RequiresReplace, resp.PlanValue) {
+		resp := modify(m, values)
+		if !out.record(ctx, resp.diags, resp.requiresReplace, resp.planValue) {
 			return out
 		}
-		req.PlanValue = resp.PlanValue
+		values[1] = resp.planValue
 	}
 	return out
 }

@@ -67,30 +67,32 @@ func (s *Server) resourceData() any {
 // PlanResourceChange plans with the direct path where it serves the
 // resource (direct_plan.go says why), else with the framework.
 func (s *Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if !direct.serves(req) || s.provider == nil {
-		return s.ProviderServer.PlanResourceChange(ctx, req)
-	}
-	return direct.plan(ctx, req, s.resourceData()), nil
+	return route(ctx, s, req.TypeName, req, (*directResource).serves, (*directResource).plan, s.ProviderServer.PlanResourceChange)
 }
 
 // ApplyResourceChange applies with the direct path where it serves the
 // request.
 func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if !direct.servesApply(req) || s.provider == nil {
-		return s.ProviderServer.ApplyResourceChange(ctx, req)
-	}
-	return direct.apply(ctx, req, s.resourceData()), nil
+	return route(ctx, s, req.TypeName, req, (*directResource).servesApply, (*directResource).apply, s.ProviderServer.ApplyResourceChange)
 }
 
 // ReadResource reads with the direct path where it serves the request.
 func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if !direct.servesRead(req) || s.provider == nil {
-		return s.ProviderServer.ReadResource(ctx, req)
+	return route(ctx, s, req.TypeName, req, (*directResource).servesRead, (*directResource).read, s.ProviderServer.ReadResource)
+}
+
+// route answers a request of a resource type with the direct path where
+// serves says it answers it exactly as the framework would and the
+// provider is configured, else with the framework.
+func route[Req, Resp any](ctx context.Context, s *Server, typeName string, req Req,
+	serves func(*directResource, Req) bool,
+	direct func(*directResource, context.Context, Req, any) Resp,
+	framework func(context.Context, Req) (Resp, error)) (Resp, error) {
+	r := s.schemas.directResource(ctx, typeName)
+	if !serves(r, req) || s.provider == nil {
+		return framework(ctx, req)
 	}
-	return direct.read(ctx, req, s.resourceData()), nil
+	return direct(r, ctx, req, s.resourceData()), nil
 }
 
 // UpgradeResourceState passes a state of the current version through

@@ -30,33 +30,41 @@ type shadowServer struct {
 }
 
 func (s shadowServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	got, err := s.Server.UpgradeResourceState(ctx, req)
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if err != nil || !direct.servesUpgrade(req) {
-		return got, err
-	}
-	want, err := s.ProviderServer.UpgradeResourceState(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if diff := stateDifference(direct.schema.tfType, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics); diff != "" {
-		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
-	}
-	return got, nil
+	return shadow(ctx, s, req.TypeName, req, (*directResource).servesUpgrade, s.Server.UpgradeResourceState,
+		s.ProviderServer.UpgradeResourceState,
+		func(t tftypes.Type, want, got *tfprotov6.UpgradeResourceStateResponse) (string, *[]*tfprotov6.Diagnostic) {
+			return stateDifference(t, want.UpgradedState, got.UpgradedState, want.Diagnostics, got.Diagnostics), &got.Diagnostics
+		})
 }
 
 func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	got, err := s.Server.PlanResourceChange(ctx, req)
-	direct := s.schemas.directResource(ctx, req.TypeName)
-	if err != nil || !direct.serves(req) {
+	return shadow(ctx, s, req.TypeName, req, (*directResource).serves, s.Server.PlanResourceChange,
+		s.ProviderServer.PlanResourceChange,
+		func(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) (string, *[]*tfprotov6.Diagnostic) {
+			return planDifference(t, want, got), &got.Diagnostics
+		})
+}
+
+// shadow answers req as the server does (served), and where the direct
+// path serves it asks the framework too (framework) and appends their
+// difference to the answer's diagnostics (compare says it and where they
+// are).
+func shadow[Req, Resp any](ctx context.Context, s shadowServer, typeName string, req Req,
+	serves func(*directResource, Req) bool,
+	served, framework func(context.Context, Req) (Resp, error),
+	compare func(t tftypes.Type, want, got Resp) (string, *[]*tfprotov6.Diagnostic)) (Resp, error) {
+	got, err := served(ctx, req)
+	direct := s.schemas.directResource(ctx, typeName)
+	if err != nil || !serves(direct, req) {
 		return got, err
 	}
-	want, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	want, err := framework(ctx, req)
 	if err != nil {
-		return nil, err
+		var none Resp
+		return none, err
 	}
-	if diff := planDifference(direct.schema.tfType, want, got); diff != "" {
-		got.Diagnostics = append(got.Diagnostics, disagreement(req.TypeName, diff))
+	if diff, diags := compare(direct.schema.tfType, want, got); diff != "" {
+		*diags = append(*diags, disagreement(typeName, diff))
 	}
 	return got, nil
 }
