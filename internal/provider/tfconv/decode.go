@@ -54,7 +54,8 @@ type DecodeHook func(c *Converter, at []any, v attr.Value, to reflect.Value)
 // decodes into: Converter.Hooks = map[reflect.Type]DecodeHook{HookFor(f)}.
 func HookFor[T any](decode func(at []any, v attr.Value) T) (reflect.Type, DecodeHook) {
 	return reflect.TypeFor[T](), func(_ *Converter, at []any, v attr.Value, to reflect.Value) {
-		to.Set(reflect.ValueOf(decode(at, v)))
+		out := decode(at, v)
+		to.Set(reflect.ValueOf(&out).Elem()) // through a pointer: a nil T is a valid value too
 	}
 }
 
