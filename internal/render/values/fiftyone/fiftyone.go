@@ -111,36 +111,28 @@ type fiftyOneEntry struct {
 
 func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
-	deployments := map[string]any{}
-	names := map[string]string{}
-	for i, d := range in.Deployments {
-		e := fiftyOneEntry{
-			path: gpudiag.At(Block, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
-			image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
-			nameMax: validation.DNS1123LabelMaxLength,
-		}
-		fields := map[string]any{}
-		addDeploymentFields(fields, d, e.path, &diags)
-		if entry, ok := e.render(cloud, strict, names, &diags); ok {
-			maps.Copy(entry, fields)
-			deployments[d.Key] = entry
-		}
-	}
-	jobs := map[string]any{}
-	jobNames := map[string]string{}
-	for i, j := range in.JobTemplates {
-		e := fiftyOneEntry{
-			path: gpudiag.At(Block, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
-			image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
-			nameMax: fiftyOneJobNameMax,
-		}
-		fields := map[string]any{}
-		addJobFields(fields, j, e.path, &diags)
-		if entry, ok := e.render(cloud, strict, jobNames, &diags); ok {
-			maps.Copy(entry, fields)
-			jobs[j.Key] = entry
-		}
-	}
+	deployments := renderEntries(in.Deployments, cloud, strict, &diags,
+		func(i int, d FiftyOneDeployment) (fiftyOneEntry, map[string]any) {
+			e := fiftyOneEntry{
+				path: gpudiag.At(Block, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
+				image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
+				nameMax: validation.DNS1123LabelMaxLength,
+			}
+			fields := map[string]any{}
+			addDeploymentFields(fields, d, e.path, &diags)
+			return e, fields
+		})
+	jobs := renderEntries(in.JobTemplates, cloud, strict, &diags,
+		func(i int, j JobTemplate) (fiftyOneEntry, map[string]any) {
+			e := fiftyOneEntry{
+				path: gpudiag.At(Block, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
+				image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
+				nameMax: fiftyOneJobNameMax,
+			}
+			fields := map[string]any{}
+			addJobFields(fields, j, e.path, &diags)
+			return e, fields
+		})
 	values := map[string]any{}
 	if len(deployments) > 0 {
 		values["delegatedOperatorDeployments"] = map[string]any{"deployments": deployments}
@@ -149,6 +141,23 @@ func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudi
 		values["delegatedOperatorJobTemplates"] = map[string]any{"jobs": jobs}
 	}
 	return values, diags
+}
+
+// renderEntries renders one list of entries (deployments or job templates)
+// into chart key → values: entry gives each item's shared part and the
+// fields only its kind has. Keys are checked for clashes within the list.
+func renderEntries[T any](items []T, cloud clouds.Cloud, strict bool, diags *gpudiag.Diagnostics,
+	entry func(i int, item T) (fiftyOneEntry, map[string]any)) map[string]any {
+	out := map[string]any{}
+	names := map[string]string{}
+	for i, item := range items {
+		e, fields := entry(i, item)
+		if values, ok := e.render(cloud, strict, names, diags); ok {
+			maps.Copy(values, fields)
+			out[e.key] = values
+		}
+	}
+	return out
 }
 
 // render validates one entry and builds its values; ok is false when the
