@@ -42,17 +42,9 @@ func (c *Converter) Int64(v types.Int64) int64 {
 	return v.ValueInt64()
 }
 
-// OptBool, OptInt32 and OptInt64 are nil while v is null or unknown.
-func (c *Converter) OptBool(v types.Bool) *bool {
-	return optional(c, v, types.Bool.ValueBool)
-}
-
+// OptInt32 is nil while v is null or unknown.
 func (c *Converter) OptInt32(v types.Int64) *int32 {
 	return optional(c, v, func(n types.Int64) int32 { return int32(n.ValueInt64()) })
-}
-
-func (c *Converter) OptInt64(v types.Int64) *int64 {
-	return optional(c, v, types.Int64.ValueInt64)
 }
 
 func optional[V attr.Value, T any](c *Converter, v V, value func(V) T) *T {

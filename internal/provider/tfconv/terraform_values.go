@@ -1,10 +1,7 @@
 package tfconv
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -90,28 +87,6 @@ func AttrTypesOf(a Typed) map[string]attr.Type {
 		return obj.AttrTypes
 	}
 	return nil
-}
-
-// nestedAttrType returns the attribute types of the object attribute name
-// nested in a.
-func NestedAttrType(a Typed, name string) map[string]attr.Type {
-	if obj, ok := AttrTypesOf(a)[name].(types.ObjectType); ok {
-		return obj.AttrTypes
-	}
-	return nil
-}
-
-func ObjectFrom(ctx context.Context, a Typed, value any, diags *diag.Diagnostics) types.Object {
-	obj, d := types.ObjectValueFrom(ctx, AttrTypesOf(a), value)
-	diags.Append(d...)
-	return obj
-}
-
-func NullableObject(ctx context.Context, a Typed, present bool, build func() any, diags *diag.Diagnostics) types.Object {
-	if !present {
-		return types.ObjectNull(AttrTypesOf(a))
-	}
-	return ObjectFrom(ctx, a, build(), diags)
 }
 
 func StringList(items []string) types.List {
