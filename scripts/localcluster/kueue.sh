@@ -106,14 +106,17 @@ kueue_launch() {
   KUEUE_LAUNCH_PID=$!
 }
 
-# kueue_gone: the Kueue just launched has exited (before or after writing its pid file).
+# kueue_gone: the Kueue just launched has exited. It asks about the launched process itself (our child, so
+# its pid is not reused before we reap it), never the pid file: between the launcher writing that file and
+# Kueue's exec completing, /proc/PID/cmdline is empty (the kernel sets the new program's arguments last,
+# after faulting in its first pages, which takes long on a cold page cache), and kueue_pid, which checks the
+# command line to survive pid reuse, then took a starting Kueue for a dead one: CI's first cluster-up after
+# boot failed that way with nothing in kueue.log.
 kueue_gone() {
-  if [[ -s $KUEUE_PID_FILE ]]; then
-    kueue_pid >/dev/null && return 1
-  else
-    kill -0 "$KUEUE_LAUNCH_PID" 2>/dev/null && return 1
-  fi
-  return 0
+  local stat
+  stat=$(cat "/proc/$KUEUE_LAUNCH_PID/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  [[ ${stat%% *} == Z ]]
 }
 
 # kueue_wait DESCRIPTION COMMAND...: wait_for for Kueue: gives up at once when Kueue exits.
@@ -123,7 +126,9 @@ kueue_wait() {
   deadline=$(($(now_ms) + TIMEOUT * 1000))
   until "$@" >/dev/null 2>&1; do
     if kueue_gone; then
-      log "Kueue exited while waiting for $what"
+      local status=0
+      wait "$KUEUE_LAUNCH_PID" 2>/dev/null || status=$?
+      log "Kueue exited (status $status) while waiting for $what"
       return 1
     fi
     if (($(now_ms) > deadline)); then
