@@ -3,19 +3,20 @@ package provider
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// The codec must give exactly the framework's answer both ways, or the
-// state it writes would differ from what the framework's Set would write.
-func TestModelCodecMatchesTheFramework(t *testing.T) {
+func workloadCodecSchema(t *testing.T) (resource.SchemaResponse, tftypes.Object) {
+	t.Helper()
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
 	gpuworkload.NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
@@ -23,52 +24,117 @@ func TestModelCodecMatchesTheFramework(t *testing.T) {
 	if !ok {
 		t.Fatal("the schema is not an object")
 	}
+	return schemaResp, objType
+}
+
+// The codec must read every attribute as the framework does, the tagged
+// fields and the ones it keeps in Intent alike, and write back exactly what
+// it read: the state it writes is what Terraform compares with the plan.
+func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	schemaResp, objType := workloadCodecSchema(t)
 	raw := benchWorkloadConfig(objType)
-
-	var fast, slow gpuworkload.WorkloadModel
-	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: tfsdk.State{Raw: raw, Schema: schemaResp.Schema}}, &fast); diags.HasError() {
-		t.Fatal(diags)
-	}
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
-	if diags := state.Get(ctx, &slow); diags.HasError() {
+
+	var m gpuworkload.WorkloadModel
+	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: state}, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
-	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("decoded differently:\ncodec     %+v\nframework %+v", fast, slow)
+	seen := map[string]bool{}
+	fields := reflect.TypeFor[gpuworkload.WorkloadModel]()
+	for i := range fields.NumField() {
+		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("tfsdk"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		got, _ := reflect.ValueOf(m).Field(i).Interface().(attr.Value)
+		assertFrameworkReads(t, state, name, got)
+		seen[name] = true
+	}
+	for name, got := range m.Intent {
+		if seen[name] {
+			t.Errorf("%s is both a field and in Intent", name)
+		}
+		assertFrameworkReads(t, state, name, got)
+		seen[name] = true
+	}
+	if len(seen) != len(objType.AttributeTypes) {
+		t.Errorf("the model holds %d attributes, the schema has %d", len(seen), len(objType.AttributeTypes))
+	}
+	if _, ok := m.Intent["image"]; !ok {
+		t.Error("image, which only render reads, is not in Intent")
 	}
 
-	// Outputs of every kind: a string, a list, unknown values.
-	fast.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
-	fast.WithManifests()
-	fast.UID = types.StringUnknown()
-	fast.ScheduledNodes = types.ListUnknown(types.StringType)
-	want := tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(objType, nil)}
-	if diags := want.Set(ctx, &fast); diags.HasError() {
+	v, diags := gpuworkload.WorkloadCodec.Encode(ctx, schemaResp.Schema, &m)
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	got := tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(objType, nil)}
-	v, encoded := gpuworkload.WorkloadCodec.Encode(ctx, got.Schema, &fast)
-	if !encoded {
-		t.Fatal("the codec fell back to the framework for a gpu_workload model")
-	}
-	if !v.Equal(want.Raw) {
-		t.Fatalf("encoded differently:\ncodec     %s\nframework %s", v, want.Raw)
+	if !v.Equal(raw) {
+		t.Fatalf("encoded differently from what was decoded:\nencoded %s\ndecoded %s", v, raw)
 	}
 }
 
-// A model the codec does not fit (another struct) falls back to the
-// framework, whose diagnostics come back.
-func TestModelCodecFallsBack(t *testing.T) {
-	ctx := context.Background()
-	var schemaResp resource.SchemaResponse
-	gpuworkload.NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	var c gpuworkload.ModelCodec
-	var other struct {
-		Name types.String `tfsdk:"name"`
+func assertFrameworkReads(t *testing.T, state tfsdk.State, name string, got attr.Value) {
+	t.Helper()
+	var want attr.Value
+	if diags := state.GetAttribute(context.Background(), path.Root(name), &want); diags.HasError() {
+		t.Fatalf("%s: %v", name, diags)
 	}
-	called := false
-	c.Get(ctx, tftypes.Value{}, schemaResp.Schema, &other, func() diag.Diagnostics { called = true; return nil })
-	if !called {
-		t.Fatal("a model with other fields than the schema did not fall back")
+	if got == nil || !got.Equal(want) {
+		t.Errorf("%s: the codec read %v, the framework %v", name, got, want)
+	}
+}
+
+// Outputs of every kind (a string, a list, unknown values) are written
+// where the framework reads them.
+func TestModelCodecWritesOutputs(t *testing.T) {
+	ctx := context.Background()
+	schemaResp, objType := workloadCodecSchema(t)
+	var m gpuworkload.WorkloadModel
+	state := tfsdk.State{Raw: benchWorkloadConfig(objType), Schema: schemaResp.Schema}
+	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: state}, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	m.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
+	m.WithManifests()
+	m.UID = types.StringUnknown()
+	m.ScheduledNodes = types.ListUnknown(types.StringType)
+	v, diags := gpuworkload.WorkloadCodec.Encode(ctx, schemaResp.Schema, &m)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	written := tfsdk.State{Raw: v, Schema: schemaResp.Schema}
+	assertFrameworkReads(t, written, "manifests", m.Manifests)
+	assertFrameworkReads(t, written, "uid", types.StringUnknown())
+	assertFrameworkReads(t, written, "scheduled_nodes", types.ListUnknown(types.StringType))
+	assertFrameworkReads(t, written, "image", m.Intent["image"])
+}
+
+// A model that does not fit the schema is a provider bug the codec names,
+// not a panic and not a silently wrong state.
+func TestModelCodecRefusesAModelThatDoesNotFit(t *testing.T) {
+	ctx := context.Background()
+	schemaResp, objType := workloadCodecSchema(t)
+	raw := benchWorkloadConfig(objType)
+	cases := map[string]any{
+		"a tag the schema lacks": &struct {
+			Name  types.String `tfsdk:"no_such_attribute"`
+			Other map[string]attr.Value
+		}{},
+		"attributes with no field": &struct {
+			Name types.String `tfsdk:"name"`
+		}{},
+	}
+	for name, model := range cases {
+		t.Run(name, func(t *testing.T) {
+			var c gpuworkload.ModelCodec
+			diags := c.Get(ctx, raw, schemaResp.Schema, model)
+			if !diags.HasError() || !strings.Contains(diags[0].Summary(), "Provider bug") {
+				t.Fatalf("got %v, want a provider bug diagnostic", diags)
+			}
+			if _, diags := c.Encode(ctx, schemaResp.Schema, model); !diags.HasError() {
+				t.Fatal("Encode accepted the model")
+			}
+		})
 	}
 }

@@ -99,7 +99,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 			return
 		}
 	}
-	model, diags := modelFromSpec(ctx, *spec)
+	model, diags := modelFromSpec(ctx, resp.State.Schema, *spec)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -146,8 +146,8 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 
 // modelFromSpec is the inverse of converter.toWorkload. Zero values become
 // null, matching a configuration that leaves the attribute out.
-func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
-	var diags diag.Diagnostics
+func modelFromSpec(ctx context.Context, resourceSchema schemaTyped, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
+	intentTypes, diags := WorkloadCodec.AttributesTypes(ctx, resourceSchema, WorkloadModel{})
 	w := spec.Workload
 	blocks := map[string]tfconv.Typed{}
 	for name, b := range workloadBlocks(ctx) {
@@ -159,31 +159,8 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		Namespace:          types.StringValue(w.Namespace),
 		Kind:               types.StringValue(w.Kind),
 		Cloud:              types.StringValue(w.Cloud),
-		Replicas:           tfconv.NullableInt32(w.Replicas),
-		Image:              types.StringValue(w.Image),
-		Command:            tfconv.NullableStrings(w.Command),
-		Args:               tfconv.NullableStrings(w.Args),
-		Env:                tfconv.NullableMap(w.Env),
-		SecretEnv:          secretRefsValue(w.SecretEnv, &diags),
-		Ports:              tfconv.NullableInt32s(w.Ports),
-		ServiceAccountName: tfconv.NullableString(w.ServiceAccountName),
-		Labels:             tfconv.NullableMap(w.Labels),
-		Annotations:        tfconv.NullableMap(w.Annotations),
-		PodLabels:          tfconv.NullableMap(w.PodLabels),
-		PodAnnotations:     tfconv.NullableMap(w.PodAnnotations),
-		SelectorLabels:     tfconv.NullableMap(w.SelectorLabels),
-		ImagePullSecrets:   tfconv.NullableStrings(w.ImagePullSecrets),
-		PriorityClassName:  tfconv.NullableString(w.PriorityClassName),
 		Queue:              tfconv.NullableString(w.Queue),
 		QueueScheduler:     tfconv.NullableString(w.QueueScheduler),
-		ContainerName:      tfconv.NullableString(w.ContainerName),
-		Size:               tfconv.NullableString(w.Size),
-		CPU:                tfconv.NullableString(w.CPU),
-		Memory:             tfconv.NullableString(w.Memory),
-		ShmSize:            tfconv.NullableString(w.ShmSize),
-		IPCLock:            tfconv.NullableBool(w.IPCLock),
-		Patch:              tfconv.NullableString(w.Patch),
-		Spot:               tfconv.NullableBool(w.Spot),
 		Apply:              types.BoolValue(true),
 		WaitFor:            tfconv.NullableString(spec.WaitFor),
 		UnschedulableLimit: tfconv.NullableString(spec.Unschedulable),
@@ -198,21 +175,11 @@ func modelFromSpec(ctx context.Context, spec workloadSpec) (WorkloadModel, diag.
 		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
+	m.Intent = tfconv.EncodeAttributes(intentTypes, w, &diags)
 	m.GPU = gpuintent.ObjectOf(w.GPU, blocks["gpu"], &diags)
-	m.ModelCache = tfconv.Encode(blocks["model_cache"], w.ModelCache, &diags)
-	m.StartupProbe = tfconv.Encode(blocks["startup_probe"], w.StartupProbe, &diags)
-	m.LivenessProbe = tfconv.Encode(blocks["liveness_probe"], w.LivenessProbe, &diags)
-	m.ReadinessProbe = tfconv.Encode(blocks["readiness_probe"], w.ReadinessProbe, &diags)
 	m.Job = tfconv.Encode(blocks["job"], w.Job, &diags)
-	m.CronJob = tfconv.Encode(blocks["cronjob"], w.CronJob, &diags)
 	m.Topology = tfconv.Encode(blocks["topology"], w.Topology, &diags)
 	return m, diags
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
-
-func secretRefsValue(refs map[string]spec.SecretKeyRef, diags *diag.Diagnostics) types.Map {
-	refsType := types.MapType{ElemType: types.ObjectType{AttrTypes: secretRefAttrTypes}}
-	m, _ := tfconv.EncodeValue(refsType, refs, diags).(types.Map) // EncodeValue of a MapType is a map
-	return m
-}

@@ -3,39 +3,47 @@ package gpuworkload
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// modelCodec moves a resource's model struct (fields tagged tfsdk, each an
-// attr.Value of its attribute's type) in and out of the Terraform object
-// value, for the resources whose every RPC converts the whole model.
+// ModelCodec moves a resource's model struct in and out of the Terraform
+// object value, for the resources whose every RPC converts the whole model.
+// A field tagged tfsdk holds its attribute (an attr.Value of the
+// attribute's type); one field of type tfconv.Attributes holds every
+// attribute no tagged field takes, the ones only render reads.
 //
-// The framework's Get and Set do the same through its reflection, which
-// looks every field's tag up again on every call and compiles a regular
-// expression for each (internal/reflect isValidFieldName in
-// terraform-plugin-framework v1.19): with gpu_workload's 81 attributes that
-// was about a tenth of the provider's CPU in an apply or a destroy
-// (bench/README.md). The codec reads the tags once per model type and
-// converts each attribute with its own type's ValueFromTerraform and
-// ToTerraformValue, which is what the framework ends up calling too.
-//
-// Anything it does not expect (a value of another Go type than the field,
-// a type mismatch) makes it fall back to the framework's Get or Set, so its
-// answer is the framework's or the framework's own diagnostics.
+// The framework's Get and Set cannot hold such a field, and they cost more:
+// their reflection looks every field's tag up again on every call and
+// compiles a regular expression for each (internal/reflect
+// isValidFieldName in terraform-plugin-framework v1.19): with
+// gpu_workload's 81 attributes that was about a tenth of the provider's CPU
+// in an apply or a destroy (bench/README.md). The codec reads the tags once
+// per model type and converts each attribute with its own type's
+// ValueFromTerraform and ToTerraformValue, which is what the framework ends
+// up calling too. What it does not expect (a tag the schema lacks, a value
+// of another Go type than its field) is a provider bug: an error
+// diagnostic, never a panic.
 type ModelCodec struct {
 	once   sync.Once
 	fields []codecField
+	// rest is the index of the tfconv.Attributes field and restTypes the
+	// attributes it holds; rest is -1 without one.
+	rest      int
+	restTypes map[string]attr.Type
 	// objType is the schema's object type, from the first call.
 	objType tftypes.Object
-	ok      bool
+	err     error
 }
 
 type codecField struct {
@@ -49,46 +57,60 @@ type schemaTyped interface {
 	Type() attr.Type
 }
 
-// prepare reads model's tags against the schema once; ok is false (and the
-// codec always falls back) when they do not line up one to one.
-func (c *ModelCodec) prepare(ctx context.Context, schema schemaTyped, model reflect.Type) bool {
-	c.once.Do(func() {
-		objType, isObject := schema.Type().(attr.TypeWithAttributeTypes)
-		if !isObject || model.Kind() != reflect.Struct {
-			return
-		}
-		types := objType.AttributeTypes()
-		tf, isTF := objType.TerraformType(ctx).(tftypes.Object)
-		if !isTF {
-			return
-		}
-		for i := range model.NumField() {
-			name, _, _ := strings.Cut(model.Field(i).Tag.Get("tfsdk"), ",")
-			if name == "-" {
-				continue // not an attribute, as for the framework
-			}
-			typ, found := types[name]
-			if !found {
-				return
-			}
-			c.fields = append(c.fields, codecField{name: name, index: i, typ: typ})
-		}
-		if len(c.fields) != len(types) {
-			c.fields = nil
-			return
-		}
-		c.objType, c.ok = tf, true
-	})
-	return c.ok
+// prepare reads model's tags against the schema once; its error says why
+// the two do not line up.
+func (c *ModelCodec) prepare(ctx context.Context, schema schemaTyped, model reflect.Type) error {
+	c.once.Do(func() { c.err = c.index(ctx, schema, model) })
+	return c.err
 }
 
-// get decodes raw into the model into points to, or calls fallback.
-func (c *ModelCodec) Get(ctx context.Context, raw tftypes.Value, schema schemaTyped, into any, fallback func() diag.Diagnostics) diag.Diagnostics {
-	target := reflect.ValueOf(into).Elem()
-	if !c.prepare(ctx, schema, target.Type()) || c.decode(ctx, raw, target) != nil {
-		return fallback()
+func (c *ModelCodec) index(ctx context.Context, schema schemaTyped, model reflect.Type) error {
+	objType, isObject := schema.Type().(attr.TypeWithAttributeTypes)
+	tf, isTF := schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !isObject || !isTF || model.Kind() != reflect.Struct {
+		return fmt.Errorf("model codec: %s is not a struct or the schema not an object", model)
 	}
+	c.rest, c.restTypes = -1, maps.Clone(objType.AttributeTypes())
+	for i := range model.NumField() {
+		if model.Field(i).Type == tfconv.AttributesType {
+			c.rest = i
+			continue
+		}
+		name, _, _ := strings.Cut(model.Field(i).Tag.Get("tfsdk"), ",")
+		if name == "-" || name == "" {
+			continue // not an attribute, as for the framework
+		}
+		typ, found := c.restTypes[name]
+		if !found {
+			return fmt.Errorf("model codec: %s.%s is tagged %q, which the schema does not have", model, model.Field(i).Name, name)
+		}
+		delete(c.restTypes, name)
+		c.fields = append(c.fields, codecField{name: name, index: i, typ: typ})
+	}
+	if c.rest < 0 && len(c.restTypes) > 0 {
+		return fmt.Errorf("model codec: %s has no field for the attributes %v", model, slices.Sorted(maps.Keys(c.restTypes)))
+	}
+	c.objType = tf
 	return nil
+}
+
+// AttributesTypes is the type of each attribute model's tfconv.Attributes
+// field holds.
+func (c *ModelCodec) AttributesTypes(ctx context.Context, schema schemaTyped, model any) (map[string]attr.Type, diag.Diagnostics) {
+	if err := c.prepare(ctx, schema, reflect.TypeOf(model)); err != nil {
+		return nil, codecDiags(err)
+	}
+	return c.restTypes, nil
+}
+
+// Get decodes raw into the model into points to.
+func (c *ModelCodec) Get(ctx context.Context, raw tftypes.Value, schema schemaTyped, into any) diag.Diagnostics {
+	target := reflect.ValueOf(into).Elem()
+	err := c.prepare(ctx, schema, target.Type())
+	if err == nil {
+		err = c.decode(ctx, raw, target)
+	}
+	return codecDiags(err)
 }
 
 func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target reflect.Value) error {
@@ -109,69 +131,104 @@ func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target refle
 		}
 		field.Set(value)
 	}
+	if c.rest >= 0 {
+		rest := make(tfconv.Attributes, len(c.restTypes))
+		for name, typ := range c.restTypes {
+			v, err := typ.ValueFromTerraform(ctx, values[name])
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			rest[name] = v
+		}
+		decoded.Field(c.rest).Set(reflect.ValueOf(rest))
+	}
 	target.Set(decoded)
 	return nil
 }
 
-// encode is the model from points to as the schema's object value; ok is
-// false when the codec cannot (the caller then uses the framework's Set).
-func (c *ModelCodec) Encode(ctx context.Context, schema schemaTyped, from any) (tftypes.Value, bool) {
+// Encode is the model from points to as the schema's object value.
+func (c *ModelCodec) Encode(ctx context.Context, schema schemaTyped, from any) (tftypes.Value, diag.Diagnostics) {
 	source := reflect.ValueOf(from).Elem()
-	if !c.prepare(ctx, schema, source.Type()) {
-		return tftypes.Value{}, false
+	if err := c.prepare(ctx, schema, source.Type()); err != nil {
+		return tftypes.Value{}, codecDiags(err)
 	}
-	values := make(map[string]tftypes.Value, len(c.fields))
+	values := make(map[string]tftypes.Value, len(c.objType.AttributeTypes))
 	for _, f := range c.fields {
 		v, isValue := source.Field(f.index).Interface().(attr.Value)
 		if !isValue {
-			return tftypes.Value{}, false
+			return tftypes.Value{}, codecDiags(fmt.Errorf("%s: %s is not an attr.Value", f.name, source.Field(f.index).Type()))
 		}
-		tv, err := v.ToTerraformValue(ctx)
-		if err != nil || !tv.Type().UsableAs(c.objType.AttributeTypes[f.name]) {
-			return tftypes.Value{}, false
+		if err := c.put(ctx, values, f.name, v); err != nil {
+			return tftypes.Value{}, codecDiags(err)
 		}
-		values[f.name] = tv
+	}
+	if c.rest >= 0 {
+		rest, _ := source.Field(c.rest).Interface().(tfconv.Attributes)
+		for name := range c.restTypes {
+			if err := c.put(ctx, values, name, rest[name]); err != nil {
+				return tftypes.Value{}, codecDiags(err)
+			}
+		}
 	}
 	if err := tftypes.ValidateValue(c.objType, values); err != nil {
-		return tftypes.Value{}, false
+		return tftypes.Value{}, codecDiags(err)
 	}
-	return tftypes.NewValue(c.objType, values), true
+	return tftypes.NewValue(c.objType, values), nil
+}
+
+// put sets values[name] to v's Terraform value, checking its type.
+func (c *ModelCodec) put(ctx context.Context, values map[string]tftypes.Value, name string, v attr.Value) error {
+	if v == nil {
+		return fmt.Errorf("%s: no value", name)
+	}
+	tv, err := v.ToTerraformValue(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if want := c.objType.AttributeTypes[name]; !tv.Type().UsableAs(want) {
+		return fmt.Errorf("%s: a %s is not a %s", name, tv.Type(), want)
+	}
+	values[name] = tv
+	return nil
+}
+
+func codecDiags(err error) diag.Diagnostics {
+	if err == nil {
+		return nil
+	}
+	return diag.Diagnostics{diag.NewErrorDiagnostic("Provider bug: model conversion", err.Error())}
 }
 
 // workloadCodec converts gpu_workload's model, on every RPC.
 var WorkloadCodec ModelCodec
 
 // getWorkload reads a gpu_workload configuration, plan or state.
-func GetWorkload(ctx context.Context, data interface {
-	schemaData
-	Get(context.Context, any) diag.Diagnostics
-}, into *WorkloadModel) diag.Diagnostics {
+func GetWorkload(ctx context.Context, data schemaData, into *WorkloadModel) diag.Diagnostics {
 	raw, schema := data.raw()
-	diags := WorkloadCodec.Get(ctx, raw, schema, into, func() diag.Diagnostics { return data.Get(ctx, into) })
+	diags := WorkloadCodec.Get(ctx, raw, schema, into)
 	into.Manifest = resourcekit.JoinManifests(into.Manifests)
 	return diags
 }
 
 // setWorkloadState writes a gpu_workload state.
 func setWorkloadState(ctx context.Context, state *tfsdk.State, m *WorkloadModel) diag.Diagnostics {
-	return setWorkload(ctx, state.Schema, &state.Raw, state.Set, m)
+	return setWorkload(ctx, state.Schema, &state.Raw, m)
 }
 
 // setWorkloadPlan writes a gpu_workload plan.
 func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) diag.Diagnostics {
-	return setWorkload(ctx, plan.Schema, &plan.Raw, plan.Set, m)
+	return setWorkload(ctx, plan.Schema, &plan.Raw, m)
 }
 
-// setWorkload writes m into a plan's or state's raw value through the
-// codec, or with set (the framework's reflection) where the codec cannot.
-func setWorkload(ctx context.Context, schema schemaTyped, raw *tftypes.Value, set func(context.Context, any) diag.Diagnostics,
-	m *WorkloadModel) diag.Diagnostics {
+// setWorkload writes m into a plan's or state's raw value; on an error the
+// raw value stays as it was.
+func setWorkload(ctx context.Context, schema schemaTyped, raw *tftypes.Value, m *WorkloadModel) diag.Diagnostics {
 	m.WithManifests()
-	if v, ok := WorkloadCodec.Encode(ctx, schema, m); ok {
+	v, diags := WorkloadCodec.Encode(ctx, schema, m)
+	if !diags.HasError() {
 		*raw = v
-		return nil
 	}
-	return set(ctx, m)
+	return diags
 }
 
 // schemaData is a tfsdk.Config, Plan or State as the codec reads it.

@@ -128,8 +128,14 @@ func decodeStruct(c *Converter, at []any, v attr.Value, to reflect.Value) error 
 	if !ok {
 		return cannotConvert(v, to)
 	}
+	return decodeFields(c, at, obj.Attributes(), to)
+}
+
+// decodeFields decodes each attribute into the field of struct to that
+// takes it.
+func decodeFields(c *Converter, at []any, attrs map[string]attr.Value, to reflect.Value) error {
 	fields := fieldsByAttribute(to.Type())
-	for name, value := range obj.Attributes() {
+	for name, value := range attrs {
 		i, ok := fields[normalName(name)]
 		if !ok {
 			return fmt.Errorf("tfconv: %s has no field for the attribute %q (name it alike or tag it `tf:%q`)", to.Type(), name, name)
