@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -37,7 +38,7 @@ func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
 
 	var m gpuworkload.WorkloadModel
-	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: state}, &m); diags.HasError() {
+	if diags := gpuworkload.GetWorkload(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	seen := map[string]bool{}
@@ -65,7 +66,7 @@ func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 		t.Error("image, which only render reads, is not in Intent")
 	}
 
-	v, diags := gpuworkload.WorkloadCodec.Encode(ctx, schemaResp.Schema, &m)
+	v, diags := resourcekit.CodecOf[gpuworkload.WorkloadModel]().Encode(ctx, schemaResp.Schema, &m)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -92,14 +93,14 @@ func TestModelCodecWritesOutputs(t *testing.T) {
 	schemaResp, objType := workloadCodecSchema(t)
 	var m gpuworkload.WorkloadModel
 	state := tfsdk.State{Raw: benchWorkloadConfig(objType), Schema: schemaResp.Schema}
-	if diags := gpuworkload.GetWorkload(ctx, gpuworkload.StateData{State: state}, &m); diags.HasError() {
+	if diags := gpuworkload.GetWorkload(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	m.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
 	m.WithManifests()
 	m.UID = types.StringUnknown()
 	m.ScheduledNodes = types.ListUnknown(types.StringType)
-	v, diags := gpuworkload.WorkloadCodec.Encode(ctx, schemaResp.Schema, &m)
+	v, diags := resourcekit.CodecOf[gpuworkload.WorkloadModel]().Encode(ctx, schemaResp.Schema, &m)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -127,7 +128,7 @@ func TestModelCodecRefusesAModelThatDoesNotFit(t *testing.T) {
 	}
 	for name, model := range cases {
 		t.Run(name, func(t *testing.T) {
-			var c gpuworkload.ModelCodec
+			var c resourcekit.ModelCodec
 			diags := c.Get(ctx, raw, schemaResp.Schema, model)
 			if !diags.HasError() || !strings.Contains(diags[0].Summary(), "Provider bug") {
 				t.Fatalf("got %v, want a provider bug diagnostic", diags)

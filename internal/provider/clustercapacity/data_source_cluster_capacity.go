@@ -173,8 +173,11 @@ func taintListDataAttribute() schema.ListNestedAttribute {
 }
 
 func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m, ok := resourcekit.Get[clusterCapacityModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
+	// The framework's Get: this model holds plain Go values, which the model
+	// codec does not.
+	var m clusterCapacityModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if d.Data == nil {

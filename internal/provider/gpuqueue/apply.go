@@ -29,7 +29,7 @@ import (
 // and this one does not. State is written once the ClusterQueue exists.
 func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	if !plan.Apply.ValueBool() {
-		diags.Append(state.Set(ctx, plan)...)
+		diags.Append(resourcekit.SetState(ctx, state, plan)...)
 		return
 	}
 	client, ok := r.Data.ApplyClient("gpu_queue", diags)
@@ -44,12 +44,12 @@ func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel,
 		if _, err := client.Apply(ctx, obj, false); err != nil {
 			diags.AddError("Cannot apply gpu_queue", err.Error()+kueueHint(ctx, client))
 			if prior != nil {
-				diags.Append(state.Set(ctx, prior)...)
+				diags.Append(resourcekit.SetState(ctx, state, prior)...)
 			}
 			return
 		}
 	}
-	diags.Append(state.Set(ctx, plan)...)
+	diags.Append(resourcekit.SetState(ctx, state, plan)...)
 	warnFlavorsWithoutNodes(ctx, client, rendered, diags)
 	if prior == nil || !prior.Apply.ValueBool() {
 		return

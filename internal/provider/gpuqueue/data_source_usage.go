@@ -96,8 +96,11 @@ func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	m, ok := resourcekit.Get[queueUsageModel](ctx, req.Config, &resp.Diagnostics)
-	if !ok {
+	// The framework's Get: this model holds plain Go values, which the model
+	// codec does not.
+	var m queueUsageModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if d.Data == nil {

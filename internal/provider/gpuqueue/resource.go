@@ -46,7 +46,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if unknown {
 		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
 		plan.DeviceClassMappings = types.ListUnknown(deviceClassMappingType)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, findings := queue.Render(q)
@@ -58,7 +58,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	plan.ID = types.StringValue(rendered.ID)
 	plan.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
 	plan.DeviceClassMappings = deviceClassMappingsValue(rendered)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -78,9 +78,8 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 }
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state queueModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+	state, ok := resourcekit.Get[queueModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !state.Apply.ValueBool() {
 		return
 	}
 	client, err := r.Data.Kube.Client()
@@ -98,14 +97,13 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	case gone:
 		resp.State.RemoveResource(ctx)
 	default:
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &state)...)
 	}
 }
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state queueModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
+	state, ok := resourcekit.Get[queueModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !state.Apply.ValueBool() {
 		return
 	}
 	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_queue", state.Timeouts.Delete,
@@ -132,7 +130,7 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
+	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, model)...)
 }
 
 func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {

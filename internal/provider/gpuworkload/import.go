@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -146,8 +147,8 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 
 // modelFromSpec is the inverse of converter.toWorkload. Zero values become
 // null, matching a configuration that leaves the attribute out.
-func modelFromSpec(ctx context.Context, resourceSchema schemaTyped, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
-	intentTypes, diags := WorkloadCodec.AttributesTypes(ctx, resourceSchema, WorkloadModel{})
+func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
+	intentTypes, diags := resourcekit.CodecOf[WorkloadModel]().AttributesTypes(ctx, resourceSchema, WorkloadModel{})
 	w := spec.Workload
 	blocks := map[string]tfconv.Typed{}
 	for name, b := range workloadBlocks(ctx) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
@@ -70,6 +71,28 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 		w.Kind = spec.KindDeployment
 	}
 	return w
+}
+
+// GetWorkload reads a gpu_workload configuration, plan or state into
+// *into, with Manifest joined from manifests.
+func GetWorkload[D resourcekit.Source](ctx context.Context, from D, into *WorkloadModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	*into, _ = resourcekit.Get[WorkloadModel](ctx, from, &diags)
+	into.Manifest = resourcekit.JoinManifests(into.Manifests)
+	return diags
+}
+
+// setWorkloadState writes a gpu_workload state, manifests split from
+// Manifest.
+func setWorkloadState(ctx context.Context, state *tfsdk.State, m *WorkloadModel) diag.Diagnostics {
+	m.WithManifests()
+	return resourcekit.SetState(ctx, state, m)
+}
+
+// setWorkloadPlan writes a gpu_workload plan, as setWorkloadState.
+func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) diag.Diagnostics {
+	m.WithManifests()
+	return resourcekit.SetPlan(ctx, plan, m)
 }
 
 // withManifests derives manifests from Manifest (manifestDocs).

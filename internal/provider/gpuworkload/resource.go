@@ -44,7 +44,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var plan WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -107,7 +107,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -116,8 +116,8 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, planData{req.Plan}, &plan)...)
-	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &prior)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -137,7 +137,7 @@ func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.
 
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -170,7 +170,7 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, StateData{req.State}, &state)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
@@ -187,7 +187,7 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 // not do for plan-time ones, so this is where they belong.
 func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, configData{req.Config}, &config)...)
+	resp.Diagnostics.Append(GetWorkload(ctx, req.Config, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -71,7 +71,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if unknown {
 		setPoolOutputsUnknown(&plan)
 		plan.ManagedNodes = types.ListUnknown(types.StringType)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, rdiags := pool.Render(p)
@@ -85,7 +85,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.AddAttributeWarning(path.Root("device_plugin_config"), "This pool needs no device plugin config",
 			"Only MIG and shared pools outside GKE need a device plugin configuration; nothing will be written.")
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // planManagedNodes keeps the managed node list when nothing will change and
@@ -100,8 +100,7 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 		plan.ManagedNodes = types.ListUnknown(types.StringType)
 		return diags
 	}
-	var state NodePoolPolicyModel
-	diags.Append(req.State.Get(ctx, &state)...)
+	state, _ := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &diags)
 	unchanged := len(state.Drift.Elements()) == 0 && state.ID.Equal(plan.ID) &&
 		state.ManageNodes.Equal(plan.ManageNodes) && state.DevicePluginConfig.Equal(plan.DevicePluginConfig)
 	if unchanged {
@@ -118,7 +117,7 @@ func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	r.applyPolicy(ctx, &plan, nil, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &plan)...)
 }
 
 func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -127,7 +126,7 @@ func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	r.applyPolicy(ctx, &plan, &prior, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &plan)...)
 }
 
 // applyPolicy does the optional cluster work. Without manage_nodes and
@@ -205,7 +204,7 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	// States written before kubernetes_v1_affinity existed lack it; filled
 	// in here from the stored affinity, upgrading the provider plans no change.
 	resp.Diagnostics.Append(state.fillK8sV1Affinity(ctx)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &state)...)
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
@@ -239,13 +238,12 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.Append(diags...)
 	}
 	state.Drift = tfconv.StringList(slices.Concat(drift, cmDrift, classDrift))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &state)...)
 }
 
 func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state NodePoolPolicyModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.touchesCluster() {
+	state, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
+	if !ok || !state.touchesCluster() {
 		return
 	}
 	client, ok := r.Data.Client("Cannot clean up gpu_node_pool_policy", &resp.Diagnostics)

@@ -33,17 +33,6 @@ func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
 	return data
 }
 
-// Get decodes a plan, state or configuration into a model of type M,
-// appending what went wrong to diags; false once diags hold an error, when
-// the method returns and the framework reports them.
-func Get[M any](ctx context.Context, from interface {
-	Get(context.Context, any) diag.Diagnostics
-}, diags *diag.Diagnostics) (M, bool) {
-	var m M
-	diags.Append(from.Get(ctx, &m)...)
-	return m, !diags.HasError()
-}
-
 // Planned decodes ModifyPlan's plan into a model of type M; false when
 // there is nothing to plan (a destroy, whose plan is null) or after an
 // error.

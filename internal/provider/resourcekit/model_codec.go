@@ -1,4 +1,4 @@
-package gpuworkload
+package resourcekit
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -199,47 +198,58 @@ func codecDiags(err error) diag.Diagnostics {
 	return diag.Diagnostics{diag.NewErrorDiagnostic("Provider bug: model conversion", err.Error())}
 }
 
-// workloadCodec converts gpu_workload's model, on every RPC.
-var WorkloadCodec ModelCodec
+// codecs holds one ModelCodec per model type.
+var codecs sync.Map
 
-// getWorkload reads a gpu_workload configuration, plan or state.
-func GetWorkload(ctx context.Context, data schemaData, into *WorkloadModel) diag.Diagnostics {
-	raw, schema := data.raw()
-	diags := WorkloadCodec.Get(ctx, raw, schema, into)
-	into.Manifest = resourcekit.JoinManifests(into.Manifests)
-	return diags
+// CodecOf is the codec of model type M.
+func CodecOf[M any]() *ModelCodec {
+	t := reflect.TypeFor[M]()
+	if c, ok := codecs.Load(t); ok {
+		return c.(*ModelCodec) //nolint:forcetypeassert // only CodecOf stores, and only *ModelCodec
+	}
+	c, _ := codecs.LoadOrStore(t, &ModelCodec{})
+	return c.(*ModelCodec) //nolint:forcetypeassert // as above
 }
 
-// setWorkloadState writes a gpu_workload state.
-func setWorkloadState(ctx context.Context, state *tfsdk.State, m *WorkloadModel) diag.Diagnostics {
-	return setWorkload(ctx, state.Schema, &state.Raw, m)
+// Source is what a resource's model is read from.
+type Source interface {
+	tfsdk.Config | tfsdk.Plan | tfsdk.State
 }
 
-// setWorkloadPlan writes a gpu_workload plan.
-func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) diag.Diagnostics {
-	return setWorkload(ctx, plan.Schema, &plan.Raw, m)
+// Get decodes a configuration, plan or state into a model of type M (its
+// codec's rules), appending what went wrong to diags; false once diags hold
+// an error, when the method returns and the framework reports them.
+func Get[M any, D Source](ctx context.Context, from D, diags *diag.Diagnostics) (M, bool) {
+	var m M
+	var raw tftypes.Value
+	var schema schemaTyped
+	switch d := any(from).(type) {
+	case tfsdk.Config:
+		raw, schema = d.Raw, d.Schema
+	case tfsdk.Plan:
+		raw, schema = d.Raw, d.Schema
+	case tfsdk.State:
+		raw, schema = d.Raw, d.Schema
+	}
+	diags.Append(CodecOf[M]().Get(ctx, raw, schema, &m)...)
+	return m, !diags.HasError()
 }
 
-// setWorkload writes m into a plan's or state's raw value; on an error the
-// raw value stays as it was.
-func setWorkload(ctx context.Context, schema schemaTyped, raw *tftypes.Value, m *WorkloadModel) diag.Diagnostics {
-	m.WithManifests()
-	v, diags := WorkloadCodec.Encode(ctx, schema, m)
+// SetState writes the model m points to into state; on an error the state
+// stays as it was.
+func SetState[M any](ctx context.Context, state *tfsdk.State, m *M) diag.Diagnostics {
+	return set(ctx, state.Schema, &state.Raw, m)
+}
+
+// SetPlan writes the model m points to into plan, as SetState.
+func SetPlan[M any](ctx context.Context, plan *tfsdk.Plan, m *M) diag.Diagnostics {
+	return set(ctx, plan.Schema, &plan.Raw, m)
+}
+
+func set[M any](ctx context.Context, schema schemaTyped, raw *tftypes.Value, m *M) diag.Diagnostics {
+	v, diags := CodecOf[M]().Encode(ctx, schema, m)
 	if !diags.HasError() {
 		*raw = v
 	}
 	return diags
 }
-
-// schemaData is a tfsdk.Config, Plan or State as the codec reads it.
-type schemaData interface {
-	raw() (tftypes.Value, schemaTyped)
-}
-
-type configData struct{ tfsdk.Config }
-type planData struct{ tfsdk.Plan }
-type StateData struct{ tfsdk.State }
-
-func (d configData) raw() (tftypes.Value, schemaTyped) { return d.Raw, d.Schema }
-func (d planData) raw() (tftypes.Value, schemaTyped)   { return d.Raw, d.Schema }
-func (d StateData) raw() (tftypes.Value, schemaTyped)  { return d.Raw, d.Schema }
