@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/labels"
@@ -259,7 +258,7 @@ func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (
 
 // importQueue rebuilds the configuration from the ClusterQueue's spec
 // annotation.
-func importQueue(ctx context.Context, client *kube.Client, name string) (*queueModel, diag.Diagnostics) {
+func importQueue(ctx context.Context, client *kube.Client, state tfsdk.State, name string) (*queueModel, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	live, err := client.GetFresh(ctx, kube.ObjectRef{GVK: kube.GVKClusterQueue, Name: name})
 	if err != nil {
@@ -282,7 +281,8 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 		diags.AddError("Cannot import gpu_queue", err.Error())
 		return nil, diags
 	}
-	m := modelOfQueue(q)
+	m, modelDiags := modelOfQueue(ctx, state.Schema, q)
+	diags.Append(modelDiags...)
 	rendered, findings := queue.Render(q)
 	diags.Append(resourcekit.RenderDiagnostics(findings)...)
 	if diags.HasError() {
@@ -295,53 +295,16 @@ func importQueue(ctx context.Context, client *kube.Client, name string) (*queueM
 
 var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}
 
-// The object types of gpu_queue's blocks, read off the schema itself.
-func queueFlavorObjectType() types.ObjectType {
-	return types.ObjectType{AttrTypes: blockAttrTypes(queueFlavorBlock().NestedObject.Attributes)}
-}
-
-func queuePreemptionAttrTypes() map[string]attr.Type {
-	return blockAttrTypes(queuePreemptionBlock().Attributes)
-}
-
-// blockAttrTypes are the value types of a block's attributes.
-func blockAttrTypes(attributes map[string]schema.Attribute) map[string]attr.Type {
-	out := make(map[string]attr.Type, len(attributes))
-	for name, a := range attributes {
-		out[name] = a.GetType()
-	}
-	return out
-}
-
-// modelOfQueue is the configuration an imported queue had.
-func modelOfQueue(q queueSpec) queueModel {
+// modelOfQueue is the configuration an imported queue had, for a state of
+// resourceSchema.
+func modelOfQueue(ctx context.Context, resourceSchema interface{ Type() attr.Type }, q queueSpec) (queueModel, diag.Diagnostics) {
+	intentTypes, diags := resourcekit.CodecOf[queueModel]().AttributesTypes(ctx, resourceSchema, queueModel{})
 	m := queueModel{
-		Name: types.StringValue(q.Name), Cloud: optString(q.Cloud), LocalQueueName: optString(q.LocalQueueName),
-		Cohort: optString(q.Cohort), QueueingStrategy: optString(q.QueueingStrategy), Apply: types.BoolValue(true),
-		Namespaces: types.ListNull(types.StringType),
-		Timeouts:   timeouts.Value{Object: types.ObjectNull(queueTimeoutAttrTypes)},
+		Name: types.StringValue(q.Name), Apply: types.BoolValue(true),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(queueTimeoutAttrTypes)},
 	}
-	if len(q.Namespaces) > 0 {
-		m.Namespaces = tfconv.StringList(q.Namespaces)
-	}
-	var diags diag.Diagnostics
-	m.Preemption = types.ObjectNull(queuePreemptionAttrTypes())
-	if q.Preemption != (queuePreemptionSpec{}) {
-		m.Preemption = tfconv.Encode(tfconv.BlockType{Block: queuePreemptionBlock()}, &q.Preemption, &diags)
-	}
-	flavors := tfconv.EncodeValue(types.ListType{ElemType: queueFlavorObjectType()}, q.Flavors, &diags)
-	m.Flavors, _ = flavors.(types.List)
-	return m
+	m.Intent = tfconv.EncodeAttributes(intentTypes, q, &diags)
+	return m, diags
 }
 
-func optString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
-type (
-	queueSpec           = spec.Queue
-	queuePreemptionSpec = spec.QueuePreemption
-)
+type queueSpec = spec.Queue

@@ -125,7 +125,7 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	if !ok {
 		return
 	}
-	model, diags := importQueue(ctx, client, req.ID)
+	model, diags := importQueue(ctx, client, resp.State, req.ID)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

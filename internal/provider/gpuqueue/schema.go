@@ -27,20 +27,15 @@ import (
 
 // queueModel is gpu_queue's configuration and state.
 type queueModel struct {
-	ID               types.String `tfsdk:"id"`
-	Name             types.String `tfsdk:"name"`
-	Cloud            types.String `tfsdk:"cloud"`
-	Namespaces       types.List   `tfsdk:"namespaces"`
-	LocalQueueName   types.String `tfsdk:"local_queue_name"`
-	Cohort           types.String `tfsdk:"cohort"`
-	QueueingStrategy types.String `tfsdk:"queueing_strategy"`
-	Apply            types.Bool   `tfsdk:"apply"`
-	// Preemption and Flavors stay Terraform values, not Go structs: a
-	// dynamic block or a for_each over values known only after apply
-	// makes them unknown at plan time, which a struct cannot hold.
-	Preemption types.Object `tfsdk:"preemption"`
-	Flavors    types.List   `tfsdk:"flavor"`
-	Manifests  types.List   `tfsdk:"manifests"`
+	// Intent holds what only render reads: cloud, namespaces,
+	// local_queue_name, cohort, queueing_strategy, and the preemption and
+	// flavor blocks (Terraform values until decoded, so a dynamic block over
+	// values known only after apply stays unknown instead of failing).
+	Intent    tfconv.Attributes
+	ID        types.String `tfsdk:"id"`
+	Name      types.String `tfsdk:"name"`
+	Apply     types.Bool   `tfsdk:"apply"`
+	Manifests types.List   `tfsdk:"manifests"`
 	// DeviceClassMappings is what Kueue's Configuration must map for the
 	// DRA flavors (queue.Rendered.DeviceClassMappings).
 	DeviceClassMappings types.List     `tfsdk:"kueue_device_class_mappings"`
@@ -50,20 +45,12 @@ type queueModel struct {
 // toQueue converts the model; unknown values become zero values (and set
 // c.unknown), as for workloads. The provider's default_cloud plays no part:
 // every pool id names its cloud, and the queue takes the first pool's, so
-// the configuration alone decides (and import restores it exactly).
+// the configuration alone decides (and import restores it exactly). An
+// unknown flavor (a dynamic block over values known after apply) keeps its
+// place, so later indices still match the configuration.
 func toQueue(c *tfconv.Converter, m queueModel) spec.Queue {
-	q := spec.Queue{
-		Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), Namespaces: c.Strings(m.Namespaces),
-		LocalQueueName: c.Str(m.LocalQueueName), Cohort: c.Str(m.Cohort), QueueingStrategy: c.Str(m.QueueingStrategy),
-	}
-	if p := tfconv.Decode[spec.QueuePreemption](c, m.Preemption); p != nil {
-		q.Preemption = *p
-	}
-	// An unknown list or element (a dynamic block over values known after
-	// apply) marks the queue unknown instead of failing the conversion, and
-	// an unknown element keeps its place so later indices still match the
-	// configuration.
-	tfconv.DecodeInto(c, m.Flavors, &q.Flavors)
+	q := spec.Queue{Name: c.Str(m.Name)}
+	m.Intent.DecodeInto(c, &q)
 	return q
 }
 

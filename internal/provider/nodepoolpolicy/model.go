@@ -15,23 +15,19 @@ import (
 
 // nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
 type NodePoolPolicyModel struct {
+	// Intent holds what only render reads: accelerator, gpus_per_node,
+	// partition, mig_strategy, sharing, replicas, spot, labels, taints,
+	// dedicated and the topology block, decoded into spec.PoolPolicy by
+	// name. A null or unknown taint (a dynamic block over values known after
+	// apply) stays a blank taint in its place, which render skips as
+	// unknown, so later indices still match the configuration.
+	Intent             tfconv.Attributes
 	Name               types.String  `tfsdk:"name"`
 	Cloud              types.String  `tfsdk:"cloud"`
-	Accelerator        types.String  `tfsdk:"accelerator"`
-	GPUsPerNode        types.Int64   `tfsdk:"gpus_per_node"`
-	Partition          types.String  `tfsdk:"partition"`
-	MIGStrategy        types.String  `tfsdk:"mig_strategy"`
-	Sharing            types.String  `tfsdk:"sharing"`
-	Replicas           types.Int64   `tfsdk:"replicas"`
-	Spot               types.Bool    `tfsdk:"spot"`
-	Labels             types.Map     `tfsdk:"labels"`
-	Taints             types.List    `tfsdk:"taints"`
-	Dedicated          types.Bool    `tfsdk:"dedicated"`
 	GPUAllocation      types.String  `tfsdk:"gpu_allocation"`
 	ApplyDeviceClass   types.Bool    `tfsdk:"apply_device_class"`
 	ManageNodes        types.Object  `tfsdk:"manage_nodes"`
 	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
-	Topology           types.Object  `tfsdk:"topology"`
 	TopologyLevels     types.List    `tfsdk:"topology_levels"`
 	ID                 types.String  `tfsdk:"id"`
 	NodeLabels         types.Map     `tfsdk:"node_labels"`
@@ -70,32 +66,9 @@ var TaintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": type
 // toPoolPolicy converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
 func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
-	p := spec.PoolPolicy{
-		Name:        c.Str(m.Name),
-		Cloud:       c.Str(m.Cloud),
-		Accelerator: c.Str(m.Accelerator),
-		GPUsPerNode: c.Int64(m.GPUsPerNode),
-		Partition:   c.Str(m.Partition),
-		MIGStrategy: c.Str(m.MIGStrategy),
-		Sharing:     c.Str(m.Sharing),
-		Replicas:    c.Int64(m.Replicas),
-		Spot:        c.Boolean(m.Spot),
-		Labels:      c.StringMap(m.Labels),
-
-		GPUAllocation: c.Str(m.GPUAllocation),
-		Topology:      tfconv.Decode[spec.PoolTopology](c, m.Topology),
-	}
-	// A null or unknown taint (a dynamic block over values known after
-	// apply) stays a blank taint in its place, which render skips as
-	// unknown, so later indices still match the configuration.
-	tfconv.DecodeInto(c, m.Taints, &p.Taints)
+	p := spec.PoolPolicy{Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), GPUAllocation: c.Str(m.GPUAllocation)}
+	m.Intent.DecodeInto(c, &p)
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
-	if m.Dedicated.IsUnknown() {
-		c.Unknown = true
-	} else if !m.Dedicated.IsNull() {
-		d := m.Dedicated.ValueBool()
-		p.Dedicated = &d
-	}
 	return p
 }
 

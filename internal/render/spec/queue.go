@@ -17,7 +17,7 @@ type Queue struct {
 	Cohort           string          `json:"cohort,omitempty"`            // cohort
 	QueueingStrategy string          `json:"queueing_strategy,omitempty"` // queueing_strategy; "" is BestEffortFIFO
 	Preemption       QueuePreemption `json:"preemption"`                  // preemption
-	Flavors          []QueueFlavor   `json:"flavor"`                      // flavor blocks, one per pool
+	Flavors          []QueueFlavor   `json:"flavor" tf:"flavor"`          // flavor blocks, one per pool
 }
 
 // QueuePreemption is the ClusterQueue's preemption policy; "" fields take
