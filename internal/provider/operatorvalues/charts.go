@@ -1,8 +1,6 @@
 package operatorvalues
 
 import (
-	"slices"
-
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -80,9 +78,4 @@ func OperatorValuesBlocks() map[string]schema.Block {
 		blocks[b.name] = b.schema()
 	}
 	return blocks
-}
-
-// isChartBlock reports whether name is a chart block's attribute.
-func isChartBlock(name string) bool {
-	return slices.ContainsFunc(chartBlocks, func(b chartBlock) bool { return b.name == name })
 }

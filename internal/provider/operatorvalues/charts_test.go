@@ -2,13 +2,16 @@ package operatorvalues
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
@@ -78,4 +81,23 @@ func emptyBlock(t *testing.T, b chartBlock) types.Object {
 		t.Fatal(diags)
 	}
 	return obj
+}
+
+// The model's Intent holds the chart blocks and nothing else: an attribute
+// every target shares needs a model field, or it would be read by no one.
+func TestModelIntentIsTheChartBlocks(t *testing.T) {
+	ctx := context.Background()
+	var resp resource.SchemaResponse
+	(&valuesResource{}).Schema(ctx, resource.SchemaRequest{}, &resp)
+	intent, diags := resourcekit.CodecOf[operatorValuesModel]().AttributesTypes(ctx, resp.Schema, operatorValuesModel{})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	var blocks []string
+	for _, b := range chartBlocks {
+		blocks = append(blocks, b.name)
+	}
+	if got := slices.Sorted(maps.Keys(intent)); !slices.Equal(got, slices.Sorted(slices.Values(blocks))) {
+		t.Fatalf("Intent holds %v, the chart blocks are %v", got, blocks)
+	}
 }

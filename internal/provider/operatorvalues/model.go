@@ -2,13 +2,10 @@ package operatorvalues
 
 import (
 	"context"
-	"maps"
 	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -18,9 +15,10 @@ import (
 )
 
 // operatorValuesModel is gpu_operator_values' Terraform data: the
-// attributes every target shares. The chart blocks stay in whole, for their
-// chartBlocks entries to convert.
+// attributes every target shares, and the chart blocks in Intent for their
+// chartBlocks entries to decode.
 type operatorValuesModel struct {
+	Intent           tfconv.Attributes
 	ID               types.String  `tfsdk:"id"`
 	Target           types.String  `tfsdk:"target"`
 	Cloud            types.String  `tfsdk:"cloud"`
@@ -31,50 +29,11 @@ type operatorValuesModel struct {
 	Values           types.Dynamic `tfsdk:"values"`
 	PodFragmentsYAML types.String  `tfsdk:"pod_fragments_yaml"`
 	PreviewManifests types.Map     `tfsdk:"preview_manifests"`
-
-	// whole is the resource's object as the framework gave it.
-	whole types.Object
-}
-
-// readModel decodes a plan, state or configuration (get is its Get).
-func readModel(ctx context.Context, get func(context.Context, any) diag.Diagnostics) (operatorValuesModel, diag.Diagnostics) {
-	var m operatorValuesModel
-	var whole types.Object
-	diags := get(ctx, &whole)
-	if diags.HasError() {
-		return m, diags
-	}
-	shared, more := sharedAttributes(ctx, whole)
-	diags.Append(more...)
-	// As replaces the whole struct, so whole is set after it.
-	diags.Append(shared.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-	m.whole = whole
-	return m, diags
-}
-
-// object is the model as the framework takes it back: whole, with the
-// shared attributes as the model now holds them.
-func (m operatorValuesModel) object(ctx context.Context) (types.Object, diag.Diagnostics) {
-	shared, diags := sharedAttributes(ctx, m.whole)
-	written, more := types.ObjectValueFrom(ctx, shared.AttributeTypes(ctx), m)
-	diags.Append(more...)
-	attrs := maps.Clone(m.whole.Attributes())
-	maps.Copy(attrs, written.Attributes())
-	obj, more := types.ObjectValue(m.whole.AttributeTypes(ctx), attrs)
-	return obj, append(diags, more...)
-}
-
-// sharedAttributes is whole without its chart blocks.
-func sharedAttributes(ctx context.Context, whole types.Object) (types.Object, diag.Diagnostics) {
-	attrTypes, attrs := maps.Clone(whole.AttributeTypes(ctx)), maps.Clone(whole.Attributes())
-	maps.DeleteFunc(attrTypes, func(name string, _ attr.Type) bool { return isChartBlock(name) })
-	maps.DeleteFunc(attrs, func(name string, _ attr.Value) bool { return isChartBlock(name) })
-	return types.ObjectValue(attrTypes, attrs)
 }
 
 // block is the chart block named name (null when the schema has none).
 func (m operatorValuesModel) block(name string) types.Object {
-	if b, ok := m.whole.Attributes()[name].(types.Object); ok {
+	if b, ok := m.Intent[name].(types.Object); ok {
 		return b
 	}
 	return types.ObjectNull(nil)

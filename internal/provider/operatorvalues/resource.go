@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
@@ -30,9 +29,8 @@ type valuesResource struct{ resourcekit.Resource }
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
 func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	config, diags := readModel(ctx, req.Config.Get)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	config, ok := resourcekit.Get[operatorValuesModel](ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	in := valuesIntentOf(ctx, config, "")
@@ -118,9 +116,8 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	plan, diags := readModel(ctx, req.Plan.Get)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	plan, ok := resourcekit.Get[operatorValuesModel](ctx, req.Plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var configuredCloud types.String
@@ -152,7 +149,7 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	src, known := sourcesOf(plan)
 	if in.target == "" || in.unknown || in.cloudUnknown || !known {
 		setValuesOutputsUnknown(&plan)
-		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
+		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	built, findings := in.build(src)
@@ -161,16 +158,7 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	resp.Diagnostics.Append(setValuesOutputs(&plan, in.target, built)...)
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, plan)...)
-}
-
-// setPlan writes the model back as the plan, its chart blocks as they came.
-func setPlan(ctx context.Context, plan *tfsdk.Plan, m operatorValuesModel) diag.Diagnostics {
-	obj, diags := m.object(ctx)
-	if diags.HasError() {
-		return diags
-	}
-	return append(diags, plan.Set(ctx, obj)...)
+	resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func setValuesOutputs(m *operatorValuesModel, target string, b *valuesBuild) diag.Diagnostics {
