@@ -61,7 +61,7 @@ type configMapRefModel struct {
 	Name      types.String `tfsdk:"name"`
 }
 
-var TaintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": types.StringType, "effect": types.StringType}
+var TaintAttrTypes = tfconv.StringObjectTypes(taintFields)
 
 // toPoolPolicy converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
@@ -139,17 +139,11 @@ func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagno
 // TaintList is Kubernetes taints as a list of key, value and effect
 // objects (TaintAttrTypes).
 func TaintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
-	values := make([]attr.Value, 0, len(taints))
+	rows := make([]map[string]string, 0, len(taints))
 	for _, t := range taints {
-		obj, d := types.ObjectValue(TaintAttrTypes, map[string]attr.Value{
-			"key": types.StringValue(t.Key), "value": types.StringValue(t.Value), "effect": types.StringValue(string(t.Effect)),
-		})
-		diags.Append(d...)
-		values = append(values, obj)
+		rows = append(rows, map[string]string{"key": t.Key, "value": t.Value, "effect": string(t.Effect)})
 	}
-	list, d := types.ListValue(types.ObjectType{AttrTypes: TaintAttrTypes}, values)
-	diags.Append(d...)
-	return list
+	return tfconv.StringObjectList(TaintAttrTypes, rows, diags)
 }
 
 // setPoolOutputsUnknown marks every derived attribute unknown, for plans

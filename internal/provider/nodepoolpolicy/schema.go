@@ -202,16 +202,11 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 	}
 }
 
+// taintFields are a taint's attributes, described.
+var taintFields = map[string]string{"key": "Taint key.", "value": "Taint value.", "effect": "Taint effect."}
+
 func taintListAttribute(description string) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: description,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"key":    schema.StringAttribute{Computed: true, MarkdownDescription: "Taint key."},
-			"value":  schema.StringAttribute{Computed: true, MarkdownDescription: "Taint value."},
-			"effect": schema.StringAttribute{Computed: true, MarkdownDescription: "Taint effect."},
-		}},
-	}
+	return tfconv.ComputedStringObjects(description, taintFields)
 }
 
 func gkeShapeAttribute() schema.SingleNestedAttribute {
@@ -224,7 +219,7 @@ func gkeShapeAttribute() schema.SingleNestedAttribute {
 			"machine_type": schema.StringAttribute{Computed: true, MarkdownDescription: "Suggested machine type (empty for N1 GPUs)."},
 			"spot":         schema.BoolAttribute{Computed: true, MarkdownDescription: "`node_config.spot`."},
 			"labels":       schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`node_config.labels`."},
-			"taints":       cloudTaintListAttribute("`node_config.taint` blocks."),
+			"taints":       taintListAttribute("`node_config.taint` blocks."),
 			"guest_accelerator": schema.SingleNestedAttribute{
 				Computed:            true,
 				MarkdownDescription: "`node_config.guest_accelerator`.",
@@ -268,13 +263,9 @@ func eksShapeAttribute() schema.SingleNestedAttribute {
 			"capacity_type":  schema.StringAttribute{Computed: true, MarkdownDescription: "`ON_DEMAND` or `SPOT`."},
 			"ami_type":       schema.StringAttribute{Computed: true, MarkdownDescription: "Accelerated AMI type."},
 			"labels":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`labels`."},
-			"taints":         cloudTaintListAttribute("`taint` blocks (`NO_SCHEDULE` form)."),
+			"taints":         taintListAttribute("`taint` blocks (`NO_SCHEDULE` form)."),
 		},
 	}
-}
-
-func cloudTaintListAttribute(description string) schema.ListNestedAttribute {
-	return taintListAttribute(description)
 }
 
 // gpuAllocationAttribute is gpu_allocation. Optional without a default:
