@@ -140,7 +140,7 @@ func decodeFields(c *Converter, at []any, attrs map[string]attr.Value, to reflec
 		if !ok {
 			return fmt.Errorf("tfconv: %s has no field for the attribute %q (name it alike or tag it `tf:%q`)", to.Type(), name, name)
 		}
-		if err := decodeValue(c, extend(at, name), value, to.Field(i)); err != nil {
+		if err := decodeValue(c, extend(at, name), value, to.FieldByIndex(i)); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -187,17 +187,18 @@ func decodeMap(c *Converter, at []any, v attr.Value, to reflect.Value) error {
 var fieldIndexes sync.Map
 
 // fieldsByAttribute indexes a struct's fields by the attribute names they
-// take: the tf tag where there is one, otherwise the field's own name.
-func fieldsByAttribute(t reflect.Type) map[string]int {
+// take: the tf tag where there is one, otherwise the field's own name. The
+// fields of an embedded struct count as the struct's own, so two render
+// structs can share their common fields through one embedded type.
+func fieldsByAttribute(t reflect.Type) map[string][]int {
 	if cached, ok := fieldIndexes.Load(t); ok {
-		if index, ok := cached.(map[string]int); ok {
+		if index, ok := cached.(map[string][]int); ok {
 			return index
 		}
 	}
-	index := make(map[string]int, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
+	index := make(map[string][]int, t.NumField())
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct || throughPointer(t, f.Index) {
 			continue
 		}
 		name := f.Name
@@ -207,10 +208,23 @@ func fieldsByAttribute(t reflect.Type) map[string]int {
 			}
 			name = tag
 		}
-		index[normalName(name)] = i
+		index[normalName(name)] = f.Index
 	}
 	fieldIndexes.Store(t, index)
 	return index
+}
+
+// throughPointer: the field at index is promoted from an embedded pointer,
+// which may be nil; only embedded struct values are followed.
+func throughPointer(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		f := t.Field(i)
+		if f.Type.Kind() != reflect.Struct {
+			return true
+		}
+		t = f.Type
+	}
+	return false
 }
 
 // normalName is how attribute and field names are compared: lower case,

@@ -170,3 +170,38 @@ func TestDecode_hooksDecodeTheirTypeWithThePath(t *testing.T) {
 		t.Fatalf("hook paths %v, want %v", seen, want)
 	}
 }
+
+// sharedFields is embedded by two render structs that share attributes.
+type sharedFields struct {
+	Name        string
+	GPUsPerNode int64
+}
+
+type embeddingTarget struct {
+	sharedFields
+	HTTPPath string
+	// Through a pointer, a promoted field is not followed (it may be nil).
+	*pooled
+}
+
+func TestDecode_embeddedStructFieldsAreTheStructsOwn(t *testing.T) {
+	types3 := map[string]attr.Type{"name": types.StringType, "gpus_per_node": types.Int64Type, "http_path": types.StringType}
+	block := types.ObjectValueMust(types3, map[string]attr.Value{
+		"name": types.StringValue("a"), "gpus_per_node": types.Int64Value(8), "http_path": types.StringValue("/"),
+	})
+	c := &Converter{Ctx: context.Background()}
+	got := Decode[embeddingTarget](c, block)
+	want := &embeddingTarget{sharedFields: sharedFields{Name: "a", GPUsPerNode: 8}, HTTPPath: "/"}
+	if !reflect.DeepEqual(got, want) || c.Diags.HasError() {
+		t.Fatalf("got %+v (%v), want %+v", got, c.Diags, want)
+	}
+	var diags diag.Diagnostics
+	if back := Encode(typed{types.ObjectType{AttrTypes: types3}}, got, &diags); diags.HasError() || !back.Equal(block) {
+		t.Fatalf("round trip: got %v (%v), want %v", back, diags, block)
+	}
+	withID := map[string]attr.Type{"id": types.StringType}
+	Decode[embeddingTarget](c, types.ObjectValueMust(withID, map[string]attr.Value{"id": types.StringValue("p")}))
+	if !c.Diags.HasError() {
+		t.Fatal("a field promoted through an embedded pointer was decoded into")
+	}
+}

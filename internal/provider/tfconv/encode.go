@@ -53,7 +53,7 @@ func encodeObject(attrTypes map[string]attr.Type, from reflect.Value) (types.Obj
 		if !ok {
 			return types.ObjectNull(attrTypes), fmt.Errorf("tfconv: %s has no field for the attribute %q", from.Type(), name)
 		}
-		value, err := encodeValue(t, from.Field(i))
+		value, err := encodeValue(t, from.FieldByIndex(i))
 		if err != nil {
 			return types.ObjectNull(attrTypes), fmt.Errorf("%s: %w", name, err)
 		}

@@ -115,15 +115,21 @@ func fiftyOneCase(cloud spec.Cloud) *fiftyone.Values {
 	return &fiftyone.Values{
 		Deployments: []fiftyone.FiftyOneDeployment{
 			{
-				Key: "gpuWorker", Replicas: rendertest.Ptr(int32(2)), Description: "GPU runner for model inference",
-				Image: &fiftyone.FiftyOneImage{Tag: "v2.22.1"}, Env: map[string]string{"FIFTYONE_MEDIA_CACHE_DIR": "/opt/media_cache"},
-				GPU: &spec.GPU{Count: 1, Accelerator: accel}, CPU: "8", Memory: "32Gi",
+				Runner: fiftyone.Runner{
+					Key: "gpuWorker", Image: &fiftyone.FiftyOneImage{Tag: "v2.22.1"},
+					Env: map[string]string{"FIFTYONE_MEDIA_CACHE_DIR": "/opt/media_cache"},
+					GPU: &spec.GPU{Count: 1, Accelerator: accel}, CPU: "8", Memory: "32Gi",
+				},
+				Replicas: rendertest.Ptr(int32(2)), Description: "GPU runner for model inference",
 			},
-			{Key: fiftyone.CPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"},
+			{Runner: fiftyone.Runner{Key: fiftyone.CPUDefaultKey, Enabled: rendertest.Ptr(true), CPU: "4", Memory: "16Gi"}},
 		},
 		JobTemplates: []fiftyone.JobTemplate{{
-			Key: "gpuBatch", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 1, Accelerator: accel}, Spot: cloud != spec.CloudGeneric,
-			Memory: "24Gi", BackoffLimit: rendertest.Ptr(int32(2)), TTLSecondsAfterFinished: rendertest.Ptr(int32(3600)),
+			Runner: fiftyone.Runner{
+				Key: "gpuBatch", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 1, Accelerator: accel},
+				Spot: cloud != spec.CloudGeneric, Memory: "24Gi",
+			},
+			BackoffLimit: rendertest.Ptr(int32(2)), TTLSecondsAfterFinished: rendertest.Ptr(int32(3600)),
 		}},
 	}
 }
@@ -186,17 +192,19 @@ func extraValuesCases() []valuesCase {
 			target: TargetFiftyOne, name: "gke-autopilot-count",
 			description: "FiftyOne GPU guide, GKE Autopilot: gke-accelerator and gke-accelerator-count selectors, LD_LIBRARY_PATH.",
 			input: Input{Cloud: string(spec.CloudGKEAutopilot), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{
-				{Key: "gpuGcpGkeAutopilot", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 2, Accelerator: "l4"}},
+				{Runner: fiftyone.Runner{Key: "gpuGcpGkeAutopilot", Enabled: rendertest.Ptr(true), GPU: &spec.GPU{Count: 2, Accelerator: "l4"}}},
 			}}}},
 		},
 		{
 			target: TargetFiftyOne, name: "karpenter-node-pool",
 			description: "A deployment placed on a node pool: shared L4 slots, the pool's extra label and taint.",
 			input: Input{Cloud: string(spec.CloudKarpenter), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{{
-				Key: "gpuShared", GPU: &spec.GPU{Count: 1},
-				NodePool: &spec.PoolPolicy{Name: "l4-shared", Cloud: string(spec.CloudKarpenter), Accelerator: "l4", GPUsPerNode: 1,
-					Sharing: spec.SharingTimeSlicing, Replicas: 4, Labels: map[string]string{"example.com/team": "vision"},
-					Taints: []spec.Taint{{Key: "example.com/team", Value: "vision", Effect: spec.TaintNoSchedule}}},
+				Runner: fiftyone.Runner{
+					Key: "gpuShared", GPU: &spec.GPU{Count: 1},
+					NodePool: &spec.PoolPolicy{Name: "l4-shared", Cloud: string(spec.CloudKarpenter), Accelerator: "l4", GPUsPerNode: 1,
+						Sharing: spec.SharingTimeSlicing, Replicas: 4, Labels: map[string]string{"example.com/team": "vision"},
+						Taints: []spec.Taint{{Key: "example.com/team", Value: "vision", Effect: spec.TaintNoSchedule}}},
+				},
 			}}}}},
 		},
 		{

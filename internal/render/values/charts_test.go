@@ -111,7 +111,9 @@ func TestFiftyOneValuesMatchSchema(t *testing.T) {
 // it to the input attribute.
 func TestSchemaViolationsMapToInputs(t *testing.T) {
 	chartDir := chartDirFromShared(t, "fiftyone-teams-app", "fiftyone-teams-app.values.yaml", "fiftyone-teams-app.values.schema.json")
-	in := fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &spec.GPU{Count: 1}}, fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "4"})
+	in := fiftyOneInput(spec.CloudEKS,
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpu", GPU: &spec.GPU{Count: 1}}},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: fiftyone.CPUDefaultKey, CPU: "4"}})
 	values := mustGenerate(t, TargetFiftyOne, in)
 	bad, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", fiftyone.CPUDefaultKey, "resources", "limits")
 	asMap(t, bad)["cpu"] = "4" // what a naive generator would write

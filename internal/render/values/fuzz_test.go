@@ -59,12 +59,13 @@ func (f valuesFuzzInput) input() Input {
 // unknown target gets the numaflow block.
 var fuzzBlocks = map[string]func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, pools []spec.PoolPolicy){
 	TargetFiftyOne: func(f valuesFuzzInput, in *Input, g spec.GPU, env map[string]string, pools []spec.PoolPolicy) {
-		d := fiftyone.FiftyOneDeployment{Key: f.Key, GPU: &g, Spot: f.Spot, Env: env, CPU: f.CPU}
+		d := fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: f.Key, GPU: &g, Spot: f.Spot, Env: env, CPU: f.CPU}}
 		if len(pools) > 0 {
 			d.NodePool = &pools[0]
 		}
-		in.Blocks[fiftyone.Block] = &fiftyone.Values{Deployments: []fiftyone.FiftyOneDeployment{d, {Key: f.Key + "Cpu", CPU: f.CPU}},
-			JobTemplates: []fiftyone.JobTemplate{{Key: f.Key, GPU: &g, Env: env}}}
+		in.Blocks[fiftyone.Block] = &fiftyone.Values{
+			Deployments:  []fiftyone.FiftyOneDeployment{d, {Runner: fiftyone.Runner{Key: f.Key + "Cpu", CPU: f.CPU}}},
+			JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: f.Key, GPU: &g, Env: env}}}}
 	},
 	TargetFlyteCore:   fuzzFlyte,
 	TargetFlyteBinary: fuzzFlyte,

@@ -188,7 +188,7 @@ func TestPlacementAgreement(t *testing.T) {
 			rendertest.RequireNoErrors(t, diags)
 			want := r.Deployment.Spec.Template.Spec
 
-			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, fiftyone.FiftyOneDeployment{Key: "gpu", GPU: &g}))
+			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpu", GPU: &g}}))
 			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Blocks: map[string]any{numaflow.Block: &numaflow.Values{GPU: g}}})
 			for name, values := range map[string]map[string]any{TargetFiftyOne: fo, TargetNumaflow: nf} {
 				pods, err := PodFragments(name, values)

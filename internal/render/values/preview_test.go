@@ -230,7 +230,7 @@ func TestRenderChartPreviewPackaged(t *testing.T) {
 // failed unless some GPU Deployment happened to exist.
 func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
-		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
 	}}})
 	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 	rendertest.RequireNoErrors(t, diags)
@@ -240,8 +240,8 @@ func TestRenderChartPreviewReadsJobTemplatesAlone(t *testing.T) {
 // container does not stand in for a runner whose settings were dropped.
 func TestRenderChartPreviewChecksEachRunnerByName(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
-		Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-		JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		Deployments:  []fiftyone.FiftyOneDeployment{{Runner: fiftyone.Runner{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
+		JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
 	}}})
 	chart := writePreviewChart(t, "tolerations")
 	tpl := filepath.Join(chart, "templates", "operators.yaml")
@@ -272,10 +272,10 @@ func TestRenderChartPreviewRefusesGPURequestsWithoutLimits(t *testing.T) {
 func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
 	chart := testcharts.Chart(t, "fiftyone-teams-app")
 	for name, in := range map[string]*fiftyone.Values{
-		"job template alone": {JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
+		"job template alone": {JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}}},
 		"runner and job": {
-			Deployments:  []fiftyone.FiftyOneDeployment{{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
-			JobTemplates: []fiftyone.JobTemplate{{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+			Deployments:  []fiftyone.FiftyOneDeployment{{Runner: fiftyone.Runner{Key: "gpuWorker", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
+			JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: "gpuBatch", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}}},
 		},
 	} {
 		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "gke", Blocks: map[string]any{fiftyone.Block: in}})

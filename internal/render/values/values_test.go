@@ -70,9 +70,9 @@ func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 // attribute of the deployment block that holds them.
 func TestFiftyOneGPUDiagnosticPath(t *testing.T) {
 	in := fiftyOneInput(spec.CloudGKE,
-		fiftyone.FiftyOneDeployment{Key: "cpuOnly", CPU: "2"},
-		fiftyone.FiftyOneDeployment{Key: "gpuOne", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}},
-		fiftyone.FiftyOneDeployment{Key: "gpuBad", GPU: &spec.GPU{Count: 99, Accelerator: "l4"}, Env: map[string]string{"1BAD": "x"}},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "cpuOnly", CPU: "2"}},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpuOne", GPU: &spec.GPU{Count: 1, Accelerator: "l4"}}},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpuBad", GPU: &spec.GPU{Count: 99, Accelerator: "l4"}, Env: map[string]string{"1BAD": "x"}}},
 	)
 	_, diags := Generate(TargetFiftyOne, in)
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[2].gpu.count", "Allowed: an integer from 1 to 16")
@@ -90,9 +90,11 @@ func TestFiftyOneKeys(t *testing.T) {
 	long := "gpu" + strings.Repeat("Worker", 7) // kebab: 52 characters
 	in := Input{Cloud: "eks", Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{
 		Deployments: []fiftyone.FiftyOneDeployment{
-			{Key: "gpuA100"}, {Key: "gpu-a100"}, {Key: "gpu.l4"}, {Key: "l4x1"}, {Key: long + long},
+			{Runner: fiftyone.Runner{Key: "gpuA100"}}, {Runner: fiftyone.Runner{Key: "gpu-a100"}},
+			{Runner: fiftyone.Runner{Key: "gpu.l4"}}, {Runner: fiftyone.Runner{Key: "l4x1"}},
+			{Runner: fiftyone.Runner{Key: long + long}},
 		},
-		JobTemplates: []fiftyone.JobTemplate{{Key: long}, {Key: ""}},
+		JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: long}}, {Runner: fiftyone.Runner{Key: ""}}},
 	}}}
 
 	_, diags := Generate(TargetFiftyOne, in)
@@ -109,8 +111,8 @@ func TestFiftyOneKeys(t *testing.T) {
 
 func TestFiftyOneResources(t *testing.T) {
 	values := mustGenerate(t, TargetFiftyOne, fiftyOneInput(spec.CloudEKS,
-		fiftyone.FiftyOneDeployment{Key: "gpuTwo", GPU: &spec.GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"},
-		fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "8"},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpuTwo", GPU: &spec.GPU{Count: 2, Accelerator: "a10g"}, CPU: "6", Memory: "48Gi"}},
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: fiftyone.CPUDefaultKey, CPU: "8"}},
 	))
 	gpu := asMap(t, valueAt(t, values, "delegatedOperatorDeployments", "deployments", "gpuTwo", "resources"))
 	limits, requests := asMap(t, gpu["limits"]), asMap(t, gpu["requests"])
@@ -132,20 +134,20 @@ func TestFiftyOneResources(t *testing.T) {
 		}
 	}
 
-	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: fiftyone.CPUDefaultKey, CPU: "500m"}))
+	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: fiftyone.CPUDefaultKey, CPU: "500m"}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].cpu", "integer")
-	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Key: "cpu", Size: catalog.SizeSmall, Replicas: rendertest.Ptr(int32(0))}))
+	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudEKS, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "cpu", Size: catalog.SizeSmall}, Replicas: rendertest.Ptr(int32(0))}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].size", "no gpu block")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].replicas", "enabled = false")
 }
 
 func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
-	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGeneric, fiftyone.FiftyOneDeployment{Key: "dra", GPU: &spec.GPU{Count: 1, DRA: &spec.DRA{}}}))
+	_, diags := Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGeneric, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "dra", GPU: &spec.GPU{Count: 1, DRA: &spec.DRA{}}}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.dra", "resourceClaims")
 	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE,
-		fiftyone.FiftyOneDeployment{Key: "mps", GPU: &spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS, MaxSharedClients: 4}}))
+		fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "mps", GPU: &spec.GPU{Count: 1, Accelerator: "t4", Sharing: spec.SharingMPS, MaxSharedClients: 4}}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].gpu.sharing", "hostIPC")
-	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE, fiftyone.FiftyOneDeployment{Key: "pool", NodePool: &spec.PoolPolicy{Name: "p"}}))
+	_, diags = Generate(TargetFiftyOne, fiftyOneInput(spec.CloudGKE, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "pool", NodePool: &spec.PoolPolicy{Name: "p"}}}))
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone.deployment[0].node_pool", "gpu block")
 }
 
@@ -153,7 +155,7 @@ func TestFiftyOneUnsupportedGPUSettings(t *testing.T) {
 // (docs/design/fiftyone.md#cloud-gpu-examples).
 func TestFiftyOneCloudGuide(t *testing.T) {
 	job := func(cloud spec.Cloud, g spec.GPU) map[string]any {
-		in := Input{Cloud: string(cloud), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{{Key: "gpu", GPU: &g}}}}}
+		in := Input{Cloud: string(cloud), Blocks: map[string]any{fiftyone.Block: &fiftyone.Values{JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{Key: "gpu", GPU: &g}}}}}}
 		return asMap(t, valueAt(t, mustGenerate(t, TargetFiftyOne, in), "delegatedOperatorJobTemplates", "jobs", "gpu"))
 	}
 	auto := job(spec.CloudGKEAutopilot, spec.GPU{Count: 1, Accelerator: "t4"})
@@ -395,8 +397,8 @@ func asList(t *testing.T, v any) []any {
 func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
 	blocks := map[string]any{
 		TargetFiftyOne: &fiftyone.Values{
-			Deployments:  []fiftyone.FiftyOneDeployment{{GPU: &spec.GPU{}}, {NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}},
-			JobTemplates: []fiftyone.JobTemplate{{GPU: &spec.GPU{}}},
+			Deployments:  []fiftyone.FiftyOneDeployment{{Runner: fiftyone.Runner{GPU: &spec.GPU{}}}, {Runner: fiftyone.Runner{NodePool: &spec.PoolPolicy{}, GPU: &spec.GPU{}}}},
+			JobTemplates: []fiftyone.JobTemplate{{Runner: fiftyone.Runner{GPU: &spec.GPU{}}}},
 		},
 		TargetFlyteCore:          &flyte.Values{Accelerators: []string{""}, NodePools: []spec.PoolPolicy{{}}},
 		TargetFlyteBinary:        &flyte.Values{FlyteVersion: 2},

@@ -34,17 +34,15 @@ type FiftyOneImage struct {
 	Tag        string // tag
 }
 
-// FiftyOneDeployment is one entry of
-// delegatedOperatorDeployments.deployments.<key>. Unset fields inherit the
-// chart's delegatedOperatorDeployments.template.
-type FiftyOneDeployment struct {
-	// Key is the camelCase chart key; the Deployment is named
-	// KebabCase(Key).
-	Key         string         // key
-	Enabled     *bool          // enabled: nil keeps the chart's rule (absent means enabled)
-	Replicas    *int32         // replicas: replicaCount, at least 1
-	Description string         // description
-	Image       *FiftyOneImage // image
+// Runner is what a deployment and a job template share: one delegated
+// operator executor's key, image, environment and GPU placement.
+type Runner struct {
+	// Key is the camelCase chart key. A Deployment is named
+	// KebabCase(Key); Jobs are named KebabCase(Key) truncated to 48
+	// characters, then "-<operation id>".
+	Key     string         // key
+	Enabled *bool          // enabled: nil keeps the chart's rule (absent means enabled)
+	Image   *FiftyOneImage // image
 	// Env is merged over the template's env map; the cloud's driver
 	// environment (GKE LD_LIBRARY_PATH) is added under it.
 	Env map[string]string // env
@@ -61,22 +59,19 @@ type FiftyOneDeployment struct {
 	Memory string // memory
 }
 
+// FiftyOneDeployment is one entry of
+// delegatedOperatorDeployments.deployments.<key>. Unset fields inherit the
+// chart's delegatedOperatorDeployments.template.
+type FiftyOneDeployment struct {
+	Runner
+	Replicas    *int32 // replicas: replicaCount, at least 1
+	Description string // description
+}
+
 // JobTemplate is one entry of delegatedOperatorJobTemplates.jobs.<key>:
 // a Job manifest the FiftyOne API launches per operation.
 type JobTemplate struct {
-	// Key is the camelCase chart key; Jobs are named KebabCase(Key)
-	// truncated to 48 characters, then "-<operation id>".
-	Key      string            // key
-	Enabled  *bool             // enabled
-	Image    *FiftyOneImage    // image
-	Env      map[string]string // env
-	GPU      *spec.GPU         // gpu
-	NodePool *spec.PoolPolicy  // node_pool
-	Spot     bool              // spot
-	Size     string            // size
-	CPU      string            // cpu
-	Memory   string            // memory
-
+	Runner
 	BackoffLimit            *int32 // backoff_limit
 	ActiveDeadlineSeconds   *int64 // active_deadline_seconds
 	TTLSecondsAfterFinished *int32 // ttl_seconds_after_finished
@@ -92,43 +87,29 @@ const (
 	fiftyOneJobNameMax = 48
 )
 
-// fiftyOneEntry is what deployments and job templates share, so one code
-// path validates and renders both.
+// fiftyOneEntry is a Runner with where it stands, so one code path
+// validates and renders deployments and job templates.
 type fiftyOneEntry struct {
-	path        []any
-	kind        string // "deployment" or "job template", for messages
-	key         string
-	enabled     *bool
-	image       *FiftyOneImage
-	env         map[string]string
-	gpu         *spec.GPU
-	pool        *spec.PoolPolicy
-	spot        bool
-	size        string
-	cpu, memory string
-	nameMax     int
+	Runner
+	path    []any
+	kind    string // "deployment" or "job template", for messages
+	nameMax int
 }
 
 func Generate(cloud clouds.Cloud, in Values, strict bool) (map[string]any, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	deployments := renderEntries(in.Deployments, cloud, strict, &diags,
 		func(i int, d FiftyOneDeployment) (fiftyOneEntry, map[string]any) {
-			e := fiftyOneEntry{
-				path: gpudiag.At(Block, "deployment", i), kind: "deployment", key: d.Key, enabled: d.Enabled,
-				image: d.Image, env: d.Env, gpu: d.GPU, pool: d.NodePool, spot: d.Spot, size: d.Size, cpu: d.CPU, memory: d.Memory,
-				nameMax: validation.DNS1123LabelMaxLength,
-			}
+			e := fiftyOneEntry{Runner: d.Runner, path: gpudiag.At(Block, "deployment", i), kind: "deployment",
+				nameMax: validation.DNS1123LabelMaxLength}
 			fields := map[string]any{}
 			addDeploymentFields(fields, d, e.path, &diags)
 			return e, fields
 		})
 	jobs := renderEntries(in.JobTemplates, cloud, strict, &diags,
 		func(i int, j JobTemplate) (fiftyOneEntry, map[string]any) {
-			e := fiftyOneEntry{
-				path: gpudiag.At(Block, "job_template", i), kind: "job template", key: j.Key, enabled: j.Enabled,
-				image: j.Image, env: j.Env, gpu: j.GPU, pool: j.NodePool, spot: j.Spot, size: j.Size, cpu: j.CPU, memory: j.Memory,
-				nameMax: fiftyOneJobNameMax,
-			}
+			e := fiftyOneEntry{Runner: j.Runner, path: gpudiag.At(Block, "job_template", i), kind: "job template",
+				nameMax: fiftyOneJobNameMax}
 			fields := map[string]any{}
 			addJobFields(fields, j, e.path, &diags)
 			return e, fields
@@ -154,7 +135,7 @@ func renderEntries[T any](items []T, cloud clouds.Cloud, strict bool, diags *gpu
 		e, fields := entry(i, item)
 		if values, ok := e.render(cloud, strict, names, diags); ok {
 			maps.Copy(values, fields)
-			out[e.key] = values
+			out[e.Key] = values
 		}
 	}
 	return out
@@ -165,23 +146,23 @@ func renderEntries[T any](items []T, cloud clouds.Cloud, strict bool, diags *gpu
 func (e fiftyOneEntry) render(cloud clouds.GPURules, strict bool, names map[string]string, diags *gpudiag.Diagnostics) (map[string]any, bool) {
 	before := len(*diags)
 	keyOK := e.checkKey(strict, names, diags)
-	if e.gpu == nil {
+	if e.GPU == nil {
 		e.checkCPUOnly(diags)
 	} else {
 		e.checkChartGPU(diags)
 	}
 	if !strict {
-		if e.pool != nil {
-			diags.Append(chartkit.PrefixDiags(chartkit.With(e.path, "node_pool"), pool.Validate(*e.pool)))
+		if e.NodePool != nil {
+			diags.Append(chartkit.PrefixDiags(chartkit.With(e.path, "node_pool"), pool.Validate(*e.NodePool)))
 		}
-		if e.gpu != nil {
+		if e.GPU != nil {
 			diags.Append(chartkit.PrefixDiags(e.path, chartkit.ValidateValuesGPU(cloud, e.request())))
 		}
 		return nil, false
 	}
 	entry := map[string]any{}
-	if e.gpu != nil {
-		p, more, ok := chartkit.PlaceOnPool(cloud, e.request(), e.pool)
+	if e.GPU != nil {
+		p, more, ok := chartkit.PlaceOnPool(cloud, e.request(), e.NodePool)
 		diags.Append(chartkit.PrefixDiags(e.path, more))
 		if !ok {
 			return nil, false
@@ -203,36 +184,36 @@ func (e fiftyOneEntry) render(cloud clouds.GPURules, strict bool, names map[stri
 }
 
 func (e fiftyOneEntry) request() chartkit.GPURequest {
-	return chartkit.GPURequest{GPU: *e.gpu, Spot: e.spot, Size: e.size, CPU: e.cpu, Memory: e.memory, Env: e.env}
+	return chartkit.GPURequest{GPU: *e.GPU, Spot: e.Spot, Size: e.Size, CPU: e.CPU, Memory: e.Memory, Env: e.Env}
 }
 
 // checkKey: the key names the Kubernetes objects through kebabcase, so the
 // result must be a DNS-1123 label, unique, and unsurprising.
 func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *gpudiag.Diagnostics) bool {
 	path := chartkit.With(e.path, "key")
-	workload.RequireSet(diags, strict, e.key, path, "a camelCase chart key such as \"gpuL4\"")
-	if e.key == "" {
+	workload.RequireSet(diags, strict, e.Key, path, "a camelCase chart key such as \"gpuL4\"")
+	if e.Key == "" {
 		return false
 	}
-	name := KebabCase(e.key)
+	name := KebabCase(e.Key)
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 || len(name) > e.nameMax {
 		if len(name) > e.nameMax && e.nameMax < validation.DNS1123LabelMaxLength {
 			msgs = append(msgs, "must be no more than "+strconv.Itoa(e.nameMax)+" characters")
 		}
 		diags.AddError(path, "Invalid "+e.kind+" key",
-			"The chart names the "+e.kind+" kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", which "+
+			"The chart names the "+e.kind+" kebabcase("+strconv.Quote(e.Key)+") = "+strconv.Quote(name)+", which "+
 				strings.Join(msgs, "; ")+". Allowed: a camelCase key of ASCII letters (and digits) whose kebab-case form is "+
 				"at most "+strconv.Itoa(e.nameMax)+" characters, e.g. \"gpuL4\" → \"gpu-l4\".")
 		return false
 	}
 	if other, dup := names[name]; dup {
 		diags.AddError(path, "Duplicate "+e.kind+" name",
-			"kebabcase("+strconv.Quote(e.key)+") = "+strconv.Quote(name)+", the same name as key "+strconv.Quote(other)+
+			"kebabcase("+strconv.Quote(e.Key)+") = "+strconv.Quote(name)+", the same name as key "+strconv.Quote(other)+
 				"; the chart would render two objects with one name. Allowed: keys whose kebab-case forms differ.")
 		return false
 	}
-	names[name] = e.key
-	if naive := naiveKebab(e.key); strings.ContainsAny(e.key, "0123456789") && naive != name {
+	names[name] = e.Key
+	if naive := naiveKebab(e.Key); strings.ContainsAny(e.Key, "0123456789") && naive != name {
 		diags.AddWarning(path, "Unexpected "+e.kind+" name",
 			"The chart names this "+e.kind+" "+strconv.Quote(name)+", not "+strconv.Quote(naive)+": Helm's kebabcase "+
 				"splits digits from the letters around them in ways that are easy to misread. Allowed: keep the key, or "+
@@ -271,7 +252,7 @@ func naiveKebab(key string) string {
 
 // checkChartGPU rejects GPU settings the chart has no values for.
 func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
-	if e.gpu.DRA != nil {
+	if e.GPU.DRA != nil {
 		diags.AddError(chartkit.With(e.path, "gpu", "dra"), "DRA is not supported by the FiftyOne chart",
 			"The chart's "+e.kind+" values have no resourceClaims, so a Dynamic Resource Allocation claim cannot be "+
 				"attached. Allowed: remove dra to request nvidia.com/gpu through the device plugin.")
@@ -280,24 +261,24 @@ func (e fiftyOneEntry) checkChartGPU(diags *gpudiag.Diagnostics) {
 
 // checkCPUOnly validates what Render would check for a GPU entry.
 func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
-	if e.pool != nil {
+	if e.NodePool != nil {
 		diags.AddError(chartkit.With(e.path, "node_pool"), "node_pool needs a gpu block",
 			"A node pool places GPU pods, and this "+e.kind+" has no gpu block. Allowed: add a gpu block (at least "+
 				"count), or remove node_pool.")
 	}
-	if e.size != "" {
+	if e.Size != "" {
 		diags.AddError(chartkit.With(e.path, "size"), "size needs a GPU",
 			"Sizing presets are CPU and memory per GPU, and this "+e.kind+" has no gpu block. Allowed: set cpu and "+
 				"memory, or add a gpu block.")
 	}
-	if e.spot {
+	if e.Spot {
 		diags.AddWarning(chartkit.With(e.path, "spot"), "spot is ignored without a GPU",
 			"spot selects spot GPU capacity; this "+e.kind+" has no gpu block, so nothing is selected. Allowed: remove "+
 				"spot, or add a gpu block.")
 	}
-	workload.CheckQuantity(diags, e.cpu, chartkit.With(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
-	workload.CheckQuantity(diags, e.memory, chartkit.With(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
-	for _, name := range slices.Sorted(maps.Keys(e.env)) {
+	workload.CheckQuantity(diags, e.CPU, chartkit.With(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
+	workload.CheckQuantity(diags, e.Memory, chartkit.With(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
+	for _, name := range slices.Sorted(maps.Keys(e.Env)) {
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
 			diags.AddError(chartkit.With(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
 				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
@@ -330,7 +311,7 @@ func (e fiftyOneEntry) addPlacement(entry map[string]any, p chartkit.ValuesPlace
 // chart's own teamsDoCpuDefault.
 func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *gpudiag.Diagnostics) {
 	res := corev1.ResourceRequirements{}
-	for name, raw := range map[corev1.ResourceName]string{corev1.ResourceCPU: e.cpu, corev1.ResourceMemory: e.memory} {
+	for name, raw := range map[corev1.ResourceName]string{corev1.ResourceCPU: e.CPU, corev1.ResourceMemory: e.Memory} {
 		if raw == "" {
 			continue
 		}
@@ -344,8 +325,8 @@ func (e fiftyOneEntry) addCPUResources(entry map[string]any, diags *gpudiag.Diag
 		res.Limits[name], res.Requests[name] = q, q
 	}
 	e.addResources(entry, res, diags)
-	if len(e.env) > 0 {
-		entry["env"] = chartkit.StringMapValue(e.env)
+	if len(e.Env) > 0 {
+		entry["env"] = chartkit.StringMapValue(e.Env)
 	}
 }
 
@@ -376,7 +357,7 @@ func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Dia
 	out := map[string]any{}
 	for name, q := range list {
 		switch {
-		case name == corev1.ResourceCPU && e.key == CPUDefaultKey:
+		case name == corev1.ResourceCPU && e.Key == CPUDefaultKey:
 			if q.MilliValue()%1000 != 0 {
 				diags.AddError(chartkit.With(e.path, "cpu"), "teamsDoCpuDefault needs whole CPUs",
 					"The chart's values.schema.json types teamsDoCpuDefault's resources cpu as an integer, so "+
@@ -394,16 +375,16 @@ func (e fiftyOneEntry) resourceList(list corev1.ResourceList, diags *gpudiag.Dia
 }
 
 func (e fiftyOneEntry) addCommon(entry map[string]any) {
-	if e.enabled != nil {
-		entry["enabled"] = *e.enabled
+	if e.Enabled != nil {
+		entry["enabled"] = *e.Enabled
 	}
-	if e.image != nil {
+	if e.Image != nil {
 		image := map[string]any{}
-		if e.image.Repository != "" {
-			image["repository"] = e.image.Repository
+		if e.Image.Repository != "" {
+			image["repository"] = e.Image.Repository
 		}
-		if e.image.Tag != "" {
-			image["tag"] = e.image.Tag
+		if e.Image.Tag != "" {
+			image["tag"] = e.Image.Tag
 		}
 		if len(image) > 0 {
 			entry["image"] = image
