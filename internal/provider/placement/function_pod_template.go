@@ -2,10 +2,8 @@ package placement
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -14,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
@@ -98,26 +95,9 @@ type podContainer struct {
 
 // decodeContainer reads the container argument strictly.
 func decodeContainer(v types.Dynamic) (podContainer, error) {
-	plain, err := tfconv.PlainFrom(v)
+	c, _, err := decodeStrictObject[podContainer](v, containerKeys, `{ name = "vllm", image = "vllm/vllm-openai:v0.6.0" }`)
 	if err != nil {
 		return podContainer{}, err
-	}
-	m, ok := plain.(map[string]any)
-	if !ok {
-		return podContainer{}, fmt.Errorf("must be an object such as { name = \"vllm\", image = \"vllm/vllm-openai:v0.6.0\" }, got %T", plain)
-	}
-	for key := range m {
-		if !slices.Contains(containerKeys, key) {
-			return podContainer{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(containerKeys))
-		}
-	}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return podContainer{}, err
-	}
-	var c podContainer
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return podContainer{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return c, checkContainer(c)
 }

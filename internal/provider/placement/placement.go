@@ -62,29 +62,12 @@ type gpuRequestJSON struct {
 // decodeGPURequest reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
 func decodeGPURequest(v attr.Value) (GPURequest, error) {
-	plain, err := tfconv.PlainFrom(v)
-	if err != nil {
-		return GPURequest{}, err
-	}
-	m, ok := plain.(map[string]any)
-	if !ok {
-		return GPURequest{}, fmt.Errorf("must be an object such as { accelerator = \"l4\", count = 1 }, got %T", plain)
-	}
-	for key := range m {
-		if !slices.Contains(gpuRequestKeys, key) {
-			return GPURequest{}, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(gpuRequestKeys))
-		}
-	}
-	raw, err := json.Marshal(m)
+	in, m, err := decodeStrictObject[gpuRequestJSON](v, gpuRequestKeys, `{ accelerator = "l4", count = 1 }`)
 	if err != nil {
 		return GPURequest{}, err
 	}
 	if _, ok := m["count"]; !ok {
 		return GPURequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
-	}
-	var in gpuRequestJSON
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return GPURequest{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
 		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
@@ -92,6 +75,34 @@ func decodeGPURequest(v attr.Value) (GPURequest, error) {
 		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors, MinMemory: in.DRA.MinMemory, Same: in.DRA.Same}
 	}
 	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
+}
+
+// decodeStrictObject reads a function or data source argument that must be
+// an object with only the keys allowed (example shows one) into T through
+// its json tags; it also gives the object's keys as they came.
+func decodeStrictObject[T any](v attr.Value, allowed []string, example string) (T, map[string]any, error) {
+	var out T
+	plain, err := tfconv.PlainFrom(v)
+	if err != nil {
+		return out, nil, err
+	}
+	m, ok := plain.(map[string]any)
+	if !ok {
+		return out, nil, fmt.Errorf("must be an object such as %s, got %T", example, plain)
+	}
+	for key := range m {
+		if !slices.Contains(allowed, key) {
+			return out, nil, fmt.Errorf("unknown key %q. Allowed: %s", key, gpudiag.QuoteList(allowed))
+		}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return out, nil, err
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return out, m, nil
 }
 
 // placeRequest places a request on a cloud (and its node pool, if any) with
