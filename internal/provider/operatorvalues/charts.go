@@ -13,16 +13,19 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 )
 
-// chartBlocks is the Terraform side of render's chart registry
-// (values/registry.go): one entry per chart, in the same order, each the
-// chart's own registration (its chartkit.Chart, so the block's name and
-// render input type come from render and cannot disagree with it) with the
-// block's schema. The block decodes straight into the chart's input. The
-// resource's schema, its decoding and its values.Input are built by
-// iterating them, so a new chart target is its render package and
-// registration, its block's schema in a file here, and one entry below;
-// TestChartBlocksServeEveryTarget fails when a chart has only one of the
-// two.
+// chartBlocks is gpu_operator_values' table of charts, in the order the
+// documentation lists their targets: one entry per chart, each carrying the
+// chart's own render registration (its chartkit.Chart, so the block's name,
+// its targets and its render input type come from render and cannot
+// disagree with it) and the block's schema. Render keeps no list of charts:
+// a chart package registers itself when it is linked, and this table's
+// import is what links it into the provider. The block decodes straight into
+// the chart's input. The resource's schema, its target attribute, its
+// decoding and its values.Input are built by iterating the table, so a new
+// chart target is its render package plus one entry below carrying its
+// Terraform block (whose schema sits in a file here);
+// TestChartBlocksServeEveryTarget fails when render registers a target the
+// table does not offer.
 var chartBlocks = []chartBlock{
 	blockOf(fiftyone.Chart(), fiftyOneBlock),
 	blockOf(flyte.Chart(), flyteBlock),
@@ -34,8 +37,10 @@ var chartBlocks = []chartBlock{
 // chartBlock is one chart block of gpu_operator_values.
 type chartBlock struct {
 	// name is the block's attribute name, the chart registration's Block.
-	name   string
-	schema func() schema.SingleNestedBlock
+	name string
+	// targets are the target values the block serves, the chart's Targets.
+	targets []string
+	schema  func() schema.SingleNestedBlock
 	// input converts the block into the chart's render input (the *V its
 	// chartkit.Chart reads); false when the block is null or unknown.
 	input func(c *valuesConverter, v types.Object) (any, bool)
@@ -52,8 +57,9 @@ func blockOf[V any](chart chartkit.Chart[V], schema func() schema.SingleNestedBl
 	checks ...func(block types.Object) gpudiag.Diagnostics) chartBlock {
 	name := chart.Block
 	return chartBlock{
-		name:   name,
-		schema: schema,
+		name:    name,
+		targets: chart.Targets,
+		schema:  schema,
 		input: func(c *valuesConverter, v types.Object) (any, bool) {
 			in := tfconv.DecodeAt[V](c.Converter, []any{name}, v)
 			return in, in != nil
@@ -78,4 +84,14 @@ func OperatorValuesBlocks() map[string]schema.Block {
 		blocks[b.name] = b.schema()
 	}
 	return blocks
+}
+
+// targetNames are the targets the table offers, in its order: the target
+// attribute's allowed values.
+func targetNames() []string {
+	var names []string
+	for _, b := range chartBlocks {
+		names = append(names, b.targets...)
+	}
+	return names
 }

@@ -16,12 +16,16 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
 
-// TestChartBlocksServeEveryTarget: every target render registers reads a
-// block that has an entry in chartBlocks, and that entry's conversion gives
-// the input type the chart reads (render names a block it cannot find
-// "Missing block"); every entry serves some target.
+// TestChartBlocksServeEveryTarget: the provider offers exactly the targets
+// render registers (a chart package linked without an entry in chartBlocks
+// fails here); every target reads a block that has an entry, and that
+// entry's conversion gives the input type the chart reads (render names a
+// block it cannot find "Missing block"); every entry serves some target.
 func TestChartBlocksServeEveryTarget(t *testing.T) {
 	ctx := context.Background()
+	if got, want := slices.Sorted(slices.Values(targetNames())), values.TargetNames(); !slices.Equal(got, want) {
+		t.Errorf("the provider offers targets %q, render registers %q", got, want)
+	}
 	served := map[string]bool{}
 	for _, target := range values.TargetNames() {
 		block := missingBlock(t, target, values.Input{Cloud: "gke"})

@@ -17,7 +17,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -43,10 +42,10 @@ func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 func operatorValuesAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"target": schema.StringAttribute{
-			MarkdownDescription: "Chart the values are for: one of " + tfconv.MarkdownList(values.TargetNames()) + ". Only " +
+			MarkdownDescription: "Chart the values are for: one of " + tfconv.MarkdownList(targetNames()) + ". Only " +
 				"that chart's block may be set (`flyte-core` and `flyte-binary` share the `flyte` block).",
 			Required:   true,
-			Validators: []validator.String{stringvalidator.OneOf(values.TargetNames()...)},
+			Validators: []validator.String{stringvalidator.OneOf(targetNames()...)},
 		},
 		"cloud": schema.StringAttribute{
 			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + tfconv.MarkdownList(clouds.Names()) +

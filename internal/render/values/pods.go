@@ -22,5 +22,5 @@ func PodFragments(target string, values map[string]any) ([]corev1.PodSpec, error
 	if !ok {
 		return nil, fmt.Errorf("unknown target %q; allowed values: %s", target, gpudiag.QuoteList(TargetNames()))
 	}
-	return t.pods(values)
+	return t.Pods(values)
 }

@@ -38,5 +38,5 @@ func InputPathForValues(target string, in Input, valuesPath []any) []any {
 			break // list indexes: the list is one attribute
 		}
 	}
-	return append(gpudiag.At(t.block), t.inputPath(in, keys)...)
+	return append(gpudiag.At(t.Block), t.InputPath(in.Blocks[t.Block], keys)...)
 }

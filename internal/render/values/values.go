@@ -10,11 +10,11 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-// Where things live: this package is the front door (the registry of
-// targets in registry.go, the input model, Generate, PodFragments,
+// Where things live: this package is the front door (the dispatch to the
+// chart registry in registry.go, the input model, Generate, PodFragments,
 // RemapDiagnostics, chart schema validation and previews); each chart's
 // rules are in its own package (fiftyone, flyte, nvidia for the GPU
-// Operator and device plugin, numaflow), registered once, and what
+// Operator and device plugin, numaflow), each registering itself, and what
 // they share (placement through the clouds rules, YAML paths, Helm's merge)
 // is chartkit's. Placement always comes from the same cloud profiles a
 // gpu_workload uses (chartkit/placement.go), so a chart and a gpu_workload
@@ -60,7 +60,7 @@ func generateValues(target string, in Input, strict bool) (map[string]any, gpudi
 	if !ok {
 		return nil, diags
 	}
-	values, more := t.generate(in, cloud, strict)
+	values, more := t.Generate(in.Blocks[t.Block], cloud, strict)
 	diags.Append(more)
 	return values, diags
 }
@@ -71,7 +71,7 @@ func generateValues(target string, in Input, strict bool) (map[string]any, gpudi
 // (chartkit.ResolveCloud) and the chart gets the clouds.Cloud, never the
 // name. ok is false when generation cannot proceed; the cloud is the
 // unknown one (Known false) when unset or invalid at plan time.
-func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (targetEntry, clouds.Cloud, bool) {
+func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diagnostics) (chartkit.Target, clouds.Cloud, bool) {
 	var none clouds.Cloud
 	t, known := lookup(target)
 	if !known {
@@ -79,7 +79,7 @@ func checkValuesTarget(target string, in Input, strict bool, diags *gpudiag.Diag
 			strconv.Quote(target)+" is not a values target. Allowed values: "+gpudiag.QuoteList(TargetNames())+".")
 		return t, none, false
 	}
-	block := t.block
+	block := t.Block
 	for _, other := range in.setBlocks() {
 		if other != block {
 			diags.AddError(gpudiag.At(other), "Block not used by this target",

@@ -47,7 +47,7 @@ func valueAt(t *testing.T, values map[string]any, path ...string) any {
 
 func TestGenerateValuesTargetAndBlocks(t *testing.T) {
 	_, diags := Generate("helm", Input{Cloud: "gke"})
-	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "target", `"fiftyone", "flyte-core"`)
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "target", `"fiftyone", "flyte-binary", "flyte-core"`)
 
 	_, diags = Generate(TargetFiftyOne, Input{Cloud: "gke"})
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, "fiftyone", "add a fiftyone block")
@@ -409,7 +409,7 @@ func TestValidateValuesInputSkipsUnknowns(t *testing.T) {
 	inputs := map[string]Input{}
 	for target, block := range blocks {
 		entry, _ := lookup(target)
-		inputs[target] = Input{Blocks: map[string]any{entry.block: block}}
+		inputs[target] = Input{Blocks: map[string]any{entry.Block: block}}
 	}
 	for target, in := range inputs {
 		for _, cloud := range append([]string{""}, clouds.Names()...) {

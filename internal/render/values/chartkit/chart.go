@@ -10,10 +10,11 @@ import (
 // itself, in the manner of a Kueue integration registering its callbacks
 // with the integration manager: the target names it answers to, the input
 // block it reads, and the functions the front door dispatches to by target.
-// The front door's registry (values/registry.go) holds one Chart per chart
-// package, so a chart is never named in a switch: adding one is a package
-// that exports its Chart plus one registration. V is the chart's input block
-// (fiftyone.Values, flyte.Values, ...).
+// Each chart package registers its Chart from its init (Register,
+// registry.go), so a chart is never named in a switch nor listed in render:
+// adding one is a package that exports and registers its Chart, plus its
+// Terraform block's entry in the provider's table. V is the chart's input
+// block (fiftyone.Values, flyte.Values, ...).
 type Chart[V any] struct {
 	// Targets are the gpu_operator_values target values the chart answers
 	// to, in documentation order. Several targets may share a chart and its

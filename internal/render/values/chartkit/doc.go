@@ -6,6 +6,6 @@
 // values), YAML paths and plain-value conversion, Helm's merge of base
 // values without dropping what the user wrote (MergeBaseValues), the
 // canonical values YAML, decoding pod fragments back out of values, and
-// Chart, the form in which each chart package registers with the values
-// front door.
+// Chart and its registry (Register, Registered), the form in which each
+// chart package registers with the values front door.
 package chartkit

@@ -12,7 +12,7 @@ const Target = "fiftyone"
 const Block = "fiftyone"
 
 // Chart is FiftyOne's registration with the values front door: one target
-// reading the fiftyone block.
-func Chart() chartkit.Chart[Values] {
-	return chartkit.SingleTarget(Target, Block, Generate, Pods, InputPath)
-}
+// reading the fiftyone block, registered when the package is linked.
+func Chart() chartkit.Chart[Values] { return registration }
+
+var registration = chartkit.Register(chartkit.SingleTarget(Target, Block, Generate, Pods, InputPath))

@@ -12,9 +12,10 @@ const Target = "numaflow"
 // its diagnostic paths.
 const Block = "numaflow"
 
-// Chart is Numaflow's registration with the values front door. It has no
-// InputPath: Numaflow's values are not validated against a chart schema,
-// so a finding inside them points at the numaflow block.
-func Chart() chartkit.Chart[Values] {
-	return chartkit.SingleTarget(Target, Block, Generate, Pods, nil)
-}
+// Chart is Numaflow's registration with the values front door, registered
+// when the package is linked. It has no InputPath: Numaflow's values are not
+// validated against a chart schema, so a finding inside them points at the
+// numaflow block.
+func Chart() chartkit.Chart[Values] { return registration }
+
+var registration = chartkit.Register(chartkit.SingleTarget(Target, Block, Generate, Pods, nil))

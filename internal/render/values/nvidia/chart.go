@@ -19,14 +19,15 @@ const (
 
 // GPUOperatorChart is the GPU Operator's registration with the values
 // front door. The package renders two charts with blocks of their own, so
-// it registers two.
-func GPUOperatorChart() chartkit.Chart[GPUOperatorValues] {
-	return chartkit.SingleTarget(TargetGPUOperator, BlockGPUOperator, GenerateGPUOperator, GPUOperatorPods,
-		GPUOperatorInputPath)
-}
+// it registers two, when it is linked.
+func GPUOperatorChart() chartkit.Chart[GPUOperatorValues] { return gpuOperatorChart }
 
 // DevicePluginChart is the standalone device plugin's registration.
-func DevicePluginChart() chartkit.Chart[DevicePluginValues] {
-	return chartkit.SingleTarget(TargetDevicePlugin, BlockDevicePlugin, GenerateDevicePlugin, DevicePluginPods,
-		DevicePluginInputPath)
-}
+func DevicePluginChart() chartkit.Chart[DevicePluginValues] { return devicePluginChart }
+
+var (
+	gpuOperatorChart = chartkit.Register(chartkit.SingleTarget(TargetGPUOperator, BlockGPUOperator,
+		GenerateGPUOperator, GPUOperatorPods, GPUOperatorInputPath))
+	devicePluginChart = chartkit.Register(chartkit.SingleTarget(TargetDevicePlugin, BlockDevicePlugin,
+		GenerateDevicePlugin, DevicePluginPods, DevicePluginInputPath))
+)
