@@ -221,33 +221,17 @@ func refreshQueue(ctx context.Context, client *kube.Client, state *queueModel) (
 	if !ok {
 		return false, diags
 	}
-	projected := make([]map[string]any, 0, len(rendered.Objects()))
-	for _, obj := range rendered.Objects() {
-		ref, err := kube.RefOf(obj)
-		if err != nil {
-			diags.AddError("Cannot read gpu_queue", err.Error())
-			return false, diags
-		}
-		live, err := client.Get(ctx, ref)
-		if err != nil {
-			diags.AddError("Cannot read gpu_queue", err.Error()+kueueHint(ctx, client))
-			return false, diags
-		}
-		if live == nil {
-			if ref.GVK == kube.GVKClusterQueue {
-				return true, diags
-			}
-			projected = append(projected, map[string]any{})
-			continue
-		}
-		desired, err := workload.ObjectMap(obj)
-		if err != nil {
-			diags.AddError("Cannot read gpu_queue", err.Error())
-			return false, diags
-		}
-		projected = append(projected, kube.Project(live.Object, desired))
+	objects, err := resourcekit.ReadBack(ctx, client, rendered.Objects())
+	if err != nil {
+		diags.AddError("Cannot read gpu_queue", err.Error()+kueueHint(ctx, client))
+		return false, diags
 	}
-	manifest, err := workload.EncodeManifest(projected)
+	for _, o := range objects {
+		if o.Live == nil && o.Ref.GVK == kube.GVKClusterQueue {
+			return true, diags
+		}
+	}
+	manifest, err := workload.EncodeManifest(resourcekit.Projections(objects))
 	if err != nil {
 		diags.AddError("Cannot read gpu_queue", err.Error())
 		return false, diags

@@ -268,42 +268,27 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *WorkloadMo
 		return false, diags
 	}
 	diags.Append(setPlacementOutputs(ctx, state, rendered)...)
-	projected := make([]map[string]any, 0, len(rendered.Objects))
-	for i, obj := range rendered.Objects {
-		ref, err := kube.RefOf(obj)
-		if err != nil {
-			diags.AddError("Cannot read gpu_workload", err.Error())
-			return false, diags
-		}
-		live, err := client.Get(ctx, ref)
-		if err != nil {
-			diags.AddError("Cannot read gpu_workload", err.Error())
-			return false, diags
-		}
-		isMain := i == len(rendered.Objects)-1
-		if live == nil {
-			if isMain && cleanedUpAfterFinishing(*state) {
-				// Keep what was applied: the finished Job as rendered.
-				diags.Append(setRenderedOutputs(ctx, state, rendered)...)
-				return false, diags
-			}
-			if isMain {
-				return true, diags
-			}
-			projected = append(projected, map[string]any{})
-			continue
-		}
-		desired, err := workload.ObjectMap(obj)
-		if err != nil {
-			diags.AddError("Cannot read gpu_workload", err.Error())
-			return false, diags
-		}
-		projected = append(projected, kube.Project(live.Object, desired))
-		if isMain {
-			refreshQueued(ctx, client, rendered, ref, live.GetUID(), projected[len(projected)-1], desired, &diags)
-			state.UID = types.StringValue(string(live.GetUID()))
-		}
+	objects, err := resourcekit.ReadBack(ctx, client, rendered.Objects)
+	if err != nil {
+		diags.AddError("Cannot read gpu_workload", err.Error())
+		return false, diags
 	}
+	if len(objects) == 0 {
+		diags.AddError("Provider bug: cannot read gpu_workload", "The workload rendered no objects to read back.")
+		return false, diags
+	}
+	main := objects[len(objects)-1] // the Deployment, StatefulSet, Job or CronJob comes last
+	if main.Live == nil {
+		if cleanedUpAfterFinishing(*state) {
+			// Keep what was applied: the finished Job as rendered.
+			diags.Append(setRenderedOutputs(ctx, state, rendered)...)
+			return false, diags
+		}
+		return true, diags
+	}
+	projected := resourcekit.Projections(objects)
+	refreshQueued(ctx, client, rendered, main.Ref, main.Live.GetUID(), projected[len(projected)-1], main.Desired, &diags)
+	state.UID = types.StringValue(string(main.Live.GetUID()))
 	manifest, err := workload.EncodeManifest(projected)
 	if err != nil {
 		diags.AddError("Cannot read gpu_workload", err.Error())
