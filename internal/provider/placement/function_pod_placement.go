@@ -55,11 +55,16 @@ func (f *PodPlacementFunction) Run(ctx context.Context, req function.RunRequest,
 		return
 	}
 	object, err := placementObject(placed)
-	if err != nil {
-		resp.Error = function.NewFuncError(err.Error())
-		return
+	setObjectResult(ctx, resp, object, err)
+}
+
+// setObjectResult returns object, as built (err is what building it
+// failed with), as the function's dynamic result.
+func setObjectResult(ctx context.Context, resp *function.RunResponse, object map[string]any, err error) {
+	var result types.Dynamic
+	if err == nil {
+		result, err = dynamicObject(object)
 	}
-	result, err := dynamicObject(object)
 	if err != nil {
 		resp.Error = function.NewFuncError(err.Error())
 		return

@@ -72,16 +72,7 @@ func (f *PodTemplateFunction) Run(ctx context.Context, req function.RunRequest, 
 		return
 	}
 	template, err := podTemplateObject(placed, container)
-	if err != nil {
-		resp.Error = function.NewFuncError(err.Error())
-		return
-	}
-	result, err := dynamicObject(template)
-	if err != nil {
-		resp.Error = function.NewFuncError(err.Error())
-		return
-	}
-	resp.Error = resp.Result.Set(ctx, result)
+	setObjectResult(ctx, resp, template, err)
 }
 
 // podContainer is the container argument decoded.
