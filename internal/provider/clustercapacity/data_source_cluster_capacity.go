@@ -180,11 +180,7 @@ func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.Data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "gpu_cluster_capacity needs the gpu provider's cluster settings.")
-		return
-	}
-	client, ok := d.Data.Client("gpu_cluster_capacity needs a cluster", &resp.Diagnostics)
+	client, ok := d.Client(&resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -103,11 +103,7 @@ func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.Data == nil {
-		resp.Diagnostics.AddError("Provider not configured", "gpu_queue_usage needs the gpu provider's cluster settings.")
-		return
-	}
-	client, ok := d.Data.Client("gpu_queue_usage needs a cluster", &resp.Diagnostics)
+	client, ok := d.Client(&resp.Diagnostics)
 	if !ok {
 		return
 	}

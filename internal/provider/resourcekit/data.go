@@ -148,6 +148,18 @@ func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + d.typeSuffix
 }
 
+// Client is the cluster client a data source reads with; false, after an
+// error naming the data source, before the provider is configured or when
+// its cluster settings make no client.
+func (d *DataSource) Client(diags *diag.Diagnostics) (*kube.Client, bool) {
+	name := "gpu" + d.typeSuffix
+	if d.Data == nil {
+		diags.AddError("Provider not configured", name+" needs the gpu provider's cluster settings.")
+		return nil, false
+	}
+	return d.Data.Client(name+" needs a cluster", diags)
+}
+
 // Configure keeps what the provider's Configure handed over.
 func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.configure(req.ProviderData, &resp.Diagnostics)

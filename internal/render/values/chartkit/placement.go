@@ -55,6 +55,21 @@ type ValuesPlacement struct {
 	ClaimTemplate workload.Object
 }
 
+// AddPodPlacement writes the pod-level part of p into values in the
+// Kubernetes shape charts take (nodeSelector, tolerations, affinity), each
+// only when it has something: a chart's own default stays otherwise.
+func (p ValuesPlacement) AddPodPlacement(values map[string]any) {
+	if len(p.NodeSelector) > 0 {
+		values["nodeSelector"] = StringMapValue(p.NodeSelector)
+	}
+	if len(p.Tolerations) > 0 {
+		values["tolerations"] = PlainOrNil(p.Tolerations)
+	}
+	if p.Affinity != nil {
+		values["affinity"] = PlainOrNil(p.Affinity)
+	}
+}
+
 // asContainer is the request as placed: named (the DRA claim template is
 // named after it), and with CPU and memory the request does not size left
 // to the chart's defaults.

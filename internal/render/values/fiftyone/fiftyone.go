@@ -293,15 +293,7 @@ func (e fiftyOneEntry) addPlacement(entry map[string]any, p chartkit.ValuesPlace
 	res := p.Resources
 	chartkit.CPULimitLikeRequest(&res)
 	e.addResources(entry, res, diags)
-	if len(p.NodeSelector) > 0 {
-		entry["nodeSelector"] = chartkit.StringMapValue(p.NodeSelector)
-	}
-	if len(p.Tolerations) > 0 {
-		entry["tolerations"] = chartkit.PlainOrNil(p.Tolerations)
-	}
-	if p.Affinity != nil {
-		entry["affinity"] = chartkit.PlainOrNil(p.Affinity)
-	}
+	p.AddPodPlacement(entry)
 	if len(p.Env) > 0 {
 		entry["env"] = chartkit.StringMapValue(p.Env)
 	}

@@ -146,15 +146,7 @@ func numaflowFragment(p chartkit.ValuesPlacement, annotations map[string]string)
 	if len(annotations) > 0 {
 		fragment["metadata"] = map[string]any{"annotations": chartkit.StringMapValue(annotations)}
 	}
-	if len(p.NodeSelector) > 0 {
-		fragment["nodeSelector"] = chartkit.StringMapValue(p.NodeSelector)
-	}
-	if len(p.Tolerations) > 0 {
-		fragment["tolerations"] = chartkit.PlainOrNil(p.Tolerations)
-	}
-	if p.Affinity != nil {
-		fragment["affinity"] = chartkit.PlainOrNil(p.Affinity)
-	}
+	p.AddPodPlacement(fragment)
 	if len(p.Claims) > 0 {
 		fragment["resourceClaims"] = chartkit.PlainOrNil(p.Claims)
 	}
