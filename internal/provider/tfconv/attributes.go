@@ -14,7 +14,7 @@ import (
 // field, with no model field and no conversion line; the attributes the
 // provider's own logic reads keep their model fields.
 //
-// The model codec (gpuworkload.ModelCodec) fills it with every attribute no
+// The model codec (resourcekit.ModelCodec) fills it with every attribute no
 // tagged field takes, so the model and the schema cannot drift apart.
 type Attributes map[string]attr.Value
 
