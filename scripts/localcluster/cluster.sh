@@ -27,9 +27,9 @@
 #   GPU_CLUSTER_DIR        state dir (default <repo>/.localcluster): kwokctl's workdir (certificates, etcd
 #                          data, logs), the kubeconfig, the env file
 #   GPU_CLUSTER_CACHE      binary cache (default ~/.cache/terraform-provider-gpu/localcluster)
-#   GPU_CLUSTER_APISERVER_PORT (36443)  GPU_CLUSTER_ETCD_PORT (36379)  GPU_CLUSTER_ETCD_PEER_PORT (36380)
-#   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (36257)  GPU_CLUSTER_SCHEDULER_PORT (36259)  GPU_CLUSTER_KWOK_PORT (36250)
-#   GPU_CLUSTER_KUEUE_WEBHOOK_PORT (36943)  GPU_CLUSTER_KUEUE_HEALTH_PORT (36981)
+#   GPU_CLUSTER_APISERVER_PORT (26443)  GPU_CLUSTER_ETCD_PORT (26379)  GPU_CLUSTER_ETCD_PEER_PORT (26380)
+#   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (26257)  GPU_CLUSTER_SCHEDULER_PORT (26259)  GPU_CLUSTER_KWOK_PORT (26250)
+#   GPU_CLUSTER_KUEUE_WEBHOOK_PORT (26943)  GPU_CLUSTER_KUEUE_HEALTH_PORT (26981)
 #   GPU_CLUSTER_KUEUE      0: up runs no Kueue (and stops one an earlier up started); default 1
 #   GPU_CLUSTER_TIMEOUT    seconds to wait for each readiness step (default 120)
 #   GPU_CLUSTER_STOP_TIMEOUT  seconds down waits for the apiserver port to be released (default 10)

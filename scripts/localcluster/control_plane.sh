@@ -15,23 +15,33 @@ load_recorded_ports() {
   fi
 }
 
+# The defaults lie below the kernel's ephemeral range (Linux: 32768-60999): a port inside it can be taken
+# as the local end of any outgoing connection (the apiserver's to etcd, kwok's first dials) between our
+# check that it is free and the daemon's bind, which failed a CI start ("bind: address already in use").
 ports_from_env() {
-  APISERVER_PORT=${GPU_CLUSTER_APISERVER_PORT:-36443}
-  ETCD_PORT=${GPU_CLUSTER_ETCD_PORT:-36379}
-  ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-36380}
-  KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-36257}
-  SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-36259}
-  KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-36250}
-  KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-36943}
-  KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-36981}
+  APISERVER_PORT=${GPU_CLUSTER_APISERVER_PORT:-26443}
+  ETCD_PORT=${GPU_CLUSTER_ETCD_PORT:-26379}
+  ETCD_PEER_PORT=${GPU_CLUSTER_ETCD_PEER_PORT:-26380}
+  KCM_PORT=${GPU_CLUSTER_CONTROLLER_MANAGER_PORT:-26257}
+  SCHEDULER_PORT=${GPU_CLUSTER_SCHEDULER_PORT:-26259}
+  KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-26250}
+  KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-26943}
+  KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-26981}
 }
 
 check_ports_free() {
   local port ports=("$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT")
   if ((KUEUE_ENABLED)); then ports+=("$KUEUE_WEBHOOK_PORT" "$KUEUE_HEALTH_PORT"); fi
+  local ephemeral_low=0 ephemeral_high=-1
+  if [[ -r /proc/sys/net/ipv4/ip_local_port_range ]]; then
+    read -r ephemeral_low ephemeral_high </proc/sys/net/ipv4/ip_local_port_range
+  fi
   for port in "${ports[@]}"; do
     if port_in_use "$port"; then
       die "127.0.0.1:$port is already in use (another cluster with a different GPU_CLUSTER_DIR?); pick other ports with GPU_CLUSTER_*_PORT"
+    fi
+    if ((port >= ephemeral_low && port <= ephemeral_high)); then
+      log "warning: port $port lies in the kernel's ephemeral range ($ephemeral_low-$ephemeral_high): an outgoing connection may take it before the daemon binds it; prefer a port below $ephemeral_low"
     fi
   done
 }
