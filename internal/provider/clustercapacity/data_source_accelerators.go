@@ -6,12 +6,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -33,22 +33,6 @@ type AcceleratorsModel struct {
 	MinMemoryGiB types.Float64 `tfsdk:"min_memory_gib"`
 	Names        types.List    `tfsdk:"names"`
 	Accelerators types.List    `tfsdk:"accelerators"`
-}
-
-var migProfileAttrTypes = map[string]attr.Type{"name": types.StringType, "instances_per_gpu": types.Int64Type}
-
-var acceleratorAttrTypes = map[string]attr.Type{
-	"name":             types.StringType,
-	"display_name":     types.StringType,
-	"memory_mib":       types.Int64Type,
-	"clouds":           types.ListType{ElemType: types.StringType},
-	"gke_accelerators": types.ListType{ElemType: types.StringType},
-	"aws_gpu_name":     types.StringType,
-	"eks_accelerator":  types.StringType,
-	"aks_vm_sizes":     types.ListType{ElemType: types.StringType},
-	"gfd_products":     types.ListType{ElemType: types.StringType},
-	"flyte_device":     types.StringType,
-	"mig_profiles":     types.ListType{ElemType: types.ObjectType{AttrTypes: migProfileAttrTypes}},
 }
 
 func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -82,39 +66,37 @@ func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				Computed:            true,
 				ElementType:         types.StringType,
 			},
-			"accelerators": schema.ListNestedAttribute{
-				MarkdownDescription: "The matching models.",
-				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: acceleratorAttributes()},
-			},
+			"accelerators": acceleratorsAttribute,
 		},
 	}
 }
 
+// acceleratorsAttribute is the schema of the result and, through
+// tfconv.EncodeOutput, its conversion from acceleratorOutput.
+var acceleratorsAttribute = schema.ListNestedAttribute{
+	MarkdownDescription: "The matching models.",
+	Computed:            true,
+	NestedObject:        schema.NestedAttributeObject{Attributes: acceleratorAttributes()},
+}
+
 func acceleratorAttributes() map[string]schema.Attribute {
-	str := func(d string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: d}
-	}
-	list := func(d string) schema.ListAttribute {
-		return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
-	}
 	return map[string]schema.Attribute{
-		"name":             str("Catalog id, e.g. `a100-40gb`."),
-		"display_name":     str("Marketing name, e.g. `NVIDIA A100 40GB`."),
-		"memory_mib":       schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory per GPU in MiB."},
-		"clouds":           list("Clouds that offer the model."),
-		"gke_accelerators": list("`cloud.google.com/gke-accelerator` values."),
-		"aws_gpu_name":     str("EKS Auto Mode / Karpenter `instance-gpu-name` value."),
-		"eks_accelerator":  str("`k8s.amazonaws.com/accelerator` value for EKS managed node groups."),
-		"aks_vm_sizes":     list("Azure VM sizes carrying the model."),
-		"gfd_products":     list("GPU Feature Discovery `nvidia.com/gpu.product` values."),
-		"flyte_device":     str("flytekit accelerator device name."),
+		"name":             resourcekit.ComputedString("Catalog id, e.g. `a100-40gb`."),
+		"display_name":     resourcekit.ComputedString("Marketing name, e.g. `NVIDIA A100 40GB`."),
+		"memory_mib":       resourcekit.ComputedInt64("Memory per GPU in MiB."),
+		"clouds":           resourcekit.ComputedStrings("Clouds that offer the model."),
+		"gke_accelerators": resourcekit.ComputedStrings("`cloud.google.com/gke-accelerator` values."),
+		"aws_gpu_name":     resourcekit.ComputedString("EKS Auto Mode / Karpenter `instance-gpu-name` value."),
+		"eks_accelerator":  resourcekit.ComputedString("`k8s.amazonaws.com/accelerator` value for EKS managed node groups."),
+		"aks_vm_sizes":     resourcekit.ComputedStrings("Azure VM sizes carrying the model."),
+		"gfd_products":     resourcekit.ComputedStrings("GPU Feature Discovery `nvidia.com/gpu.product` values."),
+		"flyte_device":     resourcekit.ComputedString("flytekit accelerator device name."),
 		"mig_profiles": schema.ListNestedAttribute{
 			Computed:            true,
 			MarkdownDescription: "MIG profiles, smallest first; empty for models without MIG.",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":              str("Profile, e.g. `2g.10gb`."),
-				"instances_per_gpu": schema.Int64Attribute{Computed: true, MarkdownDescription: "Instances of this profile on one GPU."},
+				"name":              resourcekit.ComputedString("Profile, e.g. `2g.10gb`."),
+				"instances_per_gpu": resourcekit.ComputedInt64("Instances of this profile on one GPU."),
 			}},
 		},
 	}
@@ -128,20 +110,15 @@ func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	clouds := offeringClouds()
 	var names []string
-	var items []attr.Value
+	var matching []acceleratorOutput
 	for _, a := range catalog.Accelerators() {
-		if !AcceleratorMatches(a, m, clouds[a.Name]) {
-			continue
+		if AcceleratorMatches(a, m, clouds[a.Name]) {
+			names = append(names, a.Name)
+			matching = append(matching, acceleratorOutput{Accelerator: a, Clouds: clouds[a.Name], FlyteDevice: flyte.Device(a.Name)})
 		}
-		obj, diags := types.ObjectValueFrom(ctx, acceleratorAttrTypes, acceleratorValue(a, clouds[a.Name]))
-		resp.Diagnostics.Append(diags...)
-		names = append(names, a.Name)
-		items = append(items, obj)
 	}
 	m.Names = tfconv.StringList(names)
-	list, diags := types.ListValue(types.ObjectType{AttrTypes: acceleratorAttrTypes}, items)
-	resp.Diagnostics.Append(diags...)
-	m.Accelerators = list
+	m.Accelerators = tfconv.EncodeOutput[types.List](acceleratorsAttribute, matching, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -168,34 +145,10 @@ func offeringClouds() map[string][]string {
 	return out
 }
 
-type migProfileValue struct {
-	Name            string `tfsdk:"name"`
-	InstancesPerGPU int64  `tfsdk:"instances_per_gpu"`
-}
-
-type acceleratorStruct struct {
-	Name            string            `tfsdk:"name"`
-	DisplayName     string            `tfsdk:"display_name"`
-	MemoryMiB       int64             `tfsdk:"memory_mib"`
-	Clouds          []string          `tfsdk:"clouds"`
-	GKEAccelerators []string          `tfsdk:"gke_accelerators"`
-	AWSGPUName      string            `tfsdk:"aws_gpu_name"`
-	EKSAccelerator  string            `tfsdk:"eks_accelerator"`
-	AKSVMSizes      []string          `tfsdk:"aks_vm_sizes"`
-	GFDProducts     []string          `tfsdk:"gfd_products"`
-	FlyteDevice     string            `tfsdk:"flyte_device"`
-	MIGProfiles     []migProfileValue `tfsdk:"mig_profiles"`
-}
-
-func acceleratorValue(a catalog.Accelerator, clouds []string) acceleratorStruct {
-	profiles := make([]migProfileValue, len(a.MIGProfiles))
-	for i, p := range a.MIGProfiles {
-		profiles[i] = migProfileValue{Name: p.Name, InstancesPerGPU: int64(p.InstancesPerGPU)}
-	}
-	return acceleratorStruct{
-		Name: a.Name, DisplayName: a.DisplayName, MemoryMiB: a.MemoryMiB, Clouds: tfconv.EmptyIfNil(clouds),
-		GKEAccelerators: tfconv.EmptyIfNil(a.GKEAccelerators), AWSGPUName: a.AWSGPUName, EKSAccelerator: a.EKSAccelerator,
-		AKSVMSizes: tfconv.EmptyIfNil(a.AKSVMSizes), GFDProducts: tfconv.EmptyIfNil(a.GFDProducts), FlyteDevice: flyte.Device(a.Name),
-		MIGProfiles: profiles,
-	}
+// acceleratorOutput is one model as gpu_accelerators reports it: the
+// catalog's entry, the clouds that offer it and Flyte's name for it.
+type acceleratorOutput struct {
+	catalog.Accelerator
+	Clouds      []string
+	FlyteDevice string
 }

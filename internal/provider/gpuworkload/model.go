@@ -15,7 +15,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-// workloadModel is gpu_workload's Terraform data.
+// WorkloadModel is gpu_workload's Terraform data.
 type WorkloadModel struct {
 	// Intent holds the attributes only render reads (image, env, probes,
 	// sizes, ...): toWorkload decodes them into spec.Workload by name, so a
@@ -95,7 +95,7 @@ func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) di
 	return resourcekit.SetPlan(ctx, plan, m)
 }
 
-// withManifests derives manifests from Manifest (manifestDocs).
+// WithManifests derives manifests from Manifest (manifestDocs).
 // setWorkloadState and setWorkloadPlan call it on every write of the model,
 // so the two never disagree and no caller has to remember it.
 func (m *WorkloadModel) WithManifests() {

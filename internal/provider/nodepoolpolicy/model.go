@@ -13,7 +13,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
+// NodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
 type NodePoolPolicyModel struct {
 	// Intent holds what only render reads: accelerator, gpus_per_node,
 	// partition, mig_strategy, sharing, replicas, spot, labels, taints,
@@ -79,7 +79,7 @@ func emptyMapIfNil(m map[string]string) map[string]string {
 	return m
 }
 
-// setPoolOutputs copies what render derived into the computed attributes.
+// SetPoolOutputs copies what render derived into the computed attributes.
 func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()

@@ -18,7 +18,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// poolRecordAnnotation records, per policy, what the policy changed on a
+// PoolRecordAnnotation records, per policy, what the policy changed on a
 // node: the taints it added, the labels it applies, and the previous values
 // of labels it overwrote. Destroy undoes exactly that.
 func PoolRecordAnnotation(policy string) string { return "pools.gpu.gpuform.io/" + policy }
@@ -50,7 +50,7 @@ func newPoolNodeState(client *kube.Client, policy, selector string, p *spec.Pool
 	}
 }
 
-// nodesInFlight bounds the nodes labelled, tainted or cleaned at once. Each
+// NodesInFlight bounds the nodes labelled, tainted or cleaned at once. Each
 // node takes two to four requests, one after the other; done one node at a
 // time, a 500-node pool took minutes (bench/README.md, manage_nodes). Nodes
 // are independent objects, and a taint update that races the node's own
@@ -83,7 +83,7 @@ func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, 
 	return managed, errors.Join(applyErr, cleanErr)
 }
 
-// forEachNode runs do for every item, nodesInFlight at a time, and returns
+// ForEachNode runs do for every item, nodesInFlight at a time, and returns
 // the names done without error and the errors of the others (which name
 // their node). A failure
 // does not stop the other nodes: each is finished or left as it was.

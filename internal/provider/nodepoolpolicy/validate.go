@@ -19,7 +19,7 @@ import (
 // minSharedReplicas: sharing a GPU means at least two pods on it.
 const minSharedReplicas = 2
 
-// withoutSchemaErrors blanks the values the schema's validators reject, so
+// WithoutSchemaErrors blanks the values the schema's validators reject, so
 // render, which treats blank as unknown, does not report the same mistake a
 // second time ("Unknown cloud" next to "Invalid Attribute Value Match").
 // A known cloud without node pools (its profile's PoolsUnsupported) is

@@ -81,7 +81,7 @@ func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 // parentheses), so Terraform stops inside the block.
 const blockSubjectStep = "(block)"
 
-// isBlockPath reports whether steps name a block of the schema (an element
+// IsBlockPath reports whether steps name a block of the schema (an element
 // of a list block included) rather than an attribute.
 func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 	if len(steps) == 0 {

@@ -31,7 +31,7 @@ import (
 var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators", "partition", "mig_strategy",
 	"sharing", "max_shared_clients", "dra", "spot", "node_pool"}
 
-// gpuRequest is a request object decoded: the GPU, spot, and an optional
+// GPURequest is a request object decoded: the GPU, spot, and an optional
 // gpu_node_pool_policy id.
 type GPURequest struct {
 	GPU      spec.GPU
@@ -105,7 +105,7 @@ func decodeStrictObject[T any](v attr.Value, allowed []string, example string) (
 	return out, m, nil
 }
 
-// placeRequest places a request on a cloud (and its node pool, if any) with
+// PlaceRequest places a request on a cloud (and its node pool, if any) with
 // gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
 // (gpu.count, spot, node_pool, cloud).
 func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {

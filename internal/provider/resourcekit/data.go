@@ -12,13 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// providerData is what resources and data sources receive from Configure.
+// Data is what resources and data sources receive from Configure.
 type Data struct {
 	Kube         *kube.Lazy
 	DefaultCloud string
 }
 
-// configureFrom is the Configure step of every resource: the provider hands
+// ConfigureFrom is the Configure step of every resource: the provider hands
 // each one its providerData. Before the provider is configured (validation)
 // there is none, and nil is returned without a diagnostic.
 func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
@@ -27,7 +27,7 @@ func ConfigureFrom(raw any, diags *diag.Diagnostics) *Data {
 	}
 	data, ok := raw.(*Data)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: a provider bug, please report it", raw))
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *resourcekit.Data, got %T: a provider bug, please report it", raw))
 		return nil
 	}
 	return data
@@ -44,7 +44,7 @@ func Planned[M any](ctx context.Context, req resource.ModifyPlanRequest, diags *
 	return Get[M](ctx, req.Plan, diags)
 }
 
-// pickCloud is the one rule for a resource's cloud, and the only place
+// PickCloud is the one rule for a resource's cloud, and the only place
 // default_cloud applies: the configured cloud, else the one the resource's
 // node pools give (fromPools, "" when none or they disagree), else the
 // provider's default_cloud. An unknown configured cloud without pools stays

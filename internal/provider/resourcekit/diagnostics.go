@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 )
 
-// renderDiagnostics maps render's diagnostics onto attribute paths.
+// RenderDiagnostics maps render's diagnostics onto attribute paths.
 func RenderDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range in {

@@ -12,7 +12,7 @@ import (
 // yamldecode each (yamldecode reads one document) or join them into one file
 // with join("---\n", ...). The code compares and parses them as one stream.
 
-// manifestDocs splits a YAML stream into its documents.
+// ManifestDocs splits a YAML stream into its documents.
 func ManifestDocs(stream types.String) types.List {
 	switch {
 	case stream.IsUnknown():
@@ -29,7 +29,7 @@ func ManifestDocs(stream types.String) types.List {
 	return types.ListValueMust(types.StringType, docs)
 }
 
-// joinManifests is the manifests list as one YAML stream, the inverse of
+// JoinManifests is the manifests list as one YAML stream, the inverse of
 // manifestDocs.
 func JoinManifests(docs types.List) types.String {
 	switch {

@@ -31,7 +31,7 @@ func (a Attributes) DecodeInto(c *Converter, target any) {
 // attrTypes from render's struct v, zero values null (as in a configuration
 // that leaves them out).
 func EncodeAttributes(attrTypes map[string]attr.Type, v any, diags *diag.Diagnostics) Attributes {
-	obj, err := encodeObject(attrTypes, reflect.Indirect(reflect.ValueOf(v)))
+	obj, err := forImport.object(attrTypes, reflect.Indirect(reflect.ValueOf(v)))
 	if err != nil {
 		diags.AddError("Provider bug: attribute conversion", err.Error())
 		return nil

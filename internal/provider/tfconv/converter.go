@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
-// converter turns Terraform values into render inputs, collecting
+// Converter turns Terraform values into render inputs, collecting
 // diagnostics. Unknown values become zero values: render skips rules that
 // need them, and the manifest stays unknown until they are known.
 type Converter struct {
@@ -56,7 +56,7 @@ func optional[V attr.Value, T any](c *Converter, v V, value func(V) T) *T {
 	return &out
 }
 
-// strings converts a list element by element: an unknown element (a value
+// Strings converts a list element by element: an unknown element (a value
 // from another resource) makes the whole list unknown rather than failing
 // the conversion, so plans stay possible.
 func (c *Converter) Strings(v types.List) []string {
@@ -119,7 +119,7 @@ func known[E attr.Value](c *Converter, e attr.Value) (E, bool) {
 	return typed, true
 }
 
-// object decodes a nested object; it reports false when null or unknown.
+// Object decodes a nested object; it reports false when null or unknown.
 func (c *Converter) Object(v types.Object, target any) bool {
 	if v.IsUnknown() {
 		c.Unknown = true

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// dynamicFrom converts a Kubernetes object (any JSON-serialisable value, e.g.
+// DynamicFrom converts a Kubernetes object (any JSON-serialisable value, e.g.
 // a corev1.Affinity) into a Terraform dynamic value holding objects and
 // tuples, so configurations can pass it on as an object (affinity = ...)
 // rather than a JSON string. nil becomes a null dynamic.

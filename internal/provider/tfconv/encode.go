@@ -21,7 +21,7 @@ func Encode(a Typed, v any, diags *diag.Diagnostics) types.Object {
 	if rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return types.ObjectNull(attrTypes)
 	}
-	obj, err := encodeObject(attrTypes, reflect.Indirect(rv))
+	obj, err := forImport.object(attrTypes, reflect.Indirect(rv))
 	if err != nil {
 		diags.AddError("Provider bug: block conversion", err.Error())
 		return types.ObjectNull(attrTypes)
@@ -33,7 +33,39 @@ func Encode(a Typed, v any, diags *diag.Diagnostics) types.Object {
 // Encode's rules: for an attribute that is not a block, such as a list or
 // map of objects.
 func EncodeValue(t attr.Type, v any, diags *diag.Diagnostics) attr.Value {
-	value, err := encodeValue(t, reflect.ValueOf(v))
+	return forImport.encode(t, v, diags)
+}
+
+// EncodeOutput is the value of a computed attribute a (a data source's
+// result) for the Go value v, by Encode's names but an output's rules: a
+// zero is a value (0, false, ""), a nil slice or map is empty, only a nil
+// pointer is null; and an attribute no field takes is the result of v's
+// method of that name (Free for "free"), so a figure render derives needs
+// no copy. Render's struct, embedded in a wrapper that adds or shadows a
+// field, is the whole conversion: the schema is declared once.
+func EncodeOutput[V attr.Value](a Typed, v any, diags *diag.Diagnostics) V {
+	value := forOutput.encode(a.GetType(), v, diags)
+	typed, ok := value.(V)
+	if !ok && !diags.HasError() {
+		diags.AddError("Provider bug: block conversion", fmt.Sprintf("tfconv: %T where %T was expected", value, typed))
+	}
+	return typed
+}
+
+// encoder holds the rules that differ between Encode and EncodeOutput.
+type encoder struct {
+	// output keeps zero values and empty collections and takes attributes
+	// from methods too.
+	output bool
+}
+
+var (
+	forImport = encoder{}
+	forOutput = encoder{output: true}
+)
+
+func (e encoder) encode(t attr.Type, v any, diags *diag.Diagnostics) attr.Value {
+	value, err := e.value(t, reflect.ValueOf(v))
 	if err != nil {
 		diags.AddError("Provider bug: block conversion", err.Error())
 		null, _ := nullOf(t)
@@ -42,18 +74,18 @@ func EncodeValue(t attr.Type, v any, diags *diag.Diagnostics) attr.Value {
 	return value
 }
 
-func encodeObject(attrTypes map[string]attr.Type, from reflect.Value) (types.Object, error) {
+func (e encoder) object(attrTypes map[string]attr.Type, from reflect.Value) (types.Object, error) {
 	if from.Kind() != reflect.Struct {
 		return types.ObjectNull(attrTypes), fmt.Errorf("tfconv: cannot encode %s as an object", from.Type())
 	}
 	fields := fieldsByAttribute(from.Type())
 	values := make(map[string]attr.Value, len(attrTypes))
 	for name, t := range attrTypes {
-		i, ok := fields[normalName(name)]
-		if !ok {
-			return types.ObjectNull(attrTypes), fmt.Errorf("tfconv: %s has no field for the attribute %q", from.Type(), name)
+		field, err := e.field(from, fields, name)
+		if err != nil {
+			return types.ObjectNull(attrTypes), err
 		}
-		value, err := encodeValue(t, from.FieldByIndex(i))
+		value, err := e.value(t, field)
 		if err != nil {
 			return types.ObjectNull(attrTypes), fmt.Errorf("%s: %w", name, err)
 		}
@@ -66,31 +98,45 @@ func encodeObject(attrTypes map[string]attr.Type, from reflect.Value) (types.Obj
 	return obj, nil
 }
 
-// encodeValue is the Terraform value of type t for a Go value; zero values
-// (and nil pointers, slices and maps) are null.
-func encodeValue(t attr.Type, from reflect.Value) (attr.Value, error) {
+// field is the Go value of the attribute name: its field, or for an
+// output a method of that name taking no argument and returning one value.
+func (e encoder) field(from reflect.Value, fields map[string][]int, name string) (reflect.Value, error) {
+	if i, ok := fields[normalName(name)]; ok {
+		return from.FieldByIndex(i), nil
+	}
+	if e.output {
+		if m, ok := methodsByAttribute(from.Type())[normalName(name)]; ok {
+			return from.Method(m).Call(nil)[0], nil
+		}
+	}
+	return reflect.Value{}, fmt.Errorf("tfconv: %s has no field for the attribute %q", from.Type(), name)
+}
+
+// value is the Terraform value of type t for a Go value: a nil pointer is
+// null; for an import every zero value (a nil slice or map too) is null.
+func (e encoder) value(t attr.Type, from reflect.Value) (attr.Value, error) {
 	if from.Kind() == reflect.Pointer {
 		if from.IsNil() {
 			return nullOf(t)
 		}
-		return encodeSet(t, from.Elem())
+		return e.set(t, from.Elem())
 	}
-	if from.IsZero() {
+	if from.IsZero() && !e.output {
 		return nullOf(t)
 	}
-	return encodeSet(t, from)
+	return e.set(t, from)
 }
 
-// encodeSet is the value of a set Go value: a pointer's target keeps a
-// zero (an explicit 0 or false stays in the block).
-func encodeSet(t attr.Type, from reflect.Value) (attr.Value, error) {
+// set is the value of a set Go value: a pointer's target keeps a zero (an
+// explicit 0 or false stays in the block).
+func (e encoder) set(t attr.Type, from reflect.Value) (attr.Value, error) {
 	switch tt := t.(type) {
 	case types.ObjectType:
-		return encodeObject(tt.AttrTypes, from)
+		return e.object(tt.AttrTypes, from)
 	case types.ListType:
-		return encodeList(tt, from)
+		return e.list(tt, from)
 	case types.MapType:
-		return encodeMap(tt, from)
+		return e.mapOf(tt, from)
 	}
 	switch {
 	case t.Equal(types.StringType) && from.Kind() == reflect.String:
@@ -103,32 +149,46 @@ func encodeSet(t attr.Type, from reflect.Value) (attr.Value, error) {
 	return nil, fmt.Errorf("tfconv: cannot encode %s as a %s", from.Type(), t)
 }
 
-func encodeList(t types.ListType, from reflect.Value) (attr.Value, error) {
+func (e encoder) list(t types.ListType, from reflect.Value) (attr.Value, error) {
 	if from.Kind() != reflect.Slice {
 		return nil, fmt.Errorf("tfconv: cannot encode %s as a %s", from.Type(), t)
 	}
 	elems := make([]attr.Value, from.Len())
 	for i := range elems {
-		e, err := encodeSet(t.ElemType, from.Index(i))
+		elem, err := e.set(t.ElemType, from.Index(i))
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
-		elems[i] = e
+		elems[i] = elem
 	}
 	return checked(types.ListValue(t.ElemType, elems))
 }
 
-func encodeMap(t types.MapType, from reflect.Value) (attr.Value, error) {
+func (e encoder) mapOf(t types.MapType, from reflect.Value) (attr.Value, error) {
 	if from.Kind() != reflect.Map || from.Type().Key().Kind() != reflect.String {
 		return nil, fmt.Errorf("tfconv: cannot encode %s as a %s", from.Type(), t)
 	}
 	elems := make(map[string]attr.Value, from.Len())
 	for it := from.MapRange(); it.Next(); {
-		e, err := encodeSet(t.ElemType, it.Value())
+		elem, err := e.set(t.ElemType, it.Value())
 		if err != nil {
 			return nil, fmt.Errorf("[%q]: %w", it.Key().String(), err)
 		}
-		elems[it.Key().String()] = e
+		elems[it.Key().String()] = elem
 	}
 	return checked(types.MapValue(t.ElemType, elems))
+}
+
+// methodsByAttribute indexes a type's exported methods that take no
+// argument and return one value, by their names as attributes would spell
+// them.
+func methodsByAttribute(t reflect.Type) map[string]int {
+	index := map[string]int{}
+	for i := range t.NumMethod() {
+		m := t.Method(i)
+		if m.Type.NumIn() == 1 && m.Type.NumOut() == 1 {
+			index[normalName(m.Name)] = i
+		}
+	}
+	return index
 }

@@ -34,7 +34,7 @@ import (
 // would give. One
 // type serves gpu_node_pool_policy and gpu_pod_placement alike.
 
-// kubernetesV1AffinityDescription documents the attribute on the resource
+// KubernetesV1AffinityDescription documents the attribute on the resource
 // and the data source; source names the API-shaped attribute it mirrors,
 // companions the node selector and tolerations that go with it.
 func KubernetesV1AffinityDescription(source, companions string) string {
@@ -102,7 +102,7 @@ type kubernetesV1Requirement struct {
 	Values   []string `tfsdk:"values"`
 }
 
-// kubernetesV1AffinityValue gives a in kubernetes_deployment_v1's shape,
+// KubernetesV1AffinityValue gives a in kubernetes_deployment_v1's shape,
 // null when a has no node affinity. Pod affinity and anti-affinity have no place
 // in it (the rendered placements never carry them); rather than drop them,
 // which would misplace pods silently, they are an error.
@@ -166,7 +166,7 @@ func kubernetesV1Requirements(reqs []corev1.NodeSelectorRequirement) []kubernete
 	return out
 }
 
-// affinityFromDynamic reads back an `affinity` output (the API's JSON shape
+// AffinityFromDynamic reads back an `affinity` output (the API's JSON shape
 // held in a dynamic value); null gives nil. Unknown fields are an error, so
 // nothing in it can go missing on the way.
 func AffinityFromDynamic(v types.Dynamic) (*corev1.Affinity, error) {

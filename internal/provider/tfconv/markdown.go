@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
-// markdownList renders allowed values for a MarkdownDescription, e.g.
+// MarkdownList renders allowed values for a MarkdownDescription, e.g.
 // "`gke`, `aks`". Descriptions call it with the same function the validator
 // uses, so docs and validation cannot drift apart.
 func MarkdownList(values []string) string {

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
-// plainFrom converts a Terraform value into plain Go values (maps, slices,
+// PlainFrom converts a Terraform value into plain Go values (maps, slices,
 // strings, bools, json.Number-free float64/int64): what json.Marshal takes.
 func PlainFrom(v attr.Value) (any, error) {
 	if v == nil || v.IsNull() {

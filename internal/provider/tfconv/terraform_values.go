@@ -9,10 +9,10 @@ import (
 // Helpers that turn Go values into Terraform values, with zero values as
 // null: what a configuration that leaves an attribute out produces.
 
-// typed is a schema attribute or block: both know their value type.
+// Typed is a schema attribute or block: both know their value type.
 type Typed interface{ GetType() attr.Type }
 
-// blockType adapts a block, whose type method has another name.
+// BlockType adapts a block, whose type method has another name.
 type BlockType struct{ schema.Block }
 
 func (b BlockType) GetType() attr.Type { return b.Type() }
@@ -81,7 +81,7 @@ func NullableMap(m map[string]string) types.Map {
 	return types.MapValueMust(types.StringType, values)
 }
 
-// attrTypesOf returns the attribute types of a nested object attribute.
+// AttrTypesOf returns the attribute types of a nested object attribute.
 func AttrTypesOf(a Typed) map[string]attr.Type {
 	if obj, ok := a.GetType().(types.ObjectType); ok {
 		return obj.AttrTypes
@@ -97,7 +97,7 @@ func StringList(items []string) types.List {
 	return types.ListValueMust(types.StringType, values)
 }
 
-// emptyIfNil keeps lists known and empty rather than null, so
+// EmptyIfNil keeps lists known and empty rather than null, so
 // length(...) works in configurations.
 func EmptyIfNil(s []string) []string {
 	if s == nil {

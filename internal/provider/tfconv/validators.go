@@ -48,7 +48,7 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 	resp.Diagnostics.AddAttributeError(req.Path, v.summary, reason+". Allowed: "+v.allowed+".")
 }
 
-// labelSelector accepts what `kubectl get -l` accepts: the node list call
+// LabelSelector accepts what `kubectl get -l` accepts: the node list call
 // fails on anything else, long after the plan.
 func LabelSelector() validator.String {
 	return stringCheck{
@@ -64,7 +64,7 @@ func LabelSelector() validator.String {
 	}
 }
 
-// nonNegativeDuration is a Go duration of zero or more, as the timeouts
+// NonNegativeDuration is a Go duration of zero or more, as the timeouts
 // block takes them.
 func NonNegativeDuration() validator.String {
 	return stringCheck{
@@ -83,13 +83,13 @@ func NonNegativeDuration() validator.String {
 	}
 }
 
-// dnsLabel is a Kubernetes namespace name.
+// DNSLabel is a Kubernetes namespace name.
 func DNSLabel(what string) validator.String {
 	return kubernetesName(what, "a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and "+
 		"ending with a letter or digit, e.g. \"gpu-operator\"", validation.IsDNS1123Label)
 }
 
-// dnsSubdomain is a Kubernetes object name such as a ConfigMap's.
+// DNSSubdomain is a Kubernetes object name such as a ConfigMap's.
 func DNSSubdomain(what string) validator.String {
 	return kubernetesName(what, "a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' or '.', "+
 		"starting and ending with a letter or digit, e.g. \"device-plugin-config\"", validation.IsDNS1123Subdomain)
@@ -105,7 +105,7 @@ func kubernetesName(what, allowed string, validate func(string) []string) valida
 	}
 }
 
-// pemCertificate accepts PEM text whose CERTIFICATE blocks all parse, as
+// PEMCertificate accepts PEM text whose CERTIFICATE blocks all parse, as
 // client-go needs for the CA bundle and the client certificate; otherwise
 // the first request fails ("unable to parse bytes as PEM block").
 func PEMCertificate(what string) validator.String {
@@ -117,7 +117,7 @@ func PEMCertificate(what string) validator.String {
 	})
 }
 
-// pemPrivateKey accepts PEM text with a private key block. The key is not
+// PEMPrivateKey accepts PEM text with a private key block. The key is not
 // parsed: its type is the client certificate's business, checked by
 // client-go against the certificate.
 func PEMPrivateKey(what string) validator.String {
@@ -159,7 +159,7 @@ func pemCheck(what string, types []string, parse func(*pem.Block) string) valida
 	}
 }
 
-// apiServerURL accepts what client-go accepts as a host, and only the http
+// APIServerURL accepts what client-go accepts as a host, and only the http
 // and https schemes it can speak: "ftp://..." is silently accepted by
 // client-go and fails only when the first request is made.
 func APIServerURL() validator.String {

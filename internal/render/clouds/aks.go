@@ -149,7 +149,7 @@ func (aksProfile) labelChoices(pi PoolIntent) map[string][]string {
 	return machineChoices(MachinesWithGPUs(catalogMachines(AKSMachines, pi.Accel), pi.GPUs))
 }
 
-// PoolTaints: the documented sku=gpu convention on dedicated pools, and
+// poolTaints: the documented sku=gpu convention on dedicated pools, and
 // AKS's own spot taint.
 func (aksProfile) poolTaints(pi PoolIntent) []PoolTaint {
 	var out []PoolTaint

@@ -403,7 +403,7 @@ func (g gkeProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[stri
 	return poolNameIdentity(g.PoolNameLabel(), pi.Name)
 }
 
-// PoolTaints: present whatever dedicated says: GKE adds it on its own (only
+// poolTaints: present whatever dedicated says: GKE adds it on its own (only
 // tolerating pods land), and rejects a second nvidia.com/gpu taint.
 func (gkeProfile) poolTaints(PoolIntent) []PoolTaint {
 	return []PoolTaint{gpuTaint(gkeGPUTaintValue, "GKE adds it to GPU node pools", true)}

@@ -80,7 +80,7 @@ func TestUsageOf(t *testing.T) {
 	}}}
 	cq.Status.Conditions = []metav1.Condition{cond(kueue.ClusterQueueActive, "False", "FlavorNotFound", "Can't admit new workloads: references missing ResourceFlavor(s): a100.")}
 	u := UsageOf(cq)
-	if u.Active || !strings.HasPrefix(u.Inactive, "FlavorNotFound") || u.Admitted != 2 || u.Pending != 3 || u.Cohort != "fleet" {
+	if u.Active || !strings.HasPrefix(u.InactiveReason, "FlavorNotFound") || u.AdmittedWorkloads != 2 || u.PendingWorkloads != 3 || u.Cohort != "fleet" {
 		t.Errorf("usage %+v", u)
 	}
 	if r := u.Resources[0]; r.Quota != "8" || r.Used != "10" || r.Borrowed != "2" || r.Reserved != "0" {

@@ -10,14 +10,15 @@ import (
 // the quota, what admitted work reserves and uses, and how many workloads
 // wait.
 type Usage struct {
-	Name      string
-	Cohort    string
-	Active    bool
-	Inactive  string // the reason and message when not active
-	Pending   int64
-	Admitted  int64
-	Reserving int64
-	Resources []ResourceUsage
+	Name           string
+	Cohort         string
+	Active         bool
+	InactiveReason string // the reason and message when not active
+	// The workload counts of the ClusterQueue's status, by its names.
+	PendingWorkloads   int64
+	AdmittedWorkloads  int64
+	ReservingWorkloads int64
+	Resources          []ResourceUsage
 }
 
 // ResourceUsage is one flavor's resource in a ClusterQueue.
@@ -32,12 +33,12 @@ type ResourceUsage struct {
 
 // UsageOf reads a ClusterQueue's spec (quotas) and status (reservations).
 func UsageOf(cq kueue.ClusterQueue) Usage {
-	u := Usage{Name: cq.Name, Cohort: string(cq.Spec.CohortName), Pending: int64(cq.Status.PendingWorkloads),
-		Admitted: int64(cq.Status.AdmittedWorkloads), Reserving: int64(cq.Status.ReservingWorkloads)}
+	u := Usage{Name: cq.Name, Cohort: string(cq.Spec.CohortName), PendingWorkloads: int64(cq.Status.PendingWorkloads),
+		AdmittedWorkloads: int64(cq.Status.AdmittedWorkloads), ReservingWorkloads: int64(cq.Status.ReservingWorkloads)}
 	if c := apimeta.FindStatusCondition(cq.Status.Conditions, kueue.ClusterQueueActive); c != nil {
 		u.Active = c.Status == "True"
 		if !u.Active {
-			u.Inactive = conditionText(c)
+			u.InactiveReason = conditionText(c)
 		}
 	}
 	reserved := flavorTotals(cq.Status.FlavorsReservation)

@@ -1,0 +1,24 @@
+package resourcekit
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// The attributes of a data source's result: every one computed and
+// described, and converted from render's values by tfconv.EncodeOutput.
+
+// ComputedString is a computed string of a data source's result.
+func ComputedString(description string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, MarkdownDescription: description}
+}
+
+// ComputedInt64 is a computed number of a data source's result.
+func ComputedInt64(description string) schema.Int64Attribute {
+	return schema.Int64Attribute{Computed: true, MarkdownDescription: description}
+}
+
+// ComputedStrings is a computed list of strings of a data source's result.
+func ComputedStrings(description string) schema.ListAttribute {
+	return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: description}
+}
