@@ -51,20 +51,33 @@ func TestEncodeOutput_keepsZerosTakesMethodsAndShadowedFields(t *testing.T) {
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	pool := got.Elements()[0].(types.Object).Attributes()
-	if key := pool["key"].(types.String); key.IsNull() || key.ValueString() != "" {
-		t.Errorf("an empty string must stay a value in an output, got %v", key)
+	pool := objectAttributes(t, got.Elements()[0])
+	if !pool["key"].Equal(types.StringValue("")) {
+		t.Errorf("an empty string must stay a value in an output, got %v", pool["key"])
 	}
-	if nodes := pool["nodes"].(types.List); nodes.IsNull() || len(nodes.Elements()) != 0 {
-		t.Errorf("a nil slice must be an empty list in an output (the shadowing field, not render's), got %v", nodes)
+	if !pool["nodes"].Equal(types.ListValueMust(types.StringType, []attr.Value{})) {
+		t.Errorf("a nil slice must be an empty list in an output (the shadowing field, not render's), got %v", pool["nodes"])
 	}
-	count := pool["counts"].(types.List).Elements()[0].(types.Object).Attributes()
-	if free := count["free"].(types.Int64); free.IsNull() || free.ValueInt64() != 0 {
-		t.Errorf("free must come from the Free method and keep its 0, got %v", free)
+	counts, ok := pool["counts"].(types.List)
+	if !ok || len(counts.Elements()) != 1 {
+		t.Fatalf("counts: got %v", pool["counts"])
+	}
+	count := objectAttributes(t, counts.Elements()[0])
+	if !count["free"].Equal(types.Int64Value(0)) {
+		t.Errorf("free must come from the Free method and keep its 0, got %v", count["free"])
 	}
 	if !count["note"].IsNull() {
 		t.Errorf("a nil pointer must stay null, got %v", count["note"])
 	}
+}
+
+func objectAttributes(t *testing.T, v attr.Value) map[string]attr.Value {
+	t.Helper()
+	obj, ok := v.(types.Object)
+	if !ok {
+		t.Fatalf("want an object, got %T", v)
+	}
+	return obj.Attributes()
 }
 
 func TestEncodeOutput_attributeWithoutFieldOrMethodIsAProviderBug(t *testing.T) {
