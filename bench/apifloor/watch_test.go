@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 )
 
 // A watch the server closes is resumed from the last event's

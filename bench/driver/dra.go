@@ -11,8 +11,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/bench/spec"
 )
 
 const (

@@ -3,9 +3,9 @@ package kube
 import (
 	"context"
 	"fmt"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	apiversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	appsv1 "k8s.io/api/apps/v1"
 )
 
 // RecreateStuckStatefulSetPods lets an apply repair a StatefulSet whose

@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 )
 
 func workloadCodecSchema(t *testing.T) (resource.SchemaResponse, tftypes.Object) {

@@ -6,9 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
-
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
 )
 
 // described is what attributes and blocks share for this check.

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
-
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -21,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in the test process.

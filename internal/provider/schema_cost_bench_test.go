@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 )
 
 // BenchmarkFrameworkPlanBySchemaSize measures what the plugin framework

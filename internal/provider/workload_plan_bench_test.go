@@ -4,13 +4,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
-
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	benchspec "github.com/gpuform/terraform-provider-gpu/bench/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 )
 
 // These benchmarks measure what the provider does per gpu_workload in a

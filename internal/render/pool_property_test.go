@@ -7,19 +7,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // poolVariants are the policies the property tests render for one cloud

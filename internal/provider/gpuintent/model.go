@@ -2,10 +2,10 @@ package gpuintent
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // FromObject converts a `gpu` block to render's spec.GPU, attribute by

@@ -1,9 +1,6 @@
 package gpuintent
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -11,6 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Block is the `gpu` block's schema.

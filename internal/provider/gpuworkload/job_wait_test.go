@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // Only a Job whose wait ran out of time (or was interrupted) while the Job

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"time"
 
-	utilversion "k8s.io/apimachinery/pkg/util/version"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 )
 
 // Data is what resources and data sources receive from Configure.

@@ -1,9 +1,10 @@
 package resourcekit
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // RenderDiagnostics maps render's diagnostics onto attribute paths.

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 )
 
 // ModelCodec moves a resource's model struct in and out of the Terraform

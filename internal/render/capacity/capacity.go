@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // isGPUResource: the NVIDIA device plugin's resources. AMD, Neuron and

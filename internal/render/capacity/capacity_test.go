@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 func findCapacityPool(t *testing.T, pools []spec.PoolCapacity, key string) spec.PoolCapacity {

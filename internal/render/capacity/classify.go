@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // classifyNode groups by the most specific pool label present: each

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"sync"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	resourcev1 "k8s.io/api/resource/v1"
-	dracel "k8s.io/dynamic-resource-allocation/cel"
 )
 
 // DRADriver is the DRA driver whose devices capacity counts: NVIDIA's.

@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // DRARequest is one way a claim's request can be met: Count devices of

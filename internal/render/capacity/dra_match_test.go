@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
 )
 
 // The local cluster's DeviceClasses (scripts/localcluster/dra/deviceclasses.yaml).

@@ -5,14 +5,14 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // fixtureSlices are the local cluster's DRA slices (testdata/dra-slices.yaml).

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // PoolMatch says whether a pod with a given placement could land on a pool

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // fitting lists the keys of the pools a placement fits.

@@ -4,11 +4,11 @@ import (
 	"slices"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 func TestParseCloud(t *testing.T) {

@@ -3,11 +3,10 @@ package clouds_test
 import (
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // TestEKSAutoRejectsMIGAndSharing (issue #12 finding 3): EKS Auto Mode's

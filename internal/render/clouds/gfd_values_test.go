@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -11,9 +14,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 )
 
 // gfdOnlyNode is a GPU node of a cluster set up from our nvidia-device-plugin

@@ -19,12 +19,12 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // EKS Auto Mode labels that tell its nodes from self-managed Karpenter's.

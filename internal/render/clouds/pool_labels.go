@@ -3,9 +3,9 @@ package clouds
 import (
 	"math"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // PoolTaint is a taint the pool's nodes carry and who puts it there.

@@ -1,10 +1,11 @@
 package clouds
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The parts of Profile beyond workload placement, and the neutral

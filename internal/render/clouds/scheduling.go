@@ -6,11 +6,11 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Extended resources advertised by the NVIDIA device plugin.

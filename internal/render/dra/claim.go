@@ -4,10 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // RequestName names the claim's one request. Containers name the claim,

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func model(t *testing.T, name string) *catalog.Accelerator {

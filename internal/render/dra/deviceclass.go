@@ -3,12 +3,12 @@ package dra
 import (
 	"strconv"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	resourcev1 "k8s.io/api/resource/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // LabelPool names the gpu_node_pool_policy an object belongs to: the

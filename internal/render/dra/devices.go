@@ -1,12 +1,12 @@
 package dra
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/ptr"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 )
 
 // Target is what a claim asks for, which its raw selectors must not

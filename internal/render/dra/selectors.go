@@ -6,14 +6,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apiserver/pkg/cel/environment"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/utils/ptr"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // selectorExample is the selector the findings show as an example.

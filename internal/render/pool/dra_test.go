@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // draPoolGoldenCases are each cloud's DRA node-pool shape

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"sigs.k8s.io/yaml"
 )
 
 // poolGoldenCase is one reviewed pool rendering:

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Render validates p with every value final and derives the node

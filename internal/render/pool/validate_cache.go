@@ -6,9 +6,8 @@ import (
 	"sync"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // strictPools remembers validatePool(p, true) for Apply. A plan places

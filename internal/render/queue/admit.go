@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"

@@ -7,13 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"

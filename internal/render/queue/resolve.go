@@ -4,10 +4,9 @@ import (
 	"cmp"
 	"strconv"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
-
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 func Ptr[T any](v T) *T { return &v }

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // PathRoot is the first Path step of diagnostics that point inside a

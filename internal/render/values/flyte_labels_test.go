@@ -4,11 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
 // Flyte's resource name and label keys can be set; unset they are the

@@ -9,14 +9,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // valuesFuzzInput is FuzzGenerateValues' argument list as a struct, so the

@@ -3,8 +3,9 @@ package values
 import (
 	"fmt"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // PodFragments assembles, for a target, the pod specs its values will

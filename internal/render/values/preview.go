@@ -8,17 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 )
 
 // previewReleaseName is the release name charts see in a preview.

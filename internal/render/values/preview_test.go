@@ -6,16 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 

@@ -5,9 +5,8 @@ import (
 	"strconv"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // Where things live: this package is the front door (the dispatch to the

@@ -6,20 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/fiftyone"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/numaflow"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/nvidia"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	corev1 "k8s.io/api/core/v1"
 )
 
 func fiftyOneInput(cloud spec.Cloud, deployments ...fiftyone.FiftyOneDeployment) Input {

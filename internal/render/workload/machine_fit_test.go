@@ -3,10 +3,9 @@ package workload
 import (
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // TestGPUCountMustFitAMachine (issue #12 finding 2): a pod's GPUs are all on

@@ -3,10 +3,10 @@ package workload
 import (
 	"maps"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // podPlacement is everything about a GPU container and its pod that follows

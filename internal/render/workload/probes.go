@@ -1,9 +1,10 @@
 package workload
 
 import (
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // probeTiming holds one probe kind's defaults, in seconds.

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 func mustRender(t *testing.T, w spec.Workload, opts Options) *Rendered {

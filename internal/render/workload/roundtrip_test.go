@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
-
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +12,8 @@ import (
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 )
 
 // reparseManifest reads every document of a manifest back into the typed

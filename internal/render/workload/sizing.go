@@ -3,10 +3,10 @@ package workload
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // SizePreset is CPU and memory per GPU. The container gets preset × gpu.count

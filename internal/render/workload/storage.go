@@ -3,11 +3,11 @@ package workload
 import (
 	"path"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 const (

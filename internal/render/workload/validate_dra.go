@@ -5,14 +5,14 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // checkDRA holds the rules of the gpu.dra block, run on the resolved

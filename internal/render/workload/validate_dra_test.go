@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	resourcev1 "k8s.io/api/resource/v1"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
 // draWorkload is a generic-cluster workload with a gpu.dra block.

@@ -4,10 +4,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 func validateProbes(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {

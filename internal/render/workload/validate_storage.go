@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // validateModelCache: either mount an existing claim (claim_name) or let the

@@ -6,10 +6,9 @@ import (
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
 // validateCase mutates rendertest.ValidWorkload and expects one diagnostic.

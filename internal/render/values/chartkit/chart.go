@@ -1,9 +1,10 @@
 package chartkit
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Chart is what one chart package tells the values front door about

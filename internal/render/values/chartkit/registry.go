@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The registry of chart targets, after Kueue's integration manager

@@ -6,17 +6,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Values is the GPU part of the FiftyOne Enterprise chart

@@ -5,9 +5,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 func Pods(values map[string]any) ([]corev1.PodSpec, error) {

@@ -3,9 +3,8 @@ package fiftyone
 import (
 	"slices"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 func InputPath(in *Values, keys []string) []any {

@@ -4,13 +4,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // Flyte's GPU resource name and node label keys are attributes so a team

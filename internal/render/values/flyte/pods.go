@@ -5,12 +5,11 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"k8s.io/apimachinery/pkg/api/resource"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // Pods simulates flytepropeller for a one-GPU task (docs/design/flyte.md#how-propeller-places-a-gpu-task):

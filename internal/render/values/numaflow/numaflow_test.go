@@ -4,11 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 func mustGenerate(t *testing.T, cloud spec.Cloud, in Values) map[string]any {

@@ -3,9 +3,9 @@ package numaflow
 import (
 	"fmt"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // Pods finds the GPU vertex: in a fragment, a Pipeline's vertices,

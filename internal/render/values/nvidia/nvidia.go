@@ -6,15 +6,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 // GPUOperatorValues configures the NVIDIA GPU Operator chart

@@ -3,9 +3,9 @@ package nvidia
 import (
 	"fmt"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
 func GPUOperatorPods(values map[string]any) ([]corev1.PodSpec, error) {
