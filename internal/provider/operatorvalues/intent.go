@@ -15,6 +15,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
 )
 
 // valuesIntent is a gpu_operator_values as render sees it: the target, the
@@ -263,7 +264,7 @@ func podFragmentsYAML(target string, merged map[string]any) (string, gpudiag.Dia
 	if pods == nil {
 		return "[]\n", nil
 	}
-	text, err := yaml.Marshal(pods)
+	text, err := yamltext.Marshal(pods)
 	if err != nil {
 		return "", warn(err)
 	}

@@ -7,10 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
 )
 
 // WithPatch returns the adopted workload with the strategic merge patch
@@ -46,7 +46,7 @@ func (a *Adoption) WithPatch(defaulted map[string]any) (spec.Workload, error) {
 	if string(patchJSON) == "{}" {
 		return w, nil
 	}
-	patchYAML, err := yaml.JSONToYAML(patchJSON)
+	patchYAML, err := yamltext.FromJSON(patchJSON)
 	if err != nil {
 		return spec.Workload{}, err
 	}

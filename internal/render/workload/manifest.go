@@ -8,7 +8,8 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
 )
 
 // The manifest is encoded once, here, for every path that shows it: the
@@ -111,13 +112,14 @@ func EncodeManifest(objects []map[string]any) (string, error) {
 // encoding was a fifth of the provider's CPU in a refresh plan). Anything
 // else (floats, which JSON may print differently, invalid UTF-8, nil lists
 // and maps, which JSON prints as null and yaml/v2 as empty, other Go types)
-// takes sigs.k8s.io/yaml's path, so the text never depends on which
+// takes sigs.k8s.io/yaml's path (through yamltext, which keeps the control
+// characters and NEL that path loses), so the text never depends on which
 // path ran; TestEncodeDocument_sameAsSigsYAML compares the two.
 func encodeDocument(o map[string]any) ([]byte, error) {
 	if plainValues(o) {
 		return yamlv2.Marshal(o)
 	}
-	return yaml.Marshal(o)
+	return yamltext.Marshal(o)
 }
 
 // plainValues reports whether v holds only the values encodeDocument may

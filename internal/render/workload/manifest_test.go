@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
 )
 
 // encodeDocument must write what sigs.k8s.io/yaml writes, byte for byte:
@@ -61,7 +63,7 @@ func TestEncodeDocument_othersTakeSigsYAMLPath(t *testing.T) {
 
 func requireSameAsSigsYAML(t *testing.T, doc map[string]any) {
 	t.Helper()
-	want, err := yaml.Marshal(doc)
+	want, err := yamltext.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +84,7 @@ var trickyStrings = []string{
 	"tab\there", "multi\nline\n", "trailing ", " leading", "unicode é ✓ 日本", "<html>&", "\\back", "%percent",
 	"@at", "`tick", "{flow}", "[seq]", "*alias", "&anchor", "!tag", "|literal", ">folded", "?question",
 	strings.Repeat("long words that wrap ", 12), strings.Repeat("x", 200), "nvidia.com/gpu", "2g.10gb", "64Gi", "7500m",
+	"del\x7f", "nel\u0085", "c1\u0090", "noncharacter\ufffe",
 }
 
 func trickyValues() []any {

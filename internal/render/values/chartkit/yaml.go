@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/helmchart"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
 )
 
 // CanonicalYAML renders values as the YAML a values file holds:
@@ -31,7 +30,7 @@ func CanonicalYAML(values map[string]any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding values: %w", err)
 	}
-	y, err := yaml.JSONToYAML(j)
+	y, err := yamltext.FromJSON(j)
 	if err != nil {
 		return "", fmt.Errorf("encoding values as YAML: %w", err)
 	}
