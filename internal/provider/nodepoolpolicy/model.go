@@ -61,7 +61,7 @@ type configMapRefModel struct {
 	Name      types.String `tfsdk:"name"`
 }
 
-var TaintAttrTypes = tfconv.StringObjectTypes(taintFields)
+var taintAttrTypes = tfconv.StringObjectTypes(taintFields)
 
 // toPoolPolicy converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
@@ -86,7 +86,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	m.ID = types.StringValue(p.ID)
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
-	m.NodeTaints = TaintList(p.NodeTaints, &diags)
+	m.NodeTaints = taintList(p.NodeTaints, &diags)
 	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
 	// AKS's two GPU profile settings stay null on device-plugin pools, as in
 	// states written before them.
@@ -136,14 +136,14 @@ func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagno
 	return diags
 }
 
-// TaintList is Kubernetes taints as a list of key, value and effect
-// objects (TaintAttrTypes).
-func TaintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
+// taintList is Kubernetes taints as a list of key, value and effect
+// objects (taintAttrTypes).
+func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 	rows := make([]map[string]string, 0, len(taints))
 	for _, t := range taints {
 		rows = append(rows, map[string]string{"key": t.Key, "value": t.Value, "effect": string(t.Effect)})
 	}
-	return tfconv.StringObjectList(TaintAttrTypes, rows, diags)
+	return tfconv.StringObjectList(taintAttrTypes, rows, diags)
 }
 
 // setPoolOutputsUnknown marks every derived attribute unknown, for plans
@@ -153,7 +153,7 @@ func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
 	m.ID = types.StringUnknown()
 	m.NodeLabels = types.MapUnknown(types.StringType)
 	m.CloudSetLabels = types.MapUnknown(types.StringType)
-	m.NodeTaints = types.ListUnknown(types.ObjectType{AttrTypes: TaintAttrTypes})
+	m.NodeTaints = types.ListUnknown(types.ObjectType{AttrTypes: taintAttrTypes})
 	m.GKE = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["gke"]))
 	m.AKS = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["aks"]))
 	m.EKS = types.ObjectUnknown(tfconv.AttrTypesOf(outputs["eks"]))

@@ -3,6 +3,7 @@ package tfconv
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -179,10 +180,18 @@ func (e encoder) mapOf(t types.MapType, from reflect.Value) (attr.Value, error) 
 	return checked(types.MapValue(t.ElemType, elems))
 }
 
+// methodIndexes caches methodsByAttribute per type.
+var methodIndexes sync.Map
+
 // methodsByAttribute indexes a type's exported methods that take no
 // argument and return one value, by their names as attributes would spell
 // them.
 func methodsByAttribute(t reflect.Type) map[string]int {
+	if cached, ok := methodIndexes.Load(t); ok {
+		if index, ok := cached.(map[string]int); ok {
+			return index
+		}
+	}
 	index := map[string]int{}
 	for i := range t.NumMethod() {
 		m := t.Method(i)
@@ -190,5 +199,6 @@ func methodsByAttribute(t reflect.Type) map[string]int {
 			index[normalName(m.Name)] = i
 		}
 	}
+	methodIndexes.Store(t, index)
 	return index
 }

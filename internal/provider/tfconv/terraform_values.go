@@ -97,15 +97,6 @@ func StringList(items []string) types.List {
 	return types.ListValueMust(types.StringType, values)
 }
 
-// EmptyIfNil keeps lists known and empty rather than null, so
-// length(...) works in configurations.
-func EmptyIfNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // AttributeSet reports whether block v is set and its attribute name is not
 // null (known or not): what a check of one attribute needs, without
 // decoding the block.
