@@ -21,23 +21,18 @@ func (r *directResource) servesApply(req *tfprotov6.ApplyResourceChangeRequest) 
 // (no prior state: create; no planned state: delete), with its checks of
 // what they returned.
 func (r *directResource) apply(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest, providerData any) *tfprotov6.ApplyResourceChangeResponse {
-	var diags diag.Diagnostics
-	res := r.newResource()
-	if !configure(ctx, res, providerData, &diags) {
-		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoDiagnostics(ctx, diags)}
-	}
-	config, prior, planned, decodeDiags := r.decodeAll(req.Config, req.PriorState, req.PlannedState)
-	if diags.Append(decodeDiags...); diags.HasError() {
+	c, diags := r.begin(ctx, providerData, req.Config, req.PriorState, req.PlannedState)
+	if diags.HasError() {
 		return &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoDiagnostics(ctx, diags)}
 	}
 	var newState tftypes.Value
 	switch {
-	case prior.IsNull():
-		newState = r.create(ctx, res, config, planned, &diags)
-	case planned.IsNull():
-		newState = r.delete(ctx, res, prior, &diags)
+	case c.prior.IsNull():
+		newState = r.create(ctx, c.res, c.config, c.next, &diags)
+	case c.next.IsNull():
+		newState = r.delete(ctx, c.res, c.prior, &diags)
 	default:
-		newState = r.update(ctx, res, config, prior, planned, &diags)
+		newState = r.update(ctx, c.res, c.config, c.prior, c.next, &diags)
 	}
 	resp := &tfprotov6.ApplyResourceChangeResponse{NewState: r.encode(newState, &diags)}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)

@@ -59,15 +59,11 @@ func (r *directResource) serves(req *tfprotov6.PlanResourceChangeRequest) bool {
 
 // plan is PlanResourceChange for one resource.
 func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest, providerData any) *tfprotov6.PlanResourceChangeResponse {
-	var diags diag.Diagnostics
-	res := r.newResource()
-	if !configure(ctx, res, providerData, &diags) {
+	change, diags := r.begin(ctx, providerData, req.Config, req.PriorState, req.ProposedNewState)
+	if diags.HasError() {
 		return r.respond(ctx, tftypes.Value{}, nil, diags)
 	}
-	config, prior, proposed, decodeDiags := r.decodeAll(req.Config, req.PriorState, req.ProposedNewState)
-	if diags.Append(decodeDiags...); diags.HasError() {
-		return r.respond(ctx, tftypes.Value{}, nil, diags)
-	}
+	res, config, prior, proposed := change.res, change.config, change.prior, change.next
 	planned := proposed
 	var replace path.Paths
 	var deferred *resource.Deferred
@@ -123,12 +119,27 @@ func (r *directResource) schemaPlan(ctx context.Context, config, prior, planned 
 	return planned, replace, diags
 }
 
-// decodeAll reads a request's configuration, prior state and planned (or
-// proposed) state as the framework does: absent as null, empty list and set
-// blocks as null.
-func (r *directResource) decodeAll(configured, priorState, plannedState *tfprotov6.DynamicValue) (config, prior, planned tftypes.Value, diags diag.Diagnostics) {
+// change is a plan or apply request made ready for the resource: the
+// resource, configured, and the request's values.
+type change struct {
+	res           resource.Resource
+	config, prior tftypes.Value
+	// next is the proposed new state in a plan, the planned one in an apply.
+	next tftypes.Value
+}
+
+// begin makes the resource, configures it as the framework does before
+// every call, and reads the request's configuration, prior state and
+// proposed (or planned) state as the framework does: absent as null, empty
+// list and set blocks as null.
+func (r *directResource) begin(ctx context.Context, providerData any, configured, priorState, nextState *tfprotov6.DynamicValue) (change, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	c := change{res: r.newResource()}
+	if !configure(ctx, c.res, providerData, &diags) {
+		return c, diags
+	}
 	values := make([]tftypes.Value, 3)
-	for i, dv := range []*tfprotov6.DynamicValue{configured, priorState, plannedState} {
+	for i, dv := range []*tfprotov6.DynamicValue{configured, priorState, nextState} {
 		if dv == nil {
 			values[i] = tftypes.NewValue(r.schema.tfType, nil)
 			continue
@@ -136,11 +147,12 @@ func (r *directResource) decodeAll(configured, priorState, plannedState *tfproto
 		v, err := dv.Unmarshal(r.schema.tfType)
 		if err != nil {
 			diags.AddError("Unable to read the request", err.Error())
-			return config, prior, planned, diags
+			return c, diags
 		}
 		values[i] = r.schema.nullifyCollectionBlocks(v)
 	}
-	return values[0], values[1], values[2], diags
+	c.config, c.prior, c.next = values[0], values[1], values[2]
+	return c, diags
 }
 
 // respond encodes the planned state (empty list and set blocks back as

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -305,32 +306,11 @@ func hasSemanticEquality(t attr.Type) bool {
 func defaultOf(a schema.Attribute) (topDefault, bool, error) {
 	switch t := a.(type) {
 	case schema.StringAttribute:
-		if t.Default == nil {
-			return nil, false, nil
-		}
-		return func(ctx context.Context) (tftypes.Value, diag.Diagnostics) {
-			var resp defaults.StringResponse
-			t.Default.DefaultString(ctx, defaults.StringRequest{}, &resp)
-			return defaultValue(ctx, resp.PlanValue, resp.Diagnostics)
-		}, true, nil
+		return defaultBy(t.Default, defaults.String.DefaultString, func(r *defaults.StringResponse) (attr.Value, diag.Diagnostics) { return r.PlanValue, r.Diagnostics })
 	case schema.BoolAttribute:
-		if t.Default == nil {
-			return nil, false, nil
-		}
-		return func(ctx context.Context) (tftypes.Value, diag.Diagnostics) {
-			var resp defaults.BoolResponse
-			t.Default.DefaultBool(ctx, defaults.BoolRequest{}, &resp)
-			return defaultValue(ctx, resp.PlanValue, resp.Diagnostics)
-		}, true, nil
+		return defaultBy(t.Default, defaults.Bool.DefaultBool, func(r *defaults.BoolResponse) (attr.Value, diag.Diagnostics) { return r.PlanValue, r.Diagnostics })
 	case schema.Int64Attribute:
-		if t.Default == nil {
-			return nil, false, nil
-		}
-		return func(ctx context.Context) (tftypes.Value, diag.Diagnostics) {
-			var resp defaults.Int64Response
-			t.Default.DefaultInt64(ctx, defaults.Int64Request{}, &resp)
-			return defaultValue(ctx, resp.PlanValue, resp.Diagnostics)
-		}, true, nil
+		return defaultBy(t.Default, defaults.Int64.DefaultInt64, func(r *defaults.Int64Response) (attr.Value, diag.Diagnostics) { return r.PlanValue, r.Diagnostics })
 	}
 	if hasDefault, _ := planBehaviour(a); hasDefault {
 		return nil, false, fmt.Errorf("a default on %T is not supported", a)
@@ -338,35 +318,53 @@ func defaultOf(a schema.Attribute) (topDefault, bool, error) {
 	return nil, false, nil
 }
 
+// defaultBy is defaultOf for one attribute kind: the framework gives each
+// kind its own default interface, method, request and response, so the
+// kind's method and the way to read its response are passed in. A nil D is
+// no default.
+func defaultBy[D, Req, Resp any](d D, run func(D, context.Context, Req, *Resp),
+	result func(*Resp) (attr.Value, diag.Diagnostics)) (topDefault, bool, error) {
+	if any(d) == nil {
+		return nil, false, nil
+	}
+	return func(ctx context.Context) (tftypes.Value, diag.Diagnostics) {
+		var req Req
+		var resp Resp
+		run(d, ctx, req, &resp)
+		v, diags := result(&resp)
+		return defaultValue(ctx, v, diags)
+	}, true, nil
+}
+
 // modifierOf runs a top-level attribute's plan modifiers, for the kinds the
 // provider's schemas use.
 func modifierOf(name string, a schema.Attribute) (topModifier, bool, error) {
 	switch t := a.(type) {
 	case schema.StringAttribute:
-		if len(t.PlanModifiers) == 0 {
-			return nil, false, nil
-		}
-		if t.CustomType != nil {
-			return nil, false, fmt.Errorf("plan modifiers on a custom type are not supported")
-		}
-		return func(ctx context.Context, in modifierInput) modifierOutput {
+		return modifierBy(t.PlanModifiers, t.CustomType != nil, func(ctx context.Context, in modifierInput) modifierOutput {
 			return modifyString(ctx, name, t.PlanModifiers, in)
-		}, true, nil
+		})
 	case schema.MapAttribute:
-		if len(t.PlanModifiers) == 0 {
-			return nil, false, nil
-		}
-		if t.CustomType != nil {
-			return nil, false, fmt.Errorf("plan modifiers on a custom type are not supported")
-		}
-		return func(ctx context.Context, in modifierInput) modifierOutput {
+		return modifierBy(t.PlanModifiers, t.CustomType != nil, func(ctx context.Context, in modifierInput) modifierOutput {
 			return modifyMap(ctx, name, t.ElementType, t.PlanModifiers, in)
-		}, true, nil
+		})
 	}
 	if _, modifiers := planBehaviour(a); modifiers {
 		return nil, false, fmt.Errorf("plan modifiers on %T are not supported", a)
 	}
 	return nil, false, nil
+}
+
+// modifierBy is modifierOf for one attribute kind: run applies its
+// modifiers; none is no modifier, and a custom type is refused.
+func modifierBy[M any](modifiers []M, customType bool, run topModifier) (topModifier, bool, error) {
+	if len(modifiers) == 0 {
+		return nil, false, nil
+	}
+	if customType {
+		return nil, false, errors.New("plan modifiers on a custom type are not supported")
+	}
+	return run, true, nil
 }
 
 // node finds the attribute or block at a path.

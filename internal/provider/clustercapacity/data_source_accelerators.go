@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -20,12 +21,10 @@ import (
 
 // NewAcceleratorsDataSource returns the gpu_accelerators data source.
 func NewAcceleratorsDataSource() datasource.DataSource {
-	return &acceleratorsDataSource{}
+	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[AcceleratorsModel]{
+		TypeSuffix: "_accelerators", Schema: acceleratorsSchema, Read: readAccelerators,
+	})
 }
-
-// acceleratorsDataSource exposes the accelerator catalog, so modules can
-// validate and choose models without hard-coding label strings.
-type acceleratorsDataSource struct{}
 
 type AcceleratorsModel struct {
 	Cloud        types.String  `tfsdk:"cloud"`
@@ -35,12 +34,10 @@ type AcceleratorsModel struct {
 	Accelerators types.List    `tfsdk:"accelerators"`
 }
 
-func (d *acceleratorsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_accelerators"
-}
-
-func (d *acceleratorsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// acceleratorsSchema exposes the accelerator catalog, so modules can
+// validate and choose models without hard-coding label strings.
+func acceleratorsSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +
 			"profiles and the label values each cloud uses for it. Needs no cluster.",
 		Attributes: map[string]schema.Attribute{
@@ -102,24 +99,18 @@ func acceleratorAttributes() map[string]schema.Attribute {
 	}
 }
 
-func (d *acceleratorsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m AcceleratorsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+func readAccelerators(_ context.Context, _ resourcekit.ReadEnv, m *AcceleratorsModel, diags *diag.Diagnostics) {
 	clouds := offeringClouds()
 	var names []string
 	var matching []acceleratorOutput
 	for _, a := range catalog.Accelerators() {
-		if AcceleratorMatches(a, m, clouds[a.Name]) {
+		if AcceleratorMatches(a, *m, clouds[a.Name]) {
 			names = append(names, a.Name)
 			matching = append(matching, acceleratorOutput{Accelerator: a, Clouds: clouds[a.Name], FlyteDevice: flyte.Device(a.Name)})
 		}
 	}
 	m.Names = tfconv.StringList(names)
-	m.Accelerators = tfconv.EncodeOutput[types.List](acceleratorsAttribute, matching, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.Accelerators = tfconv.EncodeOutput[types.List](acceleratorsAttribute, matching, diags)
 }
 
 func AcceleratorMatches(a catalog.Accelerator, m AcceleratorsModel, clouds []string) bool {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"golang.org/x/sync/errgroup"
@@ -19,20 +20,20 @@ import (
 
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
 func NewClusterCapacityDataSource() datasource.DataSource {
-	return resourcekit.New[clusterCapacityDataSource]("_cluster_capacity")
+	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[clusterCapacityModel]{
+		TypeSuffix: "_cluster_capacity", Schema: clusterCapacitySchema, NeedsCluster: true, Read: readClusterCapacity,
+	})
 }
-
-// clusterCapacityDataSource reports the live cluster's GPU pools: the same
-// grouping gpu_workload uses to explain pods that cannot schedule.
-type clusterCapacityDataSource struct{ resourcekit.DataSource }
 
 type clusterCapacityModel struct {
 	Selector types.String `tfsdk:"selector"`
 	Pools    types.List   `tfsdk:"pools"`
 }
 
-func (d *clusterCapacityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// clusterCapacitySchema reports the live cluster's GPU pools: the same
+// grouping gpu_workload uses to explain pods that cannot schedule.
+func clusterCapacitySchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The live cluster's GPU pools: nodes grouped by their accelerator labels, with GPU capacity, " +
 			"allocatable, requested and free per resource, MIG and sharing state, and taints. Nodes whose GPUs NVIDIA's " +
 			"DRA driver serves (they publish its ResourceSlices) form pools of their own, with their devices published, " +
@@ -130,27 +131,17 @@ func taintListDataAttribute() schema.ListNestedAttribute {
 	}
 }
 
-func (d *clusterCapacityDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m clusterCapacityModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	client, ok := d.Client(&resp.Diagnostics)
-	if !ok {
-		return
-	}
-	pools, _, err := LiveCapacity(ctx, client, m.Selector.ValueString())
+func readClusterCapacity(ctx context.Context, env resourcekit.ReadEnv, m *clusterCapacityModel, diags *diag.Diagnostics) {
+	pools, _, err := LiveCapacity(ctx, env.Client, m.Selector.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the cluster's GPU capacity", err.Error())
+		diags.AddError("Cannot read the cluster's GPU capacity", err.Error())
 		return
 	}
 	outputs := make([]poolOutput, len(pools))
 	for i, p := range pools {
 		outputs[i] = poolOutput{PoolCapacity: p, Nodes: nodeNames(p.Nodes)}
 	}
-	m.Pools = tfconv.EncodeOutput[types.List](poolsAttribute(), outputs, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.Pools = tfconv.EncodeOutput[types.List](poolsAttribute(), outputs, diags)
 }
 
 // LiveCapacity reads nodes and adds up the requests of the pods that still

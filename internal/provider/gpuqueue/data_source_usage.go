@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -15,22 +16,22 @@ import (
 
 // NewUsageDataSource returns the gpu_queue_usage data source.
 func NewUsageDataSource() datasource.DataSource {
-	return resourcekit.New[queueUsageDataSource]("_queue_usage")
+	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[queueUsageModel]{
+		TypeSuffix: "_queue_usage", Schema: usageSchema, NeedsCluster: true, Read: readUsage,
+	})
 }
-
-// queueUsageDataSource reports Kueue's ClusterQueues: quota, reserved and
-// used per flavor and resource, admitted and pending workloads. It is
-// gpu_cluster_capacity's sibling for shared fleets: capacity says what the
-// nodes have, this what the teams may use and use.
-type queueUsageDataSource struct{ resourcekit.DataSource }
 
 type queueUsageModel struct {
 	Name   types.String `tfsdk:"name"`
 	Queues types.List   `tfsdk:"queues"`
 }
 
-func (d *queueUsageDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// usageSchema reports Kueue's ClusterQueues: quota, reserved and used per
+// flavor and resource, admitted and pending workloads. It is
+// gpu_cluster_capacity's sibling for shared fleets: capacity says what the
+// nodes have, this what the teams may use and use.
+func usageSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "Kueue's ClusterQueues as Kueue reports them: per flavor (node pool) and resource the quota, " +
 			"what admitted work reserves and uses and what is borrowed from the cohort, and how many workloads are " +
 			"admitted and pending. Reads the cluster while planning. Empty when Kueue is not installed.",
@@ -75,19 +76,10 @@ func queuesAttribute() schema.ListNestedAttribute {
 	}
 }
 
-func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m queueUsageModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	client, ok := d.Client(&resp.Diagnostics)
-	if !ok {
-		return
-	}
-	queues, err := client.ClusterQueues(ctx)
-	if err != nil && !client.KueueMissing(ctx) {
-		resp.Diagnostics.AddError("Cannot read Kueue's ClusterQueues", err.Error())
+func readUsage(ctx context.Context, env resourcekit.ReadEnv, m *queueUsageModel, diags *diag.Diagnostics) {
+	queues, err := env.Client.ClusterQueues(ctx)
+	if err != nil && !env.Client.KueueMissing(ctx) {
+		diags.AddError("Cannot read Kueue's ClusterQueues", err.Error())
 		return
 	}
 	var usage []queue.Usage
@@ -96,6 +88,5 @@ func (d *queueUsageDataSource) Read(ctx context.Context, req datasource.ReadRequ
 			usage = append(usage, queue.UsageOf(cq))
 		}
 	}
-	m.Queues = tfconv.EncodeOutput[types.List](queuesAttribute(), usage, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	m.Queues = tfconv.EncodeOutput[types.List](queuesAttribute(), usage, diags)
 }

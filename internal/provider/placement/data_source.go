@@ -19,12 +19,10 @@ import (
 
 // NewPodPlacementDataSource returns the gpu_pod_placement data source.
 func NewPodPlacementDataSource() datasource.DataSource {
-	return resourcekit.New[podPlacementDataSource]("_pod_placement")
+	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[podPlacementModel]{
+		TypeSuffix: "_pod_placement", Schema: podPlacementSchema, Read: readPodPlacement,
+	})
 }
-
-// podPlacementDataSource is the pod_placement and pod_template functions
-// for Terraform before 1.8, which has no provider functions.
-type podPlacementDataSource struct{ resourcekit.DataSource }
 
 type podPlacementModel struct {
 	Cloud       types.String  `tfsdk:"cloud"`
@@ -36,8 +34,10 @@ type podPlacementModel struct {
 	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
 }
 
-func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// podPlacementSchema is the pod_placement and pod_template functions for
+// Terraform before 1.8, which has no provider functions.
+func podPlacementSchema() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "The GPU placement of a pod the provider does not own, with exactly the rules `gpu_workload` " +
 			"uses: what `provider::gpu::pod_placement` and `provider::gpu::pod_template` return, for Terraform " +
 			"versions before 1.8. Needs no cluster.",
@@ -79,23 +79,19 @@ func (d *podPlacementDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 }
 
-func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m podPlacementModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	cloud, _ := resourcekit.PickCloud(m.Cloud, "", d.Data.DefaultCloudName())
+func readPodPlacement(ctx context.Context, env resourcekit.ReadEnv, m *podPlacementModel, diags *diag.Diagnostics) {
+	cloud, _ := resourcekit.PickCloud(m.Cloud, "", env.DefaultCloud)
 	request, err := decodeGPURequest(m.GPU)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())
+		diags.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())
 		return
 	}
-	placed, diags := PlaceRequest(cloud, request)
-	if addPlacementDiagnostics(diags, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	placed, findings := PlaceRequest(cloud, request)
+	if addPlacementDiagnostics(findings, diags); diags.HasError() {
 		return
 	}
 	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, placed.Affinity)
-	if resp.Diagnostics.Append(affinityDiags...); resp.Diagnostics.HasError() {
+	if diags.Append(affinityDiags...); diags.HasError() {
 		return
 	}
 	m.K8sV1Affinity = affinityV1
@@ -104,14 +100,14 @@ func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRe
 		m.Placement, err = dynamicObject(object)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Placement not encodable", err.Error())
+		diags.AddError("Placement not encodable", err.Error())
 		return
 	}
 	m.PodTemplate = types.DynamicNull()
 	if !m.Container.IsNull() {
 		container, err := decodeContainer(m.Container)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("container"), "Invalid container", err.Error())
+			diags.AddAttributeError(path.Root("container"), "Invalid container", err.Error())
 			return
 		}
 		template, err := podTemplateObject(placed, container)
@@ -119,11 +115,10 @@ func (d *podPlacementDataSource) Read(ctx context.Context, req datasource.ReadRe
 			m.PodTemplate, err = dynamicObject(template)
 		}
 		if err != nil {
-			resp.Diagnostics.AddError("Pod template not encodable", err.Error())
+			diags.AddError("Pod template not encodable", err.Error())
 			return
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 // addPlacementDiagnostics reports findings on the attribute they concern:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -88,7 +87,7 @@ func WithTimeout(ctx context.Context, timeout func(context.Context, time.Duratio
 	return ctx, cancel, true
 }
 
-// defaultCloud is the provider's default_cloud; "" before configuration.
+// DefaultCloudName is the provider's default_cloud; "" before configuration.
 func (d *Data) DefaultCloudName() string {
 	if d == nil {
 		return ""
@@ -96,26 +95,8 @@ func (d *Data) DefaultCloudName() string {
 	return d.DefaultCloud
 }
 
-// kit is what Resource and DataSource hold: the type suffix New gave, and
-// the provider's Data once Configure ran.
-type kit struct {
-	typeSuffix string
-	Data       *Data
-}
-
-func (k *kit) named(typeSuffix string) { k.typeSuffix = typeSuffix }
-
-func (k *kit) configure(providerData any, diags *diag.Diagnostics) {
-	if data := ConfigureFrom(providerData, diags); data != nil {
-		k.Data = data
-	}
-}
-
-// DefaultCloud is the provider's default_cloud; "" before configuration.
-func (k *kit) DefaultCloud() string { return k.Data.DefaultCloudName() }
-
-// New makes a resource or data source of type T, which embeds Resource or
-// DataSource, named after the provider and typeSuffix, e.g. "_workload".
+// New makes a resource of type T, which embeds Resource, named after the
+// provider and typeSuffix, e.g. "_workload".
 func New[T any, PT interface {
 	*T
 	named(typeSuffix string)
@@ -129,7 +110,15 @@ func New[T any, PT interface {
 // provider and its type suffix, and Configure keeps the provider's Data (nil
 // until the provider is configured, as during validation). A resource states
 // only its suffix, in New, and what it does.
-type Resource struct{ kit }
+type Resource struct {
+	typeSuffix string
+	Data       *Data
+}
+
+func (r *Resource) named(typeSuffix string) { r.typeSuffix = typeSuffix }
+
+// DefaultCloud is the provider's default_cloud; "" before configuration.
+func (r *Resource) DefaultCloud() string { return r.Data.DefaultCloudName() }
 
 // Metadata names the resource, e.g. gpu + "_workload".
 func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -138,30 +127,7 @@ func (r *Resource) Metadata(_ context.Context, req resource.MetadataRequest, res
 
 // Configure keeps what the provider's Configure handed over.
 func (r *Resource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.configure(req.ProviderData, &resp.Diagnostics)
-}
-
-// DataSource is Resource for data sources.
-type DataSource struct{ kit }
-
-// Metadata names the data source.
-func (d *DataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + d.typeSuffix
-}
-
-// Client is the cluster client a data source reads with; false, after an
-// error naming the data source, before the provider is configured or when
-// its cluster settings make no client.
-func (d *DataSource) Client(diags *diag.Diagnostics) (*kube.Client, bool) {
-	name := "gpu" + d.typeSuffix
-	if d.Data == nil {
-		diags.AddError("Provider not configured", name+" needs the gpu provider's cluster settings.")
-		return nil, false
+	if data := ConfigureFrom(req.ProviderData, &resp.Diagnostics); data != nil {
+		r.Data = data
 	}
-	return d.Data.Client(name+" needs a cluster", diags)
-}
-
-// Configure keeps what the provider's Configure handed over.
-func (d *DataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.configure(req.ProviderData, &resp.Diagnostics)
 }
