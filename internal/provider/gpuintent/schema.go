@@ -33,14 +33,8 @@ func Block() schema.SingleNestedBlock {
 				MarkdownDescription: "Optional explicit request; it must equal `count` (Kubernetes rejects anything else).",
 				Optional:            true,
 			},
-			"accelerator": schema.StringAttribute{
-				MarkdownDescription: "Accelerator the pods must run on: one of " + tfconv.MarkdownList(catalog.AcceleratorNames()) + ".",
-				Optional:            true,
-				Validators: []validator.String{
-					stringvalidator.OneOf(catalog.AcceleratorNames()...),
-					stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("accelerators")),
-				},
-			},
+			"accelerator": tfconv.OneOf(catalog.AcceleratorNames(), "Accelerator the pods must run on: one of ", ".",
+				stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("accelerators"))),
 			"accelerators": schema.ListAttribute{
 				MarkdownDescription: "Acceptable accelerators in order of preference: the pods may run on any of them and " +
 					"prefer the earlier ones. Values as for `accelerator`.",

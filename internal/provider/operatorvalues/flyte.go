@@ -40,11 +40,7 @@ func flyteBlock() schema.SingleNestedBlock {
 					listvalidator.ValueStringsAre(stringvalidator.OneOf(catalog.AcceleratorNames()...)),
 				},
 			},
-			"sharing": schema.StringAttribute{
-				MarkdownDescription: "Make GPU tasks request shared slots: one of " + tfconv.MarkdownList(spec.SharingNames()) + ".",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(spec.SharingNames()...)},
-			},
+			"sharing": tfconv.OneOf(spec.SharingNames(), "Make GPU tasks request shared slots: one of ", "."),
 			"interruptible": schema.BoolAttribute{
 				MarkdownDescription: "Send interruptible tasks to spot capacity and keep the others off it.",
 				Optional:            true,

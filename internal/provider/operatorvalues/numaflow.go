@@ -4,9 +4,7 @@ package operatorvalues
 // numaflow.Values and its configuration check, registered in charts.go.
 
 import (
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
@@ -16,12 +14,7 @@ import (
 
 func numaflowBlock() schema.SingleNestedBlock {
 	attrs := map[string]schema.Attribute{
-		"kind": schema.StringAttribute{
-			MarkdownDescription: "Object kind: one of " + tfconv.MarkdownList(numaflow.KindNames()) + " (default `" +
-				numaflow.KindPipeline + "`).",
-			Optional:   true,
-			Validators: []validator.String{stringvalidator.OneOf(numaflow.KindNames()...)},
-		},
+		"kind": tfconv.OneOf(numaflow.KindNames(), "Object kind: one of ", " (default `"+numaflow.KindPipeline+"`)."),
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Pipeline or MonoVertex and of the DRA claim template; required with " +
 				"`manifest` or `gpu.dra`.",

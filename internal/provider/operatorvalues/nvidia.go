@@ -33,12 +33,8 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 					nvidia.DefaultDevicePluginConfigMap + "`).",
 				Optional: true,
 			},
-			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "Cluster-wide `mig.strategy`: one of " + tfconv.MarkdownList(spec.MIGStrategyNames()) +
-					" (default `single`); pools override it per node through their config.",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(spec.MIGStrategyNames()...)},
-			},
+			"mig_strategy": tfconv.OneOf(spec.MIGStrategyNames(), "Cluster-wide `mig.strategy`: one of ",
+				" (default `single`); pools override it per node through their config."),
 			"dcgm_exporter":   optionalBool("Deploy the DCGM exporter (default `true`)."),
 			"service_monitor": optionalBool("Create its ServiceMonitor (default `true` with `dcgm_exporter`)."),
 			"driver_enabled": optionalBool("Install the NVIDIA driver. Defaults per cloud: off on GKE, AKS, EKS and EKS " +
@@ -90,12 +86,8 @@ func devicePluginBlock() schema.SingleNestedBlock {
 			"`base_values_yaml` if the cluster already runs NFD.",
 		Attributes: map[string]schema.Attribute{
 			"node_pools": poolIDsAttribute("the plugin serves"),
-			"mig_strategy": schema.StringAttribute{
-				MarkdownDescription: "`flags.migStrategy` of the default config: one of " +
-					tfconv.MarkdownList(devicePluginMIGStrategies()) + " (default `none`).",
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(devicePluginMIGStrategies()...)},
-			},
+			"mig_strategy": tfconv.OneOf(devicePluginMIGStrategies(), "`flags.migStrategy` of the default config: one of ",
+				" (default `none`)."),
 		},
 		Blocks: map[string]schema.Block{
 			"tolerations": tolerationsBlock("Extra DaemonSet tolerations."),

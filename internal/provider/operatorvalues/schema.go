@@ -144,12 +144,8 @@ func poolIDsAttribute(what string) schema.ListAttribute {
 }
 
 func sizeAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "CPU and memory per GPU preset: one of " + tfconv.MarkdownList(workload.SizeNames()) +
-			". Needs a `gpu` block; `cpu`/`memory` override it. Without any of them the chart's own resources apply.",
-		Optional:   true,
-		Validators: []validator.String{stringvalidator.OneOf(workload.SizeNames()...)},
-	}
+	return tfconv.OneOf(workload.SizeNames(), "CPU and memory per GPU preset: one of ",
+		". Needs a `gpu` block; `cpu`/`memory` override it. Without any of them the chart's own resources apply.")
 }
 
 // podSizingAttributes are the container attributes FiftyOne entries and
@@ -228,20 +224,12 @@ func tolerationsBlock(description string) schema.ListNestedBlock {
 				MarkdownDescription: "Taint key; empty matches every key (with `operator = \"Exists\"`).",
 				Optional:            true,
 			},
-			"operator": schema.StringAttribute{
-				MarkdownDescription: "One of " + tfconv.MarkdownList(operators) + " (default `Equal`).",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(operators...)},
-			},
+			"operator": tfconv.OneOf(operators, "One of ", " (default `Equal`)."),
 			"value": schema.StringAttribute{
 				MarkdownDescription: "Taint value, with `operator = \"Equal\"`.",
 				Optional:            true,
 			},
-			"effect": schema.StringAttribute{
-				MarkdownDescription: "Taint effect: one of " + tfconv.MarkdownList(spec.TaintEffectNames()) + "; empty matches all.",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(spec.TaintEffectNames()...)},
-			},
+			"effect": tfconv.OneOf(spec.TaintEffectNames(), "Taint effect: one of ", "; empty matches all."),
 			"toleration_seconds": schema.Int64Attribute{
 				MarkdownDescription: "How long a `NoExecute` taint is tolerated before eviction.",
 				Optional:            true,
