@@ -202,9 +202,7 @@ func annotateSpec(rendered *workload.Rendered, w spec.Workload, m WorkloadModel,
 	}
 	main := rendered.Objects[len(rendered.Objects)-1]
 	annotations := map[string]string{}
-	for k, v := range main.GetAnnotations() {
-		annotations[k] = v
-	}
+	maps.Copy(annotations, main.GetAnnotations())
 	annotations[specAnnotation] = spec
 	main.SetAnnotations(annotations)
 	return true

@@ -2,6 +2,7 @@ package gpuworkload
 
 import (
 	"context"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -278,9 +279,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:            true,
 		},
 	}
-	for name, a := range workloadComputedAttributes() {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, workloadComputedAttributes())
 	return attrs
 }
 

@@ -2,6 +2,7 @@ package nodepoolpolicy
 
 import (
 	"context"
+	"maps"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -23,9 +24,7 @@ import (
 // device plugin need derived from it at plan time.
 func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := nodePoolInputAttributes()
-	for name, a := range nodePoolOutputAttributes() {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, nodePoolOutputAttributes())
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Describes a GPU node pool once: accelerator, GPUs per node, MIG partitioning or sharing, " +
 			"spot. Every output is known at plan time: the labels and taints the nodes must carry, the same in the " +

@@ -4,6 +4,8 @@ package operatorvalues
 // into fiftyone.Values, registered in charts.go.
 
 import (
+	"maps"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -35,9 +37,7 @@ func fiftyOneEntryAttributes(kind, nameRule string) map[string]schema.Attribute 
 		},
 		"node_pool": poolIDAttribute("this " + kind + " runs on (needs a `gpu` block)"),
 	}
-	for name, a := range podSizingAttributes("this " + kind) {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, podSizingAttributes("this "+kind))
 	return attrs
 }
 

@@ -4,6 +4,8 @@ package operatorvalues
 // numaflow.Values and its configuration check, registered in charts.go.
 
 import (
+	"maps"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -44,9 +46,7 @@ func numaflowBlock() schema.SingleNestedBlock {
 			Optional: true,
 		},
 	}
-	for name, a := range podSizingAttributes("the UDF") {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, podSizingAttributes("the UDF"))
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "A Numaflow GPU UDF, for target `numaflow`: the vertex (or MonoVertex spec) fields that " +
 			"place its pods on GPUs, or with `manifest` a whole minimal object.",

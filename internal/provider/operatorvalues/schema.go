@@ -2,6 +2,7 @@ package operatorvalues
 
 import (
 	"context"
+	"maps"
 	"math"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -80,9 +81,7 @@ func operatorValuesAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 	}
-	for name, a := range operatorValuesComputedAttributes() {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, operatorValuesComputedAttributes())
 	return attrs
 }
 
