@@ -18,7 +18,7 @@ var wantOptional = map[string][]string{
 	"gpu_node_pool_policy": {"Configure", "ModifyPlan", "ValidateConfig"},
 	"gpu_queue":            {"Configure", "ImportState", "ModifyPlan", "UpgradeState", "ValidateConfig"},
 	"gpu_operator_values":  {"Configure", "ModifyPlan", "ValidateConfig"},
-	"gpu_accelerators":     nil,
+	"gpu_accelerators":     {"Configure"},
 	"gpu_cluster_capacity": {"Configure"},
 	"gpu_queue_usage":      {"Configure"},
 	"gpu_pod_placement":    {"Configure"},
