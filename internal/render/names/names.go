@@ -28,43 +28,38 @@ const (
 
 // DNS1123Label is validation.IsDNS1123Label.
 func DNS1123Label(value string) []string {
-	if len(value) <= dns1123LabelMaxLength && isDNS1123Label(value) {
-		return nil
-	}
-	return validation.IsDNS1123Label(value)
+	return fastOrApimachinery(value, isShortDNS1123Label, validation.IsDNS1123Label)
 }
 
 // DNS1123Subdomain is validation.IsDNS1123Subdomain.
 func DNS1123Subdomain(value string) []string {
-	if isDNS1123Subdomain(value) {
-		return nil
-	}
-	return validation.IsDNS1123Subdomain(value)
+	return fastOrApimachinery(value, isDNS1123Subdomain, validation.IsDNS1123Subdomain)
 }
 
 // LabelKey is content.IsLabelKey: an optional DNS-1123 subdomain prefix
 // and '/', then a name.
 func LabelKey(value string) []string {
-	if isLabelKey(value) {
-		return nil
-	}
-	return content.IsLabelKey(value)
+	return fastOrApimachinery(value, isLabelKey, content.IsLabelKey)
 }
 
 // LabelValue is content.IsLabelValue: empty, or a name.
 func LabelValue(value string) []string {
-	if value == "" || isLabelName(value) {
-		return nil
-	}
-	return content.IsLabelValue(value)
+	return fastOrApimachinery(value, isLabelValue, content.IsLabelValue)
 }
 
 // EnvVarName is validation.IsEnvVarName.
 func EnvVarName(value string) []string {
-	if isEnvVarName(value) {
+	return fastOrApimachinery(value, isEnvVarName, validation.IsEnvVarName)
+}
+
+// fastOrApimachinery is the pattern of every check here: a value the fast
+// check accepts is valid; any other goes to apimachinery's check, so the
+// answer, and the messages findings quote, are always apimachinery's.
+func fastOrApimachinery(value string, fast func(string) bool, apimachinery func(string) []string) []string {
+	if fast(value) {
 		return nil
 	}
-	return validation.IsEnvVarName(value)
+	return apimachinery(value)
 }
 
 func isLowerAlphanumeric(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
@@ -84,6 +79,12 @@ func isDNS1123Label(s string) bool {
 		}
 	}
 	return true
+}
+
+// isShortDNS1123Label: a DNS-1123 label of at most 63 bytes, the grammar
+// of a label on its own.
+func isShortDNS1123Label(s string) bool {
+	return len(s) <= dns1123LabelMaxLength && isDNS1123Label(s)
 }
 
 // isDNS1123Subdomain: DNS-1123 labels joined by '.', at most 253 bytes.
@@ -115,6 +116,9 @@ func isLabelName(s string) bool {
 	}
 	return true
 }
+
+// isLabelValue: empty, or a label name.
+func isLabelValue(s string) bool { return s == "" || isLabelName(s) }
 
 func isLabelKey(s string) bool {
 	prefix, name, prefixed := strings.Cut(s, "/")
