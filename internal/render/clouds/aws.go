@@ -91,6 +91,23 @@ func (ec2Machines) acceleratorForMachine(name string) *catalog.Accelerator {
 	return catalogAcceleratorForMachine(AWSMachines, name)
 }
 
+// al2023DRALabels is embedded by every AWS profile for its draPoolLabels:
+// their GPU nodes run AL2023, whose nodeadm labels a node
+// nvidia.com/gpu.present=true, which the DRA kubelet plugin's affinity
+// matches, only from kubelet 1.35 on; on 1.34, the first with NVIDIA's DRA
+// driver on EKS, the node group or NodePool template must carry it (dra.md
+// §9.3, §9.5). Nothing else needs switching off: the EKS node group's
+// AL2023 NVIDIA AMI runs no device plugin, and the GPU Operator's, which
+// Karpenter's nodes run, is kept off by the shared switch. (Bottlerocket's
+// NVIDIA AMIs run a built-in device plugin that only user data turns off,
+// settings.kubelet-device-plugins.nvidia.enabled = false from 1.63.0; the
+// rendered node group uses AL2023.)
+type al2023DRALabels struct{}
+
+func (al2023DRALabels) draPoolLabels(_ PoolIntent, toAdd, _ map[string]string) {
+	toAdd[LabelGPUPresent] = "true"
+}
+
 // acceleratorForAWSGPU matches EC2's GPU name; where two models share it
 // (a100, v100), the per-GPU memory or the instance type decides.
 func acceleratorForAWSGPU(name, memoryMiB, instanceType string) *catalog.Accelerator {

@@ -35,6 +35,7 @@ const (
 type eksProfile struct {
 	operatorProfile
 	ec2Machines
+	al2023DRALabels
 }
 
 func (eksProfile) Offers(a *catalog.Accelerator) bool { return a.EKSAccelerator != "" }
@@ -105,18 +106,6 @@ func (eksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []Po
 		ng.CapacityType = "SPOT"
 	}
 	r.EKS = ng
-}
-
-// draPoolLabels: the AL2023 NVIDIA AMI (the node group's ami_type) runs no
-// device plugin, so nothing else needs switching off. nodeadm labels a node
-// nvidia.com/gpu.present=true, which the DRA kubelet plugin's affinity
-// matches, only from kubelet 1.35 on: on 1.34, the first with NVIDIA's DRA
-// driver on EKS, the node group must carry it (dra.md §9.3). Bottlerocket's
-// NVIDIA AMIs run a built-in device plugin that only user data turns off
-// (settings.kubelet-device-plugins.nvidia.enabled = false, 1.63.0 on);
-// the rendered node group uses AL2023.
-func (eksProfile) draPoolLabels(_ PoolIntent, toAdd, _ map[string]string) {
-	toAdd[LabelGPUPresent] = "true"
 }
 
 func (eksProfile) Classify(n *corev1.Node) (NodeClass, bool) {

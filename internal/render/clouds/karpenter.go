@@ -39,6 +39,7 @@ const (
 type awsKarpenterProfile struct {
 	operatorProfile
 	ec2Machines
+	al2023DRALabels
 	auto bool
 }
 
@@ -216,14 +217,6 @@ func (k awsKarpenterProfile) CheckPoolDRA(_ spec.PoolPolicy, _ PoolIntent, diags
 			"already exist. Karpenter v1.15 provisions for claims behind its alpha Helm setting settings.enableDRA "+
 			"(Kubernetes 1.34 or newer). Allowed: Karpenter v1.15 or newer with enableDRA = true, a NodePool with "+
 			"static capacity (spec.replicas, StaticCapacity gate), or gpu_allocation = \""+spec.GPUAllocationDevicePlugin+"\".")
-}
-
-// draPoolLabels: Karpenter's GPU nodes run the GPU Operator, whose device
-// plugin the shared switch keeps off; on Kubernetes 1.34 AL2023's nodeadm
-// does not label the node nvidia.com/gpu.present, which the DRA kubelet
-// plugin's affinity needs, so the NodePool template carries it (dra.md §9.5).
-func (awsKarpenterProfile) draPoolLabels(_ PoolIntent, toAdd, _ map[string]string) {
-	toAdd[LabelGPUPresent] = "true"
 }
 
 // Classify: EKS Auto Mode uses eks.amazonaws.com/ instance labels,
