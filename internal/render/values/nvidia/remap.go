@@ -7,6 +7,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
+// GPUOperatorInputPath maps a key path inside the generated GPU Operator
+// values to the gpu_operator attribute that set it; nil when none did.
 func GPUOperatorInputPath(in *GPUOperatorValues, keys []string) []any {
 	if in == nil || len(keys) == 0 {
 		return nil
@@ -16,24 +18,34 @@ func GPUOperatorInputPath(in *GPUOperatorValues, keys []string) []any {
 		return poolPath(in.NodePools, keys[3])
 	case keys[0] == "devicePlugin" && len(keys) > 2 && keys[2] == "name":
 		return gpudiag.At("config_map_name")
-	case keys[0] == "migManager":
-		return gpudiag.At("mig_layout")
-	case keys[0] == "mig":
-		return gpudiag.At("mig_strategy")
-	case keys[0] == "dcgmExporter" && len(keys) > 1 && keys[1] == "serviceMonitor":
-		return gpudiag.At("service_monitor")
-	case keys[0] == "dcgmExporter":
-		return gpudiag.At("dcgm_exporter")
-	case keys[0] == "driver":
-		return gpudiag.At("driver_enabled")
-	case keys[0] == "toolkit":
-		return gpudiag.At("toolkit_enabled")
-	case keys[0] == "daemonsets", keys[0] == "node-feature-discovery":
-		return gpudiag.At("tolerations")
+	}
+	for _, section := range gpuOperatorSections {
+		if len(keys) >= len(section.keys) && slices.Equal(keys[:len(section.keys)], section.keys) {
+			return gpudiag.At(section.attribute)
+		}
 	}
 	return nil
 }
 
+// gpuOperatorSections are the GPU Operator values sections each set by one
+// gpu_operator attribute, by the keys they start with; the first match
+// wins, so a sub-section comes before its section.
+var gpuOperatorSections = []struct {
+	keys      []string
+	attribute string
+}{
+	{[]string{"migManager"}, "mig_layout"},
+	{[]string{"mig"}, "mig_strategy"},
+	{[]string{"dcgmExporter", "serviceMonitor"}, "service_monitor"},
+	{[]string{"dcgmExporter"}, "dcgm_exporter"},
+	{[]string{"driver"}, "driver_enabled"},
+	{[]string{"toolkit"}, "toolkit_enabled"},
+	{[]string{"daemonsets"}, "tolerations"},
+	{[]string{"node-feature-discovery"}, "tolerations"},
+}
+
+// DevicePluginInputPath maps a key path inside the generated device plugin
+// values to the nvidia_device_plugin attribute that set it; nil when none did.
 func DevicePluginInputPath(in *DevicePluginValues, keys []string) []any {
 	if in == nil || len(keys) == 0 {
 		return nil
