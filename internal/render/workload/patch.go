@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,54 +41,36 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	}
 	switch {
 	case r.Deployment != nil:
-		r.Deployment = patchMain(r, r.Deployment, patchJSON, workloadParts[*appsv1.Deployment]{
-			empty:    func() *appsv1.Deployment { return &appsv1.Deployment{} },
-			template: func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template },
-			selector: func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector },
-		}, &diags)
+		r.Deployment = patchMain(r, r.Deployment, patchJSON, &diags)
 	case r.StatefulSet != nil:
-		r.StatefulSet = patchMain(r, r.StatefulSet, patchJSON, workloadParts[*appsv1.StatefulSet]{
-			empty:    func() *appsv1.StatefulSet { return &appsv1.StatefulSet{} },
-			template: func(s *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &s.Spec.Template },
-			selector: func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector },
-		}, &diags)
+		r.StatefulSet = patchMain(r, r.StatefulSet, patchJSON, &diags)
 	case r.Job != nil:
-		r.Job = patchMain(r, r.Job, patchJSON, workloadParts[*batchv1.Job]{
-			empty:    func() *batchv1.Job { return &batchv1.Job{} },
-			template: func(j *batchv1.Job) *corev1.PodTemplateSpec { return &j.Spec.Template },
-		}, &diags)
+		r.Job = patchMain(r, r.Job, patchJSON, &diags)
 	case r.CronJob != nil:
-		r.CronJob = patchMain(r, r.CronJob, patchJSON, workloadParts[*batchv1.CronJob]{
-			empty:    func() *batchv1.CronJob { return &batchv1.CronJob{} },
-			template: func(c *batchv1.CronJob) *corev1.PodTemplateSpec { return &c.Spec.JobTemplate.Spec.Template },
-		}, &diags)
+		r.CronJob = patchMain(r, r.CronJob, patchJSON, &diags)
 	}
 	return diags
 }
 
-// workloadParts says where a kind keeps its pod template and, for kinds
-// whose selector is immutable, its selector.
-type workloadParts[T Object] struct {
-	empty    func() T
-	template func(T) *corev1.PodTemplateSpec
-	selector func(T) *metav1.LabelSelector
-}
-
 // patchMain patches the main object of r: on success it returns the
 // patched object (swapped into r.Objects), otherwise the original with the
-// findings in diags.
-func patchMain[T Object](r *Rendered, current T, patchJSON []byte, parts workloadParts[T], diags *gpudiag.Diagnostics) T {
-	patched := parts.empty()
+// findings in diags. PT is the object's pointer type, T what it points to,
+// so a fresh object to decode the patched one into is new(T).
+func patchMain[T any, PT interface {
+	*T
+	Object
+}](r *Rendered, current PT, patchJSON []byte, diags *gpudiag.Diagnostics) PT {
+	patched := PT(new(T))
 	if !patchTyped(current, patchJSON, patched, diags) {
 		return current
 	}
 	checkIdentity(current.GetName(), current.GetNamespace(), patched, diags)
-	checkSelectorLabelsKept(r.SelectorLabels, parts.template(patched).Labels, diags)
-	if parts.selector != nil && !equality.Semantic.DeepEqual(parts.selector(current), parts.selector(patched)) {
+	checkSelectorLabelsKept(r.SelectorLabels, PodTemplateOf(patched).Labels, diags)
+	if !equality.Semantic.DeepEqual(immutableSelector(current), immutableSelector(patched)) {
 		diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
 			"cannot change on a "+current.GetObjectKind().GroupVersionKind().Kind+". Allowed: leave spec.selector out of the patch.")
 	}
-	before, after := &parts.template(current).Spec, &parts.template(patched).Spec
+	before, after := &PodTemplateOf(current).Spec, &PodTemplateOf(patched).Spec
 	checkPodRules(r, *before, *after, diags)
 	if diags.HasError() {
 		return current
@@ -97,6 +78,19 @@ func patchMain[T Object](r *Rendered, current T, patchJSON []byte, parts workloa
 	gpuContainerFirst(before.Containers[0].Name, after)
 	replaceObject(r, current, patched)
 	return patched
+}
+
+// immutableSelector is the spec.selector of the kinds whose selector the
+// provider sets and the server keeps immutable (Deployment, StatefulSet);
+// nil for Jobs and CronJobs, whose selector the provider leaves out.
+func immutableSelector(obj Object) *metav1.LabelSelector {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return o.Spec.Selector
+	case *appsv1.StatefulSet:
+		return o.Spec.Selector
+	}
+	return nil
 }
 
 // patchObject reads the patch (YAML or JSON) into JSON; it must be an
