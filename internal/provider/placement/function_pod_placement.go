@@ -12,49 +12,78 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
-var _ function.Function = &PodPlacementFunction{}
-
-// PodPlacementFunction is provider::gpu::pod_placement: the GPU part of a pod
-// the provider does not own.
-type PodPlacementFunction struct{}
-
-// NewPodPlacementFunction returns the pod_placement function.
-func NewPodPlacementFunction() function.Function { return &PodPlacementFunction{} }
-
-// Metadata names the function.
-func (f *PodPlacementFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "pod_placement"
-}
-
-// Definition describes the arguments and the result.
-func (f *PodPlacementFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
-		Summary: "GPU placement for a pod in any manifest",
-		MarkdownDescription: "Where a pod with this GPU request lands, and what it must ask for, with exactly the rules " +
-			"`gpu_workload` uses, in Kubernetes JSON shape: `nodeSelector`, `affinity`, `tolerations` and `hostIPC` for " +
-			"the pod spec, `resources` and `env` for the GPU container, and with DRA `resourceClaims` (pod) and " +
-			"`resourceClaimTemplate` (an object to create beside the pod). Every key but the DRA ones is always present, " +
-			"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
-			"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
-			"`gpu_pod_placement` data source gives the same result on older versions.",
-		Parameters: []function.Parameter{cloudParameter(), gpuParameter()},
-		Return:     function.DynamicReturn{},
+// NewPodPlacementFunction returns provider::gpu::pod_placement: the GPU
+// part of a pod the provider does not own.
+func NewPodPlacementFunction() function.Function {
+	return &placementFunction{
+		name: "pod_placement",
+		definition: function.Definition{
+			Summary: "GPU placement for a pod in any manifest",
+			MarkdownDescription: "Where a pod with this GPU request lands, and what it must ask for, with exactly the rules " +
+				"`gpu_workload` uses, in Kubernetes JSON shape: `nodeSelector`, `affinity`, `tolerations` and `hostIPC` for " +
+				"the pod spec, `resources` and `env` for the GPU container, and with DRA `resourceClaims` (pod) and " +
+				"`resourceClaimTemplate` (an object to create beside the pod). Every key but the DRA ones is always present, " +
+				"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
+				"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
+				"`gpu_pod_placement` data source gives the same result on older versions.",
+			Parameters: []function.Parameter{cloudParameter(), gpuParameter()},
+			Return:     function.DynamicReturn{},
+		},
+		build: func(placed chartkit.ValuesPlacement, _ *podContainer) (map[string]any, error) {
+			return placementObject(placed)
+		},
 	}
 }
 
-// Run places the request and returns the placement object.
-func (f *PodPlacementFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+// placementFunction is a provider function of a cloud and a GPU request
+// (and, when its definition has a third parameter, a container) whose
+// result is an object built from the request's placement.
+type placementFunction struct {
+	name       string
+	definition function.Definition
+	build      func(placed chartkit.ValuesPlacement, container *podContainer) (map[string]any, error)
+}
+
+var _ function.Function = &placementFunction{}
+
+// Metadata names the function.
+func (f *placementFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = f.name
+}
+
+// Definition describes the arguments and the result.
+func (f *placementFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = f.definition
+}
+
+// Run decodes the arguments (the container first: a wrong container is
+// named before any placement finding), places the request and returns
+// the object built from the placement.
+func (f *placementFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	var cloud string
-	var gpu types.Dynamic
-	if resp.Error = req.Arguments.Get(ctx, &cloud, &gpu); resp.Error != nil {
+	var gpu, containerArg types.Dynamic
+	args := []any{&cloud, &gpu}
+	if len(f.definition.Parameters) > argContainer {
+		args = append(args, &containerArg)
+	}
+	if resp.Error = req.Arguments.Get(ctx, args...); resp.Error != nil {
 		return
+	}
+	var container *podContainer
+	if len(args) > argContainer {
+		decoded, err := decodeContainer(containerArg)
+		if err != nil {
+			resp.Error = function.NewArgumentFuncError(argContainer, "container: "+err.Error())
+			return
+		}
+		container = &decoded
 	}
 	placed, ferr := runPlacement(cloud, gpu)
 	if ferr != nil {
 		resp.Error = ferr
 		return
 	}
-	object, err := placementObject(placed)
+	object, err := f.build(placed, container)
 	setObjectResult(ctx, resp, object, err)
 }
 

@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"strings"
@@ -15,65 +14,37 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
-var _ function.Function = &PodTemplateFunction{}
-
-// PodTemplateFunction is provider::gpu::pod_template: a whole GPU-correct
-// pod template for a manifest the provider does not own.
-type PodTemplateFunction struct{}
-
-// NewPodTemplateFunction returns the pod_template function.
-func NewPodTemplateFunction() function.Function { return &PodTemplateFunction{} }
-
-// Metadata names the function.
-func (f *PodTemplateFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "pod_template"
+// NewPodTemplateFunction returns provider::gpu::pod_template: a whole
+// GPU-correct pod template for a manifest the provider does not own.
+func NewPodTemplateFunction() function.Function {
+	return &placementFunction{
+		name: "pod_template",
+		definition: function.Definition{
+			Summary: "A GPU-correct pod template for any manifest",
+			MarkdownDescription: "A pod template (`{ spec = { containers = [...], nodeSelector, affinity, tolerations, ... } }`, " +
+				"the shape of a Deployment's or LeaderWorkerSet's `template`) with one container that gets the GPU request, " +
+				"placed with exactly the rules `gpu_workload` uses. With DRA, create the ResourceClaimTemplate from " +
+				"`provider::gpu::pod_placement(...).resourceClaimTemplate`. Requires Terraform 1.8 or later; the " +
+				"`gpu_pod_placement` data source gives the same result on older versions.",
+			Parameters: []function.Parameter{
+				cloudParameter(),
+				gpuParameter(),
+				function.DynamicParameter{
+					Name: "container",
+					MarkdownDescription: "The GPU container: an object with " + tfconv.MarkdownList(containerKeys) + " (`image` " +
+						"required; `env` a map of strings, over the cloud's driver environment).",
+				},
+			},
+			Return: function.DynamicReturn{},
+		},
+		build: func(placed chartkit.ValuesPlacement, container *podContainer) (map[string]any, error) {
+			return podTemplateObject(placed, *container)
+		},
+	}
 }
 
 // containerKeys are the keys of the container argument.
 var containerKeys = []string{"name", "image", "command", "args", "env"}
-
-// Definition describes the arguments and the result.
-func (f *PodTemplateFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
-		Summary: "A GPU-correct pod template for any manifest",
-		MarkdownDescription: "A pod template (`{ spec = { containers = [...], nodeSelector, affinity, tolerations, ... } }`, " +
-			"the shape of a Deployment's or LeaderWorkerSet's `template`) with one container that gets the GPU request, " +
-			"placed with exactly the rules `gpu_workload` uses. With DRA, create the ResourceClaimTemplate from " +
-			"`provider::gpu::pod_placement(...).resourceClaimTemplate`. Requires Terraform 1.8 or later; the " +
-			"`gpu_pod_placement` data source gives the same result on older versions.",
-		Parameters: []function.Parameter{
-			cloudParameter(),
-			gpuParameter(),
-			function.DynamicParameter{
-				Name: "container",
-				MarkdownDescription: "The GPU container: an object with " + tfconv.MarkdownList(containerKeys) + " (`image` " +
-					"required; `env` a map of strings, over the cloud's driver environment).",
-			},
-		},
-		Return: function.DynamicReturn{},
-	}
-}
-
-// Run places the request and builds the template.
-func (f *PodTemplateFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
-	var cloud string
-	var gpu, containerArg types.Dynamic
-	if resp.Error = req.Arguments.Get(ctx, &cloud, &gpu, &containerArg); resp.Error != nil {
-		return
-	}
-	container, err := decodeContainer(containerArg)
-	if err != nil {
-		resp.Error = function.NewArgumentFuncError(argContainer, "container: "+err.Error())
-		return
-	}
-	placed, ferr := runPlacement(cloud, gpu)
-	if ferr != nil {
-		resp.Error = ferr
-		return
-	}
-	template, err := podTemplateObject(placed, container)
-	setObjectResult(ctx, resp, template, err)
-}
 
 // podContainer is the container argument decoded.
 type podContainer struct {
