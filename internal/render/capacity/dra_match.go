@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
+	draapiv1beta1 "k8s.io/dynamic-resource-allocation/api/v1beta1"
 	dracel "k8s.io/dynamic-resource-allocation/cel"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
@@ -44,33 +45,20 @@ func DRARequestsV1(s resourcev1.ResourceClaimSpec) []DRARequest {
 	return out
 }
 
-// DRARequestsV1beta1 is DRARequestsV1 for the flat v1beta1 request.
+// DRARequestsV1beta1 is DRARequestsV1 for a v1beta1 claim, converted to v1
+// the way Kubernetes' DRA client library (k8s.io/dynamic-resource-allocation/client)
+// reads one: the request's own fields become its exactly.
 func DRARequestsV1beta1(s resourcev1beta1.ResourceClaimSpec) []DRARequest {
-	if len(s.Devices.Requests) == 0 {
-		return nil
+	var v1 resourcev1.ResourceClaimSpec
+	// The conversion copies fields and fails only when a converter it calls
+	// does; none of these can, so an error is a bug in this package.
+	if err := draapiv1beta1.Convert_v1beta1_ResourceClaimSpec_To_v1_ResourceClaimSpec(&s, &v1, nil); err != nil {
+		panic("capacity: converting a claim from resource.k8s.io/v1beta1: " + err.Error())
 	}
-	r := s.Devices.Requests[0]
-	if len(r.FirstAvailable) == 0 {
-		return []DRARequest{{Class: r.DeviceClassName, Selectors: celV1beta1(r.Selectors), Count: r.Count}}
-	}
-	out := make([]DRARequest, 0, len(r.FirstAvailable))
-	for _, sub := range r.FirstAvailable {
-		out = append(out, DRARequest{Name: sub.Name, Class: sub.DeviceClassName, Selectors: celV1beta1(sub.Selectors), Count: sub.Count})
-	}
-	return out
+	return DRARequestsV1(v1)
 }
 
 func celV1(selectors []resourcev1.DeviceSelector) []string {
-	var out []string
-	for _, s := range selectors {
-		if s.CEL != nil {
-			out = append(out, s.CEL.Expression)
-		}
-	}
-	return out
-}
-
-func celV1beta1(selectors []resourcev1beta1.DeviceSelector) []string {
 	var out []string
 	for _, s := range selectors {
 		if s.CEL != nil {
