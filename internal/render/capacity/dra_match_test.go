@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // The local cluster's DeviceClasses (scripts/localcluster/dra/deviceclasses.yaml).
@@ -154,5 +156,34 @@ func TestMatchingPoolsExtendedResourceOnDRANodes(t *testing.T) {
 			m.Reasons[0] != "2/2 nodes: node advertises no nvidia.com/gpu: its GPUs are DRA devices, which only a claim gets") {
 			t.Errorf("fits %v reasons %v", m.Fits, m.Reasons)
 		}
+	}
+}
+
+// A 1.32–1.33 server gets the claim in v1beta1; reading it back must give
+// the requests the v1 claim gives, or a pending workload's explanation
+// would describe another claim than the one it made.
+func TestDRARequestsSameInBothAPIVersions(t *testing.T) {
+	h100, h200 := catalog.Find("h100-80gb"), catalog.Find("h200")
+	if h100 == nil || h200 == nil {
+		t.Fatal("catalog lacks h100-80gb or h200")
+	}
+	cases := map[string]dra.Request{
+		"any GPU":         {Count: 1},
+		"one model":       {Count: 2, Accelerators: []*catalog.Accelerator{h100}},
+		"preference list": {Count: 8, Accelerators: []*catalog.Accelerator{h100, h200}},
+		"user selectors":  {Count: 1, Selectors: []string{`device.attributes['gpu.nvidia.com'].productName == 'X'`}},
+		"same PCIe root":  {Count: 4, Accelerators: []*catalog.Accelerator{h100}, Same: spec.DRASamePCIeRoot},
+	}
+	for name, r := range cases {
+		t.Run(name, func(t *testing.T) {
+			claim := dra.BuildClaim(r)
+			v1, v1beta1 := DRARequestsV1(claim.V1()), DRARequestsV1beta1(claim.V1beta1())
+			if len(v1) == 0 {
+				t.Fatal("the v1 claim has no requests")
+			}
+			if !reflect.DeepEqual(v1, v1beta1) {
+				t.Errorf("v1beta1 requests %+v, v1 requests %+v", v1beta1, v1)
+			}
+		})
 	}
 }
