@@ -122,6 +122,8 @@ func TestPatchCannotUndoGPURules(t *testing.T) {
 		"job pod label": {spec.KindJob, "spec: {template: {metadata: {labels: {app.kubernetes.io/instance: null}}}}",
 			"changes a selector label"},
 		"selector": {spec.KindDeployment, "spec: {selector: {matchLabels: {app: x}}}", "changes the selector"},
+		"statefulset selector": {spec.KindStatefulSet, "spec: {selector: {matchLabels: {app: x}}}",
+			"changes the selector"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
