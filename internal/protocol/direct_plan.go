@@ -59,11 +59,11 @@ func (r *directResource) serves(req *tfprotov6.PlanResourceChangeRequest) bool {
 
 // plan is PlanResourceChange for one resource.
 func (r *directResource) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest, providerData any) *tfprotov6.PlanResourceChangeResponse {
-	change, diags := r.begin(ctx, providerData, req.Config, req.PriorState, req.ProposedNewState)
+	c, diags := r.begin(ctx, providerData, req.Config, req.PriorState, req.ProposedNewState)
 	if diags.HasError() {
 		return r.respond(ctx, tftypes.Value{}, nil, diags)
 	}
-	res, config, prior, proposed := change.res, change.config, change.prior, change.next
+	res, config, prior, proposed := c.res, c.config, c.prior, c.next
 	planned := proposed
 	var replace path.Paths
 	var deferred *resource.Deferred

@@ -19,7 +19,9 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/flyte"
 )
 
-// NewAcceleratorsDataSource returns the gpu_accelerators data source.
+// NewAcceleratorsDataSource returns the gpu_accelerators data source. It
+// exposes the accelerator catalog, so modules can validate and choose models
+// without hard-coding label strings.
 func NewAcceleratorsDataSource() datasource.DataSource {
 	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[AcceleratorsModel]{
 		TypeSuffix: "_accelerators", Schema: acceleratorsSchema, Read: readAccelerators,
@@ -34,8 +36,7 @@ type AcceleratorsModel struct {
 	Accelerators types.List    `tfsdk:"accelerators"`
 }
 
-// acceleratorsSchema exposes the accelerator catalog, so modules can
-// validate and choose models without hard-coding label strings.
+// acceleratorsSchema is gpu_accelerators's schema, read into AcceleratorsModel.
 func acceleratorsSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +

@@ -19,6 +19,8 @@ import (
 )
 
 // NewClusterCapacityDataSource returns the gpu_cluster_capacity data source.
+// It reports the live cluster's GPU pools: the same grouping gpu_workload uses
+// to explain pods that cannot schedule.
 func NewClusterCapacityDataSource() datasource.DataSource {
 	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[clusterCapacityModel]{
 		TypeSuffix: "_cluster_capacity", Schema: clusterCapacitySchema, NeedsCluster: true, Read: readClusterCapacity,
@@ -30,8 +32,7 @@ type clusterCapacityModel struct {
 	Pools    types.List   `tfsdk:"pools"`
 }
 
-// clusterCapacitySchema reports the live cluster's GPU pools: the same
-// grouping gpu_workload uses to explain pods that cannot schedule.
+// clusterCapacitySchema is gpu_cluster_capacity's schema, read into clusterCapacityModel.
 func clusterCapacitySchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "The live cluster's GPU pools: nodes grouped by their accelerator labels, with GPU capacity, " +

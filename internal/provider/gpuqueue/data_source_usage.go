@@ -14,7 +14,11 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 )
 
-// NewUsageDataSource returns the gpu_queue_usage data source.
+// NewUsageDataSource returns the gpu_queue_usage data source. It reports
+// Kueue's ClusterQueues: quota, reserved and used per flavor and resource,
+// admitted and pending workloads. It is gpu_cluster_capacity's sibling for
+// shared fleets: capacity says what the nodes have, this what the teams may
+// use and use.
 func NewUsageDataSource() datasource.DataSource {
 	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[queueUsageModel]{
 		TypeSuffix: "_queue_usage", Schema: usageSchema, NeedsCluster: true, Read: readUsage,
@@ -26,10 +30,7 @@ type queueUsageModel struct {
 	Queues types.List   `tfsdk:"queues"`
 }
 
-// usageSchema reports Kueue's ClusterQueues: quota, reserved and used per
-// flavor and resource, admitted and pending workloads. It is
-// gpu_cluster_capacity's sibling for shared fleets: capacity says what the
-// nodes have, this what the teams may use and use.
+// usageSchema is gpu_queue_usage's schema, read into queueUsageModel.
 func usageSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "Kueue's ClusterQueues as Kueue reports them: per flavor (node pool) and resource the quota, " +

@@ -17,7 +17,9 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
-// NewPodPlacementDataSource returns the gpu_pod_placement data source.
+// NewPodPlacementDataSource returns the gpu_pod_placement data source. It is
+// the pod_placement and pod_template functions for Terraform before 1.8, which
+// has no provider functions.
 func NewPodPlacementDataSource() datasource.DataSource {
 	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[podPlacementModel]{
 		TypeSuffix: "_pod_placement", Schema: podPlacementSchema, Read: readPodPlacement,
@@ -34,8 +36,7 @@ type podPlacementModel struct {
 	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
 }
 
-// podPlacementSchema is the pod_placement and pod_template functions for
-// Terraform before 1.8, which has no provider functions.
+// podPlacementSchema is gpu_pod_placement's schema, read into podPlacementModel.
 func podPlacementSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "The GPU placement of a pod the provider does not own, with exactly the rules `gpu_workload` " +
