@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -215,10 +216,34 @@ func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status
 		return
 	}
 	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
-		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+
+		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+queuedDetail(statuses)+
 			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+
-			"(the message above says what is missing). Nothing is wrong with the configuration. To return at "+
+			"(the message above says what is missing)."+configurationVerdict(statuses)+" To return at "+
 			"admission instead of waiting, set wait_for = \"none\"; to see the queue, read gpu_cluster_capacity's queues.")
+}
+
+// queuedDetail is, per queued Workload, which flavors take it once quota
+// frees up and which cannot (other pools' flavors, as expected).
+func queuedDetail(statuses []queue.Status) string {
+	var b strings.Builder
+	for _, s := range statuses {
+		if d := s.QueuedDetail(); d != "" {
+			b.WriteString("\n\nKueue's reasons, by flavor, for " + s.Name + ":" + d)
+		}
+	}
+	return b.String()
+}
+
+// configurationVerdict says the configuration is not what holds the work
+// only where that was checked: Kueue names, for every waiting Workload, a
+// flavor that takes it once quota frees up.
+func configurationVerdict(statuses []queue.Status) string {
+	for _, s := range statuses {
+		if s.Waiting() && !s.HasWaitingFlavor() {
+			return ""
+		}
+	}
+	return " Kueue names a flavor that takes it once quota frees up, so the configuration is not what holds it."
 }
 
 // evictionWarning is the refresh's report on queued work Kueue preempted or

@@ -31,6 +31,8 @@ type Status struct {
 	// main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1
 	// more needed", or the eviction's reason and message.
 	Message string
+	// Reason is the reason of the condition Message comes from.
+	Reason string
 	// Flavors are the flavors of an admission, per resource.
 	Flavors map[string]string
 	// LocalQueue is the Workload's queue; Position its place there (0 is
@@ -65,8 +67,11 @@ func Describe(wl kueue.Workload) Status {
 	case Admitted(wl):
 		s.State = StateAdmitted
 	default:
-		s.Message = cmp.Or(conditionText(apimeta.FindStatusCondition(conditions, kueue.WorkloadQuotaReserved)),
-			"waiting for Kueue to consider it")
+		reserved := apimeta.FindStatusCondition(conditions, kueue.WorkloadQuotaReserved)
+		s.Message = cmp.Or(conditionText(reserved), "waiting for Kueue to consider it")
+		if reserved != nil {
+			s.Reason = reserved.Reason
+		}
 	}
 	return s
 }
@@ -99,23 +104,25 @@ func Evicted(statuses []Status) []Status {
 	return slices.DeleteFunc(slices.Clone(statuses), func(s Status) bool { return s.State != StateEvicted })
 }
 
-// neverAdmittedReasons are Kueue's words for a workload its queue, as
-// written, cannot admit however much quota frees up (docs/design/queues.md,
-// the pending messages of pkg/scheduler/flavorassigner and the Inadmissible
-// reasons of the workload controller).
-var neverAdmittedReasons = []string{
-	"doesn't match node affinity", "untolerated taint", "unavailable in ClusterQueue", "> maximum capacity",
-	"not found", "doesn't match ClusterQueue selector", "Inadmissible",
-}
+// inadmissible is the QuotaReserved reason Kueue's workload controller
+// gives a Workload its queue cannot take at all (no such LocalQueue or
+// ClusterQueue, one inactive, claims its DRA integration refuses).
+const inadmissible = "Inadmissible"
 
 // NeverAdmitted reports whether Kueue says the workload cannot be admitted
-// as its queue is written: not waiting for quota, but a mismatch between the
-// workload and the queue's flavors, quota or namespaces.
+// as its queue is written: not waiting for quota, but no flavor that could
+// ever take one of its pod sets (every flavor Kueue tried has a permanent
+// reason, or a resource no flavor offers), or a queue Kueue finds
+// inadmissible. A flavor that does not match while another waits for quota
+// is the other pool's flavor: the work is queued, and runs when quota frees.
 func (s Status) NeverAdmitted() bool {
 	if s.State != StateQueued || s.WaitsForTopology() {
 		return false
 	}
-	return slices.ContainsFunc(neverAdmittedReasons, func(r string) bool { return strings.Contains(s.Message, r) })
+	if s.Reason == inadmissible {
+		return true
+	}
+	return slices.ContainsFunc(ParsePending(s.Message), PodSetReasons.NeverFits)
 }
 
 // topologyWaitReasons are Kueue's words for a workload no topology domain

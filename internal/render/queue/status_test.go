@@ -88,20 +88,64 @@ func TestUsageOf(t *testing.T) {
 	}
 }
 
+// issue41Message is the message of issue #41's first finding: a MIG
+// flavor that is another pool's, and the whole-GPU flavor short of quota
+// while another Job runs on it. The work runs once that Job is done.
+const issue41Message = "couldn't assign flavors to pod set main: flavor kq-mig doesn't match node affinity, " +
+	"insufficient unused quota for cpu in flavor kq-a100, 40 more needed, " +
+	"insufficient unused quota for memory in flavor kq-a100, 160Gi more needed, " +
+	"insufficient unused quota for nvidia.com/gpu in flavor kq-a100, 4 more needed"
+
 func TestNeverAdmittedReadsKueuesReasons(t *testing.T) {
 	for msg, want := range map[string]bool{
 		"Pending: couldn't assign flavors to pod set main: flavor h100 doesn't match node affinity, flavor t4 doesn't match node affinity": true,
 		"Pending: couldn't assign flavors to pod set main: resource nvidia.com/gpu unavailable in ClusterQueue":                            true,
-		"Inadmissible: LocalQueue team-a doesn't exist":                                                                                    true,
 		"Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed":     false,
+		"Pending: " + issue41Message: false,
+		"Pending: couldn't assign flavors to pod set main: flavor kq-mig doesn't match node affinity, insufficient quota for nvidia.com/gpu in flavor kq-a100, " +
+			"previously considered podsets requests (0) + current podset request (16) > maximum capacity (8)": true,
+		"Pending: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed, " +
+			"untolerated taint sku=gpu:NoSchedule in flavor a100": true,
+		"Pending: couldn't assign flavors to pod set main: flavor h100 doesn't match node affinity, untolerated taint sku=gpu:NoSchedule in flavor t4":        true,
+		`Pending: couldn't assign flavors to pod set main: Flavor "h100" does not contain the requested level`:                                                true,
+		"Pending: couldn't assign flavors to pod set main: flavor h100 not found, insufficient unused quota for nvidia.com/gpu in flavor a100, 1 more needed": false,
+		// Two pod sets: the head fits somewhere, the workers nowhere.
+		"Pending: couldn't assign flavors to pod set head: insufficient unused quota for cpu in flavor cpu, 2 more needed; " +
+			"couldn't assign flavors to pod set workers: flavor h100 doesn't match node affinity": true,
+		// A reason of a shape not known here is never read as "never".
+		"Pending: couldn't assign flavors to pod set main: flavor h100 doesn't match node affinity, some reason a newer Kueue gives": false,
 		"waiting for Kueue to consider it": false,
 	} {
 		if got := (Status{State: StateQueued, Message: msg}).NeverAdmitted(); got != want {
 			t.Errorf("%q: NeverAdmitted = %v, want %v", msg, got, want)
 		}
 	}
+	inadmissible := Describe(workloadWith(cond(kueue.WorkloadQuotaReserved, "False", "Inadmissible", "LocalQueue team-a doesn't exist")))
+	if !inadmissible.NeverAdmitted() {
+		t.Errorf("an Inadmissible workload (%q) is not reported as never admitted", inadmissible.Message)
+	}
 	if (Status{State: StateAdmitted, Message: "untolerated taint"}).NeverAdmitted() {
 		t.Error("an admitted workload is never 'never admitted'")
+	}
+}
+
+func TestParsePendingGroupsReasonsByFlavor(t *testing.T) {
+	got := ParsePending("Pending: " + issue41Message)
+	if len(got) != 1 || got[0].PodSet != "main" || got[0].Unread || got[0].Unplaceable {
+		t.Fatalf("ParsePending = %+v", got)
+	}
+	flavors := got[0].Flavors
+	if len(flavors) != 2 || flavors[0].Flavor != "kq-mig" || !flavors[0].Never || flavors[1].Flavor != "kq-a100" || flavors[1].Never {
+		t.Fatalf("flavors = %+v, want kq-mig (never) then kq-a100 (waits)", flavors)
+	}
+	if len(flavors[1].Reasons) != 3 || !strings.Contains(flavors[1].Reasons[2], "nvidia.com/gpu in flavor kq-a100, 4 more needed") {
+		t.Errorf("kq-a100's reasons = %q", flavors[1].Reasons)
+	}
+	if w := got[0].WaitingFlavors(); len(w) != 1 || w[0].Flavor != "kq-a100" {
+		t.Errorf("WaitingFlavors = %+v", w)
+	}
+	if ParsePending("Inadmissible: LocalQueue team-a doesn't exist") != nil {
+		t.Error("a message naming no pod set gave pod sets")
 	}
 }
 
