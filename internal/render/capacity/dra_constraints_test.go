@@ -1,10 +1,8 @@
 package capacity
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -18,27 +16,14 @@ import (
 )
 
 // The local cluster's H100 nodes have one GPU per PCIe root and four per
-// NUMA node (scripts/localcluster/dra.sh). pairedRoots re-roots the GPUs of
-// the nodes named as on a machine with two GPUs per PCIe root: gpu-1 under
-// gpu-0's root, gpu-3 under gpu-2's, and so on. The slices keep every other
-// attribute the driver publishes.
+// NUMA node (scripts/localcluster/dra.sh). pairedRoots gives the nodes
+// named two GPUs per PCIe root (rendertest.TwoGPUsPerPCIeRoot).
 func pairedRoots(t *testing.T, nodes ...string) []resourcev1.ResourceSlice {
 	t.Helper()
 	published := fixtureSlices(t)
 	for _, s := range published {
-		if s.Spec.NodeName == nil || !slices.Contains(nodes, *s.Spec.NodeName) {
-			continue
-		}
-		roots := map[string]resourcev1.DeviceAttribute{}
-		for _, d := range s.Spec.Devices {
-			roots[d.Name] = d.Attributes[dra.AttrPCIeRoot]
-		}
-		for i, d := range s.Spec.Devices {
-			var minor int
-			if _, err := fmt.Sscanf(d.Name, "gpu-%d", &minor); err != nil {
-				t.Fatalf("device %s: %v", d.Name, err)
-			}
-			s.Spec.Devices[i].Attributes[dra.AttrPCIeRoot] = roots["gpu-"+strconv.Itoa(minor&^1)]
+		if s.Spec.NodeName != nil && slices.Contains(nodes, *s.Spec.NodeName) {
+			rendertest.TwoGPUsPerPCIeRoot(t, s.Spec.Devices)
 		}
 	}
 	return published
