@@ -130,12 +130,20 @@ type sharedTally struct {
 	unattributed int64
 }
 
+// newSharedTally is nil without constraints: nothing to count, and a
+// large cluster's nodes allocate nothing for it.
 func newSharedTally(attributes []string) *sharedTally {
+	if len(attributes) == 0 {
+		return nil
+	}
 	return &sharedTally{attributes: attributes, all: map[string]int64{}, free: map[string]int64{}}
 }
 
 // add counts a matching device.
 func (t *sharedTally) add(d DRADevice) {
+	if t == nil {
+		return
+	}
 	keys := sharedKeys(d, t.attributes)
 	if len(keys) == 0 {
 		t.unattributed++
@@ -150,6 +158,9 @@ func (t *sharedTally) add(d DRADevice) {
 
 // most is the largest group, of all matching devices and of free ones.
 func (t *sharedTally) most() (all, free int64) {
+	if t == nil {
+		return 0, 0
+	}
 	for _, n := range t.all {
 		all = max(all, n)
 	}
@@ -157,6 +168,14 @@ func (t *sharedTally) most() (all, free int64) {
 		free = max(free, n)
 	}
 	return all, free
+}
+
+// missing counts the matching devices lacking a constrained attribute.
+func (t *sharedTally) missing() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.unattributed
 }
 
 // sharedUnit names what the constrained devices have in common: "PCIe

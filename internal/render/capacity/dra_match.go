@@ -215,7 +215,7 @@ func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADev
 			m.MaxFreeOnNode = max(m.MaxFreeOnNode, free)
 			all, freeShared := shared.most()
 			m.MaxSame, m.MaxFreeSame = max(m.MaxSame, all), max(m.MaxFreeSame, freeShared)
-			m.Unattributed += shared.unattributed
+			m.Unattributed += shared.missing()
 		}
 	}
 	if m.Error != "" {
