@@ -91,6 +91,13 @@ func TestMatchingDRAPoolsPCIeRootsHalfTaken(t *testing.T) {
 	if got.Fits || DescribeDRA(got) != want {
 		t.Errorf("fits %v:\n got %s\nwant %s", got.Fits, DescribeDRA(got), want)
 	}
+	// Four would not fit even with every GPU free: both are said.
+	got = constrainedMatches(t, pairedRoots(t, "dra-h100-0", "dra-h100-1"), 4, spec.DRASamePCIeRoot, nil, claims...)[h100Pool]
+	want = "at most 1 free on one PCIe root: no PCIe root holds 4 matching devices (at most 2 on one, free or not), " +
+		"and the claim asks for 4 of one PCIe root"
+	if got.Fits || !strings.HasSuffix(DescribeDRA(got), want) {
+		t.Errorf("four: fits %v: %s", got.Fits, DescribeDRA(got))
+	}
 }
 
 // On the local cluster's own layout (one GPU per root, four per NUMA
