@@ -24,7 +24,8 @@ func draRequests(rendered *workload.Rendered) []capacity.DRARequest {
 	return nil
 }
 
-// describeClaim lists the claim's requests for "This workload asked for".
+// describeClaim lists the claim's requests, with their constraints, for
+// "This workload asked for".
 func describeClaim(requests []capacity.DRARequest) string {
 	var b strings.Builder
 	for i, r := range requests {
@@ -32,7 +33,7 @@ func describeClaim(requests []capacity.DRARequest) string {
 		if len(requests) > 1 {
 			prefix = fmt.Sprintf("DRA claim, choice %d (%s)", i+1, r.Name)
 		}
-		fmt.Fprintf(&b, "\n  %s: %d device(s) of class %s, all of one node", prefix, max(r.Count, 1), r.Class)
+		fmt.Fprintf(&b, "\n  %s: %s", prefix, capacity.DescribeDRARequest(r))
 		for _, s := range r.Selectors {
 			fmt.Fprintf(&b, "\n    selector %s", s)
 		}
@@ -43,7 +44,9 @@ func describeClaim(requests []capacity.DRARequest) string {
 // explainDRAPools says, for a pod waiting on a claim, which pools of DRA
 // nodes could serve it: per pool, how many published devices pass the
 // claim's class and selectors (evaluated with the scheduler's CEL library),
-// how many are free, and the most free on one node the pod may use. Pools
+// how many are free, and the most free on one node the pod may use and,
+// under a matchAttribute constraint, on one PCIe root (or whatever
+// attribute the devices must share) of such a node. Pools
 // of extended resources cannot serve a claim and are only counted.
 func explainDRAPools(ctx context.Context, client *kube.Client, rendered *workload.Rendered, pools []spec.PoolCapacity,
 	draInputs *capacity.DRAInputs, requests []capacity.DRARequest) string {

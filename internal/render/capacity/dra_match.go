@@ -18,30 +18,40 @@ import (
 )
 
 // DRARequest is one way a claim's request can be met: Count devices of
-// Class that pass every Selector (CEL). A request with firstAvailable is
-// one DRARequest per entry, in order.
+// Class that pass every Selector (CEL), all sharing the values of
+// MatchAttributes. A request with firstAvailable is one DRARequest per
+// entry, in order.
 type DRARequest struct {
 	Name      string // the firstAvailable entry; "" for exactly
 	Class     string
 	Selectors []string
 	Count     int64
+	// MatchAttributes are the fully qualified attributes of the claim's
+	// matchAttribute constraints binding this request or entry: every
+	// device allocated has the same value of each (dra.same's PCIe root).
+	MatchAttributes []string
+	// DistinctAttributes are those of its distinctAttribute constraints,
+	// which matching does not count (the provider renders none).
+	DistinctAttributes []string
 }
 
-// DRARequestsV1 are the alternatives of the claim's first request (a
-// gpu_workload claim has one request; a pod needs every request of a
-// claim, and the first is what the explanation judges).
+// DRARequestsV1 are the alternatives of the claim's first request, each
+// with the constraints binding it (a gpu_workload claim has one request; a
+// pod needs every request of a claim, and the first is what the
+// explanation judges).
 func DRARequestsV1(s resourcev1.ResourceClaimSpec) []DRARequest {
 	if len(s.Devices.Requests) == 0 {
 		return nil
 	}
 	r := s.Devices.Requests[0]
+	var out []DRARequest
 	if e := r.Exactly; e != nil {
-		return []DRARequest{{Class: e.DeviceClassName, Selectors: celV1(e.Selectors), Count: e.Count}}
+		out = []DRARequest{{Class: e.DeviceClassName, Selectors: celV1(e.Selectors), Count: e.Count}}
 	}
-	out := make([]DRARequest, 0, len(r.FirstAvailable))
 	for _, sub := range r.FirstAvailable {
 		out = append(out, DRARequest{Name: sub.Name, Class: sub.DeviceClassName, Selectors: celV1(sub.Selectors), Count: sub.Count})
 	}
+	bindConstraints(out, r.Name, s.Devices.Constraints)
 	return out
 }
 
@@ -82,13 +92,27 @@ type DRAMatch struct {
 	Free          int64    `json:"free"`
 	MaxFreeOnNode int64    `json:"max_free_on_node"`
 	Products      []string `json:"products,omitempty"` // of the matching devices, sorted
+	// Same are the request's MatchAttributes. With them, MaxFreeSame is
+	// the most free matching devices sharing one value of each on one node
+	// the placement admits (one PCIe root of one node): what the scheduler
+	// can allocate. MaxSame counts those devices free or not (what the
+	// nodes' layout gives at best); Unattributed are matching devices on
+	// those nodes lacking an attribute, which no constraint admits.
+	Same         []string `json:"same,omitempty"`
+	MaxFreeSame  int64    `json:"max_free_same,omitempty"`
+	MaxSame      int64    `json:"max_same,omitempty"`
+	Unattributed int64    `json:"unattributed,omitempty"`
 	// Error says why matching could not be judged: an unknown class, a
 	// selector that does not compile or fails on a device.
 	Error string `json:"error,omitempty"`
 }
 
-// fits reports whether one node admitting the pod has enough free devices.
-func (m DRAMatch) fits() bool { return m.Error == "" && m.MaxFreeOnNode >= max(m.Count, 1) }
+// fits reports whether one node admitting the pod has enough free devices
+// that also share the constrained attributes.
+func (m DRAMatch) fits() bool {
+	count := max(m.Count, 1)
+	return m.Error == "" && m.MaxFreeOnNode >= count && (len(m.Same) == 0 || m.MaxFreeSame >= count)
+}
 
 // MatchingDRAPools judges the pools for a pod whose claim asks for one of
 // requests (in order), as MatchingPools does for extended resources: the
@@ -96,8 +120,8 @@ func (m DRAMatch) fits() bool { return m.Error == "" && m.MaxFreeOnNode >= max(m
 // claim; the others come back with Fits false and no DRA matches. classes
 // are the cluster's DeviceClass selectors by name; nil when they could not
 // be read, and then the driver's own classes are taken as its chart
-// installs them. Matching ignores the claim's constraints (matchAttribute):
-// the free devices of one node are an upper bound.
+// installs them. A request's matchAttribute constraints are counted: the
+// devices must also share one value of each attribute on one node.
 func MatchingDRAPools(pools []spec.PoolCapacity, nodeSelector map[string]string, affinity *corev1.Affinity,
 	tolerations []corev1.Toleration, requests []DRARequest, classes map[string][]string, in *DRAInputs) []PoolMatch {
 	out := MatchingPools(pools, nodeSelector, affinity, tolerations, "")
@@ -161,13 +185,15 @@ func compileRequest(r DRARequest, classes map[string][]string) compiledRequest {
 	return c
 }
 
-// match counts the pool's devices that pass every selector.
+// match counts the pool's devices that pass every selector, and per node
+// those sharing the constrained attributes.
 func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADevice, admitted func(*spec.NodeCapacity) bool) DRAMatch {
-	m := DRAMatch{Request: c.Name, Count: c.Count, Error: c.err}
+	m := DRAMatch{Request: c.Name, Count: c.Count, Error: c.err, Same: c.MatchAttributes}
 	products := map[string]bool{}
 	for i := range p.Nodes {
 		n := &p.Nodes[i]
 		var free int64
+		shared := newSharedTally(c.MatchAttributes)
 		for _, d := range devices[n.Name] {
 			m.Published++
 			ok, err := c.matches(d)
@@ -179,6 +205,7 @@ func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADev
 			}
 			m.Matching++
 			products[d.Attribute("productName")] = true
+			shared.add(d)
 			if !d.Allocated {
 				m.Free++
 				free++
@@ -186,10 +213,14 @@ func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADev
 		}
 		if admitted(n) {
 			m.MaxFreeOnNode = max(m.MaxFreeOnNode, free)
+			all, freeShared := shared.most()
+			m.MaxSame, m.MaxFreeSame = max(m.MaxSame, all), max(m.MaxFreeSame, freeShared)
+			m.Unattributed += shared.missing()
 		}
 	}
 	if m.Error != "" {
 		m.Matching, m.Free, m.MaxFreeOnNode, products = 0, 0, 0, nil
+		m.MaxSame, m.MaxFreeSame, m.Unattributed = 0, 0, 0
 	}
 	delete(products, "")
 	m.Products = slices.Sorted(maps.Keys(products))
@@ -218,7 +249,9 @@ func (c compiledRequest) matches(d DRADevice) (bool, string) {
 // DescribeDRA says how a pool's devices meet the claim, one phrase per
 // request (prefixed by its name when there are several), e.g. "16 matching
 // devices published (NVIDIA H100 80GB HBM3), 3 free, at most 3 free on one
-// node and the claim asks for 9 of one node".
+// node and the claim asks for 9 of one node", or with a constraint "...,
+// at most 8 free on one node, at most 2 free on one PCIe root: no PCIe root
+// holds 4 matching devices, and the claim asks for 4 of one PCIe root".
 func DescribeDRA(m PoolMatch) string {
 	parts := make([]string, 0, len(m.DRA))
 	for _, d := range m.DRA {
@@ -251,7 +284,10 @@ func describeDRAMatch(d DRAMatch, placed bool) string {
 		return s
 	}
 	s += ", at most " + strconv.FormatInt(d.MaxFreeOnNode, 10) + " free on one node"
-	if !d.fits() {
+	switch {
+	case len(d.Same) > 0:
+		s += describeShared(d, count)
+	case !d.fits():
 		s += " and the claim asks for " + count + " of one node"
 	}
 	return s

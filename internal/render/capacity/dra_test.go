@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -18,18 +16,7 @@ import (
 // fixtureSlices are the local cluster's DRA slices (testdata/dra-slices.yaml).
 func fixtureSlices(t *testing.T) []resourcev1.ResourceSlice {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/dra-slices.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list resourcev1.ResourceSliceList
-	if err := yaml.Unmarshal(raw, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) == 0 {
-		t.Fatal("no slices in testdata/dra-slices.yaml")
-	}
-	return list.Items
+	return rendertest.LoadFixtureSlices(t)
 }
 
 func fixtureDRAInputs(t *testing.T, claims ...resourcev1.ResourceClaim) *DRAInputs {

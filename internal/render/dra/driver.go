@@ -150,3 +150,17 @@ func SameAttribute(same string) (attribute string, ok bool) {
 	attribute, ok = sameAttributes[same]
 	return attribute, ok
 }
+
+// sameUnits name what the devices sharing an attribute have in common, for
+// messages: "no PCIe root holds 4 matching devices".
+var sameUnits = map[string]string{AttrPCIeRoot: "PCIe root", AttrNUMANode: "NUMA node"}
+
+// SameUnit names what devices sharing a matchAttribute attribute (fully
+// qualified) have in common: "PCIe root", "NUMA node", or for an attribute
+// the provider does not render, "value of <attribute>".
+func SameUnit(attribute string) string {
+	if unit, ok := sameUnits[attribute]; ok {
+		return unit
+	}
+	return "value of " + attribute
+}

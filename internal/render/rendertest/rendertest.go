@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -202,6 +203,50 @@ func LoadFixtureNodes(t testing.TB, names ...string) []corev1.Node {
 		}
 	}
 	return nodes
+}
+
+// fixtureSlicesFile holds the ResourceSlices the local cluster publishes
+// for its DRA fixture nodes, read back from it (scripts/localcluster/dra.sh).
+var fixtureSlicesFile = filepath.Join(fixtureDir, "..", "..", "..", "internal", "render", "capacity", "testdata", "dra-slices.yaml")
+
+// LoadFixtureSlices decodes the local cluster's DRA ResourceSlices, so
+// tests judge the devices NVIDIA's driver publishes, attribute for
+// attribute. Each call decodes them anew: callers may change them.
+func LoadFixtureSlices(t testing.TB) []resourcev1.ResourceSlice {
+	t.Helper()
+	raw, err := os.ReadFile(fixtureSlicesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list resourcev1.ResourceSliceList
+	if err := yaml.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		t.Fatalf("no slices in %s", fixtureSlicesFile)
+	}
+	return list.Items
+}
+
+// TwoGPUsPerPCIeRoot re-roots a node's GPUs (gpu-0 ... gpu-7, the local
+// cluster's slices, one per PCIe root) as on a machine with two GPUs per
+// PCIe root: gpu-1 under gpu-0's root (resource.kubernetes.io/pcieRoot),
+// gpu-3 under gpu-2's, and so on. Every other attribute stays as the
+// driver publishes it.
+func TwoGPUsPerPCIeRoot(t testing.TB, devices []resourcev1.Device) {
+	t.Helper()
+	const pcieRoot = "resource.kubernetes.io/pcieRoot"
+	roots := map[string]resourcev1.DeviceAttribute{}
+	for _, d := range devices {
+		roots[d.Name] = d.Attributes[pcieRoot]
+	}
+	for _, d := range devices {
+		minor, err := strconv.Atoi(strings.TrimPrefix(d.Name, "gpu-"))
+		if err != nil || roots["gpu-"+strconv.Itoa(minor&^1)].StringValue == nil {
+			t.Fatalf("device %s: not a whole GPU gpu-<minor> whose pair publishes its PCIe root", d.Name)
+		}
+		d.Attributes[pcieRoot] = roots["gpu-"+strconv.Itoa(minor&^1)]
+	}
 }
 
 func WorkloadOn(cloud spec.Cloud, g spec.GPU, spot bool) spec.Workload {
