@@ -358,8 +358,10 @@ func (p matrixPool) awsKarpenterLabels(l map[string]string, prefix string) {
 
 // gpuOperatorLabels: gpu.present by the GPU Operator; the rest by GPU
 // Feature Discovery for this device plugin configuration (GFD README
-// "Generated labels"; k8s-device-plugin internal/lm: -MIG-<profile> product
-// under the single strategy, -SHARED product unless renameByDefault).
+// "Generated labels"; k8s-device-plugin v0.20.0 internal/lm: under the
+// single strategy the MIG labeller's -MIG-<profile> product, MIG device
+// count and replicas 1 replace the GPUs'; a GPU in MIG mode is otherwise
+// labelled with replicas 0; -SHARED product unless renameByDefault).
 func (p matrixPool) gpuOperatorLabels(l map[string]string) {
 	f := p.facts()
 	product := f.gfdProduct
@@ -369,15 +371,21 @@ func (p matrixPool) gpuOperatorLabels(l map[string]string) {
 	l[factGPUPresent] = "true"
 	l[factGFDCount] = strconv.FormatInt(p.gpus, 10) // physical GPUs
 	l[factGFDSharing] = "none"
+	l[factGFDReplicas] = "1"
 	if f.mig != nil {
 		l[factGFDMIGCapable] = "true"
 	}
 	switch {
 	case p.partition != "" && p.strategy == spec.MIGStrategySingle:
+		// The MIG labeller writes over nvidia.com/gpu.*: the count is the
+		// node's MIG devices, replicas 1.
 		product += "-MIG-" + p.partition
 		l[factGFDMIGStrategy] = spec.MIGStrategySingle
+		l[factGFDCount] = strconv.FormatInt(p.gpus*p.layout()[p.partition], 10)
 	case p.partition != "":
+		// GPUs in MIG mode are labelled without sharing: replicas 0.
 		l[factGFDMIGStrategy] = spec.MIGStrategyMixed
+		l[factGFDReplicas] = "0"
 		for profile, per := range p.layout() {
 			l[gfdMIGCountLabel(profile)] = strconv.FormatInt(p.gpus*per, 10)
 		}

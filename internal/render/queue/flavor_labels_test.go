@@ -70,7 +70,9 @@ func podOnPool(t *testing.T, p spec.PoolPolicy) (podPlacement, string) {
 	if diags.HasError() {
 		t.Fatalf("pool.Apply(%s): %v", p.Name, diags)
 	}
-	rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
+	// As gpu_workload renders it: with the pool, whose own selector
+	// (clouds.PoolSelector) the pod carries too.
+	rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true, Pool: &p})
 	if diags.HasError() {
 		t.Fatalf("render on %s: %v", p.Name, diags)
 	}
