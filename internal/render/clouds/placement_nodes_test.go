@@ -30,6 +30,10 @@ type matrixPool struct {
 	replicas  int64
 	spot      bool
 	dedicated bool
+	// dra: the pool hands out GPUs through NVIDIA's DRA driver; strategy is
+	// then the MIG strategy GPU Feature Discovery labels its nodes under
+	// (the GPU Operator's cluster-wide one, which the policy cannot say).
+	dra bool
 	// noGFD: a generic cluster running the NVIDIA device plugin without
 	// GPU Feature Discovery or the GPU Operator (values other than the
 	// provider's, which enable GFD), so no nvidia.com/gpu.* labels exist.
@@ -57,6 +61,9 @@ func (p matrixPool) policy() spec.PoolPolicy {
 	}
 	if p.partition != "" && p.strategy == spec.MIGStrategySingle {
 		pp.MIGStrategy = "" // the default; exercise it
+	}
+	if p.dra {
+		pp.GPUAllocation, pp.MIGStrategy = spec.GPUAllocationDRA, ""
 	}
 	return pp
 }
@@ -196,7 +203,7 @@ func named(p matrixPool) matrixPool {
 	switch {
 	case p.partition == spec.PartitionAllBalanced:
 		parts = append(parts, "mixed all-balanced")
-	case p.partition != "" && p.strategy == spec.MIGStrategyMixed:
+	case p.partition != "" && p.strategy == spec.MIGStrategyMixed && !p.dra:
 		parts = append(parts, "mixed "+p.partition)
 	case p.partition != "":
 		parts = append(parts, "mig "+p.partition)
@@ -212,6 +219,12 @@ func named(p matrixPool) matrixPool {
 	}
 	if p.noGFD {
 		parts = append(parts, "no-GFD")
+	}
+	if p.dra {
+		parts = append(parts, "dra")
+		if p.partition != "" {
+			parts = append(parts, "gfd-"+p.strategy)
+		}
 	}
 	p.name = strings.Join(parts, " ")
 	return p
@@ -429,6 +442,9 @@ func (p matrixPool) factTaints() []corev1.Taint {
 //     renameByDefault, appends .shared.
 func (p matrixPool) factResources() corev1.ResourceList {
 	out := corev1.ResourceList{}
+	if p.dra {
+		return out // the driver publishes ResourceSlices; no extended resource
+	}
 	put := func(name string, n int64) {
 		out[corev1.ResourceName(name)] = *resource.NewQuantity(n, resource.DecimalSI)
 	}
