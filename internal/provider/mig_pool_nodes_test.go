@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -54,13 +55,12 @@ var (
 // readGFDLabels reads a GFD output file: one label=value per line.
 func readGFDLabels(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Clean(path))
+	data, err := os.ReadFile(filepath.Clean(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	out := map[string]string{}
-	s := bufio.NewScanner(f)
+	s := bufio.NewScanner(bytes.NewReader(data))
 	for s.Scan() {
 		if k, v, ok := strings.Cut(strings.TrimSpace(s.Text()), "="); ok {
 			out[k] = v

@@ -156,7 +156,8 @@ func TestQueuedWorkloadRunsOnItsPool(t *testing.T) {
 			node, _ := p.node()
 			flavor, diags := queueOfOne(t, p.policy())
 			pod := admittedThrough(onPool(t, p.policy()), flavor)
-			if fits, why := podFits(pod, node); !fits && !(p.dra && p.strategy == spec.MIGStrategyMixed && warnsOfGuess(diags)) {
+			guessedAndWarned := p.dra && p.strategy == spec.MIGStrategyMixed && warnsOfGuess(diags)
+			if fits, why := podFits(pod, node); !fits && !guessedAndWarned {
 				t.Errorf("%s/%s: admitted through its flavor %v, the workload does not fit the pool's node (%s)", name, p.name, flavor, why)
 			}
 			checked++
