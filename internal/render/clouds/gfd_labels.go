@@ -38,8 +38,10 @@ type gfdStrategy struct {
 }
 
 // gfdStrategies are the MIG strategies GFD may label the pool's nodes
-// under. A device-plugin pool sets its own (its per-node device plugin
-// config is GFD's too), and whole GPUs are labelled the same under every
+// under. A device-plugin pool states its own (mig_strategy, which its
+// device plugin config entry carries; under the GPU Operator the
+// cluster-wide mig.strategy overrides a config file's, docs/design/nvidia.md,
+// so the two must agree), and whole GPUs are labelled the same under every
 // strategy. A DRA pool has no device plugin config: GFD runs with the GPU
 // Operator's cluster-wide mig.strategy (ClusterPolicy spec.mig.strategy,
 // passed to GFD as MIG_STRATEGY), which the pool cannot see. Its nodes are
