@@ -580,23 +580,6 @@ func TestPlacementFactsMatchCatalog(t *testing.T) {
 	}
 }
 
-// TestPlacementMachineCountsMatchRenderPool: pool.Render accepts exactly
-// the GPUs-per-node counts the facts list as machines of that cloud.
-func TestPlacementMachineCountsMatchRenderPool(t *testing.T) {
-	for _, c := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {
-		for _, name := range matrixCloudAccels[c] {
-			counts := matrixAccels[name].machineCounts(c)
-			for n := int64(1); n <= spec.MaxGPUsPerPod; n++ {
-				p := spec.PoolPolicy{Name: "count", Cloud: string(c), Accelerator: name, GPUsPerNode: n}
-				_, diags := pool.Render(p)
-				if accepted, want := !diags.HasError(), slices.Contains(counts, n); accepted != want {
-					t.Errorf("%s %s x%d: RenderPool accepts it = %v, facts have such a machine = %v", c, name, n, accepted, want)
-				}
-			}
-		}
-	}
-}
-
 // sameModel: both product labels (plain or -MIG-<profile>) name the model.
 func sameModel(accel, a, b string) bool {
 	f := matrixAccels[accel]
