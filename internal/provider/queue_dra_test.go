@@ -87,3 +87,62 @@ resource "gpu_workload" %[1]q {
 }
 `, name, ns, extra)
 }
+
+// Issue #41, defect 2, on the real scheduler and Kueue: a DRA MIG pool
+// whose node GPU Feature Discovery labels under its "single" strategy (the
+// GPU Operator's default: the MIG product and the MIG device count, not
+// the GPUs') in a queue. The queued Job is admitted, and its pod runs on
+// the pool's node with one of its 2g.20gb MIG devices allocated. Before
+// the fix the flavor selected the whole-GPU product and the GPU count, so
+// Kueue admitted the Job and pinned its pod to labels no node carries.
+//
+// The pool takes draQueuePool's name: Kueue maps that name's DeviceClass
+// (read at start), and the tests of this package run one after the other.
+func TestAccQueue_draMIGPoolUnderGFDSingleStrategyRuns(t *testing.T) {
+	ns := acctest.Namespace(t)
+	node := acctest.CreateFakeNodes(t, ns, 1, nil, gfdSingleMIGLabels(t, 8, h100MIG2g20gb, "all-2g.20gb", false), gpuTaint)[0]
+	publishMIGSlice(t, node, 8, h100MIG2g20gb)
+	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "p" {
+  name           = %[1]q
+  cloud          = "generic"
+  accelerator    = "h100-80gb"
+  gpus_per_node  = 8
+  partition      = "2g.20gb"
+  gpu_allocation = "dra"
+}
+
+resource "gpu_queue" "q" {
+  name       = %[1]q
+  namespaces = [%[2]q]
+  flavor {
+    node_pool     = gpu_node_pool_policy.p.id
+    mig_instances = 3
+  }
+}
+
+resource "gpu_workload" "job" {
+  name      = "mig-job"
+  namespace = %[2]q
+  kind      = "job"
+  node_pool = gpu_node_pool_policy.p.id
+  queue     = gpu_queue.q.id
+  image     = "registry.invalid/cuda:12"
+  wait_for  = "scheduled"
+  pod_annotations = { %[3]q = "20s" }
+  gpu {
+    count = 1
+  }
+  timeouts {
+    create = "90s"
+  }
+}
+`, draQueuePool, ns, runFor)
+	tf := newFaultTerraform(t, config)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	assertPodsOn(t, ns, "app.kubernetes.io/name=mig-job", "^"+node+"$")
+	checkMIGDevicesOn(t, ns, "mig-job", node, h100MIG2g20gb.profile, 1)
+	waitJobComplete(t, ns, "mig-job", 2*time.Minute)
+}

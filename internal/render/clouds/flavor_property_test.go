@@ -124,6 +124,15 @@ var fixturePolicies = []struct {
 	{"generic-h100", spec.PoolPolicy{Name: "dgx-h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}},
 	{"generic-h200", spec.PoolPolicy{Name: "dgx-h200", Cloud: "generic", Accelerator: "h200", GPUsPerNode: 8}},
 	{"generic-t4-timeslice", spec.PoolPolicy{Name: "t4-shared", Cloud: "generic", Accelerator: "t4", GPUsPerNode: 1, Sharing: spec.SharingTimeSlicing, Replicas: 4}},
+	// DRA pools: their nodes carry GFD's labels too (docs/design/dra.md §8).
+	{"dra-h100", spec.PoolPolicy{Name: "dra-h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, GPUAllocation: spec.GPUAllocationDRA}},
+	{"dra-h200", spec.PoolPolicy{Name: "dra-h200", Cloud: "generic", Accelerator: "h200", GPUsPerNode: 8, GPUAllocation: spec.GPUAllocationDRA}},
+}
+
+// publishesDRA: a DRA pool's node n has DRA devices (the fixtures' DRA
+// nodes), where a DRA pool's claims could be allocated.
+func publishesDRA(p spec.PoolPolicy, n *corev1.Node) bool {
+	return p.UsesDRA() && n.Labels["fixtures.gpuform.io/dra-driver"] != ""
 }
 
 // TestFlavorSelectsExactlyItsPoolInTheFixtures: on the local cluster's own
@@ -145,7 +154,7 @@ func TestFlavorSelectsExactlyItsPoolInTheFixtures(t *testing.T) {
 					t.Errorf("flavor labels %v miss the pool's node %s", labels, n.Name)
 				case inPool:
 					own = append(own, n.Name)
-				case selects(labels, n) && advertises(n, rendered.ResourceName):
+				case selects(labels, n) && (advertises(n, rendered.ResourceName) || publishesDRA(f.policy, n)):
 					others = append(others, n.Name)
 				}
 			}

@@ -11,6 +11,7 @@ package clouds
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,27 +91,13 @@ func (genericProfile) PoolNotes(_ spec.PoolPolicy, pi PoolIntent, diags *gpudiag
 }
 
 // poolLabels: on a GPU Operator cluster, the operator and GPU Feature
-// Discovery label the nodes (docs/design/nvidia.md#gpu-feature-discovery-labels).
+// Discovery label the nodes (docs/design/nvidia.md#gpu-feature-discovery-labels):
+// GFD's labels of the pool's GPUs, MIG layout and sharing (gfdPoolLabels;
+// a DRA MIG pool's under the GPU Operator's default strategy, its
+// label choices give the others).
 func (genericProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	set[LabelGPUPresent] = "true"
-	if pi.Accel != nil && len(pi.Accel.GFDProducts) > 0 {
-		set[LabelGFDProduct] = pi.Accel.GFDProducts[0]
-	}
-	if pi.GPUs > 0 {
-		set["nvidia.com/gpu.count"] = strconv.FormatInt(pi.GPUs, 10)
-	}
-	if pi.Sharing != "" {
-		// GFD reports nvidia.com/gpu's replicas; MIG resources get their
-		// own nvidia.com/mig-<profile>.replicas labels.
-		if pi.Replicas > 0 && !pi.HasMIG() {
-			set[LabelGPUReplicas] = strconv.FormatInt(pi.Replicas, 10)
-		}
-	}
-	// A DRA pool has no device plugin strategy (the driver publishes MIG
-	// devices itself), so no label to select.
-	if pi.HasMIG() && pi.MIGStrategy != "" {
-		set["nvidia.com/mig.strategy"] = pi.MIGStrategy
-	}
+	maps.Copy(set, gfdPoolLabels(pi))
 }
 
 // poolIdentity: no label names a generic node's pool, so GPU Feature

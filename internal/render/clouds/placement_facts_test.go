@@ -5,7 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -239,4 +241,21 @@ func (a matrixAccel) profilesBySize() []string {
 	return slices.SortedFunc(maps.Keys(a.mig), func(x, y string) int {
 		return cmp.Or(cmp.Compare(a.mig[y], a.mig[x]), strings.Compare(x, y))
 	})
+}
+
+// TestPlacementMachineCountsMatchRenderPool: pool.Render accepts exactly
+// the GPUs-per-node counts the facts list as machines of that cloud.
+func TestPlacementMachineCountsMatchRenderPool(t *testing.T) {
+	for _, c := range []spec.Cloud{spec.CloudGKE, spec.CloudAKS, spec.CloudEKS, spec.CloudEKSAuto, spec.CloudKarpenter} {
+		for _, name := range matrixCloudAccels[c] {
+			counts := matrixAccels[name].machineCounts(c)
+			for n := int64(1); n <= spec.MaxGPUsPerPod; n++ {
+				p := spec.PoolPolicy{Name: "count", Cloud: string(c), Accelerator: name, GPUsPerNode: n}
+				_, diags := pool.Render(p)
+				if accepted, want := !diags.HasError(), slices.Contains(counts, n); accepted != want {
+					t.Errorf("%s %s x%d: RenderPool accepts it = %v, facts have such a machine = %v", c, name, n, accepted, want)
+				}
+			}
+		}
+	}
 }

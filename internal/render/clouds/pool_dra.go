@@ -34,7 +34,11 @@ func draLabels(pi PoolIntent, toAdd, cloudSet map[string]string) {
 // elsewhere, and the label says so before the scheduler tries. nil for a
 // device-plugin pool.
 func DRAPoolSelector(p spec.PoolPolicy) map[string]string {
-	if !p.UsesDRA() {
+	return draSelector(PoolIntent{DRA: p.UsesDRA()})
+}
+
+func draSelector(pi PoolIntent) map[string]string {
+	if !pi.DRA {
 		return nil
 	}
 	return map[string]string{spec.LabelDeployDevicePlugin: DeployDevicePluginOff}

@@ -2,7 +2,6 @@ package clouds
 
 import (
 	"maps"
-	"slices"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -26,21 +25,24 @@ const labelMIGStrategy = "nvidia.com/mig.strategy"
 // PoolIdentity is the labels that tell the pool's nodes apart from the
 // cloud's other pools, and the labels of cloudSet whose value is one of
 // several (a model's SXM and PCIe product names, one of several VM sizes
-// with that many GPUs): for those the first is shown, and a node may carry
-// another.
+// with that many GPUs, GFD's labels under the MIG strategies a DRA pool's
+// nodes may be labelled with): for those the first is shown, and a node
+// may carry another.
 func PoolIdentity(pi PoolIntent, toAdd, cloudSet map[string]string) (identity map[string]string, choices map[string][]string) {
 	choices = pi.Cloud.labelChoices(pi)
-	if products := gfdProductChoices(pi); len(products) > 1 && cloudSet[LabelGFDProduct] != "" {
+	for k, values := range gfdLabelChoices(pi, cloudSet) {
 		if choices == nil {
 			choices = map[string][]string{}
 		}
-		choices[LabelGFDProduct] = products
+		choices[k] = values
 	}
 	identity = pi.Cloud.poolIdentity(pi, toAdd, cloudSet)
-	if len(pi.Labels) > 0 && len(choices[LabelGFDProduct]) > 1 {
-		// The pool's own labels tell it apart; a guessed product name
-		// would only shut out nodes of the model's other variant.
-		delete(identity, LabelGFDProduct)
+	if len(pi.Labels) > 0 {
+		// The pool's own labels tell it apart; a guessed GFD value would
+		// only shut out nodes of the model's other variant or strategy.
+		for k := range gfdLabelChoices(pi, identity) {
+			delete(identity, k)
+		}
 	}
 	return identity, choices
 }
@@ -53,19 +55,6 @@ func poolNameIdentity(label, name string) map[string]string {
 		return nil
 	}
 	return map[string]string{label: name}
-}
-
-// gfdProductChoices are the nvidia.com/gpu.product values a node of the pool
-// may report: every variant of the model, in its MIG form under the single
-// strategy.
-func gfdProductChoices(pi PoolIntent) []string {
-	if pi.Accel == nil {
-		return nil
-	}
-	if pi.HasMIG() && pi.MIGStrategy == spec.MIGStrategySingle {
-		return pi.Accel.GFDMIGProducts(pi.Cut[0].Profile)
-	}
-	return slices.Clone(pi.Accel.GFDProducts)
 }
 
 // machineChoices is the instance-type label's choices when several machine

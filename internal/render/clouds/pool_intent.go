@@ -1,6 +1,8 @@
 package clouds
 
 import (
+	"strings"
+
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -76,6 +78,49 @@ var MIGBalanced = map[string][]struct {
 // "all-<profile>" (the same default config as above; every profile in the
 // catalog has one).
 const MIGLayoutPrefix = "all-"
+
+// ResolveMIGPartition turns a pool's partition attribute into the
+// mig-manager layout name and what one GPU is cut into: a profile "p" or
+// "all-p" is layout "all-p", and all-balanced is MIGBalanced's entry for
+// the model. ok is false when a does not support the partition.
+func ResolveMIGPartition(raw string, a *catalog.Accelerator) (layout string, cut []MIGSlice, ok bool) {
+	if a == nil {
+		return "", nil, false
+	}
+	if raw == spec.PartitionAllBalanced {
+		return balancedLayout(a)
+	}
+	profile, known := a.LookupMIGProfile(strings.TrimPrefix(raw, MIGLayoutPrefix))
+	if !known {
+		return "", nil, false
+	}
+	return MIGLayoutPrefix + profile.Name, []MIGSlice{{Profile: profile, PerGPU: int64(profile.InstancesPerGPU)}}, true
+}
+
+func balancedLayout(a *catalog.Accelerator) (layout string, cut []MIGSlice, ok bool) {
+	entries, found := MIGBalanced[a.Name]
+	if !found {
+		return "", nil, false
+	}
+	for _, e := range entries {
+		profile, known := a.LookupMIGProfile(e.Name)
+		if !known {
+			return "", nil, false
+		}
+		cut = append(cut, MIGSlice{Profile: profile, PerGPU: e.PerGPU})
+	}
+	return spec.PartitionAllBalanced, cut, true
+}
+
+// placementIntent is as much of a validated pool policy's intent as its
+// workloads' placement needs (PoolPlacementExtras): the cloud, the model,
+// the MIG layout, DRA and the pool's own labels.
+func placementIntent(p spec.PoolPolicy) PoolIntent {
+	pi := PoolIntent{Name: p.Name, Cloud: Lookup(spec.Cloud(p.Cloud)), Accel: catalog.Find(p.Accelerator),
+		Labels: p.Labels, DRA: p.UsesDRA()}
+	pi.Layout, pi.Cut, _ = ResolveMIGPartition(p.Partition, pi.Accel)
+	return pi
+}
 
 // WorkloadGPU is the gpu block of a one-unit workload on the pool. pool.Apply
 // fills workloads from it and pool.Render places with it, which is what keeps

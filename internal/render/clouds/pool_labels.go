@@ -1,6 +1,7 @@
 package clouds
 
 import (
+	"cmp"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,11 +67,12 @@ func operatorLabels(pi PoolIntent, toAdd, set map[string]string) {
 	}
 	// GFD labels every node with the device plugin's sharing strategy;
 	// shared placement selects it (selectSharingStrategy).
-	set[LabelSharingStrategy] = sharingStrategyValue(pi.Sharing)
-	if pi.HasMIG() && pi.MIGStrategy == spec.MIGStrategySingle && pi.Accel != nil {
-		if products := pi.Accel.GFDMIGProducts(pi.Cut[0].Profile); len(products) > 0 {
-			set[LabelGFDProduct] = products[0]
-		}
+	gfd := gfdPoolLabels(pi)
+	set[LabelSharingStrategy] = cmp.Or(gfd[LabelSharingStrategy], sharingStrategyValue(pi.Sharing))
+	// A device-plugin pool's "single" MIG product, which its workloads
+	// select (devicePluginMIGRequirement).
+	if pi.HasMIG() && pi.MIGStrategy == spec.MIGStrategySingle && gfd[LabelGFDProduct] != "" {
+		set[LabelGFDProduct] = gfd[LabelGFDProduct]
 	}
 }
 
@@ -87,6 +89,24 @@ func (pi PoolIntent) MIGConfig() string {
 	default:
 		return spec.MIGConfigDisabled
 	}
+}
+
+// layoutSelector is the node label a MIG pool's workloads select its
+// layout by, where the GPU Operator's mig-manager cuts the GPUs: the
+// pool's nvidia.com/mig.config (device plugin and DRA alike). GFD's
+// product and resource names say only the profile, which another pool's
+// layout (a custom one, or all-balanced) may also hold. GKE names its
+// partition in its own label, which its placement already selects
+// (gkeProfile.Place); clouds that cannot cut GPUs have no layout. nil for
+// whole GPUs.
+func layoutSelector(pi PoolIntent) map[string]string {
+	if !pi.HasMIG() {
+		return nil
+	}
+	if layout := pi.MIGConfig(); layout != "" {
+		return map[string]string{spec.LabelMIGConfig: layout}
+	}
+	return nil
 }
 
 func firstValue(values []string) string {

@@ -421,20 +421,30 @@ func SetGPUQuantity(res *corev1.ResourceRequirements, name corev1.ResourceName, 
 }
 
 // PoolPlacementExtras returns the node selector entries and tolerations a
-// workload needs on top of its cloud's defaults to land on the pool: a
-// selector for each extra label and a toleration for each extra taint. The
-// dedicated GPU taint and spot are already covered by the cloud placement
-// (after pool.Apply). A DRA pool adds its device-plugin switch
-// (DRAPoolSelector). It does not validate p.
+// workload needs on top of its cloud's defaults to land on the pool: the
+// pool's own selector (PoolSelector) and a toleration for each extra taint.
+// The dedicated GPU taint and spot are already covered by the cloud
+// placement (after pool.Apply). It does not validate p.
 func PoolPlacementExtras(p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
-	selector, tolerations := PoolExtras(p.Labels, p.Taints)
-	if dra := DRAPoolSelector(p); dra != nil {
-		if selector == nil {
+	_, tolerations := PoolExtras(nil, p.Taints)
+	return PoolSelector(placementIntent(p)), tolerations
+}
+
+// PoolSelector is what holds a workload to the pool itself, beyond the
+// model and profile its cloud placement selects: the pool's own labels, a
+// DRA pool's device-plugin switch (DRAPoolSelector) and a MIG pool's
+// layout (layoutSelector), so it cannot land on a node of another pool cut
+// into the same profile. pool.Render and every workload on the pool take
+// it from here. nil when there is nothing to add.
+func PoolSelector(pi PoolIntent) map[string]string {
+	selector, _ := PoolExtras(pi.Labels, nil)
+	for _, extra := range []map[string]string{draSelector(pi), layoutSelector(pi)} {
+		if len(extra) > 0 && selector == nil {
 			selector = map[string]string{}
 		}
-		maps.Copy(selector, dra)
+		maps.Copy(selector, extra)
 	}
-	return selector, tolerations
+	return selector
 }
 
 func PoolExtras(labels map[string]string, taints []spec.Taint) (map[string]string, []corev1.Toleration) {

@@ -1,7 +1,6 @@
 package pool
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 
@@ -102,17 +101,6 @@ func checkDeviceClass(pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 	}
 	_, classDiags := dra.PoolDeviceClass(poolDRA(pi))
 	diags.Append(classDiags)
-}
-
-// withDRASelector adds the DRA pool's node selector (clouds.DRAPoolSelector)
-// to the pool's extra labels.
-func withDRASelector(labels map[string]string) map[string]string {
-	out := maps.Clone(labels)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, clouds.DRAPoolSelector(spec.PoolPolicy{GPUAllocation: spec.GPUAllocationDRA}))
-	return out
 }
 
 // draDevicesPerNode is what the driver publishes per node: the units the

@@ -1,39 +1,16 @@
 package pool
 
 import (
-	"strings"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // ResolvePoolPartition turns the partition attribute into the mig-manager
-// layout name and what one GPU is cut into. ok is false when a does not
-// support the partition.
+// layout name and what one GPU is cut into (clouds.ResolveMIGPartition).
+// ok is false when a does not support the partition.
 func ResolvePoolPartition(raw string, a *catalog.Accelerator) (layout string, cut []clouds.MIGSlice, ok bool) {
-	if a == nil {
-		return "", nil, false
-	}
-	if raw == spec.PartitionAllBalanced {
-		entries, found := clouds.MIGBalanced[a.Name]
-		if !found {
-			return "", nil, false
-		}
-		for _, e := range entries {
-			profile, known := a.LookupMIGProfile(e.Name)
-			if !known {
-				return "", nil, false
-			}
-			cut = append(cut, clouds.MIGSlice{Profile: profile, PerGPU: e.PerGPU})
-		}
-		return spec.PartitionAllBalanced, cut, true
-	}
-	profile, known := a.LookupMIGProfile(strings.TrimPrefix(raw, clouds.MIGLayoutPrefix))
-	if !known {
-		return "", nil, false
-	}
-	return clouds.MIGLayoutPrefix + profile.Name, []clouds.MIGSlice{{Profile: profile, PerGPU: int64(profile.InstancesPerGPU)}}, true
+	return clouds.ResolveMIGPartition(raw, a)
 }
 
 // PartitionNames lists every partition value a model accepts, for

@@ -65,7 +65,8 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 // workload code path itself (workload.ParseGPUIntent, then the cloud profile's
 // place) on the gpu block Apply would give a one-GPU workload, so a
 // pool and the workloads placed on it cannot disagree; then it adds the
-// pool's extra labels and taints (PoolPlacementExtras).
+// pool's own selector and taints (clouds.PoolSelector, as
+// PoolPlacementExtras gives every workload on the pool).
 func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, []corev1.Toleration) {
 	cloud := pi.Cloud
 	if !cloud.Known() {
@@ -77,11 +78,8 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 	in, _ := workload.ParseGPUIntent(pi.WorkloadGPU(), pi.Spot, cloud, false)
 	place := cloud.Place(in)
 	selector, affinity := clouds.NodeScheduling(place)
-	labels, tolerations := clouds.PoolExtras(pi.Labels, pi.Taints)
-	if pi.DRA {
-		labels = withDRASelector(labels)
-	}
-	if len(labels) > 0 {
+	_, tolerations := clouds.PoolExtras(nil, pi.Taints)
+	if labels := clouds.PoolSelector(pi); len(labels) > 0 {
 		if selector == nil {
 			selector = map[string]string{}
 		}

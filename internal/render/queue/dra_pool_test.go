@@ -1,10 +1,13 @@
 package queue
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -70,4 +73,70 @@ func TestDRAWorkloadDemandIsItsClassDevices(t *testing.T) {
 	if d.Resource != "dra-h100.gpu.gpuform.io/devices" || d.PerPod != 4 {
 		t.Fatalf("demand %s x %d, want dra-h100.gpu.gpuform.io/devices x 4", d.Resource, d.PerPod)
 	}
+}
+
+// Issue #41, defect 2: the flavor of a DRA MIG pool selects its nodes as
+// GPU Feature Discovery labels them under the GPU Operator's default
+// "single" strategy (the MIG product and the MIG device count), and the
+// plan says that a cluster under another strategy labels them otherwise.
+func TestDRAMIGPoolFlavorSelectsGFDsSingleStrategyLabels(t *testing.T) {
+	p := spec.PoolPolicy{Name: "h100-80gb", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8,
+		Partition: "2g.20gb", GPUAllocation: spec.GPUAllocationDRA}
+	r, diags := Render(queueOf([]spec.PoolPolicy{p}))
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	// What GFD v0.20.0 writes on 8 H100s cut into 3 x 2g.20gb each under
+	// "single" (docs/design/nvidia.md#gfd-labels-of-mig-nodes), and the
+	// pool's own node labels.
+	want := map[string]string{
+		"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-2g.20gb", "nvidia.com/gpu.count": "24",
+		"nvidia.com/gpu.replicas": "1", "nvidia.com/gpu.sharing-strategy": "none",
+		"nvidia.com/mig.config": "all-2g.20gb", "nvidia.com/gpu.deploy.device-plugin": "false",
+	}
+	if got := r.ResourceFlavors[0].Spec.NodeLabels; !maps.Equal(got, want) {
+		t.Errorf("flavor labels %v, want %v", got, want)
+	}
+	requireWarning(t, diags, "flavor[0].node_pool", "cluster-wide mig.strategy")
+}
+
+// With a label of its own, the DRA MIG pool's flavor selects by it and by
+// what every strategy labels alike, and nothing is guessed.
+func TestDRAMIGPoolWithItsOwnLabelGuessesNothing(t *testing.T) {
+	p := spec.PoolPolicy{Name: "h100-80gb", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8,
+		Partition: "2g.20gb", GPUAllocation: spec.GPUAllocationDRA, Labels: map[string]string{"team": "a"}}
+	r, diags := Render(queueOf([]spec.PoolPolicy{p}))
+	if len(diags) > 0 {
+		t.Fatalf("want no findings, got %v", diags)
+	}
+	want := map[string]string{"team": "a", "nvidia.com/gpu.sharing-strategy": "none",
+		"nvidia.com/mig.config": "all-2g.20gb", "nvidia.com/gpu.deploy.device-plugin": "false"}
+	if got := r.ResourceFlavors[0].Spec.NodeLabels; !maps.Equal(got, want) {
+		t.Errorf("flavor labels %v, want %v", got, want)
+	}
+}
+
+// The whole-GPU DRA flavor does not select a MIG node of the model under
+// "mixed": GFD labels a GPU in MIG mode with replicas 0.
+func TestWholeGPUDRAFlavorLeavesOutMIGModeNodes(t *testing.T) {
+	p := spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8,
+		GPUAllocation: spec.GPUAllocationDRA}
+	r := mustRender(t, queueOf([]spec.PoolPolicy{p}))
+	mixedMIGNode := map[string]string{"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8",
+		"nvidia.com/gpu.replicas": "0", "nvidia.com/gpu.sharing-strategy": "none", "nvidia.com/mig.strategy": "mixed",
+		"nvidia.com/mig.config": "all-2g.20gb", "nvidia.com/gpu.deploy.device-plugin": "false"}
+	labels := r.ResourceFlavors[0].Spec.NodeLabels
+	if subset(labels, mixedMIGNode) {
+		t.Errorf("the whole-GPU flavor's labels %v select a mixed-strategy MIG node %v", labels, mixedMIGNode)
+	}
+}
+
+func requireWarning(t *testing.T, diags gpudiag.Diagnostics, path, detail string) {
+	t.Helper()
+	for _, d := range diags {
+		if d.Severity == gpudiag.SeverityWarning && d.PathString() == path && strings.Contains(d.Detail, detail) {
+			return
+		}
+	}
+	t.Fatalf("want a warning at %s containing %q, got %v", path, detail, diags)
 }

@@ -310,6 +310,11 @@ func guessedDetail(f flavor, guessed []string) string {
 	}
 	detail := "The ResourceFlavor of " + f.ref() + " selects " + strings.Join(parts, ", ") + ". Kueue writes it into every " +
 		"pod it admits here, so nodes of the pool that report another value never get this queue's work. "
+	if f.spec.Pool.UsesDRA() && f.spec.Pool.Partition != "" {
+		detail += "GPU Feature Discovery labels a DRA pool's MIG nodes under the GPU Operator's cluster-wide mig.strategy, " +
+			"which the pool cannot see: the flavor takes the labels of \"single\", the operator's default, and a cluster " +
+			"running \"mixed\" or \"none\" labels the nodes with the GPUs' product and count instead. "
+	}
 	if identity {
 		return detail + "No label names this pool's nodes, so the flavor selects them by the model's first variant. " +
 			"If the nodes report another, give the pool a label of its own (labels = { \"pool\" = \"...\" }): the flavor " +

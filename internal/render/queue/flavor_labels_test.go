@@ -47,6 +47,13 @@ var mixedQueues = map[string][]spec.PoolPolicy{
 		eksA100,
 		{Name: "p4d-mig", Cloud: "eks", Accelerator: "a100-40gb", GPUsPerNode: 8, Partition: "1g.5gb"},
 	},
+	"generic DRA H100 whole + DRA H100 MIG + MIG H100 (issue #41)": {
+		{Name: "dra-h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, GPUAllocation: spec.GPUAllocationDRA},
+		{Name: "dra-h100-mig", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Partition: "2g.20gb",
+			GPUAllocation: spec.GPUAllocationDRA},
+		{Name: "h100-mig", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Partition: "2g.20gb"},
+		{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8},
+	},
 	"Karpenter L4 + L4 spot": {
 		{Name: "l4", Cloud: "karpenter", Accelerator: "l4", GPUsPerNode: 4},
 		{Name: "l4-spot", Cloud: "karpenter", Accelerator: "l4", GPUsPerNode: 4, Spot: true},
@@ -61,21 +68,23 @@ func queueOf(pools []spec.PoolPolicy) spec.Queue {
 	return teamQueue(flavors...)
 }
 
-// podOnPool is the pod template of a one-unit gpu_workload placed on p.
+// podOnPool is the pod template of a one-unit gpu_workload placed on p,
+// and the resource Kueue counts it in.
 func podOnPool(t *testing.T, p spec.PoolPolicy) (podPlacement, string) {
 	t.Helper()
-	r, _ := pool.Render(p)
 	g := spec.GPU{Count: 1}
 	w, diags := pool.Apply(spec.Workload{Name: "w", Namespace: "team-a", Kind: spec.KindJob, Image: "r.invalid/i:1", GPU: g}, p)
 	if diags.HasError() {
 		t.Fatalf("pool.Apply(%s): %v", p.Name, diags)
 	}
-	rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
+	// As gpu_workload renders it: with the pool, whose own selector
+	// (clouds.PoolSelector) the pod carries too.
+	rendered, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true, Pool: &p})
 	if diags.HasError() {
 		t.Fatalf("render on %s: %v", p.Name, diags)
 	}
-	spec := rendered.PodTemplate().Spec
-	return podPlacement{NodeSelector: spec.NodeSelector, Affinity: spec.Affinity}, r.ResourceName
+	demand := DemandOf(w, rendered)
+	return demand.Placement, demand.Resource
 }
 
 func TestMixedQueuesAdmitEachPoolsWorkToItsOwnFlavor(t *testing.T) {
