@@ -32,7 +32,7 @@ import (
 // the same render functions the validators use.
 func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A GPU workload (Deployment, StatefulSet or Job) rendered from GPU intent: how many GPUs, which " +
+		MarkdownDescription: "A GPU workload (Deployment, StatefulSet, Job or CronJob) rendered from GPU intent: how many GPUs, which " +
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
 			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule. " +
@@ -75,7 +75,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"name": schema.StringAttribute{
-			MarkdownDescription: "Name of the Deployment, StatefulSet or Job (a DNS-1123 label). Changing it re-creates the workload.",
+			MarkdownDescription: "Name of the Deployment, StatefulSet, Job or CronJob (a DNS-1123 label). Changing it re-creates the workload.",
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -109,7 +109,13 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
-				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply.",
+				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply. " +
+				"A `deployment`'s update strategy follows from it and never needs a spare GPU: unset or 1, it is `Recreate`, " +
+				"so every change of the pod template (a new `image`, say) stops the old pod before the new one starts and " +
+				"the workload is down until the new pod is ready; above 1, it is `RollingUpdate` with `maxSurge` 0 and " +
+				"`maxUnavailable` 1, replacing one pod at a time inside the GPUs already held. Where the pool has a spare " +
+				"GPU, `patch` can set another strategy, e.g. `spec: {strategy: {type: RollingUpdate, rollingUpdate: " +
+				"{maxSurge: 1, maxUnavailable: 0}}}` for no downtime with one replica.",
 			Optional:   true,
 			Validators: []validator.Int64{int64validator.Between(0, 10000)},
 		},
@@ -192,8 +198,8 @@ func workloadAttributes() map[string]schema.Attribute {
 			spec.QueueSchedulerKueue+"`. `kai` and `volcano` render their queue label or annotation and `schedulerName` "+
 			"as their documentation specifies; they are not tested against those controllers.",
 			stringvalidator.AlsoRequires(path.MatchRoot("queue"))),
-		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
-		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
+		"labels":          stringMap("Labels on the Deployment, StatefulSet, Job or CronJob."),
+		"annotations":     stringMap("Annotations on the Deployment, StatefulSet, Job or CronJob."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
 		"size": tfconv.OneOf(workload.SizeNames(), "CPU and memory per GPU preset: one of ",
@@ -221,10 +227,10 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"patch": schema.StringAttribute{
-			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet or Job, applied while " +
+			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet, Job or CronJob, applied while " +
 				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: security " +
 				"contexts, volumes, sidecars and init containers, scheduler, update strategy, `podFailurePolicy`, ... " +
-				"(docs/design/workloads.md says which fields are typed and why). `manifest` shows the result, and drift detection and server-side apply " +
+				"(docs/design/workloads.md says which fields are typed and why). `manifests` shows the result, and drift detection and server-side apply " +
 				"cover the patched fields. The GPU placement cannot be undone through it: a patch that changes or removes " +
 				"the GPU request, gives another container GPUs, changes a node selector entry of the placement, drops a " +
 				"toleration it needs, widens its required node affinity, or renames the workload fails the plan, saying " +
@@ -232,7 +238,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply to the cluster. With `false`, only `manifest` is rendered (for GitOps) and the cluster " +
+			MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the cluster " +
 				"is never contacted. Defaults to `true`.",
 			Optional: true,
 			Computed: true,
@@ -268,7 +274,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 		"adopt": schema.BoolAttribute{
-			MarkdownDescription: "Take over a Deployment, StatefulSet or Job of the same name that already exists and was not created " +
+			MarkdownDescription: "Take over a Deployment, StatefulSet, Job or CronJob of the same name that already exists and was not created " +
 				"by `gpu_workload`, overwriting its fields with this configuration. Without it, creating over an existing " +
 				"object fails, so that destroy never deletes a workload this resource did not create or import. To keep " +
 				"what the object has, import it instead.",
@@ -286,7 +292,7 @@ func workloadAttributes() map[string]schema.Attribute {
 func workloadComputedAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"uid": schema.StringAttribute{
-			MarkdownDescription: "UID of the Deployment, StatefulSet or Job.",
+			MarkdownDescription: "UID of the Deployment, StatefulSet, Job or CronJob.",
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
