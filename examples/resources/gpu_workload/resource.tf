@@ -137,11 +137,12 @@ output "gitops_manifest" {
   value = join("---\n", gpu_workload.gitops.manifests)
 }
 
-# An NGC image pulled with a dockerconfigjson Secret (image_pull_secrets);
-# anything no attribute covers goes through `patch`, a strategic merge patch
-# of the rendered Deployment: a metrics sidecar, a restricted security
-# context and a rolling update that never drops below the running replicas.
-# The GPU placement cannot be undone through it.
+# An NGC image pulled with a dockerconfigjson Secret (image_pull_secrets),
+# updated without dropping below the running replicas (update_strategy
+# "surge": the pool needs a spare GPU during an update). Anything no
+# attribute covers goes through `patch`, a strategic merge patch of the
+# rendered Deployment: here a metrics sidecar and a restricted security
+# context. The GPU placement cannot be undone through it.
 resource "gpu_workload" "ngc_inference" {
   name               = "triton"
   namespace          = "inference"
@@ -149,6 +150,7 @@ resource "gpu_workload" "ngc_inference" {
   image              = "nvcr.io/nvidia/tritonserver:24.08-py3"
   image_pull_secrets = ["ngc"]
   replicas           = 2
+  update_strategy    = "surge"
 
   gpu {
     count       = 1
@@ -157,9 +159,6 @@ resource "gpu_workload" "ngc_inference" {
 
   patch = <<-EOT
     spec:
-      strategy:
-        type: RollingUpdate
-        rollingUpdate: {maxUnavailable: 0, maxSurge: 1}
       template:
         spec:
           securityContext: {runAsNonRoot: true, runAsUser: 1000}

@@ -110,15 +110,22 @@ func workloadAttributes() map[string]schema.Attribute {
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
 				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply. " +
-				"A `deployment`'s update strategy follows from it and never needs a spare GPU: unset or 1, it is `Recreate`, " +
-				"so every change of the pod template (a new `image`, say) stops the old pod before the new one starts and " +
-				"the workload is down until the new pod is ready; above 1, it is `RollingUpdate` with `maxSurge` 0 and " +
-				"`maxUnavailable` 1, replacing one pod at a time inside the GPUs already held. Where the pool has a spare " +
-				"GPU, `patch` can set another strategy, e.g. `spec: {strategy: {type: RollingUpdate, rollingUpdate: " +
-				"{maxSurge: 1, maxUnavailable: 0}}}` for no downtime with one replica.",
+				"Without `update_strategy`, a `deployment`'s update strategy follows from it and never needs a spare GPU: " +
+				"unset or 1, it is `Recreate`, so every change of the pod template (a new `image`, say) stops the old pod " +
+				"before the new one starts and the workload is down until the new pod is ready; above 1, it is " +
+				"`RollingUpdate` with `maxSurge` 0 and `maxUnavailable` 1, replacing one pod at a time inside the GPUs " +
+				"already held.",
 			Optional:   true,
 			Validators: []validator.Int64{int64validator.Between(0, 10000)},
 		},
+		"update_strategy": tfconv.OneOf(spec.UpdateStrategyNames(), "How a `deployment` replaces its pods when the pod "+
+			"template changes (a new `image`, say): ", ". `recreate` stops every old pod before a new one starts: no spare "+
+			"GPU is needed, and the workload is down until the new pods are ready. `rolling` replaces one pod at a time "+
+			"inside the GPUs already held (`RollingUpdate`, `maxSurge` 0, `maxUnavailable` 1): with one replica that is "+
+			"downtime too. `surge` starts each new pod before an old one stops (`RollingUpdate`, `maxSurge` 1, "+
+			"`maxUnavailable` 0): no downtime, but the pool needs one pod's GPUs spare during the update, or the new pod "+
+			"cannot schedule and the apply fails as for any pod that cannot. Unset: `recreate` for one replica (or `replicas` unset), "+
+			"`rolling` for several. Only for `kind = \"deployment\"`; a `patch` that sets `spec.strategy` wins over it."),
 		"image": schema.StringAttribute{
 			MarkdownDescription: "Container image, e.g. `registry.example/nvidia/pytorch:24.08-py3`.",
 			Required:            true,
@@ -229,7 +236,7 @@ func workloadAttributes() map[string]schema.Attribute {
 		"patch": schema.StringAttribute{
 			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet, Job or CronJob, applied while " +
 				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: security " +
-				"contexts, volumes, sidecars and init containers, scheduler, update strategy, `podFailurePolicy`, ... " +
+				"contexts, volumes, sidecars and init containers, scheduler, a StatefulSet's update strategy, `podFailurePolicy`, ... " +
 				"(docs/design/workloads.md says which fields are typed and why). `manifests` shows the result, and drift detection and server-side apply " +
 				"cover the patched fields. The GPU placement cannot be undone through it: a patch that changes or removes " +
 				"the GPU request, gives another container GPUs, changes a node selector entry of the placement, drops a " +
