@@ -137,6 +137,7 @@ func TestAccGettingStarted_appliesAsAUser(t *testing.T) {
 		t.Fatal("the getting-started workload has no pods")
 	}
 	for _, p := range pods.Items {
+		t.Logf("pod %s runs on %s", p.Name, p.Spec.NodeName)
 		if !regexp.MustCompile(`^gke-a100-\d+$`).MatchString(p.Spec.NodeName) {
 			t.Errorf("pod %s is on %q, want a node of the GKE A100 pool", p.Name, p.Spec.NodeName)
 		}
