@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +81,8 @@ const fakeSlices = `{"items": [{"spec": {"nodeName": "dra-h100-0", "driver": "gp
  {"name": "gpu-1", "attributes": {"type": {"string": "gpu"}}}]}}]}`
 
 // runDemo runs scripts/demo.sh with the stubs and the given environment,
-// returning its combined output, its exit error, and the stub directory.
-func runDemo(t *testing.T, env ...string) (string, error, string) {
+// returning its combined output, the stub directory and its exit error.
+func runDemo(t *testing.T, env ...string) (string, string, error) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatalf("the demo needs python3 (README: Requirements): %v", err)
@@ -109,7 +108,7 @@ func runDemo(t *testing.T, env ...string) (string, error, string) {
 	)
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
-	return string(out), err, dir
+	return string(out), dir, err
 }
 
 func writeExec(t *testing.T, path, body string) {
@@ -126,14 +125,12 @@ func writeExec(t *testing.T, path, body string) {
 // where the demo finds its kubectl.
 func versionsEnv(t *testing.T, key string) string {
 	t.Helper()
-	f, err := os.Open("scripts/localcluster/versions.env")
+	raw, err := os.ReadFile("scripts/localcluster/versions.env")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), key+"="); ok {
+	for line := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), key+"="); ok {
 			return v
 		}
 	}
@@ -156,7 +153,7 @@ func TestDemo_failsLoudly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			out, err, _ := runDemo(t, tc.env)
+			out, _, err := runDemo(t, tc.env)
 			if err == nil {
 				t.Fatalf("the demo exited 0 although the %s failed:\n%s", tc.name, out)
 			}
@@ -176,7 +173,7 @@ func TestDemo_failsLoudly(t *testing.T) {
 // ResourceSlices' devices; the DRA claim table's headers name what their
 // columns hold.
 func TestDemo_tables(t *testing.T) {
-	out, err, dir := runDemo(t)
+	out, dir, err := runDemo(t)
 	if err != nil {
 		t.Fatalf("the demo failed with every stub succeeding: %v\n%s", err, out)
 	}

@@ -185,7 +185,11 @@ func TestDocsHCL_attributesExistInSchemas(t *testing.T) {
 			continue
 		}
 		c := &checker{source: s}
-		for _, b := range file.Body.(*hclsyntax.Body).Blocks {
+		body, ok := file.Body.(*hclsyntax.Body)
+		if !ok {
+			t.Fatalf("%s: hclsyntax parsed a %T", s.name, file.Body)
+		}
+		for _, b := range body.Blocks {
 			switch {
 			case b.Type == "provider" && len(b.Labels) == 1 && b.Labels[0] == "gpu":
 				c.body(withoutAttrs(b.Body, "alias"), schemas.Provider.Block, "provider \"gpu\"", false)
@@ -266,8 +270,12 @@ resource "gpu_workload" "x" {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
+	body, ok := file.Body.(*hclsyntax.Body)
+	if !ok || len(body.Blocks) != 1 {
+		t.Fatalf("hclsyntax parsed %T", file.Body)
+	}
 	c := &checker{source: hclSource{name: "test.tf", line: 1}}
-	c.body(file.Body.(*hclsyntax.Body).Blocks[0].Body, schemas.ResourceSchemas["gpu_workload"].Block, "gpu_workload", true)
+	c.body(body.Blocks[0].Body, schemas.ResourceSchemas["gpu_workload"].Block, "gpu_workload", true)
 	got := strings.Join(c.problems, "\n")
 	for _, want := range []string{"gpu_workload.manifest is not an attribute", "gpu_workload.gpu.colour is not an attribute",
 		"gpu_workload.nosuch is not a block", "gpu_workload.job.retries is not an attribute"} {
