@@ -142,6 +142,10 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 	// An unknown kind is "" here: only a known kind other than deployment
 	// is refused (render's Deployment is the only object with a strategy
 	// this attribute sets; a StatefulSet's differs in kind, a Job has none).
+	if w.UpdateStrategy != "" && !slices.Contains(spec.UpdateStrategyNames(), w.UpdateStrategy) {
+		diags.AddError(gpudiag.At("update_strategy"), "Invalid update_strategy",
+			"update_strategy is \""+w.UpdateStrategy+"\". Allowed: "+strings.Join(spec.UpdateStrategyNames(), ", ")+".")
+	}
 	if w.UpdateStrategy != "" && w.Kind != "" && w.Kind != spec.KindDeployment {
 		diags.AddError(gpudiag.At("update_strategy"), "update_strategy is for deployments",
 			"update_strategy sets a Deployment's update strategy, but kind is \""+w.Kind+"\". "+

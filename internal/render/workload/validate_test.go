@@ -181,6 +181,8 @@ func TestValidateRules(t *testing.T) {
 		// update strategy
 		{"update_strategy on a statefulset", func(w *spec.Workload) { w.Kind, w.UpdateStrategy = "statefulset", spec.UpdateSurge },
 			gpudiag.SeverityError, "update_strategy", `Allowed: remove update_strategy, or use kind = "deployment"`},
+		{"unknown update_strategy", func(w *spec.Workload) { w.UpdateStrategy = "blue-green" },
+			gpudiag.SeverityError, "update_strategy", "Allowed: recreate, rolling, surge"},
 		{"update_strategy on a job", func(w *spec.Workload) { w.Kind, w.UpdateStrategy = "job", spec.UpdateRecreate },
 			gpudiag.SeverityError, "update_strategy", `kind is "job"`},
 
