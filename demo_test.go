@@ -213,3 +213,30 @@ func TestDemo_tables(t *testing.T) {
 		t.Errorf("claim columns %s, want CLAIM,CLASS,DRIVER,POOL,DEVICES", got)
 	}
 }
+
+// `make demo` starts the cluster without its own pool table, so the demo's
+// is the only one (the cluster's summary once printed a second, wrong one).
+func TestDemo_makeStartsClusterWithoutSummary(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Fatalf("make is required (README: Requirements): %v", err)
+	}
+	out, err := exec.Command("make", "-n", "demo").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n demo: %v\n%s", err, out)
+	}
+	var up, demo int
+	for line := range strings.Lines(string(out)) {
+		switch {
+		case strings.Contains(line, "cluster.sh up"):
+			up++
+			if !strings.Contains(line, "GPU_CLUSTER_SUMMARY=0") {
+				t.Errorf("make demo starts the cluster with its pool table: %s", line)
+			}
+		case strings.Contains(line, "scripts/demo.sh"):
+			demo++
+		}
+	}
+	if up != 1 || demo != 1 {
+		t.Errorf("make demo runs cluster.sh up %d times and demo.sh %d times, want once each:\n%s", up, demo, out)
+	}
+}
