@@ -3,35 +3,100 @@
 # examples/quickstart with the freshly built provider through a dev_overrides
 # CLI configuration written under demo-output/ (the user's own ~/.terraformrc
 # is never read or touched) and prints where each workload landed.
+#
+# Every step that fails stops the demo with a non-zero exit and shows that
+# step's whole output: terraform's output is captured to a log under
+# demo-output/logs and filtered for display only after it succeeded.
+# demo_test.go runs the failure paths with a stub terraform and kubectl.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 state_dir="${GPU_CLUSTER_DIR:-$root/.localcluster}"
 kubeconfig="$state_dir/kubeconfig"
-out="$root/demo-output"
+out="${GPU_DEMO_OUTPUT:-$root/demo-output}"
 provider_bin="${PROVIDER_BIN:-$root/bin/terraform-provider-gpu}"
 terraform="$("$root/scripts/terraform.sh")"
 . "$root/scripts/localcluster/versions.env"
 kubectl="${GPU_CLUSTER_CACHE:-$HOME/.cache/terraform-provider-gpu/localcluster}/bin/kube-$KUBE_VERSION/kubectl"
 
+# fail WHAT [LOG]: stops the demo saying what failed, with the log's content.
+fail() {
+	echo "demo: FAILED: $1" >&2
+	if [[ -n ${2:-} ]]; then
+		sed 's/^/  | /' "$2" >&2
+		echo "demo: the whole output is in $2" >&2
+	fi
+	exit 1
+}
+
+# tf_step NAME FILTER ARGS...: runs terraform ARGS with stdout and stderr
+# captured in $out/logs/NAME.log. On failure the demo stops with all of it;
+# on success only the lines matching FILTER are shown (none matching is fine:
+# the filter only shortens what is shown, the exit status decides).
+tf_step() {
+	local name=$1 filter=$2 log rc=0
+	shift 2
+	log="$out/logs/$name.log"
+	"$terraform" "$@" >"$log" 2>&1 || rc=$?
+	((rc == 0)) || fail "terraform $1 ($name) exited with $rc" "$log"
+	grep -E "$filter" "$log" || true
+}
+
+# kc ARGS...: kubectl on the local cluster; set -e stops the demo when it
+# fails, and its error is on stderr.
+kc() { "$kubectl" --kubeconfig "$kubeconfig" "$@"; }
+
+ensure_namespace() { kc create namespace "$1" --dry-run=client -o yaml | kc apply -f - >/dev/null; }
+
+mkdir -p "$out/logs"
+
+# One table of the simulated pools (`make demo` starts the cluster with
+# GPU_CLUSTER_SUMMARY=0, so this is the only one): a pool whose nodes differ
+# (GKE Autopilot's two machine sizes) lists every instance type and every
+# per-node GPU resource, a DRA node shows what its ResourceSlices hold, and
+# taints are shown as kubectl writes them, key=value:effect.
 echo "== Simulated GPU node pools"
-"$kubectl" --kubeconfig "$kubeconfig" get nodes -o json | python3 -c '
+kc get nodes -l fixtures.gpuform.io/pool -o json >"$out/logs/nodes.json"
+kc get resourceslices -o json >"$out/logs/resourceslices.json"
+python3 - "$out/logs/nodes.json" "$out/logs/resourceslices.json" <<'PY'
 import json, sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+
+nodes = json.load(open(sys.argv[1]))["items"]
+dra = {}  # node -> Counter of (driver, device type)
+for s in json.load(open(sys.argv[2]))["items"]:
+    spec = s.get("spec", {})
+    for d in spec.get("devices", []):
+        attrs = d.get("attributes", {})
+        kind = attrs.get("type", {}).get("string", "device")
+        if "profile" in attrs:
+            kind += " " + attrs["profile"].get("string", "")
+        dra.setdefault(spec.get("nodeName", ""), Counter())[(spec.get("driver", "?"), kind)] += 1
+
+def add(seq, item):
+    if item not in seq:
+        seq.append(item)
+
 pools = OrderedDict()
-for n in sorted(json.load(sys.stdin)["items"], key=lambda n: n["metadata"]["name"]):
-    labels = n["metadata"].get("labels", {})
-    pool = labels.get("fixtures.gpuform.io/pool", n["metadata"]["name"])
-    gpus = {k: v for k, v in n["status"].get("allocatable", {}).items() if k.startswith("nvidia.com/")}
-    taints = sorted({"%s:%s" % (t["key"], t["effect"]) for t in n["spec"].get("taints", [])})
-    p = pools.setdefault(pool, {"cloud": labels.get("fixtures.gpuform.io/cloud", "-"), "nodes": 0,
-        "instance": labels.get("node.kubernetes.io/instance-type", "-"), "gpus": gpus, "taints": taints})
+for n in sorted(nodes, key=lambda n: n["metadata"]["name"]):
+    name, labels = n["metadata"]["name"], n["metadata"].get("labels", {})
+    p = pools.setdefault(labels["fixtures.gpuform.io/pool"], {
+        "cloud": labels.get("fixtures.gpuform.io/cloud", "-"), "nodes": 0, "instances": [], "gpus": [], "taints": []})
     p["nodes"] += 1
-print("%-24s %-14s %-5s %-26s %-34s %s" % ("POOL", "CLOUD", "NODES", "INSTANCE", "GPU RESOURCE PER NODE", "TAINTS"))
+    add(p["instances"], labels.get("node.kubernetes.io/instance-type", "-"))
+    gpus = ", ".join("%s=%s" % kv for kv in sorted(n["status"].get("allocatable", {}).items())
+                     if kv[0].startswith(("nvidia.com/", "amd.com/")))
+    if name in dra:
+        gpus = "DRA " + ", ".join("%s: %d %s" % (drv, c, kind) for (drv, kind), c in sorted(dra[name].items()))
+    add(p["gpus"], gpus or "-")
+    for t in n["spec"].get("taints", []):
+        add(p["taints"], "%s%s:%s" % (t["key"], "=" + t["value"] if t.get("value") else "", t["effect"]))
+
+print("%-22s %-13s %-5s %-36s %-44s %s" % ("POOL", "CLOUD", "NODES", "INSTANCE TYPES", "GPU RESOURCES PER NODE", "TAINTS"))
 for name, p in pools.items():
-    gpu = ", ".join("%s=%s" % kv for kv in sorted(p["gpus"].items())) or "-"
-    print("%-24s %-14s %-5d %-26s %-34s %s" % (name, p["cloud"], p["nodes"], p["instance"], gpu, " ".join(p["taints"]) or "-"))
-'
+    print("%-22s %-13s %-5d %-36s %-44s %s" % (name, p["cloud"], p["nodes"], ",".join(p["instances"]),
+                                             " / ".join(p["gpus"]), " ".join(p["taints"]) or "-"))
+PY
 
 mkdir -p "$out/quickstart"
 cat >"$out/terraformrc" <<RC
@@ -43,15 +108,14 @@ provider_installation {
 }
 RC
 cp "$root/examples/quickstart/main.tf" "$out/quickstart/main.tf"
-"$kubectl" --kubeconfig "$kubeconfig" create namespace gpu-demo --dry-run=client -o yaml |
-	"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+ensure_namespace gpu-demo
 
 echo
 echo "== terraform apply examples/quickstart (provider from $provider_bin)"
 cd "$out/quickstart"
 export TF_CLI_CONFIG_FILE="$out/terraformrc" TF_IN_AUTOMATION=1
-"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" |
-	grep -E '^(gpu_workload|Apply complete)' || true
+tf_step quickstart '^(gpu_workload|Apply complete)' \
+	apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig"
 
 echo
 echo "== Where the GPU workloads run"
@@ -77,32 +141,33 @@ echo
 echo "== terraform apply examples/queues (Kueue: two teams, one pool)"
 mkdir -p "$out/queues"
 cp "$root/examples/queues/main.tf" "$out/queues/main.tf"
-for ns in team-a team-b; do
-	"$kubectl" --kubeconfig "$kubeconfig" create namespace "$ns" --dry-run=client -o yaml |
-		"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
-done
+ensure_namespace team-a
+ensure_namespace team-b
 (
 	cd "$out/queues"
-	"$terraform" apply -auto-approve -input=false -no-color -var "kubeconfig=$kubeconfig" 2>&1 |
-		grep -E '^(gpu_queue|gpu_workload).*(Creation complete|Creating)|is waiting in queue|Kueue Workload|Apply complete' || true
+	tf_step queues '^(gpu_queue|gpu_workload).*(Creation complete|Creating)|is waiting in queue|Kueue Workload|Apply complete' \
+		apply -auto-approve -input=false -no-color -var "kubeconfig=$kubeconfig"
 )
 echo
 echo "== Kueue's view of team A's Jobs until train-2 is admitted"
-jobs() {
-	"$kubectl" --kubeconfig "$kubeconfig" -n team-a get workloads.kueue.x-k8s.io \
+team_a_workloads() {
+	kc -n team-a get workloads.kueue.x-k8s.io \
 		-o custom-columns='WORKLOAD:.metadata.name,QUEUE:.spec.queueName,ADMITTED:.status.conditions[?(@.type=="Admitted")].status,FINISHED:.status.conditions[?(@.type=="Finished")].status'
 }
-jobs
+team_a_workloads
+train2_uid=$(kc -n team-a get job train-2 -o jsonpath='{.metadata.uid}')
+admitted=
 for _ in $(seq 1 300); do
-	admitted=$("$kubectl" --kubeconfig "$kubeconfig" -n team-a get workloads.kueue.x-k8s.io \
-		-l kueue.x-k8s.io/job-uid="$("$kubectl" --kubeconfig "$kubeconfig" -n team-a get job train-2 -o jsonpath='{.metadata.uid}')" \
+	# A poll: the Workload may not exist yet, so a failed read is retried.
+	admitted=$(kc -n team-a get workloads.kueue.x-k8s.io -l kueue.x-k8s.io/job-uid="$train2_uid" \
 		-o jsonpath='{.items[0].status.conditions[?(@.type=="Admitted")].status}' 2>/dev/null || true)
 	[[ $admitted == True ]] && break
 	sleep 0.2
 done
-echo "-- train-2 admitted: ${admitted:-no}"
-jobs
-"$kubectl" --kubeconfig "$kubeconfig" -n team-a get pods -o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase'
+team_a_workloads
+[[ $admitted == True ]] || fail "Kueue did not admit team A's train-2 within 60 s (Admitted=${admitted:-none}); see the table above"
+echo "-- train-2 admitted"
+kc -n team-a get pods -o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,PHASE:.status.phase'
 
 # DRA: a pool of the dra-h100 nodes (no nvidia.com/gpu; NVIDIA's driver's
 # ResourceSlices), a workload on it, and what the scheduler allocated.
@@ -112,12 +177,12 @@ mkdir -p "$out/dra"
 cp "$root/examples/dra/main.tf" "$out/dra/main.tf"
 (
 	cd "$out/dra"
-	"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" 2>&1 |
-		grep -E '^(gpu_node_pool_policy|gpu_workload).*Creation complete|Apply complete' || true
-	echo "-- the pod's claim, allocated by the scheduler (driver, pool = node, device):"
-	"$kubectl" --kubeconfig "$kubeconfig" -n gpu-demo get resourceclaims \
-		-o custom-columns='CLAIM:.metadata.name,CLASS:.spec.devices.requests[0].exactly.deviceClassName,STATE:.status.allocation.devices.results[*].pool,DEVICES:.status.allocation.devices.results[*].device'
+	tf_step dra '^(gpu_node_pool_policy|gpu_workload).*Creation complete|Apply complete' \
+		apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig"
 )
+echo "-- the pod's claim as the scheduler allocated it (the DRA driver's pool is the node):"
+kc -n gpu-demo get resourceclaims \
+	-o custom-columns='CLAIM:.metadata.name,CLASS:.spec.devices.requests[0].exactly.deviceClassName,DRIVER:.status.allocation.devices.results[*].driver,POOL:.status.allocation.devices.results[*].pool,DEVICES:.status.allocation.devices.results[*].device'
 
 # Topology: a Job of 4 pods x 8 GPUs that Kueue admits only into one block
 # of the GKE topology pool, and the block each pod landed in.
@@ -125,17 +190,18 @@ echo
 echo "== terraform apply examples/topology (Kueue TAS: 4 pods x 8 GPUs, one block required)"
 mkdir -p "$out/topology"
 cp "$root/examples/topology/main.tf" "$out/topology/main.tf"
-"$kubectl" --kubeconfig "$kubeconfig" create namespace gpu-demo-tas --dry-run=client -o yaml |
-	"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+ensure_namespace gpu-demo-tas
 (
 	cd "$out/topology"
-	"$terraform" apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" 2>&1 |
-		grep -E '^(gpu_node_pool_policy|gpu_queue|gpu_workload).*Creation complete|Apply complete' || true
+	tf_step topology '^(gpu_node_pool_policy|gpu_queue|gpu_workload).*Creation complete|Apply complete' \
+		apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig"
 )
 echo "-- where the Job's pods landed (node, its block and sub-block):"
-"$kubectl" --kubeconfig "$kubeconfig" -n gpu-demo-tas get pods -l app.kubernetes.io/name=pretrain \
-	-o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | while read -r node; do
-	[[ -n $node ]] && "$kubectl" --kubeconfig "$kubeconfig" get node "$node" \
+mapfile -t tas_nodes < <(kc -n gpu-demo-tas get pods -l app.kubernetes.io/name=pretrain -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}')
+((${#tas_nodes[@]})) || fail "the topology example's Job has no pods"
+for node in "${tas_nodes[@]}"; do
+	[[ -n $node ]] || fail "a pod of the topology example's Job is not scheduled"
+	kc get node "$node" \
 		-o jsonpath='{.metadata.name}{"  block="}{.metadata.labels.cloud\.google\.com/gce-topology-block}{"  subblock="}{.metadata.labels.cloud\.google\.com/gce-topology-subblock}{"\n"}'
 done
 
@@ -146,21 +212,22 @@ charts="${GPU_CHARTS_DIR:-$root/../shared/charts}"
 echo
 if [[ -d "$charts/src/fiftyone-teams-app" ]]; then
 	echo "== helm upgrade --install fiftyone-teams-app with values-fiftyone-teams-app.yaml"
-	"$kubectl" --kubeconfig "$kubeconfig" create namespace fiftyone-demo --dry-run=client -o yaml |
-		"$kubectl" --kubeconfig "$kubeconfig" apply -f - >/dev/null
+	ensure_namespace fiftyone-demo
 	printf 'namespace: {name: fiftyone-demo}\nteamsAppSettings: {dnsName: fiftyone.demo.test}\n' >"$out/values-fiftyone-site.yaml"
 	(cd "$root" && go run ./scripts/chartinstall -kubeconfig "$kubeconfig" -chart "$charts/src/fiftyone-teams-app" \
 		-release fiftyone -namespace fiftyone-demo -f "$out/values-fiftyone-site.yaml" -f "$out/values-fiftyone-teams-app.yaml")
+	pending=unknown
 	for _ in $(seq 1 100); do
-		pending=$("$kubectl" --kubeconfig "$kubeconfig" -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
+		pending=$(kc -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
 			-o jsonpath='{range .items[?(@.spec.nodeName=="")]}{.metadata.name}{"\n"}{end}')
 		[[ -z "$pending" ]] && break
 		sleep 0.2
 	done
 	echo
 	echo "== Where FiftyOne's GPU runner (delegatedOperatorDeployments.deployments.gpuA100) runs"
-	"$kubectl" --kubeconfig "$kubeconfig" -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
+	kc -n fiftyone-demo get pods -l app.kubernetes.io/name=gpu-a100 \
 		-o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,GPU:.spec.containers[0].resources.limits.nvidia\.com/gpu'
+	[[ -z "$pending" ]] || fail "FiftyOne's GPU runner is not scheduled after 20 s: $pending"
 else
 	echo "== charts: skipped: the FiftyOne chart install (no $charts/src/fiftyone-teams-app; set GPU_CHARTS_DIR)"
 fi

@@ -1,34 +1,40 @@
-# Use a kubeconfig file and one of its contexts.
-provider "gpu" {
-  config_path    = "~/.kube/config"
-  config_context = "gke_my-project_us-central1_ml"
-  default_cloud  = "gke"
-}
+# Getting started: a GPU pool described once and a workload that takes one
+# of its GPUs. Terraform 1.8 or later: the provider's functions need it.
+terraform {
+  required_version = ">= 1.8"
 
-# Or connect with a host, a token and the cluster CA, for example from a
-# cluster created in the same configuration. Nothing is contacted while
-# planning, so unknown values here are fine.
-provider "gpu" {
-  alias                  = "eks"
-  host                   = var.cluster_endpoint
-  cluster_ca_certificate = base64decode(var.cluster_ca)
-  default_cloud          = "eks"
-
-  exec {
-    api_version = "client.authentication.k8s.io/v1beta1"
-    command     = "aws"
-    args        = ["eks", "get-token", "--cluster-name", var.cluster_name]
+  required_providers {
+    gpu = {
+      source  = "gpuform/gpu"
+      version = "~> 0.1"
+    }
   }
 }
 
-variable "cluster_endpoint" {
-  type = string
+# Connects like the Kubernetes provider: here the current context of a
+# kubeconfig file (add config_context to pick another).
+provider "gpu" {
+  config_path = "~/.kube/config"
 }
 
-variable "cluster_ca" {
-  type = string
+# A GKE node pool named a100-pool of A100 40GB machines with 8 GPUs each.
+resource "gpu_node_pool_policy" "a100" {
+  name          = "a100-pool"
+  cloud         = "gke"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
 }
 
-variable "cluster_name" {
-  type = string
+# A Deployment with one GPU of that pool: node selector, tolerations and the
+# nvidia.com/gpu limit and request come from the pool. The apply waits until
+# it runs, or fails with the scheduler's reason.
+resource "gpu_workload" "inference" {
+  name      = "llm-inference"
+  namespace = "default"
+  node_pool = gpu_node_pool_policy.a100.id
+  image     = "vllm/vllm-openai:v0.6.3"
+
+  gpu {
+    count = 1
+  }
 }

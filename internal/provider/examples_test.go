@@ -77,11 +77,12 @@ func TestAccExamples_quickstartApplies(t *testing.T) {
 	})
 }
 
-// The provider example plans with its variables set and no cluster: the
-// block is validated without connecting.
+// The provider connection example plans with its variables set and no
+// cluster: the block is validated without connecting. (The getting-started
+// example beside it is applied by TestAccGettingStarted_appliesAsAUser.)
 func TestExamples_providerPlans(t *testing.T) {
 	clearClusterEnv(t)
-	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "provider", "provider.tf"))
+	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "provider", "connect", "provider.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@
 #   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (26257)  GPU_CLUSTER_SCHEDULER_PORT (26259)  GPU_CLUSTER_KWOK_PORT (26250)
 #   GPU_CLUSTER_KUEUE_WEBHOOK_PORT (26943)  GPU_CLUSTER_KUEUE_HEALTH_PORT (26981)
 #   GPU_CLUSTER_KUEUE      0: up runs no Kueue (and stops one an earlier up started); default 1
+#   GPU_CLUSTER_SUMMARY    0: up prints no pool table (make demo prints its own); default 1
 #   GPU_CLUSTER_TIMEOUT    seconds to wait for each readiness step (default 120)
 #   GPU_CLUSTER_STOP_TIMEOUT  seconds down waits for the apiserver port to be released (default 10)
 set -euo pipefail
@@ -167,8 +168,10 @@ cmd_up() {
     echo "  Kueue $KUEUE_VERSION (Job, Deployment, StatefulSet, Pod integrations), webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT"
     echo "              log $KUEUE_LOG"
   fi
-  echo
-  summary
+  if [[ ${GPU_CLUSTER_SUMMARY:-1} != 0 ]]; then
+    echo
+    summary
+  fi
 }
 
 cmd_down() {

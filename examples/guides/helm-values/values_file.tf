@@ -36,3 +36,8 @@ resource "local_file" "fiftyone_values" {
 output "fiftyone_gpu_runner" {
   value = gpu_operator_values.fiftyone.values.delegatedOperatorDeployments.deployments.gpuL4
 }
+
+# Without the local provider: terraform output -raw fiftyone_values > fiftyone-values.yaml
+output "fiftyone_values" {
+  value = gpu_operator_values.fiftyone.values_yaml
+}

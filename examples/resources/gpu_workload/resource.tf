@@ -26,7 +26,8 @@ resource "gpu_workload" "inference" {
   }
 }
 
-# A 4-GPU training Job on an AKS A100 pool tainted sku=gpu:NoSchedule.
+# A 4-GPU training Job on an AKS V100 pool (Standard_NC24s_v3, 4 x V100 16GB)
+# tainted sku=gpu:NoSchedule.
 resource "gpu_workload" "training" {
   name      = "finetune"
   namespace = "ml"
@@ -118,7 +119,7 @@ resource "gpu_workload" "batch_embed" {
   }
 }
 
-# Render only: the manifest goes to a GitOps repository, no cluster needed.
+# Render only: the manifests go to a GitOps repository, no cluster needed.
 resource "gpu_workload" "gitops" {
   name      = "batch-scorer"
   namespace = "ml"
@@ -136,16 +137,20 @@ output "gitops_manifest" {
   value = join("---\n", gpu_workload.gitops.manifests)
 }
 
-# Anything no attribute covers goes through `patch`, a strategic merge patch
-# of the rendered Deployment: an NGC pull secret, a metrics sidecar, a
-# restricted security context and a rolling update that never drops below
-# the running replicas. The GPU placement cannot be undone through it.
+# An NGC image pulled with a dockerconfigjson Secret (image_pull_secrets),
+# updated without dropping below the running replicas (update_strategy
+# "surge": the pool needs a spare GPU during an update). Anything no
+# attribute covers goes through `patch`, a strategic merge patch of the
+# rendered Deployment: here a metrics sidecar and a restricted security
+# context. The GPU placement cannot be undone through it.
 resource "gpu_workload" "ngc_inference" {
-  name      = "triton"
-  namespace = "inference"
-  cloud     = "gke"
-  image     = "nvcr.io/nvidia/tritonserver:24.08-py3"
-  replicas  = 2
+  name               = "triton"
+  namespace          = "inference"
+  cloud              = "gke"
+  image              = "nvcr.io/nvidia/tritonserver:24.08-py3"
+  image_pull_secrets = ["ngc"]
+  replicas           = 2
+  update_strategy    = "surge"
 
   gpu {
     count       = 1
@@ -154,12 +159,8 @@ resource "gpu_workload" "ngc_inference" {
 
   patch = <<-EOT
     spec:
-      strategy:
-        type: RollingUpdate
-        rollingUpdate: {maxUnavailable: 0, maxSurge: 1}
       template:
         spec:
-          imagePullSecrets: [{name: ngc}]
           securityContext: {runAsNonRoot: true, runAsUser: 1000}
           containers:
             - name: metrics

@@ -17,8 +17,12 @@ import (
 // Block is the `gpu` block's schema.
 func Block() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "What the workload needs from GPUs (required).",
-		Validators:          []validator.Object{objectvalidator.IsRequired()},
+		// Terraform's protocol has no required blocks, so the generated docs
+		// list this one as optional: the description says otherwise, and
+		// IsRequired makes a configuration without it a plan error.
+		MarkdownDescription: "What the workload needs from GPUs. **Required**, although listed as optional " +
+			"(Terraform cannot mark a block required): a `gpu_workload` without it is a plan error.",
+		Validators: []validator.Object{objectvalidator.IsRequired()},
 		Attributes: map[string]schema.Attribute{
 			"count": schema.Int64Attribute{
 				MarkdownDescription: "GPUs (or MIG partitions, or shared GPU slices) per pod. Set as the container " +

@@ -32,7 +32,7 @@ import (
 // the same render functions the validators use.
 func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A GPU workload (Deployment, StatefulSet or Job) rendered from GPU intent: how many GPUs, which " +
+		MarkdownDescription: "A GPU workload (Deployment, StatefulSet, Job or CronJob) rendered from GPU intent: how many GPUs, which " +
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
 			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule. " +
@@ -75,7 +75,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},
 		"name": schema.StringAttribute{
-			MarkdownDescription: "Name of the Deployment, StatefulSet or Job (a DNS-1123 label). Changing it re-creates the workload.",
+			MarkdownDescription: "Name of the Deployment, StatefulSet, Job or CronJob (a DNS-1123 label). Changing it re-creates the workload.",
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
@@ -109,10 +109,23 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
-				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply.",
+				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply. " +
+				"Without `update_strategy`, a `deployment`'s update strategy follows from it and never needs a spare GPU: " +
+				"unset or 1, it is `Recreate`, so every change of the pod template (a new `image`, say) stops the old pod " +
+				"before the new one starts and the workload is down until the new pod is ready; above 1, it is " +
+				"`RollingUpdate` with `maxSurge` 0 and `maxUnavailable` 1, replacing one pod at a time inside the GPUs " +
+				"already held.",
 			Optional:   true,
 			Validators: []validator.Int64{int64validator.Between(0, 10000)},
 		},
+		"update_strategy": tfconv.OneOf(spec.UpdateStrategyNames(), "How a `deployment` replaces its pods when the pod "+
+			"template changes (a new `image`, say): ", ". `recreate` stops every old pod before a new one starts: no spare "+
+			"GPU is needed, and the workload is down until the new pods are ready. `rolling` replaces one pod at a time "+
+			"inside the GPUs already held (`RollingUpdate`, `maxSurge` 0, `maxUnavailable` 1): with one replica that is "+
+			"downtime too. `surge` starts each new pod before an old one stops (`RollingUpdate`, `maxSurge` 1, "+
+			"`maxUnavailable` 0): no downtime, but the pool needs one pod's GPUs spare during the update, or the new pod "+
+			"cannot schedule and the apply fails as for any pod that cannot. Unset: `recreate` for one replica (or `replicas` unset), "+
+			"`rolling` for several. Only for `kind = \"deployment\"`; a `patch` that sets `spec.strategy` wins over it."),
 		"image": schema.StringAttribute{
 			MarkdownDescription: "Container image, e.g. `registry.example/nvidia/pytorch:24.08-py3`.",
 			Required:            true,
@@ -192,8 +205,8 @@ func workloadAttributes() map[string]schema.Attribute {
 			spec.QueueSchedulerKueue+"`. `kai` and `volcano` render their queue label or annotation and `schedulerName` "+
 			"as their documentation specifies; they are not tested against those controllers.",
 			stringvalidator.AlsoRequires(path.MatchRoot("queue"))),
-		"labels":          stringMap("Labels on the Deployment, StatefulSet or Job."),
-		"annotations":     stringMap("Annotations on the Deployment, StatefulSet or Job."),
+		"labels":          stringMap("Labels on the Deployment, StatefulSet, Job or CronJob."),
+		"annotations":     stringMap("Annotations on the Deployment, StatefulSet, Job or CronJob."),
 		"pod_labels":      stringMap("Extra labels on the pods."),
 		"pod_annotations": stringMap("Annotations on the pods."),
 		"size": tfconv.OneOf(workload.SizeNames(), "CPU and memory per GPU preset: one of ",
@@ -221,10 +234,10 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:            true,
 		},
 		"patch": schema.StringAttribute{
-			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet or Job, applied while " +
+			MarkdownDescription: "A strategic merge patch (YAML or JSON) of the rendered Deployment, StatefulSet, Job or CronJob, applied while " +
 				"planning the way `kubectl patch` and kustomize apply one, for any field no attribute covers: security " +
-				"contexts, volumes, sidecars and init containers, scheduler, update strategy, `podFailurePolicy`, ... " +
-				"(docs/design/workloads.md says which fields are typed and why). `manifest` shows the result, and drift detection and server-side apply " +
+				"contexts, volumes, sidecars and init containers, scheduler, a StatefulSet's update strategy, `podFailurePolicy`, ... " +
+				"(docs/design/workloads.md says which fields are typed and why). `manifests` shows the result, and drift detection and server-side apply " +
 				"cover the patched fields. The GPU placement cannot be undone through it: a patch that changes or removes " +
 				"the GPU request, gives another container GPUs, changes a node selector entry of the placement, drops a " +
 				"toleration it needs, widens its required node affinity, or renames the workload fails the plan, saying " +
@@ -232,7 +245,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply to the cluster. With `false`, only `manifest` is rendered (for GitOps) and the cluster " +
+			MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the cluster " +
 				"is never contacted. Defaults to `true`.",
 			Optional: true,
 			Computed: true,
@@ -268,7 +281,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional: true,
 		},
 		"adopt": schema.BoolAttribute{
-			MarkdownDescription: "Take over a Deployment, StatefulSet or Job of the same name that already exists and was not created " +
+			MarkdownDescription: "Take over a Deployment, StatefulSet, Job or CronJob of the same name that already exists and was not created " +
 				"by `gpu_workload`, overwriting its fields with this configuration. Without it, creating over an existing " +
 				"object fails, so that destroy never deletes a workload this resource did not create or import. To keep " +
 				"what the object has, import it instead.",
@@ -286,7 +299,7 @@ func workloadAttributes() map[string]schema.Attribute {
 func workloadComputedAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"uid": schema.StringAttribute{
-			MarkdownDescription: "UID of the Deployment, StatefulSet or Job.",
+			MarkdownDescription: "UID of the Deployment, StatefulSet, Job or CronJob.",
 			Computed:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 		},

@@ -29,7 +29,7 @@ func (d *Data) ApplyClient(resourceType string, diags *diag.Diagnostics) (*kube.
 	client, err := d.Kube.Client()
 	if err != nil {
 		diags.AddError(resourceType+" needs a cluster to apply to", err.Error()+
-			"\n\nTo only render the manifest (GitOps), set apply = false.")
+			"\n\nTo only render the objects into the `manifests` attribute (GitOps), set apply = false.")
 		return nil, false
 	}
 	return client, true

@@ -277,3 +277,58 @@ func TestInferRefuses(t *testing.T) {
 		t.Errorf("cloud %q accelerator %q, want eks with any GPU", a.Workload.Cloud, a.Workload.GPU.Accelerator)
 	}
 }
+
+// A Deployment whose strategy has one of update_strategy's shapes is
+// adopted with that attribute (only where it differs from what replicas
+// give), and the patch no longer carries the strategy; Kubernetes' default
+// 25%/25% has no such shape and stays in the patch.
+func TestInferUpdateStrategy(t *testing.T) {
+	deployment := func(replicas, strategy string) string {
+		return strings.NewReplacer("REPLICAS", replicas, "STRATEGY", strategy).Replace(`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm, namespace: ml}
+spec:
+  replicas: REPLICAS
+  strategy: STRATEGY
+  selector: {matchLabels: {app.kubernetes.io/name: llm, app.kubernetes.io/instance: llm}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: llm, app.kubernetes.io/instance: llm}}
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+      - name: llm
+        image: vllm/vllm-openai:v0.6.3
+        resources:
+          limits: {nvidia.com/gpu: "1"}
+`)
+	}
+	for _, tc := range []struct {
+		name, replicas, strategy, want string
+		inPatch                        bool
+	}{
+		{"surge, one replica", "1", "{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}", spec.UpdateSurge, false},
+		{"recreate, three replicas", "3", "{type: Recreate}", spec.UpdateRecreate, false},
+		{"rolling, one replica", "1", "{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}", spec.UpdateRolling, false},
+		{"recreate, one replica: the default", "1", "{type: Recreate}", "", false},
+		{"Kubernetes' default", "2", "{type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := infer(t, deployment(tc.replicas, tc.strategy), "gke")
+			if a.Workload.UpdateStrategy != tc.want {
+				t.Errorf("update_strategy %q, want %q", a.Workload.UpdateStrategy, tc.want)
+			}
+			rendered, err := workload.ObjectMap(a.Rendered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := a.WithPatch(rendered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(w.Patch, "strategy"); got != tc.inPatch {
+				t.Errorf("strategy in the patch: %v, want %v:\n%s", got, tc.inPatch, w.Patch)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -210,7 +211,40 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	if cj, ok := lw.obj.(*batchv1.CronJob); ok {
 		w.CronJob = cronJobControls(cj.Spec)
 	}
+	if d, ok := lw.obj.(*appsv1.Deployment); ok {
+		w.UpdateStrategy = updateStrategyOf(d.Spec.Strategy, lw.replicas)
+	}
 	return w
+}
+
+// updateStrategyOf names a Deployment's strategy as update_strategy when it
+// has one of that attribute's shapes and differs from what replicas give
+// without it; any other strategy (Kubernetes' default of 25% and 25% among
+// them) stays in the patch.
+func updateStrategyOf(s appsv1.DeploymentStrategy, replicas *int32) string {
+	isInt := func(v *intstr.IntOrString, n int32) bool {
+		return v != nil && v.Type == intstr.Int && v.IntVal == n
+	}
+	name := ""
+	switch {
+	case s.Type == appsv1.RecreateDeploymentStrategyType:
+		name = spec.UpdateRecreate
+	case s.Type == appsv1.RollingUpdateDeploymentStrategyType && s.RollingUpdate != nil:
+		r := s.RollingUpdate
+		if isInt(r.MaxSurge, 0) && isInt(r.MaxUnavailable, 1) {
+			name = spec.UpdateRolling
+		} else if isInt(r.MaxSurge, 1) && isInt(r.MaxUnavailable, 0) {
+			name = spec.UpdateSurge
+		}
+	}
+	derived := spec.UpdateRecreate
+	if replicas != nil && *replicas > 1 {
+		derived = spec.UpdateRolling
+	}
+	if name == derived {
+		return ""
+	}
+	return name
 }
 
 func defaultSelector(name string) map[string]string {

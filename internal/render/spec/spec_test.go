@@ -85,7 +85,7 @@ func TestKubernetesNamesMatchTheAPI(t *testing.T) {
 // version 1 (see Workload): nested blocks as "Block.Field". They never
 // change: a stored annotation written by an older release must still read.
 var workloadJSONv1 = []string{
-	"Name", "Namespace", "Kind", "Cloud", "Replicas", "Labels", "Annotations", "PodLabels", "PodAnnotations",
+	"Name", "Namespace", "Kind", "Cloud", "Replicas", "UpdateStrategy", "Labels", "Annotations", "PodLabels", "PodAnnotations",
 	"SelectorLabels", "ContainerName", "Image", "Command", "Args", "Env",
 	"SecretEnv", "SecretEnv.name", "SecretEnv.key",
 	"Ports", "ServiceAccountName", "ImagePullSecrets", "PriorityClassName",

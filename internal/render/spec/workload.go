@@ -21,6 +21,11 @@ type Workload struct {
 	// Replicas applies to deployments and statefulsets; nil leaves
 	// spec.replicas to the server (1) or to an autoscaler.
 	Replicas *int32 `json:"Replicas"` // replicas
+	// UpdateStrategy is a deployment's update strategy, one of
+	// UpdateStrategyNames(); empty derives it from Replicas (Recreate for
+	// one, one pod at a time for several). omitempty keeps the spec
+	// annotation of workloads without it what earlier releases wrote.
+	UpdateStrategy string `json:"UpdateStrategy,omitempty"` // update_strategy
 
 	Labels         map[string]string `json:"Labels"`         // labels, on every object
 	Annotations    map[string]string `json:"Annotations"`    // annotations, on every object
@@ -258,6 +263,23 @@ const (
 
 // KindNames lists the accepted kind values.
 func KindNames() []string { return []string{KindDeployment, KindStatefulSet, KindJob, KindCronJob} }
+
+// Deployment update strategies (update_strategy).
+const (
+	// UpdateRecreate stops every old pod before a new one starts: no spare
+	// GPU is needed, and the workload is down until the new pods are ready.
+	UpdateRecreate = "recreate"
+	// UpdateRolling replaces one pod at a time inside the GPUs already held
+	// (RollingUpdate, maxSurge 0, maxUnavailable 1).
+	UpdateRolling = "rolling"
+	// UpdateSurge starts a new pod before an old one stops (RollingUpdate,
+	// maxSurge 1, maxUnavailable 0): no downtime, but the pool needs a spare
+	// pod's worth of GPUs during the update.
+	UpdateSurge = "surge"
+)
+
+// UpdateStrategyNames lists the accepted update_strategy values.
+func UpdateStrategyNames() []string { return []string{UpdateRecreate, UpdateRolling, UpdateSurge} }
 
 // MIG strategies of the NVIDIA device plugin / GPU Operator.
 const (

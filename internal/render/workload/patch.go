@@ -22,7 +22,7 @@ import (
 
 // The patch attribute is the escape hatch for every pod-spec field the
 // typed attributes do not cover: a strategic merge patch of the rendered
-// Deployment, StatefulSet or Job, applied with apimachinery's strategicpatch exactly as
+// Deployment, StatefulSet, Job or CronJob, applied with apimachinery's strategicpatch exactly as
 // kubectl and kustomize apply one. What the GPU rules decided must survive
 // it; a patch that undoes any of it is refused on the patch attribute,
 // naming the field, so the escape hatch cannot reintroduce the placements
@@ -102,7 +102,7 @@ func patchObject(patch string, diags *gpudiag.Diagnostics) ([]byte, bool) {
 	}
 	if err != nil {
 		diags.AddError(patchPath, "Invalid patch", "The patch does not read as a YAML or JSON object: "+err.Error()+
-			". Allowed: a strategic merge patch of the Deployment or Job, e.g. "+
+			". Allowed: a strategic merge patch of the Deployment, StatefulSet, Job or CronJob, e.g. "+
 			"\"spec:\\n  template:\\n    spec:\\n      priorityClassName: high\".")
 		return nil, false
 	}

@@ -16,25 +16,14 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// deployment wraps the pod template. The update strategy never needs a spare
-// GPU: a surge pod would wait for a free GPU that a fully used node pool
-// does not have (or force a scale-up of an expensive node), so
+// deployment wraps the pod template. Unless update_strategy says otherwise,
+// the update strategy never needs a spare GPU: a surge pod would wait for a
+// free GPU that a fully used node pool does not have (or force a scale-up of
+// an expensive node), so
 //   - one replica: Recreate (the old pod releases its GPU first);
 //   - several: RollingUpdate with maxSurge 0 and maxUnavailable 1, replacing
 //     pods one at a time inside the GPUs already held.
 func deployment(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, selector map[string]string) *appsv1.Deployment {
-	replicas := int32(1)
-	if w.Replicas != nil {
-		replicas = *w.Replicas
-	}
-	strategy := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	if replicas > 1 {
-		maxSurge, maxUnavailable := intstr.FromInt32(0), intstr.FromInt32(1)
-		strategy = appsv1.DeploymentStrategy{
-			Type:          appsv1.RollingUpdateDeploymentStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable},
-		}
-	}
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: meta,
@@ -43,9 +32,36 @@ func deployment(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateS
 			// HorizontalPodAutoscaler can own them without a tug of war.
 			Replicas: w.Replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
-			Strategy: strategy,
+			Strategy: deploymentStrategy(w),
 			Template: pod,
 		},
+	}
+}
+
+// deploymentStrategy is update_strategy's strategy, or the one derived from
+// replicas when it is unset.
+func deploymentStrategy(w spec.Workload) appsv1.DeploymentStrategy {
+	mode := w.UpdateStrategy
+	if mode == "" {
+		mode = spec.UpdateRecreate
+		if w.Replicas != nil && *w.Replicas > 1 {
+			mode = spec.UpdateRolling
+		}
+	}
+	rolling := func(surge, unavailable int32) appsv1.DeploymentStrategy {
+		maxSurge, maxUnavailable := intstr.FromInt32(surge), intstr.FromInt32(unavailable)
+		return appsv1.DeploymentStrategy{
+			Type:          appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable},
+		}
+	}
+	switch mode {
+	case spec.UpdateRolling:
+		return rolling(0, 1)
+	case spec.UpdateSurge:
+		return rolling(1, 0)
+	default:
+		return appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	}
 }
 

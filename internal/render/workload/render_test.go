@@ -87,6 +87,40 @@ func TestRenderUpdateStrategy(t *testing.T) {
 	}
 }
 
+// update_strategy overrides the strategy derived from replicas, whatever
+// their number.
+func TestRenderUpdateStrategySet(t *testing.T) {
+	for _, tc := range []struct {
+		mode               string
+		replicas           int32
+		typ                string
+		surge, unavailable int
+	}{
+		{spec.UpdateRecreate, 3, "Recreate", 0, 0},
+		{spec.UpdateRolling, 1, "RollingUpdate", 0, 1},
+		{spec.UpdateSurge, 1, "RollingUpdate", 1, 0},
+		{spec.UpdateSurge, 4, "RollingUpdate", 1, 0},
+	} {
+		w := rendertest.ValidWorkload()
+		w.Replicas, w.UpdateStrategy = rendertest.Ptr(tc.replicas), tc.mode
+		s := mustRender(t, w, Options{}).Deployment.Spec.Strategy
+		if string(s.Type) != tc.typ {
+			t.Errorf("%s with %d replicas: %s, want %s", tc.mode, tc.replicas, s.Type, tc.typ)
+			continue
+		}
+		if tc.typ == "Recreate" {
+			if s.RollingUpdate != nil {
+				t.Errorf("%s: Recreate with rollingUpdate %+v", tc.mode, s.RollingUpdate)
+			}
+			continue
+		}
+		if s.RollingUpdate.MaxSurge.IntValue() != tc.surge || s.RollingUpdate.MaxUnavailable.IntValue() != tc.unavailable {
+			t.Errorf("%s with %d replicas: maxSurge %s maxUnavailable %s, want %d and %d", tc.mode, tc.replicas,
+				s.RollingUpdate.MaxSurge.String(), s.RollingUpdate.MaxUnavailable.String(), tc.surge, tc.unavailable)
+		}
+	}
+}
+
 func TestRenderEnvUserWinsAndIsSorted(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.Env = map[string]string{"Z": "1", "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64:/opt/lib", "A": "2"}

@@ -139,6 +139,18 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
 				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
 	}
+	// An unknown kind is "" here: only a known kind other than deployment
+	// is refused (render's Deployment is the only object with a strategy
+	// this attribute sets; a StatefulSet's differs in kind, a Job has none).
+	if w.UpdateStrategy != "" && !slices.Contains(spec.UpdateStrategyNames(), w.UpdateStrategy) {
+		diags.AddError(gpudiag.At("update_strategy"), "Invalid update_strategy",
+			"update_strategy is \""+w.UpdateStrategy+"\". Allowed: "+strings.Join(spec.UpdateStrategyNames(), ", ")+".")
+	}
+	if w.UpdateStrategy != "" && w.Kind != "" && w.Kind != spec.KindDeployment {
+		diags.AddError(gpudiag.At("update_strategy"), "update_strategy is for deployments",
+			"update_strategy sets a Deployment's update strategy, but kind is \""+w.Kind+"\". "+
+				"Allowed: remove update_strategy, or use kind = \""+spec.KindDeployment+"\".")
+	}
 	validateCronJob(w, strict, diags)
 	if w.Replicas != nil && *w.Replicas < 0 {
 		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",

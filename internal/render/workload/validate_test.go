@@ -178,6 +178,14 @@ func TestValidateRules(t *testing.T) {
 		{"probe port out of range", func(w *spec.Workload) { w.StartupProbe = &spec.Probe{TCPPort: 65536} },
 			gpudiag.SeverityError, "startup_probe.tcp_port", "between 1 and 65535"},
 
+		// update strategy
+		{"update_strategy on a statefulset", func(w *spec.Workload) { w.Kind, w.UpdateStrategy = "statefulset", spec.UpdateSurge },
+			gpudiag.SeverityError, "update_strategy", `Allowed: remove update_strategy, or use kind = "deployment"`},
+		{"unknown update_strategy", func(w *spec.Workload) { w.UpdateStrategy = "blue-green" },
+			gpudiag.SeverityError, "update_strategy", "Allowed: recreate, rolling, surge"},
+		{"update_strategy on a job", func(w *spec.Workload) { w.Kind, w.UpdateStrategy = "job", spec.UpdateRecreate },
+			gpudiag.SeverityError, "update_strategy", `kind is "job"`},
+
 		// spot
 		{"spot on generic", func(w *spec.Workload) { w.Cloud, w.Spot = "generic", true }, gpudiag.SeverityWarning, "spot", `"eks-auto", "karpenter"`},
 	}
