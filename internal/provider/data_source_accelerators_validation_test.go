@@ -21,7 +21,7 @@ func TestAcceleratorsDataSource_planTimeValidation(t *testing.T) {
 		want *regexp.Regexp
 	}{
 		"unknown cloud": {body: `cloud = "gcp"`,
-			want: phrases(`Invalid Attribute Value Match`, `cloud = "gcp"`, `must be one of`, `"gke-autopilot"`)},
+			want: phrases(`Invalid Attribute Value Match`, `cloud = "gcp"`, `must be one of`, `"gke-autopilot"`, `Did you mean "gke"?`)},
 		"empty cloud": {body: `cloud = ""`,
 			want: phrases(`Invalid Attribute Value Match`, `cloud = ""`, `must be one of`, `"generic"`)},
 		"negative min_memory_gib": {body: `min_memory_gib = -1`,

@@ -89,7 +89,7 @@ func TestPlacementFunctions_invalidArguments(t *testing.T) {
 		want *regexp.Regexp
 	}{
 		"unknown cloud": {`provider::gpu::pod_placement("gcp", { count = 1 })`,
-			phrases(`Invalid value for "cloud" parameter`, `"gcp"`, `allowed values`)},
+			phrases(`Invalid value for "cloud" parameter`, `"gcp"`, `did you mean "gke"?`, `allowed values`)},
 		"accelerator the cloud does not offer": {`provider::gpu::pod_placement("gke-autopilot", { accelerator = "v100-16gb", count = 1 })`,
 			phrases(`Invalid value for "gpu" parameter`, `gpu.accelerator`, `Accelerators offered on "gke-autopilot"`)},
 		"too many GPUs for any machine": {`provider::gpu::pod_placement("eks", { accelerator = "l40s", count = 16 })`,

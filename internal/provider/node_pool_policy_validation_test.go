@@ -73,7 +73,7 @@ func poolIdentityRules() map[string]poolRule {
 		"unknown cloud": {body: `cloud = "gcp"
   accelerator   = "l4"
   gpus_per_node = 1`,
-			want: phrases(`Invalid Attribute Value Match`, `cloud = "gcp"`, `must be one of`, `"generic"`)},
+			want: phrases(`Invalid Attribute Value Match`, `cloud = "gcp"`, `must be one of`, `"generic"`, `Did you mean "gke"?`)},
 		"GKE Autopilot": {body: `cloud = "gke-autopilot"
   accelerator   = "l4"
   gpus_per_node = 1`,

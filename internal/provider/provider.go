@@ -164,7 +164,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
 					tfconv.MarkdownList(clouds.Names()) + ".",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 			},
 			"field_manager": schema.StringAttribute{
 				MarkdownDescription: "Server-side apply field manager name. Defaults to `" + kube.DefaultFieldManager + "`.",

@@ -31,7 +31,7 @@ func TestProvider_planTimeValidation(t *testing.T) {
 	cert, key := testCertificate(t)
 	cases := map[string]providerRule{
 		"unknown default_cloud": {block: `default_cloud = "gcp"`,
-			want: phrases(`Invalid Attribute Value Match`, `default_cloud = "gcp"`, `must be one of`, `"gke-autopilot"`)},
+			want: phrases(`Invalid Attribute Value Match`, `default_cloud = "gcp"`, `must be one of`, `"gke-autopilot"`, `Did you mean "gke"?`)},
 		"config_path and config_paths": {block: "config_path = \"~/.kube/config\"\n  config_paths = [\"~/.kube/other\"]",
 			want: phrases(`Invalid Attribute Combination`, `config_path = "~/.kube/config"`, `"config_paths" cannot be specified when "config_path" is specified`)},
 		"empty config_paths": {block: `config_paths = []`,

@@ -50,6 +50,10 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "digitalocean", gpu: "count = 1",
 			want: `(?s)cloud.*value must be one of.*"gke-autopilot"`,
 		},
+		"cloud by its provider's name": {
+			cloud: "azure", gpu: "count = 1",
+			want: `(?s)cloud.*value must be one of.*got: "azure"\.\s+Did\s+you\s+mean\s+"aks"\?`,
+		},
 		"GKE mixed MIG strategy": {
 			cloud: "gke", gpu: "count = 1\n    accelerator = \"a100-40gb\"\n    partition = \"1g.5gb\"\n    mig_strategy = \"mixed\"",
 			want: `(?s)MIG strategy not available on GKE.*mig_strategy += "mixed"`,

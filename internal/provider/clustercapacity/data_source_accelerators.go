@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,7 +44,7 @@ func acceleratorsSchema() schema.Schema {
 			"cloud": schema.StringAttribute{
 				MarkdownDescription: "Only models this cloud offers: one of " + tfconv.MarkdownList(clouds.Names()) + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+				Validators:          []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 			},
 			"mig": schema.BoolAttribute{
 				MarkdownDescription: "With `true`, only models with Multi-Instance GPU; with `false`, only models without.",

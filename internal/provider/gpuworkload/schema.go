@@ -105,7 +105,7 @@ func workloadAttributes() map[string]schema.Attribute {
 				". Defaults to the provider's `default_cloud`; one of the two must be set.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 		},
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +

@@ -83,7 +83,7 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 				" (GKE Autopilot has no node pools). Defaults to the provider's `default_cloud`.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(clouds.PoolNames()...)},
+			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.PoolNames(), clouds.Suggest)},
 		},
 		"accelerator": schema.StringAttribute{
 			MarkdownDescription: "Accelerator of the nodes: one of " + tfconv.MarkdownList(catalog.AcceleratorNames()) + ".",

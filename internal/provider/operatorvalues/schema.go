@@ -54,7 +54,7 @@ func operatorValuesAttributes() map[string]schema.Attribute {
 				"placement needs one of them.",
 			Optional:   true,
 			Computed:   true,
-			Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 		},
 		"base_values_yaml": schema.ListAttribute{
 			MarkdownDescription: "Values files (YAML strings, e.g. `file(\"values.yaml\")`) the generated values are merged " +

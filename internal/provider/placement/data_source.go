@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,7 +46,7 @@ func podPlacementSchema() schema.Schema {
 				MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.Names()) +
 					". Defaults to the provider's `default_cloud`.",
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.OneOf(clouds.Names()...)},
+				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 			},
 			"gpu": schema.DynamicAttribute{
 				MarkdownDescription: gpuRequestDescription,

@@ -50,7 +50,11 @@ func Parse(s string) (spec.Cloud, error) {
 	if s == "" {
 		return "", fmt.Errorf("cloud must be set; allowed values: %s", gpudiag.QuoteList(Names()))
 	}
-	return "", fmt.Errorf("%q is not a supported cloud; allowed values: %s", s, gpudiag.QuoteList(Names()))
+	hint := ""
+	if meant := Suggest(s, Names()); meant != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", meant)
+	}
+	return "", fmt.Errorf("%q is not a supported cloud%s; allowed values: %s", s, hint, gpudiag.QuoteList(Names()))
 }
 
 // offered lists the catalog models a profile offers, in catalog order.
