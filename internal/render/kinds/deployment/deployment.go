@@ -1,0 +1,93 @@
+// Package deployment is the deployment kind: a Deployment of identical
+// replicas, rolled out in place. It is the kind of a workload that leaves
+// kind unset.
+package deployment
+
+import (
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// Kind is the deployment kind.
+func Kind() kindkit.Kind {
+	return kindkit.Kind{
+		Name:        spec.KindDeployment,
+		Default:     true,
+		GVK:         appsv1.SchemeGroupVersion.WithKind("Deployment"),
+		Resource:    "deployments",
+		New:         func() kindkit.Object { return &appsv1.Deployment{} },
+		Build:       func(in kindkit.BuildInput) (kindkit.Object, bool) { return build(in), true },
+		PodTemplate: func(obj kindkit.Object) *corev1.PodTemplateSpec { return &obj.(*appsv1.Deployment).Spec.Template },
+		Selector:    func(obj kindkit.Object) *metav1.LabelSelector { return obj.(*appsv1.Deployment).Spec.Selector },
+		Replicas:    func(obj kindkit.Object) *int32 { return obj.(*appsv1.Deployment).Spec.Replicas },
+		Pods:        ReplicaPods,
+		Accepts:     []string{kindkit.AttributeReplicas},
+		Wait:        kindkit.Wait{Default: kindkit.WaitRollout},
+		// Kueue's pod integration admits a Deployment's pods one by one.
+		Kueue:           kindkit.Kueue{PodByPod: true},
+		Adopt:           &kindkit.Adopt{},
+		PrepareAdoption: prepareAdoption,
+	}
+}
+
+// ReplicaPods is the pod count of kinds scaled by replicas: unset, the
+// server or an autoscaler decides.
+func ReplicaPods(w spec.Workload) (int64, string) {
+	if w.Replicas != nil {
+		return int64(*w.Replicas), "replicas"
+	}
+	return 0, ""
+}
+
+// build wraps the pod template. The update strategy never needs a spare
+// GPU: a surge pod would wait for a free GPU that a fully used node pool
+// does not have (or force a scale-up of an expensive node), so
+//   - one replica: Recreate (the old pod releases its GPU first);
+//   - several: RollingUpdate with maxSurge 0 and maxUnavailable 1, replacing
+//     pods one at a time inside the GPUs already held.
+func build(in kindkit.BuildInput) *appsv1.Deployment {
+	w := in.Workload
+	replicas := int32(1)
+	if w.Replicas != nil {
+		replicas = *w.Replicas
+	}
+	strategy := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	if replicas > 1 {
+		maxSurge, maxUnavailable := intstr.FromInt32(0), intstr.FromInt32(1)
+		strategy = appsv1.DeploymentStrategy{
+			Type:          appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable},
+		}
+	}
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: in.Meta,
+		Spec: appsv1.DeploymentSpec{
+			// Unset replicas stay unset: the server defaults them to 1 and a
+			// HorizontalPodAutoscaler can own them without a tug of war.
+			Replicas: w.Replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(in.Selector)},
+			Strategy: strategy,
+			Template: in.Pod,
+		},
+	}
+}
+
+// prepareAdoption: a Deployment another tool created carries defaulted
+// rollingUpdate parameters that tool owns, and server-side apply cannot
+// remove another manager's fields, so switching it to Recreate would be
+// refused ("may not be specified when strategy type is 'Recreate'"). A
+// merge patch clears them first, as kubectl does.
+func prepareAdoption(obj kindkit.Object) []byte {
+	if obj.(*appsv1.Deployment).Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		return nil
+	}
+	return []byte(`{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}`)
+}
