@@ -92,7 +92,7 @@ func Render(name, namespace, poolID string, version *utilversion.Version) (*work
 	if diags.HasError() || r == nil {
 		return nil, fmt.Errorf("rendering %s: %s", name, summaries(diags))
 	}
-	if r.Deployment == nil {
+	if r.Kind.Name != spec.KindDeployment {
 		return nil, fmt.Errorf("rendering %s: no Deployment", name)
 	}
 	return r, nil

@@ -5,135 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
-
-// deployment wraps the pod template. The update strategy never needs a spare
-// GPU: a surge pod would wait for a free GPU that a fully used node pool
-// does not have (or force a scale-up of an expensive node), so
-//   - one replica: Recreate (the old pod releases its GPU first);
-//   - several: RollingUpdate with maxSurge 0 and maxUnavailable 1, replacing
-//     pods one at a time inside the GPUs already held.
-func deployment(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, selector map[string]string) *appsv1.Deployment {
-	replicas := int32(1)
-	if w.Replicas != nil {
-		replicas = *w.Replicas
-	}
-	strategy := appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	if replicas > 1 {
-		maxSurge, maxUnavailable := intstr.FromInt32(0), intstr.FromInt32(1)
-		strategy = appsv1.DeploymentStrategy{
-			Type:          appsv1.RollingUpdateDeploymentStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge, MaxUnavailable: &maxUnavailable},
-		}
-	}
-	return &appsv1.Deployment{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-		ObjectMeta: meta,
-		Spec: appsv1.DeploymentSpec{
-			// Unset replicas stay unset: the server defaults them to 1 and a
-			// HorizontalPodAutoscaler can own them without a tug of war.
-			Replicas: w.Replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
-			Strategy: strategy,
-			Template: pod,
-		},
-	}
-}
-
-// statefulSet gives each replica a stable identity (<name>-0, <name>-1, ...),
-// the serving pattern of sharded inference servers. A created model cache
-// becomes a volume claim template, so every replica keeps its own
-// downloaded weights across restarts instead of all sharing one volume; the
-// claims are deleted with the StatefulSet (not on scale-down), so destroy
-// leaves no storage behind. serviceName names the governing headless
-// Service that stable DNS names need; the workload does not create it.
-func statefulSet(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec, selector map[string]string,
-	claims []corev1.PersistentVolumeClaim) *appsv1.StatefulSet {
-	var retention *appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy
-	if len(claims) > 0 {
-		retention = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
-			WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
-			WhenScaled:  appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
-		}
-	}
-	return &appsv1.StatefulSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
-		ObjectMeta: meta,
-		Spec: appsv1.StatefulSetSpec{
-			Replicas:    w.Replicas,
-			Selector:    &metav1.LabelSelector{MatchLabels: maps.Clone(selector)},
-			ServiceName: w.Name,
-			// Replicas of a GPU server start together: ordered startup would
-			// hold each one behind the previous one's model download.
-			PodManagementPolicy:                  appsv1.ParallelPodManagement,
-			Template:                             pod,
-			VolumeClaimTemplates:                 claims,
-			PersistentVolumeClaimRetentionPolicy: retention,
-			// One replica at a time, highest ordinal first: a sharded
-			// server keeps serving while each shard restarts.
-			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
-		},
-	}
-}
-
-// job runs the pod to completion. restartPolicy Never leaves a failed pod
-// (and its logs) in place and lets backoffLimit count failures; OnFailure
-// would restart the container on the same GPU node and hide them.
-func job(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv1.Job {
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta,
-		Spec:       jobSpec(w, pod),
-	}
-}
-
-func jobSpec(w spec.Workload, pod corev1.PodTemplateSpec) batchv1.JobSpec {
-	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
-	spec := batchv1.JobSpec{Template: pod}
-	if c := w.Job; c != nil {
-		spec.BackoffLimit = c.BackoffLimit
-		spec.ActiveDeadlineSeconds = c.ActiveDeadlineSeconds
-		spec.TTLSecondsAfterFinished = c.TTLSecondsAfterFinished
-		spec.Completions = c.Completions
-		spec.Parallelism = c.Parallelism
-	}
-	return spec
-}
-
-// cronJob starts the Job on the schedule; the job block shapes every Job it
-// starts. The pod template's labels identify the runs' pods, so
-// scheduled_nodes and destroy follow them as for a Job.
-func cronJob(w spec.Workload, meta metav1.ObjectMeta, pod corev1.PodTemplateSpec) *batchv1.CronJob {
-	c := w.CronJob
-	spec := batchv1.CronJobSpec{
-		Schedule:                   c.Schedule,
-		SuccessfulJobsHistoryLimit: c.SuccessfulJobsHistoryLimit,
-		FailedJobsHistoryLimit:     c.FailedJobsHistoryLimit,
-		StartingDeadlineSeconds:    c.StartingDeadlineSeconds,
-		ConcurrencyPolicy:          batchv1.ConcurrencyPolicy(c.ConcurrencyPolicy),
-		JobTemplate:                batchv1.JobTemplateSpec{Spec: jobSpec(w, pod)},
-	}
-	if c.TimeZone != "" {
-		spec.TimeZone = &c.TimeZone
-	}
-	if c.Suspend {
-		spec.Suspend = &c.Suspend
-	}
-	return &batchv1.CronJob{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "CronJob"},
-		ObjectMeta: meta,
-		Spec:       spec,
-	}
-}
 
 // podTemplate assembles the pod: placement from the cloud profile, one
 // container, volumes and DRA claims. The container takes place.Resources

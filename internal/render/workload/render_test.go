@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,10 +24,7 @@ func mustRender(t *testing.T, w spec.Workload, opts Options) *Rendered {
 }
 
 func gpuContainer(r *Rendered) corev1.Container {
-	if r.Deployment != nil {
-		return r.Deployment.Spec.Template.Spec.Containers[0]
-	}
-	return r.Job.Spec.Template.Spec.Containers[0]
+	return r.PodTemplate().Spec.Containers[0]
 }
 
 func TestRenderObjectsInApplyOrder(t *testing.T) {
@@ -43,8 +42,8 @@ func TestRenderObjectsInApplyOrder(t *testing.T) {
 	if r.ResourceClaimTemplateV1 == nil || r.ResourceClaimTemplateV1beta1 != nil || r.DRAAPIVersionAssumed {
 		t.Fatal("1.34 must render resource.k8s.io/v1 without assuming")
 	}
-	if r.FieldManager != spec.DefaultFieldManager || r.Deployment.Namespace != spec.DefaultNamespace {
-		t.Fatalf("defaults not applied: %q %q", r.FieldManager, r.Deployment.Namespace)
+	if r.FieldManager != spec.DefaultFieldManager || deploymentOf(r).Namespace != spec.DefaultNamespace {
+		t.Fatalf("defaults not applied: %q %q", r.FieldManager, deploymentOf(r).Namespace)
 	}
 }
 
@@ -61,7 +60,7 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 	if len(c.Resources.Claims) != 1 || c.Resources.Claims[0].Name != "gpu" {
 		t.Fatalf("claims = %+v", c.Resources.Claims)
 	}
-	pod := r.Deployment.Spec.Template.Spec
+	pod := deploymentOf(r).Spec.Template.Spec
 	if len(pod.ResourceClaims) != 1 || *pod.ResourceClaims[0].ResourceClaimTemplateName != "llm-gpu" {
 		t.Fatalf("pod claims = %+v", pod.ResourceClaims)
 	}
@@ -77,11 +76,11 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 
 func TestRenderUpdateStrategy(t *testing.T) {
 	w := rendertest.ValidWorkload()
-	if got := mustRender(t, w, Options{}).Deployment.Spec.Strategy.Type; got != "Recreate" {
+	if got := deploymentOf(mustRender(t, w, Options{})).Spec.Strategy.Type; got != "Recreate" {
 		t.Errorf("one replica: %s", got)
 	}
 	w.Replicas = rendertest.Ptr(int32(3))
-	s := mustRender(t, w, Options{}).Deployment.Spec.Strategy
+	s := deploymentOf(mustRender(t, w, Options{})).Spec.Strategy
 	if s.Type != "RollingUpdate" || s.RollingUpdate.MaxSurge.IntValue() != 0 || s.RollingUpdate.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("several replicas: %+v", s)
 	}
@@ -177,7 +176,7 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 	w.ModelCache = &spec.ModelCache{Size: "1Gi"}
 	r := mustRender(t, w, Options{})
 	r.PersistentVolumeClaim.Labels["team"] = "changed"
-	if r.Deployment.Labels["team"] != "ml" || w.Labels["team"] != "ml" {
+	if deploymentOf(r).Labels["team"] != "ml" || w.Labels["team"] != "ml" {
 		t.Fatal("objects and input must not share label maps")
 	}
 }
@@ -221,3 +220,8 @@ func mustObjectMap(t *testing.T, objects []Object) map[string]any {
 	}
 	return m
 }
+
+// The workload object of r, as its kind's Go type (the test knows the kind).
+func deploymentOf(r *Rendered) *appsv1.Deployment { return r.Workload().(*appsv1.Deployment) }
+func jobOf(r *Rendered) *batchv1.Job              { return r.Workload().(*batchv1.Job) }
+func cronJobOf(r *Rendered) *batchv1.CronJob      { return r.Workload().(*batchv1.CronJob) }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -79,9 +81,7 @@ func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Clo
 // RequireSet reports a missing required value at apply time only (at plan
 // time "" may be an unknown value).
 func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
-	if strict && value == "" {
-		diags.AddFinalError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
-	}
+	kindkit.RequireSet(diags, strict, value, path, allowed)
 }
 
 // RequireOneOf is RequireSet for a value from a list: allowed "one of" the
@@ -132,19 +132,28 @@ func jobBlockLine(j *spec.JobControls) []any {
 }
 
 // validateKindFields checks replicas and the job and cronjob blocks against
-// kind.
+// kind, then the kind's own rules. An unset kind ("", unknown at plan time)
+// may accept anything.
 func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
-	if (w.Kind == spec.KindJob || w.Kind == spec.KindCronJob) && w.Replicas != nil {
+	k, known := kinds.Lookup(w.Kind)
+	rejects := func(attribute string) bool { return w.Kind != "" && !(known && k.Accepting(attribute)) }
+	if w.Kind != "" && known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
 				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
 	}
-	validateCronJob(w, strict, diags)
+	if w.CronJob != nil && rejects(kindkit.BlockCronJob) {
+		diags.AddError(gpudiag.At("cronjob"), "cronjob block is for cronjobs",
+			"The cronjob block schedules a batch/v1 CronJob, but kind is \""+w.Kind+"\". Allowed: remove the block, "+
+				"or use kind = \""+spec.KindCronJob+"\".")
+	} else if known && k.Validate != nil {
+		k.Validate(w, strict, diags)
+	}
 	if w.Replicas != nil && *w.Replicas < 0 {
 		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
-	if w.Kind != spec.KindJob && w.Kind != spec.KindCronJob && w.Kind != "" && w.Job != nil {
+	if w.Job != nil && rejects(kindkit.BlockJob) {
 		line := jobBlockLine(w.Job)
 		block := "The job block"
 		if len(line) == 1 {
@@ -171,10 +180,7 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 }
 
 func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
-	if v != nil && *v < minimum {
-		diags.AddError(path, "Value too small",
-			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
-	}
+	kindkit.CheckMin32(diags, v, minimum, path)
 }
 
 // reservedLabels are set by Render; users overriding them would break the
