@@ -35,9 +35,9 @@ func Kind() kindkit.Kind {
 		Kueue: kindkit.Kueue{AdmittedTogether: func(obj kindkit.Object) int64 {
 			return job.ParallelismOf(obj.(*batchv1.CronJob).Spec.JobTemplate.Spec)
 		}},
+		// No Selector: the selector of each Job it starts is the server's.
 		Adopt: &kindkit.Adopt{Attributes: func(obj kindkit.Object, w *spec.Workload) {
 			w.CronJob = controlsOf(obj.(*batchv1.CronJob).Spec)
-			w.SelectorLabels = nil // the Jobs' selectors are the server's
 		}},
 	}
 }
