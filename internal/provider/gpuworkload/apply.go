@@ -86,7 +86,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	mainRef := target.Ref
 	selector := podSelector(rendered)
 	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
-	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
+	waitErr := client.RecreateStuckPods(ctx, target, selector)
 	switch {
 	case waitErr != nil:
 	case waitMode(*plan) == kube.WaitAdmitted:
