@@ -35,10 +35,10 @@ func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) 
 					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
 		}
 	}
-	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), spec.KindNames)
-	if w.Kind != "" && !slices.Contains(spec.KindNames(), w.Kind) {
+	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
+	if w.Kind != "" && !slices.Contains(kinds.Names(), w.Kind) {
 		diags.AddError(gpudiag.At("kind"), "Unknown kind",
-			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(spec.KindNames())+".")
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(kinds.Names())+".")
 	}
 	RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
 	if strings.ContainsFunc(w.Image, IsSpace) {
@@ -140,12 +140,12 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 	if w.Kind != "" && known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
-				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
+				"Allowed: remove replicas and set job.parallelism, or use kind = \""+kindAccepting(kindkit.AttributeReplicas)+"\".")
 	}
 	if w.CronJob != nil && rejects(kindkit.BlockCronJob) {
 		diags.AddError(gpudiag.At("cronjob"), "cronjob block is for cronjobs",
 			"The cronjob block schedules a batch/v1 CronJob, but kind is \""+w.Kind+"\". Allowed: remove the block, "+
-				"or use kind = \""+spec.KindCronJob+"\".")
+				"or use kind = \""+kindAccepting(kindkit.BlockCronJob)+"\".")
 	} else if known && k.Validate != nil {
 		k.Validate(w, strict, diags)
 	}
@@ -163,7 +163,7 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 		}
 		diags.AddError(line, "job block is for jobs",
 			block+" configures batch/v1 Job settings, but kind is \""+w.Kind+"\". "+
-				"Allowed: remove the job block, or use kind = \""+spec.KindJob+"\".")
+				"Allowed: remove the job block, or use kind = \""+kindAccepting(kindkit.BlockJob)+"\".")
 	}
 	if w.Job == nil {
 		return
@@ -177,6 +177,17 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 		diags.AddError(gpudiag.At("job", "active_deadline_seconds"), "Value too small",
 			"active_deadline_seconds is "+strconv.FormatInt(*j.ActiveDeadlineSeconds, 10)+". Allowed: 1 or more.")
 	}
+}
+
+// kindAccepting is the first kind (in the attribute's order) that reads
+// the attribute or block, for a message's "use kind = ...".
+func kindAccepting(attribute string) string {
+	for _, name := range kinds.Names() {
+		if k, _ := kinds.Lookup(name); k.Accepting(attribute) {
+			return name
+		}
+	}
+	return ""
 }
 
 func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
