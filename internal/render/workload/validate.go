@@ -136,8 +136,10 @@ func jobBlockLine(j *spec.JobControls) []any {
 // may accept anything.
 func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 	k, known := kinds.Lookup(w.Kind)
+	// A block is refused on a kind that does not read it, and on a kind the
+	// registry does not know (reported on kind).
 	rejects := func(attribute string) bool { return w.Kind != "" && !(known && k.Accepting(attribute)) }
-	if w.Kind != "" && known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
+	if known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
 				"Allowed: remove replicas and set job.parallelism, or use kind = \""+kindAccepting(kindkit.AttributeReplicas)+"\".")
