@@ -24,7 +24,7 @@ func TestQueueMarking(t *testing.T) {
 			onObject := main.GetLabels()[LabelKueueQueueName]
 			if kind == spec.KindCronJob {
 				// Kueue manages the Jobs a CronJob starts, not the CronJob.
-				onObject = cronJobOf(r).Spec.JobTemplate.Labels[LabelKueueQueueName]
+				onObject = cronJobOf(t, r).Spec.JobTemplate.Labels[LabelKueueQueueName]
 				if main.GetLabels()[LabelKueueQueueName] != "" {
 					t.Error("queue label on the CronJob itself")
 				}
@@ -38,9 +38,9 @@ func TestQueueMarking(t *testing.T) {
 		})
 	}
 	kai := mustRenderQueued(t, queuedWorkload(spec.KindJob, spec.QueueSchedulerKAI))
-	if jobOf(kai).Labels[LabelKAIQueue] != "team-a" || kai.PodTemplate().Labels[LabelKAIQueue] != "team-a" ||
+	if jobOf(t, kai).Labels[LabelKAIQueue] != "team-a" || kai.PodTemplate().Labels[LabelKAIQueue] != "team-a" ||
 		kai.PodTemplate().Spec.SchedulerName != SchedulerKAI {
-		t.Errorf("KAI: labels %v / %v, scheduler %q", jobOf(kai).Labels, kai.PodTemplate().Labels, kai.PodTemplate().Spec.SchedulerName)
+		t.Errorf("KAI: labels %v / %v, scheduler %q", jobOf(t, kai).Labels, kai.PodTemplate().Labels, kai.PodTemplate().Spec.SchedulerName)
 	}
 	volcano := mustRenderQueued(t, queuedWorkload(spec.KindDeployment, spec.QueueSchedulerVolcano))
 	if volcano.PodTemplate().Annotations[AnnotationVolcanoQueue] != "team-a" || volcano.PodTemplate().Spec.SchedulerName != SchedulerVolcano {

@@ -42,8 +42,8 @@ func TestRenderObjectsInApplyOrder(t *testing.T) {
 	if r.ResourceClaimTemplateV1 == nil || r.ResourceClaimTemplateV1beta1 != nil || r.DRAAPIVersionAssumed {
 		t.Fatal("1.34 must render resource.k8s.io/v1 without assuming")
 	}
-	if r.FieldManager != spec.DefaultFieldManager || deploymentOf(r).Namespace != spec.DefaultNamespace {
-		t.Fatalf("defaults not applied: %q %q", r.FieldManager, deploymentOf(r).Namespace)
+	if r.FieldManager != spec.DefaultFieldManager || deploymentOf(t, r).Namespace != spec.DefaultNamespace {
+		t.Fatalf("defaults not applied: %q %q", r.FieldManager, deploymentOf(t, r).Namespace)
 	}
 }
 
@@ -60,7 +60,7 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 	if len(c.Resources.Claims) != 1 || c.Resources.Claims[0].Name != "gpu" {
 		t.Fatalf("claims = %+v", c.Resources.Claims)
 	}
-	pod := deploymentOf(r).Spec.Template.Spec
+	pod := deploymentOf(t, r).Spec.Template.Spec
 	if len(pod.ResourceClaims) != 1 || *pod.ResourceClaims[0].ResourceClaimTemplateName != "llm-gpu" {
 		t.Fatalf("pod claims = %+v", pod.ResourceClaims)
 	}
@@ -76,11 +76,11 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 
 func TestRenderUpdateStrategy(t *testing.T) {
 	w := rendertest.ValidWorkload()
-	if got := deploymentOf(mustRender(t, w, Options{})).Spec.Strategy.Type; got != "Recreate" {
+	if got := deploymentOf(t, mustRender(t, w, Options{})).Spec.Strategy.Type; got != "Recreate" {
 		t.Errorf("one replica: %s", got)
 	}
 	w.Replicas = rendertest.Ptr(int32(3))
-	s := deploymentOf(mustRender(t, w, Options{})).Spec.Strategy
+	s := deploymentOf(t, mustRender(t, w, Options{})).Spec.Strategy
 	if s.Type != "RollingUpdate" || s.RollingUpdate.MaxSurge.IntValue() != 0 || s.RollingUpdate.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("several replicas: %+v", s)
 	}
@@ -176,7 +176,7 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 	w.ModelCache = &spec.ModelCache{Size: "1Gi"}
 	r := mustRender(t, w, Options{})
 	r.PersistentVolumeClaim.Labels["team"] = "changed"
-	if deploymentOf(r).Labels["team"] != "ml" || w.Labels["team"] != "ml" {
+	if deploymentOf(t, r).Labels["team"] != "ml" || w.Labels["team"] != "ml" {
 		t.Fatal("objects and input must not share label maps")
 	}
 }
@@ -221,7 +221,28 @@ func mustObjectMap(t *testing.T, objects []Object) map[string]any {
 	return m
 }
 
-// The workload object of r, as its kind's Go type (the test knows the kind).
-func deploymentOf(r *Rendered) *appsv1.Deployment { return r.Workload().(*appsv1.Deployment) }
-func jobOf(r *Rendered) *batchv1.Job              { return r.Workload().(*batchv1.Job) }
-func cronJobOf(r *Rendered) *batchv1.CronJob      { return r.Workload().(*batchv1.CronJob) }
+// workloadAs is the workload object of r as the Go type of the kind the
+// test rendered.
+func workloadAs[T Object](t *testing.T, r *Rendered) T {
+	t.Helper()
+	obj, ok := r.Workload().(T)
+	if !ok {
+		t.Fatalf("rendered a %T, want a %T", r.Workload(), obj)
+	}
+	return obj
+}
+
+func deploymentOf(t *testing.T, r *Rendered) *appsv1.Deployment {
+	t.Helper()
+	return workloadAs[*appsv1.Deployment](t, r)
+}
+
+func jobOf(t *testing.T, r *Rendered) *batchv1.Job {
+	t.Helper()
+	return workloadAs[*batchv1.Job](t, r)
+}
+
+func cronJobOf(t *testing.T, r *Rendered) *batchv1.CronJob {
+	t.Helper()
+	return workloadAs[*batchv1.CronJob](t, r)
+}

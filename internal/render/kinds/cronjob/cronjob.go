@@ -15,29 +15,27 @@ import (
 // Kind is the cronjob kind.
 func Kind() kindkit.Kind {
 	return kindkit.Kind{
-		Name:     spec.KindCronJob,
-		Doc:      "A `cronjob` runs the Job of the `job` block on the `cronjob` block's schedule; it is updated in place.",
-		GVK:      batchv1.SchemeGroupVersion.WithKind("CronJob"),
-		Resource: "cronjobs",
-		New:      func() kindkit.Object { return &batchv1.CronJob{} },
-		Build:    build,
-		PodTemplate: func(obj kindkit.Object) *corev1.PodTemplateSpec {
-			return &obj.(*batchv1.CronJob).Spec.JobTemplate.Spec.Template
-		},
+		Name:        spec.KindCronJob,
+		Doc:         "A `cronjob` runs the Job of the `job` block on the `cronjob` block's schedule; it is updated in place.",
+		GVK:         batchv1.SchemeGroupVersion.WithKind("CronJob"),
+		Resource:    "cronjobs",
+		New:         func() kindkit.Object { return &batchv1.CronJob{} },
+		Build:       build,
+		PodTemplate: kindkit.Typed(func(c *batchv1.CronJob) *corev1.PodTemplateSpec { return &c.Spec.JobTemplate.Spec.Template }),
 		// The Jobs it starts are what Kueue and KAI read their labels from.
-		RunMeta: func(obj kindkit.Object) *metav1.ObjectMeta {
-			return &obj.(*batchv1.CronJob).Spec.JobTemplate.ObjectMeta
-		},
+		RunMeta:  kindkit.Typed(func(c *batchv1.CronJob) *metav1.ObjectMeta { return &c.Spec.JobTemplate.ObjectMeta }),
 		Pods:     job.ParallelPods,
 		Accepts:  []string{kindkit.BlockJob, kindkit.BlockCronJob},
 		Validate: validate,
 		Wait:     kindkit.Wait{Default: kindkit.WaitNone, NoPods: "a CronJob starts none until its schedule fires"},
-		Kueue: kindkit.Kueue{AdmittedTogether: func(obj kindkit.Object) int64 {
-			return job.ParallelismOf(obj.(*batchv1.CronJob).Spec.JobTemplate.Spec)
-		}},
+		Kueue: kindkit.Kueue{AdmittedTogether: kindkit.Typed(func(c *batchv1.CronJob) int64 {
+			return job.ParallelismOf(c.Spec.JobTemplate.Spec)
+		})},
 		// No Selector: the selector of each Job it starts is the server's.
 		Adopt: &kindkit.Adopt{Attributes: func(obj kindkit.Object, w *spec.Workload) {
-			w.CronJob = controlsOf(obj.(*batchv1.CronJob).Spec)
+			if c, ok := obj.(*batchv1.CronJob); ok {
+				w.CronJob = controlsOf(c.Spec)
+			}
 		}},
 	}
 }

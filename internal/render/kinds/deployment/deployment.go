@@ -24,16 +24,16 @@ func Kind() kindkit.Kind {
 		Resource:    "deployments",
 		New:         func() kindkit.Object { return &appsv1.Deployment{} },
 		Build:       func(in kindkit.BuildInput) (kindkit.Object, bool) { return build(in), true },
-		PodTemplate: func(obj kindkit.Object) *corev1.PodTemplateSpec { return &obj.(*appsv1.Deployment).Spec.Template },
-		Selector:    func(obj kindkit.Object) *metav1.LabelSelector { return obj.(*appsv1.Deployment).Spec.Selector },
-		Replicas:    func(obj kindkit.Object) *int32 { return obj.(*appsv1.Deployment).Spec.Replicas },
+		PodTemplate: kindkit.Typed(func(d *appsv1.Deployment) *corev1.PodTemplateSpec { return &d.Spec.Template }),
+		Selector:    kindkit.Typed(func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }),
+		Replicas:    kindkit.Typed(func(d *appsv1.Deployment) *int32 { return d.Spec.Replicas }),
 		Pods:        ReplicaPods,
 		Accepts:     []string{kindkit.AttributeReplicas},
 		Wait:        kindkit.Wait{Default: kindkit.WaitRollout},
 		// Kueue's pod integration admits a Deployment's pods one by one.
 		Kueue:           kindkit.Kueue{PodByPod: true},
 		Adopt:           &kindkit.Adopt{},
-		PrepareAdoption: prepareAdoption,
+		PrepareAdoption: kindkit.Typed(prepareAdoption),
 	}
 }
 
@@ -85,8 +85,8 @@ func build(in kindkit.BuildInput) *appsv1.Deployment {
 // remove another manager's fields, so switching it to Recreate would be
 // refused ("may not be specified when strategy type is 'Recreate'"). A
 // merge patch clears them first, as kubectl does.
-func prepareAdoption(obj kindkit.Object) []byte {
-	if obj.(*appsv1.Deployment).Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+func prepareAdoption(d *appsv1.Deployment) []byte {
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
 		return nil
 	}
 	return []byte(`{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}`)

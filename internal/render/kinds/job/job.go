@@ -24,15 +24,19 @@ func Kind() kindkit.Kind {
 		Resource:    "jobs",
 		New:         func() kindkit.Object { return &batchv1.Job{} },
 		Build:       func(in kindkit.BuildInput) (kindkit.Object, bool) { return build(in), true },
-		PodTemplate: func(obj kindkit.Object) *corev1.PodTemplateSpec { return &obj.(*batchv1.Job).Spec.Template },
+		PodTemplate: kindkit.Typed(func(j *batchv1.Job) *corev1.PodTemplateSpec { return &j.Spec.Template }),
 		Pods:        ParallelPods,
 		Accepts:     []string{kindkit.BlockJob},
 		Wait:        kindkit.Wait{Default: kindkit.WaitComplete, Completes: true},
 		Kueue: kindkit.Kueue{
-			AdmittedTogether: func(obj kindkit.Object) int64 { return ParallelismOf(obj.(*batchv1.Job).Spec) },
+			AdmittedTogether: kindkit.Typed(func(j *batchv1.Job) int64 { return ParallelismOf(j.Spec) }),
 			// Kueue's webhook suspends the Job and its controller resumes it
 			// at admission.
-			SetSuspend: func(obj kindkit.Object, suspend bool) { obj.(*batchv1.Job).Spec.Suspend = &suspend },
+			SetSuspend: func(obj kindkit.Object, suspend bool) {
+				if j, ok := obj.(*batchv1.Job); ok {
+					j.Spec.Suspend = &suspend
+				}
+			},
 		},
 		Immutable: kindkit.Immutable{
 			// batch/v1 validation rejects any change to spec.template, and

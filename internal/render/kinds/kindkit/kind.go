@@ -197,3 +197,18 @@ type Adopt struct {
 func (k Kind) Accepting(attribute string) bool {
 	return slices.Contains(k.Accepts, attribute)
 }
+
+// Typed adapts a function of a kind's Go type into a callback on Object.
+// The registry finds a kind by the object's Go type (kinds.Of), so a kind's
+// callbacks only ever see their own type; any other object gets R's zero
+// value instead of a panic.
+func Typed[T Object, R any](f func(T) R) func(Object) R {
+	return func(obj Object) R {
+		typed, ok := obj.(T)
+		if !ok {
+			var zero R
+			return zero
+		}
+		return f(typed)
+	}
+}

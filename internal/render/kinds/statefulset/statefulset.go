@@ -25,9 +25,9 @@ func Kind() kindkit.Kind {
 		Resource:         "statefulsets",
 		New:              func() kindkit.Object { return &appsv1.StatefulSet{} },
 		Build:            func(in kindkit.BuildInput) (kindkit.Object, bool) { return build(in), true },
-		PodTemplate:      func(obj kindkit.Object) *corev1.PodTemplateSpec { return &obj.(*appsv1.StatefulSet).Spec.Template },
-		Selector:         func(obj kindkit.Object) *metav1.LabelSelector { return obj.(*appsv1.StatefulSet).Spec.Selector },
-		Replicas:         func(obj kindkit.Object) *int32 { return obj.(*appsv1.StatefulSet).Spec.Replicas },
+		PodTemplate:      kindkit.Typed(func(s *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &s.Spec.Template }),
+		Selector:         kindkit.Typed(func(s *appsv1.StatefulSet) *metav1.LabelSelector { return s.Spec.Selector }),
+		Replicas:         kindkit.Typed(func(s *appsv1.StatefulSet) *int32 { return s.Spec.Replicas }),
 		Pods:             deployment.ReplicaPods,
 		ModelCachePerPod: true,
 		Accepts:          []string{kindkit.AttributeReplicas},
@@ -35,9 +35,9 @@ func Kind() kindkit.Kind {
 		// become ready; the apply deletes such pods instead.
 		Wait: kindkit.Wait{Default: kindkit.WaitRollout, DeleteStuckPods: true},
 		// Kueue admits a StatefulSet's pods as one group.
-		Kueue: kindkit.Kueue{AdmittedTogether: func(obj kindkit.Object) int64 {
-			return int64(valueOr(obj.(*appsv1.StatefulSet).Spec.Replicas, 1))
-		}},
+		Kueue: kindkit.Kueue{AdmittedTogether: kindkit.Typed(func(s *appsv1.StatefulSet) int64 {
+			return int64(valueOr(s.Spec.Replicas, 1))
+		})},
 		Immutable: kindkit.Immutable{
 			// apps/v1 validation allows changing only replicas, template,
 			// updateStrategy, the retention policy, minReadySeconds and
