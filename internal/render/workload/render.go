@@ -83,7 +83,10 @@ func (r *Rendered) Workload() Object { return r.Objects[len(r.Objects)-1] }
 
 // PodTemplate is the pod template of the workload object, after any patch.
 func (r *Rendered) PodTemplate() *corev1.PodTemplateSpec {
-	return PodTemplateOf(r.Workload())
+	if r.Kind.PodTemplate == nil {
+		return PodTemplateOf(r.Workload()) // a Rendered built by hand, in tests
+	}
+	return r.Kind.PodTemplate(r.Workload())
 }
 
 // PodTemplateOf is the pod template of a workload object of a registered
