@@ -138,7 +138,7 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 	k, known := kinds.Lookup(w.Kind)
 	// A block is refused on a kind that does not read it, and on a kind the
 	// registry does not know (reported on kind).
-	rejects := func(attribute string) bool { return w.Kind != "" && !(known && k.Accepting(attribute)) }
+	rejects := func(attribute string) bool { return w.Kind != "" && (!known || !k.Accepting(attribute)) }
 	if known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
