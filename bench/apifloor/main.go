@@ -130,7 +130,7 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 		if err != nil {
 			return nil, err
 		}
-		if bodies[i], err = applyBody(r.Deployment); err != nil {
+		if bodies[i], err = applyBody(r.Workload()); err != nil {
 			return nil, err
 		}
 		// -dra states what the pool must be, so a wrong -pool-id fails

@@ -40,7 +40,7 @@ func createNodes(ctx context.Context, cs kubernetes.Interface, id string, count 
 	if err != nil {
 		return nil, err
 	}
-	pod := sample.Deployment.Spec.Template.Spec
+	pod := sample.PodTemplate().Spec
 	labels := map[string]string{}
 	for k, v := range pod.NodeSelector {
 		labels[k] = v

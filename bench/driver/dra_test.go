@@ -114,7 +114,7 @@ func TestDRAPoolWorkloadRendersOntoTheRunsNodes(t *testing.T) {
 		len(claim.Spec.Spec.Devices.Requests[0].Exactly.Selectors) != 0 {
 		t.Fatalf("claim %+v, want the pool's class %s and no selector", claim, pool.DeviceClassName)
 	}
-	got := r.Deployment.Spec.Template.Spec
+	got := r.PodTemplate().Spec
 	if _, ok := got.Containers[0].Resources.Limits["nvidia.com/gpu"]; ok {
 		t.Errorf("the pod requests nvidia.com/gpu: %v", got.Containers[0].Resources.Limits)
 	}

@@ -84,7 +84,7 @@ func setupPeer(cs kubernetes.Interface, work, binary, kubeconfig, poolID string)
 	if err != nil {
 		return nil, err
 	}
-	p.deployment = rendered.Deployment
+	p.deployment = spec.DeploymentOf(rendered)
 	if _, err := p.hcl(kubeconfig, "", 1); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ func TestDeploymentHCL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hcl, err := deploymentHCL(r.Deployment, spec.Name(0), 7)
+	hcl, err := deploymentHCL(spec.DeploymentOf(r), spec.Name(0), 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +45,12 @@ func TestDeploymentHCL(t *testing.T) {
 	}
 
 	// A field the HCL would leave out fails instead.
-	d := r.Deployment.DeepCopy()
+	d := spec.DeploymentOf(r).DeepCopy()
 	d.Spec.Template.Spec.PriorityClassName = "high"
 	if _, err := deploymentHCL(d, spec.Name(0), 1); err == nil || !strings.Contains(err.Error(), "priorityClassName") {
 		t.Errorf("priorityClassName: err = %v", err)
 	}
-	d = r.Deployment.DeepCopy()
+	d = spec.DeploymentOf(r).DeepCopy()
 	d.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 80}}
 	if _, err := deploymentHCL(d, spec.Name(0), 1); err == nil || !strings.Contains(err.Error(), "containerPort") {
 		t.Errorf("ports: err = %v", err)

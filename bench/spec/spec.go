@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
@@ -92,10 +93,16 @@ func Render(name, namespace, poolID string, version *utilversion.Version) (*work
 	if diags.HasError() || r == nil {
 		return nil, fmt.Errorf("rendering %s: %s", name, summaries(diags))
 	}
-	if r.Deployment == nil {
+	if DeploymentOf(r) == nil {
 		return nil, fmt.Errorf("rendering %s: no Deployment", name)
 	}
 	return r, nil
+}
+
+// DeploymentOf is the Deployment Render rendered (nil for another kind).
+func DeploymentOf(r *workload.Rendered) *appsv1.Deployment {
+	d, _ := r.Workload().(*appsv1.Deployment)
+	return d
 }
 
 // HCLObject is the workload's attributes as an HCL object expression, for

@@ -15,15 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 )
 
-// resources maps the kinds the provider manages to their REST resources.
-// A fixed table instead of discovery keeps apply to one request per object.
-var resources = map[schema.GroupVersionKind]string{
-	{Group: "apps", Version: "v1", Kind: "Deployment"}:                            "deployments",
-	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                           "statefulsets",
-	{Group: "batch", Version: "v1", Kind: "Job"}:                                  "jobs",
-	{Group: "batch", Version: "v1", Kind: "CronJob"}:                              "cronjobs",
+// resources maps the kinds the provider manages to their REST resources:
+// every workload kind's, from the registry, and these. A fixed table
+// instead of discovery keeps apply to one request per object.
+var resources = withWorkloadKinds(map[schema.GroupVersionKind]string{
 	{Group: "", Version: "v1", Kind: "PersistentVolumeClaim"}:                     "persistentvolumeclaims",
 	{Group: "", Version: "v1", Kind: "ConfigMap"}:                                 "configmaps",
 	{Group: "", Version: "v1", Kind: "Node"}:                                      "nodes",
@@ -37,6 +37,14 @@ var resources = map[schema.GroupVersionKind]string{
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "ClusterQueue"}:           "clusterqueues",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "LocalQueue"}:             "localqueues",
 	{Group: "kueue.x-k8s.io", Version: "v1beta2", Kind: "Workload"}:               "workloads",
+})
+
+// withWorkloadKinds adds each workload kind's REST resource to the table.
+func withWorkloadKinds(table map[schema.GroupVersionKind]string) map[schema.GroupVersionKind]string {
+	for _, k := range kinds.All() {
+		table[k.GVK] = k.Resource
+	}
+	return table
 }
 
 // ObjectRef names one object in the cluster.
@@ -223,29 +231,33 @@ func (c *Client) apply(ctx context.Context, obj runtime.Object, force bool) (*un
 	return live, nil
 }
 
-// PrepareAdoption makes an existing Deployment, created by another tool,
-// acceptable to an apply of obj. Its defaulted rollingUpdate parameters are
-// owned by that tool, and server-side apply cannot remove another manager's
-// fields, so switching to Recreate would be rejected ("may not be specified
-// when strategy type is 'Recreate'"). A merge patch clears them first, as
-// kubectl does. Missing objects need nothing.
+// PrepareAdoption makes an existing workload object, created by another
+// tool, acceptable to an apply of obj: the merge patch its kind declares
+// (kindkit.Kind.PrepareAdoption) clears fields that tool owns, which
+// server-side apply cannot remove and obj rules out (a Deployment's
+// defaulted rollingUpdate parameters when obj uses Recreate), as kubectl
+// does. Missing objects and kinds that need nothing are left alone.
 func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error {
-	ref, err := RefOf(obj)
-	if err != nil || ref.GVK.Kind != "Deployment" {
-		return err
+	typed, ok := obj.(kindkit.Object)
+	if !ok {
+		return nil
 	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	k, ok := kinds.Of(typed)
+	if !ok || k.PrepareAdoption == nil {
+		return nil
+	}
+	patch := k.PrepareAdoption(typed)
+	if patch == nil {
+		return nil
+	}
+	ref, err := RefOf(obj)
 	if err != nil {
 		return err
-	}
-	if t, _, _ := unstructured.NestedString(content, "spec", "strategy", "type"); t != "Recreate" {
-		return nil
 	}
 	ri, err := c.resourceFor(ref)
 	if err != nil {
 		return err
 	}
-	patch := []byte(`{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}`)
 	_, err = ri.Patch(ctx, ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: c.FieldManager})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return c.explain(ref, "prepare adoption of", err)
@@ -254,9 +266,15 @@ func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error 
 }
 
 // cachedKinds are the kinds whose reads and waits the watch cache serves:
-// what gpu_workload creates, all labelled as managed by the provider.
-var cachedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Job": true, "CronJob": true, "PersistentVolumeClaim": true,
-	"ResourceClaimTemplate": true}
+// what gpu_workload creates (every workload kind, claims and claim
+// templates), all labelled as managed by the provider.
+var cachedKinds = func() map[string]bool {
+	cached := map[string]bool{"PersistentVolumeClaim": true, "ResourceClaimTemplate": true}
+	for _, k := range kinds.All() {
+		cached[k.GVK.Kind] = true
+	}
+	return cached
+}()
 
 // cached returns the watch cache for the object's resource and namespace.
 func (c *Client) cached(ctx context.Context, ref ObjectRef) (*cacheEntry, bool) {

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 )
 
 // judge says whether a workload is ready in the given mode, or why it
@@ -23,7 +25,7 @@ func judge(live *unstructured.Unstructured, gvk schema.GroupVersionKind, mode Wa
 	if err != nil {
 		return false, ""
 	}
-	if mode == WaitComplete || gvk.Kind == "Job" {
+	if mode == WaitComplete || runsToCompletion(gvk) {
 		return jobDone(live, result)
 	}
 	switch result.Status {
@@ -33,6 +35,13 @@ func judge(live *unstructured.Unstructured, gvk schema.GroupVersionKind, mode Wa
 		return false, failureOf(result)
 	}
 	return false, ""
+}
+
+// runsToCompletion: the kind's object is done when it completes, whatever
+// the wait mode (a Job).
+func runsToCompletion(gvk schema.GroupVersionKind) bool {
+	k, ok := kinds.ForGroupKind(gvk.GroupKind())
+	return ok && k.Wait.Completes
 }
 
 // jobDone adapts kstatus to wait_for = "complete": kstatus calls a Job

@@ -10,24 +10,27 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 )
 
-// RecreateStuckStatefulSetPods lets an apply repair a StatefulSet whose
-// previous template never became ready. With the default OrderedReady
-// rolling update the controller does not replace a pod that is not Running
-// and Ready: it waits for it forever, so an apply fixing a bad template
-// (a removed toleration, a wrong image) would never roll out. The
-// documented remedy is deleting those pods; this does it for the pods that
-// run an older revision than the one just applied and are not ready, once
-// the controller has seen the new template. Ready pods are left to the
-// rolling update.
-func (c *Client) RecreateStuckStatefulSetPods(ctx context.Context, target WaitTarget, podSelector string) error {
-	if target.Ref.GVK.Kind != "StatefulSet" {
+// RecreateStuckPods lets an apply repair a workload whose previous template
+// never became ready, for kinds whose controller would wait for it forever
+// (kindkit.Wait.DeleteStuckPods: a StatefulSet). With the default rolling
+// update the StatefulSet controller does not replace a pod that is not
+// Running and Ready, so an apply fixing a bad template (a removed
+// toleration, a wrong image) would never roll out. The documented remedy is
+// deleting those pods; this does it for the pods that run an older revision
+// than the one just applied and are not ready, once the controller has
+// seen the new template. Ready pods are left to the rolling update.
+func (c *Client) RecreateStuckPods(ctx context.Context, target WaitTarget, podSelector string) error {
+	if k, ok := kinds.ForGroupKind(target.Ref.GVK.GroupKind()); !ok || !k.Wait.DeleteStuckPods {
 		return nil
 	}
+	controller := target.Ref.GVK.Kind
 	objects, release, err := c.followObject(ctx, target.Ref, c.cache.holds(target.Labels))
 	if err != nil {
-		return fmt.Errorf("waiting for the StatefulSet controller to see %s: %w", target.Ref, err)
+		return fmt.Errorf("waiting for the %s controller to see %s: %w", controller, target.Ref, err)
 	}
 	defer release()
 	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -43,7 +46,7 @@ func (c *Client) RecreateStuckStatefulSetPods(ctx context.Context, target WaitTa
 		return observed >= target.Generation && updateRevision != "", time.Time{}, nil
 	}, objects)
 	if err != nil {
-		return fmt.Errorf("waiting for the StatefulSet controller to see %s: %w", target.Ref, err)
+		return fmt.Errorf("waiting for the %s controller to see %s: %w", controller, target.Ref, err)
 	}
 	pods, err := c.Typed.CoreV1().Pods(target.Ref.Namespace).List(ctx, metav1.ListOptions{LabelSelector: podSelector})
 	if apierrors.IsForbidden(err) {

@@ -18,7 +18,7 @@ import (
 // Only a pod that runs an older revision and is not ready is recreated:
 // ready pods are the rolling update's to replace, and a pod of the new
 // revision that is not ready yet is what the wait is for.
-func TestRecreateStuckStatefulSetPods(t *testing.T) {
+func TestRecreateStuckPods(t *testing.T) {
 	sts := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apps/v1", "kind": "StatefulSet",
 		"metadata": map[string]any{"namespace": "ns", "name": "shard", "generation": int64(2)},
@@ -44,7 +44,7 @@ func TestRecreateStuckStatefulSetPods(t *testing.T) {
 	defer cancel()
 	target := WaitTarget{Ref: ObjectRef{GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"},
 		Namespace: "ns", Name: "shard"}, Generation: 2}
-	if err := c.RecreateStuckStatefulSetPods(ctx, target, "app=shard"); err != nil {
+	if err := c.RecreateStuckPods(ctx, target, "app=shard"); err != nil {
 		t.Fatal(err)
 	}
 	left, err := typed.CoreV1().Pods("ns").List(ctx, metav1.ListOptions{})

@@ -5,6 +5,10 @@
 //   - gpudiag: the findings every rule reports, on Terraform attribute paths.
 //   - catalog: GPU models, their names everywhere, MIG profiles and fits.
 //   - spec: the input and output types (workload, pool policy, capacity).
+//   - kinds: the registry of gpu_workload's kinds, one package per kind
+//     (deployment, statefulset, job, cronjob): the object each renders, where
+//     its pod template is, how it is waited for, queued, replaced and
+//     adopted. Every layer asks it instead of switching on the kind.
 //   - clouds: every rule of one cloud in one file; nothing else compares
 //     clouds.
 //   - dra: DRA claims from GPU intent, raw selectors checked with the

@@ -21,6 +21,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -86,7 +87,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	mainRef := target.Ref
 	selector := podSelector(rendered)
 	tflog.Debug(ctx, "gpu_workload applied", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds()})
-	waitErr := client.RecreateStuckStatefulSetPods(ctx, target, selector)
+	waitErr := client.RecreateStuckPods(ctx, target, selector)
 	switch {
 	case waitErr != nil:
 	case waitMode(*plan) == kube.WaitAdmitted:
@@ -305,11 +306,12 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *WorkloadMo
 	return false, diags
 }
 
-// cleanedUpAfterFinishing reports whether a missing Job is the expected
-// result of ttl_seconds_after_finished: the apply waited for it to complete,
-// so its disappearance is the TTL controller's work, not drift to re-run.
+// cleanedUpAfterFinishing reports whether a missing object of a kind that
+// runs to completion (a Job) is the expected result of
+// ttl_seconds_after_finished: the apply waited for it to complete, so its
+// disappearance is the TTL controller's work, not drift to re-run.
 func cleanedUpAfterFinishing(m WorkloadModel) bool {
-	if m.Kind.ValueString() != spec.KindJob || waitMode(m) != kube.WaitComplete {
+	if !runsToCompletion(m) || waitMode(m) != kube.WaitComplete {
 		return false
 	}
 	return tfconv.AttributeSet(m.Job, "ttl_seconds_after_finished")
@@ -370,11 +372,8 @@ func waitMode(m WorkloadModel) kube.WaitMode {
 	if v := m.WaitFor.ValueString(); v != "" {
 		return kube.WaitMode(v)
 	}
-	switch m.Kind.ValueString() {
-	case spec.KindJob:
-		return kube.WaitComplete
-	case spec.KindCronJob:
-		return kube.WaitNone // nothing runs until the schedule fires
+	if k, ok := kinds.Lookup(m.Kind.ValueString()); ok {
+		return kube.WaitMode(k.Wait.Default) // a CronJob's none: nothing runs until the schedule fires
 	}
 	return kube.WaitRollout
 }

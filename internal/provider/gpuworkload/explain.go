@@ -156,19 +156,7 @@ func sortClosestFirst(matches []capacity.PoolMatch) {
 
 // podRequest is how many units of the GPU resource one pod requests.
 func podRequest(rendered *workload.Rendered) int64 {
-	var spec *corev1.PodSpec
-	switch {
-	case rendered.Deployment != nil:
-		spec = &rendered.Deployment.Spec.Template.Spec
-	case rendered.StatefulSet != nil:
-		spec = &rendered.StatefulSet.Spec.Template.Spec
-	case rendered.CronJob != nil:
-		spec = &rendered.CronJob.Spec.JobTemplate.Spec.Template.Spec
-	case rendered.Job != nil:
-		spec = &rendered.Job.Spec.Template.Spec
-	default:
-		return 0
-	}
+	spec := &rendered.PodTemplate().Spec
 	var total int64
 	for _, c := range spec.Containers {
 		q := c.Resources.Limits[corev1.ResourceName(rendered.ResourceName)]

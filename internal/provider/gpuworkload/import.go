@@ -13,12 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -90,8 +90,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	if live == nil {
-		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No Deployment, StatefulSet, Job or CronJob "+
-			"%s/%s exists.", namespace, name))
+		resp.Diagnostics.AddError("Cannot import gpu_workload", fmt.Sprintf("No %s %s/%s exists.", objectKinds(), namespace, name))
 		return
 	}
 	if spec == nil {
@@ -112,16 +111,11 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 // nil when the object was not applied by gpu_workload, and the object nil
 // when there is none.
 func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*workloadSpec, *unstructured.Unstructured, error) {
-	kinds := []schema.GroupVersionKind{
-		{Group: "apps", Version: "v1", Kind: "Deployment"},
-		{Group: "batch", Version: "v1", Kind: "Job"},
-		// Last, so a Role written before statefulsets and cronjobs existed
-		// still imports Deployments and Jobs.
-		{Group: "apps", Version: "v1", Kind: "StatefulSet"},
-		{Group: "batch", Version: "v1", Kind: "CronJob"},
-	}
 	var first *unstructured.Unstructured
-	for _, gvk := range kinds {
+	// In registration order: a Role written before later kinds existed
+	// still imports the earlier ones.
+	for _, k := range kinds.All() {
+		gvk := k.GVK
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
 		if err != nil {
 			return nil, nil, err
@@ -184,3 +178,17 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 }
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
+
+// objectKinds names the objects import looks for, in the kind attribute's
+// order: "Deployment, StatefulSet, Job or CronJob".
+func objectKinds() string {
+	var names []string
+	for _, name := range kinds.Names() {
+		k, _ := kinds.Lookup(name)
+		names = append(names, k.GVK.Kind)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

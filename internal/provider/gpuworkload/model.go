@@ -11,6 +11,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -68,7 +69,7 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 	}
 	m.Intent.DecodeInto(c, &w)
 	if w.Kind == "" && !m.Kind.IsUnknown() {
-		w.Kind = spec.KindDeployment
+		w.Kind = kinds.Default().Name
 	}
 	return w
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,12 +64,12 @@ func keepKueueFields(ctx context.Context, client *kube.Client, rendered *workloa
 	if err != nil || live == nil {
 		return err
 	}
-	if job, ok := main.(*batchv1.Job); ok {
+	if setSuspend := rendered.Kind.Kueue.SetSuspend; setSuspend != nil {
 		if suspend, found, _ := unstructured.NestedBool(live.Object, "spec", "suspend"); found {
-			job.Spec.Suspend = &suspend
+			setSuspend(main, suspend)
 		}
 	}
-	template := workload.PodTemplateOf(main)
+	template := rendered.PodTemplate()
 	template.Spec.Tolerations = append(template.Spec.Tolerations, addedTolerations(live, template.Spec.Tolerations)...)
 	for k, v := range addedNodeSelector(live, template.Spec.NodeSelector) {
 		if template.Spec.NodeSelector == nil {
@@ -171,11 +170,11 @@ func refreshQueued(ctx context.Context, client *kube.Client, rendered *workload.
 }
 
 // queueStatuses is Kueue's view of a queued workload: its Workload objects
-// (one per pod for a Deployment).
+// (one per pod for a kind Kueue admits pod by pod, a Deployment).
 func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID) ([]queue.Status, error) {
-	main := rendered.Objects[len(rendered.Objects)-1]
+	main := rendered.Workload()
 	selector := ""
-	if rendered.Deployment != nil {
+	if rendered.Kind.Kueue.PodByPod {
 		selector = podSelector(rendered)
 	}
 	workloads, err := client.KueueWorkloadsOf(ctx, main.GetNamespace(), uid, selector)
@@ -309,13 +308,16 @@ func checkLocalQueue(ctx context.Context, client *kube.Client, rendered *workloa
 }
 
 // waitAdmitted waits for Kueue's admission of every Workload the object
-// makes: one for a Job or StatefulSet, one per replica of a Deployment.
+// makes: one for a Job or StatefulSet, one per replica of a kind Kueue
+// admits pod by pod (a Deployment).
 func waitAdmitted(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef) error {
 	want, selector := 1, ""
-	if d := rendered.Deployment; d != nil {
+	if k := rendered.Kind; k.Kueue.PodByPod {
 		selector = podSelector(rendered)
-		if d.Spec.Replicas != nil {
-			want = int(*d.Spec.Replicas)
+		if k.Replicas != nil {
+			if replicas := k.Replicas(rendered.Workload()); replicas != nil {
+				want = int(*replicas)
+			}
 		}
 	}
 	return client.WaitAdmitted(ctx, ref, uid, selector, want)

@@ -19,6 +19,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -75,8 +76,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	w := in.workload
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
-		requireJobReplacement(ctx, req, resp, plan)
-		requireStatefulSetReplacement(ctx, req, resp, plan)
+		requireReplacement(ctx, req, resp, plan)
 		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
@@ -91,8 +91,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The resource.k8s.io version depends on the server, asked at apply.
 		plan.Manifest = types.StringUnknown()
 	}
-	requireJobReplacement(ctx, req, resp, plan)
-	requireStatefulSetReplacement(ctx, req, resp, plan)
+	requireReplacement(ctx, req, resp, plan)
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")
@@ -194,7 +193,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	resp.Diagnostics.Append(in.diags...)
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
-	checkCronJobWait(config, &resp.Diagnostics)
+	checkNoPodsWait(config, &resp.Diagnostics)
 	checkAdmittedWait(config, &resp.Diagnostics)
 	checkUnschedulableLimit(config, &resp.Diagnostics)
 	checkTopologySlices(config, &resp.Diagnostics)
@@ -214,14 +213,16 @@ func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
 	}
 }
 
-// checkCronJobWait: a CronJob has no rollout and no pods until its schedule
-// fires, so the apply cannot wait for one.
-func checkCronJobWait(m WorkloadModel, diags *diag.Diagnostics) {
+// checkNoPodsWait: some kinds have no rollout and no pods to wait for (a
+// CronJob starts none until its schedule fires), so the apply cannot wait
+// for one.
+func checkNoPodsWait(m WorkloadModel, diags *diag.Diagnostics) {
 	waitFor := m.WaitFor.ValueString()
-	if m.Kind.ValueString() == spec.KindCronJob && waitFor != "" && waitFor != string(kube.WaitNone) {
-		diags.AddAttributeError(path.Root("wait_for"), "Nothing to wait for on a cronjob",
-			"wait_for = \""+waitFor+"\" waits for pods, but a CronJob starts none until its schedule fires. "+
-				"Allowed: wait_for = \"none\" or unset on a cronjob.")
+	k, ok := kinds.Lookup(m.Kind.ValueString())
+	if ok && k.Wait.NoPods != "" && waitFor != "" && waitFor != string(kube.WaitNone) {
+		diags.AddAttributeError(path.Root("wait_for"), "Nothing to wait for on a "+k.Name,
+			"wait_for = \""+waitFor+"\" waits for pods, but "+k.Wait.NoPods+". "+
+				"Allowed: wait_for = \"none\" or unset on a "+k.Name+".")
 	}
 }
 

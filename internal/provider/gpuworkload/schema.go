@@ -24,6 +24,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -85,20 +86,12 @@ func workloadAttributes() map[string]schema.Attribute {
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"kind": schema.StringAttribute{
-			MarkdownDescription: "Workload kind: one of " + tfconv.MarkdownList(spec.KindNames()) + ". Defaults to `deployment`. " +
-				"A Job's pod template is immutable in Kubernetes, so on a `job` a change to anything that reaches its pods " +
-				"(image, command, args, env, gpu, sizing, probes, pod labels, node_pool, cloud, ...) or to `job.completions` " +
-				"replaces the Job, and the plan marks that attribute as forcing the replacement, also when its new value " +
-				"is known only at apply; a deployment is updated in place. A `statefulset` gives each replica a stable " +
-				"name and, with `model_cache.size`, a cache volume of its own (a claim template; the claims are deleted " +
-				"with the StatefulSet, not on scale-down); Kubernetes cannot change claim templates, so a change to " +
-				"`model_cache` (or a patch of an immutable field) replaces it. A `cronjob` runs the Job of the `job` " +
-				"block on the `cronjob` block's schedule; it is updated in place.",
-			Optional:      true,
-			Computed:      true,
-			Default:       stringdefault.StaticString(spec.KindDeployment),
-			Validators:    []validator.String{stringvalidator.OneOf(spec.KindNames()...)},
-			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			MarkdownDescription: kindDescription(),
+			Optional:            true,
+			Computed:            true,
+			Default:             stringdefault.StaticString(kinds.Default().Name),
+			Validators:          []validator.String{stringvalidator.OneOf(kinds.Names()...)},
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"cloud": schema.StringAttribute{
 			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + tfconv.MarkdownList(clouds.Names()) +
@@ -397,4 +390,17 @@ func cronJobBlock() schema.SingleNestedBlock {
 			"suspend": schema.BoolAttribute{Optional: true, MarkdownDescription: "Stop starting new runs."},
 		},
 	}
+}
+
+// kindDescription is the kind attribute's description, from the registry:
+// the values, the default, then what each kind says of itself in
+// registration order.
+func kindDescription() string {
+	text := "Workload kind: one of " + tfconv.MarkdownList(kinds.Names()) + ". Defaults to `" + kinds.Default().Name + "`."
+	for _, k := range kinds.All() {
+		if k.Doc != "" {
+			text += " " + k.Doc
+		}
+	}
+	return text
 }

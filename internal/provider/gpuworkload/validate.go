@@ -7,6 +7,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -22,7 +23,7 @@ func schemaRejected(w spec.Workload, waitFor string) map[string]bool {
 			rejected[gpudiag.Diagnostic{Path: path}.PathString()] = true
 		}
 	}
-	reject(w.Kind, spec.KindNames(), "kind")
+	reject(w.Kind, kinds.Names(), "kind")
 	reject(w.Cloud, clouds.Names(), "cloud")
 	reject(w.Size, workload.SizeNames(), "size")
 	reject(waitFor, kube.WaitModes(), "wait_for")

@@ -46,7 +46,7 @@ func TestPodPlacementMatchesWorkload(t *testing.T) {
 			if diags.HasError() {
 				t.Fatalf("%s %+v: placement refuses what gpu_workload accepts: %v", cloud, r.gpu, diags)
 			}
-			pod := rendered.Deployment.Spec.Template.Spec
+			pod := rendered.PodTemplate().Spec
 			container := pod.Containers[0]
 			for what, pair := range map[string][2]any{
 				"nodeSelector": {placed.NodeSelector, pod.NodeSelector},

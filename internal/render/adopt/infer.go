@@ -6,15 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -36,20 +35,27 @@ type Adoption struct {
 	Corrected workload.Object
 }
 
-// liveWorkload is a decoded Deployment, StatefulSet or CronJob.
+// liveWorkload is a decoded object of a kind import can adopt.
 type liveWorkload struct {
-	kind     string
+	kind     kindkit.Kind
 	obj      workload.Object
 	template *corev1.PodTemplateSpec
 	selector *metav1.LabelSelector
 	replicas *int32
 }
 
-// AdoptableKinds are the kinds import can adopt. A Job is not among them:
-// its selector and pod labels are generated per object by the server, and a
-// Job that ran is replaced rather than taken over.
+// AdoptableKinds are the kinds import can adopt, as the registry says
+// (a Job is not among them: its selector and pod labels are generated per
+// object by the server, and a Job that ran is replaced rather than taken
+// over).
 func AdoptableKinds() []string {
-	return []string{spec.KindDeployment, spec.KindStatefulSet, spec.KindCronJob}
+	var out []string
+	for _, name := range kinds.Names() {
+		if k, _ := kinds.Lookup(name); k.Adopt != nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Infer reads a live workload object. defaultCloud settles a placement
@@ -90,26 +96,21 @@ func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpu
 }
 
 func decode(live *unstructured.Unstructured) (liveWorkload, error) {
-	from := func(into workload.Object) error {
-		return runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, into)
-	}
-	switch live.GroupVersionKind().GroupKind().String() {
-	case "Deployment.apps":
-		d := &appsv1.Deployment{}
-		err := from(d)
-		return liveWorkload{kind: spec.KindDeployment, obj: d, template: &d.Spec.Template, selector: d.Spec.Selector, replicas: d.Spec.Replicas}, err
-	case "StatefulSet.apps":
-		s := &appsv1.StatefulSet{}
-		err := from(s)
-		return liveWorkload{kind: spec.KindStatefulSet, obj: s, template: &s.Spec.Template, selector: s.Spec.Selector, replicas: s.Spec.Replicas}, err
-	case "CronJob.batch":
-		c := &batchv1.CronJob{}
-		err := from(c)
-		return liveWorkload{kind: spec.KindCronJob, obj: c, template: &c.Spec.JobTemplate.Spec.Template}, err
-	default:
+	k, ok := kinds.ForGroupKind(live.GroupVersionKind().GroupKind())
+	if !ok || k.Adopt == nil {
 		return liveWorkload{}, fmt.Errorf("%s %s/%s is not a kind import can adopt. Allowed: %s", live.GetKind(),
 			live.GetNamespace(), live.GetName(), strings.Join(AdoptableKinds(), ", "))
 	}
+	obj := k.New()
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, obj)
+	lw := liveWorkload{kind: k, obj: obj, template: k.PodTemplate(obj)}
+	if k.Selector != nil {
+		lw.selector = k.Selector(obj)
+	}
+	if k.Replicas != nil {
+		lw.replicas = k.Replicas(obj)
+	}
+	return lw, err
 }
 
 // gpuContainerIndex finds the one container that asks for GPUs; the
@@ -178,7 +179,7 @@ var ignoredAnnotations = []string{"kubectl.kubernetes.io/last-applied-configurat
 func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	meta := lw.obj
 	w := spec.Workload{
-		Name: meta.GetName(), Namespace: meta.GetNamespace(), Kind: lw.kind, Replicas: lw.replicas,
+		Name: meta.GetName(), Namespace: meta.GetNamespace(), Kind: lw.kind.Name, Replicas: lw.replicas,
 		Image: c.Image, Command: c.Command, Args: c.Args,
 		ServiceAccountName: lw.template.Spec.ServiceAccountName,
 		PriorityClassName:  lw.template.Spec.PriorityClassName,
@@ -189,9 +190,6 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	}
 	if lw.selector != nil && !maps.Equal(lw.selector.MatchLabels, defaultSelector(w.Name)) {
 		w.SelectorLabels = maps.Clone(lw.selector.MatchLabels)
-	}
-	if lw.kind == spec.KindCronJob {
-		w.SelectorLabels = nil // the Jobs' selectors are the server's
 	}
 	identity := selectorKeys(w)
 	w.Labels = withoutKeys(meta.GetLabels(), identity)
@@ -208,43 +206,10 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
 		w.Memory = q.String()
 	}
-	if cj, ok := lw.obj.(*batchv1.CronJob); ok {
-		w.CronJob = cronJobControls(cj.Spec)
-	}
-	if d, ok := lw.obj.(*appsv1.Deployment); ok {
-		w.UpdateStrategy = updateStrategyOf(d.Spec.Strategy, lw.replicas)
+	if set := lw.kind.Adopt.Attributes; set != nil {
+		set(lw.obj, &w) // the kind's own attributes, and what it says of the selector
 	}
 	return w
-}
-
-// updateStrategyOf names a Deployment's strategy as update_strategy when it
-// has one of that attribute's shapes and differs from what replicas give
-// without it; any other strategy (Kubernetes' default of 25% and 25% among
-// them) stays in the patch.
-func updateStrategyOf(s appsv1.DeploymentStrategy, replicas *int32) string {
-	isInt := func(v *intstr.IntOrString, n int32) bool {
-		return v != nil && v.Type == intstr.Int && v.IntVal == n
-	}
-	name := ""
-	switch {
-	case s.Type == appsv1.RecreateDeploymentStrategyType:
-		name = spec.UpdateRecreate
-	case s.Type == appsv1.RollingUpdateDeploymentStrategyType && s.RollingUpdate != nil:
-		r := s.RollingUpdate
-		if isInt(r.MaxSurge, 0) && isInt(r.MaxUnavailable, 1) {
-			name = spec.UpdateRolling
-		} else if isInt(r.MaxSurge, 1) && isInt(r.MaxUnavailable, 0) {
-			name = spec.UpdateSurge
-		}
-	}
-	derived := spec.UpdateRecreate
-	if replicas != nil && *replicas > 1 {
-		derived = spec.UpdateRolling
-	}
-	if name == derived {
-		return ""
-	}
-	return name
 }
 
 func defaultSelector(name string) map[string]string {
@@ -301,19 +266,4 @@ func tcpPorts(ports []corev1.ContainerPort) []int32 {
 		}
 	}
 	return out
-}
-
-func cronJobControls(s batchv1.CronJobSpec) *spec.CronJobControls {
-	c := &spec.CronJobControls{
-		Schedule: s.Schedule, ConcurrencyPolicy: string(s.ConcurrencyPolicy),
-		SuccessfulJobsHistoryLimit: s.SuccessfulJobsHistoryLimit, FailedJobsHistoryLimit: s.FailedJobsHistoryLimit,
-		StartingDeadlineSeconds: s.StartingDeadlineSeconds,
-	}
-	if s.TimeZone != nil {
-		c.TimeZone = *s.TimeZone
-	}
-	if s.Suspend != nil {
-		c.Suspend = *s.Suspend
-	}
-	return c
 }

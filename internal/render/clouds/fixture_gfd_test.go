@@ -146,7 +146,7 @@ func TestFixtureGFDNodesTakeTheirModel(t *testing.T) {
 				GPU: spec.GPU{Count: count, Accelerator: p.accel}}
 			r, diags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 			rendertest.RequireNoErrors(t, diags)
-			pod := &corev1.Pod{Spec: r.Deployment.Spec.Template.Spec}
+			pod := &corev1.Pod{Spec: r.PodTemplate().Spec}
 			for i := range nodes {
 				n := &nodes[i]
 				if n.Labels[clouds.LabelGFDProduct] == "" && n.Labels[clouds.LabelGPUPresent] != "true" {

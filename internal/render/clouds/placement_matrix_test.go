@@ -322,7 +322,7 @@ func buildCloudMatrix(t *testing.T, c spec.Cloud) cloudMatrix {
 				cell.expected = expectNo // no node of the cloud can run it
 			}
 			if !cell.refused {
-				pod := &corev1.Pod{Spec: r.Deployment.Spec.Template.Spec}
+				pod := &corev1.Pod{Spec: r.PodTemplate().Spec}
 				cell.fit, cell.why = podFits(pod, nodes[i])
 			}
 			cell.known = knownWrong[cell.key]

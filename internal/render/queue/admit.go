@@ -82,24 +82,13 @@ func request(c corev1.Container, name corev1.ResourceName) resource.Quantity {
 	return c.Resources.Limits[name] // a limit alone is also the request
 }
 
+// podsAdmittedTogether is how many pods Kueue admits as one Workload of
+// the rendered object, as its kind says: one where it admits pod by pod.
 func podsAdmittedTogether(r *workload.Rendered) int64 {
-	switch {
-	case r.Job != nil:
-		return int64(ptrOr(r.Job.Spec.Parallelism, 1))
-	case r.CronJob != nil:
-		return int64(ptrOr(r.CronJob.Spec.JobTemplate.Spec.Parallelism, 1))
-	case r.StatefulSet != nil:
-		return int64(ptrOr(r.StatefulSet.Spec.Replicas, 1))
-	default:
-		return 1
+	if k := r.Kind.Kueue; !k.PodByPod && k.AdmittedTogether != nil {
+		return k.AdmittedTogether(r.Workload())
 	}
-}
-
-func ptrOr(p *int32, fallback int32) int32 {
-	if p == nil {
-		return fallback
-	}
-	return *p
+	return 1
 }
 
 // CheckWorkload reports, at plan time, a workload the queue can never

@@ -15,7 +15,7 @@ package spec
 type Workload struct {
 	Name      string `json:"Name"`      // name
 	Namespace string `json:"Namespace"` // namespace; Render uses "default" when empty
-	Kind      string `json:"Kind"`      // kind: one of KindNames()
+	Kind      string `json:"Kind"`      // kind: one of kinds.Names()
 	Cloud     string `json:"Cloud"`     // cloud: one of CloudNames()
 
 	// Replicas applies to deployments and statefulsets; nil leaves
@@ -250,7 +250,9 @@ type CronJobControls struct {
 // values (batch/v1 CronJob).
 func ConcurrencyPolicyNames() []string { return []string{"Allow", "Forbid", "Replace"} }
 
-// Workload kinds.
+// Names of the workload kinds, for the kind packages that define them and
+// for callers that build a workload of a given kind. What a kind is, and
+// which kinds exist, is the registry's (internal/render/kinds).
 const (
 	KindDeployment = "deployment"
 	// KindStatefulSet gives each replica a stable name and, with a created
@@ -260,9 +262,6 @@ const (
 	// KindCronJob runs the Job on a schedule.
 	KindCronJob = "cronjob"
 )
-
-// KindNames lists the accepted kind values.
-func KindNames() []string { return []string{KindDeployment, KindStatefulSet, KindJob, KindCronJob} }
 
 // Deployment update strategies (update_strategy).
 const (

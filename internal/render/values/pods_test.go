@@ -185,7 +185,7 @@ func TestPlacementAgreement(t *testing.T) {
 			w := spec.Workload{Name: "w", Kind: spec.KindDeployment, Cloud: cloudName, Image: "img", GPU: g}
 			r, diags := workload.ResolveAndRender(w, workload.Options{})
 			rendertest.RequireNoErrors(t, diags)
-			want := r.Deployment.Spec.Template.Spec
+			want := r.PodTemplate().Spec
 
 			fo := mustGenerate(t, TargetFiftyOne, fiftyOneInput(cloud, fiftyone.FiftyOneDeployment{Runner: fiftyone.Runner{Key: "gpu", GPU: &g}}))
 			nf := mustGenerate(t, TargetNumaflow, Input{Cloud: cloudName, Blocks: map[string]any{numaflow.Block: &numaflow.Values{GPU: g}}})

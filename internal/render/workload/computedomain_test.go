@@ -25,8 +25,8 @@ func nvlinkJob(pods int32, topology spec.WorkloadTopology) spec.Workload {
 // the channel template its controller creates, which is not rendered.
 func TestComputeDomain_rendered(t *testing.T) {
 	r := renderOn(t, nvlinkJob(4, spec.WorkloadTopology{Level: "clique", NVLinkDomain: true}), &nvl72Pool)
-	if len(r.Objects) != 2 || r.Objects[0] != r.ComputeDomain || r.Objects[1] != r.Job {
-		t.Fatalf("objects %v, want the ComputeDomain then the Job", kinds(r.Objects))
+	if len(r.Objects) != 2 || r.Objects[0] != r.ComputeDomain || r.Objects[1] != r.Workload() {
+		t.Fatalf("objects %v, want the ComputeDomain then the Job", objectKinds(r.Objects))
 	}
 	cd := r.ComputeDomain
 	if cd.GetAPIVersion() != "resource.nvidia.com/v1beta1" || cd.GetKind() != "ComputeDomain" || cd.GetName() != "train" ||
@@ -59,7 +59,7 @@ func TestComputeDomain_withDRAClaim(t *testing.T) {
 	w := nvlinkJob(2, spec.WorkloadTopology{Level: "clique", NVLinkDomain: true})
 	w.GPU.DRA = &spec.DRA{}
 	r := renderOn(t, w, &pool)
-	if got := kinds(r.Objects); len(got) != 3 || got[0] != "ResourceClaimTemplate" || got[1] != "ComputeDomain" {
+	if got := objectKinds(r.Objects); len(got) != 3 || got[0] != "ResourceClaimTemplate" || got[1] != "ComputeDomain" {
 		t.Fatalf("objects %v", got)
 	}
 	if n := len(r.PodTemplate().Spec.ResourceClaims); n != 2 {
@@ -104,7 +104,7 @@ func TestComputeDomain_planChecks(t *testing.T) {
 	rendertest.RequireDiag(t, one.Findings, gpudiag.SeverityWarning, "topology.nvlink_domain", "one pod")
 }
 
-func kinds(objects []Object) []string {
+func objectKinds(objects []Object) []string {
 	var out []string
 	for _, o := range objects {
 		out = append(out, o.GetObjectKind().GroupVersionKind().Kind)

@@ -9,6 +9,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -223,6 +224,20 @@ func TestGolden(t *testing.T) {
 			Text: func(t *testing.T) string { return goldenText(t, c) }})
 	}
 	rendertest.GoldenSuite(t, filepath.Join("testdata", "golden", "*", "*.yaml"), cases)
+}
+
+// TestGoldenCoversEveryKind: every registered kind has a reviewed
+// rendering, so a kind added to the registry without one fails here.
+func TestGoldenCoversEveryKind(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range goldenCases() {
+		covered[c.workload.Kind] = true
+	}
+	for _, k := range kinds.All() {
+		if !covered[k.Name] {
+			t.Errorf("kind %q has no golden case in goldenCases()", k.Name)
+		}
+	}
 }
 
 func TestRenderIsDeterministic(t *testing.T) {

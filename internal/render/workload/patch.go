@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,12 +17,13 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 )
 
 // The patch attribute is the escape hatch for every pod-spec field the
 // typed attributes do not cover: a strategic merge patch of the rendered
-// Deployment, StatefulSet, Job or CronJob, applied with apimachinery's strategicpatch exactly as
-// kubectl and kustomize apply one. What the GPU rules decided must survive
+// workload object (a Deployment, a Job, ...), applied with apimachinery's
+// strategicpatch exactly as kubectl and kustomize apply one. What the GPU rules decided must survive
 // it; a patch that undoes any of it is refused on the patch attribute,
 // naming the field, so the escape hatch cannot reintroduce the placements
 // the provider exists to prevent.
@@ -31,66 +31,50 @@ import (
 // patchPath is the attribute every patch finding belongs to.
 var patchPath = gpudiag.At("patch")
 
-// applyPatch patches r's Deployment, StatefulSet, Job or CronJob in place
-// and checks the GPU rules still hold.
+// applyPatch patches r's workload object in place and checks the GPU rules
+// still hold.
 func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	patchJSON, ok := patchObject(patch, &diags)
 	if !ok {
 		return diags
 	}
-	switch {
-	case r.Deployment != nil:
-		r.Deployment = patchMain(r, r.Deployment, patchJSON, &diags)
-	case r.StatefulSet != nil:
-		r.StatefulSet = patchMain(r, r.StatefulSet, patchJSON, &diags)
-	case r.Job != nil:
-		r.Job = patchMain(r, r.Job, patchJSON, &diags)
-	case r.CronJob != nil:
-		r.CronJob = patchMain(r, r.CronJob, patchJSON, &diags)
-	}
+	patchMain(r, patchJSON, &diags)
 	return diags
 }
 
-// patchMain patches the main object of r: on success it returns the
-// patched object (swapped into r.Objects), otherwise the original with the
-// findings in diags. PT is the object's pointer type, T what it points to,
-// so a fresh object to decode the patched one into is new(T).
-func patchMain[T any, PT interface {
-	*T
-	Object
-}](r *Rendered, current PT, patchJSON []byte, diags *gpudiag.Diagnostics) PT {
-	patched := PT(new(T))
+// patchMain patches the workload object of r: on success the patched
+// object (decoded into a new object of its kind) replaces it in r.Objects;
+// otherwise r is unchanged and the findings are in diags.
+func patchMain(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnostics) {
+	current := r.Workload()
+	patched := r.Kind.New()
 	if !patchTyped(current, patchJSON, patched, diags) {
-		return current
+		return
 	}
 	checkIdentity(current.GetName(), current.GetNamespace(), patched, diags)
-	checkSelectorLabelsKept(r.SelectorLabels, PodTemplateOf(patched).Labels, diags)
-	if !equality.Semantic.DeepEqual(immutableSelector(current), immutableSelector(patched)) {
+	checkSelectorLabelsKept(r.SelectorLabels, r.Kind.PodTemplate(patched).Labels, diags)
+	if !equality.Semantic.DeepEqual(immutableSelector(r.Kind, current), immutableSelector(r.Kind, patched)) {
 		diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
-			"cannot change on a "+current.GetObjectKind().GroupVersionKind().Kind+". Allowed: leave spec.selector out of the patch.")
+			"cannot change on a "+r.Kind.GVK.Kind+". Allowed: leave spec.selector out of the patch.")
 	}
-	before, after := &PodTemplateOf(current).Spec, &PodTemplateOf(patched).Spec
+	before, after := &r.Kind.PodTemplate(current).Spec, &r.Kind.PodTemplate(patched).Spec
 	checkPodRules(r, *before, *after, diags)
 	if diags.HasError() {
-		return current
+		return
 	}
 	gpuContainerFirst(before.Containers[0].Name, after)
 	replaceObject(r, current, patched)
-	return patched
 }
 
 // immutableSelector is the spec.selector of the kinds whose selector the
-// provider sets and the server keeps immutable (Deployment, StatefulSet);
-// nil for Jobs and CronJobs, whose selector the provider leaves out.
-func immutableSelector(obj Object) *metav1.LabelSelector {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return o.Spec.Selector
-	case *appsv1.StatefulSet:
-		return o.Spec.Selector
+// provider sets and the server keeps immutable; nil for the kinds whose
+// selector the provider leaves out (Jobs, CronJobs).
+func immutableSelector(k kindkit.Kind, obj Object) *metav1.LabelSelector {
+	if k.Selector == nil {
+		return nil
 	}
-	return nil
+	return k.Selector(obj)
 }
 
 // patchObject reads the patch (YAML or JSON) into JSON; it must be an
@@ -102,7 +86,7 @@ func patchObject(patch string, diags *gpudiag.Diagnostics) ([]byte, bool) {
 	}
 	if err != nil {
 		diags.AddError(patchPath, "Invalid patch", "The patch does not read as a YAML or JSON object: "+err.Error()+
-			". Allowed: a strategic merge patch of the Deployment, StatefulSet, Job or CronJob, e.g. "+
+			". Allowed: a strategic merge patch of the Deployment or Job, e.g. "+
 			"\"spec:\\n  template:\\n    spec:\\n      priorityClassName: high\".")
 		return nil, false
 	}

@@ -52,12 +52,12 @@ spec:
         - name: weights
           persistentVolumeClaim: {claimName: llama-weights}
 `)
-	pod := r.Deployment.Spec.Template.Spec
+	pod := deploymentOf(t, r).Spec.Template.Spec
 	if pod.PriorityClassName != "inference-high" || len(pod.ImagePullSecrets) != 1 || pod.SecurityContext == nil {
 		t.Errorf("pod-level fields not patched: %+v", pod)
 	}
-	if r.Deployment.Spec.Strategy.Type != "RollingUpdate" {
-		t.Errorf("strategy = %+v", r.Deployment.Spec.Strategy)
+	if deploymentOf(t, r).Spec.Strategy.Type != "RollingUpdate" {
+		t.Errorf("strategy = %+v", deploymentOf(t, r).Spec.Strategy)
 	}
 	if len(pod.Containers) != 2 || pod.Containers[0].Name != "llm" || pod.Containers[0].ImagePullPolicy != "Always" ||
 		len(pod.Containers[0].VolumeMounts) != 1 {
@@ -87,8 +87,8 @@ spec:
     spec:
       restartPolicy: Never
 `)
-	if r.Job.Spec.PodFailurePolicy == nil || len(r.Job.Spec.PodFailurePolicy.Rules) != 1 {
-		t.Errorf("podFailurePolicy not patched: %+v", r.Job.Spec)
+	if jobOf(t, r).Spec.PodFailurePolicy == nil || len(jobOf(t, r).Spec.PodFailurePolicy.Rules) != 1 {
+		t.Errorf("podFailurePolicy not patched: %+v", jobOf(t, r).Spec)
 	}
 }
 
@@ -178,7 +178,7 @@ func TestAdoptedIdentityRenders(t *testing.T) {
 	w.ContainerName = "server"
 	r := patched(t, w, "metadata: {labels: {app.kubernetes.io/managed-by: null}}\n"+
 		"spec: {template: {metadata: {labels: {app.kubernetes.io/managed-by: null}}}}")
-	d := r.Deployment
+	d := deploymentOf(t, r)
 	if got := d.Spec.Selector.MatchLabels; len(got) != 1 || got["app"] != "llm" {
 		t.Errorf("selector = %v, want only app=llm", got)
 	}
@@ -202,7 +202,7 @@ func TestPullSecretsAndPriorityClass(t *testing.T) {
 	w := eksWorkload(spec.KindDeployment)
 	w.ImagePullSecrets = []string{"ngc", "quay"}
 	w.PriorityClassName = "inference-high"
-	pod := patched(t, w, "").Deployment.Spec.Template.Spec
+	pod := deploymentOf(t, patched(t, w, "")).Spec.Template.Spec
 	if len(pod.ImagePullSecrets) != 2 || pod.ImagePullSecrets[0].Name != "ngc" || pod.ImagePullSecrets[1].Name != "quay" {
 		t.Errorf("imagePullSecrets = %v, want ngc, quay in order", pod.ImagePullSecrets)
 	}

@@ -36,13 +36,19 @@ func markQueue(r *Rendered, w spec.Workload) {
 	if w.Queue == "" {
 		return
 	}
-	main := r.Objects[len(r.Objects)-1]
-	pod := PodTemplateOf(main)
+	main := r.Workload()
+	pod := r.Kind.PodTemplate(main)
+	// A kind that runs through other objects (a CronJob's Jobs) has its
+	// queue read from their template.
+	var run *metav1.ObjectMeta
+	if r.Kind.RunMeta != nil {
+		run = r.Kind.RunMeta(main)
+	}
 	switch w.QueueScheduler {
 	case spec.QueueSchedulerKAI:
 		main.SetLabels(withEntry(main.GetLabels(), LabelKAIQueue, w.Queue))
-		if r.CronJob != nil {
-			addLabel(&r.CronJob.Spec.JobTemplate.ObjectMeta, LabelKAIQueue, w.Queue)
+		if run != nil {
+			addLabel(run, LabelKAIQueue, w.Queue)
 		}
 		addLabel(&pod.ObjectMeta, LabelKAIQueue, w.Queue)
 		pod.Spec.SchedulerName = SchedulerKAI
@@ -50,8 +56,8 @@ func markQueue(r *Rendered, w spec.Workload) {
 		pod.Annotations = withEntry(pod.Annotations, AnnotationVolcanoQueue, w.Queue)
 		pod.Spec.SchedulerName = SchedulerVolcano
 	default:
-		if r.CronJob != nil {
-			addLabel(&r.CronJob.Spec.JobTemplate.ObjectMeta, LabelKueueQueueName, w.Queue)
+		if run != nil {
+			addLabel(run, LabelKueueQueueName, w.Queue)
 			return
 		}
 		main.SetLabels(withEntry(main.GetLabels(), LabelKueueQueueName, w.Queue))

@@ -3,6 +3,7 @@ package workload
 import (
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -16,14 +17,14 @@ func queuedWorkload(kind, scheduler string) spec.Workload {
 }
 
 func TestQueueMarking(t *testing.T) {
-	for _, kind := range spec.KindNames() {
+	for _, kind := range kinds.Names() {
 		t.Run("kueue "+kind, func(t *testing.T) {
 			r := mustRenderQueued(t, queuedWorkload(kind, ""))
 			main := r.Objects[len(r.Objects)-1]
 			onObject := main.GetLabels()[LabelKueueQueueName]
 			if kind == spec.KindCronJob {
 				// Kueue manages the Jobs a CronJob starts, not the CronJob.
-				onObject = r.CronJob.Spec.JobTemplate.Labels[LabelKueueQueueName]
+				onObject = cronJobOf(t, r).Spec.JobTemplate.Labels[LabelKueueQueueName]
 				if main.GetLabels()[LabelKueueQueueName] != "" {
 					t.Error("queue label on the CronJob itself")
 				}
@@ -37,9 +38,9 @@ func TestQueueMarking(t *testing.T) {
 		})
 	}
 	kai := mustRenderQueued(t, queuedWorkload(spec.KindJob, spec.QueueSchedulerKAI))
-	if kai.Job.Labels[LabelKAIQueue] != "team-a" || kai.PodTemplate().Labels[LabelKAIQueue] != "team-a" ||
+	if jobOf(t, kai).Labels[LabelKAIQueue] != "team-a" || kai.PodTemplate().Labels[LabelKAIQueue] != "team-a" ||
 		kai.PodTemplate().Spec.SchedulerName != SchedulerKAI {
-		t.Errorf("KAI: labels %v / %v, scheduler %q", kai.Job.Labels, kai.PodTemplate().Labels, kai.PodTemplate().Spec.SchedulerName)
+		t.Errorf("KAI: labels %v / %v, scheduler %q", jobOf(t, kai).Labels, kai.PodTemplate().Labels, kai.PodTemplate().Spec.SchedulerName)
 	}
 	volcano := mustRenderQueued(t, queuedWorkload(spec.KindDeployment, spec.QueueSchedulerVolcano))
 	if volcano.PodTemplate().Annotations[AnnotationVolcanoQueue] != "team-a" || volcano.PodTemplate().Spec.SchedulerName != SchedulerVolcano {

@@ -4,25 +4,21 @@ import (
 	"maps"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // Object is a typed Kubernetes object with TypeMeta set.
-type Object interface {
-	runtime.Object
-	metav1.Object
-}
+type Object = kindkit.Object
 
 // Options carries facts known only at apply time.
 type Options struct {
@@ -45,8 +41,10 @@ type Options struct {
 type Rendered struct {
 	// Objects in apply order: PersistentVolumeClaim (model cache), then
 	// ResourceClaimTemplate (DRA), then ComputeDomain (NVLink domain), then
-	// the Deployment or Job.
+	// the workload object of Kind.
 	Objects []Object
+	// Kind is the workload's kind, from the registry.
+	Kind kindkit.Kind
 
 	PersistentVolumeClaim *corev1.PersistentVolumeClaim // nil unless a model cache claim is created
 	// Exactly one of the two is set when the workload uses DRA.
@@ -55,10 +53,6 @@ type Rendered struct {
 	// ComputeDomain (resource.nvidia.com/v1beta1) is set with
 	// topology.nvlink_domain; its controller creates the channel's template.
 	ComputeDomain *unstructured.Unstructured
-	Deployment    *appsv1.Deployment  // set for kind "deployment"
-	StatefulSet   *appsv1.StatefulSet // set for kind "statefulset"
-	Job           *batchv1.Job        // set for kind "job"
-	CronJob       *batchv1.CronJob    // set for kind "cronjob"
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -84,26 +78,24 @@ type Rendered struct {
 	FieldManager string
 }
 
-// PodTemplate is the pod template of the main object, after any patch.
+// Workload is the workload object, the last of Objects, after any patch.
+func (r *Rendered) Workload() Object { return r.Objects[len(r.Objects)-1] }
+
+// PodTemplate is the pod template of the workload object, after any patch.
 func (r *Rendered) PodTemplate() *corev1.PodTemplateSpec {
-	return PodTemplateOf(r.Objects[len(r.Objects)-1])
+	if r.Kind.PodTemplate == nil {
+		return PodTemplateOf(r.Workload()) // a Rendered built by hand, in tests
+	}
+	return r.Kind.PodTemplate(r.Workload())
 }
 
-// PodTemplateOf is the pod template of a Deployment, StatefulSet, Job or
-// CronJob; an empty one for any other object.
+// PodTemplateOf is the pod template of a workload object of a registered
+// kind; an empty one for any other object.
 func PodTemplateOf(obj Object) *corev1.PodTemplateSpec {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return &o.Spec.Template
-	case *appsv1.StatefulSet:
-		return &o.Spec.Template
-	case *batchv1.Job:
-		return &o.Spec.Template
-	case *batchv1.CronJob:
-		return &o.Spec.JobTemplate.Spec.Template
-	default:
-		return &corev1.PodTemplateSpec{}
+	if k, ok := kinds.Of(obj); ok {
+		return k.PodTemplate(obj)
 	}
+	return &corev1.PodTemplateSpec{}
 }
 
 // ResolveAndRender resolves w with every value final (on opts.Pool) and
@@ -165,6 +157,10 @@ func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
 
 func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	w, in := resolved.Workload, resolved.Intent
+	kind, ok := kinds.Lookup(w.Kind)
+	if !ok {
+		return nil, false
+	}
 	place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud, resolved.Pool)
 	if !ok {
 		return nil, false
@@ -172,6 +168,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	r := &Rendered{
 		// At most a claim, a claim template, a ComputeDomain and the workload object.
 		Objects:        make([]Object, 0, 4),
+		Kind:           kind,
 		NodeSelector:   place.NodeSelector,
 		Affinity:       place.Affinity,
 		Tolerations:    place.Tolerations,
@@ -189,10 +186,10 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	if !ok {
 		return nil, false
 	}
-	// A StatefulSet's replicas each get their own cache from a claim
-	// template; other kinds share one created claim.
+	// Kinds with a cache per pod (a StatefulSet's replicas) get it from a
+	// claim template; other kinds share one created claim.
 	var claimTemplates []corev1.PersistentVolumeClaim
-	if pvc != nil && w.Kind == spec.KindStatefulSet {
+	if pvc != nil && kind.ModelCachePerPod {
 		claimTemplates = []corev1.PersistentVolumeClaim{claimTemplate(*pvc)}
 	} else if pvc != nil {
 		r.PersistentVolumeClaim = pvc
@@ -215,28 +212,16 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		r.Objects = append(r.Objects, r.ComputeDomain)
 		addChannelClaim(&pod, w)
 	}
-	switch w.Kind {
-	case spec.KindDeployment:
-		r.Deployment = deployment(w, ObjectMeta(w), pod, r.SelectorLabels)
-		r.Objects = append(r.Objects, r.Deployment)
-	case spec.KindStatefulSet:
-		if len(claimTemplates) > 0 {
-			pod.Spec.Volumes = slices.DeleteFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == volumeModelCache })
-		}
-		r.StatefulSet = statefulSet(w, ObjectMeta(w), pod, r.SelectorLabels, claimTemplates)
-		r.Objects = append(r.Objects, r.StatefulSet)
-	case spec.KindJob:
-		r.Job = job(w, ObjectMeta(w), pod)
-		r.Objects = append(r.Objects, r.Job)
-	case spec.KindCronJob:
-		if w.CronJob == nil {
-			return nil, false
-		}
-		r.CronJob = cronJob(w, ObjectMeta(w), pod)
-		r.Objects = append(r.Objects, r.CronJob)
-	default:
+	if len(claimTemplates) > 0 {
+		// The claim template's volume takes the shared claim's place.
+		pod.Spec.Volumes = slices.DeleteFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == volumeModelCache })
+	}
+	obj, ok := kind.Build(kindkit.BuildInput{Workload: w, Meta: ObjectMeta(w), Pod: pod, Selector: r.SelectorLabels,
+		ClaimTemplates: claimTemplates})
+	if !ok {
 		return nil, false
 	}
+	r.Objects = append(r.Objects, obj)
 	markQueue(r, w)
 	markTopology(r, resolved.Topology)
 	return r, true

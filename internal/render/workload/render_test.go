@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,10 +24,7 @@ func mustRender(t *testing.T, w spec.Workload, opts Options) *Rendered {
 }
 
 func gpuContainer(r *Rendered) corev1.Container {
-	if r.Deployment != nil {
-		return r.Deployment.Spec.Template.Spec.Containers[0]
-	}
-	return r.Job.Spec.Template.Spec.Containers[0]
+	return r.PodTemplate().Spec.Containers[0]
 }
 
 func TestRenderObjectsInApplyOrder(t *testing.T) {
@@ -43,8 +42,8 @@ func TestRenderObjectsInApplyOrder(t *testing.T) {
 	if r.ResourceClaimTemplateV1 == nil || r.ResourceClaimTemplateV1beta1 != nil || r.DRAAPIVersionAssumed {
 		t.Fatal("1.34 must render resource.k8s.io/v1 without assuming")
 	}
-	if r.FieldManager != spec.DefaultFieldManager || r.Deployment.Namespace != spec.DefaultNamespace {
-		t.Fatalf("defaults not applied: %q %q", r.FieldManager, r.Deployment.Namespace)
+	if r.FieldManager != spec.DefaultFieldManager || deploymentOf(t, r).Namespace != spec.DefaultNamespace {
+		t.Fatalf("defaults not applied: %q %q", r.FieldManager, deploymentOf(t, r).Namespace)
 	}
 }
 
@@ -61,7 +60,7 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 	if len(c.Resources.Claims) != 1 || c.Resources.Claims[0].Name != "gpu" {
 		t.Fatalf("claims = %+v", c.Resources.Claims)
 	}
-	pod := r.Deployment.Spec.Template.Spec
+	pod := deploymentOf(t, r).Spec.Template.Spec
 	if len(pod.ResourceClaims) != 1 || *pod.ResourceClaims[0].ResourceClaimTemplateName != "llm-gpu" {
 		t.Fatalf("pod claims = %+v", pod.ResourceClaims)
 	}
@@ -77,11 +76,11 @@ func TestRenderDRAHasNoExtendedResource(t *testing.T) {
 
 func TestRenderUpdateStrategy(t *testing.T) {
 	w := rendertest.ValidWorkload()
-	if got := mustRender(t, w, Options{}).Deployment.Spec.Strategy.Type; got != "Recreate" {
+	if got := deploymentOf(t, mustRender(t, w, Options{})).Spec.Strategy.Type; got != "Recreate" {
 		t.Errorf("one replica: %s", got)
 	}
 	w.Replicas = rendertest.Ptr(int32(3))
-	s := mustRender(t, w, Options{}).Deployment.Spec.Strategy
+	s := deploymentOf(t, mustRender(t, w, Options{})).Spec.Strategy
 	if s.Type != "RollingUpdate" || s.RollingUpdate.MaxSurge.IntValue() != 0 || s.RollingUpdate.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("several replicas: %+v", s)
 	}
@@ -103,7 +102,7 @@ func TestRenderUpdateStrategySet(t *testing.T) {
 	} {
 		w := rendertest.ValidWorkload()
 		w.Replicas, w.UpdateStrategy = rendertest.Ptr(tc.replicas), tc.mode
-		s := mustRender(t, w, Options{}).Deployment.Spec.Strategy
+		s := deploymentOf(t, mustRender(t, w, Options{})).Spec.Strategy
 		if string(s.Type) != tc.typ {
 			t.Errorf("%s with %d replicas: %s, want %s", tc.mode, tc.replicas, s.Type, tc.typ)
 			continue
@@ -211,7 +210,7 @@ func TestRenderObjectsDoNotShareMaps(t *testing.T) {
 	w.ModelCache = &spec.ModelCache{Size: "1Gi"}
 	r := mustRender(t, w, Options{})
 	r.PersistentVolumeClaim.Labels["team"] = "changed"
-	if r.Deployment.Labels["team"] != "ml" || w.Labels["team"] != "ml" {
+	if deploymentOf(t, r).Labels["team"] != "ml" || w.Labels["team"] != "ml" {
 		t.Fatal("objects and input must not share label maps")
 	}
 }
@@ -254,4 +253,30 @@ func mustObjectMap(t *testing.T, objects []Object) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// workloadAs is the workload object of r as the Go type of the kind the
+// test rendered.
+func workloadAs[T Object](t *testing.T, r *Rendered) T {
+	t.Helper()
+	obj, ok := r.Workload().(T)
+	if !ok {
+		t.Fatalf("rendered a %T, want a %T", r.Workload(), obj)
+	}
+	return obj
+}
+
+func deploymentOf(t *testing.T, r *Rendered) *appsv1.Deployment {
+	t.Helper()
+	return workloadAs[*appsv1.Deployment](t, r)
+}
+
+func jobOf(t *testing.T, r *Rendered) *batchv1.Job {
+	t.Helper()
+	return workloadAs[*batchv1.Job](t, r)
+}
+
+func cronJobOf(t *testing.T, r *Rendered) *batchv1.CronJob {
+	t.Helper()
+	return workloadAs[*batchv1.CronJob](t, r)
 }

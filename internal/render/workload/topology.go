@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -168,16 +169,8 @@ func checkSliceNesting(levels []spec.TopologyLevel, t *spec.WorkloadTopology, di
 // topologyPods is how many pods the request places together, and the
 // attribute that says so; 0 when unknown or left to an autoscaler.
 func topologyPods(w spec.Workload) (int64, string) {
-	switch w.Kind {
-	case spec.KindDeployment, spec.KindStatefulSet:
-		if w.Replicas != nil {
-			return int64(*w.Replicas), "replicas"
-		}
-	case spec.KindJob, spec.KindCronJob:
-		if w.Job != nil && w.Job.Parallelism != nil {
-			return int64(*w.Job.Parallelism), "job.parallelism"
-		}
-		return 1, "job.parallelism"
+	if k, ok := kinds.Lookup(w.Kind); ok {
+		return k.Pods(w)
 	}
 	return 0, ""
 }
@@ -243,13 +236,14 @@ func nodesFor(pods, perNode int64) string {
 	return strconv.FormatInt(n, 10) + " nodes"
 }
 
-// warnTopologyKind: Kueue admits each pod of a Deployment as its own
-// workload, so no request spans its replicas; a single pod has nothing to
-// keep together.
+// warnTopologyKind: Kueue admits each pod of some kinds (a Deployment) as
+// its own workload, so no request spans their replicas; a single pod has
+// nothing to keep together.
 func warnTopologyKind(w spec.Workload, inKueue, strict bool, diags *gpudiag.Diagnostics) {
-	if inKueue && w.Kind == spec.KindDeployment {
-		diags.AddWarning(topologyPath(), "Kueue places a Deployment's pods one by one", "Kueue admits every pod of a "+
-			"Deployment as a workload of its own, so the topology request holds for each pod, not for the replicas "+
+	if k, ok := kinds.Lookup(w.Kind); ok && inKueue && k.Kueue.PodByPod {
+		kind := k.GVK.Kind
+		diags.AddWarning(topologyPath(), "Kueue places a "+kind+"'s pods one by one", "Kueue admits every pod of a "+
+			kind+" as a workload of its own, so the topology request holds for each pod, not for the replicas "+
 			"together. A StatefulSet's pods are admitted as one group: use kind = \"statefulset\" to keep them in one domain.")
 	}
 	if pods, attr := topologyPods(w); strict && pods == 1 && attr != "" {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -33,10 +35,10 @@ func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) 
 					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
 		}
 	}
-	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), spec.KindNames)
-	if w.Kind != "" && !slices.Contains(spec.KindNames(), w.Kind) {
+	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
+	if w.Kind != "" && !slices.Contains(kinds.Names(), w.Kind) {
 		diags.AddError(gpudiag.At("kind"), "Unknown kind",
-			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(spec.KindNames())+".")
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(kinds.Names())+".")
 	}
 	RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
 	if strings.ContainsFunc(w.Image, IsSpace) {
@@ -79,9 +81,7 @@ func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Clo
 // RequireSet reports a missing required value at apply time only (at plan
 // time "" may be an unknown value).
 func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
-	if strict && value == "" {
-		diags.AddFinalError(path, "Missing required value", "A value is required here. Allowed: "+allowed+".")
-	}
+	kindkit.RequireSet(diags, strict, value, path, allowed)
 }
 
 // RequireOneOf is RequireSet for a value from a list: allowed "one of" the
@@ -132,31 +132,39 @@ func jobBlockLine(j *spec.JobControls) []any {
 }
 
 // validateKindFields checks replicas and the job and cronjob blocks against
-// kind.
+// kind, then the kind's own rules. An unset kind ("", unknown at plan time)
+// may accept anything.
 func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
-	if (w.Kind == spec.KindJob || w.Kind == spec.KindCronJob) && w.Replicas != nil {
+	k, known := kinds.Lookup(w.Kind)
+	// A block is refused on a kind that does not read it, and on a kind the
+	// registry does not know (reported on kind).
+	rejects := func(attribute string) bool { return w.Kind != "" && (!known || !k.Accepting(attribute)) }
+	if known && !k.Accepting(kindkit.AttributeReplicas) && w.Replicas != nil {
 		diags.AddError(gpudiag.At("replicas"), "replicas is for deployments",
 			"A "+w.Kind+" does not have replicas; its Job runs job.completions pods, job.parallelism at a time. "+
-				"Allowed: remove replicas and set job.parallelism, or use kind = \""+spec.KindDeployment+"\".")
+				"Allowed: remove replicas and set job.parallelism, or use kind = \""+kindAccepting(kindkit.AttributeReplicas)+"\".")
 	}
-	// An unknown kind is "" here: only a known kind other than deployment
-	// is refused (render's Deployment is the only object with a strategy
-	// this attribute sets; a StatefulSet's differs in kind, a Job has none).
+	if w.CronJob != nil && rejects(kindkit.BlockCronJob) {
+		diags.AddError(gpudiag.At("cronjob"), "cronjob block is for cronjobs",
+			"The cronjob block schedules a batch/v1 CronJob, but kind is \""+w.Kind+"\". Allowed: remove the block, "+
+				"or use kind = \""+kindAccepting(kindkit.BlockCronJob)+"\".")
+	} else if known && k.Validate != nil {
+		k.Validate(w, strict, diags)
+	}
 	if w.UpdateStrategy != "" && !slices.Contains(spec.UpdateStrategyNames(), w.UpdateStrategy) {
 		diags.AddError(gpudiag.At("update_strategy"), "Invalid update_strategy",
 			"update_strategy is \""+w.UpdateStrategy+"\". Allowed: "+strings.Join(spec.UpdateStrategyNames(), ", ")+".")
 	}
-	if w.UpdateStrategy != "" && w.Kind != "" && w.Kind != spec.KindDeployment {
+	if w.UpdateStrategy != "" && rejects(kindkit.AttributeUpdateStrategy) {
 		diags.AddError(gpudiag.At("update_strategy"), "update_strategy is for deployments",
 			"update_strategy sets a Deployment's update strategy, but kind is \""+w.Kind+"\". "+
-				"Allowed: remove update_strategy, or use kind = \""+spec.KindDeployment+"\".")
+				"Allowed: remove update_strategy, or use kind = \""+kindAccepting(kindkit.AttributeUpdateStrategy)+"\".")
 	}
-	validateCronJob(w, strict, diags)
 	if w.Replicas != nil && *w.Replicas < 0 {
 		diags.AddError(gpudiag.At("replicas"), "Invalid replicas",
 			"replicas is "+strconv.Itoa(int(*w.Replicas))+". Allowed: 0 or more.")
 	}
-	if w.Kind != spec.KindJob && w.Kind != spec.KindCronJob && w.Kind != "" && w.Job != nil {
+	if w.Job != nil && rejects(kindkit.BlockJob) {
 		line := jobBlockLine(w.Job)
 		block := "The job block"
 		if len(line) == 1 {
@@ -166,7 +174,7 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 		}
 		diags.AddError(line, "job block is for jobs",
 			block+" configures batch/v1 Job settings, but kind is \""+w.Kind+"\". "+
-				"Allowed: remove the job block, or use kind = \""+spec.KindJob+"\".")
+				"Allowed: remove the job block, or use kind = \""+kindAccepting(kindkit.BlockJob)+"\".")
 	}
 	if w.Job == nil {
 		return
@@ -182,11 +190,19 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 	}
 }
 
-func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
-	if v != nil && *v < minimum {
-		diags.AddError(path, "Value too small",
-			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
+// kindAccepting is the first kind (in the attribute's order) that reads
+// the attribute or block, for a message's "use kind = ...".
+func kindAccepting(attribute string) string {
+	for _, name := range kinds.Names() {
+		if k, _ := kinds.Lookup(name); k.Accepting(attribute) {
+			return name
+		}
 	}
+	return ""
+}
+
+func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
+	kindkit.CheckMin32(diags, v, minimum, path)
 }
 
 // reservedLabels are set by Render; users overriding them would break the

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -103,20 +104,12 @@ func validateClaimSharing(w spec.Workload, diags *gpudiag.Diagnostics) {
 // concurrentPods is how many pods may run at once, and the attribute that
 // says so.
 func concurrentPods(w spec.Workload) (int32, string) {
-	switch w.Kind {
-	case spec.KindDeployment:
-		if w.Replicas != nil {
-			return *w.Replicas, "replicas"
-		}
-	case spec.KindStatefulSet:
-		// A created cache is one claim per replica (claim templates).
-		if w.Replicas != nil && !modelCacheCreated(w) {
-			return *w.Replicas, "replicas"
-		}
-	case spec.KindJob, spec.KindCronJob:
-		if w.Job != nil && w.Job.Parallelism != nil {
-			return *w.Job.Parallelism, "job.parallelism"
-		}
+	k, ok := kinds.Lookup(w.Kind)
+	if !ok || (k.ModelCachePerPod && modelCacheCreated(w)) {
+		return 1, "" // a created cache is then one claim per pod (claim templates)
+	}
+	if pods, attr := k.Pods(w); pods > 0 {
+		return int32(pods), attr
 	}
 	return 1, ""
 }

@@ -296,7 +296,7 @@ func TestSecretEnvIsAReferenceOnly(t *testing.T) {
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	env := r.Deployment.Spec.Template.Spec.Containers[0].Env
+	env := deploymentOf(t, r).Spec.Template.Spec.Containers[0].Env
 	last := env[len(env)-1]
 	if last.Name != "HF_TOKEN" || last.Value != "" || last.ValueFrom == nil || last.ValueFrom.SecretKeyRef.Name != "hf" ||
 		last.ValueFrom.SecretKeyRef.Key != "token" {
