@@ -354,7 +354,11 @@ func (c *Client) explain(ref ObjectRef, verb string, err error) error {
 		return fmt.Errorf("%s %s was forbidden by the API server at %s: %w. Grant the provider's identity "+
 			"this verb on this resource (see the RBAC guide)", verb, ref, c.Host, err)
 	case apierrors.IsNotFound(err) && ref.Namespace != "" && strings.Contains(err.Error(), "namespaces"):
-		return fmt.Errorf("%s %s: namespace %q does not exist: %w", verb, ref, ref.Namespace, err)
+		// The provider never creates namespaces (a namespace outlives its
+		// workloads and belongs to the team's configuration), so say how.
+		return fmt.Errorf("%s %s: namespace %q does not exist: %w. Create it first, for example with a "+
+			"kubernetes_namespace_v1 resource this workload depends on (namespace = kubernetes_namespace_v1.x.metadata[0].name), "+
+			"or kubectl create namespace %s", verb, ref, ref.Namespace, err, ref.Namespace)
 	case apierrors.IsNotFound(err) && verb == "apply" && strings.Contains(err.Error(), "could not find the requested resource"):
 		// An apply creates missing objects, so a 404 means the kind itself
 		// is not served: a custom resource whose CRD is not installed.

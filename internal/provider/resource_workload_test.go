@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	k8sresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -503,4 +504,21 @@ func waitJobGone(t *testing.T, cs kubernetes.Interface, ns, name string) {
 		}
 	}
 	t.Fatalf("job %s/%s was not deleted by its TTL within 60s", ns, name)
+}
+
+// A namespace that does not exist fails the apply saying so and how to
+// create it: the provider never creates namespaces.
+func TestAccWorkload_missingNamespaceSaysToCreateIt(t *testing.T) {
+	ns := "tf-acc-absent-" + rand.String(8)
+	config := acctest.ProviderBlock(t) + workloadConfig("w", "w", ns, "deployment",
+		landingCase{cloud: "gke", accelerator: "a100-40gb", count: 1})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ExpectError: regexp.MustCompile(`(?s)namespace\s+"` + ns + `"\s+does\s+not\s+exist.*Create\s+it\s+first.*` +
+				`kubernetes_namespace_v1.*kubectl\s+create\s+namespace\s+` + ns),
+		}},
+	})
 }

@@ -31,7 +31,10 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"exact shapes the cloud node-pool resources take, what workloads need to land there, and the NVIDIA " +
 			"device plugin configuration. Pass `id` to `gpu_workload.node_pool` so workloads can never disagree " +
 			"with the pool. Optionally labels and taints existing nodes (`manage_nodes`) and manages the device " +
-			"plugin ConfigMap entry (`device_plugin_config`).",
+			"plugin ConfigMap entry (`device_plugin_config`).\n\n" +
+			"It cannot be imported, and need not be: it is a description computed from its configuration, so " +
+			"declaring it again gives the same outputs. The nodes it labels and the ConfigMap entry it manages are " +
+			"taken over by the next apply (server-side apply with this provider's field manager).",
 		Attributes: attrs,
 		Blocks: map[string]schema.Block{
 			"manage_nodes": schema.SingleNestedBlock{

@@ -34,7 +34,9 @@ func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 		MarkdownDescription: "Helm values (or, for Numaflow, a vertex fragment or manifest) for the charts that run GPU " +
 			"work, generated from the same GPU intent and cloud rules as `gpu_workload` and `gpu_node_pool_policy`, so a " +
 			"chart's pods land where the pools are and tolerate what they carry. Everything is computed at plan time " +
-			"from configuration alone: this resource never contacts a cluster, and destroying it only forgets the values.",
+			"from configuration alone: this resource never contacts a cluster, and destroying it only forgets the values.\n\n" +
+			"It cannot be imported, and need not be: there is nothing in a cluster to import, and declaring it gives " +
+			"the same values again. The Helm release that uses the values is the Helm provider's.",
 		Attributes: operatorValuesAttributes(),
 		Blocks:     OperatorValuesBlocks(),
 	}
