@@ -141,6 +141,13 @@ func poolMIGRules() map[string]poolRule {
   gpus_per_node = 1
   partition     = "1g.5gb"`,
 			want: phrases(`Accelerator has no MIG`, `partition = "1g.5gb"`, `Allowed: remove partition for whole GPUs`, `"a100-40gb"`)},
+		// Only the models the pool's cloud offers are allowed (AKS has no B200 or RTX PRO 6000).
+		"partition on a model without MIG, on AKS": {body: `cloud = "aks"
+  accelerator   = "t4"
+  gpus_per_node = 1
+  partition     = "1g.5gb"`,
+			want: phrases(`Accelerator has no MIG`, `partition = "1g.5gb"`,
+				`a model with MIG on aks: "a100-40gb", "a100-80gb", "gb200", "h100-80gb", "h100-nvl", "h200".`)},
 		"partition the model does not have": {body: "cloud = \"generic\"\n  " + a100 + `partition = "2g.20gb"`,
 			want: phrases(`Unsupported MIG partition`, `partition = "2g.20gb"`, `Allowed values:`, `"2g.10gb"`, `"all-balanced"`)},
 		"all-balanced with the single strategy": {body: "cloud = \"generic\"\n  " + a100 + "partition = \"all-balanced\"\n  mig_strategy = \"single\"",

@@ -63,5 +63,20 @@ func (c Cloud) Models() []*catalog.Accelerator {
 	return offered(c.Profile)
 }
 
+// MIGModels lists the catalog ids with MIG that the cloud offers, in
+// catalog order; for an unknown cloud, every model with MIG.
+func (c Cloud) MIGModels() []string {
+	var names []string
+	for _, a := range c.Models() {
+		if a.OffersMIG() {
+			names = append(names, a.Name)
+		}
+	}
+	if !c.Known() {
+		return catalog.MIGAcceleratorNames()
+	}
+	return names
+}
+
 // OfferedBy explains which accelerators the cloud offers, for Details.
 func (c Cloud) OfferedBy() string { return offeredByMessage(c.Name(), c.Profile) }

@@ -162,8 +162,8 @@ func checkPoolPartition(p spec.PoolPolicy, pi *clouds.PoolIntent, strict bool, d
 	}
 	if !a.OffersMIG() {
 		diags.AddError(gpudiag.At("partition"), "Accelerator has no MIG",
-			a.DisplayName+" cannot be partitioned. Allowed: remove partition for whole GPUs, or a model with MIG: "+
-				gpudiag.QuoteList(catalog.MIGAcceleratorNames())+".")
+			a.DisplayName+" cannot be partitioned. Allowed: remove partition for whole GPUs, or a model with MIG"+
+				migModelsOn(pi.Cloud)+".")
 		return
 	}
 	layout, cut, ok := ResolvePoolPartition(p.Partition, a)
@@ -271,4 +271,18 @@ func checkSharedPartitions(pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 
 func checkPoolCloudNotes(p spec.PoolPolicy, pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 	pi.Cloud.PoolNotes(p, pi, diags)
+}
+
+// migModelsOn lists the models with MIG the pool's cloud offers, for an
+// "Allowed" that only names what the user can have there.
+func migModelsOn(c clouds.Cloud) string {
+	names := c.MIGModels()
+	if len(names) == 0 {
+		return " (" + string(c.Name()) + " offers none)"
+	}
+	where := ""
+	if c.Known() {
+		where = " on " + string(c.Name())
+	}
+	return where + ": " + gpudiag.QuoteList(names)
 }
