@@ -2,6 +2,7 @@ package values
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -211,23 +212,26 @@ type gpuBlock struct {
 
 // findGPUBlocks walks the values for maps with resources.limits holding an
 // extended resource; enabled: false blocks are not rendered, so skipped.
-func findGPUBlocks(v any, path []any, out *[]gpuBlock) {
+// A block's limit, nodeSelector or tolerations that cannot be read is an
+// error in diags: checking without it would pass a block the chart's pods
+// cannot honour (the API server rejects them at apply).
+func findGPUBlocks(v any, path []any, out *[]gpuBlock, diags *gpudiag.Diagnostics) {
 	switch t := v.(type) {
 	case map[string]any:
-		if b, ok := gpuBlockOf(t, path); ok {
+		if b, ok := gpuBlockOf(t, path, diags); ok {
 			*out = append(*out, b)
 		}
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			findGPUBlocks(t[k], chartkit.With(path, k), out)
+			findGPUBlocks(t[k], chartkit.With(path, k), out, diags)
 		}
 	case []any:
 		for i, e := range t {
-			findGPUBlocks(e, chartkit.With(path, i), out)
+			findGPUBlocks(e, chartkit.With(path, i), out, diags)
 		}
 	}
 }
 
-func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
+func gpuBlockOf(m map[string]any, path []any, diags *gpudiag.Diagnostics) (gpuBlock, bool) {
 	if enabled, ok := m["enabled"].(bool); ok && !enabled {
 		return gpuBlock{}, false
 	}
@@ -240,6 +244,9 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 		}
 		var q resource.Quantity
 		if chartkit.DecodePlain(v, &q) != nil {
+			diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "resources", "limits", k)...), "GPU limit is not a quantity",
+				"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "resources", "limits", k))+" set "+strconv.Quote(fmt.Sprint(v))+
+					", which is not a Kubernetes quantity. Allowed: a whole number of devices, such as 1.")
 			continue
 		}
 		b.limits[k] = q.Value()
@@ -247,8 +254,16 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 	if len(b.limits) == 0 {
 		return gpuBlock{}, false
 	}
-	_ = chartkit.DecodePlain(m["nodeSelector"], &b.nodeSelector)
-	_ = chartkit.DecodePlain(m["tolerations"], &b.tolerations)
+	if err := chartkit.DecodePlain(m["nodeSelector"], &b.nodeSelector); err != nil {
+		diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "nodeSelector")...), "GPU node selector cannot be read",
+			"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "nodeSelector"))+" are not a node selector ("+err.Error()+
+				"). Allowed: a map of node label names to string values (quote numbers and booleans).")
+	}
+	if err := chartkit.DecodePlain(m["tolerations"], &b.tolerations); err != nil {
+		diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "tolerations")...), "GPU tolerations cannot be read",
+			"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "tolerations"))+" are not a list of tolerations ("+err.Error()+
+				"). Allowed: a list of maps with key, operator (Equal or Exists), value, effect and tolerationSeconds.")
+	}
 	return b, true
 }
 
@@ -257,7 +272,7 @@ func gpuBlockOf(m map[string]any, path []any) (gpuBlock, bool) {
 func checkGPUReached(values map[string]any, pods []renderedPod) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
 	var blocks []gpuBlock
-	findGPUBlocks(values, nil, &blocks)
+	findGPUBlocks(values, nil, &blocks, &diags)
 	for _, b := range blocks {
 		where := chartkit.DisplayValuesPath(b.path)
 		path := append(gpudiag.At(PathRoot), b.path...)

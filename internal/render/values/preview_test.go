@@ -284,3 +284,32 @@ func TestRenderChartPreviewRealFiftyOne(t *testing.T) {
 		}
 	}
 }
+
+// A GPU block whose limit, nodeSelector or tolerations cannot be read was
+// once checked as if they were absent, so a chart preview passed values the
+// API server rejects at apply. Each is now an error at its own path.
+func TestRenderChartPreviewRefusesUnreadableGPUBlocks(t *testing.T) {
+	worker := "values.delegatedOperatorDeployments.deployments.gpuWorker"
+	for _, c := range []struct {
+		key, path, want string
+		value           any
+	}{
+		{"nodeSelector", worker + ".nodeSelector", "string values", map[string]any{"pool": 1}},
+		{"tolerations", worker + ".tolerations", "list of tolerations", "gpu"},
+		{"tolerations", worker + ".tolerations", "list of tolerations", []any{map[string]any{"key": "gpu", "tolerationSeconds": "soon"}}},
+	} {
+		values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "aks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudAKS)}})
+		block, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker")
+		asMap(t, block)[c.key] = c.value
+		_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
+		rendertest.RequireDiag(t, diags, gpudiag.SeverityError, c.path, c.want)
+	}
+
+	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "aks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudAKS)}})
+	limits, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits")
+	asMap(t, limits)["nvidia.com/gpu"] = "one"
+	var diags gpudiag.Diagnostics
+	var blocks []gpuBlock
+	findGPUBlocks(values, nil, &blocks, &diags)
+	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, worker+".resources.limits.nvidia.com/gpu", "not a Kubernetes quantity")
+}
