@@ -161,11 +161,16 @@ func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[st
 	if diags.HasError() {
 		return nil, diags
 	}
-	k8s := flyteGPUKeys(cloud, sharing, v2, accelerators, in, &diags)
-	addFlytePools(k8s, cloud, in.NodePools, &diags)
+	k8s, byResource := flyteGPUKeys(cloud, sharing, v2, accelerators, in, &diags)
+	addFlytePools(byResource, cloud, in.NodePools, &diags)
 	if diags.HasError() {
 		return nil, diags
 	}
+	// The tolerations stay typed until here and are written once: reading
+	// them back from plain values would need a decode whose failure could
+	// only drop them. ToPlain of corev1.Toleration cannot fail (strings
+	// and an *int64), so PlainOrNil never yields nil for a non-empty list.
+	k8s[KeyResourceTolerations] = chartkit.SingleKeyMaps(byResource, func(ts []corev1.Toleration) any { return chartkit.PlainOrNil(ts) })
 	addFlyteDefaults(k8s, in)
 	addFlyteInterruptible(k8s, cloud, in.Interruptible, &diags)
 	flyteCloudNotes(cloud, sharing, &diags)
@@ -180,46 +185,39 @@ func Generate(target string, cloud clouds.Cloud, in Values, strict bool) (map[st
 }
 
 // flyteGPUKeys derives the GPU keys from the cloud's placement of a
-// one-GPU task: its resource name and tolerations, and the device class
-// (v1 gpu-* keys, or v2's accelerator-device-classes and devices).
-func flyteGPUKeys(cloud deviceCloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values, diags *gpudiag.Diagnostics) map[string]any {
+// one-GPU task: its resource name, and the device class (v1 gpu-* keys, or
+// v2's accelerator-device-classes and devices). The placement's tolerations
+// are returned by resource name, for the caller to add the pools' and write
+// resource-tolerations.
+func flyteGPUKeys(cloud deviceCloud, sharing string, v2 bool, accelerators []*catalog.Accelerator, in Values,
+	diags *gpudiag.Diagnostics) (map[string]any, map[string][]corev1.Toleration) {
 	k8s := map[string]any{}
 	env := in.DefaultEnvVars
 	place, _ := chartkit.CloudGPUPlacement(cloud, clouds.GPUIntent{Count: 1, Sharing: sharing})
 	class := flyteDeviceClass(cloud, string(place.ResourceName), place)
 	class.override(in)
-	k8s[KeyResourceTolerations] = []any{map[string]any{class.resourceName: chartkit.PlainOrNil(clouds.NormalizeTolerations(place.Tolerations))}}
+	byResource := map[string][]corev1.Toleration{class.resourceName: clouds.NormalizeTolerations(place.Tolerations)}
 	if !v2 {
 		maps.Copy(k8s, flyteV1Keys(class))
 		flyteDeviceNotes(cloud, accelerators, diags)
 		if all := flyteEnv(env, place.Env); len(all) > 0 {
 			k8s[KeyDefaultEnvVars] = chartkit.SingleKeyMaps(all, func(s string) any { return s })
 		}
-		return k8s
+		return k8s, byResource
 	}
 	k8s[flyteKeyAcceleratorDeviceClass] = []any{map[string]any{flyteNvidiaDeviceClass: classValues(class)}}
 	if devices := flyteV2Devices(cloud, accelerators, diags); len(devices) > 0 {
 		k8s[KeyAcceleratorDevices] = chartkit.SingleKeyMaps(devices, func(s string) any { return s })
 	}
 	flyteV2Notes(cloud, diags)
-	return k8s
+	return k8s, byResource
 }
 
 // addFlytePools adds, per node pool, its tolerations under each resource
 // name it advertises, so tasks requesting nvidia.com/gpu.shared or
 // nvidia.com/mig-1g.5gb also tolerate that pool's taints. Flyte has no
 // per-resource node selector, so pool labels cannot be selected.
-func addFlytePools(k8s map[string]any, cloud clouds.Named, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
-	if len(pools) == 0 {
-		return
-	}
-	byResource := map[string][]corev1.Toleration{}
-	existing, _ := chartkit.FromSingleKeyMaps(k8s[KeyResourceTolerations])
-	for name, v := range existing {
-		var ts []corev1.Toleration
-		_ = chartkit.DecodePlain(v, &ts)
-		byResource[name] = ts
-	}
+func addFlytePools(byResource map[string][]corev1.Toleration, cloud clouds.Named, pools []spec.PoolPolicy, diags *gpudiag.Diagnostics) {
 	for i, p := range pools {
 		path := gpudiag.At(Block, "node_pools", i)
 		if p.Cloud != "" && p.Cloud != string(cloud.Name()) {
@@ -241,7 +239,6 @@ func addFlytePools(k8s map[string]any, cloud clouds.Named, pools []spec.PoolPoli
 					"and may land on other pools with the same GPUs. Allowed: keep the labels, or tell pools apart by taints.")
 		}
 	}
-	k8s[KeyResourceTolerations] = chartkit.SingleKeyMaps(byResource, func(ts []corev1.Toleration) any { return chartkit.PlainOrNil(ts) })
 }
 
 // checkFlyteVersion returns whether v2 keys are wanted.

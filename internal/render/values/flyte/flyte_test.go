@@ -159,3 +159,36 @@ func TestGPUKeysAreUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestResourceTolerationsKeepEveryPoolsAndTheClouds: resource-tolerations
+// holds the cloud's GPU tolerations under the (here overridden) resource
+// name and each pool's tolerations, extra taints included, under the names
+// the pool advertises. They were once written, read back and decoded with
+// the decode's error ignored, so a failure would have dropped them.
+func TestResourceTolerationsKeepEveryPoolsAndTheClouds(t *testing.T) {
+	extra := spec.Taint{Key: "team", Value: "ml", Effect: "NoSchedule"}
+	values := mustGenerate(t, TargetCore, spec.CloudGKE, Values{
+		GPUResourceName: "example.com/gpu",
+		NodePools:       []spec.PoolPolicy{{Name: "l4", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1, Taints: []spec.Taint{extra}}},
+	})
+	k8s, _ := chartkit.GetPath(values, PluginPath(TargetCore)...)
+	byName, err := chartkit.FromSingleKeyMaps(k8s.(map[string]any)[KeyResourceTolerations])
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := map[string][]corev1.Toleration{}
+	for name, v := range byName {
+		var ts []corev1.Toleration
+		if err := chartkit.DecodePlain(v, &ts); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		decoded[name] = ts
+	}
+	if !slices.Contains(decoded["example.com/gpu"], clouds.TolerateExists(string(clouds.ResourceNvidiaGPU))) {
+		t.Errorf("the cloud's GPU toleration must stay under gpu_resource_name: %v", decoded)
+	}
+	want := corev1.Toleration{Key: "team", Operator: corev1.TolerationOpEqual, Value: "ml", Effect: corev1.TaintEffectNoSchedule}
+	if !slices.Contains(decoded[string(clouds.ResourceNvidiaGPU)], want) {
+		t.Errorf("the pool's extra taint must be tolerated under nvidia.com/gpu: %v", decoded)
+	}
+}
