@@ -135,7 +135,10 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	plan.Drift = types.ListValueMust(types.StringType, nil)
 	priorManaged := []string{}
 	if prior != nil {
-		priorManaged = listStrings(ctx, prior.ManagedNodes)
+		var ok bool
+		if priorManaged, ok = managedNodes(ctx, prior.ManagedNodes, diags); !ok {
+			return
+		}
 	}
 	if !plan.touchesCluster() && (prior == nil || !prior.touchesCluster()) {
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
@@ -224,7 +227,11 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	var nodes manageNodesModel
 	if (&tfconv.Converter{Ctx: ctx}).Object(state.ManageNodes, &nodes) {
 		want := newPoolNodeState(client, state.Name.ValueString(), nodes.Selector.ValueString(), rendered)
-		drift, err = nodeDrift(ctx, client, want, listStrings(ctx, state.ManagedNodes))
+		managed, ok := managedNodes(ctx, state.ManagedNodes, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		drift, err = nodeDrift(ctx, client, want, managed)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot read the pool's nodes", err.Error())
 			return
@@ -267,7 +274,11 @@ func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyMode
 	var diags diag.Diagnostics
 	policy := m.Name.ValueString()
 	manager := kube.PoolFieldManager(client.FieldManager, policy)
-	_, err := ForEachNode(listStrings(ctx, m.ManagedNodes), func(node string) (string, error) {
+	managed, ok := managedNodes(ctx, m.ManagedNodes, &diags)
+	if !ok {
+		return diags
+	}
+	_, err := ForEachNode(managed, func(node string) (string, error) {
 		return node, cleanupNode(ctx, client, policy, manager, node)
 	})
 	if err != nil {
@@ -324,13 +335,26 @@ func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m NodePoo
 	return nil, diags
 }
 
-func listStrings(ctx context.Context, l types.List) []string {
+// managedNodes reads the computed managed_nodes list. The provider writes
+// it, so an element it cannot read means an edited or corrupt state; that
+// is an error, not an empty list, which would leave the nodes the policy
+// labelled and tainted without a word (on update and on destroy).
+func managedNodes(ctx context.Context, l types.List, diags *diag.Diagnostics) ([]string, bool) {
 	if l.IsNull() || l.IsUnknown() {
-		return nil
+		return nil, true
 	}
 	var out []string
-	_ = l.ElementsAs(ctx, &out, false)
-	return out
+	if more := l.ElementsAs(ctx, &out, false); more.HasError() {
+		detail := ""
+		for _, d := range more.Errors() {
+			detail += " " + d.Summary() + ": " + d.Detail()
+		}
+		diags.AddAttributeError(path.Root("managed_nodes"), "Cannot read the managed nodes from state",
+			"The state's managed_nodes is not a list of node names:"+detail+
+				" Allowed: the list this provider wrote; restore the state, or remove the policy's labels and taints from the nodes by hand.")
+		return nil, false
+	}
+	return out, true
 }
 
 // policyOf converts the model, reporting what the conversion found; unknown
