@@ -120,12 +120,14 @@ func addedTolerations(live *unstructured.Unstructured, rendered []corev1.Tolerat
 
 // withoutKueueAdditions drops, from a projected live object, the
 // tolerations and nodeSelector keys the rendered one does not have: Kueue
-// adds the admitted flavor's, which is not drift.
+// adds the admitted flavor's, which is not drift. Either side that cannot be
+// read as a map leaves the projection as it is, so a difference shows as
+// drift rather than being hidden.
 func withoutKueueAdditions(projected, desired map[string]any) {
 	withoutAddedTolerations(projected, desired)
-	want, _, _ := unstructured.NestedMap(desired, "spec", "template", "spec", "nodeSelector")
-	got, found, _ := unstructured.NestedMap(projected, "spec", "template", "spec", "nodeSelector")
-	if !found {
+	want, _, wantErr := unstructured.NestedMap(desired, "spec", "template", "spec", "nodeSelector")
+	got, found, gotErr := unstructured.NestedMap(projected, "spec", "template", "spec", "nodeSelector")
+	if !found || wantErr != nil || gotErr != nil {
 		return
 	}
 	for k := range got {
@@ -137,20 +139,24 @@ func withoutKueueAdditions(projected, desired map[string]any) {
 		unstructured.RemoveNestedField(projected, "spec", "template", "spec", "nodeSelector")
 		return
 	}
+	// Cannot fail: NestedMap just found a map at this path, so every step
+	// on the way is a map, which is all SetNestedMap needs.
 	_ = unstructured.SetNestedMap(projected, got, "spec", "template", "spec", "nodeSelector")
 }
 
 // withoutAddedTolerations drops, from a projected live object, the
-// tolerations the rendered one does not have.
+// tolerations the rendered one does not have; as above, a side that cannot
+// be read leaves the projection as it is.
 func withoutAddedTolerations(projected, desired map[string]any) {
-	want, _, _ := unstructured.NestedSlice(desired, "spec", "template", "spec", "tolerations")
-	got, found, _ := unstructured.NestedSlice(projected, "spec", "template", "spec", "tolerations")
-	if !found {
+	want, _, wantErr := unstructured.NestedSlice(desired, "spec", "template", "spec", "tolerations")
+	got, found, gotErr := unstructured.NestedSlice(projected, "spec", "template", "spec", "tolerations")
+	if !found || wantErr != nil || gotErr != nil {
 		return
 	}
 	kept := slices.DeleteFunc(got, func(item any) bool {
 		return !slices.ContainsFunc(want, func(w any) bool { return reflect.DeepEqual(w, item) })
 	})
+	// Cannot fail: NestedSlice just found a slice at this path (see above).
 	_ = unstructured.SetNestedSlice(projected, kept, "spec", "template", "spec", "tolerations")
 }
 
