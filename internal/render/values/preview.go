@@ -231,40 +231,47 @@ func findGPUBlocks(v any, path []any, out *[]gpuBlock, diags *gpudiag.Diagnostic
 	}
 }
 
+// gpuBlockOf reads m as a GPU block. A block with a part that cannot be
+// read is reported and not checked further: the chart's pods cannot carry
+// it either, and "did not reach the pods" would blame the chart.
 func gpuBlockOf(m map[string]any, path []any, diags *gpudiag.Diagnostics) (gpuBlock, bool) {
 	if enabled, ok := m["enabled"].(bool); ok && !enabled {
 		return gpuBlock{}, false
 	}
+	readable := true
+	refuse := func(steps []any, summary, what, allowed string) {
+		at := chartkit.With(path, steps...)
+		diags.AddError(append(gpudiag.At(PathRoot), at...), summary,
+			"The values at "+chartkit.DisplayValuesPath(at)+" "+what+". Allowed: "+allowed+".")
+		readable = false
+	}
 	limits, _ := chartkit.GetPath(m, "resources", "limits")
 	lm, _ := limits.(map[string]any)
 	b := gpuBlock{path: path, limits: map[string]int64{}}
-	for k, v := range lm {
+	for _, k := range slices.Sorted(maps.Keys(lm)) {
 		if !chartkit.IsExtendedResource(k) {
 			continue
 		}
 		var q resource.Quantity
-		if chartkit.DecodePlain(v, &q) != nil {
-			diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "resources", "limits", k)...), "GPU limit is not a quantity",
-				"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "resources", "limits", k))+" set "+strconv.Quote(fmt.Sprint(v))+
-					", which is not a Kubernetes quantity. Allowed: a whole number of devices, such as 1.")
+		if chartkit.DecodePlain(lm[k], &q) != nil {
+			refuse([]any{"resources", "limits", k}, "GPU limit is not a quantity",
+				"set "+strconv.Quote(fmt.Sprint(lm[k]))+", which is not a Kubernetes quantity", "a whole number of devices, such as 1")
 			continue
 		}
 		b.limits[k] = q.Value()
 	}
-	if len(b.limits) == 0 {
+	if len(b.limits) == 0 && readable {
 		return gpuBlock{}, false
 	}
 	if err := chartkit.DecodePlain(m["nodeSelector"], &b.nodeSelector); err != nil {
-		diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "nodeSelector")...), "GPU node selector cannot be read",
-			"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "nodeSelector"))+" are not a node selector ("+err.Error()+
-				"). Allowed: a map of node label names to string values (quote numbers and booleans).")
+		refuse([]any{"nodeSelector"}, "GPU node selector cannot be read", "are not a node selector ("+err.Error()+")",
+			"a map of node label names to string values (quote numbers and booleans)")
 	}
 	if err := chartkit.DecodePlain(m["tolerations"], &b.tolerations); err != nil {
-		diags.AddError(append(gpudiag.At(PathRoot), chartkit.With(path, "tolerations")...), "GPU tolerations cannot be read",
-			"The values at "+chartkit.DisplayValuesPath(chartkit.With(path, "tolerations"))+" are not a list of tolerations ("+err.Error()+
-				"). Allowed: a list of maps with key, operator (Equal or Exists), value, effect and tolerationSeconds.")
+		refuse([]any{"tolerations"}, "GPU tolerations cannot be read", "are not a list of tolerations ("+err.Error()+")",
+			"a list of maps with key, operator (Equal or Exists), value, effect and tolerationSeconds")
 	}
-	return b, true
+	return b, readable
 }
 
 // checkGPUReached reports GPU pod blocks of the values whose limit, node

@@ -303,13 +303,14 @@ func TestRenderChartPreviewRefusesUnreadableGPUBlocks(t *testing.T) {
 		asMap(t, block)[c.key] = c.value
 		_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 		rendertest.RequireDiag(t, diags, gpudiag.SeverityError, c.path, c.want)
+		if len(diags.Errors()) != 1 {
+			t.Errorf("%s: one error, on the values, not also on the chart:\n%s", c.path, rendertest.FormatDiags(diags))
+		}
 	}
 
 	values := mustGenerate(t, TargetFiftyOne, Input{Cloud: "aks", Blocks: map[string]any{fiftyone.Block: fiftyOneCase(spec.CloudAKS)}})
 	limits, _ := chartkit.GetPath(values, "delegatedOperatorDeployments", "deployments", "gpuWorker", "resources", "limits")
 	asMap(t, limits)["nvidia.com/gpu"] = "one"
-	var diags gpudiag.Diagnostics
-	var blocks []gpuBlock
-	findGPUBlocks(values, nil, &blocks, &diags)
+	_, diags := RenderChartPreview(writePreviewChart(t, "tolerations"), values, "")
 	rendertest.RequireDiag(t, diags, gpudiag.SeverityError, worker+".resources.limits.nvidia.com/gpu", "not a Kubernetes quantity")
 }
