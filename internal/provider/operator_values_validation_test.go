@@ -31,10 +31,38 @@ resource "gpu_node_pool_policy" "gke" {
   gpus_per_node = 8
 }
 `
+	// A chart_path preview whose values hold a GPU block render_preview
+	// cannot read: base_values_yaml adds it beside the generated one.
+	chart := previewChart(t, "tolerations")
+	unreadable := func(block string) string {
+		return fmt.Sprintf(`target = "fiftyone"
+  cloud  = "aks"
+  chart_path = %q
+  render_preview = true
+  base_values_yaml = ["delegatedOperatorDeployments: {deployments: {gpuBatch: %s}}"]
+  fiftyone {
+    deployment {
+      key = "gpuT4"
+      gpu {
+        count       = 1
+        accelerator = "t4"
+      }
+    }
+  }`, chart, block)
+	}
 	cases := map[string]struct {
 		prelude, body string
 		want          *regexp.Regexp
 	}{
+		"preview of a GPU limit that is not a quantity": {
+			body: unreadable(`{resources: {limits: {nvidia.com/gpu: one}}}`),
+			want: phrases(`GPU limit is not a quantity`, `base_values_yaml = [`,
+				`delegatedOperatorDeployments.deployments.gpuBatch.resources.limits`, `set "one"`, `Allowed: a whole number of devices`),
+		},
+		"preview of a GPU node selector that is not strings": {
+			body: unreadable(`{nodeSelector: {pool: 1}, resources: {limits: {nvidia.com/gpu: 1}}}`),
+			want: phrases(`GPU node selector cannot be read`, `base_values_yaml = [`, `Allowed: a map of node label names to string values`),
+		},
 		"block of another target": {
 			body: `target = "flyte-core"
   cloud  = "gke"
