@@ -65,6 +65,7 @@ func dropClaimTemplateStatus(content map[string]any) {
 			}
 		}
 	}
+	// Cannot fail: NestedSlice just found a slice here, so the way is maps.
 	_ = unstructured.SetNestedSlice(content, templates, "spec", "volumeClaimTemplates")
 }
 
@@ -80,6 +81,7 @@ func dropEmptyMetadata(content map[string]any, path ...string) {
 		unstructured.RemoveNestedField(content, path...)
 		return
 	}
+	// Cannot fail: NestedMap just found a map here, so the way is maps.
 	_ = unstructured.SetNestedMap(content, meta, path...)
 }
 
