@@ -42,7 +42,8 @@ func configProblems(ctx context.Context, schema typedSchema, config *tfprotov6.D
 		return nil // the framework reports what is wrong with it
 	}
 	var diags []*tfprotov6.Diagnostic
-	// Walk fails only when the callback does, and this one never does.
+	// Walk fails only when the callback does (this one never does) or a
+	// value does not hold what its type says, which Unmarshal never builds.
 	_ = tftypes.Walk(value, func(p *tftypes.AttributePath, v tftypes.Value) (bool, error) {
 		if d := nullElement(ctx, schema, p, v); d != nil {
 			diags = append(diags, d)
