@@ -31,6 +31,9 @@ var deploymentGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: 
 type requestLog struct {
 	mu    sync.Mutex
 	calls []string
+	// open holds the paths of the watches the server has answered: the
+	// streams a wait is following.
+	open []string
 }
 
 func (l *requestLog) RoundTrip(next http.RoundTripper) http.RoundTripper {
@@ -40,8 +43,27 @@ func (l *requestLog) RoundTrip(next http.RoundTripper) http.RoundTripper {
 			l.calls = append(l.calls, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
 			l.mu.Unlock()
 		}
-		return next.RoundTrip(r)
+		resp, err := next.RoundTrip(r)
+		if err == nil && resp.StatusCode == http.StatusOK && r.URL.Query().Get("watch") == "true" {
+			l.mu.Lock()
+			l.open = append(l.open, r.URL.Path)
+			l.mu.Unlock()
+		}
+		return resp, err
 	})
+}
+
+// watching reports whether the server has answered a watch on a path
+// ending in suffix.
+func (l *requestLog) watching(suffix string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.open {
+		if strings.HasSuffix(p, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *requestLog) snapshot() []string {
@@ -203,7 +225,7 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 		d.Spec.Template.Spec.NodeSelector = map[string]string{"gpuform.io/no-such-pool": "true"}
 	})
 	proxy, kubeconfig := acctest.NewAPIProxy(t)
-	c, _ := countingClient(t, kubeconfig)
+	c, log := countingClient(t, kubeconfig)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -211,7 +233,8 @@ func TestAccCache_outageEndsWaits(t *testing.T) {
 	go func() {
 		done <- c.WaitReady(ctx, managedTarget(refs[0], "", 1), WaitRollout, "app="+refs[0].Name, NoUnschedulableLimit)
 	}()
-	time.Sleep(2 * time.Second) // the wait is now following the watch
+	// The outage must come while the wait follows the Deployments' watch.
+	waitFor(t, time.Minute, func() bool { return log.watching("/deployments") })
 	proxy.Stop()
 
 	err := <-done

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -57,17 +58,17 @@ func TestAccWaitClusterQueueDeleted_touchesATerminatingQueue(t *testing.T) {
 // the wait's annotation, and fails if it never does.
 func releaseWhenTouched(ctx context.Context, c *Client, name string) error {
 	ref := ObjectRef{GVK: GVKClusterQueue, Name: name}
-	for ctx.Err() == nil {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		live, err := c.GetFresh(ctx, ref)
-		if err != nil {
-			return err
-		}
-		if live != nil && live.GetAnnotations()[AnnotationReleaseCheck] != "" {
-			return patchFinalizers(ctx, c, name)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return live != nil && live.GetAnnotations()[AnnotationReleaseCheck] != "", err
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("the wait never annotated ClusterQueue %s", name)
 	}
-	return fmt.Errorf("the wait never annotated ClusterQueue %s", name)
+	if err != nil {
+		return err
+	}
+	return patchFinalizers(ctx, c, name)
 }
 
 func releaseHold(ctx context.Context, t *testing.T, c *Client, name string) {

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -45,13 +47,28 @@ var goneDeployment = ObjectRef{GVK: deploymentGVK, Namespace: "ns", Name: "w"}
 func TestWaitGone_endsWithTheLastPod(t *testing.T) {
 	sel := map[string]string{"app": "w"}
 	c, dyn := fakeClient(fakePod("a", sel), fakePod("b", sel), fakePod("other", map[string]string{"app": "x"}))
+	// The fake delivers a delete only to watches open when it happens: count
+	// the pod watches once they are open, so the deletes below are seen by
+	// the wait's watch rather than by its initial list.
+	var watching atomic.Int32
+	dyn.PrependWatchReactor("pods", func(action k8stesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if a, ok := action.(k8stesting.WatchActionImpl); ok {
+			opts = a.ListOptions
+		}
+		w, err := dyn.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err == nil {
+			watching.Add(1)
+		}
+		return true, w, err
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.WaitGone(ctx, goneDeployment, "app=w") }()
 
 	pods := dyn.Resource(podsGVR).Namespace("ns")
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, 5*time.Second, func() bool { return watching.Load() > 0 })
 	if err := pods.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

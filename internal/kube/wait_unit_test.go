@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	apiversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -42,7 +43,7 @@ func TestWaitUntil_followsEveryEntry(t *testing.T) {
 		}, entries...)
 	}()
 	for want := int32(2); want <= 3; want++ {
-		waitFor(t, func() bool { return checks.Load() == want-1 })
+		waitFor(t, 5*time.Second, func() bool { return checks.Load() == want-1 })
 		entries[3].notify()
 	}
 	if err := <-done; err != nil {
@@ -53,7 +54,7 @@ func TestWaitUntil_followsEveryEntry(t *testing.T) {
 	go func() {
 		done <- c.waitUntil(context.Background(), func() (bool, time.Time, error) { return false, never, nil }, failing...)
 	}()
-	waitFor(t, func() bool { return failing[2].waiters.Load() == 1 })
+	waitFor(t, 5*time.Second, func() bool { return failing[2].waiters.Load() == 1 })
 	failing[2].fail(errors.New("list forbidden"))
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "list forbidden") {
 		t.Fatalf("a failed third watch must end the wait with its reason, got %v", err)
@@ -98,14 +99,14 @@ func TestWaitUntil_endsWithContextAndOutage(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
+// waitFor polls cond until it holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
+	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("condition not reached within %s: %v", timeout, err)
 	}
 }
 
@@ -133,7 +134,12 @@ func TestParseServerVersion(t *testing.T) {
 // hold a caller past its context, nor block a second caller behind it.
 func TestServerVersion_honoursTheContext(t *testing.T) {
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // tell the test the first call reached the server
+		case arrived <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -149,7 +155,13 @@ func TestServerVersion_honoursTheContext(t *testing.T) {
 
 	hung := make(chan error, 1)
 	go func() { _, err := c.ServerVersion(context.Background()); hung <- err }()
-	time.Sleep(50 * time.Millisecond) // the first call is now in flight
+	select { // the first call is now in flight
+	case <-arrived:
+	case err := <-hung:
+		t.Fatalf("the first call returned without an answer: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first call never reached the server")
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
+	k8swait "k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -78,10 +80,38 @@ func newFaultTerraform(t *testing.T, config string) *acctest.Terraform {
 func startApply(t *testing.T, tf *acctest.Terraform, ns string) (interrupt func(), wait func() (string, error)) {
 	t.Helper()
 	interrupt, wait = tf.ApplyInBackground()
-	for len(liveDeployments(t, ns)) == 0 {
-		time.Sleep(20 * time.Millisecond)
+	err := k8swait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return len(liveDeployments(t, ns)) > 0, nil
+	})
+	if err != nil {
+		interrupt()
+		out, _ := wait()
+		t.Fatalf("no Deployment in %s while applying: %v\n%s", ns, err, out)
 	}
 	return interrupt, wait
+}
+
+// waitUnschedulable returns once a pod in the namespace is marked
+// unschedulable by the scheduler: its rollout cannot finish.
+func waitUnschedulable(t *testing.T, ns string) {
+	t.Helper()
+	err := k8swait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := acctest.Client(t).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no unschedulable pod in %s: %v", ns, err)
+	}
 }
 
 // liveDeployments maps the names of the namespace's Deployments to UIDs.
@@ -201,7 +231,9 @@ func TestAccFaults_interruptedRolloutWait(t *testing.T) {
 	tf := newFaultTerraform(t, faultPool(acctest.Kubeconfig(t), ns, prefix)+faultWorkload(ns, "trainer", ""))
 
 	interrupt, wait := startApply(t, tf, ns)
-	time.Sleep(time.Second) // now waiting: the pool has no node yet
+	// Interrupt while the apply waits: the scheduler has found no node for
+	// the pod (the pool's one node is cordoned).
+	waitUnschedulable(t, ns)
 	interrupt()
 	out, err := wait()
 	if err == nil {

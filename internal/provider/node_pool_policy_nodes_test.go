@@ -38,6 +38,8 @@ func TestForEachNodeFinishesOthersAndBoundsConcurrency(t *testing.T) {
 				break
 			}
 		}
+		// Not synchronisation: each node's work takes a moment, as a patch
+		// does, so that workers overlap and the bound is exercised.
 		time.Sleep(time.Millisecond)
 		if name == "n007" || name == "n042" {
 			return name, fmt.Errorf("node %s: conflict", name)

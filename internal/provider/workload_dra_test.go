@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -145,25 +146,23 @@ func checkAllocated(t *testing.T, ns, name string, want int, what string, ok fun
 func checkNoClaims(t *testing.T, ns string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		cs := acctest.Client(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		for ctx.Err() == nil {
+		// The claims go with their pods, which the garbage collector
+		// removes after the Deployment: wait for it, within reason.
+		err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 			claims, err := cs.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
 			if err != nil && !apierrors.IsNotFound(err) {
-				return err
+				return false, err
 			}
 			templates, err := cs.ResourceV1().ResourceClaimTemplates(ns).List(ctx, metav1.ListOptions{})
 			if err != nil && !apierrors.IsNotFound(err) {
-				return err
+				return false, err
 			}
-			// The claims go with their pods, which the garbage collector
-			// removes after the Deployment: wait for it, within reason.
-			if len(claims.Items) == 0 && len(templates.Items) == 0 {
-				return nil
-			}
-			time.Sleep(500 * time.Millisecond)
+			return len(claims.Items) == 0 && len(templates.Items) == 0, nil
+		})
+		if wait.Interrupted(err) {
+			return fmt.Errorf("claims or claim templates left in %s after destroy", ns)
 		}
-		return fmt.Errorf("claims or claim templates left in %s after destroy", ns)
+		return err
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -130,16 +131,15 @@ func checkStatefulSetGone(t *testing.T, ns, name string) resource.TestCheckFunc 
 	}
 }
 
-// eventually retries check until it passes or the time is up.
+// eventually retries check until it passes or the time is up, and then
+// returns its last error.
 func eventually(limit time.Duration, check func() error) error {
-	deadline := time.Now().Add(limit)
-	for {
-		err := check()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	var last error
+	_ = wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, limit, true, func(context.Context) (bool, error) {
+		last = check()
+		return last == nil, nil
+	})
+	return last
 }
 
 // A StatefulSet that cannot schedule fails inside its create timeout with
