@@ -172,7 +172,11 @@ func TestResourceTolerationsKeepEveryPoolsAndTheClouds(t *testing.T) {
 		NodePools:       []spec.PoolPolicy{{Name: "l4", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1, Taints: []spec.Taint{extra}}},
 	})
 	k8s, _ := chartkit.GetPath(values, PluginPath(TargetCore)...)
-	byName, err := chartkit.FromSingleKeyMaps(k8s.(map[string]any)[KeyResourceTolerations])
+	plugin, ok := k8s.(map[string]any)
+	if !ok {
+		t.Fatalf("the k8s plugin config is %T, not a map", k8s)
+	}
+	byName, err := chartkit.FromSingleKeyMaps(plugin[KeyResourceTolerations])
 	if err != nil {
 		t.Fatal(err)
 	}
