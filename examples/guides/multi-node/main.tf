@@ -36,7 +36,9 @@ resource "gpu_workload" "pretrain" {
   node_pool = gpu_node_pool_policy.h100.id
   queue     = gpu_queue.training.id
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
-  command   = ["torchrun", "--nnodes=4", "--nproc-per-node=8", "train.py"]
+  # A plain Job gives torchrun no rank or rendezvous address: this shows
+  # placement only (see the note under this example in the guide).
+  command = ["torchrun", "--nnodes=4", "--nproc-per-node=8", "train.py"]
 
   gpu {
     count = 8
