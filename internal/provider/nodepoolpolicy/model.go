@@ -90,9 +90,11 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRen
 	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
 	// AKS's two GPU profile settings stay null on device-plugin pools, as in
 	// states written before them.
-	m.GKE = tfconv.ObjectOf(outputs["gke"], p.GKE, &diags)
-	m.AKS = tfconv.ObjectOf(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode")
-	m.EKS = tfconv.ObjectOf(outputs["eks"], p.EKS, &diags)
+	// The network fields stay null without a GPU network, as in states
+	// written before them.
+	m.GKE = tfconv.ObjectOf(outputs["gke"], p.GKE, &diags, "additional_node_networks")
+	m.AKS = tfconv.ObjectOf(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode", "infiniband")
+	m.EKS = tfconv.ObjectOf(outputs["eks"], p.EKS, &diags, "efa_interfaces", "placement_group_strategy")
 	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
 	m.NodeSelector = tfconv.NullableMap(emptyMapIfNil(p.NodeSelector))
 	m.Tolerations = tfconv.TolerationList(p.Tolerations, &diags)

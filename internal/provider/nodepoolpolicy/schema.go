@@ -53,7 +53,8 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 					},
 				},
 			},
-			"topology": topologyBlock(),
+			"topology":    topologyBlock(),
+			"gpu_network": gpuNetworkBlock(),
 			"device_plugin_config": schema.SingleNestedBlock{
 				MarkdownDescription: "Write this pool's device plugin configuration (`device_plugin_config_yaml`) as the " +
 					"`device_plugin_config_name` key of a ConfigMap the NVIDIA device plugin or GPU Operator reads " +
@@ -138,6 +139,7 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			}},
 		},
 		"gpu_allocation": gpuAllocationAttribute(),
+		"machine_type":   machineTypeAttribute(),
 		"apply_device_class": schema.BoolAttribute{
 			MarkdownDescription: "With `gpu_allocation = \"dra\"`: apply the pool's DeviceClass (`device_class_yaml`) to the " +
 				"cluster at apply and delete it at destroy (default), since a claim on a missing class is never allocated. " +
@@ -234,6 +236,10 @@ func gkeShapeAttribute() schema.SingleNestedAttribute {
 					"gpu_driver_version":         schema.StringAttribute{Computed: true, MarkdownDescription: "`gpu_driver_installation_config.gpu_driver_version`."},
 				},
 			},
+			"additional_node_networks": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The GPU NICs' VPC networks, in the order the pods' interfaces use them " +
+					"(`network_config.additional_node_network_configs`, and a GKE `Network` of each name): `vpc1`..`vpc8` " +
+					"on A3 Mega, `gvnic-1` then `rdma-0`..`rdma-7` on A3 Ultra and A4. Null without a GPU network."},
 		},
 	}
 }
@@ -252,6 +258,9 @@ func aksShapeAttribute() schema.SingleNestedAttribute {
 				"`gpuProfile.driver`): `None` on DRA pools, whose driver the GPU Operator installs; null leaves AKS's default."},
 			"gpu_management_mode": schema.StringAttribute{Computed: true, MarkdownDescription: "The API's " +
 				"`gpuProfile.nvidia.managementMode` (preview): `Unmanaged` on DRA pools, so AKS installs no device plugin; null otherwise."},
+			"infiniband": schema.BoolAttribute{Computed: true, MarkdownDescription: "`true` when the VM size's InfiniBand NICs " +
+				"carry the pool's GPU network: register the `AKSInfinibandSupport` feature and keep a job in one agent pool " +
+				"(one scale set shares a fabric). Null otherwise."},
 		},
 	}
 }
@@ -266,6 +275,11 @@ func eksShapeAttribute() schema.SingleNestedAttribute {
 			"ami_type":       schema.StringAttribute{Computed: true, MarkdownDescription: "Accelerated AMI type."},
 			"labels":         schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`labels`."},
 			"taints":         taintListAttribute("`taint` blocks (`NO_SCHEDULE` form)."),
+			"efa_interfaces": schema.Int64Attribute{Computed: true, MarkdownDescription: "EFA interfaces for the launch " +
+				"template's `network_interfaces` (`interface_type = \"efa\"` on card 0, `efa-only` on the others), one per " +
+				"EFA device of the instance type; null without a GPU network."},
+			"placement_group_strategy": schema.StringAttribute{Computed: true, MarkdownDescription: "`cluster` with a GPU " +
+				"network: the launch template's placement group, so EFA traffic stays close. Null otherwise."},
 		},
 	}
 }

@@ -107,8 +107,8 @@ func (aksProfile) ReservedLabelDomains() []ReservedDomain {
 // is the well-known instance-type label.
 func (aksProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
 	set[AKSLabelAccelerator] = "nvidia"
-	if size := firstValue(MachinesWithGPUs(catalogMachines(AKSMachines, pi.Accel), pi.GPUs)); size != "" {
-		set[LabelInstanceType] = size
+	if pi.Machine != "" {
+		set[LabelInstanceType] = pi.Machine
 	}
 	if pi.Spot {
 		set[aksLabelScaleSetPriority] = "spot"
@@ -146,6 +146,9 @@ func (a aksProfile) PoolNotes(_ spec.PoolPolicy, pi PoolIntent, diags *gpudiag.D
 
 // labelChoices: several VM sizes may carry the pool's GPU count.
 func (aksProfile) labelChoices(pi PoolIntent) map[string][]string {
+	if pi.MachineSet {
+		return nil
+	}
 	return machineChoices(MachinesWithGPUs(catalogMachines(AKSMachines, pi.Accel), pi.GPUs))
 }
 
@@ -169,9 +172,10 @@ func (aksProfile) poolTaints(pi PoolIntent) []PoolTaint {
 // for "the applicable node_labels and node_taints" with priority Spot).
 func (aksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint) {
 	np := &spec.AKSNodePool{
-		VMSize:     firstValue(MachinesWithGPUs(catalogMachines(AKSMachines, pi.Accel), pi.GPUs)),
+		VMSize:     pi.Machine,
 		Priority:   "Regular",
 		NodeLabels: maps.Clone(r.NodeLabels),
+		InfiniBand: pi.Network != nil && pi.Network.Kind == NetworkInfiniBand,
 	}
 	if pi.Spot {
 		np.Priority = "Spot"

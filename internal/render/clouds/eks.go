@@ -73,8 +73,8 @@ func (eksProfile) poolLabels(pi PoolIntent, toAdd, set map[string]string) {
 	if pi.Spot {
 		set[eksLabelCapacityType] = "SPOT"
 	}
-	if t := firstValue(MachinesWithGPUs(catalogMachines(AWSMachines, pi.Accel), pi.GPUs)); t != "" {
-		set[LabelInstanceType] = t
+	if pi.Machine != "" {
+		set[LabelInstanceType] = pi.Machine
 	}
 }
 
@@ -91,12 +91,12 @@ func (e eksProfile) poolIdentity(pi PoolIntent, _, _ map[string]string) map[stri
 
 // labelChoices: a node group may list several instance types.
 func (eksProfile) labelChoices(pi PoolIntent) map[string][]string {
-	return machineChoices(MachinesWithGPUs(catalogMachines(AWSMachines, pi.Accel), pi.GPUs))
+	return machineChoices(pi.LaunchedMachines())
 }
 
 func (eksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint) {
 	ng := &spec.EKSNodeGroup{
-		InstanceTypes: MachinesWithGPUs(catalogMachines(AWSMachines, pi.Accel), pi.GPUs),
+		InstanceTypes: pi.LaunchedMachines(),
 		CapacityType:  "ON_DEMAND",
 		AMIType:       eksAcceleratedAMIType,
 		Labels:        maps.Clone(r.NodeLabels),
@@ -105,6 +105,7 @@ func (eksProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []Po
 	if pi.Spot {
 		ng.CapacityType = "SPOT"
 	}
+	efaNodeGroup(ng, pi.Network)
 	r.EKS = ng
 }
 

@@ -352,7 +352,7 @@ func (gkeProfile) PoolNotes(p spec.PoolPolicy, _ PoolIntent, diags *gpudiag.Diag
 // poolLabels: GKE labels GPU nodes from the node pool's guest_accelerator,
 // spot and driver settings; nothing needs adding.
 func (gkeProfile) poolLabels(pi PoolIntent, _, set map[string]string) {
-	if v := gkePoolAccelerator(pi.Accel); v != "" {
+	if v := gkeIntentAccelerator(pi); v != "" {
 		set[GKELabelAccelerator] = v
 	}
 	// gke-accelerator-count is left out: only Autopilot nodes are documented
@@ -417,12 +417,17 @@ func (gkeProfile) selectsSharedClients(PoolIntent) bool { return true }
 func (gkeProfile) NodePoolShape(r *spec.PoolRendered, pi PoolIntent, taints []PoolTaint) {
 	np := &spec.GKENodePool{
 		MachineType: gkeMachineType(pi.Accel, pi.GPUs),
-		Spot:        pi.Spot,
-		Labels:      maps.Clone(r.NodeLabels),
-		Taints:      cloudTaints(taints),
+		// The GPU NICs' networks (gke_network.go).
+		AdditionalNodeNetworks: gkeNodeNetworks(pi.Network),
+		Spot:                   pi.Spot,
+		Labels:                 maps.Clone(r.NodeLabels),
+		Taints:                 cloudTaints(taints),
 		GuestAccelerator: spec.GKEGuestAccelerator{
-			Type: gkePoolAccelerator(pi.Accel), Count: pi.GPUs, GPUDriverVersion: gkeDriverLatest,
+			Type: gkeIntentAccelerator(pi), Count: pi.GPUs, GPUDriverVersion: gkeDriverLatest,
 		},
+	}
+	if pi.MachineSet {
+		np.MachineType = pi.Machine
 	}
 	if pi.DRA {
 		// GKE's driver installation is unsupported with DRA: the driver

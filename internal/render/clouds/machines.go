@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // MachineShape is one machine type and how many GPUs of one model it has.
@@ -92,4 +93,74 @@ func AcceleratorForInstanceType(instanceType string) *catalog.Accelerator {
 		}
 	}
 	return nil
+}
+
+// poolMachineLister is implemented by clouds whose pools may use machines
+// of several accelerator values of one model (GKE: nvidia-h100-80gb and
+// nvidia-h100-mega-80gb are both the catalog's H100 80GB).
+type poolMachineLister interface {
+	poolMachines(a *catalog.Accelerator) []MachineShape
+}
+
+// poolMachineShapes are the shapes a pool of model a can be created with.
+func poolMachineShapes(c Cloud, a *catalog.Accelerator) []MachineShape {
+	if a == nil {
+		return nil
+	}
+	if l, ok := c.Profile.(poolMachineLister); ok {
+		return l.poolMachines(a)
+	}
+	return c.MachinesOf(a)
+}
+
+// PoolMachineTypes lists the machine types of the cloud carrying gpus GPUs
+// of a, smallest first: what machine_type may name.
+func PoolMachineTypes(c Cloud, a *catalog.Accelerator, gpus int64) []string {
+	return MachinesWithGPUs(poolMachineShapes(c, a), gpus)
+}
+
+// ResolveMachine is the pool's machine type: the one machine_type names,
+// else the first the cloud lists with the pool's GPU count ("" where the
+// catalog knows no machine, as on generic clusters).
+func ResolveMachine(c Cloud, a *catalog.Accelerator, gpus int64, explicit string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return firstValue(PoolMachineTypes(c, a, gpus))
+}
+
+// multiMachinePools is implemented by clouds whose node-pool shape lists
+// every machine type with the pool's GPU count (an EKS node group's
+// instance_types), so the pool may launch any of them.
+type multiMachinePools interface{ launchesEveryMachine() }
+
+// LaunchedMachines are the machine types the pool's nodes may be: the
+// chosen one, or on clouds whose shape lists several, each of them.
+func (pi PoolIntent) LaunchedMachines() []string {
+	if _, many := pi.Cloud.Profile.(multiMachinePools); many && !pi.MachineSet {
+		return PoolMachineTypes(pi.Cloud, pi.Accel, pi.GPUs)
+	}
+	if pi.Machine == "" {
+		return nil
+	}
+	return []string{pi.Machine}
+}
+
+// AllPoolMachineTypes lists every machine type a pool cloud names, sorted:
+// the values machine_type's schema validator accepts (the pool's own
+// model and GPU count narrow them at plan time).
+func AllPoolMachineTypes() []string {
+	var out []string
+	for _, name := range PoolNames() {
+		c := Lookup(spec.Cloud(name))
+		for _, a := range c.Models() {
+			for _, s := range poolMachineShapes(c, a) {
+				if s.Name != "" && !slices.Contains(out, s.Name) {
+					out = append(out, s.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

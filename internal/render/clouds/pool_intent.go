@@ -29,6 +29,13 @@ type PoolIntent struct {
 	// DRA: the nodes hand out GPUs through NVIDIA's DRA driver
 	// (gpu_allocation = "dra"); no device plugin config, no MIG strategy.
 	DRA bool
+	// Machine is the pool's machine type (ResolveMachine); MachineSet is
+	// true when machine_type chose it, so the shapes name that one alone.
+	Machine    string
+	MachineSet bool
+	// Network is the GPU network the pool's workloads get (NetworkOf); nil
+	// when the machines have none or the pool turns it off.
+	Network *GPUNetwork
 }
 
 func (pi PoolIntent) HasMIG() bool { return len(pi.Cut) > 0 }

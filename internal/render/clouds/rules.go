@@ -87,6 +87,10 @@ type PoolRules interface {
 	// carry as labels, outermost first, without the node level
 	// (topology.go); Default marks those a pool has unless it lists its own.
 	topologyLevels() []TopologyLevel
+	// machineNetwork is the GPU network of a machine type (network.go;
+	// each cloud's <cloud>_network.go). settings is the pool's gpu_network
+	// block, nil when absent; ok is false for machines without one.
+	machineNetwork(machine string, settings *spec.PoolGPUNetwork) (GPUNetwork, bool)
 }
 
 // NodeRules: reading live nodes back (capacity).
@@ -167,6 +171,9 @@ func (baseProfile) labelChoices(PoolIntent) map[string][]string                 
 func (baseProfile) CheckPoolDRA(spec.PoolPolicy, PoolIntent, *gpudiag.Diagnostics) {}
 func (baseProfile) draPoolLabels(PoolIntent, map[string]string, map[string]string) {}
 func (baseProfile) topologyLevels() []TopologyLevel                                { return nil }
+func (baseProfile) machineNetwork(string, *spec.PoolGPUNetwork) (GPUNetwork, bool) {
+	return GPUNetwork{}, false
+}
 
 func (baseProfile) poolIdentity(PoolIntent, map[string]string, map[string]string) map[string]string {
 	return nil

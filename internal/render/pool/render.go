@@ -37,6 +37,10 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 		NodeTaints:       clouds.TaintList(taints),
 		ResourcesPerNode: poolResources(pi),
 		MIGConfig:        pi.MIGConfig(),
+		MachineType:      pi.Machine,
+	}
+	if pi.Network != nil {
+		r.GPUNetwork = pi.Network.Summary()
 	}
 	identity, choices := clouds.PoolIdentity(pi, toAdd, cloudSet)
 	r.IdentityLabels, r.LabelChoices = labelsOrNil(identity), choices

@@ -30,6 +30,7 @@ func validatePool(p spec.PoolPolicy, strict bool) (clouds.PoolIntent, gpudiag.Di
 	pi.Cloud = checkPoolCloud(p.Cloud, strict, &diags)
 	pi.Accel = checkPoolAccelerator(p.Accelerator, pi.Cloud, strict, &diags)
 	pi.GPUs = checkGPUsPerNode(p.GPUsPerNode, pi.Cloud, pi.Accel, strict, &diags)
+	pi.Machine, pi.MachineSet = checkMachineType(p.MachineType, pi, &diags)
 	pi.DRA = checkGPUAllocation(p.GPUAllocation, &diags)
 	checkPoolPartition(p, &pi, strict, &diags)
 	if pi.DRA {
@@ -44,6 +45,7 @@ func validatePool(p spec.PoolPolicy, strict bool) (clouds.PoolIntent, gpudiag.Di
 	pi.Labels = checkPoolLabels(p.Labels, pi, &diags)
 	pi.Taints = checkPoolTaints(p.Taints, pi, strict, &diags)
 	checkDeviceClass(pi, &diags)
+	checkPoolNetwork(p, &pi, &diags)
 	_, topologyDiags := clouds.PoolTopology(pi.Cloud, p.Topology, strict)
 	diags.Append(topologyDiags)
 	return pi, diags

@@ -64,7 +64,16 @@ func samePolicy(a, b spec.PoolPolicy) bool {
 		a.Partition == b.Partition && a.MIGStrategy == b.MIGStrategy && a.Sharing == b.Sharing && a.Replicas == b.Replicas &&
 		a.Spot == b.Spot && sameBool(a.Dedicated, b.Dedicated) && a.GPUAllocation == b.GPUAllocation &&
 		(a.Labels == nil) == (b.Labels == nil) && maps.Equal(a.Labels, b.Labels) &&
-		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints) && sameTopology(a.Topology, b.Topology)
+		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints) && sameTopology(a.Topology, b.Topology) &&
+		a.MachineType == b.MachineType && sameNetwork(a.GPUNetwork, b.GPUNetwork)
+}
+
+// sameNetwork compares gpu_network blocks, nil and empty told apart.
+func sameNetwork(a, b *spec.PoolGPUNetwork) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return sameBool(a.Enabled, b.Enabled) && a.RDMAResource == b.RDMAResource && a.RDMADevices == b.RDMADevices
 }
 
 // sameTopology compares topology blocks, nil and empty told apart.
@@ -93,6 +102,14 @@ func copyPolicy(p spec.PoolPolicy) spec.PoolPolicy {
 	}
 	if p.Topology != nil {
 		p.Topology = &spec.PoolTopology{Levels: slices.Clone(p.Topology.Levels), NodesPerDomain: maps.Clone(p.Topology.NodesPerDomain)}
+	}
+	if p.GPUNetwork != nil {
+		n := *p.GPUNetwork
+		if n.Enabled != nil {
+			enabled := *n.Enabled
+			n.Enabled = &enabled
+		}
+		p.GPUNetwork = &n
 	}
 	return p
 }

@@ -36,6 +36,8 @@ func TestSamePolicy_everyFieldCounts(t *testing.T) {
 			field.Set(reflect.ValueOf(&no))
 		case *spec.PoolTopology:
 			field.Set(reflect.ValueOf(&spec.PoolTopology{Levels: []string{"block"}}))
+		case *spec.PoolGPUNetwork:
+			field.Set(reflect.ValueOf(&spec.PoolGPUNetwork{RDMAResource: "rdma/ib"}))
 		default:
 			t.Fatalf("PoolPolicy.%s has type %s: teach samePolicy and this test to compare it", name, field.Type())
 		}

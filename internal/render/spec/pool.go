@@ -49,7 +49,33 @@ type PoolPolicy struct {
 	// Topology and workloads cannot ask for a domain. omitempty keeps the
 	// ids of pools without it what earlier releases produced.
 	Topology *PoolTopology `json:"topology,omitempty"` // topology
+
+	// MachineType is one machine type of the cloud with GPUsPerNode GPUs
+	// of Accelerator; "" takes the first (smallest) the cloud lists. It
+	// decides the pool's GPU network (A3 High and A3 Mega share a model and
+	// a GPU count, not a network). omitempty keeps earlier ids.
+	MachineType string `json:"machine_type,omitempty"` // machine_type
+	// GPUNetwork turns the machine type's GPU network off, or names the
+	// RDMA resource of AKS and generic clusters (gpu_network block); nil
+	// takes the machine type's network as it is.
+	GPUNetwork *PoolGPUNetwork `json:"gpu_network,omitempty"` // gpu_network
 }
+
+// PoolGPUNetwork is the gpu_network block of a pool.
+type PoolGPUNetwork struct {
+	// Enabled nil means on where the machine type has a GPU network.
+	Enabled *bool `json:"enabled,omitempty"` // enabled
+	// RDMAResource is the extended resource the cluster's RDMA device
+	// plugin advertises (AKS, generic): the NVIDIA Network Operator's
+	// NicClusterPolicy names it. RDMADevices is how many of it a pod asking
+	// every GPU of a node requests: the NIC count with the SR-IOV device
+	// plugin, 1 with the shared one.
+	RDMAResource string `json:"rdma_resource,omitempty"` // rdma_resource
+	RDMADevices  int64  `json:"rdma_devices,omitempty"`  // rdma_devices
+}
+
+// Off reports whether the block turns the network off.
+func (n *PoolGPUNetwork) Off() bool { return n != nil && n.Enabled != nil && !*n.Enabled }
 
 // PoolTopology is what a pool says of its nodes' network topology. Levels
 // are in the user's words (a level name of the cloud, such as "block", or a
@@ -226,6 +252,26 @@ type PoolRendered struct {
 	// pool's nodes: a device per GPU, or per MIG instance of the pool's one
 	// profile. 0 for device-plugin pools (see ResourcesPerNode).
 	DevicesPerNode int64 `json:"devices_per_node,omitempty"`
+
+	// MachineType is the machine type the pool's shapes use (machine_type,
+	// or the cloud's first with GPUsPerNode GPUs); "" where the cloud's
+	// machines are not known (generic).
+	MachineType string `json:"machine_type,omitempty"`
+	// GPUNetwork is the machine type's GPU-to-GPU network as the pool's
+	// workloads get it; nil when the machine has none or the pool turns it
+	// off.
+	GPUNetwork *PoolNetwork `json:"gpu_network,omitempty"`
+}
+
+// PoolNetwork summarises a pool's GPU network: its kind
+// (clouds.NetworkKindNames), the NICs of one machine and what a pod asking
+// every GPU of a node requests for it.
+type PoolNetwork struct {
+	Kind string `json:"kind"`
+	NICs int64  `json:"nics"`
+	// ResourcesPerPod are the extended resources (and huge pages) of a pod
+	// asking every GPU of a node, beside its GPUs.
+	ResourcesPerPod map[string]string `json:"resources_per_pod,omitempty"`
 }
 
 // CloudTaint is a taint in the enum form of the GKE and EKS APIs
@@ -251,6 +297,12 @@ type GKENodePool struct {
 	// nvidia.com/gpu and effect NO_SCHEDULE", hashicorp/terraform-provider-google#7928).
 	Taints           []CloudTaint        `json:"taints,omitempty"`
 	GuestAccelerator GKEGuestAccelerator `json:"guest_accelerator"`
+	// AdditionalNodeNetworks are the VPC networks of the machine's GPU NICs,
+	// in the order the pods' interfaces use them (network_config
+	// additional_node_network_configs; GKE Network objects of the same
+	// names): vpc1..vpc8 on A3 Mega, rdma-0..rdma-7 on A3 Ultra and A4.
+	// Empty without a GPU network.
+	AdditionalNodeNetworks []string `json:"additional_node_networks,omitempty"`
 }
 
 // GKEGuestAccelerator is node_config.guest_accelerator.
@@ -280,6 +332,10 @@ type AKSNodePool struct {
 	// "Unmanaged" on DRA pools, so AKS installs no device plugin.
 	GPUDriver         string `json:"gpu_driver,omitempty"`
 	GPUManagementMode string `json:"gpu_management_mode,omitempty"`
+	// InfiniBand is true when the VM size's InfiniBand NICs carry the GPU
+	// network: the subscription needs the AKSInfinibandSupport feature, and
+	// only VMs of one scale set (one agent pool) share a fabric.
+	InfiniBand bool `json:"infiniband,omitempty"`
 }
 
 // EKSNodeGroup is the GPU part of an aws_eks_node_group.
@@ -293,4 +349,11 @@ type EKSNodeGroup struct {
 	AMIType string            `json:"ami_type"`
 	Labels  map[string]string `json:"labels,omitempty"`
 	Taints  []CloudTaint      `json:"taints,omitempty"`
+	// EFAInterfaces is how many EFA interfaces the launch template gives
+	// each instance (network_interfaces with interface_type "efa" on card
+	// 0 and "efa-only" on the others); 0 without a GPU network.
+	EFAInterfaces int64 `json:"efa_interfaces,omitempty"`
+	// PlacementGroupStrategy is the EC2 placement group the launch template
+	// should name ("cluster"), so EFA traffic stays in one spine.
+	PlacementGroupStrategy string `json:"placement_group_strategy,omitempty"`
 }

@@ -207,6 +207,9 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	if !ok {
 		return nil, false
 	}
+	if resolved.Network != nil {
+		addNetwork(&pod, *resolved.Network)
+	}
 	if t := resolved.Topology; t != nil && t.ComputeDomain {
 		r.ComputeDomain = computeDomain(w)
 		r.Objects = append(r.Objects, r.ComputeDomain)

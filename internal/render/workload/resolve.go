@@ -21,6 +21,9 @@ type Resolved struct {
 	Pool *spec.PoolPolicy
 	// Topology is the topology block resolved on the pool; nil without one.
 	Topology *TopologyRequest
+	// Network is the pool's GPU network as the pods get it (network.go);
+	// nil when they get none.
+	Network *clouds.NetworkPod
 	// Findings are every rule's diagnostics.
 	Findings gpudiag.Diagnostics
 	// Strict is true when every value was final: zero values meant "unset"
@@ -50,8 +53,10 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	if checkNVLinkDomain(w, in, pool, topology, strict, &diags) {
 		topology.ComputeDomain = true
 	}
+	network := resolveNetwork(w, in, pool, strict, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}
-	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Findings: diags, Strict: strict}
+	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Network: network,
+		Findings: diags, Strict: strict}
 }

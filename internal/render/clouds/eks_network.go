@@ -1,0 +1,81 @@
+// The GPU network of EKS node groups: Elastic Fabric Adapter (EFA). A pod
+// gets the NICs as the EFA device plugin's extended resource and asks for
+// huge pages beside them (docs/design/gpu-networks.md#eks).
+//
+// Upstream sources: the EKS user guide's "Manage EFA devices on Amazon
+// EKS" and "Run machine learning training on Amazon EKS with Elastic Fabric
+// Adapter" (vpc.amazonaws.com/efa, 32 on p5.48xlarge, hugepages-2Mi 5120Mi
+// requested with memory; 5128 pages pre-allocated by the EFA driver); the
+// EKS P6e-GB200 UltraServer page (4 allocatable EFA); EC2 launch template
+// examples (p6-b200: 8 efa-only interfaces); torchx named_resources_aws.py
+// (p5en.48xlarge: 16).
+
+package clouds
+
+import (
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// ResourceEFA is the EFA device plugin's extended resource.
+const ResourceEFA = "vpc.amazonaws.com/efa"
+
+// eksEFADevices is the EFA devices one instance advertises, per instance
+// type with a GPU network. p6-b300 and p6e-gb300 are left out until their
+// counts are checked at a source.
+var eksEFADevices = map[string]int64{
+	"p4d.24xlarge":       4,
+	"p4de.24xlarge":      4,
+	"p5.48xlarge":        32,
+	"p5e.48xlarge":       32,
+	"p5en.48xlarge":      16,
+	"p6-b200.48xlarge":   8,
+	"p6e-gb200.36xlarge": 4,
+}
+
+// eksEFAHugePagesMi is the 2 MiB huge pages AWS's examples request for a
+// whole instance (5120Mi of the 5128 pages the EFA installer reserves).
+const eksEFAHugePagesMi = 5120
+
+// eksPlacementGroupStrategy: EFA needs the instances close together, in a
+// cluster placement group.
+const eksPlacementGroupStrategy = "cluster"
+
+// efaNetwork is an EC2 instance type's EFA network.
+func efaNetwork(machine string) (GPUNetwork, bool) {
+	devices, ok := eksEFADevices[machine]
+	if !ok {
+		return GPUNetwork{}, false
+	}
+	return GPUNetwork{Kind: NetworkEFA, Machine: machine, GPUs: awsMachineGPUs(machine), NICs: devices,
+		Resource: ResourceEFA, Devices: devices, HugePagesMi: eksEFAHugePagesMi, pod: resourcePod}, true
+}
+
+// awsMachineGPUs is an instance type's GPU count (AWSMachines).
+func awsMachineGPUs(machine string) int64 {
+	for _, shapes := range AWSMachines {
+		for _, s := range shapes {
+			if s.Name == machine {
+				return s.GPUs
+			}
+		}
+	}
+	return 0
+}
+
+func (eksProfile) machineNetwork(machine string, _ *spec.PoolGPUNetwork) (GPUNetwork, bool) {
+	return efaNetwork(machine)
+}
+
+// launchesEveryMachine: the node group lists every instance type with the
+// pool's GPU count.
+func (eksProfile) launchesEveryMachine() {}
+
+// efaNodeGroup puts what EFA needs into the node group: every EFA
+// interface in its launch template, and a cluster placement group.
+func efaNodeGroup(ng *spec.EKSNodeGroup, n *GPUNetwork) {
+	if n == nil || n.Kind != NetworkEFA {
+		return
+	}
+	ng.EFAInterfaces = n.NICs
+	ng.PlacementGroupStrategy = eksPlacementGroupStrategy
+}

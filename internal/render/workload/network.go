@@ -1,0 +1,142 @@
+package workload
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// The pool's GPU network in the workload's pods (issue #42,
+// docs/design/gpu-networks.md#workloads). Which pods get it:
+//
+//   - only workloads of several pods (job.parallelism, replicas > 1): one
+//     pod's GPUs talk over NVLink inside the node and need no NIC, and a
+//     NIC request a cluster cannot serve (no EFA device plugin) would keep
+//     a single inference pod Pending for nothing;
+//   - only whole GPUs on a device-plugin pool: NICs follow GPUs, and a MIG
+//     slice or a shared GPU has no NIC of its own;
+//   - a pod asking every GPU of the machine gets every NIC; fewer GPUs get
+//     the NICs in proportion where that is a whole number (p5.48xlarge: 4
+//     EFA per GPU) or one unit of a shared RDMA device plugin. Other counts,
+//     and any count below the machine's on GKE (whose NICs attach to one pod
+//     by annotation), are an error at gpu.count.
+
+// resolveNetwork is the network pieces of the workload's pods, nil when
+// they get none. It reports counts that match no NIC share, and warns
+// when a multi-node job runs on a pool whose network is turned off.
+func resolveNetwork(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *clouds.NetworkPod {
+	if pool == nil {
+		return nil
+	}
+	n, state := clouds.PoolNetwork(*pool)
+	pods, podsAttr := topologyPods(w)
+	switch {
+	case state == clouds.NetworkOff:
+		warnNetworkOff(w, n, pool.Name, strict, diags)
+		return nil
+	case state != clouds.NetworkOn || pods <= 1 || in.DRA || !in.WholeGPUs() || in.Count <= 0:
+		return nil
+	}
+	pod, ok := n.PodFor(in.Count)
+	if !ok {
+		diags.AddError(gpudiag.At("gpu", "count"), "GPUs do not match the pool's GPU network",
+			"gpu.count is "+strconv.FormatInt(in.Count, 10)+" and "+podsAttr+" is "+strconv.FormatInt(pods, 10)+", but "+
+				strconv.Quote(n.Machine)+" of node pool "+strconv.Quote(pool.Name)+" has "+strconv.FormatInt(n.NICs, 10)+" "+
+				n.Kind+" NICs for "+strconv.FormatInt(n.GPUs, 10)+" GPUs, which "+strconv.FormatInt(in.Count, 10)+
+				" GPUs cannot have a whole share of. Allowed: gpu.count = "+shareCounts(n)+
+				", or turn the pool's network off (gpu_network { enabled = false }).")
+		return nil
+	}
+	return &pod
+}
+
+// shareCounts lists the GPU counts with a NIC share, for findings.
+func shareCounts(n clouds.GPUNetwork) string {
+	return clouds.FormatCounts(n.ShareCounts())
+}
+
+// warnNetworkOff: several pods of one job exchange gradients over the
+// network, and without the GPU NICs NCCL falls back to TCP sockets.
+func warnNetworkOff(w spec.Workload, n clouds.GPUNetwork, poolName string, strict bool, diags *gpudiag.Diagnostics) {
+	if w.Job == nil || !strict {
+		return
+	}
+	attr, count := "", int32(0)
+	switch {
+	case w.Job.Parallelism != nil && *w.Job.Parallelism > 1:
+		attr, count = "job.parallelism", *w.Job.Parallelism
+	case w.Job.Completions != nil && *w.Job.Completions > 1:
+		attr, count = "job.completions", *w.Job.Completions
+	default:
+		return
+	}
+	diags.AddWarning(gpudiag.At("node_pool"), "Multi-node job without the GPU network",
+		attr+" is "+strconv.Itoa(int(count))+", and node pool "+strconv.Quote(poolName)+" turns off the "+n.Kind+
+			" network of its "+strconv.Quote(n.Machine)+" machines (gpu_network { enabled = false }), so the pods get none "+
+			"of its NICs and NCCL falls back to TCP sockets, at a fraction of the bandwidth. Allowed: remove enabled = false "+
+			"from the pool's gpu_network, or ignore this for jobs whose pods do not talk to each other.")
+}
+
+// addNetwork merges the network pieces into the pod: resources into the
+// GPU container (requests equal to limits, as extended resources and huge
+// pages require), annotations and env under the user's own, the native
+// sidecars, volumes and mounts, and IPC_LOCK.
+func addNetwork(pod *corev1.PodTemplateSpec, net clouds.NetworkPod) {
+	c := &pod.Spec.Containers[0]
+	for name, q := range net.Resources {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = corev1.ResourceList{}
+		}
+		c.Resources.Requests[name], c.Resources.Limits[name] = q.DeepCopy(), q.DeepCopy()
+	}
+	if len(net.Annotations) > 0 {
+		annotations := maps.Clone(net.Annotations)
+		maps.Copy(annotations, pod.Annotations)
+		pod.Annotations = annotations
+	}
+	pod.Spec.InitContainers = append(pod.Spec.InitContainers, net.Sidecars...)
+	pod.Spec.Volumes = append(pod.Spec.Volumes, net.Volumes...)
+	c.VolumeMounts = append(c.VolumeMounts, net.Mounts...)
+	c.Env = mergeEnv(c.Env, net.Env)
+	if net.IPCLock {
+		addCapability(c, "IPC_LOCK")
+	}
+}
+
+// mergeEnv adds the network's variables the container does not set,
+// keeping the plain variables sorted by name ahead of secret references.
+func mergeEnv(env []corev1.EnvVar, add map[string]string) []corev1.EnvVar {
+	if len(add) == 0 {
+		return env
+	}
+	plain := slices.DeleteFunc(slices.Clone(env), func(e corev1.EnvVar) bool { return e.ValueFrom != nil })
+	refs := slices.DeleteFunc(slices.Clone(env), func(e corev1.EnvVar) bool { return e.ValueFrom == nil })
+	for name, value := range add {
+		if !slices.ContainsFunc(env, func(e corev1.EnvVar) bool { return e.Name == name }) {
+			plain = append(plain, corev1.EnvVar{Name: name, Value: value})
+		}
+	}
+	sortEnvByName(plain)
+	return append(plain, refs...)
+}
+
+func addCapability(c *corev1.Container, capability corev1.Capability) {
+	if c.SecurityContext == nil {
+		c.SecurityContext = &corev1.SecurityContext{}
+	}
+	if c.SecurityContext.Capabilities == nil {
+		c.SecurityContext.Capabilities = &corev1.Capabilities{}
+	}
+	if !slices.Contains(c.SecurityContext.Capabilities.Add, capability) {
+		c.SecurityContext.Capabilities.Add = append(c.SecurityContext.Capabilities.Add, capability)
+	}
+}
