@@ -75,6 +75,10 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 		{"gke/h100-tas-pool", "gke", "h100-80gb", 8, "nvidia.com/gpu", 64},
 		{"eks/gpu-p5-tas", "eks", "h100-80gb", 8, "nvidia.com/gpu", 64},
 		{"generic/NVIDIA-GB200", "generic", "gb200", 8, "nvidia.com/gpu", 32},
+		// The GPU network pools (fixtures/gpunetwork.yaml).
+		{"gke/a3mega-pool", "gke", "h100-80gb", 4, "nvidia.com/gpu", 32},
+		{"gke/a3ultra-pool", "gke", "h200", 2, "nvidia.com/gpu", 16},
+		{"aks/ndh100", "aks", "h100-80gb", 4, "nvidia.com/gpu", 32},
 	}
 	for _, c := range cases {
 		p := findCapacityPool(t, pools, c.key)
@@ -85,8 +89,8 @@ func TestSummarizeCapacityFixtures(t *testing.T) {
 			t.Errorf("%s: %s %+v, want allocatable %d", c.key, c.resource, r, c.allocatable)
 		}
 	}
-	if len(pools) != 24 {
-		t.Errorf("want 24 GPU pools (CPU nodes excluded), got %d", len(pools))
+	if len(pools) != 27 {
+		t.Errorf("want 27 GPU pools (CPU nodes excluded), got %d", len(pools))
 	}
 	for _, p := range pools {
 		if dra := strings.HasSuffix(p.Key, "/dra"); dra != (p.DRADriver == DRADriver) || dra != (len(p.DRADevices) > 0) {
