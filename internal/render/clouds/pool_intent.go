@@ -121,10 +121,10 @@ func balancedLayout(a *catalog.Accelerator) (layout string, cut []MIGSlice, ok b
 
 // placementIntent is as much of a validated pool policy's intent as its
 // workloads' placement needs (PoolPlacementExtras): the cloud, the model,
-// the MIG layout, DRA and the pool's own labels.
+// the MIG layout, DRA, the machine type it names and the pool's own labels.
 func placementIntent(p spec.PoolPolicy) PoolIntent {
 	pi := PoolIntent{Name: p.Name, Cloud: Lookup(spec.Cloud(p.Cloud)), Accel: catalog.Find(p.Accelerator),
-		Labels: p.Labels, DRA: p.UsesDRA()}
+		Labels: p.Labels, DRA: p.UsesDRA(), Machine: p.MachineType, MachineSet: p.MachineType != ""}
 	pi.Layout, pi.Cut, _ = ResolveMIGPartition(p.Partition, pi.Accel)
 	return pi
 }

@@ -438,13 +438,24 @@ func PoolPlacementExtras(p spec.PoolPolicy) (map[string]string, []corev1.Tolerat
 // it from here. nil when there is nothing to add.
 func PoolSelector(pi PoolIntent) map[string]string {
 	selector, _ := PoolExtras(pi.Labels, nil)
-	for _, extra := range []map[string]string{draSelector(pi), layoutSelector(pi)} {
+	for _, extra := range []map[string]string{draSelector(pi), layoutSelector(pi), machineSelector(pi)} {
 		if len(extra) > 0 && selector == nil {
 			selector = map[string]string{}
 		}
 		maps.Copy(selector, extra)
 	}
 	return selector
+}
+
+// machineSelector holds workloads to the pool's machine type when
+// machine_type names it: another pool of the same model may run another
+// machine with another GPU network (A3 High beside A3 Mega). Without
+// machine_type nothing is added, so existing pools place as before.
+func machineSelector(pi PoolIntent) map[string]string {
+	if !pi.MachineSet || pi.Machine == "" {
+		return nil
+	}
+	return map[string]string{LabelInstanceType: pi.Machine}
 }
 
 func PoolExtras(labels map[string]string, taints []spec.Taint) (map[string]string, []corev1.Toleration) {

@@ -1,0 +1,184 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
+
+// The clouds' GPU networks from the pool (issue #42,
+// docs/design/gpu-networks.md) on the local cluster's network pools
+// (scripts/localcluster/fixtures/gpunetwork.yaml and topology.yaml's
+// eks-p5-tas): a multi-node Job on the pool gets the network without
+// writing it, the API server and the Job controller accept the pods, the
+// real scheduler places them on the pool's nodes, whose advertised NICs and
+// huge pages they consume, and a refresh plans nothing.
+
+// networkJobConfig is a pool and a Job of pods x 8 GPUs on it.
+func networkJobConfig(t *testing.T, ns, name, pool string, pods int) string {
+	return acctest.ProviderBlock(t) + pool + fmt.Sprintf(`
+resource "gpu_workload" %[1]q {
+  name      = %[1]q
+  namespace = %[2]q
+  kind      = "job"
+  node_pool = gpu_node_pool_policy.net.id
+  image     = "registry.invalid/pytorch:24"
+  gpu {
+    count = 8
+  }
+  job {
+    parallelism = %[3]d
+    completions = %[3]d
+  }
+  wait_for        = "scheduled"
+  pod_annotations = { %[4]q = "10m" }
+}
+`, name, ns, pods, runFor)
+}
+
+// networkPods waits until want pods of the workload are scheduled and
+// returns them with their nodes.
+func networkPods(t *testing.T, ns, name string, want int) ([]corev1.Pod, map[string]*corev1.Node) {
+	t.Helper()
+	cs := acctest.Client(t)
+	var pods []corev1.Pod
+	nodes := map[string]*corev1.Node{}
+	err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + name})
+		if err != nil {
+			return false, err
+		}
+		pods = slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return p.Spec.NodeName == "" })
+		return len(pods) == want, nil
+	})
+	if err != nil {
+		t.Fatalf("%d pods of %s were not scheduled: %v", want, name, err)
+	}
+	for _, p := range pods {
+		node, err := cs.CoreV1().Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("node %s: %v", p.Spec.NodeName, err)
+		}
+		nodes[p.Name] = node
+	}
+	return pods, nodes
+}
+
+// checkRequest: the GPU container requests and limits want of resource.
+func checkRequest(t *testing.T, p corev1.Pod, name corev1.ResourceName, want string) {
+	t.Helper()
+	c := p.Spec.Containers[0]
+	q := resource.MustParse(want)
+	req, lim := c.Resources.Requests[name], c.Resources.Limits[name]
+	if req.Cmp(q) != 0 || lim.Cmp(q) != 0 {
+		t.Errorf("pod %s: %s requests %s limits %s, want %s", p.Name, name, req.String(), lim.String(), want)
+	}
+}
+
+// applyNetworkJob applies the configuration, checks the refresh plans
+// nothing and returns the scheduled pods.
+func applyNetworkJob(t *testing.T, config, ns, name string, pods int) ([]corev1.Pod, map[string]*corev1.Node) {
+	t.Helper()
+	tf := newFaultTerraform(t, config)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	list, nodes := networkPods(t, ns, name, pods)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the refresh of the Job with the GPU network plans changes:\n%s", out)
+	}
+	return list, nodes
+}
+
+// EKS p5: 4 pods, each with 8 GPUs, 32 EFA devices and huge pages, on
+// p5.48xlarge nodes of the node group, one pod per node.
+func TestAccGPUNetwork_eksP5EFA(t *testing.T) {
+	ns := acctest.Namespace(t)
+	pool := `
+resource "gpu_node_pool_policy" "net" {
+  name          = "gpu-p5-tas"
+  cloud         = "eks"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+`
+	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "efa", pool, 4), ns, "efa", 4)
+	seen := map[string]bool{}
+	for _, p := range pods {
+		node := nodes[p.Name]
+		if got := node.Labels["node.kubernetes.io/instance-type"]; got != "p5.48xlarge" {
+			t.Errorf("pod %s on %s (%s), want a p5.48xlarge", p.Name, node.Name, got)
+		}
+		seen[node.Name] = true
+		checkRequest(t, p, "nvidia.com/gpu", "8")
+		checkRequest(t, p, "vpc.amazonaws.com/efa", "32")
+		checkRequest(t, p, "hugepages-2Mi", "5120Mi")
+	}
+	if len(seen) != 4 {
+		t.Errorf("4 pods of 8 GPUs and 32 EFA share nodes: %v", seen)
+	}
+}
+
+// GKE A3 Mega: the TCPXO annotations and the daemon as a native sidecar
+// pass the API server's validation and the pods land on the pool's nodes.
+func TestAccGPUNetwork_gkeA3MegaTCPXO(t *testing.T) {
+	ns := acctest.Namespace(t)
+	pool := `
+resource "gpu_node_pool_policy" "net" {
+  name          = "a3mega-pool"
+  cloud         = "gke"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+  machine_type  = "a3-megagpu-8g"
+}
+`
+	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "tcpxo", pool, 2), ns, "tcpxo", 2)
+	for _, p := range pods {
+		if got := nodes[p.Name].Labels["cloud.google.com/gke-nodepool"]; got != "a3mega-pool" {
+			t.Errorf("pod %s on node pool %q, want a3mega-pool", p.Name, got)
+		}
+		if !strings.Contains(p.Annotations["networking.gke.io/interfaces"], `"network":"vpc8"`) ||
+			!strings.Contains(p.Annotations["devices.gke.io/container.tcpxo-daemon"], "/dev/dmabuf_import_helper") {
+			t.Errorf("pod %s lacks the TCPXO annotations: %v", p.Name, p.Annotations)
+		}
+		if len(p.Spec.InitContainers) != 1 || p.Spec.InitContainers[0].Name != "tcpxo-daemon" ||
+			p.Spec.InitContainers[0].RestartPolicy == nil || *p.Spec.InitContainers[0].RestartPolicy != corev1.ContainerRestartPolicyAlways {
+			t.Errorf("pod %s: init containers %+v, want the tcpxo-daemon native sidecar", p.Name, p.Spec.InitContainers)
+		}
+	}
+}
+
+// AKS ND H100 v5: the InfiniBand NICs through the Network Operator's
+// rdma/ib, with IPC_LOCK.
+func TestAccGPUNetwork_aksInfiniBand(t *testing.T) {
+	ns := acctest.Namespace(t)
+	pool := `
+resource "gpu_node_pool_policy" "net" {
+  name          = "ndh100"
+  cloud         = "aks"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+`
+	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "ib", pool, 2), ns, "ib", 2)
+	for _, p := range pods {
+		if got := nodes[p.Name].Labels["kubernetes.azure.com/agentpool"]; got != "ndh100" {
+			t.Errorf("pod %s on agent pool %q, want ndh100", p.Name, got)
+		}
+		checkRequest(t, p, "rdma/ib", "8")
+		sc := p.Spec.Containers[0].SecurityContext
+		if sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Add, "IPC_LOCK") {
+			t.Errorf("pod %s: no IPC_LOCK: %+v", p.Name, sc)
+		}
+	}
+}
