@@ -60,7 +60,9 @@ func podPlacementSchema() schema.Schema {
 			"placement": schema.DynamicAttribute{
 				MarkdownDescription: "What `provider::gpu::pod_placement` returns: `nodeSelector`, `affinity`, " +
 					"`tolerations` and `hostIPC` for the pod spec, `resources` and `env` for the GPU container, and " +
-					"with DRA `resourceClaims` and the `resourceClaimTemplate` to create beside the pod. Every key but the DRA " +
+					"with DRA `resourceClaims` and the `resourceClaimTemplate` to create beside the pod; with `pods` > 1 on a " +
+					"pool with a GPU network, `annotations`, `initContainers`, `volumes`, `volumeMounts` and `securityContext` " +
+					"carry the network (empty otherwise). Every key but the DRA " +
 					"ones is always present.",
 				Computed: true,
 			},

@@ -22,7 +22,10 @@ func NewPodPlacementFunction() function.Function {
 			MarkdownDescription: "Where a pod with this GPU request lands, and what it must ask for, with exactly the rules " +
 				"`gpu_workload` uses, in Kubernetes JSON shape: `nodeSelector`, `affinity`, `tolerations` and `hostIPC` for " +
 				"the pod spec, `resources` and `env` for the GPU container, and with DRA `resourceClaims` (pod) and " +
-				"`resourceClaimTemplate` (an object to create beside the pod). Every key but the DRA ones is always present, " +
+				"`resourceClaimTemplate` (an object to create beside the pod). With `pods` > 1 on a pool with a GPU network, " +
+				"the network too: its resources and env merged into `resources` and `env`, `annotations` (pod metadata), " +
+				"`initContainers` (native sidecars) and `volumes` (pod spec), `volumeMounts` and `securityContext` (the GPU " +
+				"container). Every key but the DRA ones is always present, " +
 				"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
 				"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
 				"`gpu_pod_placement` data source gives the same result on older versions.",
@@ -105,8 +108,9 @@ func setObjectResult(ctx context.Context, resp *function.RunResponse, object map
 // of the gpu_pod_placement data source.
 const gpuRequestDescription = "The GPU request: an object with the attributes of `gpu_workload`'s `gpu` block " +
 	"(`count`, required, `accelerator`, `accelerators`, `partition`, `mig_strategy`, `sharing`, " +
-	"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool) and `node_pool` (a `gpu_node_pool_policy` id), " +
-	"e.g. `{ accelerator = \"l4\", count = 1 }`."
+	"`max_shared_clients`, `requests`, `dra`) plus `spot` (bool), `node_pool` (a `gpu_node_pool_policy` id) and " +
+	"`pods` (how many pods the job runs, default 1: with more than one, a pod on a pool whose machines have a GPU " +
+	"network gets its share of it, as `gpu_workload`'s pods do), e.g. `{ accelerator = \"l4\", count = 1 }`."
 
 func cloudParameter() function.Parameter {
 	return function.StringParameter{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // NewPodTemplateFunction returns provider::gpu::pod_template: a whole
@@ -96,15 +97,24 @@ func podTemplateObject(p chartkit.ValuesPlacement, c podContainer) (map[string]a
 		env = map[string]string{}
 	}
 	maps.Copy(env, c.Env)
-	pod := corev1.PodSpec{
+	pod := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 		Containers: []corev1.Container{{Name: name, Image: c.Image, Command: c.Command, Args: c.Args,
-			Env: envList(env), Resources: p.Resources}},
+			Env: envList(env), Resources: *p.Resources.DeepCopy()}},
 		NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations, HostIPC: p.HostIPC,
 		ResourceClaims: p.Claims,
+	}}
+	if p.Network != nil {
+		// The same merge as gpu_workload's pods (the container's own env
+		// and the network's variables under it).
+		workload.AddNetwork(&pod, *p.Network)
 	}
-	spec, err := jsonObject(pod)
+	spec, err := jsonObject(pod.Spec)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"spec": spec}, nil
+	out := map[string]any{"spec": spec}
+	if len(pod.Annotations) > 0 {
+		out["metadata"] = map[string]any{"annotations": pod.Annotations}
+	}
+	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // The GPU rules for pods the provider does not own: the pod_placement and
@@ -29,7 +30,7 @@ import (
 // gpuRequestKeys are the keys a request object may hold: the gpu block of
 // gpu_workload, plus spot and node_pool, which gpu_workload has beside it.
 var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators", "partition", "mig_strategy",
-	"sharing", "max_shared_clients", "dra", "spot", "node_pool"}
+	"sharing", "max_shared_clients", "dra", "spot", "node_pool", "pods"}
 
 // GPURequest is a request object decoded: the GPU, spot, and an optional
 // gpu_node_pool_policy id.
@@ -37,6 +38,9 @@ type GPURequest struct {
 	GPU      spec.GPU
 	Spot     bool
 	NodePool string
+	// Pods is how many pods the job runs (default 1): with more than one,
+	// a pod on a pool with a GPU network gets its share (network.go).
+	Pods int64
 }
 
 // gpuRequestJSON mirrors gpuRequestKeys for strict decoding.
@@ -57,6 +61,7 @@ type gpuRequestJSON struct {
 	} `json:"dra"`
 	Spot     bool   `json:"spot"`
 	NodePool string `json:"node_pool"`
+	Pods     int64  `json:"pods"`
 }
 
 // decodeGPURequest reads a request object (any Terraform object or map
@@ -74,7 +79,10 @@ func decodeGPURequest(v attr.Value) (GPURequest, error) {
 	if in.DRA != nil {
 		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors, MinMemory: in.DRA.MinMemory, Same: in.DRA.Same}
 	}
-	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool}, nil
+	if in.Pods < 0 {
+		return GPURequest{}, fmt.Errorf("pods is %d: the pods of the job, at least 1", in.Pods)
+	}
+	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool, Pods: in.Pods}, nil
 }
 
 // decodeStrictObject reads a function or data source argument that must be
@@ -125,6 +133,9 @@ func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudi
 	if !ok && !diags.HasError() {
 		diags.AddError(nil, "GPU request cannot be placed", "The request passed validation but could not be placed; this is a bug.")
 	}
+	if ok && onPool != nil {
+		placed.Network, diags = withNetwork(*onPool, req, diags)
+	}
 	return placed, diags
 }
 
@@ -134,25 +145,38 @@ func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudi
 // DRA the pod's resourceClaims and the ResourceClaimTemplate they name
 // (create it beside the pod).
 func placementObject(p chartkit.ValuesPlacement) (map[string]any, error) {
-	pod := corev1.PodSpec{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations,
-		HostIPC: p.HostIPC, ResourceClaims: p.Claims}
-	out, err := jsonObject(pod)
+	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{NodeSelector: p.NodeSelector, Affinity: p.Affinity,
+		Tolerations: p.Tolerations, HostIPC: p.HostIPC, ResourceClaims: p.Claims,
+		Containers: []corev1.Container{{Resources: *p.Resources.DeepCopy(), Env: envList(p.Env)}}}}
+	if p.Network != nil {
+		workload.AddNetwork(&tmpl, *p.Network)
+	}
+	container, err := jsonObject(tmpl.Spec.Containers[0])
 	if err != nil {
 		return nil, err
 	}
-	container, err := jsonObject(corev1.Container{Resources: p.Resources, Env: envList(p.Env)})
+	out, err := jsonObject(tmpl.Spec)
 	if err != nil {
 		return nil, err
 	}
-	for _, key := range []string{"resources", "env"} {
+	delete(out, "containers") // its container's keys come at the top level
+	for _, key := range []string{"resources", "env", "volumeMounts", "securityContext"} {
 		if v, ok := container[key]; ok {
 			out[key] = v
 		}
 	}
+	if len(tmpl.Annotations) > 0 {
+		out["annotations"] = tmpl.Annotations
+	}
 	// Every key is present, empty when the cloud needs nothing there, so
-	// configurations can refer to any of them on every cloud.
+	// configurations can refer to any of them on every cloud. The network's
+	// (annotations, initContainers, volumes, volumeMounts, securityContext)
+	// are empty but for a request of several pods on a pool with a GPU
+	// network (network.go).
 	for key, empty := range map[string]any{"nodeSelector": map[string]any{}, "affinity": map[string]any{},
-		"tolerations": []any{}, "resources": map[string]any{}, "env": []any{}, "hostIPC": false} {
+		"tolerations": []any{}, "resources": map[string]any{}, "env": []any{}, "hostIPC": false,
+		"annotations": map[string]any{}, "initContainers": []any{}, "volumes": []any{}, "volumeMounts": []any{},
+		"securityContext": map[string]any{}} {
 		if _, ok := out[key]; !ok {
 			out[key] = empty
 		}

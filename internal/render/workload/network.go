@@ -35,20 +35,48 @@ func resolveNetwork(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPolicy,
 		return nil
 	}
 	n, state := clouds.PoolNetwork(*pool)
-	pods, podsAttr := topologyPods(w)
-	switch {
-	case state == clouds.NetworkOff:
+	if state == clouds.NetworkOff {
 		warnNetworkOff(w, n, pool.Name, strict, diags)
 		return nil
-	case state != clouds.NetworkOn || pods <= 1 || in.DRA || !in.WholeGPUs() || in.Count <= 0:
+	}
+	pods, podsAttr := topologyPods(w)
+	return networkShare(n, state, podShape{pods: pods, podsAttr: podsAttr, gpus: in.Count,
+		whole: in.WholeGPUs() && !in.DRA, pool: pool.Name}, diags)
+}
+
+// NetworkFor is resolveNetwork for a pod the provider does not own
+// (pod_placement, pod_template): gpu as placed on pool, in a job of pods
+// pods (the request's pods key).
+func NetworkFor(pool spec.PoolPolicy, gpu spec.GPU, pods int64) (*clouds.NetworkPod, gpudiag.Diagnostics) {
+	var diags gpudiag.Diagnostics
+	n, state := clouds.PoolNetwork(pool)
+	whole := gpu.Partition == "" && gpu.Sharing == "" && gpu.DRA == nil && !pool.UsesDRA()
+	net := networkShare(n, state, podShape{pods: pods, podsAttr: "pods", gpus: gpu.Count, whole: whole, pool: pool.Name}, &diags)
+	return net, diags
+}
+
+// podShape is what decides a pod's share of the network: how many pods
+// the workload runs (and the attribute saying so), its GPUs, whether they
+// are whole GPUs, and the pool, for findings.
+type podShape struct {
+	pods     int64
+	podsAttr string
+	gpus     int64
+	whole    bool
+	pool     string
+}
+
+// networkShare is the pod's network pieces under the rule above.
+func networkShare(n clouds.GPUNetwork, state clouds.NetworkState, p podShape, diags *gpudiag.Diagnostics) *clouds.NetworkPod {
+	if state != clouds.NetworkOn || p.pods <= 1 || !p.whole || p.gpus <= 0 {
 		return nil
 	}
-	pod, ok := n.PodFor(in.Count)
+	pod, ok := n.PodFor(p.gpus)
 	if !ok {
 		diags.AddError(gpudiag.At("gpu", "count"), "GPUs do not match the pool's GPU network",
-			"gpu.count is "+strconv.FormatInt(in.Count, 10)+" and "+podsAttr+" is "+strconv.FormatInt(pods, 10)+", but "+
-				strconv.Quote(n.Machine)+" of node pool "+strconv.Quote(pool.Name)+" has "+strconv.FormatInt(n.NICs, 10)+" "+
-				n.Kind+" NICs for "+strconv.FormatInt(n.GPUs, 10)+" GPUs, which "+strconv.FormatInt(in.Count, 10)+
+			"gpu.count is "+strconv.FormatInt(p.gpus, 10)+" and "+p.podsAttr+" is "+strconv.FormatInt(p.pods, 10)+", but "+
+				strconv.Quote(n.Machine)+" of node pool "+strconv.Quote(p.pool)+" has "+strconv.FormatInt(n.NICs, 10)+" "+
+				n.Kind+" NICs for "+strconv.FormatInt(n.GPUs, 10)+" GPUs, which "+strconv.FormatInt(p.gpus, 10)+
 				" GPUs cannot have a whole share of. Allowed: gpu.count = "+shareCounts(n)+
 				", or turn the pool's network off (gpu_network { enabled = false }).")
 		return nil
@@ -83,11 +111,11 @@ func warnNetworkOff(w spec.Workload, n clouds.GPUNetwork, poolName string, stric
 			"from the pool's gpu_network, or ignore this for jobs whose pods do not talk to each other.")
 }
 
-// addNetwork merges the network pieces into the pod: resources into the
+// AddNetwork merges the network pieces into the pod: resources into the
 // GPU container (requests equal to limits, as extended resources and huge
 // pages require), annotations and env under the user's own, the native
 // sidecars, volumes and mounts, and IPC_LOCK.
-func addNetwork(pod *corev1.PodTemplateSpec, net clouds.NetworkPod) {
+func AddNetwork(pod *corev1.PodTemplateSpec, net clouds.NetworkPod) {
 	c := &pod.Spec.Containers[0]
 	for name, q := range net.Resources {
 		if c.Resources.Requests == nil {

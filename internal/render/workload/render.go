@@ -208,7 +208,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 	if resolved.Network != nil {
-		addNetwork(&pod, *resolved.Network)
+		AddNetwork(&pod, *resolved.Network)
 	}
 	if t := resolved.Topology; t != nil && t.ComputeDomain {
 		r.ComputeDomain = computeDomain(w)

@@ -53,6 +53,10 @@ type ValuesPlacement struct {
 	// and the ResourceClaimTemplate they reference.
 	Claims        []corev1.PodResourceClaim
 	ClaimTemplate workload.Object
+	// Network is the pool's GPU network for the pod, set only by the
+	// provider's placement functions for a request of several pods
+	// (docs/design/gpu-networks.md#workloads); chart values never get it.
+	Network *clouds.NetworkPod
 }
 
 // AddPodPlacement writes the pod-level part of p into values in the
