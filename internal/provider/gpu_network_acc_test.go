@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -97,7 +99,36 @@ func applyNetworkJob(t *testing.T, config, ns, name string, pods int) ([]corev1.
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("the refresh of the Job with the GPU network plans changes:\n%s", out)
 	}
+	dryRunRenderedPod(t, tf, ns, name)
 	return list, nodes
+}
+
+// dryRunRenderedPod creates the pod of the workload's rendered Job (its
+// manifests attribute, as a GitOps user would commit it) in a strict
+// server-side dry run: the API server validates the pod itself (native
+// sidecar, huge pages and extended resources with requests equal to
+// limits, annotations) and rejects any field it does not know.
+func dryRunRenderedPod(t *testing.T, tf *acctest.Terraform, ns, name string) {
+	t.Helper()
+	var manifest string
+	for _, r := range tf.State() {
+		if r.Address == "gpu_workload."+name {
+			if list, ok := r.Values["manifests"].([]any); ok && len(list) > 0 {
+				manifest, _ = list[len(list)-1].(string)
+			}
+		}
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(manifest), &job); err != nil || job.Kind != "Job" {
+		t.Fatalf("the rendered manifest of %s is not a Job (%v):\n%s", name, err, manifest)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-dry-run-", Namespace: ns,
+		Labels: job.Spec.Template.Labels, Annotations: job.Spec.Template.Annotations}, Spec: job.Spec.Template.Spec}
+	_, err := acctest.Client(t).CoreV1().Pods(ns).Create(context.Background(), pod,
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	if err != nil {
+		t.Errorf("the rendered pod of %s fails a strict server-side dry run: %v", name, err)
+	}
 }
 
 // EKS p5: 4 pods, each with 8 GPUs, 32 EFA devices and huge pages, on
