@@ -213,3 +213,35 @@ resource "gpu_node_pool_policy" "net" {
 		}
 	}
 }
+
+// In a gpu_queue: the ClusterQueue covers EFA and huge pages for the p5
+// pool, so Kueue admits the job (a resource it does not cover would keep
+// it pending) and its pods land with them.
+func TestAccGPUNetwork_eksP5InQueue(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	pool := fmt.Sprintf(`
+resource "gpu_node_pool_policy" "net" {
+  name          = "gpu-p5-tas"
+  cloud         = "eks"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_queue" "net" {
+  name       = "net-%[1]s"
+  namespaces = [%[1]q]
+  flavor {
+    node_pool = gpu_node_pool_policy.net.id
+    gpus      = 16
+  }
+}
+`, ns)
+	job := strings.Replace(networkJobConfig(t, ns, "queued", pool, 2), `  kind      = "job"`,
+		`  kind      = "job"
+  queue     = gpu_queue.net.id`, 1)
+	pods, _ := applyNetworkJob(t, job, ns, "queued", 2)
+	for _, p := range pods {
+		checkRequest(t, p, "vpc.amazonaws.com/efa", "32")
+	}
+}

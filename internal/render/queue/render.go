@@ -224,7 +224,9 @@ func resourceGroup(flavors []flavor) kueue.ResourceGroup {
 			gpuResources = append(gpuResources, name)
 		}
 	}
-	group := kueue.ResourceGroup{CoveredResources: append(slices.Clone(gpuResources), corev1.ResourceCPU, corev1.ResourceMemory)}
+	network := networkResources(flavors) // network.go
+	group := kueue.ResourceGroup{CoveredResources: append(append(slices.Clone(gpuResources), corev1.ResourceCPU, corev1.ResourceMemory),
+		network...)}
 	for _, f := range flavors {
 		fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(f.name())}
 		for _, name := range gpuResources {
@@ -240,6 +242,9 @@ func resourceGroup(flavors []flavor) kueue.ResourceGroup {
 			kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: f.cpu, BorrowingLimit: f.cpuBorrowing, LendingLimit: f.cpuLending},
 			kueue.ResourceQuota{Name: corev1.ResourceMemory, NominalQuota: f.memory, BorrowingLimit: f.memoryBorrowing,
 				LendingLimit: f.memoryLending})
+		for _, q := range networkQuotas(f, network) {
+			fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: q.name, NominalQuota: q.quota})
+		}
 		group.Flavors = append(group.Flavors, fq)
 	}
 	return group
