@@ -245,3 +245,29 @@ resource "gpu_queue" "net" {
 		checkRequest(t, p, "vpc.amazonaws.com/efa", "32")
 	}
 }
+
+// GKE A3 Ultra: GPUDirect RDMA by annotation (eth2..eth9 on rdma-0..7) and
+// Google's NCCL plugin from the host; no daemon.
+func TestAccGPUNetwork_gkeA3UltraRDMA(t *testing.T) {
+	ns := acctest.Namespace(t)
+	pool := `
+resource "gpu_node_pool_policy" "net" {
+  name          = "a3ultra-pool"
+  cloud         = "gke"
+  accelerator   = "h200"
+  gpus_per_node = 8
+}
+`
+	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "rdma", pool, 2), ns, "rdma", 2)
+	for _, p := range pods {
+		if got := nodes[p.Name].Labels["node.kubernetes.io/instance-type"]; got != "a3-ultragpu-8g" {
+			t.Errorf("pod %s on %q, want an a3-ultragpu-8g", p.Name, got)
+		}
+		if !strings.Contains(p.Annotations["networking.gke.io/interfaces"], `{"interfaceName":"eth9","network":"rdma-7"}`) {
+			t.Errorf("pod %s lacks the RDMA interfaces: %v", p.Name, p.Annotations)
+		}
+		if len(p.Spec.InitContainers) != 0 {
+			t.Errorf("pod %s has init containers %v; RDMA needs no daemon", p.Name, p.Spec.InitContainers)
+		}
+	}
+}
