@@ -104,6 +104,8 @@ type nvidiaPools struct {
 	// into; layoutConflicts lists layouts two pools cut differently.
 	layouts         map[string]map[string]int64
 	layoutConflicts []string
+	// networks are the kinds of the pools' GPU networks (network.go).
+	networks map[string]bool
 }
 
 func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) (map[string]any, gpudiag.Diagnostics) {
@@ -131,6 +133,7 @@ func GenerateGPUOperator(cloud clouds.Cloud, in GPUOperatorValues, strict bool) 
 	}
 	values := map[string]any{"mig": map[string]any{"strategy": strategy}}
 	addDriverSwitches(values, cloud, in)
+	addNetworkSwitches(values, pools.networks)
 	if len(pools.configs) > 0 {
 		data := withDefaultConfig(pools.configs, "version: v1\nflags:\n  migStrategy: "+strategy+"\n")
 		chartkit.SetPath(values, map[string]any{
@@ -283,7 +286,7 @@ func withoutDRANodes(terms []corev1.NodeSelectorTerm) []corev1.NodeSelectorTerm 
 // renderNvidiaPools renders every pool and collects its device plugin
 // config, the tolerations of its taints and its MIG layout.
 func renderNvidiaPools(cloud clouds.Named, block []any, pools []spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) nvidiaPools {
-	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}}
+	out := nvidiaPools{configs: map[string]string{}, layouts: map[string]map[string]int64{}, networks: map[string]bool{}}
 	for i, p := range pools {
 		path := chartkit.With(block, "node_pools", i)
 		if p.Cloud != "" && cloud.Name() != "" && p.Cloud != string(cloud.Name()) {
@@ -318,6 +321,9 @@ func renderNvidiaPools(cloud clouds.Named, block []any, pools []spec.PoolPolicy,
 		}
 		for _, t := range r.NodeTaints {
 			out.tolerations = append(out.tolerations, tolerationFor(t))
+		}
+		if r.GPUNetwork != nil {
+			out.networks[r.GPUNetwork.Kind] = true
 		}
 		if r.MIGConfig != "" && r.MIGConfig != spec.MIGConfigDisabled {
 			devices := poolLayoutDevices(p)
