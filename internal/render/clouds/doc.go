@@ -1,7 +1,10 @@
 // Package clouds holds every rule of every cloud, one file per cloud:
 // gke.go (Standard and Autopilot), aks.go, eks.go, karpenter.go (Karpenter
 // and EKS Auto Mode), generic.go (any cluster running the NVIDIA GPU
-// Operator), and aws.go for what the AWS clouds share. A cloud's file says
+// Operator), and aws.go for what the AWS clouds share. The GPU-to-GPU
+// network of a cloud's machine types (EFA, GPUDirect, InfiniBand) is in
+// <cloud>_network.go beside its file, and what the clouds share of it in
+// network.go (docs/design/gpu-networks.md). A cloud's file says
 // which models it offers and on which machines, where a GPU intent lands
 // (node labels, taints and tolerations, MIG, sharing, spot, environment),
 // what a node pool may say there and the labels, taints and node-pool shape

@@ -131,7 +131,7 @@ func gkeNetworkPod(n GPUNetwork, _ int64) NetworkPod {
 	case NetworkTCPX:
 		gkeTCPXPod(&pod, n.GPUs)
 	case NetworkTCPXO:
-		gkeTCPXOPod(&pod, n.GPUs)
+		gkeTCPXOPod(&pod, n)
 	case NetworkGKERDMA:
 		// Google's NCCL plugin (gIB) comes from the host, where its
 		// installer DaemonSet puts it; the image sources its
@@ -187,12 +187,12 @@ func gkeTCPXPod(pod *NetworkPod, gpus int64) {
 	pod.IPCLock = true
 }
 
-func gkeTCPXOPod(pod *NetworkPod, gpus int64) {
-	pod.Annotations[gkeAnnotationDevicesPrefix+gkeTCPXODaemon] = gkeDaemonDevices(gpus, "/dev/dmabuf_import_helper")
+func gkeTCPXOPod(pod *NetworkPod, n GPUNetwork) {
+	pod.Annotations[gkeAnnotationDevicesPrefix+gkeTCPXODaemon] = gkeDaemonDevices(n.GPUs, "/dev/dmabuf_import_helper")
 	pod.Volumes = append(gkeDaemonVolumes(), hostPathVolume("gpu-net-aperture-devices", gkeApertureDevices))
 	daemon := gkeDaemon(gkeTCPXODaemon, gkeTCPXODaemonImage, []string{"/bin/sh", "-c",
 		"chmod 755 /fts/entrypoint_rxdm_container.sh && exec /fts/entrypoint_rxdm_container.sh --num_hops=2 --num_nics=" +
-			strconv.FormatInt(gkeNetworks["a3-megagpu-8g"].nics, 10) + " --uid= --alsologtostderr"},
+			strconv.FormatInt(n.NICs, 10) + " --uid= --alsologtostderr"},
 		"NET_ADMIN", "NET_BIND_SERVICE")
 	pod.Sidecars = []corev1.Container{daemon}
 	pod.Mounts = append(pod.Mounts, corev1.VolumeMount{Name: "gpu-net-aperture-devices", MountPath: gkeApertureDevices})
