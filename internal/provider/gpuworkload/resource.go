@@ -15,6 +15,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -58,7 +59,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
 	// it, and leaving it null then would contradict the final plan.
-	if configuredCloud.IsNull() && plan.NodePool.IsUnknown() {
+	if configuredCloud.IsNull() && refs.PoolCloudUnknown(plan.NodePool) {
 		plan.Cloud = types.StringUnknown()
 	} else if configuredCloud.IsNull() {
 		if in.workload.Cloud == "" {
@@ -209,7 +210,7 @@ func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
 	if m.Queue.IsNull() || (scheduler != "" && scheduler != spec.QueueSchedulerKueue) {
 		diags.AddAttributeError(path.Root("wait_for"), "Nothing admits this workload",
 			"wait_for = \"admitted\" waits for Kueue to admit the workload, which needs a Kueue queue. "+
-				"Allowed: set queue to a gpu_queue id or a LocalQueue name, or another wait_for.")
+				"Allowed: set queue to a gpu_queue ref or a LocalQueue name, or another wait_for.")
 	}
 }
 

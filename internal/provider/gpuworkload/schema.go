@@ -2,6 +2,7 @@ package gpuworkload
 
 import (
 	"context"
+	"fmt"
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -41,14 +43,42 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"its GPU intent and generates configuration that plans with no change (see the adopting guide).",
 		Attributes: workloadAttributes(),
 		Blocks:     workloadBlocks(ctx),
-		Version:    resourcekit.ManifestsSchemaVersion,
+		Version:    2,
 	}
 }
 
 // UpgradeState reads states written before manifests was the one copy of
-// the rendered objects.
+// the rendered objects (version 0), and while node_pool and queue held
+// legacy ids (versions 0 and 1), which become the refs they carried.
 func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return resourcekit.ManifestsUpgraders()
+	return map[int64]resource.StateUpgrader{
+		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
+		1: resourcekit.RawStateUpgrader(upgradeRefs),
+	}
+}
+
+// upgradeRefs: node_pool's legacy id becomes the pool's ref; queue, now
+// dynamic, keeps a queue name as a string and a legacy gpu_queue id
+// becomes the queue's ref.
+func upgradeRefs(ctx context.Context, attrs map[string]any) error {
+	if err := refs.UpgradePoolReference(attrs, "node_pool"); err != nil {
+		return err
+	}
+	name, ok := attrs["queue"].(string)
+	if !ok {
+		attrs["queue"] = nil
+		return nil
+	}
+	ref, _, err := refs.QueueRefOfLegacyID(name)
+	if err != nil {
+		return fmt.Errorf("the stored queue: %w", err)
+	}
+	value, err := refs.DynamicQueue(ref, name)
+	if err != nil {
+		return err
+	}
+	attrs["queue"], err = refs.DynamicStateJSON(ctx, value.UnderlyingValue())
+	return err
 }
 
 // workloadBlocks are the nested settings. They are blocks, not nested
@@ -185,8 +215,9 @@ func workloadAttributes() map[string]schema.Attribute {
 				"priority of Kueue, Volcano or KAI.",
 			Optional: true,
 		},
-		"queue": schema.StringAttribute{
-			MarkdownDescription: "Queue the workload waits in until its GPUs are free: the `id` of a `gpu_queue` (then the " +
+		"queue": schema.DynamicAttribute{
+			MarkdownDescription: "Queue the workload waits in until its GPUs are free: the `ref` of a `gpu_queue`, e.g. " +
+				"`gpu_queue.team_a.ref` (then the " +
 				"workload's GPUs, namespace and request are checked against the queue's flavors and quota at plan time), " +
 				"or the name of a queue managed elsewhere (a Kueue LocalQueue of the workload's namespace, or a KAI Scheduler " +
 				"or Volcano queue with `queue_scheduler`). Kueue then owns what it owns: it suspends a Job or gates the pods " +
@@ -267,12 +298,9 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{tfconv.NonNegativeDuration()},
 		},
-		"node_pool": schema.StringAttribute{
-			MarkdownDescription: "The `id` of a `gpu_node_pool_policy`: the workload takes cloud, accelerator, partition, " +
-				"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot " +
-				"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.",
-			Optional: true,
-		},
+		"node_pool": refs.PoolAttribute("The node pool the workload runs on: it takes cloud, accelerator, partition, "+
+			"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot "+
+			"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.", false),
 		"adopt": schema.BoolAttribute{
 			MarkdownDescription: "Take over a Deployment, StatefulSet, Job or CronJob of the same name that already exists and was not created " +
 				"by `gpu_workload`, overwriting its fields with this configuration. Without it, creating over an existing " +

@@ -32,11 +32,11 @@ var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators"
 	"sharing", "max_shared_clients", "dra", "spot", "node_pool"}
 
 // GPURequest is a request object decoded: the GPU, spot, and an optional
-// gpu_node_pool_policy id.
+// gpu_node_pool_policy's pool (its ref).
 type GPURequest struct {
 	GPU      spec.GPU
 	Spot     bool
-	NodePool string
+	NodePool *spec.PoolPolicy
 }
 
 // gpuRequestJSON mirrors gpuRequestKeys for strict decoding.
@@ -55,19 +55,31 @@ type gpuRequestJSON struct {
 		MinMemory   string   `json:"min_memory"`
 		Same        string   `json:"same"`
 	} `json:"dra"`
-	Spot     bool   `json:"spot"`
-	NodePool string `json:"node_pool"`
+	Spot     bool             `json:"spot"`
+	NodePool *spec.PoolPolicy `json:"node_pool"`
 }
 
 // decodeGPURequest reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
 func decodeGPURequest(v attr.Value) (GPURequest, error) {
+	if plain, err := tfconv.PlainFrom(v); err == nil {
+		if m, ok := plain.(map[string]any); ok {
+			if _, isString := m["node_pool"].(string); isString {
+				return GPURequest{}, fmt.Errorf("node_pool is a string: it takes the ref of a gpu_node_pool_policy, " +
+					"e.g. node_pool = gpu_node_pool_policy.a100.ref, an object with the pool's settings")
+			}
+		}
+	}
 	in, m, err := decodeStrictObject[gpuRequestJSON](v, gpuRequestKeys, `{ accelerator = "l4", count = 1 }`)
 	if err != nil {
 		return GPURequest{}, err
 	}
 	if _, ok := m["count"]; !ok {
 		return GPURequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
+	}
+	if in.NodePool != nil {
+		canonical := pool.CanonicalPool(*in.NodePool)
+		in.NodePool = &canonical
 	}
 	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
 		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
@@ -109,19 +121,8 @@ func decodeStrictObject[T any](v attr.Value, allowed []string, example string) (
 // gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
 // (gpu.count, spot, node_pool, cloud).
 func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
-	var onPool *spec.PoolPolicy
-	if req.NodePool != "" {
-		decoded, err := pool.DecodeID(req.NodePool)
-		if err != nil {
-			var diags gpudiag.Diagnostics
-			diags.AddError(gpudiag.At("node_pool"), "Invalid node_pool",
-				err.Error()+". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id.")
-			return chartkit.ValuesPlacement{}, diags
-		}
-		onPool = &decoded
-	}
 	gpuReq := chartkit.GPURequest{Name: "gpu", GPU: req.GPU, Spot: req.Spot}
-	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, onPool)
+	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, req.NodePool)
 	if !ok && !diags.HasError() {
 		diags.AddError(nil, "GPU request cannot be placed", "The request passed validation but could not be placed; this is a bug.")
 	}
