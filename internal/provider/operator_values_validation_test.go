@@ -161,7 +161,7 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`Inappropriate value for attribute "node_pool"`, `node_pool = "gke/a100-40gb/a100:not*base64"`,
+			want: phrases(`node_pool = "gke/a100-40gb/a100:not*base64"`, `Inappropriate value for attribute "node_pool"`,
 				`object required`),
 		},
 		"node_pools given pool ids of an earlier version": {
@@ -170,7 +170,7 @@ resource "gpu_node_pool_policy" "gke" {
   gpu_operator {
     node_pools = ["generic/t4/shared"]
   }`,
-			want: phrases(`Inappropriate value for attribute "node_pools"`, `node_pools = ["generic/t4/shared"]`, `object required`),
+			want: phrases(`node_pools = ["generic/t4/shared"]`, `Inappropriate value for attribute "node_pools"`, `object required`),
 		},
 		"node pool on another cloud": {
 			prelude: gkePool,

@@ -99,7 +99,7 @@ func TestQueue_renderModeNeedsNoCluster(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("gpu_queue.q", "id", "team-a"),
 				resource.TestCheckResourceAttr("gpu_queue.q", "ref.local_queue", "team-a"),
-				resource.TestCheckResourceAttr("gpu_queue.q", "ref.flavors.0.quota", "24"),
+				resource.TestCheckResourceAttr("gpu_queue.q", "ref.flavors.1.quota", "24"),
 				manifestCheck("gpu_queue.q", manifestHas(
 					"kind: ResourceFlavor", "name: a100-mig", "kind: ClusterQueue", `nominalQuota: "24"`,
 					"kind: LocalQueue", "clusterQueue: team-a", "cloud.google.com/gke-accelerator: nvidia-tesla-a100")),

@@ -151,9 +151,11 @@ func topology(q spec.Queue, f flavor) *kueue.Topology {
 // pools cannot be recovered from the flavors' labels.
 const AnnotationSpec = "gpu.gpuform.io/queue-spec"
 
-// encodeSpec is the annotation's content: spec.Queue as JSON.
+// encodeSpec is the annotation's content: spec.Queue as indented JSON, so
+// that the manifest's YAML holds it as a block of short lines a plan shows
+// one by one, rather than one line of hundreds of characters.
 func encodeSpec(q spec.Queue) string {
-	b, err := json.Marshal(q)
+	b, err := json.MarshalIndent(q, "", "  ")
 	if err != nil {
 		return "{}" // unreachable: strings, ints and slices always marshal
 	}
