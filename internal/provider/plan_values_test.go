@@ -16,8 +16,8 @@ const maxPlanValueLine = 100
 
 // A plan of one workload on a pool in a queue shows only short values:
 // every planned string, and every line of the multi-line ones (the
-// manifests), is at most 100 characters. Before 0.1.0 the pool's id (136
-// characters and more) and the queue's (692 and more) were on every line
+// manifests), is at most 100 characters. Before 0.1.0 the pool's id (125
+// characters and more) and the queue's (673 and more) were on every line
 // that referred to them, and the ClusterQueue's spec annotation was one
 // line of hundreds.
 func TestPlan_referencesArePlainValues(t *testing.T) {
