@@ -66,6 +66,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	if !checkLocalQueue(ctx, client, rendered, diags) {
 		return
 	}
+	if recreating(*plan, prior, rendered) {
+		if diags.Append(deleteForRecreate(ctx, client, *prior, rendered)...); diags.HasError() {
+			return
+		}
+	}
 	if prior != nil && kueueQueue(rendered) != "" {
 		if err := keepKueueFields(ctx, client, rendered); err != nil {
 			diags.AddError("Cannot read the queued workload before applying", err.Error())

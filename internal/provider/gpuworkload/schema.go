@@ -3,6 +3,7 @@ package gpuworkload
 import (
 	"context"
 	"maps"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -25,6 +26,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -63,6 +65,7 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"readiness_probe": probeBlock("Readiness probe."),
 		"job":             jobBlock(),
 		"cronjob":         cronJobBlock(),
+		"distributed":     distributedBlock(),
 		"topology":        topologyBlock(),
 		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
@@ -388,6 +391,38 @@ func cronJobBlock() schema.SingleNestedBlock {
 			"starting_deadline_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "A run that could not " +
 				"start within this many seconds of its time is skipped."},
 			"suspend": schema.BoolAttribute{Optional: true, MarkdownDescription: "Stop starting new runs."},
+		},
+	}
+}
+
+// distributedBlock is what forms a distributed_job. Allowed values and
+// ranges come from the kind's package, which renders and validates them.
+func distributedBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "How a `kind = \"distributed_job\"` forms (required for it, refused for other kinds): " +
+			"`nodes` pods of an Indexed Job, each with `gpu.count` GPUs, that find each other under a headless " +
+			"Service of the workload's name (pod `i` is `<name>-i.<name>`). Without a Kueue `queue`, the default " +
+			"scheduler does not start the pods together; with one, they are admitted all together. See the " +
+			"multi-node guide.",
+		Attributes: map[string]schema.Attribute{
+			"nodes": schema.Int64Attribute{
+				MarkdownDescription: "Pods that form the job, one per node's worth of GPUs: the Indexed Job's " +
+					"completions and parallelism (1 to " + strconv.Itoa(distributedjob.MaxNodes) +
+					"). Each pod's index is its node rank. A change re-creates the Job.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxNodes)},
+			},
+			"launcher": tfconv.OneOf(distributedjob.LauncherNames(), "Whose settings the pods get: one of ",
+				" (default `"+spec.LauncherTorchrun+"`). `torchrun` sets `PET_NNODES`, `PET_NPROC_PER_NODE` (= `gpu.count`), "+
+					"`PET_NODE_RANK` (the completion index), `PET_MASTER_ADDR` (pod 0, `<name>-0.<name>`) and "+
+					"`PET_MASTER_PORT`, so the command is plain `torchrun train.py`; `none` sets nothing beyond the "+
+					"stable names, for launchers the provider does not know."),
+			"port": schema.Int64Attribute{
+				MarkdownDescription: "Rendezvous port on pod 0, on the Service and the container (default `" +
+					strconv.Itoa(spec.DefaultDistributedPort) + "`, torchrun's).",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxPort)},
+			},
 		},
 	}
 }

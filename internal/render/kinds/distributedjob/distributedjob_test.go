@@ -151,7 +151,7 @@ func TestValidate(t *testing.T) {
 		"completions":       {func(w *spec.Workload) { c := int32(2); w.Job = &spec.JobControls{Completions: &c} }, "job.completions"},
 		"MIG":               {func(w *spec.Workload) { w.GPU.Partition = "1g.10gb" }, "gpu.partition"},
 		"sharing":           {func(w *spec.Workload) { w.GPU.Sharing = spec.SharingMPS }, "gpu.sharing"},
-		"PET_NNODES in env": {func(w *spec.Workload) { w.Env = map[string]string{"PET_NNODES": "2"} }, "env.PET_NNODES"},
+		"PET_NNODES in env": {func(w *spec.Workload) { w.Env = map[string]string{"PET_NNODES": "2"} }, `env["PET_NNODES"]`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -91,7 +91,7 @@ func checkLauncherEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 			set       bool
 		}{{"env", hasKey(w.Env, name)}, {"secret_env", hasKey(w.SecretEnv, name)}} {
 			if attribute := f.attribute; f.set {
-				diags.AddError(gpudiag.At(attribute, name), name+" is set by the launcher",
+				diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(name)), name+" is set by the launcher",
 					"launcher "+strconv.Quote(launcher)+" sets "+name+" from the distributed block. Allowed: remove it "+
 						"from "+attribute+" (change distributed.nodes or distributed.port instead), or launcher = \"none\" "+
 						"to set the launcher's variables yourself.")
