@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,6 +31,8 @@ import (
 const p5PoolName = "gpu-p5-tas"
 
 // p5Config is the pool policy of the EKS p5 pool and the given resources.
+// The pool has its topology (as in examples/distributed), so that every
+// test renders the pool's Kueue flavor alike.
 func p5Config(t *testing.T, resources string) string {
 	return acctest.ProviderBlock(t) + fmt.Sprintf(`
 resource "gpu_node_pool_policy" "p5" {
@@ -36,6 +40,7 @@ resource "gpu_node_pool_policy" "p5" {
   cloud         = "eks"
   accelerator   = "h100-80gb"
   gpus_per_node = 8
+  topology {}
 }
 %s`, p5PoolName, resources)
 }
@@ -150,7 +155,10 @@ resource "gpu_queue" "p5" {
   }
 }
 `, ns)
-	job := distributedJobConfig("gang", ns, "registry.invalid/pytorch:24", "queue = gpu_queue.p5.id")
+	job := distributedJobConfig("gang", ns, "registry.invalid/pytorch:24", `queue = gpu_queue.p5.id
+  topology {
+    level = "layer-1"
+  }`)
 	tf := newFaultTerraform(t, p5Config(t, queue+job))
 	out, err := tf.Apply()
 	if err != nil {
@@ -174,15 +182,73 @@ resource "gpu_queue" "p5" {
 	if count, _, _ := unstructured.NestedInt64(podSets[0].(map[string]any), "count"); count != 4 {
 		t.Errorf("the Kueue Workload admits %d pods together, want 4", count)
 	}
-	checkRanks(t, runningPods(t, ns, "app.kubernetes.io/name=gang", 4), "gang")
+	pods := runningPods(t, ns, "app.kubernetes.io/name=gang", 4)
+	checkRanks(t, pods, "gang")
+	if domains := nodeDomains(t, pods, p5Layer1Label); len(domains) != 1 {
+		t.Errorf("the 4 pods are under layer-1 network nodes %v, want one", domains)
+	}
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("the plan after Kueue's admission is not empty:\n%s", out)
 	}
 }
 
+// (f) examples/distributed, the guide's example, applies on the local
+// cluster: one Kueue Workload of 4 pods, admitted, ranked and in one
+// layer-1 network domain.
+func TestAccExamples_distributedApplies(t *testing.T) {
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	tf := newFaultTerraform(t, exampleBody(t, "distributed"))
+	vars := fmt.Sprintf(`{"kubeconfig": %q, "namespace": %q}`, acctest.Kubeconfig(t), ns)
+	if err := os.WriteFile(filepath.Join(tf.Dir, "terraform.tfvars.json"), []byte(vars), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	assertKueueAdmitted(t, ns, "training-"+ns)
+	pods := scheduledPods(t, ns, "app.kubernetes.io/name=pretrain", 4)
+	checkRanks(t, pods, "pretrain")
+	if domains := nodeDomains(t, pods, p5Layer1Label); len(domains) != 1 {
+		t.Errorf("the example's 4 pods are under layer-1 network nodes %v, want one", domains)
+	}
+}
+
+// p5Layer1Label is the AWS topology's outermost level on the p5 pool.
+const p5Layer1Label = "topology.k8s.aws/network-node-layer-1"
+
+// nodeDomains are the values of a node label over the pods' nodes.
+func nodeDomains(t *testing.T, pods []corev1.Pod, label string) map[string]bool {
+	t.Helper()
+	domains := map[string]bool{}
+	for _, p := range pods {
+		node, err := acctest.Client(t).CoreV1().Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		domains[node.Labels[label]] = true
+	}
+	return domains
+}
+
 // runningPods waits until want pods of the selector run on p5 nodes, and
 // returns them in index order.
 func runningPods(t *testing.T, ns, selector string, want int) []corev1.Pod {
+	t.Helper()
+	return podsOnP5(t, ns, selector, want, func(p corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+}
+
+// scheduledPods is runningPods for pods that may have finished already
+// (the example's pods run for kwok's default time).
+func scheduledPods(t *testing.T, ns, selector string, want int) []corev1.Pod {
+	t.Helper()
+	return podsOnP5(t, ns, selector, want, func(p corev1.Pod) bool { return p.Spec.NodeName != "" })
+}
+
+// podsOnP5 waits until want pods of the selector are as keep says, checks
+// that they are on p5 nodes with 8 GPUs each, and returns them in index
+// order.
+func podsOnP5(t *testing.T, ns, selector string, want int, keep func(corev1.Pod) bool) []corev1.Pod {
 	t.Helper()
 	cs := acctest.Client(t)
 	var pods []corev1.Pod
@@ -192,12 +258,12 @@ func runningPods(t *testing.T, ns, selector string, want int) []corev1.Pod {
 			return false, err
 		}
 		pods = slices.DeleteFunc(list.Items, func(p corev1.Pod) bool {
-			return p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning
+			return p.DeletionTimestamp != nil || !keep(p)
 		})
 		return len(pods) == want, nil
 	})
 	if err != nil {
-		t.Fatalf("%d running pods of %s: %v (have %d)", want, selector, err, len(pods))
+		t.Fatalf("%d pods of %s: %v (have %d)", want, selector, err, len(pods))
 	}
 	slices.SortFunc(pods, func(a, b corev1.Pod) int { return strings.Compare(a.Spec.Hostname, b.Spec.Hostname) })
 	for _, p := range pods {
