@@ -218,7 +218,8 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"shm_size": schema.StringAttribute{
 			MarkdownDescription: "Size of `/dev/shm`, mounted as a memory-backed emptyDir (PyTorch data loaders need more " +
-				"than the container runtime's 64 MiB). A quantity such as `16Gi`.",
+				"than the container runtime's 64 MiB). A quantity such as `16Gi`. A `distributed_job` gets one without " +
+				"it, half the container's memory (NCCL's shared memory).",
 			Optional: true,
 		},
 		"ipc_lock": schema.BoolAttribute{
@@ -363,7 +364,8 @@ func probeBlock(description string) schema.SingleNestedBlock {
 
 func jobBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Job controls; for `kind = \"job\"`, and for the Jobs a `cronjob` starts.",
+		MarkdownDescription: "Job controls; for `kind = \"job\"`, for the Jobs a `cronjob` starts, and for a " +
+			"`distributed_job` (whose `distributed.nodes` sets completions and parallelism; `backoff_limit` defaults to 0 there).",
 		Attributes: map[string]schema.Attribute{
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
