@@ -359,3 +359,27 @@ func jobUID(t *testing.T, ns, name string) types.UID {
 	}
 	return job.UID
 }
+
+// A Service of the job's name that someone else created is not taken over
+// (server-side apply would merge into it and destroy would delete it), and
+// no Job is created.
+func TestAccDistributedJob_foreignServiceIsRefused(t *testing.T) {
+	ns := acctest.Namespace(t)
+	cs := acctest.Client(t)
+	_, err := cs.CoreV1().Services(ns).Create(context.Background(), &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "taken"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}, Selector: map[string]string{"app": "web"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := strings.Replace(distributedJobConfig("taken", ns, "registry.invalid/pytorch:24", ""), "nodes = 4", "nodes = 2", 1)
+	tf := newFaultTerraform(t, p5Config(t, job))
+	out, err := tf.Apply()
+	if err == nil || !strings.Contains(acctest.Flatten(out), "Service "+ns+"/taken exists and was not created by gpu_workload") {
+		t.Fatalf("the apply over a foreign Service did not fail as expected: %v\n%s", err, out)
+	}
+	if _, err := cs.BatchV1().Jobs(ns).Get(context.Background(), "taken", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Job was created although its Service is someone else's: %v", err)
+	}
+}

@@ -57,6 +57,9 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	if prior == nil && !plan.Adopt.ValueBool() && !refuseForeignObject(ctx, client, rendered, diags) {
 		return
 	}
+	if prior == nil && !refuseForeignCompanions(ctx, client, rendered, diags) {
+		return
+	}
 	if prior == nil && plan.Adopt.ValueBool() {
 		if err := client.PrepareAdoption(ctx, rendered.Objects[len(rendered.Objects)-1]); err != nil {
 			diags.AddError("Cannot adopt the existing workload", err.Error())

@@ -1,11 +1,18 @@
 package gpuworkload
 
 import (
+	"context"
+	"fmt"
 	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // gangFindings warns, at plan, of a distributed job of several pods
@@ -26,4 +33,34 @@ func gangFindings(w spec.Workload) gpudiag.Diagnostics {
 			"(queue = gpu_queue.<name>.id) for all-or-nothing admission: Kueue admits the Job as one workload of "+
 			"all "+strconv.FormatInt(nodes, 10)+" pods, or keeps it queued.")
 	return diags
+}
+
+// refuseForeignCompanions stops a create from taking over an object of the
+// name that the kind renders beside its workload (a Service another tool
+// or person created): server-side apply would merge into it, keeping the
+// other manager's selector keys and ports beside the workload's (a Service
+// selecting nothing), and destroy would delete it. adopt does not change
+// this: it takes over the workload object, whose fields the render sets
+// in full. An object this provider labelled is an earlier apply's (an
+// interrupted create) and is taken over.
+func refuseForeignCompanions(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
+	for _, obj := range rendered.Companions {
+		ref, err := kube.RefOf(obj)
+		if err != nil {
+			diags.AddError("Cannot create gpu_workload", err.Error())
+			return false
+		}
+		live, err := client.GetFresh(ctx, ref)
+		if err != nil {
+			diags.AddError("Cannot create gpu_workload", err.Error())
+			return false
+		}
+		if live != nil && live.GetLabels()[spec.LabelManagedBy] != spec.ManagedBy {
+			diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload, which "+
+				"renders an object of that name beside the workload (adopt does not take it over: its other "+
+				"fields would stay and change what it does). Delete it, or choose another name.", ref))
+			return false
+		}
+	}
+	return true
 }

@@ -54,6 +54,9 @@ type Rendered struct {
 	// ComputeDomain (resource.nvidia.com/v1beta1) is set with
 	// topology.nvlink_domain; its controller creates the channel's template.
 	ComputeDomain *unstructured.Unstructured
+	// Companions are the objects the kind renders beside its workload
+	// object (a distributed job's headless Service), also in Objects.
+	Companions []Object
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -226,7 +229,8 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	if kind.Companions != nil {
 		// Before the workload object: its pods need them when they start.
 		buildIn.Meta = ObjectMeta(w)
-		r.Objects = append(r.Objects, kind.Companions(buildIn)...)
+		r.Companions = kind.Companions(buildIn)
+		r.Objects = append(r.Objects, r.Companions...)
 	}
 	r.Objects = append(r.Objects, obj)
 	markQueue(r, w)
