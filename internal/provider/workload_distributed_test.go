@@ -141,7 +141,8 @@ func TestAccDistributedJob_formsOnEKSp5(t *testing.T) {
 }
 
 // (c) In a Kueue queue the Indexed Job is one Kueue Workload of all 4
-// pods, admitted together, and the plan does not warn about gangs.
+// pods, admitted together in one layer-1 network domain, and the plan does
+// not warn about gangs; an image change re-creates it through the queue.
 func TestAccDistributedJob_admittedTogetherInQueue(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
@@ -189,6 +190,21 @@ resource "gpu_queue" "p5" {
 	}
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Errorf("the plan after Kueue's admission is not empty:\n%s", out)
+	}
+
+	// An image change re-creates the Job: the old one's Kueue workload is
+	// released before the new one is queued, and the new one is admitted.
+	tf.Write(p5Config(t, queue+strings.Replace(job, "pytorch:24", "pytorch:25", 1)))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("image change of the queued job: %v\n%s", err, out)
+	}
+	pods = runningPods(t, ns, "app.kubernetes.io/name=gang", 4)
+	if img := pods[0].Spec.Containers[0].Image; img != "registry.invalid/pytorch:25" {
+		t.Errorf("pod 0 runs %s after the image change", img)
+	}
+	waitClusterQueueAdmitted(t, "p5-"+ns, 1)
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Errorf("the plan after the image change is not empty:\n%s", out)
 	}
 }
 
