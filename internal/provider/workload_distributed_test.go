@@ -86,7 +86,7 @@ func TestAccDistributedJob_formsOnEKSp5(t *testing.T) {
 	if flat := acctest.Flatten(out); !strings.Contains(flat, "may not start together") {
 		t.Errorf("no warning that the default scheduler does not gang-schedule:\n%s", out)
 	}
-	pods := runningPods(t, ns, "app.kubernetes.io/name=llama", 4)
+	pods := runningPods(t, ns, "app.kubernetes.io/name=llama")
 	checkRanks(t, pods, "llama")
 	checkEndpoints(t, ns, "llama", pods)
 	if changes, out := tf.PlanHasChanges(); changes {
@@ -106,7 +106,7 @@ func TestAccDistributedJob_formsOnEKSp5(t *testing.T) {
 	if got := jobUID(t, ns, "llama"); got == oldJobUID {
 		t.Error("the image change did not re-create the Job")
 	}
-	pods = runningPods(t, ns, "app.kubernetes.io/name=llama", 4)
+	pods = runningPods(t, ns, "app.kubernetes.io/name=llama")
 	for _, p := range pods {
 		if img := p.Spec.Containers[0].Image; img != "registry.invalid/pytorch:25" {
 			t.Errorf("pod %s runs %s after the image change", p.Name, img)
@@ -180,10 +180,11 @@ resource "gpu_queue" "p5" {
 	if len(podSets) != 1 {
 		t.Fatalf("podSets = %v, want one", podSets)
 	}
-	if count, _, _ := unstructured.NestedInt64(podSets[0].(map[string]any), "count"); count != 4 {
+	podSet, _ := podSets[0].(map[string]any)
+	if count, _, _ := unstructured.NestedInt64(podSet, "count"); count != 4 {
 		t.Errorf("the Kueue Workload admits %d pods together, want 4", count)
 	}
-	pods := runningPods(t, ns, "app.kubernetes.io/name=gang", 4)
+	pods := runningPods(t, ns, "app.kubernetes.io/name=gang")
 	checkRanks(t, pods, "gang")
 	if domains := nodeDomains(t, pods, p5Layer1Label); len(domains) != 1 {
 		t.Errorf("the 4 pods are under layer-1 network nodes %v, want one", domains)
@@ -198,7 +199,7 @@ resource "gpu_queue" "p5" {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("image change of the queued job: %v\n%s", err, out)
 	}
-	pods = runningPods(t, ns, "app.kubernetes.io/name=gang", 4)
+	pods = runningPods(t, ns, "app.kubernetes.io/name=gang")
 	if img := pods[0].Spec.Containers[0].Image; img != "registry.invalid/pytorch:25" {
 		t.Errorf("pod 0 runs %s after the image change", img)
 	}
@@ -223,7 +224,7 @@ func TestAccExamples_distributedApplies(t *testing.T) {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	assertKueueAdmitted(t, ns, "training-"+ns)
-	pods := scheduledPods(t, ns, "app.kubernetes.io/name=pretrain", 4)
+	pods := scheduledPods(t, ns, "app.kubernetes.io/name=pretrain")
 	checkRanks(t, pods, "pretrain")
 	if domains := nodeDomains(t, pods, p5Layer1Label); len(domains) != 1 {
 		t.Errorf("the example's 4 pods are under layer-1 network nodes %v, want one", domains)
@@ -247,18 +248,18 @@ func nodeDomains(t *testing.T, pods []corev1.Pod, label string) map[string]bool 
 	return domains
 }
 
-// runningPods waits until want pods of the selector run on p5 nodes, and
+// runningPods waits until the 4 pods of the selector run on p5 nodes, and
 // returns them in index order.
-func runningPods(t *testing.T, ns, selector string, want int) []corev1.Pod {
+func runningPods(t *testing.T, ns, selector string) []corev1.Pod {
 	t.Helper()
-	return podsOnP5(t, ns, selector, want, func(p corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	return podsOnP5(t, ns, selector, 4, func(p corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 }
 
 // scheduledPods is runningPods for pods that may have finished already
 // (the example's pods run for kwok's default time).
-func scheduledPods(t *testing.T, ns, selector string, want int) []corev1.Pod {
+func scheduledPods(t *testing.T, ns, selector string) []corev1.Pod {
 	t.Helper()
-	return podsOnP5(t, ns, selector, want, func(p corev1.Pod) bool { return p.Spec.NodeName != "" })
+	return podsOnP5(t, ns, selector, 4, func(p corev1.Pod) bool { return p.Spec.NodeName != "" })
 }
 
 // podsOnP5 waits until want pods of the selector are as keep says, checks

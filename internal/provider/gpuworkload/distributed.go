@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"

@@ -34,7 +34,11 @@ func buildJob(t *testing.T, in kindkit.BuildInput) *batchv1.Job {
 	if !ok {
 		t.Fatal("build refused")
 	}
-	return obj.(*batchv1.Job)
+	j, ok := obj.(*batchv1.Job)
+	if !ok {
+		t.Fatalf("build made a %T", obj)
+	}
+	return j
 }
 
 func envOf(c corev1.Container) map[string]corev1.EnvVar {
