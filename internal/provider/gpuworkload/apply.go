@@ -56,6 +56,9 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	if prior == nil && !plan.Adopt.ValueBool() && !refuseForeignObject(ctx, client, rendered, diags) {
 		return
 	}
+	if prior == nil && !refuseForeignCompanions(ctx, client, rendered, diags) {
+		return
+	}
 	if prior == nil && plan.Adopt.ValueBool() {
 		if err := client.PrepareAdoption(ctx, rendered.Objects[len(rendered.Objects)-1]); err != nil {
 			diags.AddError("Cannot adopt the existing workload", err.Error())
@@ -64,6 +67,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	}
 	if !checkLocalQueue(ctx, client, rendered, diags) {
 		return
+	}
+	if recreating(*plan, prior, rendered) {
+		if diags.Append(deleteForRecreate(ctx, client, *prior, rendered)...); diags.HasError() {
+			return
+		}
 	}
 	if prior != nil && kueueQueue(rendered) != "" {
 		if err := keepKueueFields(ctx, client, rendered); err != nil {

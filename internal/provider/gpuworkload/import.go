@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
@@ -141,9 +143,10 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*workloadSpec, *unstructured.Unstructured, error) {
 	var first *unstructured.Unstructured
 	// In registration order: a Role written before later kinds existed
-	// still imports the earlier ones.
-	for _, k := range kinds.All() {
-		gvk := k.GVK
+	// still imports the earlier ones. Kinds that share an object type
+	// (a job and a distributed job) share one probe: the annotation or
+	// the object tells them apart.
+	for _, gvk := range probedGVKs() {
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
 		if err != nil {
 			return nil, nil, err
@@ -207,13 +210,27 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
+// probedGVKs are the object types import looks for, each once, in
+// registration order.
+func probedGVKs() []schema.GroupVersionKind {
+	var gvks []schema.GroupVersionKind
+	for _, k := range kinds.All() {
+		if !slices.Contains(gvks, k.GVK) {
+			gvks = append(gvks, k.GVK)
+		}
+	}
+	return gvks
+}
+
 // objectKinds names the objects import looks for, in the kind attribute's
-// order: "Deployment, StatefulSet, Job or CronJob".
+// order, each once: "Deployment, StatefulSet, Job or CronJob".
 func objectKinds() string {
 	var names []string
 	for _, name := range kinds.Names() {
 		k, _ := kinds.Lookup(name)
-		names = append(names, k.GVK.Kind)
+		if !slices.Contains(names, k.GVK.Kind) {
+			names = append(names, k.GVK.Kind)
+		}
 	}
 	if len(names) == 1 {
 		return names[0]

@@ -77,13 +77,14 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	w := in.workload
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
-		requireReplacement(ctx, req, resp, plan)
+		requireReplacement(ctx, req, resp, &plan)
 		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, rdiags := in.render(draVersionFromState(ctx, req))
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(in.queueFindings(rendered))...)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(gangFindings(in.workload))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -92,7 +93,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The resource.k8s.io version depends on the server, asked at apply.
 		plan.Manifest = types.StringUnknown()
 	}
-	requireReplacement(ctx, req, resp, plan)
+	requireReplacement(ctx, req, resp, &plan)
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")

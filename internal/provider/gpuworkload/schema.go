@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -27,6 +28,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -93,6 +95,7 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"readiness_probe": probeBlock("Readiness probe."),
 		"job":             jobBlock(),
 		"cronjob":         cronJobBlock(),
+		"distributed":     distributedBlock(),
 		"topology":        topologyBlock(),
 		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
@@ -246,7 +249,8 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"shm_size": schema.StringAttribute{
 			MarkdownDescription: "Size of `/dev/shm`, mounted as a memory-backed emptyDir (PyTorch data loaders need more " +
-				"than the container runtime's 64 MiB). A quantity such as `16Gi`.",
+				"than the container runtime's 64 MiB). A quantity such as `16Gi`. A `distributed_job` gets one without " +
+				"it, half the container's memory (NCCL's shared memory).",
 			Optional: true,
 		},
 		"ipc_lock": schema.BoolAttribute{
@@ -388,7 +392,8 @@ func probeBlock(description string) schema.SingleNestedBlock {
 
 func jobBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Job controls; for `kind = \"job\"`, and for the Jobs a `cronjob` starts.",
+		MarkdownDescription: "Job controls; for `kind = \"job\"`, for the Jobs a `cronjob` starts, and for a " +
+			"`distributed_job` (whose `distributed.nodes` sets completions and parallelism; `backoff_limit` defaults to 0 there).",
 		Attributes: map[string]schema.Attribute{
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
@@ -416,6 +421,38 @@ func cronJobBlock() schema.SingleNestedBlock {
 			"starting_deadline_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "A run that could not " +
 				"start within this many seconds of its time is skipped."},
 			"suspend": schema.BoolAttribute{Optional: true, MarkdownDescription: "Stop starting new runs."},
+		},
+	}
+}
+
+// distributedBlock is what forms a distributed_job. Allowed values and
+// ranges come from the kind's package, which renders and validates them.
+func distributedBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "How a `kind = \"distributed_job\"` forms (required for it, refused for other kinds): " +
+			"`nodes` pods of an Indexed Job, each with `gpu.count` GPUs, that find each other under a headless " +
+			"Service of the workload's name (pod `i` is `<name>-i.<name>`). Without a Kueue `queue`, the default " +
+			"scheduler does not start the pods together; with one, they are admitted all together. See the " +
+			"multi-node guide.",
+		Attributes: map[string]schema.Attribute{
+			"nodes": schema.Int64Attribute{
+				MarkdownDescription: "Pods that form the job, one per node's worth of GPUs: the Indexed Job's " +
+					"completions and parallelism (1 to " + strconv.Itoa(distributedjob.MaxNodes) +
+					"). Each pod's index is its node rank. A change re-creates the Job.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxNodes)},
+			},
+			"launcher": tfconv.OneOf(distributedjob.LauncherNames(), "Whose settings the pods get: one of ",
+				" (default `"+spec.LauncherTorchrun+"`). `torchrun` sets `PET_NNODES`, `PET_NPROC_PER_NODE` (= `gpu.count`), "+
+					"`PET_NODE_RANK` (the completion index), `PET_MASTER_ADDR` (pod 0, `<name>-0.<name>`) and "+
+					"`PET_MASTER_PORT`, so the command is plain `torchrun train.py`; `none` sets nothing beyond the "+
+					"stable names, for launchers the provider does not know."),
+			"port": schema.Int64Attribute{
+				MarkdownDescription: "Rendezvous port on pod 0, on the Service and the container (default `" +
+					strconv.Itoa(spec.DefaultDistributedPort) + "`, torchrun's).",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxPort)},
+			},
 		},
 	}
 }
