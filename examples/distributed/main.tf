@@ -43,7 +43,7 @@ resource "gpu_queue" "training" {
   namespaces = [var.namespace]
 
   flavor {
-    node_pool = gpu_node_pool_policy.p5.id
+    node_pool = gpu_node_pool_policy.p5.ref
     gpus      = 32
   }
 }
@@ -52,8 +52,8 @@ resource "gpu_workload" "pretrain" {
   name      = "pretrain"
   namespace = var.namespace
   kind      = "distributed_job"
-  node_pool = gpu_node_pool_policy.p5.id
-  queue     = gpu_queue.training.id
+  node_pool = gpu_node_pool_policy.p5.ref
+  queue     = gpu_queue.training.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
   # torchrun reads --nnodes, --nproc-per-node, --node-rank, --master-addr and
   # --master-port from the PET_* variables the pods get.

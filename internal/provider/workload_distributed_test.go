@@ -54,7 +54,7 @@ resource "gpu_workload" "train" {
   name      = %q
   namespace = %q
   kind      = "distributed_job"
-  node_pool = gpu_node_pool_policy.p5.id
+  node_pool = gpu_node_pool_policy.p5.ref
   image     = %q
   command   = ["torchrun", "train.py"]
   wait_for  = "scheduled"
@@ -151,12 +151,12 @@ resource "gpu_queue" "p5" {
   name       = "p5-%[1]s"
   namespaces = [%[1]q]
   flavor {
-    node_pool = gpu_node_pool_policy.p5.id
+    node_pool = gpu_node_pool_policy.p5.ref
     gpus      = 32
   }
 }
 `, ns)
-	job := distributedJobConfig("gang", ns, "registry.invalid/pytorch:24", `queue = gpu_queue.p5.id
+	job := distributedJobConfig("gang", ns, "registry.invalid/pytorch:24", `queue = gpu_queue.p5.ref
   topology {
     level = "layer-1"
   }`)
