@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -27,9 +28,13 @@ import (
 // RayCluster or Helm values unchanged.
 
 // gpuRequestKeys are the keys a request object may hold: the gpu block of
-// gpu_workload, plus spot and node_pool, which gpu_workload has beside it.
-var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators", "partition", "mig_strategy",
-	"sharing", "max_shared_clients", "dra", "spot", "node_pool"}
+// gpu_workload (declared once, in gpuintent), plus spot and node_pool,
+// which gpu_workload has beside it. gpuRequestJSON decodes them;
+// TestRequestKeysAreTheGPUBlocks checks it has exactly these.
+var gpuRequestKeys = func() []string {
+	names, _ := gpuintent.Names()
+	return append(names, "spot", "node_pool")
+}()
 
 // GPURequest is a request object decoded: the GPU, spot, and an optional
 // gpu_node_pool_policy's pool (its ref).
