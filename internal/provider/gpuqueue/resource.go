@@ -43,6 +43,9 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if !ok {
 		return
 	}
+	if plan.Apply.ValueBool() {
+		r.Data.CheckCluster("This gpu_queue", &resp.Diagnostics)
+	}
 	q, unknown := queueOf(ctx, plan, &resp.Diagnostics)
 	if unknown {
 		plan.ID, plan.Manifests = plan.Name, types.ListUnknown(types.StringType)

@@ -49,6 +49,9 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if plan.Apply.ValueBool() {
+		r.Data.CheckCluster("This gpu_workload", &resp.Diagnostics)
+	}
 	var configuredCloud types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
 	if configuredCloud.IsNull() {
