@@ -205,6 +205,25 @@ for node in "${tas_nodes[@]}"; do
 		-o jsonpath='{.metadata.name}{"  block="}{.metadata.labels.cloud\.google\.com/gce-topology-block}{"  subblock="}{.metadata.labels.cloud\.google\.com/gce-topology-subblock}{"\n"}'
 done
 
+# A distributed job that forms: 4 pods x 8 GPUs on the EKS p5 pool, one
+# Kueue workload; each pod's node rank is its completion index and every
+# pod names pod 0 under the headless Service as torchrun's master. (kwok
+# completes the pods at once; the acceptance tests keep them running and
+# read the Service's EndpointSlice.)
+echo
+echo "== terraform apply examples/distributed (a 4-node torchrun job: Indexed Job + headless Service)"
+mkdir -p "$out/distributed"
+cp "$root/examples/distributed/main.tf" "$out/distributed/main.tf"
+ensure_namespace gpu-demo-dist
+(
+	cd "$out/distributed"
+	tf_step distributed '^(gpu_node_pool_policy|gpu_queue|gpu_workload).*Creation complete|Apply complete' \
+		apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" -var namespace=gpu-demo-dist
+)
+echo "-- each pod: its node, its node rank (the completion index) and the master address it was given:"
+kc -n gpu-demo-dist get pods -l app.kubernetes.io/name=pretrain --sort-by=.spec.hostname \
+	-o custom-columns='POD:.spec.hostname,NODE:.spec.nodeName,NODE_RANK:.metadata.annotations.batch\.kubernetes\.io/job-completion-index,MASTER:.spec.containers[0].env[?(@.name=="PET_MASTER_ADDR")].value'
+
 # The real thing: helm upgrade --install of the FiftyOne chart with the
 # values generated above (Helm's own library, scripts/chartinstall), then
 # where its GPU runner's pods landed, next to the gpu_workload placements.

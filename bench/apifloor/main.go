@@ -8,7 +8,7 @@
 // (background propagation, as the provider deletes, -concurrency in flight)
 // and waits, again with a watch, until they and their pods are gone. Timings go to stdout as JSON:
 //
-//	apifloor -kubeconfig .localcluster/kubeconfig -namespace ns -n 100 -pool-id "$(...)"
+//	apifloor -kubeconfig .localcluster/kubeconfig -namespace ns -n 100 -pool-ref "$(...)"
 package main
 
 import (
@@ -54,18 +54,18 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster")
 	namespace := flag.String("namespace", "", "existing namespace to create the Deployments in")
 	n := flag.Int("n", 10, "number of Deployments")
-	poolID := flag.String("pool-id", "", "node_pool id the workloads are placed with (bench/spec.PoolID)")
+	poolRef := flag.String("pool-ref", "", "node_pool id the workloads are placed with (bench/spec.PoolID)")
 	concurrency := flag.Int("concurrency", 10, "requests in flight (Terraform's default parallelism is 10)")
 	qps := flag.Float64("qps", -1, "client-side rate limit; negative disables it (the floor is the server's cost)")
 	timeout := flag.Duration("timeout", 20*time.Minute, "limit for each phase")
-	dra := flag.Bool("dra", false, "-pool-id is a DRA pool (bench/spec.DRAPoolID): apply each workload's ResourceClaimTemplate, then its Deployment, as gpu_workload does")
+	dra := flag.Bool("dra", false, "-pool-ref is a DRA pool (bench/spec.DRAPoolID): apply each workload's ResourceClaimTemplate, then its Deployment, as gpu_workload does")
 	flag.Parse()
-	if *namespace == "" || *poolID == "" || *n < 1 || *concurrency < 1 {
-		fmt.Fprintln(os.Stderr, "apifloor: -namespace, -pool-id and -n >= 1 are required")
+	if *namespace == "" || *poolRef == "" || *n < 1 || *concurrency < 1 {
+		fmt.Fprintln(os.Stderr, "apifloor: -namespace, -pool-ref and -n >= 1 are required")
 		flag.Usage()
 		os.Exit(2)
 	}
-	res, err := run(*kubeconfig, *namespace, *poolID, *n, *concurrency, float32(*qps), *timeout, *dra)
+	res, err := run(*kubeconfig, *namespace, *poolRef, *n, *concurrency, float32(*qps), *timeout, *dra)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apifloor:", err)
 		os.Exit(1)
@@ -74,7 +74,7 @@ func main() {
 	fmt.Println(string(out))
 }
 
-func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout time.Duration, dra bool) (*Result, error) {
+func run(kubeconfig, ns, poolRef string, n, concurrency int, qps float32, timeout time.Duration, dra bool) (*Result, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
-	names, err := applyAll(ctx, cs, ns, poolID, n, concurrency, version, res)
+	names, err := applyAll(ctx, cs, ns, poolRef, n, concurrency, version, res)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func run(kubeconfig, ns, poolID string, n, concurrency int, qps float32, timeout
 
 // applyAll renders, starts the one watch, applies with concurrency in
 // flight and returns when every Deployment has rolled out.
-func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n, concurrency int, version *utilversion.Version, res *Result) ([]string, error) {
+func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolRef string, n, concurrency int, version *utilversion.Version, res *Result) ([]string, error) {
 	renderStart := time.Now()
 	names := make([]string, n)
 	bodies := make([][]byte, n)
@@ -126,17 +126,17 @@ func applyAll(ctx context.Context, cs kubernetes.Interface, ns, poolID string, n
 	templateNames := make([]string, n) // the rendered template's name
 	for i := range n {
 		names[i] = spec.Name(i)
-		r, err := spec.Render(names[i], ns, poolID, version)
+		r, err := spec.Render(names[i], ns, poolRef, version)
 		if err != nil {
 			return nil, err
 		}
 		if bodies[i], err = applyBody(r.Workload()); err != nil {
 			return nil, err
 		}
-		// -dra states what the pool must be, so a wrong -pool-id fails
+		// -dra states what the pool must be, so a wrong -pool-ref fails
 		// instead of measuring the other floor under this one's name.
 		if res.DRA != (r.ResourceClaimTemplateV1 != nil) {
-			return nil, fmt.Errorf("-dra=%t, but the pool of -pool-id renders %s ResourceClaimTemplate", res.DRA,
+			return nil, fmt.Errorf("-dra=%t, but the pool of -pool-ref renders %s ResourceClaimTemplate", res.DRA,
 				map[bool]string{true: "a", false: "no"}[r.ResourceClaimTemplateV1 != nil])
 		}
 		if r.ResourceClaimTemplateV1 != nil {

@@ -65,14 +65,14 @@ func TestWatchFromResumesAfterTheServerClosesTheWatch(t *testing.T) {
 func TestApplyAll_draMustMatchThePool(t *testing.T) {
 	version := utilversion.MustParseGeneric("1.34")
 	for _, c := range []struct {
-		poolID string
+		poolRef string
 		dra    bool
 		want   string
 	}{
-		{spec.PoolID("abcde"), true, "renders no ResourceClaimTemplate"},
-		{spec.DRAPoolID("abcde"), false, "renders a ResourceClaimTemplate"},
+		{spec.PoolRef("abcde"), true, "renders no ResourceClaimTemplate"},
+		{spec.DRAPoolRef("abcde"), false, "renders a ResourceClaimTemplate"},
 	} {
-		_, err := applyAll(context.Background(), nil, "ns", c.poolID, 1, 1, version, &Result{DRA: c.dra})
+		_, err := applyAll(context.Background(), nil, "ns", c.poolRef, 1, 1, version, &Result{DRA: c.dra})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("-dra=%t: got %v, want an error saying the pool %s", c.dra, err, c.want)
 		}

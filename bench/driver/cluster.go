@@ -36,7 +36,7 @@ func selector(id string) string { return spec.LabelKey + "=" + id }
 // pool and the catalog), DGX H100 capacity with spec.GPUsPerNode GPUs, and
 // the run's label. It waits until they are Ready.
 func createNodes(ctx context.Context, cs kubernetes.Interface, id string, count int) ([]string, error) {
-	sample, err := spec.Render("probe", "default", spec.PoolID(id), nil)
+	sample, err := spec.Render("probe", "default", spec.PoolRef(id), nil)
 	if err != nil {
 		return nil, err
 	}

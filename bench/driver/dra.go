@@ -32,7 +32,7 @@ const (
 // gpuWorkloadDRAHCL is N gpu_workload resources on the run's DRA pool, the
 // same as gpuWorkloadHCL's but for node_pool: each claims count devices of
 // the pool's DeviceClass, as a workload on a DRA pool does.
-func gpuWorkloadDRAHCL(kubeconfig, namespace, poolID string, n int) string {
+func gpuWorkloadDRAHCL(kubeconfig, namespace, poolRef string, n int) string {
 	return providerHCL(kubeconfig) + fmt.Sprintf(`
 resource "gpu_workload" "bench" {
   count     = %d
@@ -41,13 +41,13 @@ resource "gpu_workload" "bench" {
   cloud     = %q
   replicas  = %d
   image     = %q
-  node_pool = %q
+  node_pool = jsondecode(%q)
 
   gpu {
     count = %d
   }
 }
-`, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, poolID, spec.GPUCount)
+`, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, poolRef, spec.GPUCount)
 }
 
 // setupDRA creates the run's DRA pool's DeviceClass (what the pool's
@@ -76,5 +76,5 @@ func (b *bench) setupDRA(ctx context.Context, nodes int) error {
 // subject's; the refresh reads the same informers).
 func (b *bench) gpuWorkloadDRA(ctx context.Context, m *measurement) error {
 	ns := b.namespace(m, "dra")
-	return b.workloadSteps(ctx, m, ns, gpuWorkloadDRAHCL(b.cfg.kubeconfig, ns, spec.DRAPoolID(b.cfg.id), m.N), false)
+	return b.workloadSteps(ctx, m, ns, gpuWorkloadDRAHCL(b.cfg.kubeconfig, ns, spec.DRAPoolRef(b.cfg.id), m.N), false)
 }

@@ -133,8 +133,8 @@ func TestDRAPoolWorkloadRendersOntoTheRunsNodes(t *testing.T) {
 			t.Errorf("taint %v not tolerated by %v", taint, got.Tolerations)
 		}
 	}
-	hcl := gpuWorkloadDRAHCL("/k", "ns", spec.DRAPoolID("abcde"), 3)
-	for _, want := range []string{`node_pool = "`, "count     = 3"} {
+	hcl := gpuWorkloadDRAHCL("/k", "ns", spec.DRAPoolRef("abcde"), 3)
+	for _, want := range []string{`node_pool = jsondecode("`, "count     = 3"} {
 		if !strings.Contains(hcl, want) {
 			t.Errorf("no %q in\n%s", want, hcl)
 		}

@@ -240,7 +240,7 @@ type bench struct {
 	cs        *kubernetes.Clientset
 	work      string
 	cliConfig string
-	poolID    string
+	poolRef    string
 	results   []measurement
 	requests  []requestSample
 
@@ -272,7 +272,7 @@ func run(ctx context.Context, cfg config) (err error) {
 			return err
 		}
 	}
-	b := &bench{cfg: cfg, poolID: spec.PoolID(cfg.id)}
+	b := &bench{cfg: cfg, poolRef: spec.PoolRef(cfg.id)}
 	if b.cs, err = newClient(cfg.kubeconfig); err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	if workloads && cfg.peerKubernetes != "" {
-		if b.peer, err = setupPeer(b.cs, b.work, cfg.peerKubernetes, cfg.kubeconfig, b.poolID); err != nil {
+		if b.peer, err = setupPeer(b.cs, b.work, cfg.peerKubernetes, cfg.kubeconfig, b.poolRef); err != nil {
 			return err
 		}
 		meta.Peer = b.peer.version
@@ -369,7 +369,7 @@ func (b *bench) namespace(m *measurement, suffix string) string {
 
 func (b *bench) gpuWorkload(ctx context.Context, m *measurement) error {
 	ns := b.namespace(m, "gw")
-	return b.workloadSteps(ctx, m, ns, gpuWorkloadHCL(b.cfg.kubeconfig, ns, b.poolID, m.N), true)
+	return b.workloadSteps(ctx, m, ns, gpuWorkloadHCL(b.cfg.kubeconfig, ns, b.poolRef, m.N), true)
 }
 
 // workloadSteps times the four steps of a gpu_workload configuration in
@@ -473,7 +473,7 @@ func (b *bench) scrape(ctx context.Context) map[requestKey]float64 {
 func (b *bench) terraformData(ctx context.Context, m *measurement) error {
 	ns := b.namespace(m, "data") // only a value in the objects; never created
 	ws, err := newWorkspace(filepath.Join(b.work, ns), b.cfg.terraform, b.cliConfig, b.cfg.provider,
-		terraformDataHCL(ns, b.poolID, m.N))
+		terraformDataHCL(ns, b.poolRef, m.N))
 	if err != nil {
 		return err
 	}
@@ -496,7 +496,7 @@ type floorResult struct {
 // floorRun is one API floor subject: its namespace's suffix, the pool its
 // workloads are placed on and apifloor's extra flags.
 type floorRun struct {
-	suffix, poolID string
+	suffix, poolRef string
 	flags          []string
 }
 
@@ -509,7 +509,7 @@ func (b *bench) apiFloor(ctx context.Context, m *measurement, f floorRun) error 
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
 	args := append([]string{"-kubeconfig", b.cfg.kubeconfig, "-namespace", ns,
-		"-n", strconv.Itoa(m.N), "-pool-id", f.poolID, "-concurrency", "10"}, f.flags...)
+		"-n", strconv.Itoa(m.N), "-pool-ref", f.poolRef, "-concurrency", "10"}, f.flags...)
 	cmd := exec.CommandContext(ctx, b.cfg.apifloor, args...)
 	cmd.Stderr = logw
 	out, err := cmd.Output()

@@ -51,7 +51,7 @@ type peer struct {
 // the name dev_overrides wants), writes a CLI configuration that points
 // hashicorp/kubernetes at it, and writes the HCL of the rendered
 // Deployment.
-func setupPeer(cs kubernetes.Interface, work, binary, kubeconfig, poolID string) (*peer, error) {
+func setupPeer(cs kubernetes.Interface, work, binary, kubeconfig, poolRef string) (*peer, error) {
 	abs, err := filepath.Abs(binary)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func setupPeer(cs kubernetes.Interface, work, binary, kubeconfig, poolID string)
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := spec.Render(spec.Name(0), "", poolID, version)
+	rendered, err := spec.Render(spec.Name(0), "", poolRef, version)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestDeploymentHCL(t *testing.T) {
-	r, err := spec.Render(spec.Name(0), "ns-x", spec.PoolID("abcde"), utilversion.MustParseGeneric("1.33"))
+	r, err := spec.Render(spec.Name(0), "ns-x", spec.PoolRef("abcde"), utilversion.MustParseGeneric("1.33"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/gpuform/terraform-provider-gpu/bench/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 )
 
 // The pending workload of the large cluster (issue #14): a gpu_workload the
@@ -51,17 +50,17 @@ func pendingPool(id string) string {
 	p := spec.Pool(id)
 	p.Name = "bench-pending-" + id
 	p.Labels = map[string]string{scaleLabel: id}
-	return pool.EncodeID(p)
+	return spec.PoolJSON(p)
 }
 
-func pendingHCL(kubeconfig, namespace, poolID string) string {
+func pendingHCL(kubeconfig, namespace, poolRef string) string {
 	return providerHCL(kubeconfig) + fmt.Sprintf(`
 resource "gpu_workload" "pending" {
   name                  = "pending"
   namespace             = %q
   cloud                 = %q
   image                 = %q
-  node_pool             = %q
+  node_pool             = jsondecode(%q)
   unschedulable_timeout = "0s"
 
   gpu {
@@ -72,7 +71,7 @@ resource "gpu_workload" "pending" {
     create = "5m"
   }
 }
-`, namespace, spec.Cloud, spec.Image, poolID, spec.GPUsPerNode)
+`, namespace, spec.Cloud, spec.Image, poolRef, spec.GPUsPerNode)
 }
 
 // pendingCandidates counts the cloned nodes the pending pool selects and

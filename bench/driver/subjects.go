@@ -155,9 +155,9 @@ func (b *bench) measure(ctx context.Context, m measurement) {
 	case subjectData:
 		err = b.terraformData(ctx, &m)
 	case subjectFloor:
-		err = b.apiFloor(ctx, &m, floorRun{suffix: "api", poolID: b.poolID})
+		err = b.apiFloor(ctx, &m, floorRun{suffix: "api", poolRef: b.poolRef})
 	case subjectDRAFloor:
-		err = b.apiFloor(ctx, &m, floorRun{suffix: "api-dra", poolID: spec.DRAPoolID(b.cfg.id), flags: []string{"-dra"}})
+		err = b.apiFloor(ctx, &m, floorRun{suffix: "api-dra", poolRef: spec.DRAPoolRef(b.cfg.id), flags: []string{"-dra"}})
 	case subjectPeer:
 		err = b.peerWorkload(ctx, &m)
 	}

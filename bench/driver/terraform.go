@@ -82,10 +82,10 @@ provider "gpu" {
 
 // gpuWorkloadHCL is N gpu_workload resources. Terraform's parallelism is
 // left at its default (10).
-func gpuWorkloadHCL(kubeconfig, namespace, poolID string, n int) string {
+func gpuWorkloadHCL(kubeconfig, namespace, poolRef string, n int) string {
 	return providerHCL(kubeconfig) + fmt.Sprintf(`
 locals {
-  node_pool = %q
+  node_pool = jsondecode(%q)
 }
 
 resource "gpu_workload" "bench" {
@@ -101,21 +101,21 @@ resource "gpu_workload" "bench" {
     count = %d
   }
 }
-`, poolID, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
+`, poolRef, n, spec.NameFormat, namespace, spec.Cloud, spec.Replicas, spec.Image, spec.GPUCount)
 }
 
 // terraformDataHCL is the Terraform-core floor: N terraform_data resources
 // holding the same attributes as an object.
-func terraformDataHCL(namespace, poolID string, n int) string {
+func terraformDataHCL(namespace, poolRef string, n int) string {
 	return fmt.Sprintf(`locals {
-  node_pool = %q
+  node_pool = jsondecode(%q)
 }
 
 resource "terraform_data" "bench" {
   count = %d
   input = %s
 }
-`, poolID, n, spec.HCLObject(namespace, "local.node_pool"))
+`, poolRef, n, spec.HCLObject(namespace, "local.node_pool"))
 }
 
 // stepResult is one timed terraform command.

@@ -5,6 +5,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -57,9 +59,19 @@ func Pool(id string) spec.PoolPolicy {
 	}
 }
 
-// PoolID is the literal node_pool value both sides use (the id a
-// gpu_node_pool_policy with Pool(id) would output).
-func PoolID(id string) string { return pool.EncodeID(Pool(id)) }
+// PoolRef is the node_pool value both sides use, as JSON with every
+// attribute (the ref a gpu_node_pool_policy with Pool(id) would output);
+// the configurations pass it through jsondecode.
+func PoolRef(id string) string { return PoolJSON(Pool(id)) }
+
+// PoolJSON is a pool's ref as jsondecode needs it.
+func PoolJSON(p spec.PoolPolicy) string {
+	s, err := refs.PoolJSON(p)
+	if err != nil {
+		panic(err) // a policy of plain strings and numbers always encodes
+	}
+	return s
+}
 
 // Workload is what the provider's converter builds from the HCL the driver
 // writes (kind defaults to deployment).
@@ -80,11 +92,12 @@ func Workload(name, namespace string) spec.Workload {
 // decode node_pool, place the workload on the pool, render for the server
 // version without render's YAML. (The provider also adds an annotation
 // recording the intent, for import; the floor leaves it out.)
-func Render(name, namespace, poolID string, version *utilversion.Version) (*workload.Rendered, error) {
-	onPool, err := pool.DecodeID(poolID)
-	if err != nil {
-		return nil, err
+func Render(name, namespace, poolRef string, version *utilversion.Version) (*workload.Rendered, error) {
+	var onPool spec.PoolPolicy
+	if err := json.Unmarshal([]byte(poolRef), &onPool); err != nil {
+		return nil, fmt.Errorf("node_pool %s: %w", poolRef, err)
 	}
+	onPool = pool.CanonicalPool(onPool)
 	w, diags := pool.Apply(Workload(name, namespace), onPool)
 	if diags.HasError() {
 		return nil, fmt.Errorf("placing %s on the pool: %s", name, summaries(diags))
@@ -137,8 +150,8 @@ func DRAPool(id string) spec.PoolPolicy {
 	return p
 }
 
-// DRAPoolID is the literal node_pool value of the DRA subject.
-func DRAPoolID(id string) string { return pool.EncodeID(DRAPool(id)) }
+// DRAPoolRef is the node_pool value of the DRA subject.
+func DRAPoolRef(id string) string { return PoolJSON(DRAPool(id)) }
 
 // RenderDRAPool is what gpu_node_pool_policy renders for DRAPool(id): its
 // node labels, taints and DeviceClass, which the bench applies itself.
@@ -152,5 +165,5 @@ func RenderDRAPool(id string) (*spec.PoolRendered, error) {
 
 // RenderDRA renders Workload on DRAPool(id) as gpu_workload's apply does.
 func RenderDRA(name, namespace, id string, version *utilversion.Version) (*workload.Rendered, error) {
-	return Render(name, namespace, DRAPoolID(id), version)
+	return Render(name, namespace, DRAPoolRef(id), version)
 }

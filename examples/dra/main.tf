@@ -41,7 +41,7 @@ resource "gpu_node_pool_policy" "h100" {
 resource "gpu_workload" "llm" {
   name      = "llm-dra"
   namespace = var.namespace
-  node_pool = gpu_node_pool_policy.h100.id
+  node_pool = gpu_node_pool_policy.h100.ref
   image     = "vllm/vllm-openai:v0.6.3"
   gpu {
     count = 2

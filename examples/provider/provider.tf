@@ -31,7 +31,7 @@ resource "gpu_node_pool_policy" "a100" {
 resource "gpu_workload" "inference" {
   name      = "llm-inference"
   namespace = "default"
-  node_pool = gpu_node_pool_policy.a100.id
+  node_pool = gpu_node_pool_policy.a100.ref
   image     = "vllm/vllm-openai:v0.6.3"
 
   gpu {

@@ -47,7 +47,7 @@ resource "gpu_queue" "team" {
   name       = each.key
   namespaces = [each.key]
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     nodes     = 2
     gpus      = 8
   }
@@ -63,8 +63,8 @@ resource "gpu_workload" "train_1" {
   name            = "train-1"
   namespace       = local.team_a
   kind            = "job"
-  node_pool       = gpu_node_pool_policy.a100.id
-  queue           = gpu_queue.team[local.team_a].id
+  node_pool       = gpu_node_pool_policy.a100.ref
+  queue           = gpu_queue.team[local.team_a].ref
   image           = "registry.example/nvidia/pytorch:24.08-py3"
   wait_for        = "admitted"
   pod_annotations = { "pod-complete.stage.kwok.x-k8s.io/delay" = var.run_for }
@@ -79,8 +79,8 @@ resource "gpu_workload" "train_2" {
   name            = "train-2"
   namespace       = local.team_a
   kind            = "job"
-  node_pool       = gpu_node_pool_policy.a100.id
-  queue           = gpu_queue.team[local.team_a].id
+  node_pool       = gpu_node_pool_policy.a100.ref
+  queue           = gpu_queue.team[local.team_a].ref
   image           = "registry.example/nvidia/pytorch:24.08-py3"
   wait_for        = "admitted"
   pod_annotations = { "pod-complete.stage.kwok.x-k8s.io/delay" = var.run_for }
@@ -98,8 +98,8 @@ resource "gpu_workload" "eval" {
   name      = "eval"
   namespace = local.team_b
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100.id
-  queue     = gpu_queue.team[local.team_b].id
+  node_pool = gpu_node_pool_policy.a100.ref
+  queue     = gpu_queue.team[local.team_b].ref
   image     = "registry.example/nvidia/pytorch:24.08-py3"
   wait_for  = "admitted"
   gpu {

@@ -35,7 +35,7 @@ resource "gpu_workload" "gke_batch_on_pool" {
   name      = "gke-batch"
   namespace = var.namespace
   kind      = "job"
-  node_pool = gpu_node_pool_policy.gke_a100.id
+  node_pool = gpu_node_pool_policy.gke_a100.ref
   image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["python", "score.py"]
 
@@ -91,7 +91,7 @@ resource "gpu_operator_values" "fiftyone" {
   fiftyone {
     deployment {
       key       = "gpuA100"
-      node_pool = gpu_node_pool_policy.gke_a100.id
+      node_pool = gpu_node_pool_policy.gke_a100.ref
       gpu {
         count = 1
       }
@@ -103,7 +103,7 @@ resource "gpu_operator_values" "flyte" {
   target = "flyte-core"
 
   flyte {
-    node_pools = [gpu_node_pool_policy.gke_a100.id]
+    node_pools = [gpu_node_pool_policy.gke_a100.ref]
   }
 }
 
@@ -111,7 +111,7 @@ resource "gpu_operator_values" "gpu_operator" {
   target = "gpu-operator"
 
   gpu_operator {
-    node_pools = [gpu_node_pool_policy.gke_a100.id]
+    node_pools = [gpu_node_pool_policy.gke_a100.ref]
   }
 }
 

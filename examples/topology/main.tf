@@ -38,7 +38,7 @@ resource "gpu_queue" "training" {
   name       = "demo-training"
   namespaces = [var.namespace]
   flavor {
-    node_pool = gpu_node_pool_policy.h100.id
+    node_pool = gpu_node_pool_policy.h100.ref
     gpus      = 64
   }
 }
@@ -47,8 +47,8 @@ resource "gpu_workload" "pretrain" {
   name      = "pretrain"
   namespace = var.namespace
   kind      = "job"
-  node_pool = gpu_node_pool_policy.h100.id
-  queue     = gpu_queue.training.id
+  node_pool = gpu_node_pool_policy.h100.ref
+  queue     = gpu_queue.training.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
   wait_for  = "scheduled"
   # kwok keeps the pods running for the demo.

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"sync"
@@ -53,6 +54,20 @@ func NewLazy(cfg Config) *Lazy {
 // Configured reports whether a cluster is configured at all, without
 // connecting.
 func (l *Lazy) Configured() bool { return l != nil && l.cfg.Configured() }
+
+// Check reports, without connecting, a configuration that can never give
+// a client: no cluster configured, a kubeconfig that cannot be read, a
+// context it does not have. A configuration known only at apply is not
+// an error yet.
+func (l *Lazy) Check() error {
+	if l == nil {
+		return ErrNotConfigured
+	}
+	if _, err := l.cfg.RESTConfig(); err != nil && !errors.Is(err, ErrConfigUnknown) {
+		return err
+	}
+	return nil
+}
 
 // FieldManager is the server-side apply manager name.
 func (l *Lazy) FieldManager() string { return l.cfg.FieldManager }

@@ -25,6 +25,7 @@ import (
 // instead of discovery keeps apply to one request per object.
 var resources = withWorkloadKinds(map[schema.GroupVersionKind]string{
 	{Group: "", Version: "v1", Kind: "PersistentVolumeClaim"}:                     "persistentvolumeclaims",
+	{Group: "", Version: "v1", Kind: "Service"}:                                   "services",
 	{Group: "", Version: "v1", Kind: "ConfigMap"}:                                 "configmaps",
 	{Group: "", Version: "v1", Kind: "Node"}:                                      "nodes",
 	{Group: "", Version: "v1", Kind: "Namespace"}:                                 "namespaces",
@@ -267,9 +268,10 @@ func (c *Client) PrepareAdoption(ctx context.Context, obj runtime.Object) error 
 
 // cachedKinds are the kinds whose reads and waits the watch cache serves:
 // what gpu_workload creates (every workload kind, claims and claim
-// templates), all labelled as managed by the provider.
+// templates, a distributed job's Service), all labelled as managed by the
+// provider.
 var cachedKinds = func() map[string]bool {
-	cached := map[string]bool{"PersistentVolumeClaim": true, "ResourceClaimTemplate": true}
+	cached := map[string]bool{"PersistentVolumeClaim": true, "ResourceClaimTemplate": true, "Service": true}
 	for _, k := range kinds.All() {
 		cached[k.GVK.Kind] = true
 	}

@@ -46,7 +46,7 @@ resource "gpu_workload" "train" {
   name      = "train"
   namespace = %[1]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.nvl72.id
+  node_pool = gpu_node_pool_policy.nvl72.ref
   image     = "registry.invalid/pytorch:24"
   wait_for  = "none"
   gpu {

@@ -51,7 +51,7 @@ func faultWorkload(ns, name, after string, extra ...string) string {
 resource "gpu_workload" %[2]q {
   name      = %[2]q
   namespace = %[1]q
-  node_pool = gpu_node_pool_policy.pool.id
+  node_pool = gpu_node_pool_policy.pool.ref
   image     = "registry.example/cuda:12"
   %[3]s
   gpu {

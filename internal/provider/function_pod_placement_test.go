@@ -101,7 +101,7 @@ func TestPlacementFunctions_invalidArguments(t *testing.T) {
 		"fractional count": {`provider::gpu::pod_placement("gke", { count = 1.5 })`,
 			phrases(`Invalid value for "gpu" parameter`, `count`)},
 		"bad node pool": {`provider::gpu::pod_placement("gke", { count = 1, node_pool = "nope" })`,
-			phrases(`Invalid value for "gpu" parameter`, `node_pool`, `gpu_node_pool_policy`)},
+			phrases(`Invalid value for "gpu" parameter`, `node_pool is a string`, `gpu_node_pool_policy.a100.ref`)},
 		"container without image": {`provider::gpu::pod_template("gke", { count = 1 }, { name = "x" })`,
 			phrases(`Invalid value for "container" parameter`, `image is required`)},
 		"container with an unknown key": {`provider::gpu::pod_template("gke", { count = 1 }, { image = "x", ports = [80] })`,

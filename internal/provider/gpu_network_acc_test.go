@@ -33,7 +33,7 @@ resource "gpu_workload" %[1]q {
   name      = %[1]q
   namespace = %[2]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.net.id
+  node_pool = gpu_node_pool_policy.net.ref
   image     = "registry.invalid/pytorch:24"
   gpu {
     count = 8
@@ -232,14 +232,14 @@ resource "gpu_queue" "net" {
   name       = "net-%[1]s"
   namespaces = [%[1]q]
   flavor {
-    node_pool = gpu_node_pool_policy.net.id
+    node_pool = gpu_node_pool_policy.net.ref
     gpus      = 16
   }
 }
 `, ns)
 	job := strings.Replace(networkJobConfig(t, ns, "queued", pool, 2), `  kind      = "job"`,
 		`  kind      = "job"
-  queue     = gpu_queue.net.id`, 1)
+  queue     = gpu_queue.net.ref`, 1)
 	pods, _ := applyNetworkJob(t, job, ns, "queued", 2)
 	for _, p := range pods {
 		checkRequest(t, p, "vpc.amazonaws.com/efa", "32")

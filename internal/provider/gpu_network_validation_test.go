@@ -73,7 +73,7 @@ resource "gpu_workload" "w" {
   name      = "w"
   namespace = "default"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   job {
     parallelism = 2

@@ -43,7 +43,7 @@ resource "gpu_node_pool_policy" "p" {
 resource "gpu_workload" "w" {
   name      = "llm"
   namespace = %[1]q
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 2

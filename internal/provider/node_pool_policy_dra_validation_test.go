@@ -110,7 +110,7 @@ resource "gpu_node_pool_policy" "p" {
 resource "gpu_workload" "w" {
   name      = "w"
   namespace = "default"
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   %s
   gpu {

@@ -91,7 +91,7 @@ func TestNodePoolPolicy_refreshFillsKubernetesV1Affinity(t *testing.T) {
 		t.Fatalf("render: %v (affinity %v): the case needs a pool with an affinity", diags, rendered)
 	}
 	var planned nodepoolpolicy.NodePoolPolicyModel
-	if d := nodepoolpolicy.SetPoolOutputs(ctx, &planned, rendered); d.HasError() {
+	if d := nodepoolpolicy.SetPoolOutputs(ctx, &planned, policy, rendered); d.HasError() {
 		t.Fatal(d)
 	}
 	r := nodepoolpolicy.NewResource()

@@ -301,7 +301,6 @@ type workloadOnPool struct {
 func TestNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
 	const a100 = "accelerator = \"a100-40gb\"\n  gpus_per_node = 8\n  "
 	const t4 = "accelerator = \"t4\"\n  gpus_per_node = 1\n  "
-	invalidPool := pool.EncodeID(spec.PoolPolicy{Name: "pool", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 3})
 	cases := map[string]workloadOnPool{
 		"cloud other than the pool's": {pool: t4, extra: `cloud = "gke"`, gpu: "count = 1",
 			want: phrases(`Cloud differs from the node pool`, `cloud = "gke"`, `Allowed: cloud = "generic"`)},
@@ -326,22 +325,23 @@ func TestNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
 			want: phrases(`max_shared_clients differs from the node pool`, `max_shared_clients = 8`, `Allowed: 4, or leave it unset`)},
 		"pool that time-shares MIG partitions": {pool: a100 + "partition = \"1g.5gb\"\n  mig_strategy = \"mixed\"\n  sharing = \"time-slicing\"\n  replicas = 2",
 			gpu:  "count = 1",
-			want: phrases(`Shared MIG pools cannot run gpu_workload`, `node_pool = gpu_node_pool_policy.p.id`, `Allowed: a node pool without sharing`)},
+			want: phrases(`Shared MIG pools cannot run gpu_workload`, `node_pool = gpu_node_pool_policy.p.ref`, `Allowed: a node pool without sharing`)},
 		"spot workload on an on-demand pool": {pool: t4, extra: "spot = true", gpu: "count = 1",
 			want: phrases(`The node pool is not spot capacity`, `spot = true`, `Allowed: remove spot`)},
 		"DRA on a node pool": {pool: t4, gpu: "count = 1\n    dra {}",
 			want: phrases(`DRA with a node pool`, `dra {}`, `Allowed: remove dra, or remove node_pool`)},
-		"id of a policy that does not validate": {pool: t4, nodePool: fmt.Sprintf("%q", invalidPool), gpu: "count = 1",
-			want: phrases(`Invalid node pool`, `node_pool = "gke/l4/pool:`, `gpus_per_node: No machine with that many GPUs`,
-				`Allowed: the id of a gpu_node_pool_policy that plans without errors`)},
-		"id edited by hand": {pool: t4, nodePool: `replace(gpu_node_pool_policy.p.id, "generic/t4/", "gke/t4/")`, gpu: "count = 1",
-			want: phrases(`Invalid node_pool`, `node_pool = replace(gpu_node_pool_policy.p.id`, `the id was edited`)},
+		"ref of a policy that does not validate": {pool: t4,
+			nodePool: `merge(gpu_node_pool_policy.p.ref, { cloud = "gke", accelerator = "l4", gpus_per_node = 3 })`, gpu: "count = 1",
+			want: phrases(`Invalid node pool`, `node_pool = merge(gpu_node_pool_policy.p.ref`, `gpus_per_node: No machine with that many GPUs`,
+				`Allowed: the ref of a gpu_node_pool_policy that plans without errors`)},
+		"pool id of an earlier version": {pool: t4, nodePool: `"generic/t4/p:eyJ2IjoxfQ"`, gpu: "count = 1",
+			want: phrases(`Inappropriate value for attribute "node_pool"`, `object required`)},
 	}
 	clearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			if c.nodePool == "" {
-				c.nodePool = "gpu_node_pool_policy.p.id"
+				c.nodePool = "gpu_node_pool_policy.p.ref"
 			}
 			planFails(t, fmt.Sprintf(`
 resource "gpu_node_pool_policy" "p" {

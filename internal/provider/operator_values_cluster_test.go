@@ -87,7 +87,7 @@ resource "gpu_operator_values" "flyte_binary_v2" {
 resource "gpu_operator_values" "gpu_operator" {
   target = "gpu-operator"
   gpu_operator {
-    node_pools = [gpu_node_pool_policy.shared.id]
+    node_pools = [gpu_node_pool_policy.shared.ref]
   }
 }
 
@@ -212,7 +212,7 @@ resource "gpu_node_pool_policy" "a100" {
 resource "gpu_workload" "train" {
   name      = "train"
   namespace = %q
-  node_pool = gpu_node_pool_policy.a100.id
+  node_pool = gpu_node_pool_policy.a100.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 1
@@ -227,7 +227,7 @@ resource "gpu_operator_values" "fiftyone" {
   fiftyone {
     deployment {
       key       = "gpuA100"
-      node_pool = gpu_node_pool_policy.a100.id
+      node_pool = gpu_node_pool_policy.a100.ref
       gpu {
         count = 1
       }
@@ -239,7 +239,7 @@ resource "gpu_operator_values" "flyte" {
   target = "flyte-core"
   flyte {
     accelerators = ["a100-40gb"]
-    node_pools   = [gpu_node_pool_policy.a100.id]
+    node_pools   = [gpu_node_pool_policy.a100.ref]
   }
 }
 `, ns)

@@ -174,7 +174,7 @@ resource "gpu_operator_values" "op" {
   cloud  = %[1]q
   gpu_operator {
     mig_strategy = "mixed"
-    node_pools   = [gpu_node_pool_policy.shared.id, gpu_node_pool_policy.mig.id]
+    node_pools   = [gpu_node_pool_policy.shared.ref, gpu_node_pool_policy.mig.ref]
   }
 }
 `, cloud, sharedModel, migModel)

@@ -149,7 +149,7 @@ resource "gpu_node_pool_policy" "gke" {
   }`,
 			want: phrases(`Missing GPU count`, `gpu {`, `A gpu block needs count`),
 		},
-		"invalid node_pool id": {
+		"node_pool given a pool id of an earlier version": {
 			body: `target = "fiftyone"
   cloud  = "gke"
   fiftyone {
@@ -161,16 +161,16 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`Invalid node_pool`, `node_pool = "gke/a100-40gb/a100:not*base64"`, `not unpadded base64url`,
-				`the id of a gpu_node_pool_policy`),
+			want: phrases(`node_pool = "gke/a100-40gb/a100:not*base64"`, `Inappropriate value for attribute "node_pool"`,
+				`object required`),
 		},
-		"invalid node_pools id": {
+		"node_pools given pool ids of an earlier version": {
 			body: `target = "gpu-operator"
   cloud  = "generic"
   gpu_operator {
     node_pools = ["generic/t4/shared"]
   }`,
-			want: phrases(`Invalid node_pool`, `node_pools = ["generic/t4/shared"]`, `has no ':'`),
+			want: phrases(`node_pools = ["generic/t4/shared"]`, `Inappropriate value for attribute "node_pools"`, `object required`),
 		},
 		"node pool on another cloud": {
 			prelude: gkePool,
@@ -179,7 +179,7 @@ resource "gpu_node_pool_policy" "gke" {
   fiftyone {
     deployment {
       key       = "gpuA100"
-      node_pool = gpu_node_pool_policy.gke.id
+      node_pool = gpu_node_pool_policy.gke.ref
       gpu {
         count = 1
       }

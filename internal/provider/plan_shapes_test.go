@@ -93,14 +93,14 @@ resource "gpu_queue" "dynamic" {
   dynamic "flavor" {
     for_each = terraform_data.later.output.flavors
     content {
-      node_pool           = gpu_node_pool_policy.a100.id
+      node_pool           = gpu_node_pool_policy.a100.ref
       gpus                = flavor.value.gpus
       borrowing_limit     = flavor.value.gpus / 2
       cpu_borrowing_limit = "${flavor.value.gpus}"
     }
   }
   flavor {
-    node_pool     = gpu_node_pool_policy.a100_mig.id
+    node_pool     = gpu_node_pool_policy.a100_mig.ref
     mig_instances = 24
   }
   dynamic "preemption" {
@@ -117,13 +117,13 @@ resource "gpu_queue" "empty" {
   namespaces = ["team-b"]
   apply      = false
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = 8
   }
   dynamic "flavor" {
     for_each = terraform_data.later.output.none
     content {
-      node_pool = gpu_node_pool_policy.h100.id
+      node_pool = gpu_node_pool_policy.h100.ref
       gpus      = 8
     }
   }
@@ -135,11 +135,11 @@ resource "gpu_queue" "each" {
   namespaces = ["team-${each.key}"]
   apply      = false
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = each.value
   }
   flavor {
-    node_pool     = gpu_node_pool_policy.a100_mig.id
+    node_pool     = gpu_node_pool_policy.a100_mig.ref
     mig_instances = each.value * 3
   }
 }
@@ -296,7 +296,7 @@ resource "gpu_queue" "q" {
   dynamic "flavor" {
     for_each = terraform_data.later.output.flavors
     content {
-      node_pool = gpu_node_pool_policy.a100.id
+      node_pool = gpu_node_pool_policy.a100.ref
       gpus      = flavor.value.gpus
     }
   }

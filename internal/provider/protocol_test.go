@@ -66,7 +66,7 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 	unknownImage := protocoltest.WithValue(config, "image", tftypes.NewValue(tftypes.String, tftypes.UnknownValue))
 	renamed := protocoltest.WithValue(config, "name", tftypes.NewValue(tftypes.String, "renamed"))
 	newImage := protocoltest.WithValue(config, "image", tftypes.NewValue(tftypes.String, "registry.example/cuda:13"))
-	noCloud := protocoltest.WithValue(protocoltest.WithValue(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(tftypes.String, nil))
+	noCloud := protocoltest.WithValue(protocoltest.WithValue(config, "cloud", tftypes.NewValue(tftypes.String, nil)), "node_pool", tftypes.NewValue(s.objType.AttributeTypes["node_pool"], nil))
 	applied := protocoltest.WithValue(config, "apply", tftypes.NewValue(tftypes.Bool, nil))
 	for _, c := range []struct {
 		name                                string

@@ -9,9 +9,13 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 // providerRule is one invalid provider block. env is set for the case
@@ -105,4 +109,59 @@ func testCertificate(t *testing.T) (string, string) {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))
+}
+
+// Connection settings that cannot work are reported at plan on a resource
+// that would be applied to the cluster, before any other resource is
+// created: a kubeconfig that cannot be read, a context it does not have, no
+// cluster at all. The same resource rendered only (apply = false) plans.
+func TestProvider_unusableConnectionFailsThePlan(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\ncontexts: [{name: a, context: {cluster: a, user: a}}]\n"+
+		"clusters: [{name: a, cluster: {server: \"https://203.0.113.10\"}}]\nusers: [{name: a, user: {token: t}}]\ncurrent-context: a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	workload := func(extra string) string {
+		return fmt.Sprintf(`
+resource "gpu_workload" "w" {
+  name      = "w"
+  namespace = "default"
+  cloud     = "gke"
+  image     = "registry.example/app:1"
+  %s
+  gpu {
+    count       = 1
+    accelerator = "l4"
+  }
+}
+`, extra)
+	}
+	cases := map[string]struct{ block, want string }{
+		"kubeconfig that does not exist": {`config_path = "/nonexistent/kubeconfig"`, `"/nonexistent/kubeconfig" (from config_path`},
+		"context the kubeconfig lacks": {fmt.Sprintf("config_path = %q\n  config_context = \"b\"", kubeconfig), `context "b"`},
+		"no cluster at all":            {``, `no Kubernetes cluster is configured`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			clearClusterEnv(t)
+			provider := fmt.Sprintf("provider \"gpu\" {\n  %s\n}\n", c.block)
+			planFails(t, provider+workload(""), phrases(`The provider cannot reach a cluster`, `This gpu_workload is applied to the cluster`,
+				c.want, `Allowed: fix the provider "gpu" block`, `or set apply = false`))
+			planSucceeds(t, provider+workload("apply = false"))
+		})
+	}
+}
+
+// planSucceeds plans config with no cluster and expects a plan with
+// changes and no error.
+func planSucceeds(t *testing.T, config string) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             config,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
 }

@@ -35,7 +35,7 @@ resource "gpu_queue" "q" {
   name       = %[1]q
   namespaces = [%[2]q]
   flavor {
-    node_pool = gpu_node_pool_policy.p.id
+    node_pool = gpu_node_pool_policy.p.ref
     gpus      = 2
   }
 }
@@ -77,8 +77,8 @@ resource "gpu_workload" %[1]q {
   name      = %[1]q
   namespace = %[2]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.p.id
-  queue     = gpu_queue.q.id
+  node_pool = gpu_node_pool_policy.p.ref
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 2
@@ -116,7 +116,7 @@ resource "gpu_queue" "q" {
   name       = %[1]q
   namespaces = [%[2]q]
   flavor {
-    node_pool     = gpu_node_pool_policy.p.id
+    node_pool     = gpu_node_pool_policy.p.ref
     mig_instances = 3
   }
 }
@@ -125,8 +125,8 @@ resource "gpu_workload" "job" {
   name      = "mig-job"
   namespace = %[2]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.p.id
-  queue     = gpu_queue.q.id
+  node_pool = gpu_node_pool_policy.p.ref
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   wait_for  = "scheduled"
   pod_annotations = { %[3]q = "20s" }

@@ -226,11 +226,11 @@ resource "gpu_queue" "q" {
   name       = "kq-%[5]s"
   namespaces = [%[6]q]
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = 1
   }
   flavor {
-    node_pool = gpu_node_pool_policy.v100.id
+    node_pool = gpu_node_pool_policy.v100.ref
     gpus      = 1
   }
 }
@@ -289,11 +289,11 @@ resource "gpu_queue" "q" {
   name       = "kq-%[5]s"
   namespaces = [%[6]q]
   flavor {
-    node_pool = gpu_node_pool_policy.whole.id
+    node_pool = gpu_node_pool_policy.whole.ref
     gpus      = 1
   }
   flavor {
-    node_pool     = gpu_node_pool_policy.mig.id
+    node_pool     = gpu_node_pool_policy.mig.ref
     mig_instances = 1
   }
 }
@@ -355,11 +355,11 @@ resource "gpu_queue" "q" {
   name       = %[3]q
   namespaces = [%[4]q]
   flavor {
-    node_pool = gpu_node_pool_policy.h100.id
+    node_pool = gpu_node_pool_policy.h100.ref
     gpus      = 1
   }
   flavor {
-    node_pool = gpu_node_pool_policy.other.id
+    node_pool = gpu_node_pool_policy.other.ref
     %[5]s
   }
 }
@@ -396,7 +396,7 @@ resource "gpu_workload" %[1]q {
   namespace = %[3]q
   kind      = "job"
   node_pool = gpu_node_pool_policy.%[4]s.id
-  queue     = gpu_queue.q.id
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   wait_for  = "scheduled"
   gpu {
@@ -425,7 +425,7 @@ resource "gpu_queue" "q" {
   name       = "kq-%[1]s"
   namespaces = [%[2]q]
   flavor {
-    node_pool = gpu_node_pool_policy.p.id
+    node_pool = gpu_node_pool_policy.p.ref
     gpus      = 8
   }
 }

@@ -76,7 +76,7 @@ resource "gpu_queue" "q" {
   namespaces = [%[2]q]
   %[3]s
   flavor {
-    node_pool = gpu_node_pool_policy.p.id
+    node_pool = gpu_node_pool_policy.p.ref
     gpus      = 1
   }
 }
@@ -120,8 +120,8 @@ resource "gpu_workload" %q {
   name      = %q
   namespace = %q
   kind      = %q
-  node_pool = gpu_node_pool_policy.p.id
-  queue     = gpu_queue.q.id
+  node_pool = gpu_node_pool_policy.p.ref
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 1
@@ -364,7 +364,7 @@ resource "gpu_workload" "j" {
   namespace = %q
   kind      = "job"
   cloud     = "generic"
-  queue     = gpu_queue.q.id
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   wait_for  = "scheduled"
   pod_annotations = { %q = "5m" }

@@ -46,11 +46,11 @@ resource "gpu_queue" "q" {
   name       = "kr-%[5]s"
   namespaces = [%[6]q]
   flavor {
-    node_pool = gpu_node_pool_policy.whole.id
+    node_pool = gpu_node_pool_policy.whole.ref
     gpus      = 8
   }
   flavor {
-    node_pool     = gpu_node_pool_policy.mig.id
+    node_pool     = gpu_node_pool_policy.mig.ref
     mig_instances = 24
   }
 }
@@ -90,8 +90,8 @@ resource "gpu_workload" %[1]q {
   name      = %[1]q
   namespace = %[2]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.whole.id
-  queue     = gpu_queue.q.id
+  node_pool = gpu_node_pool_policy.whole.ref
+  queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = %[3]d

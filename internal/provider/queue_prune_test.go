@@ -23,7 +23,7 @@ func TestAccQueue_updateRemovesWhatItNoLongerRenders(t *testing.T) {
 	nsA, nsB := acctest.Namespace(t), acctest.Namespace(t)
 	p, p2 := newQueueTestPool(t, 1), newQueueTestPool(t, 1)
 	second := p2.policy("p2")
-	secondFlavor := "flavor {\n    node_pool = gpu_node_pool_policy.p2.id\n    gpus      = 1\n  }"
+	secondFlavor := "flavor {\n    node_pool = gpu_node_pool_policy.p2.ref\n    gpus      = 1\n  }"
 	both := strings.Replace(p.config(t, nsA, secondFlavor), fmt.Sprintf("namespaces = [%q]", nsA),
 		fmt.Sprintf("namespaces = [%q, %q]", nsA, nsB), 1) + second
 	one := p.config(t, nsA, "") + second

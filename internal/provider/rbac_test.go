@@ -80,7 +80,7 @@ resource "gpu_queue" "team" {
   name       = %[2]q
   namespaces = [%[1]q]
   flavor {
-    node_pool    = gpu_node_pool_policy.shared.id
+    node_pool    = gpu_node_pool_policy.shared.ref
     shared_slots = 4
   }
 }
@@ -89,8 +89,8 @@ resource "gpu_workload" "batch" {
   name      = "batch"
   namespace = %[1]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.shared.id
-  queue     = gpu_queue.team.id
+  node_pool = gpu_node_pool_policy.shared.ref
+  queue     = gpu_queue.team.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 1

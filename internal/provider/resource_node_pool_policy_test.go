@@ -55,7 +55,7 @@ resource "gpu_node_pool_policy" "p" {
 resource "gpu_workload" "w" {
   name      = "on-pool"
   namespace = %[7]q
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = %[8]d
@@ -162,7 +162,7 @@ resource "gpu_node_pool_policy" "shared" {
 resource "gpu_workload" "mig" {
   name      = "mig-slices"
   namespace = %[4]q
-  node_pool = gpu_node_pool_policy.mig.id
+  node_pool = gpu_node_pool_policy.mig.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 2
@@ -172,7 +172,7 @@ resource "gpu_workload" "mig" {
 resource "gpu_workload" "shared" {
   name      = "shared-slot"
   namespace = %[4]q
-  node_pool = gpu_node_pool_policy.shared.id
+  node_pool = gpu_node_pool_policy.shared.ref
   image     = "registry.invalid/cuda:12"
   replicas  = 3
   gpu {
@@ -430,7 +430,7 @@ resource "gpu_node_pool_policy" "p" {
 resource "gpu_workload" "w" {
   name      = "w"
   namespace = "default"
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     %s

@@ -245,7 +245,7 @@ resource "gpu_node_pool_policy" "shared" {
 resource "gpu_operator_values" "operator" {
   target = "gpu-operator"
   gpu_operator {
-    node_pools = [gpu_node_pool_policy.shared.id]
+    node_pools = [gpu_node_pool_policy.shared.ref]
   }
 }
 `, []string{"gpu_operator_values.operator"},
@@ -457,7 +457,7 @@ resource "gpu_operator_values" "fiftyone" {
   fiftyone {
     deployment {
       key       = "gpuA100"
-      node_pool = gpu_node_pool_policy.pool.id
+      node_pool = gpu_node_pool_policy.pool.ref
       gpu {
         count = 1
       }

@@ -68,8 +68,8 @@ resource "gpu_workload" "w" {
   name      = "train"
   namespace = "team-a"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.%s.id
-  queue     = gpu_queue.q.id
+  node_pool = gpu_node_pool_policy.%s.ref
+  queue     = gpu_queue.q.ref
   image     = "registry.example/train:1"
   apply     = false
   gpu {
@@ -89,15 +89,17 @@ func TestQueue_renderModeNeedsNoCluster(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: renderOnlyQueue(`
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = 8
   }
   flavor {
-    node_pool     = gpu_node_pool_policy.a100_mig.id
+    node_pool     = gpu_node_pool_policy.a100_mig.ref
     mig_instances = 24
   }`) + queuedJob("a100", 4, ""),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestMatchResourceAttr("gpu_queue.q", "id", regexp.MustCompile(`^kueue/team-a:`)),
+				resource.TestCheckResourceAttr("gpu_queue.q", "id", "team-a"),
+				resource.TestCheckResourceAttr("gpu_queue.q", "ref.local_queue", "team-a"),
+				resource.TestCheckResourceAttr("gpu_queue.q", "ref.flavors.1.quota", "24"),
 				manifestCheck("gpu_queue.q", manifestHas(
 					"kind: ResourceFlavor", "name: a100-mig", "kind: ClusterQueue", `nominalQuota: "24"`,
 					"kind: LocalQueue", "clusterQueue: team-a", "cloud.google.com/gke-accelerator: nvidia-tesla-a100")),
@@ -123,13 +125,13 @@ func manifestHas(parts ...string) func(string) error {
 func TestQueue_badInputIsAPlanError(t *testing.T) {
 	clearClusterEnv(t)
 	a100 := func(attrs string) string {
-		return "flavor {\n    node_pool = gpu_node_pool_policy.a100.id\n    " + attrs + "\n  }"
+		return "flavor {\n    node_pool = gpu_node_pool_policy.a100.ref\n    " + attrs + "\n  }"
 	}
 	cases := map[string]struct{ config, want string }{
-		"MIG quota in whole GPUs": {renderOnlyQueue("flavor {\n node_pool = gpu_node_pool_policy.a100_mig.id\n gpus = 8\n}"),
+		"MIG quota in whole GPUs": {renderOnlyQueue("flavor {\n node_pool = gpu_node_pool_policy.a100_mig.ref\n gpus = 8\n}"),
 			`(?s)Quota in the wrong unit.*mig_instances = 24`},
 		"quota above the pool": {renderOnlyQueue(a100("nodes = 1\n gpus = 16")), `(?s)Quota above the pool's size.*Allowed: 0 to 8`},
-		"pool of another cloud": {renderOnlyQueue(a100("gpus = 8") + "\nflavor {\n node_pool = gpu_node_pool_policy.eks.id\n gpus = 8\n}"),
+		"pool of another cloud": {renderOnlyQueue(a100("gpus = 8") + "\nflavor {\n node_pool = gpu_node_pool_policy.eks.ref\n gpus = 8\n}"),
 			`Pool of another cloud`},
 		"missing quota":            {renderOnlyQueue(a100("")), `Missing quota`},
 		"two quotas":               {renderOnlyQueue(a100("gpus = 8\n shared_slots = 2")), `Invalid Attribute Combination`},
@@ -137,7 +139,7 @@ func TestQueue_badInputIsAPlanError(t *testing.T) {
 		"negative lending":         {renderOnlyQueue("cohort = \"research\"\n" + a100("gpus = 8\n lending_limit = -1")), `(?i)at least 0`},
 		"lending above quota":      {renderOnlyQueue("cohort = \"research\"\n" + a100("gpus = 8\n lending_limit = 9")), `Lending more than the quota`},
 		"bad cpu":                  {renderOnlyQueue(a100("gpus = 8\n cpu = \"lots\"")), `Invalid quantity`},
-		"bad pool id":              {renderOnlyQueue("flavor {\n node_pool = \"a100\"\n gpus = 8\n}"), `Invalid node_pool`},
+		"pool id, not a ref":       {renderOnlyQueue("flavor {\n node_pool = \"a100\"\n gpus = 8\n}"), `(?s)Inappropriate value for attribute\s+"node_pool".*object required`},
 		"no flavor":                {renderOnlyQueue(""), `(?i)flavor`},
 		"bad name":                 {strings.Replace(renderOnlyQueue(a100("gpus = 8")), `name       = "team-a"`, `name = "Team_A"`, 1), `(?i)DNS-1123`},
 		"bad namespace":            {strings.Replace(renderOnlyQueue(a100("gpus = 8")), `["team-a"]`, `["team-a", "team-a"]`, 1), `(?i)duplicate|unique`},
@@ -153,9 +155,9 @@ func TestQueue_badInputIsAPlanError(t *testing.T) {
 			`No LocalQueue in this namespace`},
 		"gpu_queue with volcano": {renderOnlyQueue(a100("gpus = 8")) + queuedJob("a100", 1, `queue_scheduler = "volcano"`),
 			`A gpu_queue is a Kueue queue`},
-		"admitted without a queue": {queuePools + strings.Replace(queuedJob("a100", 1, `wait_for = "admitted"`), "queue     = gpu_queue.q.id", "", 1),
+		"admitted without a queue": {queuePools + strings.Replace(queuedJob("a100", 1, `wait_for = "admitted"`), "queue     = gpu_queue.q.ref", "", 1),
 			`Nothing admits this workload`},
-		"bad queue name": {queuePools + strings.Replace(queuedJob("a100", 1, ""), "gpu_queue.q.id", `"Team_A"`, 1), `Invalid queue`},
+		"bad queue name": {queuePools + strings.Replace(queuedJob("a100", 1, ""), "gpu_queue.q.ref", `"Team_A"`, 1), `Invalid queue`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

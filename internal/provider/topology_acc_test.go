@@ -37,7 +37,7 @@ resource "gpu_queue" "tas" {
   name       = "tas-%[2]s"
   namespaces = [%[2]q]
   flavor {
-    node_pool = gpu_node_pool_policy.tas.id
+    node_pool = gpu_node_pool_policy.tas.ref
     gpus      = 64
   }
 }
@@ -50,8 +50,8 @@ resource "gpu_workload" %[1]q {
   name      = %[1]q
   namespace = gpu_queue.tas.namespaces[0]
   kind      = "job"
-  node_pool = gpu_node_pool_policy.tas.id
-  queue     = gpu_queue.tas.id
+  node_pool = gpu_node_pool_policy.tas.ref
+  queue     = gpu_queue.tas.ref
   image     = "registry.invalid/pytorch:24"
   gpu {
     count = 8
@@ -152,7 +152,7 @@ func TestAccTopology_gkePreferredPacksWhenItCan(t *testing.T) {
 // on the level's label keeps the Job's pods in one block.
 func TestAccTopology_gkeWithoutQueueStaysInOneBlock(t *testing.T) {
 	ns := acctest.Namespace(t)
-	job := strings.NewReplacer("  queue     = gpu_queue.tas.id\n", "", "gpu_queue.tas.namespaces[0]", fmt.Sprintf("%q", ns)).
+	job := strings.NewReplacer("  queue     = gpu_queue.tas.ref\n", "", "gpu_queue.tas.namespaces[0]", fmt.Sprintf("%q", ns)).
 		Replace(tasJobConfig("noqueue", 3, "block", `wait_for = "scheduled"
   pod_annotations = { "`+runFor+`" = "10m" }`))
 	config := acctest.ProviderBlock(t) + fmt.Sprintf(`

@@ -35,7 +35,7 @@ resource "gpu_queue" "q" {
   name  = "tas"
   apply = false
   flavor {
-    node_pool = gpu_node_pool_policy.p.id
+    node_pool = gpu_node_pool_policy.p.ref
     gpus      = 64
   }
 }
@@ -44,7 +44,7 @@ resource "gpu_workload" "train" {
   name      = "train"
   namespace = "ml"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   %[3]s
   image     = "registry.invalid/pytorch:24"
   apply     = false
@@ -63,7 +63,7 @@ resource "gpu_workload" "train" {
 
 func TestTopology_planTimeValidation(t *testing.T) {
 	shaped := "topology {\n    nodes_per_domain = { block = 4, subblock = 2 }\n  }"
-	inQueue := "queue = gpu_queue.q.id"
+	inQueue := "queue = gpu_queue.q.ref"
 	cases := map[string]struct {
 		config string
 		want   string
@@ -163,7 +163,7 @@ resource "gpu_workload" "train" {
   name      = "train"
   namespace = "ml"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.g.id
+  node_pool = gpu_node_pool_policy.g.ref
   image     = "registry.invalid/pytorch:24"
   apply     = false
   gpu {

@@ -93,7 +93,7 @@ resource "gpu_node_pool_policy" "p" {
 resource "gpu_workload" "w" {
   name                  = "four"
   namespace             = %[3]q
-  node_pool             = gpu_node_pool_policy.p.id
+  node_pool             = gpu_node_pool_policy.p.ref
   image                 = "registry.invalid/cuda:12"
   unschedulable_timeout = "0s"
   gpu {

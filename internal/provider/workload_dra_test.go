@@ -302,7 +302,7 @@ resource "gpu_node_pool_policy" "h100" {
 resource "gpu_workload" "w" {
   name      = "llm"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.h100.id
+  node_pool = gpu_node_pool_policy.h100.ref
   image     = "registry.invalid/cuda:12"
   apply     = false
   gpu {

@@ -51,7 +51,7 @@ resource "gpu_workload" "w" {
   namespace = %[1]q
   kind      = "deployment"
   replicas  = 4
-  node_pool = gpu_node_pool_policy.p.id
+  node_pool = gpu_node_pool_policy.p.ref
   image     = "registry.invalid/cuda:12"
   gpu {
     count = 1

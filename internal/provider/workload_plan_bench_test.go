@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	benchspec "github.com/gpuform/terraform-provider-gpu/bench/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
 )
@@ -95,7 +96,7 @@ func benchWorkloadConfig(t tftypes.Object) tftypes.Value {
 		"cloud":     tftypes.NewValue(tftypes.String, benchspec.Cloud),
 		"replicas":  tftypes.NewValue(tftypes.Number, benchspec.Replicas),
 		"image":     tftypes.NewValue(tftypes.String, benchspec.Image),
-		"node_pool": tftypes.NewValue(tftypes.String, benchspec.PoolID("bench")),
+		"node_pool": benchPoolRef(),
 		"apply":     tftypes.NewValue(tftypes.Bool, false),
 		"gpu": tftypes.NewValue(gpuType, protocoltest.WithAttributes(gpuType,
 			map[string]tftypes.Value{"count": tftypes.NewValue(tftypes.Number, benchspec.GPUCount)})),
@@ -199,4 +200,18 @@ func diagnosticsFail(diags []*tfprotov6.Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// benchPoolRef is the ref of make bench's pool, as a gpu_node_pool_policy
+// hands it to node_pool.
+func benchPoolRef() tftypes.Value {
+	ref, err := refs.PoolValue(benchspec.Pool("bench"))
+	if err != nil {
+		panic(err)
+	}
+	v, err := ref.ToTerraformValue(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

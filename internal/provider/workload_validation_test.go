@@ -226,21 +226,13 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			cloud: "gke", gpu: "count = 1", extra: `kind = "replicaset"`,
 			want: `(?s)kind.*value must be one of.*"deployment"`,
 		},
-		"invalid node_pool id": {
-			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/a100/pool:not-base64!"`,
-			want: `(?s)Invalid node_pool.*node_pool = "gke/a100/pool:not-base64!".*gpu_node_pool_policy`,
-		},
-		"garbage node_pool id": {
+		"node_pool given a pool id of an earlier version": {
 			cloud: "gke", gpu: "count = 1", extra: `node_pool = "gke/l4/x:j8fK0Q"`,
-			want: `(?s)Invalid node_pool.*node_pool = "gke/l4/x:j8fK0Q".*not JSON.*Allowed: the id of\s+a gpu_node_pool_policy`,
+			want: `(?s)node_pool = "gke/l4/x:j8fK0Q".*Inappropriate value for attribute "node_pool": object required`,
 		},
-		"node_pool that is not an id": {
-			cloud: "gke", gpu: "count = 1", extra: `node_pool = "xyz"`,
-			want: `(?s)Invalid node_pool.*node_pool = "xyz".*has no ':'.*Allowed: the id of\s+a\s+gpu_node_pool_policy,\s+e.g.\s+gpu_node_pool_policy.a100.id`,
-		},
-		"node_pool of random text": {
-			cloud: "gke", gpu: "count = 1", extra: `node_pool = "pool: not an id"`,
-			want: `(?s)Invalid node_pool.*node_pool = "pool: not an id".*part after the last ':' is\s+not\s+unpadded\s+base64url.*Allowed: the id of\s+a\s+gpu_node_pool_policy`,
+		"node_pool that is not a pool's ref": {
+			cloud: "gke", gpu: "count = 1", extra: `node_pool = { name = "x" }`,
+			want: `(?s)Inappropriate value for attribute "node_pool": attributes "accelerator",.*are required`,
 		},
 		"unschedulable_timeout that is not a duration": {
 			cloud: "gke", gpu: "count = 1", extra: `unschedulable_timeout = "soon"`,

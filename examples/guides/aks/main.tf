@@ -28,7 +28,7 @@ resource "gpu_workload" "training" {
   name      = "finetune"
   namespace = "ml"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100.id
+  node_pool = gpu_node_pool_policy.a100.ref
   image     = "registry.example/nvidia/pytorch:24.08-py3"
   command   = ["python", "train.py"]
 

@@ -27,7 +27,7 @@ resource "gpu_workload" "batch" {
   name      = "batch-eval"
   namespace = "ml"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100_spot.id
+  node_pool = gpu_node_pool_policy.a100_spot.ref
   image     = "registry.example/nvidia/pytorch:24.08-py3"
 
   gpu {

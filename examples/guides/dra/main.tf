@@ -16,7 +16,7 @@ resource "gpu_node_pool_policy" "h100" {
 resource "gpu_workload" "llm" {
   name      = "llm"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.h100.id
+  node_pool = gpu_node_pool_policy.h100.ref
   image     = "vllm/vllm-openai:v0.6.3"
   gpu {
     count = 2
@@ -30,7 +30,7 @@ resource "gpu_queue" "research" {
   name       = "research"
   namespaces = ["research"]
   flavor {
-    node_pool = gpu_node_pool_policy.h100.id
+    node_pool = gpu_node_pool_policy.h100.ref
     nodes     = 2
     gpus      = 16
   }

@@ -18,7 +18,7 @@ resource "kubernetes_manifest" "l4_spot" {
 resource "gpu_workload" "embedder" {
   name      = "embedder"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.l4_spot.id
+  node_pool = gpu_node_pool_policy.l4_spot.ref
   image     = "registry.example/ml/embedder:2.1"
 
   gpu {

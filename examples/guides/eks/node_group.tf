@@ -47,7 +47,7 @@ resource "aws_eks_node_group" "a10g" {
 resource "gpu_workload" "scorer" {
   name      = "scorer"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.a10g.id
+  node_pool = gpu_node_pool_policy.a10g.ref
   image     = "registry.example/ml/scorer:1.0"
 
   gpu {

@@ -33,7 +33,7 @@ resource "gpu_node_pool_policy" "t4_shared" {
 resource "gpu_workload" "classifier" {
   name      = "classifier"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.t4_shared.id
+  node_pool = gpu_node_pool_policy.t4_shared.ref
   image     = "registry.example/ml/classifier:0.9"
   replicas  = 4
 

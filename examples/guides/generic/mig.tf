@@ -21,7 +21,7 @@ resource "gpu_node_pool_policy" "a100_mig" {
 resource "gpu_workload" "notebook" {
   name      = "notebook"
   namespace = "research"
-  node_pool = gpu_node_pool_policy.a100_mig.id
+  node_pool = gpu_node_pool_policy.a100_mig.ref
   image     = "jupyter/pytorch-notebook:latest"
 
   gpu {

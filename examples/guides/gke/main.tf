@@ -65,7 +65,7 @@ resource "google_container_node_pool" "a100" {
 resource "gpu_workload" "inference" {
   name      = "llm-inference"
   namespace = "ml"
-  node_pool = gpu_node_pool_policy.a100.id
+  node_pool = gpu_node_pool_policy.a100.ref
   image     = "vllm/vllm-openai:v0.6.3"
 
   gpu {

@@ -33,8 +33,8 @@ resource "gpu_operator_values" "gpu_operator" {
 
   gpu_operator {
     node_pools = [
-      gpu_node_pool_policy.t4_shared.id,
-      gpu_node_pool_policy.a100_mig.id,
+      gpu_node_pool_policy.t4_shared.ref,
+      gpu_node_pool_policy.a100_mig.ref,
     ]
   }
 }

@@ -15,7 +15,7 @@ resource "gpu_operator_values" "fiftyone" {
   fiftyone {
     deployment {
       key       = "gpuL4"
-      node_pool = gpu_node_pool_policy.l4.id
+      node_pool = gpu_node_pool_policy.l4.ref
       size      = "small"
       gpu {
         count = 1

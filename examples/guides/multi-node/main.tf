@@ -21,7 +21,7 @@ resource "gpu_queue" "training" {
   namespaces = ["training"]
 
   flavor {
-    node_pool = gpu_node_pool_policy.h100.id
+    node_pool = gpu_node_pool_policy.h100.ref
     gpus      = 64
   }
 }
@@ -33,12 +33,12 @@ resource "gpu_workload" "pretrain" {
   name      = "pretrain"
   namespace = "training"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.h100.id
-  queue     = gpu_queue.training.id
+  node_pool = gpu_node_pool_policy.h100.ref
+  queue     = gpu_queue.training.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
-  # A plain Job gives torchrun no rank or rendezvous address: this shows
-  # placement only (see the note under this example in the guide).
-  command = ["torchrun", "--nnodes=4", "--nproc-per-node=8", "train.py"]
+  # A plain Job places its pods but gives them no rank or rendezvous
+  # address: for torchrun use kind = "distributed_job" (examples/distributed).
+  command = ["python", "preprocess.py"]
 
   gpu {
     count = 8
@@ -61,8 +61,8 @@ resource "gpu_workload" "finetune" {
   name      = "finetune"
   namespace = "training"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.h100.id
-  queue     = gpu_queue.training.id
+  node_pool = gpu_node_pool_policy.h100.ref
+  queue     = gpu_queue.training.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
 
   gpu {

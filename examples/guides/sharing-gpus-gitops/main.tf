@@ -13,7 +13,7 @@ resource "gpu_queue" "research" {
   apply      = false
 
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = 8
   }
 }
@@ -22,8 +22,8 @@ resource "gpu_workload" "finetune" {
   name      = "finetune"
   namespace = "research"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100.id
-  queue     = gpu_queue.research.id
+  node_pool = gpu_node_pool_policy.a100.ref
+  queue     = gpu_queue.research.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
   apply     = false
 

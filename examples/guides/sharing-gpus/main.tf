@@ -25,7 +25,7 @@ resource "gpu_queue" "team" {
   cohort     = "a100-fleet"
 
   flavor {
-    node_pool       = gpu_node_pool_policy.a100.id
+    node_pool       = gpu_node_pool_policy.a100.ref
     nodes           = 2 # the pool's size: quotas above 16 GPUs are refused
     gpus            = each.value.gpus
     borrowing_limit = each.value.borrow
@@ -44,8 +44,8 @@ resource "gpu_workload" "finetune" {
   name      = "finetune"
   namespace = "research"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100.id
-  queue     = gpu_queue.team["research"].id
+  node_pool = gpu_node_pool_policy.a100.ref
+  queue     = gpu_queue.team["research"].ref
   wait_for  = "admitted" # return once Kueue admits it; the Job then runs on its own
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
 

@@ -75,7 +75,7 @@ resource "gpu_operator_values" "fiftyone_eks" {
   fiftyone {
     deployment {
       key       = "gpuA10g"
-      node_pool = gpu_node_pool_policy.eks_a10g.id
+      node_pool = gpu_node_pool_policy.eks_a10g.ref
       gpu {
         count = 1
       }
@@ -124,7 +124,7 @@ resource "gpu_operator_values" "gpu_operator" {
   target = "gpu-operator"
 
   gpu_operator {
-    node_pools = [gpu_node_pool_policy.t4_shared.id]
+    node_pools = [gpu_node_pool_policy.t4_shared.ref]
   }
 }
 

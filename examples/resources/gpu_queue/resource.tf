@@ -24,14 +24,14 @@ resource "gpu_queue" "research" {
   # Whole A100s: 16 of the pool's GPUs, and up to 8 more borrowed from the
   # cohort when the other team does not use them.
   flavor {
-    node_pool       = gpu_node_pool_policy.a100.id
+    node_pool       = gpu_node_pool_policy.a100.ref
     gpus            = 16
     borrowing_limit = 8
   }
 
   # The partitioned pool is counted in MIG instances (3 per GPU here).
   flavor {
-    node_pool     = gpu_node_pool_policy.a100_mig.id
+    node_pool     = gpu_node_pool_policy.a100_mig.ref
     mig_instances = 24
   }
 
@@ -47,7 +47,7 @@ resource "gpu_queue" "serving" {
   cohort     = "ml"
 
   flavor {
-    node_pool = gpu_node_pool_policy.a100.id
+    node_pool = gpu_node_pool_policy.a100.ref
     gpus      = 8
   }
 }
@@ -58,8 +58,8 @@ resource "gpu_workload" "train" {
   name      = "train"
   namespace = "research"
   kind      = "job"
-  node_pool = gpu_node_pool_policy.a100.id
-  queue     = gpu_queue.research.id
+  node_pool = gpu_node_pool_policy.a100.ref
+  queue     = gpu_queue.research.ref
   image     = "nvcr.io/nvidia/pytorch:24.08-py3"
 
   gpu {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
@@ -272,9 +273,22 @@ func importQueue(ctx context.Context, client *kube.Client, state tfsdk.State, na
 	if diags.HasError() {
 		return nil, diags
 	}
-	m.ID, m.Manifests = types.StringValue(rendered.ID), resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
-	m.DeviceClassMappings = deviceClassMappingsValue(rendered)
+	diags.Append(m.setRendered(rendered)...)
 	return &m, diags
+}
+
+// setRendered sets what render derived: the id, the ref, the manifests and
+// Kueue's device class mappings.
+func (m *queueModel) setRendered(rendered *queue.Rendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ref, err := refs.QueueValue(rendered.Ref)
+	if err != nil {
+		diags.AddError("Provider bug: the queue's ref", err.Error())
+	}
+	m.ID, m.Ref = types.StringValue(rendered.ID), ref
+	m.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
+	m.DeviceClassMappings = deviceClassMappingsValue(rendered)
+	return diags
 }
 
 var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
@@ -42,9 +43,13 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if !ok {
 		return
 	}
+	if plan.Apply.ValueBool() {
+		r.Data.CheckCluster("This gpu_queue", &resp.Diagnostics)
+	}
 	q, unknown := queueOf(ctx, plan, &resp.Diagnostics)
 	if unknown {
-		plan.ID, plan.Manifests = types.StringUnknown(), types.ListUnknown(types.StringType)
+		plan.ID, plan.Manifests = plan.Name, types.ListUnknown(types.StringType)
+		plan.Ref = types.ObjectUnknown(refs.QueueType.AttrTypes)
 		plan.DeviceClassMappings = types.ListUnknown(deviceClassMappingType)
 		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
@@ -55,9 +60,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.ID = types.StringValue(rendered.ID)
-	plan.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
-	plan.DeviceClassMappings = deviceClassMappingsValue(rendered)
+	resp.Diagnostics.Append(plan.setRendered(rendered)...)
 	resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 

@@ -2,6 +2,7 @@ package gpuqueue
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -33,6 +35,7 @@ type queueModel struct {
 	// values known only after apply stays unknown instead of failing).
 	Intent    tfconv.Attributes
 	ID        types.String `tfsdk:"id"`
+	Ref       types.Object `tfsdk:"ref"`
 	Name      types.String `tfsdk:"name"`
 	Apply     types.Bool   `tfsdk:"apply"`
 	Manifests types.List   `tfsdk:"manifests"`
@@ -44,7 +47,7 @@ type queueModel struct {
 
 // toQueue converts the model; unknown values become zero values (and set
 // c.unknown), as for workloads. The provider's default_cloud plays no part:
-// every pool id names its cloud, and the queue takes the first pool's, so
+// every pool ref names its cloud, and the queue takes the first pool's, so
 // the configuration alone decides (and import restores it exactly). An
 // unknown flavor (a dynamic block over values known after apply) keeps its
 // place, so later indices still match the configuration.
@@ -61,7 +64,7 @@ func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"`ResourceFlavor` per pool derived from its `gpu_node_pool_policy` (node labels, taints and tolerations are " +
 			"never retyped), one `ClusterQueue` with the GPU quota of each pool in the pool's own extended resource " +
 			"(whole GPUs, MIG instances or shared slots) plus CPU and memory, and a `LocalQueue` in each team namespace. " +
-			"Objects are applied with server-side apply. Pass `id` to `gpu_workload.queue`: the workload is then " +
+			"Objects are applied with server-side apply. Pass `ref` to `gpu_workload.queue`: the workload is then " +
 			"checked against the flavors and quota at plan time.",
 		Attributes: queueAttributes(),
 		Blocks: map[string]schema.Block{
@@ -69,21 +72,60 @@ func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"preemption": queuePreemptionBlock(),
 			"timeouts":   timeouts.Block(ctx, timeouts.Opts{Delete: true}),
 		},
-		Version: resourcekit.ManifestsSchemaVersion,
+		Version: 2,
 	}
 }
 
-// UpgradeState reads states written while manifest held the objects.
+// UpgradeState reads states written while manifest held the objects
+// (version 0) and while the id carried the queue's reference and each
+// flavor's node_pool the pool's legacy id (versions 0 and 1).
 func (r *queueResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return resourcekit.ManifestsUpgraders()
+	return map[int64]resource.StateUpgrader{
+		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
+		1: resourcekit.RawStateUpgrader(upgradeRefs),
+	}
+}
+
+// upgradeRefs turns the legacy id into the name and ref, and each flavor's
+// legacy pool id into the pool's ref.
+func upgradeRefs(_ context.Context, attrs map[string]any) error {
+	attrs["ref"] = nil
+	if id, ok := attrs["id"].(string); ok {
+		ref, isLegacy, err := refs.QueueRefOfLegacyID(id)
+		if err != nil {
+			return fmt.Errorf("the stored id of this gpu_queue: %w", err)
+		}
+		if isLegacy {
+			if attrs["ref"], err = refs.QueueStateJSON(*ref); err != nil {
+				return err
+			}
+			attrs["id"] = refs.QueueID(*ref)
+		}
+	}
+	flavors, _ := attrs["flavor"].([]any)
+	for i, f := range flavors {
+		flavor, ok := f.(map[string]any)
+		if !ok {
+			continue
+		}
+		if err := refs.UpgradePoolReference(flavor, "node_pool"); err != nil {
+			return fmt.Errorf("flavor[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 func queueAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"id": schema.StringAttribute{
-			MarkdownDescription: "`kueue/<name>:<payload>`: carries the queue's flavors and quotas so `gpu_workload.queue` " +
-				"can check a workload against them at plan time. Known at plan.",
-			Computed: true,
+			MarkdownDescription: "The queue's `name`.",
+			Computed:            true,
+		},
+		"ref": schema.ObjectAttribute{
+			MarkdownDescription: "What a workload is checked against, as one object, for `gpu_workload.queue`: the LocalQueue " +
+				"name, the namespaces, and per flavor the pool's accelerator, GPU resource, quota and node labels. Known at plan.",
+			AttributeTypes: refs.QueueType.AttrTypes,
+			Computed:       true,
 		},
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the `ClusterQueue` (a DNS-1123 label), and of the LocalQueues unless `local_queue_name` is set.",
@@ -156,13 +198,10 @@ func queueFlavorBlock() schema.ListNestedBlock {
 			"is in the pool's own unit: exactly one of " + tfconv.MarkdownList(queue.Units()) + ", or none with `nodes` for the whole pool.",
 		Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.SizeAtMost(queue.MaxFlavors)},
 		NestedObject: schema.NestedBlockObject{Attributes: map[string]schema.Attribute{
-			"node_pool": schema.StringAttribute{
-				MarkdownDescription: "The `id` of a `gpu_node_pool_policy`. Its ResourceFlavor is named after the pool and shared by every " +
-					"queue using it; its node labels select exactly the pool's nodes (the cloud's pool-name label, so on GKE, AKS and EKS " +
-					"name the cloud's node pool like the policy; GPU Feature Discovery's labels on generic clusters) plus what Kueue " +
-					"needs to keep each pool's work in its own flavor. A queue Kueue could never admit a pool's work into is a plan error.",
-				Required: true,
-			},
+			"node_pool": refs.PoolAttribute("The node pool. Its ResourceFlavor is named after the pool and shared by every "+
+				"queue using it; its node labels select exactly the pool's nodes (the cloud's pool-name label, so on GKE, AKS and EKS "+
+				"name the cloud's node pool like the policy; GPU Feature Discovery's labels on generic clusters) plus what Kueue "+
+				"needs to keep each pool's work in its own flavor. A queue Kueue could never admit a pool's work into is a plan error.", true),
 			"nodes": schema.Int64Attribute{
 				MarkdownDescription: "Size of the pool, when known: a quota above what it holds is refused, and without a quota the queue gets the whole pool.",
 				Optional:            true,

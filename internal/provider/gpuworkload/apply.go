@@ -43,7 +43,6 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	in := intentOf(ctx, *plan, r.DefaultCloud(), final)
 	diags.Append(in.diags...)
 	rendered, ok := renderForServer(ctx, client, in, diags)
-	w := in.raw
 	if !ok {
 		return
 	}
@@ -51,10 +50,13 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 		// Planned without the server version (DRA): now it is known.
 		diags.Append(setRenderedOutputs(ctx, plan, rendered)...)
 	}
-	if !annotateSpec(rendered, w, *plan, diags) {
+	if !annotateSpec(rendered, in, *plan, diags) {
 		return
 	}
 	if prior == nil && !plan.Adopt.ValueBool() && !refuseForeignObject(ctx, client, rendered, diags) {
+		return
+	}
+	if prior == nil && !refuseForeignCompanions(ctx, client, rendered, diags) {
 		return
 	}
 	if prior == nil && plan.Adopt.ValueBool() {
@@ -65,6 +67,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	}
 	if !checkLocalQueue(ctx, client, rendered, diags) {
 		return
+	}
+	if recreating(*plan, prior, rendered) {
+		if diags.Append(deleteForRecreate(ctx, client, *prior, rendered)...); diags.HasError() {
+			return
+		}
 	}
 	if prior != nil && kueueQueue(rendered) != "" {
 		if err := keepKueueFields(ctx, client, rendered); err != nil {
@@ -195,8 +202,8 @@ func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent
 }
 
 // annotateSpec records the intent on the workload object, for import.
-func annotateSpec(rendered *workload.Rendered, w spec.Workload, m WorkloadModel, diags *diag.Diagnostics) bool {
-	spec, err := encodeSpec(w, m)
+func annotateSpec(rendered *workload.Rendered, in workloadIntent, m WorkloadModel, diags *diag.Diagnostics) bool {
+	spec, err := encodeSpec(in.raw, in.pool, in.queue, m)
 	if err != nil {
 		diags.AddError("Cannot encode the workload spec", err.Error())
 		return false

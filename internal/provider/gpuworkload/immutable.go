@@ -30,8 +30,11 @@ var podTemplateAttributes = []string{
 
 // requireReplacement marks the changed attributes that reach an immutable
 // field of the workload's kind (kindkit.Immutable) as forcing its
-// replacement, so the plan says so instead of the apply being refused.
-func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan WorkloadModel) {
+// replacement, so the plan says so instead of the apply being refused. A
+// kind that re-creates its object in place (Immutable.RecreateObject) is
+// not replaced: the plan's uid becomes unknown instead, which tells the
+// apply to re-create the object (recreate.go).
+func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *WorkloadModel) {
 	k, ok := kinds.Lookup(plan.Kind.ValueString())
 	if req.State.Raw.IsNull() || !ok || len(k.Immutable.SpecFields) == 0 {
 		return
@@ -39,8 +42,12 @@ func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, res
 	manifest, diags := stateManifest(ctx, req.State)
 	resp.Diagnostics.Append(diags...)
 	replace, diags := immutableReplacement(req, k, manifest.ValueString(), plan.Manifest)
-	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
 	resp.Diagnostics.Append(diags...)
+	if len(replace) > 0 && k.Immutable.RecreateObject {
+		planRecreate(plan, k, replace, &resp.Diagnostics)
+		return
+	}
+	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
 }
 
 // immutableReplacement decides which changed attributes force the

@@ -5,20 +5,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -35,7 +41,14 @@ type workloadSpec struct {
 	Workload spec.Workload `json:"workload"`
 	WaitFor  string        `json:"wait_for,omitempty"`
 	Force    bool          `json:"force_conflicts,omitempty"`
-	NodePool string        `json:"node_pool,omitempty"`
+	// NodePool is the legacy pool id annotations written before 0.1.0 hold
+	// instead of Pool; Workload.Queue then may be a legacy gpu_queue id
+	// instead of the LocalQueue name with QueueRef (normalize reads both).
+	NodePool string `json:"node_pool,omitempty"`
+	// Pool is node_pool's pool and QueueRef queue's gpu_queue reference,
+	// added within format 1: absent when unset.
+	Pool     *spec.PoolPolicy `json:"pool,omitempty"`
+	QueueRef *queue.Ref       `json:"queue_ref,omitempty"`
 	// Unschedulable is unschedulable_timeout, added within format 1: absent
 	// when unset, so the annotations written before it stay as they were.
 	Unschedulable string `json:"unschedulable_timeout,omitempty"`
@@ -50,9 +63,9 @@ type workloadSpec struct {
 // testdata/formats/spec-annotation holds one fixture per released format.
 const specVersion = 1
 
-func encodeSpec(w spec.Workload, m WorkloadModel) (string, error) {
+func encodeSpec(w spec.Workload, pool *spec.PoolPolicy, queueRef *queue.Ref, m WorkloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
-		NodePool: m.NodePool.ValueString(), Unschedulable: m.UnschedulableLimit.ValueString()})
+		Pool: pool, QueueRef: queueRef, Unschedulable: m.UnschedulableLimit.ValueString()})
 	return string(b), err
 }
 
@@ -66,7 +79,24 @@ func decodeSpec(raw string) (workloadSpec, error) {
 	if v := cmp.Or(spec.Version, 1); v != specVersion {
 		return workloadSpec{}, fmt.Errorf("format version %d is newer than this provider reads (%d): upgrade the provider", v, specVersion)
 	}
-	return spec, nil
+	return spec, spec.readLegacyIDs()
+}
+
+// readLegacyIDs reads the ids an annotation written before 0.1.0 holds
+// into Pool and QueueRef. A pool id that does not decode stays in NodePool:
+// import then says node_pool could not be restored.
+func (s *workloadSpec) readLegacyIDs() error {
+	if p, err := pool.DecodeID(s.NodePool); s.NodePool != "" && err == nil {
+		s.Pool, s.NodePool = &p, ""
+	}
+	if queue.IsID(s.Workload.Queue) {
+		r, err := queue.DecodeID(s.Workload.Queue)
+		if err != nil {
+			return fmt.Errorf("queue: %w", err)
+		}
+		s.QueueRef, s.Workload.Queue = &r, r.LocalQueue
+	}
+	return nil
 }
 
 // ImportState imports `<namespace>/<name>` of a Deployment, StatefulSet,
@@ -113,9 +143,10 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 func readSpec(ctx context.Context, client *kube.Client, namespace, name string) (*workloadSpec, *unstructured.Unstructured, error) {
 	var first *unstructured.Unstructured
 	// In registration order: a Role written before later kinds existed
-	// still imports the earlier ones.
-	for _, k := range kinds.All() {
-		gvk := k.GVK
+	// still imports the earlier ones. Kinds that share an object type
+	// (a job and a distributed job) share one probe: the annotation or
+	// the object tells them apart.
+	for _, gvk := range probedGVKs() {
 		live, err := client.Get(ctx, kube.ObjectRef{GVK: gvk, Namespace: namespace, Name: name})
 		if err != nil {
 			return nil, nil, err
@@ -154,13 +185,13 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 		Namespace:          types.StringValue(w.Namespace),
 		Kind:               types.StringValue(w.Kind),
 		Cloud:              types.StringValue(w.Cloud),
-		Queue:              tfconv.NullableString(w.Queue),
+		Queue:              importedQueue(spec, &diags),
 		QueueScheduler:     tfconv.NullableString(w.QueueScheduler),
 		Apply:              types.BoolValue(true),
 		WaitFor:            tfconv.NullableString(spec.WaitFor),
 		UnschedulableLimit: tfconv.NullableString(spec.Unschedulable),
 		ForceConflicts:     tfconv.NullableBool(spec.Force),
-		NodePool:           tfconv.NullableString(spec.NodePool),
+		NodePool:           importedPool(spec, &diags),
 		Adopt:              types.BoolNull(),
 		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
 		UID:                types.StringUnknown(),
@@ -179,16 +210,58 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
+// probedGVKs are the object types import looks for, each once, in
+// registration order.
+func probedGVKs() []schema.GroupVersionKind {
+	var gvks []schema.GroupVersionKind
+	for _, k := range kinds.All() {
+		if !slices.Contains(gvks, k.GVK) {
+			gvks = append(gvks, k.GVK)
+		}
+	}
+	return gvks
+}
+
 // objectKinds names the objects import looks for, in the kind attribute's
-// order: "Deployment, StatefulSet, Job or CronJob".
+// order, each once: "Deployment, StatefulSet, Job or CronJob".
 func objectKinds() string {
 	var names []string
 	for _, name := range kinds.Names() {
 		k, _ := kinds.Lookup(name)
-		names = append(names, k.GVK.Kind)
+		if !slices.Contains(names, k.GVK.Kind) {
+			names = append(names, k.GVK.Kind)
+		}
 	}
 	if len(names) == 1 {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// importedPool is node_pool as the configuration that applied the
+// workload has it: the pool's ref.
+func importedPool(s workloadSpec, diags *diag.Diagnostics) types.Object {
+	if s.Pool == nil {
+		if s.NodePool != "" {
+			diags.AddAttributeWarning(path.Root("node_pool"), "node_pool not restored", "The workload's "+specAnnotation+
+				" annotation names its pool by an id this version cannot read, so the imported state has no node_pool. "+
+				"The next plan sets it from the configuration.")
+		}
+		return types.ObjectNull(refs.PoolType.AttrTypes)
+	}
+	v, err := refs.PoolValue(*s.Pool)
+	if err != nil {
+		diags.AddError("Cannot import the node_pool", err.Error())
+	}
+	return v
+}
+
+// importedQueue is queue as configured: a gpu_queue's ref, a queue name or
+// null.
+func importedQueue(s workloadSpec, diags *diag.Diagnostics) types.Dynamic {
+	v, err := refs.DynamicQueue(s.QueueRef, s.Workload.Queue)
+	if err != nil {
+		diags.AddError("Cannot import the queue", err.Error())
+	}
+	return v
 }

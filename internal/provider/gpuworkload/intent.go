@@ -2,11 +2,13 @@ package gpuworkload
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -55,22 +57,17 @@ const (
 func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
 	raw := toWorkload(conv, m)
+	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)
+	raw.Queue = queueName
 	in := workloadIntent{raw: raw, workload: raw}
-	nodePool := conv.Str(m.NodePool)
-	if nodePool != "" {
-		decoded, err := pool.DecodeID(nodePool)
-		if err != nil {
-			in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"node_pool"},
-				Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id."})
-		} else {
-			placed, findings := pool.Apply(raw, decoded)
-			in.workload, in.pool = placed, &decoded
-			in.findings = append(in.findings, findings...)
-		}
+	if decoded := refs.Pool(conv, m.NodePool); decoded != nil {
+		placed, findings := pool.Apply(raw, *decoded)
+		in.workload, in.pool = placed, decoded
+		in.findings = append(in.findings, findings...)
 	}
 	// pool.Apply gave the workload its pool's cloud when none is configured.
 	in.workload.Cloud, in.cloudDefaulted = resourcekit.PickCloud(m.Cloud, in.workload.Cloud, defaultCloud)
-	in.resolveQueue()
+	in.resolveQueue(queueRef, queueErr)
 	in.unknown, in.diags = conv.Unknown, conv.Diags
 	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
 	in.findings = append(in.findings, in.resolved.Findings.NotAt(in.findings)...)
@@ -85,16 +82,18 @@ func (in workloadIntent) render(version *utilversion.Version) (*workload.Rendere
 	return workload.Render(in.resolved, workload.Options{ServerVersion: version, SkipManifest: true})
 }
 
-// resolveQueue turns a gpu_queue id into the LocalQueue name the workload
-// is labelled with, keeping the reference for the quota check.
-func (in *workloadIntent) resolveQueue() {
-	if !queue.IsID(in.raw.Queue) {
-		return
+// resolveQueue keeps a gpu_queue's ref for the quota check (the LocalQueue
+// name the workload is labelled with is already in raw).
+func (in *workloadIntent) resolveQueue(ref *queue.Ref, err error) {
+	if err == nil && queue.IsID(in.raw.Queue) {
+		err = errors.New("this is a gpu_queue id of a version before 0.1.0, which carried the queue; the id is now the queue's name")
 	}
-	ref, err := queue.DecodeID(in.raw.Queue)
 	if err != nil {
 		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
-			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the id of a gpu_queue, e.g. gpu_queue.team_a.id, or a queue name."})
+			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the ref of a gpu_queue, e.g. gpu_queue.team_a.ref, or the name of a queue managed elsewhere."})
+		return
+	}
+	if ref == nil {
 		return
 	}
 	if s := in.raw.QueueScheduler; s != "" && s != spec.QueueSchedulerKueue {
@@ -102,7 +101,7 @@ func (in *workloadIntent) resolveQueue() {
 			Summary: "A gpu_queue is a Kueue queue", Detail: "queue is the id of gpu_queue " + strconv.Quote(ref.Name) +
 				", which is a Kueue ClusterQueue, but queue_scheduler is " + strconv.Quote(s) + ". Allowed: \"kueue\" or unset."})
 	}
-	in.workload.Queue, in.queue = ref.LocalQueue, &ref
+	in.queue = ref
 }
 
 // queueFindings checks the rendered workload against its gpu_queue: a

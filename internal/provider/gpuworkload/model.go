@@ -27,7 +27,7 @@ type WorkloadModel struct {
 	Namespace          types.String   `tfsdk:"namespace"`
 	Kind               types.String   `tfsdk:"kind"`
 	Cloud              types.String   `tfsdk:"cloud"`
-	Queue              types.String   `tfsdk:"queue"`
+	Queue              types.Dynamic  `tfsdk:"queue"`
 	QueueScheduler     types.String   `tfsdk:"queue_scheduler"`
 	GPU                types.Object   `tfsdk:"gpu"`
 	Job                types.Object   `tfsdk:"job"`
@@ -36,7 +36,7 @@ type WorkloadModel struct {
 	WaitFor            types.String   `tfsdk:"wait_for"`
 	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
 	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
-	NodePool           types.String   `tfsdk:"node_pool"`
+	NodePool           types.Object   `tfsdk:"node_pool"`
 	Adopt              types.Bool     `tfsdk:"adopt"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
@@ -61,7 +61,6 @@ func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 		Namespace:      c.Str(m.Namespace),
 		Kind:           c.Str(m.Kind),
 		Cloud:          c.Str(m.Cloud),
-		Queue:          c.Str(m.Queue),
 		QueueScheduler: c.Str(m.QueueScheduler),
 		GPU:            gpuintent.FromObject(c, m.GPU),
 		Job:            tfconv.Decode[spec.JobControls](c, m.Job),

@@ -306,7 +306,7 @@ func checkLocalQueue(ctx context.Context, client *kube.Client, rendered *workloa
 		return false
 	case live == nil:
 		diags.AddAttributeError(path.Root("queue"), "No such queue", fmt.Sprintf("LocalQueue %q does not exist in namespace %q, "+
-			"so Kueue would never admit the workload. Allowed: the id of a gpu_queue with %q in its namespaces, or the name "+
+			"so Kueue would never admit the workload. Allowed: the ref of a gpu_queue with %q in its namespaces, or the name "+
 			"of a LocalQueue of that namespace.", name, ns, ns))
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -48,6 +49,9 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if plan.Apply.ValueBool() {
+		r.Data.CheckCluster("This gpu_workload", &resp.Diagnostics)
+	}
 	var configuredCloud types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("cloud"), &configuredCloud)...)
 	if configuredCloud.IsNull() {
@@ -58,7 +62,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
 	// it, and leaving it null then would contradict the final plan.
-	if configuredCloud.IsNull() && plan.NodePool.IsUnknown() {
+	if configuredCloud.IsNull() && refs.PoolCloudUnknown(plan.NodePool) {
 		plan.Cloud = types.StringUnknown()
 	} else if configuredCloud.IsNull() {
 		if in.workload.Cloud == "" {
@@ -76,13 +80,14 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	w := in.workload
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
-		requireReplacement(ctx, req, resp, plan)
+		requireReplacement(ctx, req, resp, &plan)
 		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, rdiags := in.render(draVersionFromState(ctx, req))
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(in.queueFindings(rendered))...)
+	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(gangFindings(in.workload))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -91,7 +96,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// The resource.k8s.io version depends on the server, asked at apply.
 		plan.Manifest = types.StringUnknown()
 	}
-	requireReplacement(ctx, req, resp, plan)
+	requireReplacement(ctx, req, resp, &plan)
 	switch {
 	case !plan.Apply.ValueBool():
 		plan.UID = types.StringValue("")
@@ -209,7 +214,7 @@ func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
 	if m.Queue.IsNull() || (scheduler != "" && scheduler != spec.QueueSchedulerKueue) {
 		diags.AddAttributeError(path.Root("wait_for"), "Nothing admits this workload",
 			"wait_for = \"admitted\" waits for Kueue to admit the workload, which needs a Kueue queue. "+
-				"Allowed: set queue to a gpu_queue id or a LocalQueue name, or another wait_for.")
+				"Allowed: set queue to a gpu_queue ref or a LocalQueue name, or another wait_for.")
 	}
 }
 

@@ -2,7 +2,9 @@ package gpuworkload
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -21,10 +23,12 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -41,14 +45,42 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"its GPU intent and generates configuration that plans with no change (see the adopting guide).",
 		Attributes: workloadAttributes(),
 		Blocks:     workloadBlocks(ctx),
-		Version:    resourcekit.ManifestsSchemaVersion,
+		Version:    2,
 	}
 }
 
 // UpgradeState reads states written before manifests was the one copy of
-// the rendered objects.
+// the rendered objects (version 0), and while node_pool and queue held
+// legacy ids (versions 0 and 1), which become the refs they carried.
 func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return resourcekit.ManifestsUpgraders()
+	return map[int64]resource.StateUpgrader{
+		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
+		1: resourcekit.RawStateUpgrader(upgradeRefs),
+	}
+}
+
+// upgradeRefs: node_pool's legacy id becomes the pool's ref; queue, now
+// dynamic, keeps a queue name as a string and a legacy gpu_queue id
+// becomes the queue's ref.
+func upgradeRefs(ctx context.Context, attrs map[string]any) error {
+	if err := refs.UpgradePoolReference(attrs, "node_pool"); err != nil {
+		return err
+	}
+	name, ok := attrs["queue"].(string)
+	if !ok {
+		attrs["queue"] = nil
+		return nil
+	}
+	ref, _, err := refs.QueueRefOfLegacyID(name)
+	if err != nil {
+		return fmt.Errorf("the stored queue: %w", err)
+	}
+	value, err := refs.DynamicQueue(ref, name)
+	if err != nil {
+		return err
+	}
+	attrs["queue"], err = refs.DynamicStateJSON(ctx, value.UnderlyingValue())
+	return err
 }
 
 // workloadBlocks are the nested settings. They are blocks, not nested
@@ -63,6 +95,7 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"readiness_probe": probeBlock("Readiness probe."),
 		"job":             jobBlock(),
 		"cronjob":         cronJobBlock(),
+		"distributed":     distributedBlock(),
 		"topology":        topologyBlock(),
 		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
@@ -185,8 +218,9 @@ func workloadAttributes() map[string]schema.Attribute {
 				"priority of Kueue, Volcano or KAI.",
 			Optional: true,
 		},
-		"queue": schema.StringAttribute{
-			MarkdownDescription: "Queue the workload waits in until its GPUs are free: the `id` of a `gpu_queue` (then the " +
+		"queue": schema.DynamicAttribute{
+			MarkdownDescription: "Queue the workload waits in until its GPUs are free: the `ref` of a `gpu_queue`, e.g. " +
+				"`gpu_queue.team_a.ref` (then the " +
 				"workload's GPUs, namespace and request are checked against the queue's flavors and quota at plan time), " +
 				"or the name of a queue managed elsewhere (a Kueue LocalQueue of the workload's namespace, or a KAI Scheduler " +
 				"or Volcano queue with `queue_scheduler`). Kueue then owns what it owns: it suspends a Job or gates the pods " +
@@ -215,7 +249,8 @@ func workloadAttributes() map[string]schema.Attribute {
 		},
 		"shm_size": schema.StringAttribute{
 			MarkdownDescription: "Size of `/dev/shm`, mounted as a memory-backed emptyDir (PyTorch data loaders need more " +
-				"than the container runtime's 64 MiB). A quantity such as `16Gi`.",
+				"than the container runtime's 64 MiB). A quantity such as `16Gi`. A `distributed_job` gets one without " +
+				"it, half the container's memory (NCCL's shared memory).",
 			Optional: true,
 		},
 		"ipc_lock": schema.BoolAttribute{
@@ -267,12 +302,9 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{tfconv.NonNegativeDuration()},
 		},
-		"node_pool": schema.StringAttribute{
-			MarkdownDescription: "The `id` of a `gpu_node_pool_policy`: the workload takes cloud, accelerator, partition, " +
-				"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot " +
-				"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.",
-			Optional: true,
-		},
+		"node_pool": refs.PoolAttribute("The node pool the workload runs on: it takes cloud, accelerator, partition, "+
+			"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot "+
+			"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.", false),
 		"adopt": schema.BoolAttribute{
 			MarkdownDescription: "Take over a Deployment, StatefulSet, Job or CronJob of the same name that already exists and was not created " +
 				"by `gpu_workload`, overwriting its fields with this configuration. Without it, creating over an existing " +
@@ -360,7 +392,8 @@ func probeBlock(description string) schema.SingleNestedBlock {
 
 func jobBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Job controls; for `kind = \"job\"`, and for the Jobs a `cronjob` starts.",
+		MarkdownDescription: "Job controls; for `kind = \"job\"`, for the Jobs a `cronjob` starts, and for a " +
+			"`distributed_job` (whose `distributed.nodes` sets completions and parallelism; `backoff_limit` defaults to 0 there).",
 		Attributes: map[string]schema.Attribute{
 			"backoff_limit":              schema.Int64Attribute{Optional: true, MarkdownDescription: "Retries before the Job fails."},
 			"active_deadline_seconds":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Wall-clock limit of the Job."},
@@ -388,6 +421,38 @@ func cronJobBlock() schema.SingleNestedBlock {
 			"starting_deadline_seconds": schema.Int64Attribute{Optional: true, MarkdownDescription: "A run that could not " +
 				"start within this many seconds of its time is skipped."},
 			"suspend": schema.BoolAttribute{Optional: true, MarkdownDescription: "Stop starting new runs."},
+		},
+	}
+}
+
+// distributedBlock is what forms a distributed_job. Allowed values and
+// ranges come from the kind's package, which renders and validates them.
+func distributedBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "How a `kind = \"distributed_job\"` forms (required for it, refused for other kinds): " +
+			"`nodes` pods of an Indexed Job, each with `gpu.count` GPUs, that find each other under a headless " +
+			"Service of the workload's name (pod `i` is `<name>-i.<name>`). Without a Kueue `queue`, the default " +
+			"scheduler does not start the pods together; with one, they are admitted all together. See the " +
+			"multi-node guide.",
+		Attributes: map[string]schema.Attribute{
+			"nodes": schema.Int64Attribute{
+				MarkdownDescription: "Pods that form the job, one per node's worth of GPUs: the Indexed Job's " +
+					"completions and parallelism (1 to " + strconv.Itoa(distributedjob.MaxNodes) +
+					"). Each pod's index is its node rank. A change re-creates the Job.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxNodes)},
+			},
+			"launcher": tfconv.OneOf(distributedjob.LauncherNames(), "Whose settings the pods get: one of ",
+				" (default `"+spec.LauncherTorchrun+"`). `torchrun` sets `PET_NNODES`, `PET_NPROC_PER_NODE` (= `gpu.count`), "+
+					"`PET_NODE_RANK` (the completion index), `PET_MASTER_ADDR` (pod 0, `<name>-0.<name>`) and "+
+					"`PET_MASTER_PORT`, so the command is plain `torchrun train.py`; `none` sets nothing beyond the "+
+					"stable names, for launchers the provider does not know."),
+			"port": schema.Int64Attribute{
+				MarkdownDescription: "Rendezvous port on pod 0, on the Service and the container (default `" +
+					strconv.Itoa(spec.DefaultDistributedPort) + "`, torchrun's).",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, distributedjob.MaxPort)},
+			},
 		},
 	}
 }

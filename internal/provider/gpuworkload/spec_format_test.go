@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -42,6 +43,16 @@ func specFixtures() map[string]workloadSpec {
 			Job: &spec.JobControls{BackoffLimit: ptr.To[int32](1), ActiveDeadlineSeconds: ptr.To[int64](86400),
 				TTLSecondsAfterFinished: ptr.To[int32](600), Completions: ptr.To[int32](1), Parallelism: ptr.To[int32](1)},
 		}, WaitFor: "complete", Force: true, NodePool: "aks/a100-80gb/train:eyJ2IjoxfQ"},
+		// Added with refs (0.1.0): node_pool's pool and queue's gpu_queue
+		// reference, omitted when unset.
+		"v1-job-refs.json": {Workload: spec.Workload{Name: "train", Namespace: "ml", Kind: "job", Cloud: "gke",
+			Queue: "team-a", Image: "img", GPU: spec.GPU{Count: 8}},
+			Pool: &spec.PoolPolicy{Name: "a100", Cloud: "gke", Accelerator: "a100-40gb", GPUsPerNode: 8,
+				Taints: []spec.Taint{{Key: "team", Value: "a", Effect: "NoSchedule"}}},
+			QueueRef: &queue.Ref{Name: "team-a", LocalQueue: "team-a", Namespaces: []string{"ml"},
+				Flavors: []queue.FlavorRef{{Name: "a100", Cloud: "gke", Accelerator: "a100-40gb", Resource: "nvidia.com/gpu",
+					Unit: queue.UnitGPUs, Quota: 16, CPU: "96", Memory: "680Gi"}}},
+			WaitFor: "complete"},
 		"v1-deployment-dra-shared.json": {Workload: spec.Workload{Name: "dra", Namespace: "default", Kind: "deployment", Cloud: "generic",
 			Replicas: ptr.To[int32](3), Image: "img", GPU: spec.GPU{Count: 1, Sharing: "time-slicing", MaxSharedClients: 4,
 				DRA: &spec.DRA{DeviceClass: "gpu.nvidia.com", Selectors: []string{`device.attributes["gpu.nvidia.com"].productName == "L4"`}}}}},
@@ -62,12 +73,17 @@ func specFixtures() map[string]workloadSpec {
 func TestSpecAnnotationFormatFixtures(t *testing.T) {
 	for name, want := range specFixtures() {
 		path := filepath.Join("testdata", "formats", "spec-annotation", name)
-		encoded, err := encodeSpec(want.Workload, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
-			ForceConflicts: types.BoolValue(want.Force), NodePool: types.StringValue(want.NodePool)})
+		encoded, err := encodeSpec(want.Workload, want.Pool, want.QueueRef, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
+			ForceConflicts: types.BoolValue(want.Force)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rendertest.WriteFixtureIfNew(t, path, encoded)
+		// Versions before 0.1.0 wrote legacy ids, which this one reads but
+		// never writes.
+		legacy := want.NodePool != ""
+		if !legacy {
+			rendertest.WriteFixtureIfNew(t, path, encoded)
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +96,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s decodes to\n%+v\nwant\n%+v", name, got, want)
 		}
-		if encoded != annotation {
+		if !legacy && encoded != annotation {
 			t.Errorf("%s: the same intent now encodes differently, so every workload would plan an update:\n%s\n%s", name, annotation, encoded)
 		}
 	}

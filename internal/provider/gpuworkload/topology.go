@@ -118,5 +118,5 @@ func checkTopologySlices(m WorkloadModel, diags *diag.Diagnostics) {
 	}
 	diags.AddAttributeError(path.Root("topology").AtName("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware "+
 		"Scheduling places pods in slices of slice_size; the default scheduler's pod affinity keeps all pods in one "+
-		"domain or none. Allowed: a queue (a gpu_queue id), or no slice_size and slice_level.")
+		"domain or none. Allowed: a queue (a gpu_queue ref), or no slice_size and slice_level.")
 }

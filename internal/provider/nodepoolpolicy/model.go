@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -30,6 +31,7 @@ type NodePoolPolicyModel struct {
 	DevicePluginConfig types.Object  `tfsdk:"device_plugin_config"`
 	TopologyLevels     types.List    `tfsdk:"topology_levels"`
 	ID                 types.String  `tfsdk:"id"`
+	Ref                types.Object  `tfsdk:"ref"`
 	NodeLabels         types.Map     `tfsdk:"node_labels"`
 	CloudSetLabels     types.Map     `tfsdk:"cloud_set_labels"`
 	NodeTaints         types.List    `tfsdk:"node_taints"`
@@ -79,11 +81,17 @@ func emptyMapIfNil(m map[string]string) map[string]string {
 	return m
 }
 
-// SetPoolOutputs copies what render derived into the computed attributes.
-func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, p *spec.PoolRendered) diag.Diagnostics {
+// SetPoolOutputs copies the policy's ref and what render derived from it
+// into the computed attributes.
+func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.PoolPolicy, p *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()
 	m.ID = types.StringValue(p.ID)
+	ref, err := refs.PoolValue(policy)
+	if err != nil {
+		diags.AddError("Provider bug: the pool's ref", err.Error())
+	}
+	m.Ref = ref
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
 	m.NodeTaints = taintList(p.NodeTaints, &diags)
@@ -152,7 +160,8 @@ func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 // whose inputs are not known yet.
 func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
 	outputs := nodePoolOutputAttributes()
-	m.ID = types.StringUnknown()
+	m.ID = m.Name // the name, or unknown with it
+	m.Ref = types.ObjectUnknown(refs.PoolType.AttrTypes)
 	m.NodeLabels = types.MapUnknown(types.StringType)
 	m.CloudSetLabels = types.MapUnknown(types.StringType)
 	m.NodeTaints = types.ListUnknown(types.ObjectType{AttrTypes: taintAttrTypes})

@@ -79,7 +79,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(SetPoolOutputs(ctx, &plan, rendered)...)
+	resp.Diagnostics.Append(SetPoolOutputs(ctx, &plan, p, rendered)...)
 	resp.Diagnostics.Append(planManagedNodes(ctx, req, &plan)...)
 	if !plan.DevicePluginConfig.IsNull() && rendered.DevicePluginConfig == "" {
 		resp.Diagnostics.AddAttributeWarning(path.Root("device_plugin_config"), "This pool needs no device plugin config",
@@ -101,7 +101,7 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 		return diags
 	}
 	state, _ := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &diags)
-	unchanged := len(state.Drift.Elements()) == 0 && state.ID.Equal(plan.ID) &&
+	unchanged := len(state.Drift.Elements()) == 0 && state.Ref.Equal(plan.Ref) &&
 		state.ManageNodes.Equal(plan.ManageNodes) && state.DevicePluginConfig.Equal(plan.DevicePluginConfig)
 	if unchanged {
 		plan.ManagedNodes = state.ManagedNodes

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -29,7 +31,7 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "Describes a GPU node pool once: accelerator, GPUs per node, MIG partitioning or sharing, " +
 			"spot. Every output is known at plan time: the labels and taints the nodes must carry, the same in the " +
 			"exact shapes the cloud node-pool resources take, what workloads need to land there, and the NVIDIA " +
-			"device plugin configuration. Pass `id` to `gpu_workload.node_pool` so workloads can never disagree " +
+			"device plugin configuration. Pass `ref` to `gpu_workload.node_pool` so workloads can never disagree " +
 			"with the pool. Optionally labels and taints existing nodes (`manage_nodes`) and manages the device " +
 			"plugin ConfigMap entry (`device_plugin_config`).\n\n" +
 			"It cannot be imported, and need not be: it is a description computed from its configuration, so " +
@@ -73,7 +75,15 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				},
 			},
 		},
+		Version: 1,
 	}
+}
+
+// UpgradeState reads states of version 0, whose id carried the whole
+// policy (docs/design/formats.md): the id becomes the name and ref the
+// policy.
+func (r *poolPolicyResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: resourcekit.RawStateUpgrader(refs.UpgradePoolState)}
 }
 
 func nodePoolInputAttributes() map[string]schema.Attribute {
@@ -166,8 +176,11 @@ func nodePoolOutputAttributes() map[string]schema.Attribute {
 		return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
 	}
 	return map[string]schema.Attribute{
-		"id": str("The pool, encoded so that `gpu_workload.node_pool` can use it while planning: " +
-			"`<cloud>/<accelerator>/<name>:<encoded policy>`."),
+		"id": str("The pool's `name`."),
+		"ref": schema.ObjectAttribute{Computed: true, AttributeTypes: refs.PoolType.AttrTypes,
+			MarkdownDescription: "The pool's settings as one object, with defaults left out, for `node_pool` of " +
+				"`gpu_workload`, `gpu_queue`, `gpu_operator_values` and `gpu_pod_placement`: they check a workload " +
+				"against the pool while planning, with no cluster and no state."},
 		"node_labels":      strMap("Labels someone must add to the nodes (not set by the cloud or the GPU Operator)."),
 		"cloud_set_labels": strMap("Labels the cloud or the GPU Operator sets on such nodes; workloads select some of them."),
 		"node_taints":      taintListAttribute("Taints the nodes carry."),

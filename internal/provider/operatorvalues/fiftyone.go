@@ -35,7 +35,7 @@ func fiftyOneEntryAttributes(kind, nameRule string) map[string]schema.Attribute 
 			MarkdownDescription: "Whether the chart renders this " + kind + "; unset keeps the chart's rule.",
 			Optional:            true,
 		},
-		"node_pool": poolIDAttribute("this " + kind + " runs on (needs a `gpu` block)"),
+		"node_pool": poolRefAttribute("this " + kind + " runs on (needs a `gpu` block)"),
 	}
 	maps.Copy(attrs, podSizingAttributes("this "+kind))
 	return attrs

@@ -56,7 +56,7 @@ func flyteBlock() schema.SingleNestedBlock {
 				Optional:    true,
 				ElementType: types.StringType,
 			},
-			"node_pools": poolIDsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
+			"node_pools": poolRefsAttribute("GPU tasks run on: each pool's resource names get its tolerations"),
 			"gpu_resource_name": schema.StringAttribute{
 				MarkdownDescription: "`gpu-resource-name` (v1) or the NVIDIA device class's `resource-name` (v2): the " +
 					"extended resource GPU tasks request. Defaults per cloud: " + flyte.ClassDefaults() + ".",

@@ -24,7 +24,7 @@ import (
 type valuesIntent struct {
 	target string
 	input  values.Input
-	// findings are the pool id decode errors and ValidateValuesInput's
+	// findings are the pool ref decode errors and ValidateValuesInput's
 	// diagnostics.
 	findings gpudiag.Diagnostics
 	// cloudUnknown: cloud is unset and follows pools not known yet.

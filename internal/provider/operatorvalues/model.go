@@ -7,9 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 )
@@ -48,7 +48,7 @@ type valuesConverter struct {
 	// poolClouds are the clouds of the pools decoded so far, so an unset
 	// cloud can follow the pools as gpu_workload's does.
 	poolClouds []string
-	// poolUnknown: some pool id is not known yet, so neither is the cloud
+	// poolUnknown: some pool ref is not known yet, so neither is the cloud
 	// an unset cloud attribute would follow.
 	poolUnknown bool
 }
@@ -70,8 +70,8 @@ func (c *valuesConverter) toValuesInput(m operatorValuesModel) values.Input {
 func newValuesConverter(ctx context.Context) *valuesConverter {
 	c := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
 	poolType, poolHook := tfconv.HookFor(func(at []any, v attr.Value) *spec.PoolPolicy {
-		s, _ := v.(types.String)
-		return c.pool(s, at)
+		o, _ := v.(types.Object)
+		return c.pool(o, at)
 	})
 	poolsType, poolsHook := tfconv.HookFor(func(at []any, v attr.Value) []spec.PoolPolicy {
 		l, _ := v.(types.List)
@@ -81,26 +81,20 @@ func newValuesConverter(ctx context.Context) *valuesConverter {
 	return c
 }
 
-// pool decodes one gpu_node_pool_policy id. An unknown id gives an empty
-// policy (zero values are "unknown" to render), so rules that depend on a
-// pool being present still see one.
-func (c *valuesConverter) pool(v types.String, at []any) *spec.PoolPolicy {
-	if v.IsUnknown() {
+// pool decodes one gpu_node_pool_policy ref. An unknown ref gives an
+// empty policy (zero values are "unknown" to render), so rules that depend
+// on a pool being present still see one.
+func (c *valuesConverter) pool(v types.Object, at []any) *spec.PoolPolicy {
+	if refs.PoolCloudUnknown(v) {
 		c.Unknown, c.poolUnknown = true, true
 		return &spec.PoolPolicy{}
 	}
-	if v.IsNull() {
-		return nil
-	}
-	p, err := pool.DecodeID(v.ValueString())
-	if err != nil {
-		c.findings = append(c.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: at,
-			Summary: "Invalid node_pool", Detail: err.Error() + ". Allowed: the id of a gpu_node_pool_policy, e.g. " +
-				"gpu_node_pool_policy.a100.id."})
+	p := refs.Pool(c.Converter, v)
+	if p == nil {
 		return nil
 	}
 	c.poolClouds = append(c.poolClouds, p.Cloud)
-	return &p
+	return p
 }
 
 // pools decodes a list of ids, keeping positions so diagnostics name the
@@ -115,11 +109,11 @@ func (c *valuesConverter) pools(v types.List, at []any) []spec.PoolPolicy {
 	}
 	out := make([]spec.PoolPolicy, 0, len(v.Elements()))
 	for i, e := range v.Elements() {
-		s, ok := e.(types.String)
+		o, ok := e.(types.Object)
 		if !ok {
 			continue
 		}
-		if p := c.pool(s, append(append([]any{}, at...), i)); p != nil {
+		if p := c.pool(o, append(append([]any{}, at...), i)); p != nil {
 			out = append(out, *p)
 		} else {
 			out = append(out, spec.PoolPolicy{})

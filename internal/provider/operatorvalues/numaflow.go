@@ -34,7 +34,7 @@ func numaflowBlock() schema.SingleNestedBlock {
 			MarkdownDescription: "UDF container image; required with `manifest`.",
 			Optional:            true,
 		},
-		"node_pool": poolIDAttribute("the UDF runs on"),
+		"node_pool": poolRefAttribute("the UDF runs on"),
 		"annotations": schema.MapAttribute{
 			MarkdownDescription: "Annotations of the vertex pods.",
 			Optional:            true,

@@ -26,7 +26,7 @@ func gpuOperatorBlock() schema.SingleNestedBlock {
 			"config per pool that shares or partitions its GPUs (`devicePlugin.config`), operand and NFD tolerations for " +
 			"the pools' taints, and driver/toolkit switches per cloud.",
 		Attributes: map[string]schema.Attribute{
-			"node_pools": poolIDsAttribute("the operator serves; each pool's device plugin config becomes an entry named " +
+			"node_pools": poolRefsAttribute("the operator serves; each pool's device plugin config becomes an entry named " +
 				"after the pool"),
 			"config_map_name": schema.StringAttribute{
 				MarkdownDescription: "Name of the device plugin ConfigMap the chart creates (default `" +
@@ -85,7 +85,7 @@ func devicePluginBlock() schema.SingleNestedBlock {
 			"Discovery subchart, whose worker tolerates the pools' taints; set `nfd.enabled: false` in " +
 			"`base_values_yaml` if the cluster already runs NFD.",
 		Attributes: map[string]schema.Attribute{
-			"node_pools": poolIDsAttribute("the plugin serves"),
+			"node_pools": poolRefsAttribute("the plugin serves"),
 			"mig_strategy": tfconv.OneOf(devicePluginMIGStrategies(), "`flags.migStrategy` of the default config: one of ",
 				" (default `none`)."),
 		},

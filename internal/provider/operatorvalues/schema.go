@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -14,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -39,7 +40,14 @@ func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"the same values again. The Helm release that uses the values is the Helm provider's.",
 		Attributes: operatorValuesAttributes(),
 		Blocks:     OperatorValuesBlocks(),
+		Version:    1,
 	}
+}
+
+// UpgradeState reads states of version 0, whose node_pool and node_pools
+// held legacy pool ids: they become the refs those ids carried.
+func (r *valuesResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: resourcekit.RawStateUpgrader(refs.UpgradePoolReferencesIn)}
 }
 
 func operatorValuesAttributes() map[string]schema.Attribute {
@@ -124,23 +132,17 @@ func int32Range() validator.Int64 {
 	return int64validator.Between(math.MinInt32, math.MaxInt32)
 }
 
-func poolIDAttribute(what string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "The `id` of a `gpu_node_pool_policy` " + what + ": unset GPU fields come from the pool, and " +
-			"its labels and taints are selected and tolerated, exactly as for `gpu_workload.node_pool`. The id carries " +
-			"the whole policy, so it is decoded at plan time.",
-		Optional:   true,
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
+func poolRefAttribute(what string) schema.ObjectAttribute {
+	return refs.PoolAttribute("The node pool "+what+": unset GPU fields come from the pool, and its labels and taints "+
+		"are selected and tolerated, exactly as for `gpu_workload.node_pool`.", false)
 }
 
-func poolIDsAttribute(what string) schema.ListAttribute {
+func poolRefsAttribute(what string) schema.ListAttribute {
 	return schema.ListAttribute{
-		MarkdownDescription: "The `id`s of the `gpu_node_pool_policy` pools " + what + ". Each id carries its whole " +
-			"policy, so it is decoded at plan time.",
+		MarkdownDescription: "The `ref`s of the `gpu_node_pool_policy` pools " + what + ", e.g. " +
+			"`[gpu_node_pool_policy.a100.ref]`: objects with each pool's settings, read while planning.",
 		Optional:    true,
-		ElementType: types.StringType,
-		Validators:  []validator.List{listvalidator.ValueStringsAre(stringvalidator.LengthAtLeast(1))},
+		ElementType: refs.PoolType,
 	}
 }
 

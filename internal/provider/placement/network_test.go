@@ -5,20 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // pod_placement and pod_template give the pool's GPU network to a request
 // of several pods, as gpu_workload's pods get it, and nothing to one pod.
 func TestPlacementNetwork(t *testing.T) {
-	p5 := pool.EncodeID(spec.PoolPolicy{Name: "gpu-p5-tas", Cloud: "eks", Accelerator: "h100-80gb", GPUsPerNode: 8})
-	mega := pool.EncodeID(spec.PoolPolicy{Name: "a3mega", Cloud: "gke", Accelerator: "h100-80gb", GPUsPerNode: 8,
-		MachineType: "a3-megagpu-8g"})
+	p5 := &spec.PoolPolicy{Name: "gpu-p5-tas", Cloud: "eks", Accelerator: "h100-80gb", GPUsPerNode: 8}
+	mega := &spec.PoolPolicy{Name: "a3mega", Cloud: "gke", Accelerator: "h100-80gb", GPUsPerNode: 8,
+		MachineType: "a3-megagpu-8g"}
 	cases := []struct {
-		name, cloud, nodePool string
-		pods                  int64
-		want, absent          []string
+		name, cloud  string
+		nodePool     *spec.PoolPolicy
+		pods         int64
+		want, absent []string
 	}{
 		{"eks p5 job of 4", "eks", p5, 4, []string{`"vpc.amazonaws.com/efa":"32"`, `"hugepages-2Mi":"5Gi"`}, nil},
 		{"eks p5 one pod", "eks", p5, 1, []string{`"initContainers":[]`}, []string{"vpc.amazonaws.com/efa"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -28,16 +29,21 @@ import (
 // RayCluster or Helm values unchanged.
 
 // gpuRequestKeys are the keys a request object may hold: the gpu block of
-// gpu_workload, plus spot and node_pool, which gpu_workload has beside it.
-var gpuRequestKeys = []string{"count", "requests", "accelerator", "accelerators", "partition", "mig_strategy",
-	"sharing", "max_shared_clients", "dra", "spot", "node_pool", "pods"}
+// gpu_workload (declared once, in gpuintent), plus spot and node_pool,
+// which gpu_workload has beside it, and pods (how many pods the job runs,
+// for the pool's GPU network, network.go). gpuRequestJSON decodes them;
+// TestRequestKeysAreTheGPUBlocks checks it has exactly these.
+var gpuRequestKeys = func() []string {
+	names, _ := gpuintent.Names()
+	return append(names, "spot", "node_pool", "pods")
+}()
 
 // GPURequest is a request object decoded: the GPU, spot, and an optional
-// gpu_node_pool_policy id.
+// gpu_node_pool_policy's pool (its ref).
 type GPURequest struct {
 	GPU      spec.GPU
 	Spot     bool
-	NodePool string
+	NodePool *spec.PoolPolicy
 	// Pods is how many pods the job runs (default 1): with more than one,
 	// a pod on a pool with a GPU network gets its share (network.go).
 	Pods int64
@@ -59,20 +65,32 @@ type gpuRequestJSON struct {
 		MinMemory   string   `json:"min_memory"`
 		Same        string   `json:"same"`
 	} `json:"dra"`
-	Spot     bool   `json:"spot"`
-	NodePool string `json:"node_pool"`
-	Pods     int64  `json:"pods"`
+	Spot     bool             `json:"spot"`
+	NodePool *spec.PoolPolicy `json:"node_pool"`
+	Pods     int64            `json:"pods"`
 }
 
 // decodeGPURequest reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
 func decodeGPURequest(v attr.Value) (GPURequest, error) {
+	if plain, err := tfconv.PlainFrom(v); err == nil {
+		if m, ok := plain.(map[string]any); ok {
+			if _, isString := m["node_pool"].(string); isString {
+				return GPURequest{}, fmt.Errorf("node_pool is a string: it takes the ref of a gpu_node_pool_policy, " +
+					"e.g. node_pool = gpu_node_pool_policy.a100.ref, an object with the pool's settings")
+			}
+		}
+	}
 	in, m, err := decodeStrictObject[gpuRequestJSON](v, gpuRequestKeys, `{ accelerator = "l4", count = 1 }`)
 	if err != nil {
 		return GPURequest{}, err
 	}
 	if _, ok := m["count"]; !ok {
 		return GPURequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
+	}
+	if in.NodePool != nil {
+		canonical := pool.CanonicalPool(*in.NodePool)
+		in.NodePool = &canonical
 	}
 	g := spec.GPU{Count: in.Count, Requests: in.Requests, Accelerator: in.Accelerator, Accelerators: in.Accelerators,
 		Partition: in.Partition, MIGStrategy: in.MIGStrategy, Sharing: in.Sharing, MaxSharedClients: in.MaxSharedClients}
@@ -117,24 +135,13 @@ func decodeStrictObject[T any](v attr.Value, allowed []string, example string) (
 // gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
 // (gpu.count, spot, node_pool, cloud).
 func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
-	var onPool *spec.PoolPolicy
-	if req.NodePool != "" {
-		decoded, err := pool.DecodeID(req.NodePool)
-		if err != nil {
-			var diags gpudiag.Diagnostics
-			diags.AddError(gpudiag.At("node_pool"), "Invalid node_pool",
-				err.Error()+". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id.")
-			return chartkit.ValuesPlacement{}, diags
-		}
-		onPool = &decoded
-	}
 	gpuReq := chartkit.GPURequest{Name: "gpu", GPU: req.GPU, Spot: req.Spot}
-	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, onPool)
+	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, req.NodePool)
 	if !ok && !diags.HasError() {
 		diags.AddError(nil, "GPU request cannot be placed", "The request passed validation but could not be placed; this is a bug.")
 	}
-	if ok && onPool != nil {
-		placed.Network, diags = withNetwork(*onPool, req, diags)
+	if ok && req.NodePool != nil {
+		placed.Network, diags = withNetwork(*req.NodePool, req, diags)
 	}
 	return placed, diags
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -124,3 +126,34 @@ func TestDecodeGPURequest(t *testing.T) {
 func bigInt(n int64) *big.Float { return new(big.Float).SetInt64(n) }
 
 func bigFloat(f float64) *big.Float { return big.NewFloat(f) }
+
+// The request object is the gpu block: its keys are the block's attributes
+// and nested blocks (gpuintent, the one declaration) plus spot, node_pool
+// and pods (the GPU network's pod count), and the struct that decodes it has a field for each, the dra
+// block's attributes included. A GPU attribute added to the block without
+// its field here fails this test.
+func TestRequestKeysAreTheGPUBlocks(t *testing.T) {
+	names, nested := gpuintent.Names()
+	want := append(slices.Clone(names), "spot", "node_pool", "pods")
+	if got := jsonNames(reflect.TypeFor[gpuRequestJSON]()); !sameSet(got, want) {
+		t.Errorf("gpuRequestJSON decodes %v; the gpu block, spot, node_pool and pods are %v", got, want)
+	}
+	dra, _ := reflect.TypeFor[gpuRequestJSON]().FieldByName("DRA")
+	if got := jsonNames(dra.Type.Elem()); !sameSet(got, nested["dra"]) {
+		t.Errorf("the dra object decodes %v; the gpu block's dra block has %v", got, nested["dra"])
+	}
+}
+
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(a, b)
+}

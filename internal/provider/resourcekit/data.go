@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -71,6 +72,21 @@ func (d *Data) Client(summary string, diags *diag.Diagnostics) (*kube.Client, bo
 		return nil, false
 	}
 	return client, true
+}
+
+// CheckCluster reports at plan what the apply would find only after other
+// resources were created: a provider configuration that cannot reach any
+// cluster, for a resource (what) that needs one to apply. Nothing is
+// contacted. Before the provider is configured (validation) it does nothing.
+func (d *Data) CheckCluster(what string, diags *diag.Diagnostics) {
+	if d == nil {
+		return
+	}
+	if err := d.Kube.Check(); err != nil {
+		diags.AddAttributeError(path.Root("apply"), "The provider cannot reach a cluster", what+" is applied to the "+
+			"cluster, but "+err.Error()+". Allowed: fix the provider \"gpu\" block or its environment variables, "+
+			"or set apply = false to only render the objects (their manifests are in manifests).")
+	}
 }
 
 // WithTimeout bounds ctx by the timeouts block's value for an operation

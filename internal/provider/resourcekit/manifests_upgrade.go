@@ -20,29 +20,48 @@ const ManifestsSchemaVersion = 1
 // raw JSON is edited, not decoded with the old schema, so every other
 // attribute passes through exactly as stored.
 func ManifestsUpgraders() map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: {StateUpgrader: upgradeManifests}}
+	return map[int64]resource.StateUpgrader{0: RawStateUpgrader(UpgradeManifests)}
 }
 
-func upgradeManifests(_ context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
-	if req.RawState == nil {
-		resp.Diagnostics.AddError("Cannot upgrade the state", "the state has no raw value")
-		return
-	}
-	var attrs map[string]any
-	if err := json.Unmarshal(req.RawState.JSON, &attrs); err != nil {
-		resp.Diagnostics.AddError("Cannot upgrade the state", "the stored state is not a JSON object: "+err.Error())
-		return
-	}
+// UpgradeManifests is the version-0 edit of a raw state.
+func UpgradeManifests(_ context.Context, attrs map[string]any) error {
 	if stream, ok := attrs["manifest"].(string); ok && attrs["manifests"] == nil {
 		attrs["manifests"] = splitManifest(stream)
 	}
 	delete(attrs, "manifest")
-	out, err := json.Marshal(attrs)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot upgrade the state", err.Error())
-		return
-	}
-	resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
+	return nil
+}
+
+// RawStateEdit changes a stored state's attributes in place, as JSON.
+type RawStateEdit func(ctx context.Context, attrs map[string]any) error
+
+// RawStateUpgrader upgrades a state by editing its raw JSON with each edit
+// in turn, not by decoding it with an old schema: every attribute the edits
+// leave alone passes through exactly as stored.
+func RawStateUpgrader(edits ...RawStateEdit) resource.StateUpgrader {
+	return resource.StateUpgrader{StateUpgrader: func(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+		if req.RawState == nil {
+			resp.Diagnostics.AddError("Cannot upgrade the state", "the state has no raw value")
+			return
+		}
+		var attrs map[string]any
+		if err := json.Unmarshal(req.RawState.JSON, &attrs); err != nil {
+			resp.Diagnostics.AddError("Cannot upgrade the state", "the stored state is not a JSON object: "+err.Error())
+			return
+		}
+		for _, edit := range edits {
+			if err := edit(ctx, attrs); err != nil {
+				resp.Diagnostics.AddError("Cannot upgrade the state", err.Error())
+				return
+			}
+		}
+		out, err := json.Marshal(attrs)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot upgrade the state", err.Error())
+			return
+		}
+		resp.DynamicValue = &tfprotov6.DynamicValue{JSON: out}
+	}}
 }
 
 // splitManifest is manifestDocs on a plain string.

@@ -31,7 +31,7 @@ func TestUpgradeManifests(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			raw, _ := json.Marshal(c.in)
 			var resp resource.UpgradeStateResponse
-			upgradeManifests(context.Background(), resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
+			RawStateUpgrader(UpgradeManifests).StateUpgrader(context.Background(), resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: raw}}, &resp)
 			if resp.Diagnostics.HasError() || resp.DynamicValue == nil {
 				t.Fatalf("upgrade failed: %v", resp.Diagnostics)
 			}
@@ -45,7 +45,7 @@ func TestUpgradeManifests(t *testing.T) {
 		})
 	}
 	var resp resource.UpgradeStateResponse
-	upgradeManifests(context.Background(), resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: []byte("[1]")}}, &resp)
+	RawStateUpgrader(UpgradeManifests).StateUpgrader(context.Background(), resource.UpgradeStateRequest{RawState: &tfprotov6.RawState{JSON: []byte("[1]")}}, &resp)
 	if !resp.Diagnostics.HasError() {
 		t.Error("a state that is not an object upgrades without an error")
 	}

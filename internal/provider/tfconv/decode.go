@@ -47,7 +47,7 @@ func DecodeAt[T any](c *Converter, at []any, v types.Object) *T {
 
 // DecodeHook decodes the value at path at into to, a Go value of the type
 // it is registered for (Converter.Hooks), for what no field name can say:
-// a pool id that becomes its policy. It gets null and unknown values too.
+// a pool ref that becomes its policy. It gets null and unknown values too.
 type DecodeHook func(c *Converter, at []any, v attr.Value, to reflect.Value)
 
 // HookFor is a DecodeHook of a typed function, keyed by the type it

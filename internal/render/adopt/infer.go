@@ -97,12 +97,26 @@ func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpu
 
 func decode(live *unstructured.Unstructured) (liveWorkload, error) {
 	k, ok := kinds.ForGroupKind(live.GroupVersionKind().GroupKind())
-	if !ok || k.Adopt == nil {
-		return liveWorkload{}, fmt.Errorf("%s %s/%s is not a kind import can adopt. Allowed: %s", live.GetKind(),
-			live.GetNamespace(), live.GetName(), strings.Join(AdoptableKinds(), ", "))
+	var obj workload.Object
+	var err error
+	if ok {
+		// Kinds sharing the object type decode alike; the decoded object
+		// tells which of them it is (an Indexed Job under a subdomain is a
+		// distributed job's).
+		obj = k.New()
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, obj)
+		if found, known := kinds.Of(obj); err == nil && known {
+			k = found
+		}
 	}
-	obj := k.New()
-	err := runtime.DefaultUnstructuredConverter.FromUnstructured(live.Object, obj)
+	if !ok || k.Adopt == nil {
+		why := ""
+		if ok && k.NotAdoptable != "" {
+			why = " (a " + k.Name + ": " + k.NotAdoptable + ")"
+		}
+		return liveWorkload{}, fmt.Errorf("%s %s/%s is not a kind import can adopt%s. Allowed: %s", live.GetKind(),
+			live.GetNamespace(), live.GetName(), why, strings.Join(AdoptableKinds(), ", "))
+	}
 	lw := liveWorkload{kind: k, obj: obj, template: k.PodTemplate(obj)}
 	if k.Selector != nil {
 		lw.selector = k.Selector(obj)

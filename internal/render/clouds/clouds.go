@@ -16,7 +16,9 @@ import (
 // order also decides which profile recognises a live node first
 // (classifyNode): clouds whose own node-pool label is most specific come
 // before Karpenter and generic GPU Operator labels. Adding a cloud is one
-// entry here and one cloud_<name>.go file implementing Profile.
+// entry here and one file named after it (gke.go, aks.go, eks.go,
+// karpenter.go, generic.go) implementing Profile; aws.go holds what EKS
+// and Karpenter share.
 var Registry = []struct {
 	name    spec.Cloud
 	Profile Profile

@@ -59,7 +59,7 @@ func draMatrixPools(t *testing.T) []matrixPool {
 // queueOfOne renders a one-pool queue: its flavor's labels and findings.
 func queueOfOne(t *testing.T, p spec.PoolPolicy) (map[string]string, gpudiag.Diagnostics) {
 	t.Helper()
-	r, diags := queue.Render(spec.Queue{Name: "q", Flavors: []spec.QueueFlavor{{NodePool: pool.EncodeID(p), Nodes: 1}}})
+	r, diags := queue.Render(spec.Queue{Name: "q", Flavors: []spec.QueueFlavor{{Pool: p, Nodes: 1}}})
 	if diags.HasError() {
 		t.Fatalf("queue of %s: %s", p.Name, rendertest.FormatDiags(diags))
 	}

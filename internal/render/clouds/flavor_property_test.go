@@ -25,7 +25,7 @@ import (
 // renders for p, with the plan's findings.
 func flavorLabelsOf(t *testing.T, p spec.PoolPolicy) map[string]string {
 	t.Helper()
-	r, diags := queue.Render(spec.Queue{Name: "q", Flavors: []spec.QueueFlavor{{NodePool: pool.EncodeID(p), Nodes: 1}}})
+	r, diags := queue.Render(spec.Queue{Name: "q", Flavors: []spec.QueueFlavor{{Pool: p, Nodes: 1}}})
 	if diags.HasError() {
 		t.Fatalf("queue of %s: %s", p.Name, rendertest.FormatDiags(diags))
 	}
@@ -50,7 +50,7 @@ func advertises(node *corev1.Node, resource string) bool {
 // tells them apart.
 func refusedTogether(p, q spec.PoolPolicy) bool {
 	_, diags := queue.Render(spec.Queue{Name: "q", Flavors: []spec.QueueFlavor{
-		{NodePool: pool.EncodeID(p), Nodes: 1}, {NodePool: pool.EncodeID(q), Nodes: 1}}})
+		{Pool: p, Nodes: 1}, {Pool: q, Nodes: 1}}})
 	return slices.ContainsFunc(diags.Errors(), func(d gpudiag.Diagnostic) bool {
 		return d.Summary == "Kueue cannot tell two pools apart"
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/cronjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/deployment"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/job"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/statefulset"
@@ -30,14 +31,18 @@ var registered = mustRegister(
 	job.Kind(),
 	statefulset.Kind(),
 	cronjob.Kind(),
+	distributedjob.Kind(),
 )
 
-// Registry holds kinds by name, by GroupKind and by Go type.
+// Registry holds kinds by name, by GroupKind and by Go type. Several kinds
+// may share a GroupKind and type when all but one recognise their objects
+// (kindkit.Kind.Recognise): byGK and byType list them, those with a
+// recogniser first, the one without last.
 type Registry struct {
 	kinds        []kindkit.Kind
 	byName       map[string]int
-	byGK         map[schema.GroupKind]int
-	byType       map[reflect.Type]int
+	byGK         map[schema.GroupKind][]int
+	byType       map[reflect.Type][]int
 	defaultIndex int
 	hasDefault   bool
 }
@@ -50,34 +55,76 @@ var (
 )
 
 // Register adds a kind, refusing one that lacks a mandatory callback or
-// fact, or repeats another's name, GroupKind or Go type.
+// fact, or repeats another's name, or another's GroupKind or Go type
+// without telling its objects apart: of the kinds on one GroupKind (and
+// type), at most one may lack a recogniser, and they must agree on the
+// facts the kube layer reads by GroupKind alone (resource, wait).
 func (r *Registry) Register(k kindkit.Kind) error {
 	if err := check(k); err != nil {
 		return err
 	}
 	if r.byName == nil {
-		r.byName, r.byGK, r.byType = map[string]int{}, map[schema.GroupKind]int{}, map[reflect.Type]int{}
+		r.byName, r.byGK, r.byType = map[string]int{}, map[schema.GroupKind][]int{}, map[reflect.Type][]int{}
 	}
 	gk, typ := k.GVK.GroupKind(), reflect.TypeOf(k.New())
 	if _, dup := r.byName[k.Name]; dup {
 		return fmt.Errorf("%w %q", ErrDuplicate, k.Name)
 	}
-	if i, dup := r.byGK[gk]; dup {
-		return fmt.Errorf("%w: %q and %q both render %s", ErrDuplicate, r.kinds[i].Name, k.Name, gk)
+	if err := r.checkShared(k, r.byGK[gk], "render "+gk.String()); err != nil {
+		return err
 	}
-	if i, dup := r.byType[typ]; dup {
-		return fmt.Errorf("%w: %q and %q both decode into %s", ErrDuplicate, r.kinds[i].Name, k.Name, typ)
+	if err := r.checkShared(k, r.byType[typ], "decode into "+typ.String()); err != nil {
+		return err
 	}
 	if k.Default && r.hasDefault {
 		return fmt.Errorf("%w: %q after %q", ErrSecondDefault, k.Name, r.kinds[r.defaultIndex].Name)
 	}
 	i := len(r.kinds)
 	r.kinds = append(r.kinds, k)
-	r.byName[k.Name], r.byGK[gk], r.byType[typ] = i, i, i
+	r.byName[k.Name] = i
+	r.byGK[gk], r.byType[typ] = r.insert(r.byGK[gk], i), r.insert(r.byType[typ], i)
 	if k.Default {
 		r.defaultIndex, r.hasDefault = i, true
 	}
 	return nil
+}
+
+// checkShared refuses k on a GroupKind or type that the kinds at others
+// already use, unless each is told apart: every kind but one recognises
+// its objects, and they agree on what the kube layer reads by GroupKind.
+func (r *Registry) checkShared(k kindkit.Kind, others []int, what string) error {
+	for _, i := range others {
+		o := r.kinds[i]
+		switch {
+		case k.Recognise == nil && o.Recognise == nil:
+			return fmt.Errorf("%w: %q and %q both %s, and neither recognises its objects", ErrDuplicate, o.Name, k.Name, what)
+		case k.Resource != o.Resource || k.Wait != o.Wait:
+			return fmt.Errorf("%w: %q and %q both %s with different resources or waits", ErrDuplicate, o.Name, k.Name, what)
+		}
+	}
+	return nil
+}
+
+// insert adds kind i to a list of kinds sharing a GroupKind or type: those
+// with a recogniser first, so lookups ask them before the one without.
+func (r *Registry) insert(list []int, i int) []int {
+	if r.kinds[i].Recognise == nil {
+		return append(list, i)
+	}
+	return append([]int{i}, list...)
+}
+
+// pick is the kind of obj among kinds sharing its GroupKind or type: the
+// first that recognises it, else the one without a recogniser. A nil obj
+// (a lookup by GroupKind alone) gets the one without a recogniser.
+func (r *Registry) pick(list []int, obj kindkit.Object) (kindkit.Kind, bool) {
+	for _, i := range list {
+		k := r.kinds[i]
+		if k.Recognise == nil || (obj != nil && k.Recognise(obj)) {
+			return k, true
+		}
+	}
+	return kindkit.Kind{}, false
 }
 
 // check names the first mandatory part a kind lacks.
@@ -136,23 +183,19 @@ func Lookup(name string) (kindkit.Kind, bool) {
 }
 
 // ForGroupKind finds the kind whose objects have the group and kind, at
-// any version: what import and the kube layer know of an object.
+// any version: what the kube layer knows of an object it has not decoded.
+// Where kinds share a GroupKind it is the one without a recogniser; the
+// facts the kube layer reads (resource, wait) are the same for all of
+// them, which Register checks. Decode the object and ask Of for its kind.
 func ForGroupKind(gk schema.GroupKind) (kindkit.Kind, bool) {
-	i, ok := registered.byGK[gk]
-	if !ok {
-		return kindkit.Kind{}, false
-	}
-	return registered.kinds[i], true
+	return registered.pick(registered.byGK[gk], nil)
 }
 
-// Of finds the kind of a typed object by its Go type: a rendered, patched
-// or decoded workload object. false for any other object.
+// Of finds the kind of a typed object by its Go type, and by the kinds'
+// recognisers where several share it: a rendered, patched or decoded
+// workload object. false for any other object.
 func Of(obj kindkit.Object) (kindkit.Kind, bool) {
-	i, ok := registered.byType[reflect.TypeOf(obj)]
-	if !ok {
-		return kindkit.Kind{}, false
-	}
-	return registered.kinds[i], true
+	return registered.pick(registered.byType[reflect.TypeOf(obj)], obj)
 }
 
 // Default is the kind of a workload that leaves kind unset.

@@ -45,11 +45,18 @@ func TestEveryKind(t *testing.T) {
 			if found, ok := Of(obj); !ok || found.Name != k.Name {
 				t.Errorf("Of(built object) = %q, %v", found.Name, ok)
 			}
-			if found, ok := Of(k.New()); !ok || found.Name != k.Name {
+			// An empty object is recognised by no kind: it falls to the
+			// kind without a recogniser on the same type, and a lookup by
+			// GroupKind alone finds that one too, with the same facts.
+			if found, ok := Of(k.New()); !ok || found.GVK != k.GVK || (k.Recognise == nil && found.Name != k.Name) {
 				t.Errorf("Of(New()) = %q, %v: New and Build disagree on the Go type", found.Name, ok)
 			}
-			if found, ok := ForGroupKind(k.GVK.GroupKind()); !ok || found.Name != k.Name {
+			found, ok := ForGroupKind(k.GVK.GroupKind())
+			if !ok || (k.Recognise == nil && found.Name != k.Name) || found.Resource != k.Resource || found.Wait != k.Wait {
 				t.Errorf("ForGroupKind(%v) = %q, %v", k.GVK.GroupKind(), found.Name, ok)
+			}
+			if k.Recognise != nil && (!k.Recognise(obj) || k.Recognise(k.New())) {
+				t.Error("Recognise does not tell the built object from an empty one")
 			}
 			if found, ok := Lookup(k.Name); !ok || found.GVK != k.GVK {
 				t.Errorf("Lookup(%q) = %v, %v", k.Name, found.GVK, ok)
@@ -89,7 +96,7 @@ func TestEveryKind(t *testing.T) {
 // TestNamesAndDefault: the kind attribute's values and default, in the
 // order the documentation has always listed them.
 func TestNamesAndDefault(t *testing.T) {
-	want := []string{spec.KindDeployment, spec.KindStatefulSet, spec.KindJob, spec.KindCronJob}
+	want := []string{spec.KindDeployment, spec.KindStatefulSet, spec.KindJob, spec.KindCronJob, spec.KindDistributedJob}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
@@ -123,6 +130,12 @@ func TestRegisterRefuses(t *testing.T) {
 		"immutable, no drift warning": {func(k *kindkit.Kind) { k.Immutable.DriftSummary = "" }, ErrMissingMandatory},
 		"same name":                   {func(*kindkit.Kind) {}, ErrDuplicate},
 		"same object":                 {func(k *kindkit.Kind) { k.Name = "job2" }, ErrDuplicate},
+		"same object, other wait": {func(k *kindkit.Kind) {
+			k.Name, k.Recognise, k.Wait.Default = "job2", func(kindkit.Object) bool { return true }, kindkit.WaitNone
+		}, ErrDuplicate},
+		"same object, recognised": {func(k *kindkit.Kind) {
+			k.Name, k.Recognise = "job2", func(kindkit.Object) bool { return true }
+		}, nil},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -132,7 +145,7 @@ func TestRegisterRefuses(t *testing.T) {
 			}
 			k := valid()
 			c.edit(&k)
-			if err := r.Register(k); !errors.Is(err, c.want) {
+			if err := r.Register(k); !errors.Is(err, c.want) || (c.want == nil && err != nil) {
 				t.Errorf("Register = %v, want %v", err, c.want)
 			}
 		})
@@ -145,5 +158,20 @@ func TestRegisterRefuses(t *testing.T) {
 	}
 	if err := r.Register(second); !errors.Is(err, ErrSecondDefault) {
 		t.Errorf("a second default kind: %v", err)
+	}
+}
+
+// TestRecognisedKinds: a distributed job and a job are both batch/v1 Jobs;
+// the object tells them apart, a lookup by GroupKind alone finds the job.
+func TestRecognisedKinds(t *testing.T) {
+	for _, name := range []string{spec.KindJob, spec.KindDistributedJob} {
+		k, _ := Lookup(name)
+		obj, _ := k.Build(buildInput(name))
+		if got, _ := Of(obj); got.Name != name {
+			t.Errorf("Of(a built %s) = %q", name, got.Name)
+		}
+		if got, _ := ForGroupKind(k.GVK.GroupKind()); got.Name != spec.KindJob {
+			t.Errorf("ForGroupKind(%v) = %q, want the kind without a recogniser", k.GVK.GroupKind(), got.Name)
+		}
 	}
 }

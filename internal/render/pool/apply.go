@@ -48,7 +48,7 @@ func applyTo(w onPool, p spec.PoolPolicy) (onPool, gpudiag.Diagnostics) {
 	if poolDiags.HasError() {
 		diags.AddError(gpudiag.At("node_pool"), "Invalid node pool",
 			"The node pool policy "+strconv.Quote(p.Name)+" does not validate: "+DiagSummaries(poolDiags.Errors())+
-				". Allowed: the id of a gpu_node_pool_policy that plans without errors.")
+				". Allowed: the ref of a gpu_node_pool_policy that plans without errors.")
 		return w, diags
 	}
 	out := w

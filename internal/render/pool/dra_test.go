@@ -112,11 +112,11 @@ func TestDRAPoolIDCarriesAllocation(t *testing.T) {
 	p := spec.PoolPolicy{Name: "a", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}
 	explicit := p
 	explicit.GPUAllocation = spec.GPUAllocationDevicePlugin
-	if EncodeID(p) != EncodeID(explicit) {
+	if encodeID(p) != encodeID(explicit) {
 		t.Error("gpu_allocation = \"device-plugin\" changes the id")
 	}
 	p.GPUAllocation = spec.GPUAllocationDRA
-	decoded, err := DecodeID(EncodeID(p))
+	decoded, err := DecodeID(encodeID(p))
 	if err != nil || !decoded.UsesDRA() {
 		t.Fatalf("decoded %+v, %v: the id lost gpu_allocation", decoded, err)
 	}

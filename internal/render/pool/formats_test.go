@@ -31,7 +31,7 @@ func poolIDFixtures() map[string]spec.PoolPolicy {
 func TestPoolIDFormatFixtures(t *testing.T) {
 	for name, want := range poolIDFixtures() {
 		path := filepath.Join("testdata", "formats", "poolid", name)
-		rendertest.WriteFixtureIfNew(t, path, EncodeID(want))
+		rendertest.WriteFixtureIfNew(t, path, encodeID(want))
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestPoolIDFormatFixtures(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s decodes to\n%+v\nwant\n%+v", name, got, want)
 		}
-		if again := EncodeID(got); again != id {
+		if again := encodeID(got); again != id {
 			t.Errorf("%s re-encodes differently, so every workload on the pool would plan a change:\n%s\n%s", name, id, again)
 		}
 	}

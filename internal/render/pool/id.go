@@ -11,13 +11,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// poolIDVersion is bumped when the payload changes incompatibly; DecodeID
-// rejects versions it does not know rather than guessing.
+// poolIDVersion is the legacy id's payload version; DecodeID rejects
+// versions it does not know rather than guessing.
 const poolIDVersion = 1
 
 // maxPoolIDLength bounds DecodeID's work on hostile input. A policy with
@@ -30,85 +29,16 @@ type poolIDPayload struct {
 	spec.PoolPolicy
 }
 
-// EncodeID returns a stable id carrying the whole policy, so a
-// gpu_workload can use the pool at plan time without reading state:
+// DecodeID parses a pool id of versions before 0.1.0, which carried the
+// whole policy (docs/design/formats.md):
 //
 //	<cloud>/<accelerator>/<name>:<base64url(JSON of the canonical policy)>
 //
-// The prefix is for humans (plans, logs); the payload is authoritative. The
-// canonical policy sorts taints and drops defaults (dedicated = true, empty
-// labels), so two configurations that mean the same give the same id.
-// Strings that are not valid UTF-8 are replaced by JSON, so only UTF-8
-// policies (all Terraform strings) round-trip exactly.
-func EncodeID(p spec.PoolPolicy) string {
-	c := CanonicalPool(p)
-	payload, err := json.Marshal(poolIDPayload{Version: poolIDVersion, PoolPolicy: c})
-	if err != nil {
-		payload = []byte("{}") // unreachable: strings, ints, bools and maps always marshal
-	}
-	return poolIDPrefix(c) + ":" + base64.RawURLEncoding.EncodeToString(payload)
-}
-
-// DecodeID parses an id made by EncodeID. It checks the form, the
-// version and that the readable prefix matches the payload (an edited id is
-// an error, not a silent mismatch); it does not validate the policy, which
-// Apply and Render do.
+// State upgrades read such ids into the ref that replaced them. It checks
+// the form, the version and that the readable prefix matches the payload
+// (an edited id is an error, not a silent mismatch); it does not validate
+// the policy, which Apply and Render do.
 func DecodeID(id string) (spec.PoolPolicy, error) {
-	if p, ok := decodedIDs.get(id); ok {
-		return p, nil
-	}
-	p, err := decodeID(id)
-	if err == nil {
-		decodedIDs.put(id, p)
-	}
-	return p, err
-}
-
-// decodedIDs remembers DecodeID's successful answers. A plan decodes the
-// same pool id once for every workload placed on the pool, and the JSON
-// decoding is most of DecodeID's cost. The answer depends on the id alone;
-// the cache holds canonical policies and hands out copies (CanonicalPool
-// copies labels, taints and dedicated), so a caller editing its policy
-// changes neither the cache nor another caller's policy.
-var decodedIDs = idCache{byID: map[string]spec.PoolPolicy{}}
-
-// Bounds of decodedIDs: a configuration has a handful of pools, and only
-// ids of ordinary size are kept, so the cache stays small whatever the input.
-const (
-	maxCachedIDs      = 64
-	maxCachedIDLength = 4 << 10
-)
-
-type idCache struct {
-	mu   sync.Mutex
-	byID map[string]spec.PoolPolicy
-}
-
-func (c *idCache) get(id string) (spec.PoolPolicy, bool) {
-	c.mu.Lock()
-	p, ok := c.byID[id]
-	c.mu.Unlock()
-	if !ok {
-		return spec.PoolPolicy{}, false
-	}
-	return CanonicalPool(p), true
-}
-
-func (c *idCache) put(id string, p spec.PoolPolicy) {
-	if len(id) > maxCachedIDLength {
-		return
-	}
-	p = CanonicalPool(p) // the cache's own copy, never handed out
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.byID) >= maxCachedIDs {
-		clear(c.byID)
-	}
-	c.byID[id] = p
-}
-
-// decodeID is DecodeID without the cache.
-func decodeID(id string) (spec.PoolPolicy, error) {
 	if id == "" {
 		return spec.PoolPolicy{}, errors.New("pool id is empty; expected the id attribute of a gpu_node_pool_policy")
 	}

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func idPolicies() []spec.PoolPolicy {
 
 func TestPoolIDRoundTrip(t *testing.T) {
 	for _, p := range idPolicies() {
-		id := EncodeID(p)
+		id := encodeID(p)
 		got, err := DecodeID(id)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
@@ -33,14 +34,14 @@ func TestPoolIDRoundTrip(t *testing.T) {
 		if want := CanonicalPool(p); !reflect.DeepEqual(got, want) {
 			t.Errorf("round trip:\nwant %+v\ngot  %+v", want, got)
 		}
-		if again := EncodeID(got); again != id {
+		if again := encodeID(got); again != id {
 			t.Errorf("re-encoding changed the id:\n%s\n%s", id, again)
 		}
 	}
 }
 
 func TestPoolIDIsReadableAndCanonical(t *testing.T) {
-	id := EncodeID(spec.PoolPolicy{Name: "l4-serving", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1})
+	id := encodeID(spec.PoolPolicy{Name: "l4-serving", Cloud: "gke", Accelerator: "l4", GPUsPerNode: 1})
 	if !strings.HasPrefix(id, "gke/l4/l4-serving:") {
 		t.Errorf("id %q lacks the readable prefix", id)
 	}
@@ -49,16 +50,16 @@ func TestPoolIDIsReadableAndCanonical(t *testing.T) {
 	a := spec.PoolPolicy{Name: "p", Cloud: "eks", Dedicated: rendertest.Ptr(true), Labels: map[string]string{},
 		Taints: []spec.Taint{{Key: "b", Effect: "NoSchedule"}, {Key: "a", Effect: "NoSchedule"}}}
 	b := spec.PoolPolicy{Name: "p", Cloud: "eks", Taints: []spec.Taint{{Key: "a", Effect: "NoSchedule"}, {Key: "b", Effect: "NoSchedule"}}}
-	if EncodeID(a) != EncodeID(b) {
+	if encodeID(a) != encodeID(b) {
 		t.Error("equivalent policies must have the same id")
 	}
-	if EncodeID(a) == EncodeID(poolWith(func(p *spec.PoolPolicy) { p.Dedicated = rendertest.Ptr(false) })) {
+	if encodeID(a) == encodeID(poolWith(func(p *spec.PoolPolicy) { p.Dedicated = rendertest.Ptr(false) })) {
 		t.Error("different policies must have different ids")
 	}
 }
 
 func TestDecodePoolIDErrors(t *testing.T) {
-	valid := EncodeID(validPool())
+	valid := encodeID(validPool())
 	prefix, payload, _ := strings.Cut(valid, ":")
 	encode := func(json string) string { return prefix + ":" + base64.RawURLEncoding.EncodeToString([]byte(json)) }
 	cases := []struct{ name, id, want string }{
@@ -97,12 +98,32 @@ func TestDecodePoolIDErrors(t *testing.T) {
 	}
 }
 
-func TestRenderedPoolCarriesItsID(t *testing.T) {
+// The id is the pool's name, which a person reads in a plan; the policy
+// travels in gpu_node_pool_policy's ref (internal/provider/refs).
+func TestRenderedPoolIDIsItsName(t *testing.T) {
 	p := validPool()
 	r, diags := Render(p)
 	rendertest.RequireNoErrors(t, diags)
-	got, err := DecodeID(r.ID)
-	if err != nil || !reflect.DeepEqual(got, CanonicalPool(p)) {
-		t.Fatalf("RenderPool id decodes to %+v, %v", got, err)
+	if r.ID != p.Name {
+		t.Fatalf("Render id %q, want %q", r.ID, p.Name)
 	}
+}
+
+// encodeID returns a stable id carrying the whole policy, so a
+// gpu_workload can use the pool at plan time without reading state:
+//
+//	<cloud>/<accelerator>/<name>:<base64url(JSON of the canonical policy)>
+//
+// The prefix is for humans (plans, logs); the payload is authoritative. The
+// canonical policy sorts taints and drops defaults (dedicated = true, empty
+// labels), so two configurations that mean the same give the same id.
+// Strings that are not valid UTF-8 are replaced by JSON, so only UTF-8
+// policies (all Terraform strings) round-trip exactly.
+func encodeID(p spec.PoolPolicy) string {
+	c := CanonicalPool(p)
+	payload, err := json.Marshal(poolIDPayload{Version: poolIDVersion, PoolPolicy: c})
+	if err != nil {
+		payload = []byte("{}") // unreachable: strings, ints, bools and maps always marshal
+	}
+	return poolIDPrefix(c) + ":" + base64.RawURLEncoding.EncodeToString(payload)
 }

@@ -31,7 +31,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 	maps.Copy(toAdd, pi.Labels)
 	taints := clouds.PoolTaints(pi)
 	r := &spec.PoolRendered{
-		ID:               EncodeID(p),
+		ID:               p.Name,
 		NodeLabels:       labelsOrNil(toAdd),
 		CloudSetLabels:   labelsOrNil(cloudSet),
 		NodeTaints:       clouds.TaintList(taints),

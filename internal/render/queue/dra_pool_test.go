@@ -13,8 +13,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-func draPoolID(name, accelerator, partition string) string {
-	return pool.EncodeID(spec.PoolPolicy{Name: name, Cloud: "generic", Accelerator: accelerator, GPUsPerNode: 8,
+func draPool(name, accelerator, partition string) spec.PoolPolicy {
+	return pool.CanonicalPool(spec.PoolPolicy{Name: name, Cloud: "generic", Accelerator: accelerator, GPUsPerNode: 8,
 		Partition: partition, GPUAllocation: spec.GPUAllocationDRA})
 }
 
@@ -23,8 +23,8 @@ func draPoolID(name, accelerator, partition string) string {
 // profile), and the queue says which mapping Kueue's configuration needs.
 func TestDRAPoolFlavorQuotaIsInItsClassDevices(t *testing.T) {
 	r := mustRender(t, teamQueue(
-		spec.QueueFlavor{NodePool: draPoolID("dra-h100", "h100-80gb", ""), GPUs: 16, Nodes: 2},
-		spec.QueueFlavor{NodePool: draPoolID("dra-a100", "a100-40gb", "3g.20gb"), MIGInstances: 16, Nodes: 8},
+		spec.QueueFlavor{Pool: draPool("dra-h100", "h100-80gb", ""), GPUs: 16, Nodes: 2},
+		spec.QueueFlavor{Pool: draPool("dra-a100", "a100-40gb", "3g.20gb"), MIGInstances: 16, Nodes: 8},
 	))
 	var covered []string
 	for _, g := range r.ClusterQueue.Spec.ResourceGroups {
@@ -49,7 +49,7 @@ func TestDRAPoolFlavorQuotaIsInItsClassDevices(t *testing.T) {
 // A quota above what the DRA pool's nodes publish is refused as for any
 // pool: 2 nodes of 8 H100s publish 16 devices.
 func TestDRAPoolQuotaAboveItsDevicesIsRefused(t *testing.T) {
-	diags := Validate(teamQueue(spec.QueueFlavor{NodePool: draPoolID("dra-h100", "h100-80gb", ""), GPUs: 17, Nodes: 2}), true)
+	diags := Validate(teamQueue(spec.QueueFlavor{Pool: draPool("dra-h100", "h100-80gb", ""), GPUs: 17, Nodes: 2}), true)
 	if !diags.HasError() {
 		t.Fatalf("a quota of 17 devices on 2 nodes of 8 GPUs planned clean: %v", diags)
 	}

@@ -63,7 +63,7 @@ var mixedQueues = map[string][]spec.PoolPolicy{
 func queueOf(pools []spec.PoolPolicy) spec.Queue {
 	flavors := make([]spec.QueueFlavor, len(pools))
 	for i, p := range pools {
-		flavors[i] = spec.QueueFlavor{NodePool: poolID(p), Nodes: 1}
+		flavors[i] = spec.QueueFlavor{Pool: p, Nodes: 1}
 	}
 	return teamQueue(flavors...)
 }

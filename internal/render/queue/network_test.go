@@ -14,7 +14,7 @@ import (
 func TestRenderNetworkQuota(t *testing.T) {
 	p5 := spec.PoolPolicy{Name: "gpu-p5", Cloud: "eks", Accelerator: "h100-80gb", GPUsPerNode: 8}
 	g5 := spec.PoolPolicy{Name: "gpu-g5", Cloud: "eks", Accelerator: "a10g", GPUsPerNode: 4}
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(p5), GPUs: 32}, spec.QueueFlavor{NodePool: poolID(g5), GPUs: 8}))
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: p5, GPUs: 32}, spec.QueueFlavor{Pool: g5, GPUs: 8}))
 	group := r.ClusterQueue.Spec.ResourceGroups[0]
 	want := map[string]map[string]string{
 		"gpu-p5": {"vpc.amazonaws.com/efa": "128", "hugepages-2Mi": "20Gi"},

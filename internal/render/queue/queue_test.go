@@ -13,7 +13,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-func poolID(p spec.PoolPolicy) string { return pool.EncodeID(p) }
 
 var (
 	a100     = spec.PoolPolicy{Name: "a100", Cloud: "gke", Accelerator: "a100-40gb", GPUsPerNode: 8}
@@ -36,7 +35,7 @@ func mustRender(t *testing.T, q spec.Queue) *Rendered {
 }
 
 func TestRenderDerivesFlavorFromPool(t *testing.T) {
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}))
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8}))
 	poolRendered, _ := pool.Render(a100)
 	rf := r.ResourceFlavors[0]
 	if rf.Name != "a100" {
@@ -80,8 +79,8 @@ func resourceNames[T ~string](in []T) []string {
 
 func TestRenderSeveralResourcesShareOneGroup(t *testing.T) {
 	r := mustRender(t, teamQueue(
-		spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}), GPUs: 8},
-		spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100-mig", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Partition: "1g.10gb", MIGStrategy: "mixed"}), MIGInstances: 56},
+		spec.QueueFlavor{Pool: spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}, GPUs: 8},
+		spec.QueueFlavor{Pool: spec.PoolPolicy{Name: "h100-mig", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Partition: "1g.10gb", MIGStrategy: "mixed"}, MIGInstances: 56},
 	))
 	if len(r.ClusterQueue.Spec.ResourceGroups) != 1 {
 		t.Fatalf("want one resource group, got %d", len(r.ClusterQueue.Spec.ResourceGroups))
@@ -104,24 +103,24 @@ func TestValidateFindings(t *testing.T) {
 		path    string
 		summary string
 	}{
-		{"MIG quota in whole GPUs", teamQueue(spec.QueueFlavor{NodePool: poolID(a100MIG), GPUs: 8}), "flavor[0].gpus", "Quota in the wrong unit"},
-		{"shared slots on whole GPUs", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), SharedSlots: 8}), "flavor[0].shared_slots", "Quota in the wrong unit"},
-		{"quota above the pool", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), Nodes: 1, GPUs: 16}), "flavor[0].gpus", "Quota above the pool's size"},
-		{"pool of another cloud", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}, spec.QueueFlavor{NodePool: poolID(eksA100), GPUs: 8}), "flavor[1].node_pool", "Pool of another cloud"},
-		{"queue cloud", spec.Queue{Name: "q", Cloud: "aks", Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "flavor[0].node_pool", "Pool of another cloud"},
-		{"pool twice", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}, spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}), "flavor[1].node_pool", "Pool listed twice"},
-		{"missing quota", teamQueue(spec.QueueFlavor{NodePool: poolID(a100)}), "flavor[0].gpus", "Missing quota"},
-		{"borrowing without cohort", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, BorrowingLimit: &one}), "flavor[0].borrowing_limit", "borrowing_limit without a cohort"},
-		{"bad pool id", teamQueue(spec.QueueFlavor{NodePool: "nope", GPUs: 8}), "flavor[0].node_pool", "Invalid node_pool"},
-		{"bad name", spec.Queue{Name: "Team_A", Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "name", "Invalid name"},
-		{"bad namespace", spec.Queue{Name: "q", Namespaces: []string{"ok", "ok"}, Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "namespaces[1]", "Namespace listed twice"},
-		{"bad cpu", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPU: "lots"}), "flavor[0].cpu", "Invalid quantity"},
-		{"preemption rule", spec.Queue{Name: "q", Preemption: spec.QueuePreemption{BorrowWithinCohort: "LowerPriority"}, Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "preemption.borrow_within_cohort", "Borrowing preemption without reclaiming"},
-		{"strategy", spec.Queue{Name: "q", QueueingStrategy: "LIFO", Flavors: []spec.QueueFlavor{{NodePool: poolID(a100), GPUs: 8}}}, "queueing_strategy", "Unknown value"},
+		{"MIG quota in whole GPUs", teamQueue(spec.QueueFlavor{Pool: a100MIG, GPUs: 8}), "flavor[0].gpus", "Quota in the wrong unit"},
+		{"shared slots on whole GPUs", teamQueue(spec.QueueFlavor{Pool: a100, SharedSlots: 8}), "flavor[0].shared_slots", "Quota in the wrong unit"},
+		{"quota above the pool", teamQueue(spec.QueueFlavor{Pool: a100, Nodes: 1, GPUs: 16}), "flavor[0].gpus", "Quota above the pool's size"},
+		{"pool of another cloud", teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8}, spec.QueueFlavor{Pool: eksA100, GPUs: 8}), "flavor[1].node_pool", "Pool of another cloud"},
+		{"queue cloud", spec.Queue{Name: "q", Cloud: "aks", Flavors: []spec.QueueFlavor{{Pool: a100, GPUs: 8}}}, "flavor[0].node_pool", "Pool of another cloud"},
+		{"pool twice", teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8}, spec.QueueFlavor{Pool: a100, GPUs: 8}), "flavor[1].node_pool", "Pool listed twice"},
+		{"missing quota", teamQueue(spec.QueueFlavor{Pool: a100}), "flavor[0].gpus", "Missing quota"},
+		{"borrowing without cohort", teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8, BorrowingLimit: &one}), "flavor[0].borrowing_limit", "borrowing_limit without a cohort"},
+		{"missing pool", teamQueue(spec.QueueFlavor{GPUs: 8}), "flavor[0].node_pool", "Missing required value"},
+		{"bad name", spec.Queue{Name: "Team_A", Flavors: []spec.QueueFlavor{{Pool: a100, GPUs: 8}}}, "name", "Invalid name"},
+		{"bad namespace", spec.Queue{Name: "q", Namespaces: []string{"ok", "ok"}, Flavors: []spec.QueueFlavor{{Pool: a100, GPUs: 8}}}, "namespaces[1]", "Namespace listed twice"},
+		{"bad cpu", teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8, CPU: "lots"}), "flavor[0].cpu", "Invalid quantity"},
+		{"preemption rule", spec.Queue{Name: "q", Preemption: spec.QueuePreemption{BorrowWithinCohort: "LowerPriority"}, Flavors: []spec.QueueFlavor{{Pool: a100, GPUs: 8}}}, "preemption.borrow_within_cohort", "Borrowing preemption without reclaiming"},
+		{"strategy", spec.Queue{Name: "q", QueueingStrategy: "LIFO", Flavors: []spec.QueueFlavor{{Pool: a100, GPUs: 8}}}, "queueing_strategy", "Unknown value"},
 		{"no flavor", spec.Queue{Name: "q"}, "flavor", "Missing flavor"},
 		{"indistinct generic pools", teamQueue(
-			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}), GPUs: 8},
-			spec.QueueFlavor{NodePool: poolID(spec.PoolPolicy{Name: "h100-open", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: new(false)}), GPUs: 8}),
+			spec.QueueFlavor{Pool: spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}, GPUs: 8},
+			spec.QueueFlavor{Pool: spec.PoolPolicy{Name: "h100-open", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, Dedicated: new(false)}, GPUs: 8}),
 			"flavor[1].node_pool", "Kueue cannot tell two pools apart"},
 	}
 	for _, tc := range cases {
@@ -145,13 +144,13 @@ func hasFinding(diags gpudiag.Diagnostics, path, summary string) bool {
 
 func TestValidateSkipsUnknowns(t *testing.T) {
 	// At plan time a missing quota or name may be unknown.
-	if diags := Validate(spec.Queue{Flavors: []spec.QueueFlavor{{NodePool: poolID(a100)}}}, false); diags.HasError() {
+	if diags := Validate(spec.Queue{Flavors: []spec.QueueFlavor{{Pool: a100}}}, false); diags.HasError() {
 		t.Errorf("plan-time validation reported %v", diags)
 	}
 }
 
 func TestWholePoolQuotaFromNodes(t *testing.T) {
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100MIG), Nodes: 2}))
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: a100MIG, Nodes: 2}))
 	// 2 nodes x 8 GPUs x 3 instances of 2g.10gb.
 	if got := r.ClusterQueue.Spec.ResourceGroups[0].Flavors[0].Resources[0].NominalQuota; got.Value() != 48 {
 		t.Errorf("quota %s, want 48", got.String())
@@ -162,28 +161,34 @@ func TestWholePoolQuotaFromNodes(t *testing.T) {
 }
 
 func TestSharedPoolCountsSlots(t *testing.T) {
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(l4Shared), SharedSlots: 4}))
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: l4Shared, SharedSlots: 4}))
 	f := r.Ref.Flavors[0]
 	// GKE shares GPUs natively: the slots are advertised as nvidia.com/gpu.
 	if f.Unit != UnitSharedSlots || f.Quota != 4 || f.Resource != "nvidia.com/gpu" {
 		t.Errorf("flavor %+v", f)
 	}
-	_, diags := Render(teamQueue(spec.QueueFlavor{NodePool: poolID(l4Shared), GPUs: 1}))
+	_, diags := Render(teamQueue(spec.QueueFlavor{Pool: l4Shared, GPUs: 1}))
 	if !hasFinding(diags, "flavor[0].gpus", "Quota in the wrong unit") || !strings.Contains(diags[0].Detail, "shared_slots = 4") {
 		t.Errorf("whole GPUs on a shared pool: %v", diags)
 	}
 }
 
-func TestIDRoundTrip(t *testing.T) {
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}))
-	if !IsID(r.ID) || !strings.HasPrefix(r.ID, "kueue/team-a:") {
-		t.Fatalf("id %q", r.ID)
+// The id is the queue's name; the legacy ids of versions before 0.1.0,
+// which carried the Ref, still decode for state upgrades.
+func TestLegacyIDRoundTrip(t *testing.T) {
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8}))
+	if r.ID != "team-a" {
+		t.Fatalf("id %q, want the queue's name", r.ID)
 	}
-	got, err := DecodeID(r.ID)
+	legacy := encodeLegacyID(r.Ref)
+	if !IsID(legacy) || !strings.HasPrefix(legacy, "kueue/team-a:") {
+		t.Fatalf("legacy id %q", legacy)
+	}
+	got, err := DecodeID(legacy)
 	if err != nil || got.Name != "team-a" || len(got.Flavors) != 1 || got.Flavors[0].Quota != 8 {
 		t.Fatalf("DecodeID = %+v, %v", got, err)
 	}
-	edited := strings.Replace(r.ID, "kueue/team-a:", "kueue/team-b:", 1)
+	edited := strings.Replace(legacy, "kueue/team-a:", "kueue/team-b:", 1)
 	if _, err := DecodeID(edited); err == nil {
 		t.Error("an edited id decoded")
 	}
@@ -206,7 +211,7 @@ func renderWorkload(t *testing.T, w spec.Workload, p spec.PoolPolicy) Demand {
 }
 
 func TestCheckWorkload(t *testing.T) {
-	ref := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8})).Ref
+	ref := mustRender(t, teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8})).Ref
 	job := func(count int64, parallelism int32) spec.Workload {
 		return spec.Workload{Name: "train", Namespace: "team-a", Kind: spec.KindJob, Image: "img", GPU: spec.GPU{Count: count},
 			Job: &spec.JobControls{Parallelism: &parallelism}}
@@ -228,7 +233,7 @@ func TestCheckWorkload(t *testing.T) {
 		t.Errorf("namespace without a LocalQueue: %v", diags)
 	}
 	// In a cohort without a borrowing limit the queue may borrow any amount.
-	cohort := teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8})
+	cohort := teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8})
 	cohort.Cohort = "research"
 	if diags := CheckWorkload(mustRender(t, cohort).Ref, renderWorkload(t, job(8, 2), a100)); diags.HasError() {
 		t.Errorf("cohort borrowing: %v", diags)
@@ -236,7 +241,7 @@ func TestCheckWorkload(t *testing.T) {
 }
 
 func TestDefaultLocalQueueWarns(t *testing.T) {
-	q := teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8})
+	q := teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8})
 	q.LocalQueueName = "default"
 	_, diags := Render(q)
 	if diags.HasError() || len(diags.Warnings()) != 1 || diags[0].PathString() != "local_queue_name" {
@@ -252,7 +257,7 @@ func TestHostQuotaIsWhatWorkloadsOnThePoolRequest(t *testing.T) {
 		pool  spec.PoolPolicy
 		units int64
 	}{{a100, 8}, {a100MIG, 24}, {l4Shared, 4}} {
-		flavor := spec.QueueFlavor{NodePool: poolID(c.pool)}
+		flavor := spec.QueueFlavor{Pool: c.pool}
 		switch {
 		case c.pool.Partition != "":
 			flavor.MIGInstances = c.units
@@ -294,12 +299,12 @@ func TestHostLimitsFollowTheGPULimits(t *testing.T) {
 		borrowM string
 		lendC   string
 	}{
-		{"derived from the GPU limits", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, BorrowingLimit: limit(4), LendingLimit: limit(2)},
+		{"derived from the GPU limits", spec.QueueFlavor{Pool: a100, GPUs: 8, BorrowingLimit: limit(4), LendingLimit: limit(2)},
 			"40", "256Gi", "20"},
-		{"unlimited like the GPUs", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}, "", "", ""},
-		{"an explicit CPU quota's share", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPU: "96", BorrowingLimit: limit(4)},
+		{"unlimited like the GPUs", spec.QueueFlavor{Pool: a100, GPUs: 8}, "", "", ""},
+		{"an explicit CPU quota's share", spec.QueueFlavor{Pool: a100, GPUs: 8, CPU: "96", BorrowingLimit: limit(4)},
 			"48", "256Gi", ""},
-		{"configured", spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, BorrowingLimit: limit(4), CPUBorrowingLimit: "5",
+		{"configured", spec.QueueFlavor{Pool: a100, GPUs: 8, BorrowingLimit: limit(4), CPUBorrowingLimit: "5",
 			MemoryBorrowingLimit: "1Ti", CPULendingLimit: "7"}, "5", "1Ti", "7"},
 	}
 	for _, c := range cases {
@@ -333,11 +338,11 @@ func TestHostLimitFindings(t *testing.T) {
 		path    string
 		summary string
 	}{
-		{"needs a cohort", teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPUBorrowingLimit: "4"}),
+		{"needs a cohort", teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8, CPUBorrowingLimit: "4"}),
 			"flavor[0].cpu_borrowing_limit", "cpu_borrowing_limit without a cohort"},
-		{"not a quantity", withCohort(teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, MemoryLendingLimit: "lots"})),
+		{"not a quantity", withCohort(teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8, MemoryLendingLimit: "lots"})),
 			"flavor[0].memory_lending_limit", "Invalid quantity"},
-		{"lends more than the quota", withCohort(teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8, CPULendingLimit: "81"})),
+		{"lends more than the quota", withCohort(teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8, CPULendingLimit: "81"})),
 			"flavor[0].cpu_lending_limit", "Lending more than the quota"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

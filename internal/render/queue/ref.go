@@ -15,9 +15,9 @@ import (
 
 // Ref is what a gpu_workload needs to know of a gpu_queue at plan time: its
 // LocalQueue name and namespaces, and per flavor the pool's model, GPU
-// resource and quota. gpu_queue's id carries it, so a workload referring to
-// gpu_queue.<name>.id is checked against the quota without reading state
-// or the cluster.
+// resource and quota. gpu_queue's ref attribute is this object, so a
+// workload given gpu_queue.<name>.ref is checked against the quota without
+// reading state or the cluster.
 type Ref struct {
 	Name       string      `json:"name"`
 	LocalQueue string      `json:"local_queue"`
@@ -74,6 +74,10 @@ func refOf(q spec.Queue, flavors []flavor) Ref {
 	return r
 }
 
+// The rest of this file is the legacy id format of versions before 0.1.0,
+// which carried the Ref in gpu_queue's id (docs/design/formats.md): state
+// upgrades still read it.
+
 // refIDVersion is bumped when Ref changes incompatibly.
 const refIDVersion = 1
 
@@ -85,24 +89,15 @@ type refPayload struct {
 	Ref
 }
 
-// EncodeID is gpu_queue's id: "kueue/<name>:<base64url(JSON of Ref)>".
-func EncodeID(r Ref) string {
-	payload, err := json.Marshal(refPayload{Version: refIDVersion, Ref: r})
-	if err != nil {
-		payload = []byte("{}") // unreachable: strings, ints and slices always marshal
-	}
-	return idPrefix(r.Name) + ":" + base64.RawURLEncoding.EncodeToString(payload)
-}
-
 func idPrefix(name string) string { return "kueue/" + name }
 
-// IsID reports whether a workload's queue value is a gpu_queue id rather
-// than the name of a queue managed elsewhere.
+// IsID reports whether a workload's queue value is a legacy gpu_queue id
+// rather than the name of a queue managed elsewhere.
 func IsID(value string) bool {
 	return strings.HasPrefix(value, "kueue/") && strings.Contains(value, ":")
 }
 
-// DecodeID parses an id made by EncodeID.
+// DecodeID parses a legacy id.
 func DecodeID(id string) (Ref, error) {
 	if len(id) > maxRefIDLength {
 		return Ref{}, fmt.Errorf("queue id is %d bytes, longer than any gpu_queue produces", len(id))

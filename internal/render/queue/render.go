@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -81,7 +82,7 @@ func Render(q spec.Queue) (*Rendered, gpudiag.Diagnostics) {
 		r.LocalQueues = append(r.LocalQueues, localQueue(q, ns))
 	}
 	r.Ref = refOf(q, flavors)
-	r.ID = EncodeID(r.Ref)
+	r.ID = q.Name
 	manifest, err := workload.ManifestOf(r.Objects())
 	if err != nil {
 		diags.AddError(nil, "Cannot encode the queue manifest", err.Error())
@@ -150,22 +151,36 @@ func topology(q spec.Queue, f flavor) *kueue.Topology {
 // pools cannot be recovered from the flavors' labels.
 const AnnotationSpec = "gpu.gpuform.io/queue-spec"
 
-// encodeSpec is the annotation's content: spec.Queue as JSON.
+// encodeSpec is the annotation's content: spec.Queue as indented JSON, so
+// that the manifest's YAML holds it as a block of short lines a plan shows
+// one by one, rather than one line of hundreds of characters.
 func encodeSpec(q spec.Queue) string {
-	b, err := json.Marshal(q)
+	b, err := json.MarshalIndent(q, "", "  ")
 	if err != nil {
 		return "{}" // unreachable: strings, ints and slices always marshal
 	}
 	return string(b)
 }
 
-// DecodeSpec reads the annotation back.
+// DecodeSpec reads the annotation back. Annotations written before 0.1.0
+// name each flavor's pool by its legacy id, which is read into the pool
+// here.
 func DecodeSpec(raw string) (spec.Queue, error) {
 	var q spec.Queue
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&q); err != nil {
 		return spec.Queue{}, fmt.Errorf("the %s annotation is not a gpu_queue configuration: %w", AnnotationSpec, err)
+	}
+	for i, f := range q.Flavors {
+		if f.NodePool == "" {
+			continue
+		}
+		p, err := pool.DecodeID(f.NodePool)
+		if err != nil {
+			return spec.Queue{}, fmt.Errorf("the %s annotation's flavor[%d]: %w", AnnotationSpec, i, err)
+		}
+		q.Flavors[i].Pool, q.Flavors[i].NodePool = p, ""
 	}
 	return q, nil
 }

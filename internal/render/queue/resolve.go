@@ -172,7 +172,7 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 	rendered, pdiags := pool.Render(f.Pool)
 	if pdiags.HasError() {
 		diags.AddError(out.path("node_pool"), "Invalid node pool", "The node pool policy "+strconv.Quote(f.Pool.Name)+
-			" does not validate: "+pool.DiagSummaries(pdiags.Errors())+". Allowed: the id of a gpu_node_pool_policy that plans without errors.")
+			" does not validate: "+pool.DiagSummaries(pdiags.Errors())+". Allowed: the ref of a gpu_node_pool_policy that plans without errors.")
 		return out, false
 	}
 	out.pool = rendered

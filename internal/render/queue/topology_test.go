@@ -30,7 +30,7 @@ func TestRenderTopology_golden(t *testing.T) {
 	for _, c := range topologyPools {
 		cases = append(cases, rendertest.GoldenCase{Name: c.name, Path: "testdata/topology/" + c.name + ".yaml",
 			Text: func(t *testing.T) string {
-				r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(c.pool), GPUs: 16}))
+				r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: c.pool, GPUs: 16}))
 				if len(r.Topologies) != 1 || r.Objects()[0] != r.Topologies[0] {
 					t.Fatalf("want one Topology applied first, got %d", len(r.Topologies))
 				}
@@ -54,7 +54,7 @@ func TestRenderTopology_golden(t *testing.T) {
 // A pool without a topology block renders as before: no Topology, no
 // topologyName (a flavor with one has immutable node labels).
 func TestRenderTopology_noneWithoutBlock(t *testing.T) {
-	r := mustRender(t, teamQueue(spec.QueueFlavor{NodePool: poolID(a100), GPUs: 8}))
+	r := mustRender(t, teamQueue(spec.QueueFlavor{Pool: a100, GPUs: 8}))
 	if len(r.Topologies) != 0 || r.ResourceFlavors[0].Spec.TopologyName != nil {
 		t.Fatalf("topology rendered for a pool without one: %v", r.Topologies)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -84,17 +83,11 @@ func describeLabels(labels map[string]string) string {
 func resolveFlavorBlock(i int, fs spec.QueueFlavor, q spec.Queue, cloud *string, seen map[string]int, strict bool, diags *gpudiag.Diagnostics) (flavor, bool) {
 	path := func(attr string) []any { return gpudiag.At("flavor", i, attr) }
 	checkLimits(fs, q.Cohort, path, diags)
-	if fs.NodePool == "" {
-		workload.RequireSet(diags, strict, "", path("node_pool"), "the id of a gpu_node_pool_policy")
+	if fs.Pool.Name == "" {
+		workload.RequireSet(diags, strict, "", path("node_pool"), "the ref of a gpu_node_pool_policy")
 		return flavor{}, false
 	}
-	p, err := pool.DecodeID(fs.NodePool)
-	if err != nil {
-		diags.AddError(path("node_pool"), "Invalid node_pool", err.Error()+
-			". Allowed: the id of a gpu_node_pool_policy, e.g. gpu_node_pool_policy.a100.id.")
-		return flavor{}, false
-	}
-	fs.Pool = p
+	p := fs.Pool
 	if j, dup := seen[p.Name]; dup {
 		diags.AddError(path("node_pool"), "Pool listed twice", "node pool "+strconv.Quote(p.Name)+" is already flavor["+
 			strconv.Itoa(j)+"]; a pool is one flavor of a queue. Allowed: one flavor block per pool.")

@@ -161,7 +161,8 @@ type TopologyLevel struct {
 }
 
 type PoolRendered struct {
-	// ID is pool.EncodeID of the policy: a workload can decode it at plan time.
+	// ID is the pool's name: gpu_node_pool_policy's id. The policy itself
+	// travels in the ref (internal/provider/refs).
 	ID string `json:"id"`
 
 	// TopologyLevels are the pool's network topology levels, outermost

@@ -33,10 +33,12 @@ type QueuePreemption struct {
 // (partitioned pools) or SharedSlots (time-sliced or MPS pools), or none
 // when Nodes is known (then the whole pool: Nodes x what a node offers).
 type QueueFlavor struct {
-	// NodePool is the gpu_node_pool_policy id as configured; Pool is what it
-	// decodes to.
-	NodePool string     `json:"node_pool"` // node_pool
-	Pool     PoolPolicy `json:"-"`
+	// Pool is the gpu_node_pool_policy's ref (attribute node_pool).
+	Pool PoolPolicy `json:"pool,omitzero" tf:"node_pool"` // node_pool
+	// NodePool is the pool id a queue-spec annotation written before 0.1.0
+	// holds instead of Pool (the legacy format of formats.md); render
+	// decodes it into Pool.
+	NodePool string `json:"node_pool,omitempty" tf:"-"`
 	// Nodes is the pool's size when known: quotas above what it holds are
 	// refused, and a missing quota is the whole pool.
 	Nodes        int64 `json:"nodes,omitempty"`         // nodes

@@ -100,6 +100,7 @@ var workloadJSONv1 = []string{
 	"Job.Parallelism",
 	"CronJob", "CronJob.Schedule", "CronJob.TimeZone", "CronJob.ConcurrencyPolicy", "CronJob.SuccessfulJobsHistoryLimit",
 	"CronJob.FailedJobsHistoryLimit", "CronJob.StartingDeadlineSeconds", "CronJob.Suspend",
+	"Distributed", "Distributed.Nodes", "Distributed.Launcher", "Distributed.Port",
 	"Patch",
 }
 

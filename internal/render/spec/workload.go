@@ -94,6 +94,10 @@ type Workload struct {
 	// CronJob applies to cronjobs only. omitempty keeps the spec annotation
 	// of other kinds byte-for-byte what earlier releases wrote.
 	CronJob *CronJobControls `json:"CronJob,omitempty"` // cronjob
+	// Distributed applies to distributed jobs only: how many pods form the
+	// job and how their launcher finds its peers. omitempty keeps the spec
+	// annotation of other kinds byte-for-byte what earlier releases wrote.
+	Distributed *DistributedControls `json:"Distributed,omitempty"` // distributed
 
 	// Patch is a strategic merge patch (YAML or JSON) of the rendered
 	// Deployment or Job, for fields no attribute covers; it may not undo
@@ -246,6 +250,31 @@ type CronJobControls struct {
 	Suspend                    bool   `json:"Suspend,omitempty"`                    // suspend
 }
 
+// DistributedControls is the distributed block: an Indexed Job of Nodes
+// pods that find each other under a headless Service.
+type DistributedControls struct {
+	// Nodes is how many pods (one per node's worth of GPUs) form the job;
+	// nil when unset or unknown.
+	Nodes *int64 `json:"Nodes,omitempty"` // nodes
+	// Launcher is whose settings the pods get: LauncherNames(); "" is
+	// torchrun.
+	Launcher string `json:"Launcher,omitempty"` // launcher
+	// Port is the rendezvous port on pod 0; nil is DefaultDistributedPort.
+	Port *int64 `json:"Port,omitempty"` // port
+}
+
+// Launchers of a distributed job.
+const (
+	// LauncherTorchrun: PyTorch's torchrun reads its settings from the PET_*
+	// variables the pods get.
+	LauncherTorchrun = "torchrun"
+	// LauncherNone: no launcher variables, only the stable names.
+	LauncherNone = "none"
+)
+
+// DefaultDistributedPort is torchrun's default master port.
+const DefaultDistributedPort = 29500
+
 // ConcurrencyPolicyNames lists the accepted cronjob.concurrency_policy
 // values (batch/v1 CronJob).
 func ConcurrencyPolicyNames() []string { return []string{"Allow", "Forbid", "Replace"} }
@@ -261,6 +290,9 @@ const (
 	KindJob         = "job"
 	// KindCronJob runs the Job on a schedule.
 	KindCronJob = "cronjob"
+	// KindDistributedJob is an Indexed Job whose pods form one job under a
+	// headless Service (stable names, ranks, the launcher's rendezvous).
+	KindDistributedJob = "distributed_job"
 )
 
 // Deployment update strategies (update_strategy).

@@ -176,6 +176,13 @@ func featureCases() []goldenCase {
 	w.StartupProbe = &spec.Probe{Exec: []string{"test", "-f", "/tmp/started"}}
 	add(spec.CloudGeneric, "existing-cache-explicit-resources", "Existing claim, explicit cpu/memory overriding the preset, exec probe.", w, Options{})
 
+	w = goldenWorkload(spec.CloudEKS, "llama-pretrain", spec.KindDistributedJob, spec.GPU{Count: 8, Accelerator: "h100-80gb"})
+	w.Command = []string{"torchrun", "train.py"}
+	w.Distributed = &spec.DistributedControls{Nodes: rendertest.Ptr(int64(4))}
+	add(spec.CloudEKS, "distributed-job-torchrun", "Four p5 nodes as one torchrun job: headless Service, Indexed Job, PET_* "+
+		"variables (rank from the completion index, master pod 0 under the Service), /dev/shm half the memory, one "+
+		"failed pod fails the Job.", w, Options{})
+
 	return cases
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -31,12 +30,10 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 	if n := podVolumeCount(w); n > 0 {
 		spec.Volumes, c.VolumeMounts = make([]corev1.Volume, 0, n), make([]corev1.VolumeMount, 0, n)
 	}
-	if w.ShmSize != "" {
-		size, err := resource.ParseQuantity(w.ShmSize)
-		if err != nil {
-			return corev1.PodTemplateSpec{}, false
-		}
-		volume, mount := shmVolume(size)
+	if size, ok := shmSize(w, r.Kind, c.Resources); !ok {
+		return corev1.PodTemplateSpec{}, false
+	} else if size != nil {
+		volume, mount := shmVolume(*size)
 		spec.Volumes = append(spec.Volumes, volume)
 		c.VolumeMounts = append(c.VolumeMounts, mount)
 	}
@@ -56,7 +53,7 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 // cache), so it allocates their lists once.
 func podVolumeCount(w spec.Workload) int {
 	n := 0
-	if w.ShmSize != "" {
+	if w.ShmSize != "" || sharedMemoryKind(w) {
 		n++
 	}
 	if w.ModelCache != nil {

@@ -90,6 +90,6 @@ func validateQueue(w spec.Workload, diags *gpudiag.Diagnostics) {
 	}
 	if msgs := names.DNS1123Label(w.Queue); len(msgs) > 0 {
 		diags.AddError(gpudiag.At("queue"), "Invalid queue", strconv.Quote(w.Queue)+" is not a queue name: "+
-			strings.Join(msgs, "; ")+". Allowed: the id of a gpu_queue, or the name of a queue (a DNS-1123 label).")
+			strings.Join(msgs, "; ")+". Allowed: the ref of a gpu_queue, or the name of a queue (a DNS-1123 label).")
 	}
 }

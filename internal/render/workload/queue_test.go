@@ -13,6 +13,10 @@ func queuedWorkload(kind, scheduler string) spec.Workload {
 	if kind == spec.KindCronJob {
 		w.CronJob = &spec.CronJobControls{Schedule: "0 * * * *"}
 	}
+	if kind == spec.KindDistributedJob {
+		nodes := int64(2)
+		w.Distributed = &spec.DistributedControls{Nodes: &nodes}
+	}
 	return w
 }
 

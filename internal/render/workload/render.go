@@ -41,6 +41,7 @@ type Options struct {
 type Rendered struct {
 	// Objects in apply order: PersistentVolumeClaim (model cache), then
 	// ResourceClaimTemplate (DRA), then ComputeDomain (NVLink domain), then
+	// the kind's companions (a distributed job's headless Service), then
 	// the workload object of Kind.
 	Objects []Object
 	// Kind is the workload's kind, from the registry.
@@ -53,6 +54,9 @@ type Rendered struct {
 	// ComputeDomain (resource.nvidia.com/v1beta1) is set with
 	// topology.nvlink_domain; its controller creates the channel's template.
 	ComputeDomain *unstructured.Unstructured
+	// Companions are the objects the kind renders beside its workload
+	// object (a distributed job's headless Service), also in Objects.
+	Companions []Object
 
 	// Manifest is every object as canonical YAML documents separated by
 	// "---": sorted keys, no server-owned fields, stable across runs.
@@ -166,8 +170,8 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		return nil, false
 	}
 	r := &Rendered{
-		// At most a claim, a claim template, a ComputeDomain and the workload object.
-		Objects:        make([]Object, 0, 4),
+		// At most a claim, a claim template, a ComputeDomain, a companion and the workload object.
+		Objects:        make([]Object, 0, 5),
 		Kind:           kind,
 		NodeSelector:   place.NodeSelector,
 		Affinity:       place.Affinity,
@@ -219,10 +223,17 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		// The claim template's volume takes the shared claim's place.
 		pod.Spec.Volumes = slices.DeleteFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == volumeModelCache })
 	}
-	obj, ok := kind.Build(kindkit.BuildInput{Workload: w, Meta: ObjectMeta(w), Pod: pod, Selector: r.SelectorLabels,
-		ClaimTemplates: claimTemplates})
+	buildIn := kindkit.BuildInput{Workload: w, Meta: ObjectMeta(w), Pod: pod, Selector: r.SelectorLabels,
+		ClaimTemplates: claimTemplates}
+	obj, ok := kind.Build(buildIn)
 	if !ok {
 		return nil, false
+	}
+	if kind.Companions != nil {
+		// Before the workload object: its pods need them when they start.
+		buildIn.Meta = ObjectMeta(w)
+		r.Companions = kind.Companions(buildIn)
+		r.Objects = append(r.Objects, r.Companions...)
 	}
 	r.Objects = append(r.Objects, obj)
 	markQueue(r, w)

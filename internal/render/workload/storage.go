@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -29,6 +31,40 @@ func shmVolume(size resource.Quantity) (corev1.Volume, corev1.VolumeMount) {
 			}},
 		},
 		corev1.VolumeMount{Name: volumeShm, MountPath: shmMountPath}
+}
+
+// shmSize is the size of the pod's /dev/shm: shm_size, else, on a kind
+// whose pods need shared memory (kindkit.Kind.SharedMemory: NCCL between
+// the GPUs of a pod, data loader workers), DefaultShmSize of the
+// container's memory limit; nil for no /dev/shm volume. false when
+// shm_size does not parse, which validation reports first.
+func shmSize(w spec.Workload, kind kindkit.Kind, res corev1.ResourceRequirements) (*resource.Quantity, bool) {
+	if w.ShmSize != "" {
+		size, err := resource.ParseQuantity(w.ShmSize)
+		return &size, err == nil
+	}
+	memory, ok := res.Limits[corev1.ResourceMemory]
+	if !kind.SharedMemory || !ok {
+		return nil, true
+	}
+	size := DefaultShmSize(memory)
+	return &size, true
+}
+
+// DefaultShmSize is half the memory limit: the tmpfs pages count against
+// the limit (request = limit), so the other half stays for the processes,
+// while NCCL's shared-memory segments and the data loader's batches get far
+// more than the container runtime's 64 MiB, which both outgrow (NCCL fails
+// to create its segment; data loader workers die of a bus error).
+func DefaultShmSize(memory resource.Quantity) resource.Quantity {
+	return *resource.NewQuantity(memory.Value()/2, resource.BinarySI)
+}
+
+// sharedMemoryKind reports whether the workload's kind gives its pods a
+// /dev/shm without shm_size.
+func sharedMemoryKind(w spec.Workload) bool {
+	k, ok := kinds.Lookup(w.Kind)
+	return ok && k.SharedMemory
 }
 
 // modelCacheClaimName is the claim the pod mounts: the user's, or ours.

@@ -176,6 +176,11 @@ func validateKindFields(w spec.Workload, strict bool, diags *gpudiag.Diagnostics
 			block+" configures batch/v1 Job settings, but kind is \""+w.Kind+"\". "+
 				"Allowed: remove the job block, or use kind = \""+kindAccepting(kindkit.BlockJob)+"\".")
 	}
+	if w.Distributed != nil && rejects(kindkit.BlockDistributed) {
+		diags.AddError(gpudiag.At("distributed"), "distributed block is for distributed jobs",
+			"The distributed block forms one job from several pods (an Indexed Job with a headless Service), but "+
+				"kind is \""+w.Kind+"\". Allowed: remove the block, or use kind = \""+kindAccepting(kindkit.BlockDistributed)+"\".")
+	}
 	if w.Job == nil {
 		return
 	}

@@ -54,6 +54,18 @@ type Kind struct {
 	// the workload lacks what the kind needs, which validation reports
 	// first: a false here is a provider bug.
 	Build func(in BuildInput) (Object, bool)
+	// Companions are the objects the kind renders beside its workload
+	// object (a distributed job's headless Service), applied before it, so
+	// what its pods need exists when they start; nil when there are none.
+	// They are applied, read back, pruned and deleted with the workload,
+	// and never owned by it: a replaced workload object keeps them.
+	Companions func(in BuildInput) []Object
+	// Recognise tells this kind's objects from those of another kind on the
+	// same Go type and GroupKind (a distributed job's Indexed Job from a
+	// job's). nil for a kind that is the only one on its type, or the one
+	// an object belongs to when no other kind recognises it. The registry
+	// asks every kind with a Recognise before the one without.
+	Recognise func(obj Object) bool
 	// PodTemplate is where the object's pod template is.
 	PodTemplate func(obj Object) *corev1.PodTemplateSpec
 	// Selector is the object's spec.selector where the provider sets it and
@@ -72,6 +84,11 @@ type Kind struct {
 	// that says so, from its attributes; (0, "") when that is left to the
 	// server or an autoscaler. Topology and storage checks count with it.
 	Pods func(w spec.Workload) (int64, string)
+	// SharedMemory: the pods need a large /dev/shm (NCCL's transport between
+	// the GPUs of a pod, PyTorch's data loader workers), so without
+	// shm_size the pod gets one sized from its memory (render's
+	// DefaultShmSize).
+	SharedMemory bool
 	// ModelCachePerPod: a created model cache is a claim template, one
 	// volume per pod, instead of one claim every pod shares.
 	ModelCachePerPod bool
@@ -104,6 +121,7 @@ const (
 	AttributeUpdateStrategy = "update_strategy"
 	BlockJob                = "job"
 	BlockCronJob            = "cronjob"
+	BlockDistributed        = "distributed"
 )
 
 // BuildInput is what Build gets: the workload, the metadata every top-level
@@ -181,6 +199,12 @@ type Immutable struct {
 	// attribute that reaches it forces replacement too, and when the plan
 	// cannot be compared with the state the changed attributes do.
 	PodTemplate bool
+	// RecreateObject: an update that changes those fields deletes and
+	// re-creates the workload object itself instead of the plan replacing
+	// the whole resource, so the Companions keep their identity (a
+	// distributed job's Service keeps its UID, and the names its pods
+	// resolve never disappear).
+	RecreateObject bool
 	// DriftSummary and DriftDetail warn when the rendered fields change
 	// although no attribute did (a new provider version renders them
 	// differently): the update would be refused.

@@ -1,0 +1,144 @@
+// Package refs is how one resource hands another what it needs at plan
+// time. gpu_node_pool_policy's `ref` is its policy and gpu_queue's `ref`
+// what a workload checks against the queue, both as readable objects
+// (docs/design/formats.md): a gpu_workload given `node_pool =
+// gpu_node_pool_policy.a100.ref` is checked against the pool without state
+// or a cluster, and every value in its plan is one a person can read. The
+// objects' shapes are render's structs (spec.PoolPolicy, queue.Ref), read
+// from their JSON encoding, so each is declared once.
+package refs
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// PoolType is the type of gpu_node_pool_policy.ref and of every node_pool
+// attribute that takes it.
+var PoolType = tfconv.JSONObjectType(reflect.TypeFor[spec.PoolPolicy]())
+
+// QueueType is the type of gpu_queue.ref.
+var QueueType = tfconv.JSONObjectType(reflect.TypeFor[queue.Ref]())
+
+// PoolValue is the pool's ref: its canonical policy (defaults dropped,
+// taints sorted), so two configurations that mean the same give the same
+// value and a workload's plan does not change with the spelling.
+func PoolValue(p spec.PoolPolicy) (types.Object, error) {
+	return tfconv.ObjectOfJSON(pool.CanonicalPool(p))
+}
+
+// QueueValue is the queue's ref.
+func QueueValue(r queue.Ref) (types.Object, error) {
+	return tfconv.ObjectOfJSON(r)
+}
+
+// Pool is the policy a node_pool value holds, nil while it is null or
+// unknown (unknown marks c, as every Converter value does).
+func Pool(c *tfconv.Converter, v types.Object) *spec.PoolPolicy {
+	p := tfconv.Decode[spec.PoolPolicy](c, v)
+	if p == nil {
+		return nil
+	}
+	canonical := pool.CanonicalPool(*p)
+	return &canonical
+}
+
+// PoolID is gpu_node_pool_policy's id: the pool's name, which is what a
+// person looks for in a plan. The policy itself travels in ref.
+func PoolID(p spec.PoolPolicy) string { return p.Name }
+
+// QueueID is gpu_queue's id: the ClusterQueue's name.
+func QueueID(r queue.Ref) string { return r.Name }
+
+// PoolAttribute is an attribute taking a gpu_node_pool_policy's ref.
+func PoolAttribute(description string, required bool) schema.ObjectAttribute {
+	return schema.ObjectAttribute{
+		MarkdownDescription: description + " Set it to the `ref` of a `gpu_node_pool_policy`, e.g. " +
+			"`gpu_node_pool_policy.a100.ref`: an object with the pool's settings, so the plan can check against the " +
+			"pool without a cluster.",
+		AttributeTypes: PoolType.AttrTypes,
+		Required:       required,
+		Optional:       !required,
+	}
+}
+
+// QueueFromDynamic reads a queue attribute that takes either a gpu_queue's
+// ref or the name of a queue managed elsewhere: the LocalQueue name and,
+// for a ref, the reference. An unknown value marks c.
+func QueueFromDynamic(c *tfconv.Converter, v types.Dynamic) (string, *queue.Ref, error) {
+	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
+		c.Unknown = true
+		return "", nil, nil
+	}
+	if v.IsNull() || v.IsUnderlyingValueNull() {
+		return "", nil, nil
+	}
+	switch u := v.UnderlyingValue().(type) {
+	case types.String:
+		return u.ValueString(), nil, nil
+	case types.Object:
+		obj, err := asType(c.Ctx, u, QueueType)
+		if err != nil {
+			return "", nil, err
+		}
+		ref := tfconv.Decode[queue.Ref](c, obj)
+		if ref == nil {
+			return "", nil, nil
+		}
+		return ref.LocalQueue, ref, nil
+	}
+	return "", nil, fmt.Errorf("queue is a %s", v.UnderlyingValue().Type(c.Ctx))
+}
+
+// asType converts an object that came through a dynamic attribute (whose
+// numbers are plain numbers) into t, refusing any other shape.
+func asType(ctx context.Context, v types.Object, t types.ObjectType) (types.Object, error) {
+	tf, err := v.ToTerraformValue(ctx)
+	if err != nil {
+		return types.Object{}, err
+	}
+	if !tf.Type().Equal(t.TerraformType(ctx)) {
+		return types.Object{}, fmt.Errorf("the object does not have the attributes of a gpu_queue's ref")
+	}
+	converted, err := t.ValueFromTerraform(ctx, tf)
+	if err != nil {
+		return types.Object{}, err
+	}
+	obj, ok := converted.(types.Object)
+	if !ok {
+		return types.Object{}, fmt.Errorf("a %T is not an object", converted)
+	}
+	return obj, nil
+}
+
+// DynamicQueue is the value of a dynamic queue attribute for a ref (import,
+// state upgrades).
+func DynamicQueue(r *queue.Ref, name string) (types.Dynamic, error) {
+	if r == nil {
+		if name == "" {
+			return types.DynamicNull(), nil
+		}
+		return types.DynamicValue(types.StringValue(name)), nil
+	}
+	obj, err := QueueValue(*r)
+	return types.DynamicValue(obj), err
+}
+
+// PoolCloudUnknown reports whether the cloud of a node_pool value is not
+// known yet: the whole ref or its cloud comes from values known at apply.
+func PoolCloudUnknown(v types.Object) bool {
+	if v.IsUnknown() {
+		return true
+	}
+	cloud, ok := v.Attributes()["cloud"]
+	return ok && cloud.IsUnknown()
+}

@@ -1,0 +1,228 @@
+package refs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// The ids of versions before 0.1.0 carried the policy or the queue
+// reference themselves, base64 in the id (formats.md keeps the format).
+// State upgrades read them with the functions below and write the refs
+// those states now hold.
+
+// PoolStateJSON is the raw-state JSON of the ref a legacy pool id held.
+func PoolStateJSON(legacyID string) (any, error) {
+	p, err := pool.DecodeID(legacyID)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := PoolValue(p)
+	if err != nil {
+		return nil, err
+	}
+	return stateJSON(obj)
+}
+
+// LegacyPoolName is the name inside a legacy pool id, "" when it is not one.
+func LegacyPoolName(legacyID string) string {
+	p, err := pool.DecodeID(legacyID)
+	if err != nil {
+		return ""
+	}
+	return PoolID(p)
+}
+
+// QueueRefOfLegacyID is the reference a legacy gpu_queue id held; ok is
+// false for a value that is not one (a queue name).
+func QueueRefOfLegacyID(value string) (*queue.Ref, bool, error) {
+	if !queue.IsID(value) {
+		return nil, false, nil
+	}
+	r, err := queue.DecodeID(value)
+	if err != nil {
+		return nil, true, err
+	}
+	return &r, true, nil
+}
+
+// QueueStateJSON is the raw-state JSON of a queue ref.
+func QueueStateJSON(r queue.Ref) (any, error) {
+	obj, err := QueueValue(r)
+	if err != nil {
+		return nil, err
+	}
+	return stateJSON(obj)
+}
+
+// DynamicStateJSON is the raw-state JSON of a dynamic attribute holding v:
+// Terraform stores such a value with its type.
+func DynamicStateJSON(ctx context.Context, v attr.Value) (any, error) {
+	typeJSON, err := v.Type(ctx).TerraformType(ctx).MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	value, err := stateJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"value": value, "type": json.RawMessage(typeJSON)}, nil
+}
+
+// stateJSON is v as Terraform's JSON state writes it: objects with every
+// attribute, null where unset.
+func stateJSON(v attr.Value) (any, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	if v.IsUnknown() {
+		return nil, fmt.Errorf("an unknown value cannot be stored")
+	}
+	switch t := v.(type) {
+	case types.String:
+		return t.ValueString(), nil
+	case types.Bool:
+		return t.ValueBool(), nil
+	case types.Int64:
+		return t.ValueInt64(), nil
+	case types.List:
+		return elementsJSON(t.Elements())
+	case types.Map:
+		out := map[string]any{}
+		for k, e := range t.Elements() {
+			j, err := stateJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = j
+		}
+		return out, nil
+	case types.Object:
+		out := map[string]any{}
+		for k, e := range t.Attributes() {
+			j, err := stateJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = j
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("a %T cannot be stored", v)
+}
+
+func elementsJSON(elems []attr.Value) (any, error) {
+	out := make([]any, len(elems))
+	for i, e := range elems {
+		j, err := stateJSON(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// UpgradePoolState edits a gpu_node_pool_policy state of version 0: the
+// legacy id becomes the name and ref the policy it carried.
+func UpgradePoolState(_ context.Context, attrs map[string]any) error {
+	attrs["ref"] = nil
+	id, _ := attrs["id"].(string)
+	if id == "" {
+		return nil
+	}
+	ref, err := PoolStateJSON(id)
+	if err != nil {
+		return fmt.Errorf("the stored id of this gpu_node_pool_policy: %w", err)
+	}
+	attrs["id"], attrs["ref"] = LegacyPoolName(id), ref
+	return nil
+}
+
+// UpgradePoolReference replaces a legacy pool id stored in attrs[key] (a
+// node_pool attribute) with the ref it carried; null stays null.
+func UpgradePoolReference(attrs map[string]any, key string) error {
+	id, ok := attrs[key].(string)
+	if !ok {
+		return nil
+	}
+	ref, err := PoolStateJSON(id)
+	if err != nil {
+		return fmt.Errorf("the stored %s: %w", key, err)
+	}
+	attrs[key] = ref
+	return nil
+}
+
+// PoolJSON is the pool's ref as JSON with every attribute present (null
+// where unset): what `jsondecode` in a configuration must give for a
+// node_pool written without a gpu_node_pool_policy, as the benchmark's
+// configurations do.
+func PoolJSON(p spec.PoolPolicy) (string, error) {
+	obj, err := PoolValue(p)
+	if err != nil {
+		return "", err
+	}
+	v, err := stateJSON(obj)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// UpgradePoolReferencesIn replaces every legacy pool id stored under a
+// node_pool or node_pools key, at any depth of blocks, with its ref.
+func UpgradePoolReferencesIn(_ context.Context, attrs map[string]any) error {
+	return upgradeNested(attrs)
+}
+
+func upgradeNested(v any) error {
+	switch t := v.(type) {
+	case []any:
+		for _, e := range t {
+			if err := upgradeNested(e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range t {
+			var err error
+			switch k {
+			case "node_pool":
+				err = UpgradePoolReference(t, k)
+			case "node_pools":
+				err = upgradePoolList(t, k)
+			default:
+				err = upgradeNested(e)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func upgradePoolList(attrs map[string]any, key string) error {
+	ids, _ := attrs[key].([]any)
+	for i, id := range ids {
+		s, ok := id.(string)
+		if !ok {
+			continue
+		}
+		ref, err := PoolStateJSON(s)
+		if err != nil {
+			return fmt.Errorf("the stored %s[%d]: %w", key, i, err)
+		}
+		ids[i] = ref
+	}
+	return nil
+}

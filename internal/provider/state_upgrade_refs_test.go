@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
+
+// The state fixture testdata/state-upgrade/before-refs.json is what the
+// provider at 2fb58d4 (before refs) stored for before-refs.tf, applied with
+// that binary: pools and a queue whose ids carried their settings, render-
+// only workloads whose node_pool and queue held those ids (and a queue
+// managed elsewhere by name, and no pool), and operator values with
+// node_pool and node_pools. With the configuration changed as the CHANGELOG
+// says (.id becomes .ref), the upgraded states plan no change except the
+// one the CHANGELOG names: the ClusterQueue's spec annotation, which now
+// holds the pool's settings instead of its id. The next apply stores every
+// resource at its current schema version, with names for ids.
+func TestAccStateUpgrade_legacyIDsBecomeRefs(t *testing.T) {
+	clearClusterEnv(t)
+	old, err := os.ReadFile(filepath.Join("testdata", "state-upgrade", "before-refs.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := `provider "gpu" {}` + "\n" + regexp.MustCompile(`(gpu_(?:node_pool_policy|queue)\.[a-z0-9_]+)\.id\b`).
+		ReplaceAllString(string(old), "$1.ref")
+	tf := acctest.NewTerraform(t, testAccProtoV6ProviderFactories["gpu"], config)
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	statePath := filepath.Join(tf.Dir, "terraform.tfstate")
+	replaceWithFixture(t, statePath)
+
+	changes, out := tf.PlanHasChanges()
+	if !changes || !strings.Contains(out, "Plan: 0 to add, 1 to change, 0 to destroy.") ||
+		!strings.Contains(out, "gpu_queue.team will be updated in-place") {
+		t.Fatalf("the upgraded states must plan only the queue's annotation:\n%s", out)
+	}
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply after the upgrade: %v\n%s", err, out)
+	}
+	if changes, out := tf.PlanHasChanges(); changes {
+		t.Fatalf("a plan after the upgrade's apply has changes:\n%s", out)
+	}
+	checkUpgradedIDs(t, statePath)
+}
+
+// replaceWithFixture puts each instance of the fixture in place of the
+// state's: its schema version and attributes as 2fb58d4 stored them.
+func replaceWithFixture(t *testing.T, statePath string) {
+	t.Helper()
+	var fixture map[string]map[string]any
+	readJSON(t, filepath.Join("testdata", "state-upgrade", "before-refs.json"), &fixture)
+	var state map[string]any
+	readJSON(t, statePath, &state)
+	replaced := 0
+	for _, r := range state["resources"].([]any) {
+		res := r.(map[string]any)
+		old, ok := fixture[res["type"].(string)+"."+res["name"].(string)]
+		if !ok {
+			continue
+		}
+		instance := res["instances"].([]any)[0].(map[string]any)
+		instance["schema_version"], instance["attributes"] = old["schema_version"], old["attributes"]
+		replaced++
+	}
+	if replaced != len(fixture) {
+		t.Fatalf("replaced %d of the fixture's %d instances", replaced, len(fixture))
+	}
+	state["serial"] = state["serial"].(float64) + 1
+	writeJSON(t, statePath, state)
+}
+
+// checkUpgradedIDs: every resource is at its current schema version, and
+// the pools' and queue's ids are their names.
+func checkUpgradedIDs(t *testing.T, statePath string) {
+	t.Helper()
+	wantVersion := map[string]float64{"gpu_node_pool_policy": 1, "gpu_queue": 2, "gpu_workload": 2, "gpu_operator_values": 1}
+	wantID := map[string]string{"gpu_node_pool_policy.a100": "a100", "gpu_node_pool_policy.h100": "h100-tas",
+		"gpu_node_pool_policy.dra": "dra-h100", "gpu_queue.team": "team-a"}
+	var state map[string]any
+	readJSON(t, statePath, &state)
+	for _, r := range state["resources"].([]any) {
+		res := r.(map[string]any)
+		address := res["type"].(string) + "." + res["name"].(string)
+		instance := res["instances"].([]any)[0].(map[string]any)
+		if v := instance["schema_version"]; v != wantVersion[res["type"].(string)] {
+			t.Errorf("%s: schema version %v, want %v", address, v, wantVersion[res["type"].(string)])
+		}
+		if want, ok := wantID[address]; ok && instance["attributes"].(map[string]any)["id"] != want {
+			t.Errorf("%s: id %v, want %q", address, instance["attributes"].(map[string]any)["id"], want)
+		}
+	}
+}
+
+func readJSON(t *testing.T, path string, into any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	out, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
