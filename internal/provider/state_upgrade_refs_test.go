@@ -36,10 +36,16 @@ func TestAccStateUpgrade_legacyIDsBecomeRefs(t *testing.T) {
 	statePath := filepath.Join(tf.Dir, "terraform.tfstate")
 	replaceWithFixture(t, statePath)
 
+	// Besides the queue's annotation, the EKS p5 pool's GPU network (issue
+	// #42, added after 2fb58d4) plans what it adds: the pool's EFA
+	// interfaces and placement group, MOFED off in the operator's device
+	// plugin, and EFA and huge pages in the queue's quota.
 	changes, out := tf.PlanHasChanges()
-	if !changes || !strings.Contains(out, "Plan: 0 to add, 1 to change, 0 to destroy.") ||
-		!strings.Contains(out, "gpu_queue.team will be updated in-place") {
-		t.Fatalf("the upgraded states must plan only the queue's annotation:\n%s", out)
+	if !changes || !strings.Contains(out, "Plan: 0 to add, 3 to change, 0 to destroy.") ||
+		!strings.Contains(out, "gpu_queue.team will be updated in-place") ||
+		!strings.Contains(out, "gpu_node_pool_policy.h100 will be updated in-place") ||
+		!strings.Contains(out, "gpu_operator_values.operator will be updated in-place") {
+		t.Fatalf("the upgraded states must plan only the queue's annotation and the p5 pool's GPU network:\n%s", out)
 	}
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("apply after the upgrade: %v\n%s", err, out)
