@@ -138,8 +138,8 @@ resource "gpu_workload" "w" {
 	}
 	cases := map[string]struct{ block, want string }{
 		"kubeconfig that does not exist": {`config_path = "/nonexistent/kubeconfig"`, `"/nonexistent/kubeconfig" (from config_path`},
-		"context the kubeconfig lacks": {fmt.Sprintf("config_path = %q\n  config_context = \"b\"", kubeconfig), `context "b"`},
-		"no cluster at all":            {``, `no Kubernetes cluster is configured`},
+		"context the kubeconfig lacks":   {fmt.Sprintf("config_path = %q\n  config_context = \"b\"", kubeconfig), `context "b"`},
+		"no cluster at all":              {``, `no Kubernetes cluster is configured`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
