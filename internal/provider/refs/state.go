@@ -95,27 +95,25 @@ func stateJSON(v attr.Value) (any, error) {
 	case types.List:
 		return elementsJSON(t.Elements())
 	case types.Map:
-		out := map[string]any{}
-		for k, e := range t.Elements() {
-			j, err := stateJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = j
-		}
-		return out, nil
+		return attrsJSON(t.Elements())
 	case types.Object:
-		out := map[string]any{}
-		for k, e := range t.Attributes() {
-			j, err := stateJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = j
-		}
-		return out, nil
+		return attrsJSON(t.Attributes())
 	}
 	return nil, fmt.Errorf("a %T cannot be stored", v)
+}
+
+// attrsJSON keeps null entries: Terraform stores every attribute of an
+// object.
+func attrsJSON(attrs map[string]attr.Value) (any, error) {
+	out := make(map[string]any, len(attrs))
+	for k, e := range attrs {
+		j, err := stateJSON(e)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = j
+	}
+	return out, nil
 }
 
 func elementsJSON(elems []attr.Value) (any, error) {
