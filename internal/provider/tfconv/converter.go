@@ -35,15 +35,6 @@ func (c *Converter) Int64(v types.Int64) int64 {
 	return v.ValueInt64()
 }
 
-func optional[V attr.Value, T any](c *Converter, v V, value func(V) T) *T {
-	if v.IsNull() || v.IsUnknown() {
-		c.Unknown = c.Unknown || v.IsUnknown()
-		return nil
-	}
-	out := value(v)
-	return &out
-}
-
 // Strings converts a list element by element: an unknown element (a value
 // from another resource) makes the whole list unknown rather than failing
 // the conversion, so plans stay possible.
