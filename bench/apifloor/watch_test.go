@@ -66,8 +66,8 @@ func TestApplyAll_draMustMatchThePool(t *testing.T) {
 	version := utilversion.MustParseGeneric("1.34")
 	for _, c := range []struct {
 		poolRef string
-		dra    bool
-		want   string
+		dra     bool
+		want    string
 	}{
 		{spec.PoolRef("abcde"), true, "renders no ResourceClaimTemplate"},
 		{spec.DRAPoolRef("abcde"), false, "renders a ResourceClaimTemplate"},

@@ -240,7 +240,7 @@ type bench struct {
 	cs        *kubernetes.Clientset
 	work      string
 	cliConfig string
-	poolRef    string
+	poolRef   string
 	results   []measurement
 	requests  []requestSample
 
@@ -497,7 +497,7 @@ type floorResult struct {
 // workloads are placed on and apifloor's extra flags.
 type floorRun struct {
 	suffix, poolRef string
-	flags          []string
+	flags           []string
 }
 
 // apiFloor runs bench/apifloor.

@@ -15,9 +15,12 @@ import (
 // path serves twice, directly and with the framework, failing the call with
 // the difference when they disagree. It is for tests: the acceptance tests
 // serve the provider through it, so every plan and state Terraform sends
-// them also checks the direct path. Reads are not shadowed: a second read of
-// the cluster may rightly see something else; TestDirectRead_matchesTheFramework
-// covers them. A server other than NewServer's is returned as it is.
+// them also checks the direct path. Applies are shadowed where running one
+// twice changes nothing outside the provider: a resource rendered only
+// (apply = false), whose create, update and delete only compute state.
+// Reads are not shadowed: a second read of the cluster may rightly see
+// something else; TestDirectRead_matchesTheFramework covers them. A server
+// other than NewServer's is returned as it is.
 func Shadowed(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
 	if server, ok := s.(*Server); ok {
 		return shadowServer{server}
@@ -43,6 +46,49 @@ func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 		func(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) (string, *[]*tfprotov6.Diagnostic) {
 			return planDifference(t, want, got), &got.Diagnostics
 		})
+}
+
+func (s shadowServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return shadow(ctx, s, req.TypeName, req, (*directResource).servesRenderOnlyApply, s.Server.ApplyResourceChange,
+		s.ProviderServer.ApplyResourceChange,
+		func(t tftypes.Type, want, got *tfprotov6.ApplyResourceChangeResponse) (string, *[]*tfprotov6.Diagnostic) {
+			diff := stateDifference(t, want.NewState, got.NewState, want.Diagnostics, got.Diagnostics)
+			if !bytes.Equal(want.Private, got.Private) {
+				diff = strings.TrimPrefix(diff+"; ", "; ") + fmt.Sprintf("private: framework %q, direct %q", want.Private, got.Private)
+			}
+			return diff, &got.Diagnostics
+		})
+}
+
+// servesRenderOnlyApply: the direct path applies the change and it is safe
+// to apply twice, since the resource is rendered only on both sides of the
+// change (its apply attribute is false in the prior and planned states, or
+// they are null).
+func (r *directResource) servesRenderOnlyApply(req *tfprotov6.ApplyResourceChangeRequest) bool {
+	if !r.servesApply(req) {
+		return false
+	}
+	for _, dv := range []*tfprotov6.DynamicValue{req.PriorState, req.PlannedState} {
+		if !renderOnly(r.schema.tfType, dv) {
+			return false
+		}
+	}
+	return true
+}
+
+// renderOnly: the state is null, or its apply attribute is a known false.
+func renderOnly(t tftypes.Type, dv *tfprotov6.DynamicValue) bool {
+	v := decodePlanned(t, dv)
+	if dv == nil || v.IsNull() {
+		return true
+	}
+	applied, _, err := tftypes.WalkAttributePath(v, tftypes.NewAttributePath().WithAttributeName("apply"))
+	value, ok := applied.(tftypes.Value)
+	if err != nil || !ok || !value.IsKnown() || value.IsNull() {
+		return false
+	}
+	var apply bool
+	return value.As(&apply) == nil && !apply
 }
 
 // shadow answers req as the server does (served), and where the direct

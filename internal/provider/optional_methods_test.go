@@ -15,9 +15,9 @@ import (
 // methods; the types state none of it again.
 var wantOptional = map[string][]string{
 	"gpu_workload":         {"Configure", "ImportState", "ModifyPlan", "UpgradeState", "ValidateConfig"},
-	"gpu_node_pool_policy": {"Configure", "ModifyPlan", "ValidateConfig"},
+	"gpu_node_pool_policy": {"Configure", "ModifyPlan", "UpgradeState", "ValidateConfig"},
 	"gpu_queue":            {"Configure", "ImportState", "ModifyPlan", "UpgradeState", "ValidateConfig"},
-	"gpu_operator_values":  {"Configure", "ModifyPlan", "ValidateConfig"},
+	"gpu_operator_values":  {"Configure", "ModifyPlan", "UpgradeState", "ValidateConfig"},
 	"gpu_accelerators":     {"Configure"},
 	"gpu_cluster_capacity": {"Configure"},
 	"gpu_queue_usage":      {"Configure"},

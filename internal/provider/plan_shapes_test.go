@@ -84,7 +84,7 @@ provider "gpu" {
 `
 
 func TestPlanShapes_queue(t *testing.T) {
-	planShapes(t, planShape{apply: true, attr: "id", unknown: []string{"gpu_queue.dynamic", "gpu_queue.empty"}, config: queuePools + `
+	planShapes(t, planShape{apply: true, attr: "ref", unknown: []string{"gpu_queue.dynamic", "gpu_queue.empty"}, config: queuePools + `
 resource "gpu_queue" "dynamic" {
   name       = "team-a"
   namespaces = ["team-a"]
@@ -128,7 +128,7 @@ resource "gpu_queue" "empty" {
     }
   }
 }
-`}, planShape{attr: "id", unknown: []string{`gpu_queue.each["a"]`}, config: queuePools + `
+`}, planShape{attr: "ref", unknown: []string{`gpu_queue.each["a"]`}, config: queuePools + `
 resource "gpu_queue" "each" {
   for_each   = { a = terraform_data.later.output.gpus }
   name       = "team-${each.key}"
@@ -151,7 +151,7 @@ resource "gpu_queue" "each" {
 // its own final-plan check refuses the block's absence (docs/design/framework.md).
 // Such blocks are planned here, and applied where the list is not empty.
 func TestPlanShapes_pool(t *testing.T) {
-	planShapes(t, planShape{attr: "id", unknown: []string{"gpu_node_pool_policy.dynamic"}, config: `
+	planShapes(t, planShape{attr: "ref", unknown: []string{"gpu_node_pool_policy.dynamic"}, config: `
 resource "gpu_node_pool_policy" "dynamic" {
   name          = "generic-a100"
   cloud         = "generic"
@@ -173,7 +173,7 @@ resource "gpu_node_pool_policy" "dynamic" {
     }
   }
 }
-`}, planShape{attr: "id", unknown: []string{`gpu_node_pool_policy.each["a100"]`}, config: `
+`}, planShape{attr: "ref", unknown: []string{`gpu_node_pool_policy.each["a100"]`}, config: `
 resource "gpu_node_pool_policy" "each" {
   for_each      = { a100 = terraform_data.later.output.gpus }
   name          = each.key
@@ -181,7 +181,7 @@ resource "gpu_node_pool_policy" "each" {
   accelerator   = "a100-40gb"
   gpus_per_node = each.value
 }
-`}, planShape{apply: true, attr: "id", unknown: []string{"gpu_node_pool_policy.count[0]"}, config: `
+`}, planShape{apply: true, attr: "ref", unknown: []string{"gpu_node_pool_policy.count[0]"}, config: `
 resource "gpu_node_pool_policy" "count" {
   count         = 1
   name          = "generic-a100"

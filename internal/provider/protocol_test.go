@@ -2,7 +2,12 @@ package provider
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -106,5 +111,30 @@ func TestProtocol_directPathMatchesTheFrameworkOnTheWorkload(t *testing.T) {
 				t.Errorf("diagnostics %v, want an error: %v", resp.Diagnostics, c.wantError)
 			}
 		})
+	}
+}
+
+// The direct path (internal/protocol) keeps no private state: a resource
+// it serves that set some would lose it there, where the framework keeps
+// it. The shadow tests would see the difference only in plans and in the
+// applies they can run twice, so no resource may set private state at all
+// while the direct path serves it.
+func TestResourcesSetNoPrivateState(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if regexp.MustCompile(`\.Private\.SetKey\(`).Match(src) {
+			t.Errorf("%s sets private state, which the direct path would drop: serve its resource with the framework "+
+				"(newDirectResource refusing it) or keep the value in state", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -113,8 +113,9 @@ func testCertificate(t *testing.T) (string, string) {
 
 // Connection settings that cannot work are reported at plan on a resource
 // that would be applied to the cluster, before any other resource is
-// created: a kubeconfig that cannot be read, a context it does not have, no
-// cluster at all. The same resource rendered only (apply = false) plans.
+// created: a kubeconfig that cannot be read, a context it does not have.
+// The same resource rendered only (apply = false) plans, and so does one
+// with no cluster configured at all (planning offline).
 func TestProvider_unusableConnectionFailsThePlan(t *testing.T) {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\ncontexts: [{name: a, context: {cluster: a, user: a}}]\n"+
@@ -138,8 +139,7 @@ resource "gpu_workload" "w" {
 	}
 	cases := map[string]struct{ block, want string }{
 		"kubeconfig that does not exist": {`config_path = "/nonexistent/kubeconfig"`, `"/nonexistent/kubeconfig" (from config_path`},
-		"context the kubeconfig lacks": {fmt.Sprintf("config_path = %q\n  config_context = \"b\"", kubeconfig), `context "b"`},
-		"no cluster at all":            {``, `no Kubernetes cluster is configured`},
+		"context the kubeconfig lacks":   {fmt.Sprintf("config_path = %q\n  config_context = \"b\"", kubeconfig), `context "b"`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -150,6 +150,10 @@ resource "gpu_workload" "w" {
 			planSucceeds(t, provider+workload("apply = false"))
 		})
 	}
+	t.Run("no cluster configured: plans offline", func(t *testing.T) {
+		clearClusterEnv(t)
+		planSucceeds(t, "provider \"gpu\" {}\n"+workload(""))
+	})
 }
 
 // planSucceeds plans config with no cluster and expects a plan with

@@ -395,7 +395,7 @@ resource "gpu_workload" %[1]q {
   name      = %[2]q
   namespace = %[3]q
   kind      = "job"
-  node_pool = gpu_node_pool_policy.%[4]s.id
+  node_pool = gpu_node_pool_policy.%[4]s.ref
   queue     = gpu_queue.q.ref
   image     = "registry.invalid/cuda:12"
   wait_for  = "scheduled"

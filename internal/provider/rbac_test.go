@@ -136,7 +136,7 @@ resource "gpu_workload" "nowhere" {
   image     = "registry.invalid/cuda:12"
   gpu {
     count       = 1
-    accelerator = "h200" # no GKE fixture pool has H200s
+    accelerator = "t4" # no GKE fixture pool has T4s
   }
   timeouts {
     create = "6s"

@@ -65,21 +65,35 @@ func replaceWithFixture(t *testing.T, statePath string) {
 	var state map[string]any
 	readJSON(t, statePath, &state)
 	replaced := 0
-	for _, r := range state["resources"].([]any) {
-		res := r.(map[string]any)
-		old, ok := fixture[res["type"].(string)+"."+res["name"].(string)]
-		if !ok {
-			continue
+	forEachInstance(state, func(address string, instance map[string]any) {
+		if old, ok := fixture[address]; ok {
+			instance["schema_version"], instance["attributes"] = old["schema_version"], old["attributes"]
+			replaced++
 		}
-		instance := res["instances"].([]any)[0].(map[string]any)
-		instance["schema_version"], instance["attributes"] = old["schema_version"], old["attributes"]
-		replaced++
-	}
+	})
 	if replaced != len(fixture) {
 		t.Fatalf("replaced %d of the fixture's %d instances", replaced, len(fixture))
 	}
-	state["serial"] = state["serial"].(float64) + 1
+	serial, _ := state["serial"].(float64)
+	state["serial"] = serial + 1
 	writeJSON(t, statePath, state)
+}
+
+// forEachInstance calls visit with each resource instance of a local
+// state and its address (type.name).
+func forEachInstance(state map[string]any, visit func(address string, instance map[string]any)) {
+	resources, _ := state["resources"].([]any)
+	for _, r := range resources {
+		res, _ := r.(map[string]any)
+		typ, _ := res["type"].(string)
+		name, _ := res["name"].(string)
+		instances, _ := res["instances"].([]any)
+		for _, i := range instances {
+			if instance, ok := i.(map[string]any); ok {
+				visit(typ+"."+name, instance)
+			}
+		}
+	}
 }
 
 // checkUpgradedIDs: every resource is at its current schema version, and
@@ -91,17 +105,16 @@ func checkUpgradedIDs(t *testing.T, statePath string) {
 		"gpu_node_pool_policy.dra": "dra-h100", "gpu_queue.team": "team-a"}
 	var state map[string]any
 	readJSON(t, statePath, &state)
-	for _, r := range state["resources"].([]any) {
-		res := r.(map[string]any)
-		address := res["type"].(string) + "." + res["name"].(string)
-		instance := res["instances"].([]any)[0].(map[string]any)
-		if v := instance["schema_version"]; v != wantVersion[res["type"].(string)] {
-			t.Errorf("%s: schema version %v, want %v", address, v, wantVersion[res["type"].(string)])
+	forEachInstance(state, func(address string, instance map[string]any) {
+		typ, _, _ := strings.Cut(address, ".")
+		if v := instance["schema_version"]; v != wantVersion[typ] {
+			t.Errorf("%s: schema version %v, want %v", address, v, wantVersion[typ])
 		}
-		if want, ok := wantID[address]; ok && instance["attributes"].(map[string]any)["id"] != want {
-			t.Errorf("%s: id %v, want %q", address, instance["attributes"].(map[string]any)["id"], want)
+		attrs, _ := instance["attributes"].(map[string]any)
+		if want, ok := wantID[address]; ok && attrs["id"] != want {
+			t.Errorf("%s: id %v, want %q", address, attrs["id"], want)
 		}
-	}
+	})
 }
 
 func readJSON(t *testing.T, path string, into any) {

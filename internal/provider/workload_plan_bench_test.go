@@ -8,9 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	benchspec "github.com/gpuform/terraform-provider-gpu/bench/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 )
 
 // These benchmarks measure what the provider does per gpu_workload in a

@@ -13,7 +13,7 @@ import (
 // The states of the two earlier releases plan with no change, for an
 // applied workload and a render-only one (which no refresh fills in), and
 // the next apply stores the current shape: manifests alone, schema version
-// 1. The release before manifests existed kept the objects in manifest
+// 2 (refs). The release before manifests existed kept the objects in manifest
 // only; the one after kept both.
 func TestAccWorkload_olderStatesPlanEmpty(t *testing.T) {
 	for name, old := range map[string]func(map[string]any){
@@ -39,7 +39,7 @@ func TestAccWorkload_olderStatesPlanEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(string(raw), `"manifest":`) || !strings.Contains(string(raw), `"schema_version": 1`) {
+			if strings.Contains(string(raw), `"manifest":`) || !strings.Contains(string(raw), `"schema_version": 2`) {
 				t.Errorf("the state written after the upgrade is not the current shape:\n%s", raw)
 			}
 			for _, r := range tf.State() {

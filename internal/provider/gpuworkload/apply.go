@@ -136,16 +136,8 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 // apply would merge into it, and a later destroy would delete someone else's
 // workload. It reports false when the create must not go on.
 func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
-	ref, err := kube.RefOf(rendered.Objects[len(rendered.Objects)-1])
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
-		return false
-	}
-	// Straight from the server: the cache only holds labelled objects and a
-	// moment-old copy could miss an object created just now.
-	live, err := client.GetFresh(ctx, ref)
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
+	ref, live, ok := liveBeforeCreate(ctx, client, rendered.Objects[len(rendered.Objects)-1], diags)
+	if !ok {
 		return false
 	}
 	if live == nil {
@@ -168,6 +160,24 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *wor
 		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
 		"or choose another name.", ref))
 	return false
+}
+
+// liveBeforeCreate is the object a create is about to write as it is in
+// the cluster (nil when there is none), read straight from the server: the
+// cache only holds labelled objects and a moment-old copy could miss an
+// object created just now.
+func liveBeforeCreate(ctx context.Context, client *kube.Client, obj runtime.Object, diags *diag.Diagnostics) (kube.ObjectRef, *unstructured.Unstructured, bool) {
+	ref, err := kube.RefOf(obj)
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return ref, nil, false
+	}
+	live, err := client.GetFresh(ctx, ref)
+	if err != nil {
+		diags.AddError("Cannot create gpu_workload", err.Error())
+		return ref, nil, false
+	}
+	return ref, live, true
 }
 
 // interruptedCreate reports whether a live object is what this create

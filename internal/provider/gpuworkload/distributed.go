@@ -44,14 +44,8 @@ func gangFindings(w spec.Workload) gpudiag.Diagnostics {
 // interrupted create) and is taken over.
 func refuseForeignCompanions(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
 	for _, obj := range rendered.Companions {
-		ref, err := kube.RefOf(obj)
-		if err != nil {
-			diags.AddError("Cannot create gpu_workload", err.Error())
-			return false
-		}
-		live, err := client.GetFresh(ctx, ref)
-		if err != nil {
-			diags.AddError("Cannot create gpu_workload", err.Error())
+		ref, live, ok := liveBeforeCreate(ctx, client, obj, diags)
+		if !ok {
 			return false
 		}
 		if live != nil && live.GetLabels()[spec.LabelManagedBy] != spec.ManagedBy {

@@ -69,13 +69,13 @@ func (c *valuesConverter) toValuesInput(m operatorValuesModel) values.Input {
 // policies (pool, pools) wherever a chart's render input has a pool field.
 func newValuesConverter(ctx context.Context) *valuesConverter {
 	c := &valuesConverter{Converter: &tfconv.Converter{Ctx: ctx}}
-	poolType, poolHook := tfconv.HookFor(func(at []any, v attr.Value) *spec.PoolPolicy {
+	poolType, poolHook := tfconv.HookFor(func(_ []any, v attr.Value) *spec.PoolPolicy {
 		o, _ := v.(types.Object)
-		return c.pool(o, at)
+		return c.pool(o)
 	})
-	poolsType, poolsHook := tfconv.HookFor(func(at []any, v attr.Value) []spec.PoolPolicy {
+	poolsType, poolsHook := tfconv.HookFor(func(_ []any, v attr.Value) []spec.PoolPolicy {
 		l, _ := v.(types.List)
-		return c.pools(l, at)
+		return c.pools(l)
 	})
 	c.Hooks = map[reflect.Type]tfconv.DecodeHook{poolType: poolHook, poolsType: poolsHook}
 	return c
@@ -84,7 +84,7 @@ func newValuesConverter(ctx context.Context) *valuesConverter {
 // pool decodes one gpu_node_pool_policy ref. An unknown ref gives an
 // empty policy (zero values are "unknown" to render), so rules that depend
 // on a pool being present still see one.
-func (c *valuesConverter) pool(v types.Object, at []any) *spec.PoolPolicy {
+func (c *valuesConverter) pool(v types.Object) *spec.PoolPolicy {
 	if refs.PoolCloudUnknown(v) {
 		c.Unknown, c.poolUnknown = true, true
 		return &spec.PoolPolicy{}
@@ -97,9 +97,9 @@ func (c *valuesConverter) pool(v types.Object, at []any) *spec.PoolPolicy {
 	return p
 }
 
-// pools decodes a list of ids, keeping positions so diagnostics name the
-// right element: unknown or invalid entries become empty policies.
-func (c *valuesConverter) pools(v types.List, at []any) []spec.PoolPolicy {
+// pools decodes a list of refs, keeping positions so diagnostics name the
+// right element: unknown entries become empty policies.
+func (c *valuesConverter) pools(v types.List) []spec.PoolPolicy {
 	if v.IsUnknown() {
 		c.Unknown, c.poolUnknown = true, true
 		return nil
@@ -108,12 +108,12 @@ func (c *valuesConverter) pools(v types.List, at []any) []spec.PoolPolicy {
 		return nil
 	}
 	out := make([]spec.PoolPolicy, 0, len(v.Elements()))
-	for i, e := range v.Elements() {
+	for _, e := range v.Elements() {
 		o, ok := e.(types.Object)
 		if !ok {
 			continue
 		}
-		if p := c.pool(o, append(append([]any{}, at...), i)); p != nil {
+		if p := c.pool(o); p != nil {
 			out = append(out, *p)
 		} else {
 			out = append(out, spec.PoolPolicy{})

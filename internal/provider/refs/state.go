@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
@@ -65,7 +66,7 @@ func QueueStateJSON(r queue.Ref) (any, error) {
 // DynamicStateJSON is the raw-state JSON of a dynamic attribute holding v:
 // Terraform stores such a value with its type.
 func DynamicStateJSON(ctx context.Context, v attr.Value) (any, error) {
-	typeJSON, err := v.Type(ctx).TerraformType(ctx).MarshalJSON()
+	typ, err := typeJSON(v.Type(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,37 @@ func DynamicStateJSON(ctx context.Context, v attr.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"value": value, "type": json.RawMessage(typeJSON)}, nil
+	return map[string]any{"value": value, "type": typ}, nil
+}
+
+// typeJSON is a type as Terraform writes it in JSON state: "string",
+// ["list", <element>], ["object", {<attribute>: <type>}].
+func typeJSON(t attr.Type) (any, error) {
+	switch t := t.(type) {
+	case basetypes.StringType:
+		return "string", nil
+	case basetypes.BoolType:
+		return "bool", nil
+	case basetypes.Int64Type, basetypes.NumberType:
+		return "number", nil
+	case types.ListType:
+		elem, err := typeJSON(t.ElemType)
+		return []any{"list", elem}, err
+	case types.MapType:
+		elem, err := typeJSON(t.ElemType)
+		return []any{"map", elem}, err
+	case types.ObjectType:
+		attrs := make(map[string]any, len(t.AttrTypes))
+		for name, at := range t.AttrTypes {
+			j, err := typeJSON(at)
+			if err != nil {
+				return nil, err
+			}
+			attrs[name] = j
+		}
+		return []any{"object", attrs}, nil
+	}
+	return nil, fmt.Errorf("no JSON type for %s", t)
 }
 
 // stateJSON is v as Terraform's JSON state writes it: objects with every
@@ -95,27 +126,25 @@ func stateJSON(v attr.Value) (any, error) {
 	case types.List:
 		return elementsJSON(t.Elements())
 	case types.Map:
-		out := map[string]any{}
-		for k, e := range t.Elements() {
-			j, err := stateJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = j
-		}
-		return out, nil
+		return attrsJSON(t.Elements())
 	case types.Object:
-		out := map[string]any{}
-		for k, e := range t.Attributes() {
-			j, err := stateJSON(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = j
-		}
-		return out, nil
+		return attrsJSON(t.Attributes())
 	}
 	return nil, fmt.Errorf("a %T cannot be stored", v)
+}
+
+// attrsJSON keeps null entries: Terraform stores every attribute of an
+// object.
+func attrsJSON(attrs map[string]attr.Value) (any, error) {
+	out := make(map[string]any, len(attrs))
+	for k, e := range attrs {
+		j, err := stateJSON(e)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = j
+	}
+	return out, nil
 }
 
 func elementsJSON(elems []attr.Value) (any, error) {

@@ -75,11 +75,15 @@ func (d *Data) Client(summary string, diags *diag.Diagnostics) (*kube.Client, bo
 }
 
 // CheckCluster reports at plan what the apply would find only after other
-// resources were created: a provider configuration that cannot reach any
-// cluster, for a resource (what) that needs one to apply. Nothing is
-// contacted. Before the provider is configured (validation) it does nothing.
+// resources were created: connection settings that can never reach a
+// cluster (a kubeconfig that cannot be read, a context it lacks), for a
+// resource (what) that needs one to apply. Nothing is contacted. A
+// provider with no cluster configured at all is left alone: planning
+// offline (CI, GitOps review) is a supported way to use the provider, and
+// its apply says what to set. Before the provider is configured
+// (validation) it does nothing.
 func (d *Data) CheckCluster(what string, diags *diag.Diagnostics) {
-	if d == nil {
+	if d == nil || !d.Kube.Configured() {
 		return
 	}
 	if err := d.Kube.Check(); err != nil {

@@ -28,13 +28,6 @@ func (c *Converter) Str(v types.String) string {
 	return v.ValueString()
 }
 
-func (c *Converter) Boolean(v types.Bool) bool {
-	if v.IsUnknown() {
-		c.Unknown = true
-	}
-	return v.ValueBool()
-}
-
 func (c *Converter) Int64(v types.Int64) int64 {
 	if v.IsUnknown() {
 		c.Unknown = true
@@ -42,44 +35,11 @@ func (c *Converter) Int64(v types.Int64) int64 {
 	return v.ValueInt64()
 }
 
-// OptInt32 is nil while v is null or unknown.
-func (c *Converter) OptInt32(v types.Int64) *int32 {
-	return optional(c, v, func(n types.Int64) int32 { return int32(n.ValueInt64()) })
-}
-
-func optional[V attr.Value, T any](c *Converter, v V, value func(V) T) *T {
-	if v.IsNull() || v.IsUnknown() {
-		c.Unknown = c.Unknown || v.IsUnknown()
-		return nil
-	}
-	out := value(v)
-	return &out
-}
-
 // Strings converts a list element by element: an unknown element (a value
 // from another resource) makes the whole list unknown rather than failing
 // the conversion, so plans stay possible.
 func (c *Converter) Strings(v types.List) []string {
 	return convertList(c, v, func(s types.String) string { return s.ValueString() })
-}
-
-func (c *Converter) Int32s(v types.List) []int32 {
-	return convertList(c, v, func(n types.Int64) int32 { return int32(n.ValueInt64()) })
-}
-
-func (c *Converter) StringMap(v types.Map) map[string]string {
-	if c.unknownOrNull(v) {
-		return nil
-	}
-	out := make(map[string]string, len(v.Elements()))
-	for k, e := range v.Elements() {
-		s, ok := known[types.String](c, e)
-		if !ok {
-			return nil
-		}
-		out[k] = s.ValueString()
-	}
-	return out
 }
 
 // convertList converts a list's elements with convert; an unknown list or

@@ -30,13 +30,6 @@ func Encode(a Typed, v any, diags *diag.Diagnostics) types.Object {
 	return obj
 }
 
-// EncodeValue is the Terraform value of type t for the Go value v, by
-// Encode's rules: for an attribute that is not a block, such as a list or
-// map of objects.
-func EncodeValue(t attr.Type, v any, diags *diag.Diagnostics) attr.Value {
-	return forImport.encode(t, v, diags)
-}
-
 // EncodeOutput is the value of a computed attribute a (a data source's
 // result) for the Go value v, by Encode's names but an output's rules: a
 // zero is a value (0, false, ""), a nil slice or map is empty, only a nil

@@ -31,43 +31,11 @@ func NullableBool(b bool) types.Bool {
 	return types.BoolValue(true)
 }
 
-func NullableInt32(n *int32) types.Int64 {
-	if n == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*n))
-}
-
-func NullableInt64(n *int64) types.Int64 {
-	if n == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(*n)
-}
-
 func NullableInt64Of(n int64) types.Int64 {
 	if n == 0 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(n)
-}
-
-func NullableStrings(items []string) types.List {
-	if items == nil {
-		return types.ListNull(types.StringType)
-	}
-	return StringList(items)
-}
-
-func NullableInt32s(items []int32) types.List {
-	if items == nil {
-		return types.ListNull(types.Int64Type)
-	}
-	values := make([]attr.Value, len(items))
-	for i, n := range items {
-		values[i] = types.Int64Value(int64(n))
-	}
-	return types.ListValueMust(types.Int64Type, values)
 }
 
 func NullableMap(m map[string]string) types.Map {

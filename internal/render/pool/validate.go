@@ -11,6 +11,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -52,7 +53,7 @@ func validatePool(p spec.PoolPolicy, strict bool) (clouds.PoolIntent, gpudiag.Di
 }
 
 func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string {
-	workload.RequireSet(diags, strict, name, gpudiag.At("name"), "a DNS-1123 label such as \"l4-inference\"")
+	validate.RequireSet(diags, strict, name, gpudiag.At("name"), "a DNS-1123 label such as \"l4-inference\"")
 	if name == "" {
 		return ""
 	}
@@ -69,7 +70,7 @@ func checkPoolName(name string, strict bool, diags *gpudiag.Diagnostics) string 
 // checkPoolCloud is the pool's resolve step: the one place its cloud is
 // looked up by name. An unset, unknown or pool-less cloud is not Known.
 func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cloud {
-	workload.RequireOneOf(diags, strict, raw, gpudiag.At("cloud"), clouds.PoolNames)
+	validate.RequireOneOf(diags, strict, raw, gpudiag.At("cloud"), clouds.PoolNames)
 	unknown := clouds.Lookup("")
 	if raw == "" {
 		return unknown
@@ -88,7 +89,7 @@ func checkPoolCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.
 }
 
 func checkPoolAccelerator(name string, cloud clouds.Offering, strict bool, diags *gpudiag.Diagnostics) *catalog.Accelerator {
-	workload.RequireOneOf(diags, strict, name, gpudiag.At("accelerator"), catalog.AcceleratorNames)
+	validate.RequireOneOf(diags, strict, name, gpudiag.At("accelerator"), catalog.AcceleratorNames)
 	if name == "" {
 		return nil
 	}

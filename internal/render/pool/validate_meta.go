@@ -10,7 +10,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
 
 // checkPoolLabels validates the extra node labels and returns them.
@@ -19,7 +19,7 @@ func checkPoolLabels(labels map[string]string, pi clouds.PoolIntent, diags *gpud
 		return maps.Clone(labels) // nothing to check against the derived labels
 	}
 	toAdd, cloudSet := clouds.DerivedPoolLabels(pi)
-	for _, key := range workload.SortedKeys(labels) {
+	for _, key := range validate.SortedKeys(labels) {
 		path := gpudiag.At("labels", gpudiag.MapKey(key))
 		value := labels[key]
 		if msgs := names.LabelKey(key); len(msgs) > 0 {

@@ -13,7 +13,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-
 var (
 	a100     = spec.PoolPolicy{Name: "a100", Cloud: "gke", Accelerator: "a100-40gb", GPUsPerNode: 8}
 	a100MIG  = spec.PoolPolicy{Name: "a100-mig", Cloud: "gke", Accelerator: "a100-40gb", GPUsPerNode: 8, Partition: "2g.10gb"}

@@ -12,7 +12,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
 
 // MaxFlavors is Kueue's limit of flavors in one resource group; every pool
@@ -44,7 +44,7 @@ func resolve(q spec.Queue, strict bool) ([]flavor, gpudiag.Diagnostics) {
 	checkPreemption(q.Preemption, &diags)
 	cloud := ""
 	if q.Cloud != "" {
-		cloud = string(workload.ValidateCloud(q.Cloud, strict, &diags))
+		cloud = string(validate.Cloud(q.Cloud, strict, &diags))
 	}
 	if strict && len(q.Flavors) == 0 {
 		diags.AddError(gpudiag.At("flavor"), "Missing flavor", "A queue needs at least one flavor block. "+
@@ -84,7 +84,7 @@ func resolveFlavorBlock(i int, fs spec.QueueFlavor, q spec.Queue, cloud *string,
 	path := func(attr string) []any { return gpudiag.At("flavor", i, attr) }
 	checkLimits(fs, q.Cohort, path, diags)
 	if fs.Pool.Name == "" {
-		workload.RequireSet(diags, strict, "", path("node_pool"), "the ref of a gpu_node_pool_policy")
+		validate.RequireSet(diags, strict, "", path("node_pool"), "the ref of a gpu_node_pool_policy")
 		return flavor{}, false
 	}
 	p := fs.Pool
@@ -224,7 +224,7 @@ func warnDefaultLocalQueue(q spec.Queue, diags *gpudiag.Diagnostics) {
 
 func checkName(diags *gpudiag.Diagnostics, strict bool, value string, path []any) {
 	if value == "" {
-		workload.RequireSet(diags, strict, value, path, "a DNS-1123 label (lowercase letters, digits and '-')")
+		validate.RequireSet(diags, strict, value, path, "a DNS-1123 label (lowercase letters, digits and '-')")
 		return
 	}
 	if errs := names.DNS1123Label(value); len(errs) > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
 
 // Validate checks everything that can be checked from configuration alone
@@ -26,7 +27,7 @@ func Validate(w spec.Workload) gpudiag.Diagnostics {
 // ValidateIdentity checks name, namespace, kind, cloud and image, and returns
 // the cloud when it is known and valid ("" otherwise).
 func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
-	RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
+	validate.RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
 	CheckName(w.Name, diags)
 	if w.Namespace != "" {
 		if msgs := names.DNS1123Label(w.Namespace); len(msgs) > 0 {
@@ -35,17 +36,17 @@ func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) 
 					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
 		}
 	}
-	RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
+	validate.RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
 	if w.Kind != "" && !slices.Contains(kinds.Names(), w.Kind) {
 		diags.AddError(gpudiag.At("kind"), "Unknown kind",
 			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(kinds.Names())+".")
 	}
-	RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
+	validate.RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
 	if strings.ContainsFunc(w.Image, IsSpace) {
 		diags.AddError(gpudiag.At("image"), "Invalid image",
 			strconv.Quote(w.Image)+" contains whitespace. Allowed: an image reference such as \"registry/repo:tag\" or \"repo@sha256:...\".")
 	}
-	return ValidateCloud(w.Cloud, strict, diags)
+	return validate.Cloud(w.Cloud, strict, diags)
 }
 
 // CheckName checks a workload's (or a chart container's) name, when set.
@@ -58,54 +59,6 @@ func CheckName(name string, diags *gpudiag.Diagnostics) {
 			strconv.Quote(name)+" is not a valid name: "+strings.Join(msgs, "; ")+
 				". Allowed: a DNS-1123 label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit.")
 	}
-}
-
-// ValidateCloud checks the cloud's name and returns it ("" when unset or
-// unknown).
-func ValidateCloud(raw string, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
-	if raw == "" && !strict {
-		return ""
-	}
-	cloud, err := clouds.Parse(raw)
-	switch {
-	case err != nil && raw == "":
-		diags.AddFinalError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
-		return ""
-	case err != nil:
-		diags.AddError(gpudiag.At("cloud"), "Unknown cloud", err.Error()+".")
-		return ""
-	}
-	return cloud
-}
-
-// RequireSet reports a missing required value at apply time only (at plan
-// time "" may be an unknown value).
-func RequireSet(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed string) {
-	kindkit.RequireSet(diags, strict, value, path, allowed)
-}
-
-// RequireOneOf is RequireSet for a value from a list: allowed "one of" the
-// names is quoted only when the value is missing, so a configuration that
-// sets it does not pay for the message.
-func RequireOneOf(diags *gpudiag.Diagnostics, strict bool, value string, path []any, allowed func() []string) {
-	if strict && value == "" {
-		RequireSet(diags, strict, value, path, "one of "+gpudiag.QuoteList(allowed()))
-	}
-}
-
-// SortedKeys is a map's keys in order, so findings come out in a stable
-// order. Unlike slices.Sorted(maps.Keys(m)) it costs nothing for the
-// empty maps most optional attributes are.
-func SortedKeys[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func IsSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
@@ -207,7 +160,7 @@ func kindAccepting(attribute string) string {
 }
 
 func checkMin32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
-	kindkit.CheckMin32(diags, v, minimum, path)
+	validate.Min32(diags, v, minimum, path)
 }
 
 // reservedLabels are set by Render; users overriding them would break the
@@ -233,7 +186,7 @@ func validateMetadata(w spec.Workload, diags *gpudiag.Diagnostics) {
 // (they are the default selector), but not the managed-by label, which
 // marks objects rather than pods of one workload.
 func validateSelectorLabels(labels map[string]string, diags *gpudiag.Diagnostics) {
-	for _, key := range SortedKeys(labels) {
+	for _, key := range validate.SortedKeys(labels) {
 		if key == spec.LabelManagedBy {
 			diags.AddError(gpudiag.At("selector_labels", gpudiag.MapKey(key)), "Reserved label",
 				strconv.Quote(key)+" is on every object the provider manages and "+
@@ -245,7 +198,7 @@ func validateSelectorLabels(labels map[string]string, diags *gpudiag.Diagnostics
 }
 
 func validateLabels(labels map[string]string, attribute string, diags *gpudiag.Diagnostics) {
-	for _, key := range SortedKeys(labels) {
+	for _, key := range validate.SortedKeys(labels) {
 		if slices.Contains(reservedLabels, key) {
 			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Reserved label",
 				strconv.Quote(key)+" is set by the provider (selector and ownership labels). Allowed: any label key except "+
@@ -270,7 +223,7 @@ func checkLabel(key, value, attribute string, diags *gpudiag.Diagnostics) {
 }
 
 func ValidateAnnotations(annotations map[string]string, attribute string, diags *gpudiag.Diagnostics) {
-	for _, key := range SortedKeys(annotations) {
+	for _, key := range validate.SortedKeys(annotations) {
 		if msgs := names.LabelKey(strings.ToLower(key)); len(msgs) > 0 {
 			diags.AddError(gpudiag.At(attribute, gpudiag.MapKey(key)), "Invalid annotation key", strconv.Quote(key)+": "+strings.Join(msgs, "; ")+
 				". Allowed: an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.'.")
@@ -284,7 +237,7 @@ var deviceVisibilityEnv = []string{"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVIC
 
 // validateSecretEnv checks Secret references; values are never seen.
 func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
-	for _, name := range SortedKeys(w.SecretEnv) {
+	for _, name := range validate.SortedKeys(w.SecretEnv) {
 		path := gpudiag.At("secret_env", gpudiag.MapKey(name))
 		ref := w.SecretEnv[name]
 		if msgs := names.EnvVarName(name); len(msgs) > 0 {
@@ -313,7 +266,7 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 // rules about each (WorkloadRules.CheckEnv: a variable undoing its driver
 // setup). An unknown cloud's rules warn about nothing.
 func checkEnv(env map[string]string, cloud clouds.WorkloadRules, diags *gpudiag.Diagnostics) {
-	for _, name := range SortedKeys(env) {
+	for _, name := range validate.SortedKeys(env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
 		if msgs := names.EnvVarName(name); len(msgs) > 0 {
 			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+

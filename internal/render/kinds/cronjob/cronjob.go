@@ -26,7 +26,7 @@ func Kind() kindkit.Kind {
 		RunMeta:  kindkit.Typed(func(c *batchv1.CronJob) *metav1.ObjectMeta { return &c.Spec.JobTemplate.ObjectMeta }),
 		Pods:     job.ParallelPods,
 		Accepts:  []string{kindkit.BlockJob, kindkit.BlockCronJob},
-		Validate: validate,
+		Validate: check,
 		Wait:     kindkit.Wait{Default: kindkit.WaitNone, NoPods: "a CronJob starts none until its schedule fires"},
 		Kueue: kindkit.Kueue{AdmittedTogether: kindkit.Typed(func(c *batchv1.CronJob) int64 {
 			return job.ParallelismOf(c.Spec.JobTemplate.Spec)

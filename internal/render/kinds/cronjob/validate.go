@@ -10,14 +10,14 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
 
-// validate: a cronjob needs its block and a schedule the CronJob controller
+// check: a cronjob needs its block and a schedule the CronJob controller
 // parses (standard five-field cron, as batch/v1 validation checks it with
 // the same library).
-func validate(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
+func check(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 	c := w.CronJob
 	if c == nil {
 		if strict {
@@ -26,7 +26,7 @@ func validate(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 		}
 		return
 	}
-	kindkit.RequireSet(diags, strict, c.Schedule, gpudiag.At("cronjob", "schedule"), "a cron schedule such as \"0 3 * * *\"")
+	validate.RequireSet(diags, strict, c.Schedule, gpudiag.At("cronjob", "schedule"), "a cron schedule such as \"0 3 * * *\"")
 	checkSchedule(c.Schedule, diags)
 	if c.TimeZone != "" {
 		if _, err := time.LoadLocation(c.TimeZone); err != nil || strings.EqualFold(c.TimeZone, "local") {
@@ -40,8 +40,8 @@ func validate(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 			strconv.Quote(c.ConcurrencyPolicy)+" is not a concurrency policy. Allowed: "+
 				gpudiag.QuoteList(spec.ConcurrencyPolicyNames())+" (default \"Allow\").")
 	}
-	kindkit.CheckMin32(diags, c.SuccessfulJobsHistoryLimit, 0, gpudiag.At("cronjob", "successful_jobs_history_limit"))
-	kindkit.CheckMin32(diags, c.FailedJobsHistoryLimit, 0, gpudiag.At("cronjob", "failed_jobs_history_limit"))
+	validate.Min32(diags, c.SuccessfulJobsHistoryLimit, 0, gpudiag.At("cronjob", "successful_jobs_history_limit"))
+	validate.Min32(diags, c.FailedJobsHistoryLimit, 0, gpudiag.At("cronjob", "failed_jobs_history_limit"))
 	if d := c.StartingDeadlineSeconds; d != nil && *d < 0 {
 		diags.AddError(gpudiag.At("cronjob", "starting_deadline_seconds"), "Value too small",
 			"The value is "+strconv.FormatInt(*d, 10)+". Allowed: 0 or more.")

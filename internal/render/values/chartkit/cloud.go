@@ -3,7 +3,7 @@ package chartkit
 import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
 
 // ResolveCloud is the values path's resolve step for its cloud: the name
@@ -15,5 +15,5 @@ import (
 // on its own. An unset or invalid name gives the unknown cloud (Known
 // false), whose rules are the neutral ones.
 func ResolveCloud(raw string, strict bool, diags *gpudiag.Diagnostics) clouds.Cloud {
-	return clouds.Lookup(workload.ValidateCloud(raw, strict, diags))
+	return clouds.Lookup(validate.Cloud(raw, strict, diags))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -190,7 +191,7 @@ func (e fiftyOneEntry) request() chartkit.GPURequest {
 // result must be a DNS-1123 label, unique, and unsurprising.
 func (e fiftyOneEntry) checkKey(strict bool, names map[string]string, diags *gpudiag.Diagnostics) bool {
 	path := chartkit.With(e.path, "key")
-	workload.RequireSet(diags, strict, e.Key, path, "a camelCase chart key such as \"gpuL4\"")
+	validate.RequireSet(diags, strict, e.Key, path, "a camelCase chart key such as \"gpuL4\"")
 	if e.Key == "" {
 		return false
 	}
