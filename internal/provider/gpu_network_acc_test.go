@@ -220,12 +220,16 @@ resource "gpu_node_pool_policy" "net" {
 func TestAccGPUNetwork_eksP5InQueue(t *testing.T) {
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
+	// The pool declares its topology as the distributed job's tests do: a
+	// ResourceFlavor is named after the pool, so the queues of both share
+	// it, and Kueue refuses to change its topologyName.
 	pool := fmt.Sprintf(`
 resource "gpu_node_pool_policy" "net" {
   name          = "gpu-p5-tas"
   cloud         = "eks"
   accelerator   = "h100-80gb"
   gpus_per_node = 8
+  topology {}
 }
 
 resource "gpu_queue" "net" {
