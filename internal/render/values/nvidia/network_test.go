@@ -21,7 +21,8 @@ func TestGPUOperatorNetworkSwitches(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := []any{map[string]any{"name": "MOFED_ENABLED", "value": "false"}}
-	if got := values["devicePlugin"].(map[string]any)["env"]; !reflect.DeepEqual(got, want) {
+	devicePlugin, _ := values["devicePlugin"].(map[string]any)
+	if got := devicePlugin["env"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("EFA pool: devicePlugin.env = %v, want MOFED_ENABLED=false", got)
 	}
 	values, _ = GenerateGPUOperator(clouds.Lookup(spec.CloudEKS), GPUOperatorValues{NodePools: []spec.PoolPolicy{g5}}, true)
