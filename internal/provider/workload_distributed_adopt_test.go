@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,11 @@ func TestAccDistributedJob_adoptCorrectsByRecreating(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
+	}
+	// The pods run for 10 minutes: wait until they are scheduled, not done.
+	edited := regexp.MustCompile(`wait_for\s+= null`).ReplaceAllString(generated, `wait_for = "scheduled"`)
+	if err := os.WriteFile(filepath.Join(tf.Dir, "generated.tf"), []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("terraform apply: %v\n%s", err, out)
