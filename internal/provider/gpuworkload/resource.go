@@ -122,7 +122,7 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
-	if !resp.Diagnostics.HasError() {
+	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
 		// Applied: the object is the configuration's now, not an adopted one.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
 	}
