@@ -73,8 +73,8 @@ func patchCompanionsMeta(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnosti
 		return
 	}
 	for i, c := range r.Companions {
-		patched := reflect.New(reflect.TypeOf(c).Elem()).Interface().(Object)
-		if !patchTyped(c, metaJSON, patched, diags) {
+		patched, ok := reflect.New(reflect.TypeOf(c).Elem()).Interface().(Object)
+		if !ok || !patchTyped(c, metaJSON, patched, diags) {
 			return
 		}
 		replaceObject(r, c, patched)
