@@ -42,6 +42,10 @@ func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, res
 	manifest, diags := stateManifest(ctx, req.State)
 	resp.Diagnostics.Append(diags...)
 	replace, diags := immutableReplacement(req, k, manifest.ValueString(), plan.Manifest)
+	if len(replace) == 0 && k.Immutable.RecreateObject && adoptedDiffers(ctx, req, k, manifest.ValueString(), plan.Manifest) {
+		planRecreateAdopted(plan, k, &resp.Diagnostics)
+		return
+	}
 	resp.Diagnostics.Append(diags...)
 	if len(replace) > 0 && k.Immutable.RecreateObject {
 		planRecreate(plan, k, replace, &resp.Diagnostics)

@@ -128,6 +128,9 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 		if !ok {
 			return
 		}
+		// Until the first apply: a pod template the adopted configuration
+		// renders differently re-creates the object (requireReplacement).
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, []byte(`true`))...)
 	}
 	model, diags := modelFromSpec(ctx, resp.State.Schema, *spec)
 	resp.Diagnostics.Append(diags...)
@@ -207,6 +210,10 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 	m.Topology = tfconv.Encode(blocks["topology"], w.Topology, &diags)
 	return m, diags
 }
+
+// privateAdopted is the private state key import sets on a workload it
+// adopted, and the first apply clears.
+const privateAdopted = "adopted"
 
 var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 

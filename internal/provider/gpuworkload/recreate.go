@@ -2,10 +2,12 @@ package gpuworkload
 
 import (
 	"context"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
@@ -34,6 +36,32 @@ func planRecreate(plan *WorkloadModel, k kindkit.Kind, changed path.Paths, diags
 		k.GVK.Kind+"'s pod template, which Kubernetes does not allow changing. The apply deletes the "+k.GVK.Kind+
 		" (its pods stop), waits until its pods are gone and creates it again: the job runs again from the start. "+
 		"The objects beside it (the headless Service) are kept.")
+}
+
+// adoptedDiffers reports an object import adopted (and no apply has
+// applied since) whose immutable fields the configuration renders
+// differently: the corrections the import listed reach its pod template.
+func adoptedDiffers(ctx context.Context, req resource.ModifyPlanRequest, k kindkit.Kind, stateManifest string, planManifest types.String) bool {
+	adopted, diags := req.Private.GetKey(ctx, privateAdopted)
+	if diags.HasError() || string(adopted) != "true" || planManifest.IsUnknown() {
+		return false
+	}
+	before, okBefore := specFields(stateManifest, k.GVK.Kind, k.Immutable.SpecFields)
+	after, okAfter := specFields(planManifest.ValueString(), k.GVK.Kind, k.Immutable.SpecFields)
+	return okBefore && okAfter && !reflect.DeepEqual(before, after)
+}
+
+// planRecreateAdopted marks the plan as re-creating an adopted object
+// whose pod template the configuration renders differently, and says so:
+// never an update the server would refuse, never silently.
+func planRecreateAdopted(plan *WorkloadModel, k kindkit.Kind, diags *diag.Diagnostics) {
+	plan.UID = types.StringUnknown()
+	diags.AddWarning("The "+k.GVK.Kind+" will be re-created", "The imported "+k.GVK.Kind+"'s pod template differs "+
+		"from what this configuration renders (the corrections the import listed), and Kubernetes does not allow "+
+		"changing it. The apply deletes the "+k.GVK.Kind+" (its pods stop), waits until its pods are gone and creates "+
+		"it again: the job runs again from the start. The objects beside it (the headless Service) are kept. "+
+		"To keep the running "+k.GVK.Kind+" instead, remove the resource from the state (terraform state rm) "+
+		"until it has finished.")
 }
 
 // recreating reports whether this update re-creates the workload object:

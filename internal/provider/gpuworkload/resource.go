@@ -125,6 +125,10 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
+	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
+		// Applied: the object is the configuration's now, not an adopted one.
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
+	}
 }
 
 // applyWithin applies the plan within the timeouts block's limit for the

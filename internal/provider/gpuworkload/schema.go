@@ -41,8 +41,8 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
 			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
 			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule. " +
-			"A GPU Deployment, StatefulSet or CronJob written by hand is adopted by importing it: the provider infers " +
-			"its GPU intent and generates configuration that plans with no change (see the adopting guide).",
+			"A GPU Deployment, StatefulSet, CronJob or Indexed Job with its headless Service written by hand is " +
+			"adopted by importing it: the provider infers its GPU intent and generates configuration that plans with no change (see the adopting guide).",
 		Attributes: workloadAttributes(),
 		Blocks:     workloadBlocks(ctx),
 		Version:    2,

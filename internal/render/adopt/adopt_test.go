@@ -256,10 +256,7 @@ func TestInferRefuses(t *testing.T) {
         cloud.google.com/gke-gpu-partition-size: 2g.10gb
 `, "", 1)
 	cases := map[string]struct{ text, want string }{
-		"job": {strings.Replace(handWrittenGKEMIG, "apps/v1\nkind: Deployment", "batch/v1\nkind: Job", 1), "not a kind import can adopt (a job:"},
-		"indexed job": {strings.NewReplacer("apps/v1\nkind: Deployment", "batch/v1\nkind: Job",
-			"\nspec:\n", "\nspec:\n  completionMode: Indexed\n", "    spec:\n", "    spec:\n      subdomain: w\n").Replace(handWrittenGKEMIG),
-			"not a kind import can adopt (a distributed_job:"},
+		"job":                  {strings.Replace(handWrittenGKEMIG, "apps/v1\nkind: Deployment", "batch/v1\nkind: Job", 1), "not a kind import can adopt (a job:"},
 		"no gpu":               {strings.Replace(handWrittenGKEMIG, "nvidia.com/gpu", "cpu", 1), "no container asks for a GPU"},
 		"cloud ambiguous":      {noSelector, "several clouds"},
 		"unknown label":        {strings.Replace(handWrittenGKEMIG, "nvidia-tesla-a100", "nvidia-tesla-z900", 1), "several clouds"},

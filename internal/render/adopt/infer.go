@@ -3,6 +3,7 @@ package adopt
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -33,7 +34,14 @@ type Adoption struct {
 	// Corrected is the live object with the corrections made: what the
 	// imported configuration renders.
 	Corrected workload.Object
+	// Companions are the live companion objects taken over with the object
+	// (kindkit.Adopt.Companions), nil where one does not exist.
+	Companions []*unstructured.Unstructured
 }
+
+// Reader reads a live object named by an empty typed one (name,
+// namespace, TypeMeta); nil and no error when it does not exist.
+type Reader func(obj kindkit.Object) (*unstructured.Unstructured, error)
 
 // liveWorkload is a decoded object of a kind import can adopt.
 type liveWorkload struct {
@@ -58,9 +66,15 @@ func AdoptableKinds() []string {
 	return out
 }
 
-// Infer reads a live workload object. defaultCloud settles a placement
-// that fits several clouds equally.
+// Infer reads a live workload object of a kind without companions.
+// defaultCloud settles a placement that fits several clouds equally.
 func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpudiag.Diagnostics) {
+	return InferWith(live, defaultCloud, nil)
+}
+
+// InferWith reads a live workload object and, with read, the companions
+// its kind takes over with it (a distributed job's headless Service).
+func InferWith(live *unstructured.Unstructured, defaultCloud string, read Reader) (*Adoption, gpudiag.Diagnostics) {
 	var diags gpudiag.Diagnostics
 	lw, err := decode(live)
 	if err != nil {
@@ -86,13 +100,59 @@ func Infer(live *unstructured.Unstructured, defaultCloud string) (*Adoption, gpu
 	}
 	w := typedAttributes(lw, c)
 	w.Cloud, w.GPU, w.Spot = string(intent.cloud), intent.gpu, intent.spot
+	companions, takeOverFixes, err := takeOverCompanions(lw, read, &w)
+	if err != nil {
+		diags.AddError(nil, "Cannot adopt this workload", err.Error())
+		return nil, diags
+	}
 	rendered, rdiags := workload.ResolveAndRender(w, workload.Options{SkipManifest: true})
 	if diags.Append(rdiags); diags.HasError() {
 		return nil, diags
 	}
-	a := &Adoption{Workload: w, Rendered: rendered.Objects[len(rendered.Objects)-1]}
+	a := &Adoption{Workload: w, Rendered: rendered.Objects[len(rendered.Objects)-1], Companions: companions}
 	a.Corrected, a.Corrections = correct(lw, index, w.Cloud, rendered)
+	a.Corrections = append(a.Corrections, takeOverFixes...)
 	return a, diags
+}
+
+// takeOverCompanions reads the companions the kind takes over with the
+// object and lets the kind check them and read the intent they carry
+// (kindkit.Adopt.TakeOver). The selector they set then keeps its labels
+// out of labels and pod_labels, as for a selector read from the object.
+func takeOverCompanions(lw liveWorkload, read Reader, w *spec.Workload) ([]*unstructured.Unstructured, []string, error) {
+	adopt := lw.kind.Adopt
+	if adopt.Companions == nil {
+		return nil, nil, nil
+	}
+	if read == nil {
+		return nil, nil, fmt.Errorf("a %s is adopted with its companions, which this import cannot read", lw.kind.Name)
+	}
+	var live []*unstructured.Unstructured
+	var typed []kindkit.Object
+	for _, want := range adopt.Companions(lw.obj) {
+		obj, err := read(want)
+		if err != nil {
+			return nil, nil, err
+		}
+		live = append(live, obj)
+		if obj == nil {
+			typed = append(typed, nil)
+			continue
+		}
+		t, _ := reflect.New(reflect.TypeOf(want).Elem()).Interface().(kindkit.Object)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, t); err != nil {
+			return nil, nil, err
+		}
+		typed = append(typed, t)
+	}
+	fixes, err := adopt.TakeOver(lw.obj, typed, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	identity := append(selectorKeys(*w), adopt.ServerLabels...)
+	w.Labels = withoutKeys(w.Labels, identity)
+	w.PodLabels = withoutKeys(w.PodLabels, identity)
+	return live, fixes, nil
 }
 
 func decode(live *unstructured.Unstructured) (liveWorkload, error) {
@@ -208,7 +268,7 @@ func typedAttributes(lw liveWorkload, c corev1.Container) spec.Workload {
 	identity := selectorKeys(w)
 	w.Labels = withoutKeys(meta.GetLabels(), identity)
 	w.Annotations = nonEmpty(withoutKeys(meta.GetAnnotations(), ignoredAnnotations))
-	w.PodLabels = withoutKeys(lw.template.Labels, identity)
+	w.PodLabels = withoutKeys(lw.template.Labels, append(identity, lw.kind.Adopt.ServerLabels...))
 	w.Env, w.SecretEnv = envOf(c.Env)
 	w.Ports = tcpPorts(c.Ports)
 	for _, s := range lw.template.Spec.ImagePullSecrets {

@@ -6,8 +6,11 @@ import (
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
@@ -25,8 +28,9 @@ func (a *Adoption) WithPatch(defaulted map[string]any) (spec.Workload, error) {
 	if err != nil {
 		return spec.Workload{}, err
 	}
-	original := clean(defaulted, a.Workload.Name)
-	modified := clean(corrected, a.Workload.Name)
+	k, _ := kinds.Lookup(a.Workload.Kind)
+	original := withoutServerFields(k, clean(defaulted, a.Workload.Name), a.Workload)
+	modified := withoutServerFields(k, clean(corrected, a.Workload.Name), a.Workload)
 	originalJSON, err := json.Marshal(original)
 	if err != nil {
 		return spec.Workload{}, err
@@ -82,6 +86,41 @@ func clean(obj map[string]any, name string) map[string]any {
 		unstructured.RemoveNestedField(u.Object, path...)
 	}
 	return u.Object
+}
+
+// withoutServerFields removes what the API server generates per object
+// (kindkit.Adopt's ServerFields and ServerLabels; a Job's selector and
+// controller labels): the patch never sends them, and the provider never
+// diffs them. A server label the selector labels name (a Service selecting
+// the pods by job-name) is the intent's, and stays.
+func withoutServerFields(k kindkit.Kind, obj map[string]any, w spec.Workload) map[string]any {
+	if k.Adopt == nil || len(k.Adopt.ServerFields)+len(k.Adopt.ServerLabels) == 0 {
+		return obj
+	}
+	for _, f := range k.Adopt.ServerFields {
+		unstructured.RemoveNestedField(obj, f...)
+	}
+	if len(k.Adopt.ServerLabels) == 0 {
+		return obj
+	}
+	typed := k.New()
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed) != nil {
+		return obj
+	}
+	pod := k.PodTemplate(typed)
+	for _, key := range k.Adopt.ServerLabels {
+		if _, kept := w.SelectorLabels[key]; !kept {
+			delete(pod.Labels, key)
+		}
+	}
+	if len(pod.Labels) == 0 {
+		pod.Labels = nil
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return obj
+	}
+	return clean(out, w.Name)
 }
 
 // deepCopy copies through JSON, which any object map survives (unlike

@@ -151,6 +151,8 @@ func check(k kindkit.Kind) error {
 		return missing("Kueue.AdmittedTogether")
 	case k.Adopt == nil && k.NotAdoptable == "":
 		return missing("Adopt or NotAdoptable")
+	case k.Adopt != nil && k.Adopt.Companions != nil && k.Adopt.TakeOver == nil:
+		return missing("Adopt.TakeOver")
 	case len(k.Immutable.SpecFields) > 0 && k.Immutable.DriftSummary == "":
 		return missing("Immutable.DriftSummary")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -40,7 +41,45 @@ func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 		return diags
 	}
 	patchMain(r, patchJSON, &diags)
+	if !diags.HasError() {
+		patchCompanionsMeta(r, patchJSON, &diags)
+	}
 	return diags
+}
+
+// patchCompanionsMeta applies the patch's metadata.labels and
+// metadata.annotations to the companions too (a distributed job's
+// Service): they carry the workload object's labels, and an adopted Job's
+// patch, which removes the provider's labels the hand-written Job lacks,
+// keeps its Service as it was written too.
+func patchCompanionsMeta(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnostics) {
+	var patch struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(patchJSON, &patch) != nil {
+		return
+	}
+	meta := map[string]json.RawMessage{}
+	for _, key := range []string{"labels", "annotations"} {
+		if v, ok := patch.Metadata[key]; ok {
+			meta[key] = v
+		}
+	}
+	if len(meta) == 0 {
+		return
+	}
+	metaJSON, err := json.Marshal(map[string]any{"metadata": meta})
+	if err != nil {
+		return
+	}
+	for i, c := range r.Companions {
+		patched, ok := reflect.New(reflect.TypeOf(c).Elem()).Interface().(Object)
+		if !ok || !patchTyped(c, metaJSON, patched, diags) {
+			return
+		}
+		replaceObject(r, c, patched)
+		r.Companions[i] = patched
+	}
 }
 
 // patchMain patches the workload object of r: on success the patched

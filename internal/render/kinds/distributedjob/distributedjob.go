@@ -55,10 +55,9 @@ func Kind() kindkit.Kind {
 		"no attribute of it changed. Kubernetes does not allow changing them on a Job, so the update would be " +
 		"refused. Allowed: re-create the Job (terraform apply -replace=<address>) if it should run again with the " +
 		"new template, or leave it as it is."
-	// Import takes over a hand-written Indexed Job only through the spec
-	// annotation; see NotAdoptable.
-	k.NotAdoptable = "its selector and pod labels are generated per object by the server, and a Job that ran is " +
-		"replaced rather than taken over"
+	// Import takes over a hand-written Indexed Job with its headless
+	// Service (adopt.go).
+	k.Adopt, k.NotAdoptable = adoption(), ""
 	return k
 }
 

@@ -216,6 +216,25 @@ type Adopt struct {
 	// Attributes sets the typed attributes only this kind has (a CronJob's
 	// schedule) from the live object; nil when there are none.
 	Attributes func(obj Object, w *spec.Workload)
+	// ServerLabels are pod template labels the API server writes on every
+	// object of the kind (a Job's controller-uid and job-name): never
+	// part of the inferred intent or its patch, so the provider neither
+	// sends nor diffs them.
+	ServerLabels []string
+	// ServerFields are the spec fields the API server generates per object
+	// (a Job's selector), each a path under the object: left out of the
+	// patch, so the provider never sends them.
+	ServerFields [][]string
+	// Companions are the companion objects import takes over with the
+	// object, as empty typed objects with their name and namespace (a
+	// distributed job's headless Service); nil when the kind has none.
+	Companions func(obj Object) []Object
+	// TakeOver checks the live companions (in Companions' order, nil where
+	// one does not exist) and sets what they say of the intent, once the
+	// GPU request is known (w.GPU). It returns what the next apply changes
+	// in them, or an error saying why they cannot be taken over. Required
+	// with Companions.
+	TakeOver func(obj Object, companions []Object, w *spec.Workload) ([]string, error)
 }
 
 // Accepting reports whether the kind reads the attribute or block.
