@@ -137,7 +137,7 @@ func TestAccDistributedJob_adoptHandWritten(t *testing.T) {
 	ns := acctest.Namespace(t)
 	createIndexedJob(t, headlessService(ns, corev1.ClusterIPNone), handWrittenIndexedJob(t, ns, true))
 	runningPods(t, ns, "app=llama")
-	svcUID, jobUID0 := serviceUID(t, ns, "llama"), jobUID(t, ns, "llama")
+	svcUID, jobUID0 := serviceUID(t, ns), jobUID(t, ns)
 
 	tf, out, generated, err := importIndexedJob(t, ns)
 	if err != nil {
@@ -163,7 +163,7 @@ func TestAccDistributedJob_adoptHandWritten(t *testing.T) {
 	if changes, out := tf.PlanHasChanges(); changes {
 		t.Fatalf("plan after adopting shows changes:\n%s", out)
 	}
-	if serviceUID(t, ns, "llama") != svcUID || jobUID(t, ns, "llama") != jobUID0 {
+	if serviceUID(t, ns) != svcUID || jobUID(t, ns) != jobUID0 {
 		t.Error("adopting re-created the Job or the Service")
 	}
 	if out, err := tf.Destroy(); err != nil {
@@ -185,7 +185,7 @@ func TestAccDistributedJob_adoptCorrectsByRecreating(t *testing.T) {
 	ns := acctest.Namespace(t)
 	createIndexedJob(t, headlessService(ns, corev1.ClusterIPNone), handWrittenIndexedJob(t, ns, false))
 	runningPods(t, ns, "app=llama")
-	svcUID, jobUID0 := serviceUID(t, ns, "llama"), jobUID(t, ns, "llama")
+	svcUID, jobUID0 := serviceUID(t, ns), jobUID(t, ns)
 	tf, out, generated, err := importIndexedJob(t, ns)
 	if err != nil {
 		t.Fatalf("terraform plan -generate-config-out: %v\n%s\n%s", err, out, generated)
@@ -204,10 +204,10 @@ func TestAccDistributedJob_adoptCorrectsByRecreating(t *testing.T) {
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("terraform apply: %v\n%s", err, out)
 	}
-	if jobUID(t, ns, "llama") == jobUID0 {
+	if jobUID(t, ns) == jobUID0 {
 		t.Error("the correcting apply did not re-create the Job")
 	}
-	if serviceUID(t, ns, "llama") != svcUID {
+	if serviceUID(t, ns) != svcUID {
 		t.Error("the correcting apply re-created the Service")
 	}
 	runningPods(t, ns, "app=llama")

@@ -93,17 +93,17 @@ func TestAccDistributedJob_formsOnEKSp5(t *testing.T) {
 		t.Errorf("the plan after the apply is not empty:\n%s", out)
 	}
 
-	svcUID, oldJobUID := serviceUID(t, ns, "llama"), jobUID(t, ns, "llama")
+	svcUID, oldJobUID := serviceUID(t, ns), jobUID(t, ns)
 	tf.Write(p5Config(t, strings.Replace(job, "pytorch:24", "pytorch:25", 1)))
 	if out, err := tf.Apply(); err != nil {
 		t.Fatalf("image change: %v\n%s", err, out)
 	} else if !strings.Contains(acctest.Flatten(out), "will be re-created") {
 		t.Errorf("the image change did not say the Job is re-created:\n%s", out)
 	}
-	if got := serviceUID(t, ns, "llama"); got != svcUID {
+	if got := serviceUID(t, ns); got != svcUID {
 		t.Errorf("the image change replaced the Service: UID %s, was %s", got, svcUID)
 	}
-	if got := jobUID(t, ns, "llama"); got == oldJobUID {
+	if got := jobUID(t, ns); got == oldJobUID {
 		t.Error("the image change did not re-create the Job")
 	}
 	pods = runningPods(t, ns, "app.kubernetes.io/name=llama")
@@ -353,8 +353,14 @@ func checkEndpoints(t *testing.T, ns, service string, pods []corev1.Pod) {
 	}
 }
 
-func serviceUID(t *testing.T, ns, name string) types.UID {
+// llamaJob is the name of the distributed jobs these tests create.
+const llamaJob = "llama"
+
+// serviceUID is the UID of llamaJob's Service, which must be headless and
+// owned by nothing.
+func serviceUID(t *testing.T, ns string) types.UID {
 	t.Helper()
+	name := llamaJob
 	svc, err := acctest.Client(t).CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the Service %s/%s: %v", ns, name, err)
@@ -368,8 +374,10 @@ func serviceUID(t *testing.T, ns, name string) types.UID {
 	return svc.UID
 }
 
-func jobUID(t *testing.T, ns, name string) types.UID {
+// jobUID is the UID of llamaJob's Job.
+func jobUID(t *testing.T, ns string) types.UID {
 	t.Helper()
+	name := llamaJob
 	job, err := acctest.Client(t).BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the Job %s/%s: %v", ns, name, err)
