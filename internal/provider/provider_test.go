@@ -105,7 +105,9 @@ func TestAccProvider_wrongContext(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf("provider \"gpu\" {\n  config_path = %q\n  config_context = \"no-such-context\"\n}\n", kubeconfig) +
 				smallWorkload(ns, ""),
-			ExpectError: regexp.MustCompile(`context "no-such-context" does not exist in kubeconfig[\s\S]*available contexts:`),
+			// Reported while planning, before anything is created.
+			ExpectError: regexp.MustCompile(`pre-apply plan[\s\S]*The provider cannot reach a cluster[\s\S]*` +
+				`context "no-such-context"\s+does not exist in kubeconfig[\s\S]*available\s+contexts:`),
 		}},
 	})
 }
