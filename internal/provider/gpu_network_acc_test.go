@@ -135,14 +135,7 @@ func dryRunRenderedPod(t *testing.T, tf *acctest.Terraform, ns, name string) {
 // p5.48xlarge nodes of the node group, one pod per node.
 func TestAccGPUNetwork_eksP5EFA(t *testing.T) {
 	ns := acctest.Namespace(t)
-	pool := `
-resource "gpu_node_pool_policy" "net" {
-  name          = "gpu-p5-tas"
-  cloud         = "eks"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 8
-}
-`
+	pool := netPool("gpu-p5-tas", "eks", "h100-80gb", "")
 	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "efa", pool, 4), ns, "efa", 4)
 	seen := map[string]bool{}
 	for _, p := range pods {
@@ -164,15 +157,7 @@ resource "gpu_node_pool_policy" "net" {
 // pass the API server's validation and the pods land on the pool's nodes.
 func TestAccGPUNetwork_gkeA3MegaTCPXO(t *testing.T) {
 	ns := acctest.Namespace(t)
-	pool := `
-resource "gpu_node_pool_policy" "net" {
-  name          = "a3mega-pool"
-  cloud         = "gke"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 8
-  machine_type  = "a3-megagpu-8g"
-}
-`
+	pool := netPool("a3mega-pool", "gke", "h100-80gb", `machine_type = "a3-megagpu-8g"`)
 	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "tcpxo", pool, 2), ns, "tcpxo", 2)
 	for _, p := range pods {
 		if got := nodes[p.Name].Labels["cloud.google.com/gke-nodepool"]; got != "a3mega-pool" {
@@ -193,14 +178,7 @@ resource "gpu_node_pool_policy" "net" {
 // rdma/ib, with IPC_LOCK.
 func TestAccGPUNetwork_aksInfiniBand(t *testing.T) {
 	ns := acctest.Namespace(t)
-	pool := `
-resource "gpu_node_pool_policy" "net" {
-  name          = "ndh100"
-  cloud         = "aks"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 8
-}
-`
+	pool := netPool("ndh100", "aks", "h100-80gb", "")
 	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "ib", pool, 2), ns, "ib", 2)
 	for _, p := range pods {
 		if got := nodes[p.Name].Labels["kubernetes.azure.com/agentpool"]; got != "ndh100" {
@@ -223,15 +201,7 @@ func TestAccGPUNetwork_eksP5InQueue(t *testing.T) {
 	// The pool declares its topology as the distributed job's tests do: a
 	// ResourceFlavor is named after the pool, so the queues of both share
 	// it, and Kueue refuses to change its topologyName.
-	pool := fmt.Sprintf(`
-resource "gpu_node_pool_policy" "net" {
-  name          = "gpu-p5-tas"
-  cloud         = "eks"
-  accelerator   = "h100-80gb"
-  gpus_per_node = 8
-  topology {}
-}
-
+	pool := netPool("gpu-p5-tas", "eks", "h100-80gb", "topology {}") + fmt.Sprintf(`
 resource "gpu_queue" "net" {
   name       = "net-%[1]s"
   namespaces = [%[1]q]
@@ -254,14 +224,7 @@ resource "gpu_queue" "net" {
 // Google's NCCL plugin from the host; no daemon.
 func TestAccGPUNetwork_gkeA3UltraRDMA(t *testing.T) {
 	ns := acctest.Namespace(t)
-	pool := `
-resource "gpu_node_pool_policy" "net" {
-  name          = "a3ultra-pool"
-  cloud         = "gke"
-  accelerator   = "h200"
-  gpus_per_node = 8
-}
-`
+	pool := netPool("a3ultra-pool", "gke", "h200", "")
 	pods, nodes := applyNetworkJob(t, networkJobConfig(t, ns, "rdma", pool, 2), ns, "rdma", 2)
 	for _, p := range pods {
 		if got := nodes[p.Name].Labels["node.kubernetes.io/instance-type"]; got != "a3-ultragpu-8g" {
@@ -274,4 +237,18 @@ resource "gpu_node_pool_policy" "net" {
 			t.Errorf("pod %s has init containers %v; RDMA needs no daemon", p.Name, p.Spec.InitContainers)
 		}
 	}
+}
+
+// netPool is the gpu_node_pool_policy "net" of 8-GPU machines the network
+// tests place their jobs on; extra adds attribute lines.
+func netPool(name, cloud, accelerator, extra string) string {
+	return fmt.Sprintf(`
+resource "gpu_node_pool_policy" "net" {
+  name          = %q
+  cloud         = %q
+  accelerator   = %q
+  gpus_per_node = 8
+  %s
+}
+`, name, cloud, accelerator, extra)
 }

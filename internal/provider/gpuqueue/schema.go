@@ -99,7 +99,7 @@ func upgradeRefs(_ context.Context, attrs map[string]any) error {
 			if attrs["ref"], err = refs.QueueStateJSON(*ref); err != nil {
 				return err
 			}
-			attrs["id"] = refs.QueueID(*ref)
+			attrs["id"] = queue.ID(*ref)
 		}
 	}
 	flavors, _ := attrs["flavor"].([]any)

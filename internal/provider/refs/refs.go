@@ -52,13 +52,6 @@ func Pool(c *tfconv.Converter, v types.Object) *spec.PoolPolicy {
 	return &canonical
 }
 
-// PoolID is gpu_node_pool_policy's id: the pool's name, which is what a
-// person looks for in a plan. The policy itself travels in ref.
-func PoolID(p spec.PoolPolicy) string { return p.Name }
-
-// QueueID is gpu_queue's id: the ClusterQueue's name.
-func QueueID(r queue.Ref) string { return r.Name }
-
 // PoolAttribute is an attribute taking a gpu_node_pool_policy's ref.
 func PoolAttribute(description string, required bool) schema.ObjectAttribute {
 	return schema.ObjectAttribute{

@@ -19,26 +19,19 @@ import (
 // State upgrades read them with the functions below and write the refs
 // those states now hold.
 
-// PoolStateJSON is the raw-state JSON of the ref a legacy pool id held.
-func PoolStateJSON(legacyID string) (any, error) {
+// PoolStateJSON is the raw-state JSON of the ref a legacy pool id held,
+// and the pool's id now.
+func PoolStateJSON(legacyID string) (ref any, id string, err error) {
 	p, err := pool.DecodeID(legacyID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	obj, err := PoolValue(p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return stateJSON(obj)
-}
-
-// LegacyPoolName is the name inside a legacy pool id, "" when it is not one.
-func LegacyPoolName(legacyID string) string {
-	p, err := pool.DecodeID(legacyID)
-	if err != nil {
-		return ""
-	}
-	return PoolID(p)
+	ref, err = stateJSON(obj)
+	return ref, pool.ID(p), err
 }
 
 // QueueRefOfLegacyID is the reference a legacy gpu_queue id held; ok is
@@ -167,11 +160,11 @@ func UpgradePoolState(_ context.Context, attrs map[string]any) error {
 	if id == "" {
 		return nil
 	}
-	ref, err := PoolStateJSON(id)
+	ref, newID, err := PoolStateJSON(id)
 	if err != nil {
 		return fmt.Errorf("the stored id of this gpu_node_pool_policy: %w", err)
 	}
-	attrs["id"], attrs["ref"] = LegacyPoolName(id), ref
+	attrs["id"], attrs["ref"] = newID, ref
 	return nil
 }
 
@@ -182,7 +175,7 @@ func UpgradePoolReference(attrs map[string]any, key string) error {
 	if !ok {
 		return nil
 	}
-	ref, err := PoolStateJSON(id)
+	ref, _, err := PoolStateJSON(id)
 	if err != nil {
 		return fmt.Errorf("the stored %s: %w", key, err)
 	}
@@ -247,7 +240,7 @@ func upgradePoolList(attrs map[string]any, key string) error {
 		if !ok {
 			continue
 		}
-		ref, err := PoolStateJSON(s)
+		ref, _, err := PoolStateJSON(s)
 		if err != nil {
 			return fmt.Errorf("the stored %s[%d]: %w", key, i, err)
 		}

@@ -31,7 +31,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 	maps.Copy(toAdd, pi.Labels)
 	taints := clouds.PoolTaints(pi)
 	r := &spec.PoolRendered{
-		ID:               p.Name,
+		ID:               ID(p),
 		NodeLabels:       labelsOrNil(toAdd),
 		CloudSetLabels:   labelsOrNil(cloudSet),
 		NodeTaints:       clouds.TaintList(taints),
@@ -167,3 +167,7 @@ func poolRef(pi clouds.PoolIntent) string {
 	}
 	return s
 }
+
+// ID is gpu_node_pool_policy's id: the pool's name, which is what a person
+// looks for in a plan. The policy itself travels in the pool's ref.
+func ID(p spec.PoolPolicy) string { return p.Name }

@@ -60,6 +60,9 @@ func (f FlavorRef) nodeVariants() []map[string]string {
 	return labelVariants(f.PoolNodeLabels, f.LabelChoices)
 }
 
+// ID is gpu_queue's id: the ClusterQueue's name.
+func ID(r Ref) string { return r.Name }
+
 func refOf(q spec.Queue, flavors []flavor) Ref {
 	r := Ref{Name: q.Name, LocalQueue: LocalQueueName(q), Namespaces: q.Namespaces, Cohort: q.Cohort}
 	for _, f := range flavors {

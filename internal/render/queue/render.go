@@ -82,7 +82,7 @@ func Render(q spec.Queue) (*Rendered, gpudiag.Diagnostics) {
 		r.LocalQueues = append(r.LocalQueues, localQueue(q, ns))
 	}
 	r.Ref = refOf(q, flavors)
-	r.ID = q.Name
+	r.ID = ID(r.Ref)
 	manifest, err := workload.ManifestOf(r.Objects())
 	if err != nil {
 		diags.AddError(nil, "Cannot encode the queue manifest", err.Error())
