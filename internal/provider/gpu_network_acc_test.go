@@ -92,8 +92,12 @@ func checkRequest(t *testing.T, p corev1.Pod, name corev1.ResourceName, want str
 func applyNetworkJob(t *testing.T, config, ns, name string, pods int) ([]corev1.Pod, map[string]*corev1.Node) {
 	t.Helper()
 	tf := newFaultTerraform(t, config)
-	if out, err := tf.Apply(); err != nil {
+	out, err := tf.Apply()
+	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if strings.Contains(acctest.Flatten(out), "do not advertise") {
+		t.Errorf("the apply on a pool whose nodes advertise the network warned that they do not:\n%s", out)
 	}
 	list, nodes := networkPods(t, ns, name, pods)
 	if changes, out := tf.PlanHasChanges(); changes {
@@ -150,6 +154,34 @@ func TestAccGPUNetwork_eksP5EFA(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Errorf("4 pods of 8 GPUs and 32 EFA share nodes: %v", seen)
+	}
+}
+
+// The fixture's EKS p4d.24xlarge node group (scripts/localcluster/fixtures/
+// eks.yaml) advertises GPUs but no EFA devices and no huge pages, as a
+// cluster without the EFA device plugin does. A 2-node job on it gets
+// p4d's EFA share, so the apply warns before the pods are created that the
+// pool's nodes lack it and names what installs it; the wait's explanation
+// lists the network resources the pods asked for.
+func TestAccGPUNetwork_unadvertisedEFAIsNamed(t *testing.T) {
+	ns := acctest.Namespace(t)
+	config := strings.Replace(networkJobConfig(t, ns, "noefa", netPool("gpu-p4d-spot", "eks", "a100-40gb", ""), 2),
+		`wait_for        = "scheduled"`, "wait_for = \"scheduled\"\n  unschedulable_timeout = \"5s\"", 1)
+	out, err := newFaultTerraform(t, config).Apply()
+	if err == nil {
+		t.Fatalf("pods asking for EFA on nodes without it were scheduled:\n%s", out)
+	}
+	flat := acctest.Flatten(out + err.Error())
+	for _, want := range []string{
+		"The pool's nodes do not advertise its GPU network",
+		"none of the 1 node(s) with the pool's labels has hugepages-2Mi or vpc.amazonaws.com/efa allocatable",
+		"EFA device plugin",
+		"gpu_network { enabled = false }",
+		"GPU network: hugepages-2Mi: 5Gi, vpc.amazonaws.com/efa: 4",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the apply does not say %q:\n%s", want, flat)
+		}
 	}
 }
 

@@ -68,6 +68,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	if !checkLocalQueue(ctx, client, rendered, diags) {
 		return
 	}
+	warnUnadvertisedNetwork(ctx, client, rendered, diags)
 	if recreating(*plan, prior, rendered) {
 		if diags.Append(deleteForRecreate(ctx, client, *prior, rendered)...); diags.HasError() {
 			return

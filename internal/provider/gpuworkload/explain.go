@@ -37,6 +37,10 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
 	}
 	b.WriteString(describeClaim(draRequests(rendered)))
+	if rendered.Network != nil && len(rendered.Network.Resources) > 0 {
+		fmt.Fprintf(&b, "\n  GPU network: %s (from %s)", describeNetworkRequest(rendered.Network.Resources),
+			rendered.Network.Advertiser)
+	}
 	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {
 		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
 	}

@@ -43,6 +43,11 @@ func (aksProfile) machineNetwork(machine string, settings *spec.PoolGPUNetwork) 
 	return n, true
 }
 
+// rdmaAdvertiser: the RDMA resources come from the NVIDIA Network
+// Operator's device plugin, configured by its NicClusterPolicy.
+const rdmaAdvertiser = "the NVIDIA Network Operator's RDMA device plugin (its NicClusterPolicy names the resource; " +
+	"the pool's gpu_network.rdma_resource must be the same name)"
+
 // rdmaNetwork is an RDMA device plugin's network: the pool's resource and
 // devices over the defaults. Pods pin memory for RDMA, hence IPC_LOCK.
 func rdmaNetwork(kind, resource string, devices int64, settings *spec.PoolGPUNetwork) GPUNetwork {
@@ -52,7 +57,8 @@ func rdmaNetwork(kind, resource string, devices int64, settings *spec.PoolGPUNet
 	if settings != nil && settings.RDMADevices > 0 {
 		devices = settings.RDMADevices
 	}
-	return GPUNetwork{Kind: kind, Resource: corev1.ResourceName(resource), Devices: devices, pod: rdmaPod}
+	return GPUNetwork{Kind: kind, Resource: corev1.ResourceName(resource), Devices: devices, Advertiser: rdmaAdvertiser,
+		pod: rdmaPod}
 }
 
 func rdmaPod(n GPUNetwork, devices int64) NetworkPod {

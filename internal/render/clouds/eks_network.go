@@ -36,6 +36,11 @@ var eksEFADevices = map[string]int64{
 // whole instance (5120Mi of the 5128 pages the EFA installer reserves).
 const eksEFAHugePagesMi = 5120
 
+// eksEFAAdvertiser: the EFA device plugin advertises the devices; the EFA
+// installer of the EKS-optimized accelerated AMI pre-allocates the pages.
+const eksEFAAdvertiser = "the EFA device plugin (aws-efa-k8s-device-plugin, a DaemonSet) on nodes launched with " +
+	"EFA interfaces from an AMI with the EFA installer, which pre-allocates the huge pages"
+
 // eksPlacementGroupStrategy: EFA needs the instances close together, in a
 // cluster placement group.
 const eksPlacementGroupStrategy = "cluster"
@@ -47,7 +52,8 @@ func efaNetwork(machine string) (GPUNetwork, bool) {
 		return GPUNetwork{}, false
 	}
 	return GPUNetwork{Kind: NetworkEFA, Machine: machine, GPUs: awsMachineGPUs(machine), NICs: devices,
-		Resource: ResourceEFA, Devices: devices, HugePagesMi: eksEFAHugePagesMi, pod: resourcePod}, true
+		Resource: ResourceEFA, Devices: devices, HugePagesMi: eksEFAHugePagesMi, Advertiser: eksEFAAdvertiser,
+		pod: resourcePod}, true
 }
 
 // awsMachineGPUs is an instance type's GPU count (AWSMachines).

@@ -60,6 +60,9 @@ type GPUNetwork struct {
 	// HugePagesMi is the 2 MiB huge pages (in MiB) a pod asking every GPU
 	// requests (EFA's libfabric allocates from them).
 	HugePagesMi int64
+	// Advertiser is what puts Resource (and the huge pages) on the nodes,
+	// named when a pool's nodes lack them.
+	Advertiser string
 	// pod gives the pod pieces for a pod with devices of Resource (all of
 	// them for networks without one).
 	pod func(n GPUNetwork, devices int64) NetworkPod
@@ -85,6 +88,8 @@ type NetworkPod struct {
 	// IPCLock adds IPC_LOCK to the GPU container: RDMA pins host memory,
 	// and without it the locked-memory limit is 64 KiB.
 	IPCLock bool
+	// Advertiser is what puts Resources on the nodes (GPUNetwork.Advertiser).
+	Advertiser string
 }
 
 // Share is how many of Resource a pod with gpus GPUs gets: every device
@@ -154,7 +159,8 @@ const ResourceHugePages2Mi corev1.ResourceName = "hugepages-2Mi"
 
 // resourcePod is the pod of a network handed out as an extended resource.
 func resourcePod(n GPUNetwork, devices int64) NetworkPod {
-	return NetworkPod{Resources: corev1.ResourceList{n.Resource: *resource.NewQuantity(devices, resource.DecimalSI)}}
+	return NetworkPod{Resources: corev1.ResourceList{n.Resource: *resource.NewQuantity(devices, resource.DecimalSI)},
+		Advertiser: n.Advertiser}
 }
 
 // rdmaSettings is implemented by clouds whose RDMA resource is the

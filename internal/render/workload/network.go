@@ -168,3 +168,25 @@ func addCapability(c *corev1.Container, capability corev1.Capability) {
 		c.SecurityContext.Capabilities.Add = append(c.SecurityContext.Capabilities.Add, capability)
 	}
 }
+
+// UnadvertisedNetwork names the resources of the network the pods ask for
+// (the NIC resource, huge pages) that no node of nodes has allocatable,
+// sorted: whatever else is free, the scheduler places such a pod on none
+// of them. The pool's nodes are the caller's to choose; with none there is
+// nothing to say.
+func UnadvertisedNetwork(net *clouds.NetworkPod, nodes []corev1.Node) []corev1.ResourceName {
+	if net == nil || len(nodes) == 0 {
+		return nil
+	}
+	var missing []corev1.ResourceName
+	for name := range net.Resources {
+		if !slices.ContainsFunc(nodes, func(n corev1.Node) bool {
+			q, ok := n.Status.Allocatable[name]
+			return ok && q.Sign() > 0
+		}) {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}

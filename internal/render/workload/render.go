@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
@@ -72,6 +73,9 @@ type Rendered struct {
 	ResourceName string
 	// SelectorLabels are the Deployment selector / pod identity labels.
 	SelectorLabels map[string]string
+	// Network is the pool's GPU network as the pods got it; nil when they
+	// got none.
+	Network *clouds.NetworkPod
 
 	// DRAAPIVersion is the ResourceClaimTemplate apiVersion used ("" without
 	// DRA); DRAAPIVersionAssumed is true when the server version was unknown
@@ -213,6 +217,7 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	}
 	if resolved.Network != nil {
 		AddNetwork(&pod, *resolved.Network)
+		r.Network = resolved.Network
 	}
 	if t := resolved.Topology; t != nil && t.ComputeDomain {
 		r.ComputeDomain = computeDomain(w)

@@ -17,7 +17,15 @@ import (
 //     driver.rdma.enabled; only where the operator installs the driver (on
 //     AKS's preinstalled driver, Azure's nvidia-peermem-reloader does it).
 
-// addNetworkSwitches sets those for the networks of the pools.
+// addDevicePluginNetworkSwitches is addNetworkSwitches for the standalone
+// device plugin chart, whose top-level mofedEnabled sets the same flag.
+func addDevicePluginNetworkSwitches(values map[string]any, networks map[string]bool) {
+	if networks[clouds.NetworkEFA] {
+		values["mofedEnabled"] = false
+	}
+}
+
+// addNetworkSwitches sets those for the networks of the GPU Operator's pools.
 func addNetworkSwitches(values map[string]any, networks map[string]bool) {
 	if networks[clouds.NetworkEFA] {
 		chartkit.SetPath(values, []any{map[string]any{"name": "MOFED_ENABLED", "value": "false"}}, "devicePlugin", "env")

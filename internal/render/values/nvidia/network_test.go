@@ -38,3 +38,22 @@ func TestGPUOperatorNetworkSwitches(t *testing.T) {
 		t.Errorf("AKS's preinstalled driver: driver = %v, want no rdma switch", values["driver"])
 	}
 }
+
+// The standalone device plugin chart takes the same switch as its
+// top-level mofedEnabled (the chart's values.yaml): false beside EFA, unset
+// elsewhere.
+func TestDevicePluginMOFEDBesideEFA(t *testing.T) {
+	p5 := spec.PoolPolicy{Name: "p5", Cloud: "eks", Accelerator: "h100-80gb", GPUsPerNode: 8}
+	g5 := spec.PoolPolicy{Name: "g5", Cloud: "eks", Accelerator: "a10g", GPUsPerNode: 4}
+	values, diags := GenerateDevicePlugin(clouds.Lookup(spec.CloudEKS), DevicePluginValues{NodePools: []spec.PoolPolicy{p5, g5}}, true)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if got, set := values["mofedEnabled"]; !set || got != false {
+		t.Errorf("EFA pool: mofedEnabled = %v (set %v), want false", got, set)
+	}
+	values, _ = GenerateDevicePlugin(clouds.Lookup(spec.CloudEKS), DevicePluginValues{NodePools: []spec.PoolPolicy{g5}}, true)
+	if got, set := values["mofedEnabled"]; set {
+		t.Errorf("pool without a network: mofedEnabled = %v", got)
+	}
+}

@@ -217,6 +217,7 @@ func GenerateDevicePlugin(cloud clouds.Cloud, in DevicePluginValues, strict bool
 	}
 	values["tolerations"] = chartkit.PlainOrNil(mergeTolerations(DevicePluginChartTolerations, operands))
 	values["affinity"] = chartkit.PlainOrNil(devicePluginAffinity(cloud, selector))
+	addDevicePluginNetworkSwitches(values, pools.networks)
 	return values, diags
 }
 

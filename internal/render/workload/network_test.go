@@ -1,0 +1,68 @@
+package workload
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// p5Job is a 2-node distributed job of 8 H100s per pod on an EKS
+// p5.48xlarge node group, whose GPU network is EFA.
+func p5Job(t *testing.T) *Rendered {
+	t.Helper()
+	w := goldenWorkload(spec.CloudEKS, "train", spec.KindDistributedJob, spec.GPU{Count: 8, Accelerator: "h100-80gb"})
+	w.Distributed = &spec.DistributedControls{Nodes: rendertest.Ptr(int64(2))}
+	pool := &spec.PoolPolicy{Name: "gpu-p5", Cloud: string(spec.CloudEKS), Accelerator: "h100-80gb", GPUsPerNode: 8,
+		MachineType: "p5.48xlarge"}
+	r, diags := ResolveAndRender(w, Options{Pool: pool})
+	rendertest.RequireNoErrors(t, diags)
+	return r
+}
+
+func nodeWith(allocatable map[corev1.ResourceName]string) corev1.Node {
+	list := corev1.ResourceList{}
+	for name, q := range allocatable {
+		list[name] = resource.MustParse(q)
+	}
+	return corev1.Node{Status: corev1.NodeStatus{Allocatable: list}}
+}
+
+// TestUnadvertisedNetwork: the EFA devices and huge pages a p5 job's pods
+// ask for are named when no node of the pool has them allocatable, and
+// the network says what advertises them.
+func TestUnadvertisedNetwork(t *testing.T) {
+	r := p5Job(t)
+	if r.Network == nil {
+		t.Fatal("a 2-node job on p5.48xlarge got no GPU network")
+	}
+	if !strings.Contains(r.Network.Advertiser, "EFA device plugin") {
+		t.Errorf("Advertiser = %q, want the EFA device plugin named", r.Network.Advertiser)
+	}
+	gpuOnly := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8"})
+	efaNoPages := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "0"})
+	full := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "10256Mi"})
+	for _, tc := range []struct {
+		name  string
+		nodes []corev1.Node
+		want  []corev1.ResourceName
+	}{
+		{"no node of the pool yet: nothing to say", nil, nil},
+		{"GPUs only", []corev1.Node{gpuOnly, gpuOnly}, []corev1.ResourceName{clouds.ResourceHugePages2Mi, clouds.ResourceEFA}},
+		{"EFA without pre-allocated pages", []corev1.Node{efaNoPages}, []corev1.ResourceName{clouds.ResourceHugePages2Mi}},
+		{"one node has both", []corev1.Node{gpuOnly, full}, nil},
+	} {
+		if got := UnadvertisedNetwork(r.Network, tc.nodes); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := UnadvertisedNetwork(nil, []corev1.Node{gpuOnly}); got != nil {
+		t.Errorf("pods without a network: %v", got)
+	}
+}
