@@ -27,6 +27,13 @@ func TestGPUNetwork_planTimeValidation(t *testing.T) {
     enabled = true
   }`,
 			want: phrases(`The machine type has no GPU network`, `enabled = true`, `Allowed: remove gpu_network`)},
+		"network whose device count is not known": {body: `cloud = "eks"
+  accelerator   = "b300"
+  gpus_per_node = 8
+  gpu_network {
+    enabled = true
+  }`,
+			want: phrases(`The GPU network cannot be given`, `enabled = true`, `efa device count is not known`, `Allowed: remove enabled = true`)},
 		"rdma resource on eks": {body: `cloud = "eks"
   ` + h100x8 + `gpu_network {
     rdma_resource = "rdma/ib"

@@ -3,6 +3,7 @@ package clouds
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -63,6 +64,8 @@ type GPUNetwork struct {
 	// Advertiser is what puts Resource (and the huge pages) on the nodes,
 	// named when a pool's nodes lack them.
 	Advertiser string
+	// Unknown says why the pods cannot get the network (NetworkUnknown).
+	Unknown string
 	// pod gives the pod pieces for a pod with devices of Resource (all of
 	// them for networks without one).
 	pod func(n GPUNetwork, devices int64) NetworkPod
@@ -182,7 +185,18 @@ const (
 	NetworkOn
 	// NetworkOff: the machines have one; the pool turns it off.
 	NetworkOff
+	// NetworkUnknown: the machines have one the provider cannot give the
+	// pods: its device count is not known here, or the machine types the
+	// pool may launch have different counts. GPUNetwork.Unknown says which.
+	NetworkUnknown
 )
+
+// uncountedNetworks is implemented by clouds with machine types known to
+// have a GPU network whose device count is not checked at a source yet:
+// the network's kind, "" for other machine types.
+type uncountedNetworks interface {
+	uncountedNetwork(machine string) string
+}
 
 // NetworkOf is the GPU network of a resolved pool intent: the machine
 // type's, unless the pool turns it off.
@@ -191,16 +205,42 @@ func NetworkOf(pi PoolIntent, settings *spec.PoolGPUNetwork) (GPUNetwork, Networ
 		return GPUNetwork{}, NetworkNone
 	}
 	n, ok := pi.Cloud.machineNetwork(pi.Machine, settings)
-	if !ok || !sameNetworkOnEveryMachine(pi, n, settings) {
-		return GPUNetwork{}, NetworkNone
+	if !ok {
+		return uncounted(pi, settings)
+	}
+	if !sameNetworkOnEveryMachine(pi, n, settings) {
+		n = GPUNetwork{Kind: n.Kind, Machine: pi.Machine, Unknown: "the machine types the pool may launch (" +
+			strings.Join(pi.LaunchedMachines(), ", ") + ") have different " + n.Kind + " device counts, and a pod's " +
+			"count must fit every node: set machine_type"}
+		return n, stateOf(settings, NetworkUnknown)
 	}
 	if n.GPUs == 0 {
 		n.GPUs = pi.GPUs // generic: the pool's count is the machine's
 	}
+	return n, stateOf(settings, NetworkOn)
+}
+
+// stateOf is state unless the pool turns its network off.
+func stateOf(settings *spec.PoolGPUNetwork, state NetworkState) NetworkState {
 	if settings.Off() {
-		return n, NetworkOff
+		return NetworkOff
 	}
-	return n, NetworkOn
+	return state
+}
+
+// uncounted is the network of a machine type the cloud knows has one
+// whose device count is not known here; NetworkNone for the others.
+func uncounted(pi PoolIntent, settings *spec.PoolGPUNetwork) (GPUNetwork, NetworkState) {
+	cloud, ok := pi.Cloud.Profile.(uncountedNetworks)
+	if !ok {
+		return GPUNetwork{}, NetworkNone
+	}
+	kind := cloud.uncountedNetwork(pi.Machine)
+	if kind == "" {
+		return GPUNetwork{}, NetworkNone
+	}
+	return GPUNetwork{Kind: kind, Machine: pi.Machine, Unknown: "its " + kind + " device count is not known to " +
+		"this provider version"}, stateOf(settings, NetworkUnknown)
 }
 
 // sameNetworkOnEveryMachine: a pool whose shape may launch several machine
@@ -238,6 +278,11 @@ func CheckPoolNetwork(pi PoolIntent, settings *spec.PoolGPUNetwork, diags *gpudi
 		diags.AddError(gpudiag.At("gpu_network", "enabled"), "The machine type has no GPU network",
 			strconv.Quote(pi.Machine)+" has no GPU-to-GPU network the provider knows on "+string(pi.Cloud.Name())+
 				". Allowed: remove gpu_network, or a machine_type with one: "+gpudiag.QuoteList(NetworkMachines(pi.Cloud, pi.Accel))+".")
+	}
+	if settings.Enabled != nil && *settings.Enabled && state == NetworkUnknown {
+		diags.AddError(gpudiag.At("gpu_network", "enabled"), "The GPU network cannot be given",
+			strconv.Quote(pi.Machine)+" has a "+n.Kind+" network, but "+n.Unknown+". Allowed: remove enabled = true, "+
+				"or a machine_type whose network the provider knows: "+gpudiag.QuoteList(NetworkMachines(pi.Cloud, pi.Accel))+".")
 	}
 	if state == NetworkOn && settings.RDMADevices > 0 && settings.RDMADevices != 1 && settings.RDMADevices != n.NICs && n.NICs > 0 {
 		diags.AddError(gpudiag.At("gpu_network", "rdma_devices"), "RDMA devices do not match the NICs",

@@ -35,8 +35,8 @@ func resolveNetwork(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPolicy,
 		return nil
 	}
 	n, state := clouds.PoolNetwork(*pool)
-	if state == clouds.NetworkOff {
-		warnNetworkOff(w, n, pool.Name, strict, diags)
+	if state == clouds.NetworkOff || state == clouds.NetworkUnknown {
+		warnNoNetwork(w, n, state, pool.Name, strict, diags)
 		return nil
 	}
 	pods, podsAttr := topologyPods(w)
@@ -89,26 +89,29 @@ func shareCounts(n clouds.GPUNetwork) string {
 	return clouds.FormatCounts(n.ShareCounts())
 }
 
-// warnNetworkOff: several pods of one job exchange gradients over the
-// network, and without the GPU NICs NCCL falls back to TCP sockets.
-func warnNetworkOff(w spec.Workload, n clouds.GPUNetwork, poolName string, strict bool, diags *gpudiag.Diagnostics) {
-	if w.Job == nil || !strict {
+// warnNoNetwork: several pods of one job exchange gradients over the
+// GPU network; on a pool whose machines have one the pods do not get
+// (turned off, or not known well enough to give), NCCL falls back to TCP
+// sockets. Jobs only: a Deployment's replicas serve on their own.
+func warnNoNetwork(w spec.Workload, n clouds.GPUNetwork, state clouds.NetworkState, poolName string, strict bool, diags *gpudiag.Diagnostics) {
+	if !strict || (w.Job == nil && w.Distributed == nil) {
 		return
 	}
-	attr, count := "", int32(0)
-	switch {
-	case w.Job.Parallelism != nil && *w.Job.Parallelism > 1:
-		attr, count = "job.parallelism", *w.Job.Parallelism
-	case w.Job.Completions != nil && *w.Job.Completions > 1:
-		attr, count = "job.completions", *w.Job.Completions
-	default:
+	pods, attr := topologyPods(w)
+	if pods <= 1 {
 		return
+	}
+	why, allowed := "turns off the "+n.Kind+" network of its "+strconv.Quote(n.Machine)+" machines (gpu_network { "+
+		"enabled = false })", "remove enabled = false from the pool's gpu_network"
+	if state == clouds.NetworkUnknown {
+		why, allowed = "runs "+strconv.Quote(n.Machine)+" machines, whose "+n.Kind+" network the pods cannot be given: "+
+			n.Unknown, "a machine_type whose network the provider knows, the network's devices through pod_template, "+
+			"or gpu_network { enabled = false } on the pool to say the job runs without it"
 	}
 	diags.AddWarning(gpudiag.At("node_pool"), "Multi-node job without the GPU network",
-		attr+" is "+strconv.Itoa(int(count))+", and node pool "+strconv.Quote(poolName)+" turns off the "+n.Kind+
-			" network of its "+strconv.Quote(n.Machine)+" machines (gpu_network { enabled = false }), so the pods get none "+
-			"of its NICs and NCCL falls back to TCP sockets, at a fraction of the bandwidth. Allowed: remove enabled = false "+
-			"from the pool's gpu_network, or ignore this for jobs whose pods do not talk to each other.")
+		attr+" is "+strconv.FormatInt(pods, 10)+", and node pool "+strconv.Quote(poolName)+" "+why+", so the pods get "+
+			"none of its NICs and NCCL falls back to TCP sockets, at a fraction of the bandwidth. Allowed: "+allowed+
+			", or ignore this for jobs whose pods do not talk to each other.")
 }
 
 // AddNetwork merges the network pieces into the pod: resources into the

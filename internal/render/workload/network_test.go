@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -64,5 +65,33 @@ func TestUnadvertisedNetwork(t *testing.T) {
 	}
 	if got := UnadvertisedNetwork(nil, []corev1.Node{gpuOnly}); got != nil {
 		t.Errorf("pods without a network: %v", got)
+	}
+}
+
+// TestNetworkUnknownIsWarned: a multi-node job on machines whose network
+// the pods cannot be given (an EFA count not known here; a node group
+// launching instance types of different counts) is warned at node_pool,
+// saying why, and its pods get no network.
+func TestNetworkUnknownIsWarned(t *testing.T) {
+	for _, tc := range []struct {
+		name, accelerator, machine, want string
+	}{
+		{"uncounted", "b300", "p6-b300.48xlarge", "its efa device count is not known"},
+		{"counts differ", "h200", "", "have different efa device counts"},
+	} {
+		w := goldenWorkload(spec.CloudEKS, "train", spec.KindDistributedJob, spec.GPU{Count: 8, Accelerator: tc.accelerator})
+		w.Distributed = &spec.DistributedControls{Nodes: rendertest.Ptr(int64(2))}
+		pool := &spec.PoolPolicy{Name: "gpu", Cloud: string(spec.CloudEKS), Accelerator: tc.accelerator, GPUsPerNode: 8,
+			MachineType: tc.machine}
+		r, diags := ResolveAndRender(w, Options{Pool: pool})
+		rendertest.RequireNoErrors(t, diags)
+		if r.Network != nil {
+			t.Errorf("%s: the pods got a network: %+v", tc.name, r.Network)
+		}
+		if !slices.ContainsFunc(diags, func(d gpudiag.Diagnostic) bool {
+			return d.Summary == "Multi-node job without the GPU network" && strings.Contains(d.Detail, tc.want)
+		}) {
+			t.Errorf("%s: no warning saying %q: %v", tc.name, tc.want, diags)
+		}
 	}
 }
