@@ -79,11 +79,16 @@ func (eksProfile) machineNetwork(machine string, _ *spec.PoolGPUNetwork) (GPUNet
 // multi-node jobs on them are warned rather than given a guessed count.
 var eksEFAUncounted = []string{"p6-b300.48xlarge", "p6e-gb300.36xlarge"}
 
-func (eksProfile) uncountedNetwork(machine string) string {
+func (eksProfile) uncountedNetwork(machine string) (string, string) {
+	return uncountedEFA(machine)
+}
+
+// uncountedEFA: the EFA of instance types in eksEFAUncounted.
+func uncountedEFA(machine string) (string, string) {
 	if slices.Contains(eksEFAUncounted, machine) {
-		return NetworkEFA
+		return NetworkEFA, "its efa device count is not known to this provider version"
 	}
-	return ""
+	return "", ""
 }
 
 // launchesEveryMachine: the node group lists every instance type with the

@@ -192,10 +192,11 @@ const (
 )
 
 // uncountedNetworks is implemented by clouds with machine types known to
-// have a GPU network whose device count is not checked at a source yet:
-// the network's kind, "" for other machine types.
+// have a GPU network the provider cannot give the pods (a device count not
+// checked at a source yet): the network's kind and why, "" for other
+// machine types.
 type uncountedNetworks interface {
-	uncountedNetwork(machine string) string
+	uncountedNetwork(machine string) (kind, why string)
 }
 
 // NetworkOf is the GPU network of a resolved pool intent: the machine
@@ -235,12 +236,11 @@ func uncounted(pi PoolIntent, settings *spec.PoolGPUNetwork) (GPUNetwork, Networ
 	if !ok {
 		return GPUNetwork{}, NetworkNone
 	}
-	kind := cloud.uncountedNetwork(pi.Machine)
+	kind, why := cloud.uncountedNetwork(pi.Machine)
 	if kind == "" {
 		return GPUNetwork{}, NetworkNone
 	}
-	return GPUNetwork{Kind: kind, Machine: pi.Machine, Unknown: "its " + kind + " device count is not known to " +
-		"this provider version"}, stateOf(settings, NetworkUnknown)
+	return GPUNetwork{Kind: kind, Machine: pi.Machine, Unknown: why}, stateOf(settings, NetworkUnknown)
 }
 
 // sameNetworkOnEveryMachine: a pool whose shape may launch several machine

@@ -95,3 +95,34 @@ func TestNetworkUnknownIsWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestKarpenterAndAutoModeEFA: a 2-node job on a self-managed Karpenter p5
+// pool gets EFA as on a node group (Karpenter makes every interface EFA
+// for pods that ask); on an EKS Auto Mode pool, whose huge pages are not
+// known here, it is warned instead.
+func TestKarpenterAndAutoModeEFA(t *testing.T) {
+	job := func(cloud spec.Cloud) (*Rendered, gpudiag.Diagnostics) {
+		w := goldenWorkload(cloud, "train", spec.KindDistributedJob, spec.GPU{Count: 8, Accelerator: "h100-80gb"})
+		w.Distributed = &spec.DistributedControls{Nodes: rendertest.Ptr(int64(2))}
+		pool := &spec.PoolPolicy{Name: "gpu", Cloud: string(cloud), Accelerator: "h100-80gb", GPUsPerNode: 8}
+		return ResolveAndRender(w, Options{Pool: pool})
+	}
+	r, diags := job(spec.CloudKarpenter)
+	rendertest.RequireNoErrors(t, diags)
+	if r.Network == nil || r.Network.Resources.Name(clouds.ResourceEFA, resource.DecimalSI).Value() != 32 {
+		t.Fatalf("Karpenter p5 pool: network %+v, want 32 EFA", r.Network)
+	}
+	if !strings.Contains(r.Network.Advertiser, "Karpenter gives every interface") {
+		t.Errorf("Karpenter advertiser = %q", r.Network.Advertiser)
+	}
+	r, diags = job(spec.CloudEKSAuto)
+	rendertest.RequireNoErrors(t, diags)
+	if r.Network != nil {
+		t.Errorf("EKS Auto Mode pool got a network: %+v", r.Network)
+	}
+	if !slices.ContainsFunc(diags, func(d gpudiag.Diagnostic) bool {
+		return d.Summary == "Multi-node job without the GPU network" && strings.Contains(d.Detail, "EKS Auto Mode")
+	}) {
+		t.Errorf("EKS Auto Mode: no warning naming it: %v", diags)
+	}
+}
