@@ -74,7 +74,10 @@ build_one() {
       ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
       tmp=$(mktemp "$dest.tmp.XXXXXX")
       BUILD_TMP=$tmp
-      if ! (cd "$SCRIPT_DIR/build/kubernetes" && GOWORK=off go build -trimpath -ldflags "$ldflags" -o "$tmp" "k8s.io/kubernetes/cmd/$name"); then
+      # One wrapper module per minor pins k8s.io/kubernetes and its staging modules.
+      local module_dir=$SCRIPT_DIR/build/kubernetes-$major.$minor
+      [[ -f $module_dir/go.mod ]] || die "no build module for Kubernetes $major.$minor ($module_dir): copy another minor's and pin $KUBE_VERSION"
+      if ! (cd "$module_dir" && GOWORK=off go build -trimpath -ldflags "$ldflags" -o "$tmp" "k8s.io/kubernetes/cmd/$name"); then
         rm -f "$tmp"
         die "building $name failed"
       fi

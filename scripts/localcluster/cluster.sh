@@ -41,6 +41,7 @@ REPO_ROOT=$(cd -- "$SCRIPT_DIR/../.." && pwd -P)
 # shellcheck source-path=SCRIPTDIR source=versions.env
 . "$SCRIPT_DIR/versions.env"
 : "${KUBE_VERSION:?versions.env must set KUBE_VERSION}" "${ETCD_VERSION:?}" "${KWOK_VERSION:?}" "${KUEUE_VERSION:?}"
+KUBE_VERSION=${GPU_CLUSTER_KUBE_VERSION:-$KUBE_VERSION}
 
 CACHE_DIR=${GPU_CLUSTER_CACHE:-$HOME/.cache/terraform-provider-gpu/localcluster}
 STATE_DIR=${GPU_CLUSTER_DIR:-$REPO_ROOT/.localcluster}

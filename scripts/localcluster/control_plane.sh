@@ -81,6 +81,8 @@ default_sa_exists() { kc get serviceaccount default -n default -o name; }
 # healthy: this state dir's cluster is known to kwokctl and its apiserver is ready. Prints nothing.
 healthy() {
   [[ -e $STATE_DIR/$STATE_MARKER && -f $PKI/ca.crt ]] || return 1
+  # A cluster of another Kubernetes version (the floor run after the default one) is started again.
+  [[ $(cat "$STATE_DIR/kube-version" 2>/dev/null) == "$KUBE_VERSION" ]] || return 1
   kwokctl get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME" || return 1
   apiserver_ready
 }
@@ -198,6 +200,7 @@ start_cluster() {
   t0=$(now_ms)
   mkdir -p "$STATE_DIR"
   touch "$STATE_DIR/$STATE_MARKER"
+  printf '%s\n' "$KUBE_VERSION" >"$STATE_DIR/kube-version"
   write_state
   # kwokctl waits for the control plane itself; the waits below are what the tests need on top.
   if ! kwokctl create cluster --name "$CLUSTER_NAME" --config "$STATE_DIR/kwokctl.yaml" --config "$KWOK_CONFIG" \
