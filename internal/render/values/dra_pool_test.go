@@ -88,9 +88,14 @@ func TestChartsOnDRAPoolByVersion(t *testing.T) {
 			if strings.Contains(deployment, "resourceClaims") {
 				t.Errorf("deployment has claims: %s", deployment)
 			}
-			flyteValues, flyteDiags := Generate(TargetFlyteCore, flyteOnPool(draValuesPool(c.minor, c.source, "")))
+			// The pool's own taint reaches the tolerations of tasks asking
+			// nvidia.com/gpu: the pool counts as serving that resource.
+			tainted := draValuesPool(c.minor, c.source, "")
+			tainted.Taints = []spec.Taint{{Key: "example.com/team", Value: "vision", Effect: spec.TaintNoSchedule}}
+			flyteValues, flyteDiags := Generate(TargetFlyteCore, flyteOnPool(tainted))
 			rendertest.RequireNoErrors(t, flyteDiags)
-			if got := fmt.Sprint(flyteValues); !strings.Contains(got, "gpu-resource-name:nvidia.com/gpu") || !strings.Contains(got, "nvidia.com/gpu:[map[effect:NoSchedule key:nvidia.com/gpu") {
+			if got := fmt.Sprint(flyteValues); !strings.Contains(got, "gpu-resource-name:nvidia.com/gpu") ||
+				!strings.Contains(got, "key:example.com/team operator:Equal value:vision") {
 				t.Errorf("flyte values: %s", got)
 			}
 		})
