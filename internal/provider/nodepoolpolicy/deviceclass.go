@@ -3,6 +3,7 @@ package nodepoolpolicy
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -141,6 +142,38 @@ func applyDeviceClassYAML(plan *NodePoolPolicyModel, rendered *spec.PoolRendered
 		return false
 	}
 	return true
+}
+
+// extendedResourceClash warns when the pool's extended resource is served
+// from another DeviceClass: Kubernetes maps a pod's request for it to the
+// newest class that carries the name (dra.ExtendedResourceOwner), so
+// pods asking it on this pool's nodes would wait for that class's devices.
+// A failed list is left alone: the warning is advice, not the apply.
+func extendedResourceClash(ctx context.Context, client *kube.Client, rendered *spec.PoolRendered) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := rendered.ExtendedResourceName
+	if name == "" {
+		return diags
+	}
+	classes, err := client.ClassesWithExtendedResource(ctx, name)
+	owner := dra.ExtendedResourceOwner(classes)
+	if err != nil || owner == "" || owner == rendered.DeviceClassName {
+		return diags
+	}
+	var others []string
+	for _, c := range classes {
+		if c.Name != rendered.DeviceClassName {
+			others = append(others, strconv.Quote(c.Name))
+		}
+	}
+	diags.AddAttributeWarning(path.Root("device_class_name"), "Another DeviceClass serves "+name,
+		"DeviceClasses "+strings.Join(others, ", ")+" also carry extendedResourceName "+strconv.Quote(name)+", and "+
+			"Kubernetes serves a pod asking "+name+" from the newest, "+strconv.Quote(owner)+", not from this pool's "+
+			strconv.Quote(rendered.DeviceClassName)+": pods written for the device plugin (charts' GPU pods from "+
+			"gpu_operator_values, hand-written ones) on this pool's nodes wait for that class's devices. Allowed: one "+
+			"DeviceClass per extended resource name: drop it from the other class (NVIDIA's chart sets it on "+
+			"gpu.nvidia.com), or keep one whole-GPU DRA pool per cluster for such pods.")
+	return diags
 }
 
 // deviceClassDrift compares the live class with the rendered one: missing,

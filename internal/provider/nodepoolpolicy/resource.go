@@ -170,6 +170,7 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	diags.Append(applyDevicePluginConfig(ctx, client, *plan, rendered)...)
 	if plan.appliesDeviceClass() {
 		diags.Append(applyDeviceClass(ctx, client, rendered)...)
+		diags.Append(extendedResourceClash(ctx, client, rendered)...)
 	}
 }
 
@@ -247,6 +248,7 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	if state.appliesDeviceClass() {
 		classDrift, diags = deviceClassDrift(ctx, client, rendered)
 		resp.Diagnostics.Append(diags...)
+		resp.Diagnostics.Append(extendedResourceClash(ctx, client, rendered)...)
 	}
 	state.Drift = tfconv.StringList(slices.Concat(drift, cmDrift, classDrift))
 	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &state)...)
