@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 )
 
 // DRAInputs reads what counting a DRA driver's devices needs: its
@@ -66,6 +68,26 @@ func (c *Client) DeviceClassSelectors(ctx context.Context) (map[string][]string,
 			}
 		}
 		out[class.Name] = selectors
+	})
+	if err := c.draListError("DeviceClass", err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ClassesWithExtendedResource lists the DeviceClasses whose
+// extendedResourceName is name, with their creation times: the scheduler
+// serves a pod's request for name from the newest of them
+// (dra.ExtendedResourceOwner).
+func (c *Client) ClassesWithExtendedResource(ctx context.Context, name string) ([]dra.ClassRef, error) {
+	var out []dra.ClassRef
+	err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {
+		return c.Typed.ResourceV1().DeviceClasses().List(ctx, o)
+	}, metav1.ListOptions{}, func(obj runtime.Object) {
+		class, ok := obj.(*resourcev1.DeviceClass)
+		if ok && class.Spec.ExtendedResourceName != nil && *class.Spec.ExtendedResourceName == name {
+			out = append(out, dra.ClassRef{Name: class.Name, Created: class.CreationTimestamp.Time})
+		}
 	})
 	if err := c.draListError("DeviceClass", err); err != nil {
 		return nil, err

@@ -24,6 +24,10 @@ func TestDRAInputs(t *testing.T) {
 		&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "c2"}},
 		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu.nvidia.com"}, Spec: resourcev1.DeviceClassSpec{
 			Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: "true"}}}}},
+		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "pool.gpu.gpuform.io"},
+			Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/gpu")}},
+		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "mig.gpu.gpuform.io"},
+			Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/mig-1g.10gb")}},
 	}
 	cs := fake.NewClientset(objs...)
 	c := healthyClient()
@@ -33,6 +37,10 @@ func TestDRAInputs(t *testing.T) {
 		func(*resourcev1.ResourceSlice) { slices++ }, func(*resourcev1.ResourceClaim) { claims++ })
 	if err != nil || slices != 1 || claims != 2 {
 		t.Fatalf("slices %d claims %d err %v, want 1, 2, nil", slices, claims, err)
+	}
+	owners, err := c.ClassesWithExtendedResource(context.Background(), "nvidia.com/gpu")
+	if err != nil || len(owners) != 1 || owners[0].Name != "pool.gpu.gpuform.io" {
+		t.Fatalf("classes with nvidia.com/gpu %v err %v, want the pool's alone", owners, err)
 	}
 	classes, err := c.DeviceClassSelectors(context.Background())
 	if err != nil || len(classes["gpu.nvidia.com"]) != 1 {
@@ -51,3 +59,5 @@ func TestDRAInputs(t *testing.T) {
 		t.Fatalf("forbidden: %v", err)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

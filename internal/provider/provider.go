@@ -28,6 +28,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 )
 
 var (
@@ -94,7 +95,8 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 		MarkdownDescription: "The gpu provider turns GPU intent (how many GPUs, which accelerator, shared or " +
 			"partitioned, which cloud) into Kubernetes workloads, node-pool settings and Helm values that agree " +
 			"with each other. Cluster access works like the Kubernetes provider's. Planning resources contacts " +
-			"no cluster; refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
+			"no cluster, except to read its Kubernetes version (once, where DRA rules depend on it; see " +
+			"`kubernetes_version`); refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
 			"data sources read it.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
@@ -166,6 +168,15 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional:   true,
 				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
 			},
+			"kubernetes_version": schema.StringAttribute{
+				MarkdownDescription: "Kubernetes minor the cluster runs, one of " + tfconv.MarkdownList(kubever.Minors()) +
+					", for planning when the cluster cannot be reached. Rules that depend on it (which DRA features are on " +
+					"by default: a DRA pool's DeviceClass `extendedResourceName`, chart values on DRA pools) follow the " +
+					"cluster's own version whenever it answers, with a warning if this setting differs; with neither, " +
+					"they are judged as on `" + kubever.MinorOf(kubever.Floor) + "`, the most restrictive.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(kubever.Minors()...)},
+			},
 			"field_manager": schema.StringAttribute{
 				MarkdownDescription: "Server-side apply field manager name. Defaults to `" + kube.DefaultFieldManager + "`.",
 				Optional:            true,
@@ -225,8 +236,9 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 				"network path can read credentials and workloads. Set cluster_ca_certificate instead.")
 	}
 	data := &resourcekit.Data{
-		Kube:         kube.NewLazy(cfg),
-		DefaultCloud: model.DefaultCloud.ValueString(),
+		Kube:              kube.NewLazy(cfg),
+		DefaultCloud:      model.DefaultCloud.ValueString(),
+		KubernetesVersion: model.KubernetesVersion.ValueString(),
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data

@@ -25,6 +25,8 @@ type providerModel struct {
 	Exec         types.Object `tfsdk:"exec"`
 	DefaultCloud types.String `tfsdk:"default_cloud"`
 	FieldManager types.String `tfsdk:"field_manager"`
+	// KubernetesVersion is read by resourcekit.Data.Kubernetes.
+	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
 }
 
 // exec decodes the exec block; ok is false when it is absent, and the

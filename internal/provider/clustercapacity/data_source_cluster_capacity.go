@@ -115,7 +115,14 @@ func draDevicesAttribute() schema.ListNestedAttribute {
 			"profile":   resourcekit.ComputedString("The MIG profile of `mig` devices, e.g. `1g.5gb`; empty for whole GPUs."),
 			"published": resourcekit.ComputedInt64("Devices the driver publishes."),
 			"allocated": resourcekit.ComputedInt64("Published devices allocated to a ResourceClaim."),
-			"free":      resourcekit.ComputedInt64("Published devices no claim holds."),
+			"tainted": resourcekit.ComputedInt64("Published devices no claim holds that carry a `NoSchedule` or `NoExecute` " +
+				"device taint in their ResourceSlice (Kubernetes 1.36+, `DRADeviceTaints`; e.g. the driver's health checks " +
+				"taint a failing GPU): claims without a matching toleration, such as the provider's, do not get them."),
+			"partitionable": resourcekit.ComputedInt64("Published devices no claim holds (and no taint blocks) that consume " +
+				"shared counters (partitionable devices, the DRA driver's dynamic MIG): whether one is free depends on its " +
+				"siblings, which the provider does not model, so none is counted as free."),
+			"free": resourcekit.ComputedInt64("Published devices a claim could get now: not allocated, not tainted, not " +
+				"partitionable."),
 		}},
 	}
 }

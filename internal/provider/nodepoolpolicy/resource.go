@@ -74,12 +74,14 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
+	resp.Diagnostics.Append(r.judgeByKubernetes(ctx, &p)...)
 	rendered, rdiags := pool.Render(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(resourcekit.Subtract(rdiags, validation)))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(SetPoolOutputs(ctx, &plan, p, rendered)...)
+	r.planDeviceClassYAML(ctx, req, p, &plan)
 	resp.Diagnostics.Append(planManagedNodes(ctx, req, &plan)...)
 	if !plan.DevicePluginConfig.IsNull() && rendered.DevicePluginConfig == "" {
 		resp.Diagnostics.AddAttributeWarning(path.Root("device_plugin_config"), "This pool needs no device plugin config",
@@ -152,7 +154,7 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 		diags.Append(r.releasePrior(ctx, client, *prior, *plan)...)
 	}
 	rendered, ok := r.renderPlan(ctx, *plan, diags)
-	if !ok {
+	if !ok || !applyDeviceClassYAML(plan, rendered, diags) {
 		return
 	}
 	managed := []string{}
@@ -168,6 +170,7 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 	diags.Append(applyDevicePluginConfig(ctx, client, *plan, rendered)...)
 	if plan.appliesDeviceClass() {
 		diags.Append(applyDeviceClass(ctx, client, rendered)...)
+		diags.Append(extendedResourceClash(ctx, client, rendered)...)
 	}
 }
 
@@ -179,6 +182,8 @@ func (m NodePoolPolicyModel) touchesCluster() bool {
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
 	p, _ := policyOf(ctx, m, r.DefaultCloud(), diags)
+	// The version's warnings were the plan's; apply and read only use it.
+	_ = r.judgeByKubernetes(ctx, &p)
 	rendered, rdiags := pool.Render(p)
 	diags.Append(resourcekit.RenderDiagnostics(rdiags)...)
 	return rendered, !diags.HasError() && rendered != nil
@@ -243,6 +248,7 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	if state.appliesDeviceClass() {
 		classDrift, diags = deviceClassDrift(ctx, client, rendered)
 		resp.Diagnostics.Append(diags...)
+		resp.Diagnostics.Append(extendedResourceClash(ctx, client, rendered)...)
 	}
 	state.Drift = tfconv.StringList(slices.Concat(drift, cmDrift, classDrift))
 	resp.Diagnostics.Append(resourcekit.SetState(ctx, &resp.State, &state)...)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/yamltext"
@@ -31,6 +33,16 @@ type valuesIntent struct {
 	cloudUnknown bool
 	unknown      bool
 	diags        diag.Diagnostics
+	// draPools are the input's DRA pools (valuesConverter.draPools).
+	draPools []*spec.PoolPolicy
+}
+
+// setKubernetes judges the input's DRA pools by k (chart pods on them ask
+// an extended resource only some versions map to a claim).
+func (in valuesIntent) setKubernetes(k kubever.Version) {
+	for _, p := range in.draPools {
+		p.Kubernetes = k
+	}
 }
 
 // valuesIntentOf converts the model. An unset cloud follows the referenced
@@ -51,7 +63,7 @@ func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud str
 	if in.target != "" {
 		in.findings = append(in.findings, values.ValidateInput(in.target, in.input)...)
 	}
-	in.unknown, in.diags = conv.Unknown, conv.Diags
+	in.unknown, in.diags, in.draPools = conv.Unknown, conv.Diags, conv.draPools
 	return in
 }
 

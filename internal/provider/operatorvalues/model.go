@@ -51,6 +51,9 @@ type valuesConverter struct {
 	// poolUnknown: some pool ref is not known yet, so neither is the cloud
 	// an unset cloud attribute would follow.
 	poolUnknown bool
+	// draPools point at the decoded DRA pools inside the input, so the
+	// plan can set the Kubernetes version they are judged by (setKubernetes).
+	draPools []*spec.PoolPolicy
 }
 
 // toValuesInput converts the chart blocks; Cloud is left to the caller,
@@ -89,6 +92,14 @@ func (c *valuesConverter) pool(v types.Object) *spec.PoolPolicy {
 		c.Unknown, c.poolUnknown = true, true
 		return &spec.PoolPolicy{}
 	}
+	p := c.decodePool(v)
+	if p != nil && p.UsesDRA() {
+		c.draPools = append(c.draPools, p)
+	}
+	return p
+}
+
+func (c *valuesConverter) decodePool(v types.Object) *spec.PoolPolicy {
 	p := refs.Pool(c.Converter, v)
 	if p == nil {
 		return nil
@@ -113,10 +124,18 @@ func (c *valuesConverter) pools(v types.List) []spec.PoolPolicy {
 		if !ok {
 			continue
 		}
-		if p := c.pool(o); p != nil {
+		if refs.PoolCloudUnknown(o) {
+			c.Unknown, c.poolUnknown = true, true
+			out = append(out, spec.PoolPolicy{})
+		} else if p := c.decodePool(o); p != nil {
 			out = append(out, *p)
 		} else {
 			out = append(out, spec.PoolPolicy{})
+		}
+	}
+	for i := range out {
+		if out[i].UsesDRA() {
+			c.draPools = append(c.draPools, &out[i])
 		}
 	}
 	return out

@@ -152,6 +152,11 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.Append(resourcekit.SetPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
+	if len(in.draPools) > 0 {
+		k, kdiags := r.Data.Kubernetes(ctx)
+		resp.Diagnostics.Append(kdiags...)
+		in.setKubernetes(k)
+	}
 	built, findings := in.build(src)
 	resp.Diagnostics.Append(valuesDiagnostics(findings)...)
 	if resp.Diagnostics.HasError() || built == nil {

@@ -17,6 +17,11 @@ import (
 type Data struct {
 	Kube         *kube.Lazy
 	DefaultCloud string
+	// KubernetesVersion is the provider's kubernetes_version ("" unset),
+	// for planning without a reachable cluster (Kubernetes).
+	KubernetesVersion string
+
+	cluster clusterVersion
 }
 
 // ConfigureFrom is the Configure step of every resource: the provider hands

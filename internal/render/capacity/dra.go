@@ -31,6 +31,33 @@ type DRADevice struct {
 	Node, Pool, Name string
 	Allocated        bool
 	Device           dracel.Device
+	// Taints are the device's taints in its ResourceSlice (only present
+	// where the apiserver has DRADeviceTaints on: it drops the field
+	// otherwise, so taints seen are taints the scheduler honours).
+	Taints []resourcev1.DeviceTaint
+	// SharesCounters: the device consumes shared counters
+	// (DRAPartitionableDevices), as NVIDIA's dynamic MIG publishes them.
+	SharesCounters bool
+}
+
+// BlockingTaints are the taints that keep the device from claims without
+// a matching toleration: NoSchedule and NoExecute. None is informational,
+// and unknown effects are to be read as None (the API's own rule).
+func (d DRADevice) BlockingTaints() []resourcev1.DeviceTaint {
+	var out []resourcev1.DeviceTaint
+	for _, t := range d.Taints {
+		if t.Effect == resourcev1.DeviceTaintEffectNoSchedule || t.Effect == resourcev1.DeviceTaintEffectNoExecute {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Available reports whether a claim of the provider's (no tolerations)
+// could get the device now: no claim holds it, no taint blocks it, and it
+// shares no counters (whose use by siblings is not modelled).
+func (d DRADevice) Available() bool {
+	return !d.Allocated && len(d.BlockingTaints()) == 0 && !d.SharesCounters
 }
 
 // Attribute is a string attribute of the driver's domain, "" when the
@@ -127,6 +154,7 @@ func (in *DRAInputs) byNode() map[string][]DRADevice {
 					Node: s.node, Pool: name, Name: d.Name,
 					Allocated: in.allocated[DeviceRef{Driver: DRADriver, Pool: name, Device: d.Name}],
 					Device:    dracel.Device{Driver: DRADriver, Attributes: d.Attributes, Capacity: d.Capacity},
+					Taints:    d.Taints, SharesCounters: len(d.ConsumesCounters) > 0,
 				})
 			}
 			out[s.node] = devices
@@ -138,28 +166,36 @@ func (in *DRAInputs) byNode() map[string][]DRADevice {
 // deviceCounts adds up devices by product, type and MIG profile.
 type deviceCounts map[spec.DRADeviceCount]*spec.DRADeviceCount
 
-// add counts published devices of one kind, allocated of them.
-func (m deviceCounts) add(kind spec.DRADeviceCount, published, allocated int64) {
-	kind.Published, kind.Allocated = 0, 0
+// add counts the devices of n (its published, allocated, tainted and
+// partitionable figures) into n's kind.
+func (m deviceCounts) add(n spec.DRADeviceCount) {
+	kind := spec.DRADeviceCount{Product: n.Product, Type: n.Type, Profile: n.Profile}
 	c := m[kind]
 	if c == nil {
 		c = &spec.DRADeviceCount{Product: kind.Product, Type: kind.Type, Profile: kind.Profile}
 		m[kind] = c
 	}
-	c.Published = clouds.AddSat(c.Published, published)
-	c.Allocated = clouds.AddSat(c.Allocated, allocated)
+	c.Published = clouds.AddSat(c.Published, n.Published)
+	c.Allocated = clouds.AddSat(c.Allocated, n.Allocated)
+	c.Tainted = clouds.AddSat(c.Tainted, n.Tainted)
+	c.Partitionable = clouds.AddSat(c.Partitionable, n.Partitionable)
 }
 
 // countDevices groups devices by product, type and MIG profile, sorted.
+// Each device counts once among allocated, tainted, partitionable and free.
 func countDevices(devices []DRADevice) []spec.DRADeviceCount {
 	counts := deviceCounts{}
 	for _, d := range devices {
-		kind := spec.DRADeviceCount{Product: d.Attribute("productName"), Type: d.Attribute("type"), Profile: d.Attribute("profile")}
-		allocated := int64(0)
-		if d.Allocated {
-			allocated = 1
+		n := spec.DRADeviceCount{Product: d.Attribute("productName"), Type: d.Attribute("type"), Profile: d.Attribute("profile"), Published: 1}
+		switch {
+		case d.Allocated:
+			n.Allocated = 1
+		case len(d.BlockingTaints()) > 0:
+			n.Tainted = 1
+		case d.SharesCounters:
+			n.Partitionable = 1
 		}
-		counts.add(kind, 1, allocated)
+		counts.add(n)
 	}
 	return counts.sorted()
 }
@@ -169,7 +205,7 @@ func sumCounts(nodes []spec.NodeCapacity) []spec.DRADeviceCount {
 	counts := deviceCounts{}
 	for _, n := range nodes {
 		for _, d := range n.DRADevices {
-			counts.add(d, d.Published, d.Allocated)
+			counts.add(d)
 		}
 	}
 	return counts.sorted()

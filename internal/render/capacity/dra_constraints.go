@@ -150,7 +150,7 @@ func (t *sharedTally) add(d DRADevice) {
 	}
 	for _, k := range keys {
 		t.all[k]++
-		if !d.Allocated {
+		if d.Available() {
 			t.free[k]++
 		}
 	}

@@ -102,6 +102,14 @@ type DRAMatch struct {
 	MaxFreeSame  int64    `json:"max_free_same,omitempty"`
 	MaxSame      int64    `json:"max_same,omitempty"`
 	Unattributed int64    `json:"unattributed,omitempty"`
+	// Tainted are matching devices no claim holds that a NoSchedule or
+	// NoExecute device taint keeps from the claim (it has no toleration);
+	// TaintedDevices names up to maxNamedTainted of them with their taints.
+	// Partitionable are matching devices no claim holds that consume shared
+	// counters (dynamic MIG), not counted free. Neither is in Free.
+	Tainted        int64    `json:"tainted,omitempty"`
+	TaintedDevices []string `json:"tainted_devices,omitempty"`
+	Partitionable  int64    `json:"partitionable,omitempty"`
 	// Error says why matching could not be judged: an unknown class, a
 	// selector that does not compile or fails on a device.
 	Error string `json:"error,omitempty"`
@@ -206,9 +214,18 @@ func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADev
 			m.Matching++
 			products[d.Attribute("productName")] = true
 			shared.add(d)
-			if !d.Allocated {
+			switch {
+			case d.Available():
 				m.Free++
 				free++
+			case d.Allocated:
+			case len(d.BlockingTaints()) > 0:
+				m.Tainted++
+				if len(m.TaintedDevices) < maxNamedTainted {
+					m.TaintedDevices = append(m.TaintedDevices, describeTainted(d))
+				}
+			default:
+				m.Partitionable++
 			}
 		}
 		if admitted(n) {
@@ -220,6 +237,7 @@ func (c compiledRequest) match(p *spec.PoolCapacity, devices map[string][]DRADev
 	}
 	if m.Error != "" {
 		m.Matching, m.Free, m.MaxFreeOnNode, products = 0, 0, 0, nil
+		m.Tainted, m.TaintedDevices, m.Partitionable = 0, nil, 0
 		m.MaxSame, m.MaxFreeSame, m.Unattributed = 0, 0, 0
 	}
 	delete(products, "")
@@ -279,7 +297,7 @@ func describeDRAMatch(d DRAMatch, placed bool) string {
 	if len(d.Products) > 0 {
 		s += " (" + strings.Join(d.Products, ", ") + ")"
 	}
-	s += ", " + strconv.FormatInt(d.Free, 10) + " free"
+	s += ", " + strconv.FormatInt(d.Free, 10) + " free" + describeUnusable(d)
 	if !placed {
 		return s
 	}
@@ -291,4 +309,44 @@ func describeDRAMatch(d DRAMatch, placed bool) string {
 		s += " and the claim asks for " + count + " of one node"
 	}
 	return s
+}
+
+// maxNamedTainted bounds the tainted devices a message names.
+const maxNamedTainted = 3
+
+// describeTainted names a tainted device and its blocking taints:
+// "gpu-3 of node-a (gpu.nvidia.com/unhealthy=XID:NoExecute)".
+func describeTainted(d DRADevice) string {
+	taints := make([]string, 0, len(d.Taints))
+	for _, t := range d.BlockingTaints() {
+		taint := t.Key
+		if t.Value != "" {
+			taint += "=" + t.Value
+		}
+		taints = append(taints, taint+":"+string(t.Effect))
+	}
+	return d.Name + " of " + d.Node + " (" + strings.Join(taints, ", ") + ")"
+}
+
+// describeUnusable says which matching devices no claim holds and yet are
+// not free: tainted ones by name, and those that share counters, with the
+// reason (docs/design/dra.md#104-device-taints-and-partitionable-devices).
+func describeUnusable(d DRAMatch) string {
+	var parts []string
+	if d.Tainted > 0 {
+		s := strconv.FormatInt(d.Tainted, 10) + " more tainted (NoSchedule or NoExecute; the claim has no toleration): " +
+			strings.Join(d.TaintedDevices, ", ")
+		if n := d.Tainted - int64(len(d.TaintedDevices)); n > 0 {
+			s += " and " + strconv.FormatInt(n, 10) + " more"
+		}
+		parts = append(parts, s)
+	}
+	if d.Partitionable > 0 {
+		parts = append(parts, strconv.FormatInt(d.Partitionable, 10)+" more that share counters (partitionable devices, the "+
+			"driver's dynamic MIG), not counted: the provider does not model counter use, and places no claim on them knowingly")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -34,7 +34,28 @@ type Pool struct {
 	Accelerator *catalog.Accelerator
 	// Partition is the MIG profile every GPU is cut into; nil for whole GPUs.
 	Partition *catalog.MIGProfile
+	// ExtendedResource turns on the class's extendedResourceName
+	// (PoolExtendedResourceName): only where the cluster's Kubernetes has
+	// DRAExtendedResource on by default (kubever.ExtendedResource), since
+	// an apiserver without the gate drops the field.
+	ExtendedResource bool
 }
+
+// PoolExtendedResourceName is the extended resource a DRA pool's class
+// answers to: the name the device plugin would advertise for the same
+// devices (nvidia.com/gpu for whole GPUs, nvidia.com/mig-<profile> for a
+// MIG pool), so pods written for the device plugin (charts' GPU pods,
+// hand-written ones) get the pool's devices by asking the usual way
+// (docs/design/dra.md#10-dra-by-kubernetes-version).
+func PoolExtendedResourceName(p Pool) string {
+	if p.Partition != nil {
+		return p.Partition.MixedResourceName()
+	}
+	return ResourceNvidiaGPU
+}
+
+// ResourceNvidiaGPU is the device plugin's resource for a whole GPU.
+const ResourceNvidiaGPU = "nvidia.com/gpu"
 
 // PoolDeviceClass is the DeviceClass of a DRA pool: the driver's devices
 // of the pool's type, product and profile. Claims (and Kueue, which
@@ -81,8 +102,16 @@ func PoolDeviceClass(p Pool) (*resourcev1.DeviceClass, gpudiag.Diagnostics) {
 			spec.LabelManagedBy: spec.ManagedBy,
 			LabelPool:           p.Name,
 		}},
-		Spec: resourcev1.DeviceClassSpec{Selectors: selectorsV1(selectors)},
+		Spec: resourcev1.DeviceClassSpec{Selectors: selectorsV1(selectors), ExtendedResourceName: extendedResourceName(p)},
 	}, diags
+}
+
+func extendedResourceName(p Pool) *string {
+	if !p.ExtendedResource {
+		return nil
+	}
+	name := PoolExtendedResourceName(p)
+	return &name
 }
 
 // PoolClaim is the claim of a workload on a DRA pool: count devices of

@@ -7,6 +7,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -67,9 +68,10 @@ func checkPoolDRA(p spec.PoolPolicy, pi *clouds.PoolIntent, diags *gpudiag.Diagn
 	diags.Append(own.NotAt(cloudDiags))
 }
 
-// poolDRA is what a DRA pool knows of its devices, for its DeviceClass.
-func poolDRA(pi clouds.PoolIntent) dra.Pool {
-	out := dra.Pool{Name: pi.Name, Accelerator: pi.Accel}
+// poolDRA is what a DRA pool knows of its devices, for its DeviceClass;
+// k is the version its cluster is judged by.
+func poolDRA(pi clouds.PoolIntent, k kubever.Version) dra.Pool {
+	out := dra.Pool{Name: pi.Name, Accelerator: pi.Accel, ExtendedResource: kubever.ExtendedResource.OnByDefault(k.Minor())}
 	if pi.HasMIG() {
 		profile := pi.Cut[0].Profile
 		out.Partition = &profile
@@ -81,8 +83,8 @@ func poolDRA(pi clouds.PoolIntent) dra.Pool {
 // workloads' claims name, so neither they nor Kueue need a CEL selector.
 // Its findings (a model without a recorded driver product name) are
 // warnings; validation runs PoolDeviceClass too, so they reach the plan.
-func setDeviceClass(r *spec.PoolRendered, pi clouds.PoolIntent) {
-	class, _ := dra.PoolDeviceClass(poolDRA(pi))
+func setDeviceClass(r *spec.PoolRendered, pi clouds.PoolIntent, k kubever.Version) {
+	class, _ := dra.PoolDeviceClass(poolDRA(pi, k))
 	if class == nil {
 		return
 	}
@@ -91,6 +93,9 @@ func setDeviceClass(r *spec.PoolRendered, pi clouds.PoolIntent) {
 		return // unreachable: a DeviceClass always encodes
 	}
 	r.DeviceClassName, r.DeviceClass, r.DeviceClassObject = class.Name, manifest, class
+	if class.Spec.ExtendedResourceName != nil {
+		r.ExtendedResourceName = *class.Spec.ExtendedResourceName
+	}
 }
 
 // checkDeviceClass reports what the pool's DeviceClass cannot select
@@ -99,7 +104,7 @@ func checkDeviceClass(pi clouds.PoolIntent, diags *gpudiag.Diagnostics) {
 	if !pi.DRA || pi.Accel == nil || pi.Name == "" {
 		return
 	}
-	_, classDiags := dra.PoolDeviceClass(poolDRA(pi))
+	_, classDiags := dra.PoolDeviceClass(poolDRA(pi, kubever.Version{}))
 	diags.Append(classDiags)
 }
 

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -36,6 +38,53 @@ func draPoolGoldenCases() []poolGoldenCase {
 			draPool("dra-h100", "generic", "h100-80gb"), false},
 		{"dra-a100-mig", "DGX A100 cut into 3g.20gb by mig-manager, served by the DRA driver: the class selects the profile, no strategy.",
 			mig, true},
+		// The same pools by Kubernetes minor: DRAExtendedResource is off by
+		// default before 1.36, so the class carries extendedResourceName
+		// (the device plugin's name for the same devices) from 1.36 on.
+		{"dra-h100-k8s-1.35", "Kubernetes 1.35 (the cluster's): DRAExtendedResource is alpha and off, so no extendedResourceName.",
+			onMinor(draPool("dra-h100", "generic", "h100-80gb"), "1.35"), false},
+		{"dra-h100-k8s-1.36", "Kubernetes 1.36 (the cluster's): the class answers to nvidia.com/gpu (DRAExtendedResource beta, on).",
+			onMinor(draPool("dra-h100", "generic", "h100-80gb"), "1.36"), false},
+		{"dra-h100-k8s-1.37", "Kubernetes 1.37 (the cluster's): the class answers to nvidia.com/gpu (DRAExtendedResource GA).",
+			onMinor(draPool("dra-h100", "generic", "h100-80gb"), "1.37"), false},
+		{"dra-a100-mig-k8s-1.36", "Kubernetes 1.36: a MIG pool's class answers to the device plugin's mixed name, nvidia.com/mig-3g.20gb.",
+			onMinor(mig, "1.36"), true},
+	}
+}
+
+// onMinor is p judged by a cluster that runs minor.
+func onMinor(p spec.PoolPolicy, minor string) spec.PoolPolicy {
+	p.Kubernetes = kubever.Version{V: utilversion.MustParseGeneric(minor), Source: kubever.FromCluster}
+	return p
+}
+
+// The pool's DeviceClass carries extendedResourceName exactly where the
+// version has DRAExtendedResource on by default, judged by the floor when
+// the version is unknown.
+func TestDRAPoolExtendedResourceByVersion(t *testing.T) {
+	p := spec.PoolPolicy{Name: "dra", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8, GPUAllocation: spec.GPUAllocationDRA}
+	for minor, want := range map[string]string{"": "", "1.34": "", "1.35": "", "1.36": "nvidia.com/gpu", "1.37": "nvidia.com/gpu", "1.38": "nvidia.com/gpu"} {
+		q := p
+		if minor != "" {
+			q = onMinor(p, minor)
+		}
+		r, diags := Render(q)
+		rendertest.RequireNoErrors(t, diags)
+		got := ""
+		if n := r.DeviceClassObject.Spec.ExtendedResourceName; n != nil {
+			got = *n
+		}
+		if got != want || r.ExtendedResourceName != want {
+			t.Errorf("Kubernetes %q: class extendedResourceName %q, rendered %q, want %q", minor, got, r.ExtendedResourceName, want)
+		}
+		if want != "" && !strings.Contains(r.DeviceClass, "extendedResourceName: "+want) {
+			t.Errorf("Kubernetes %s: YAML lacks the name:\n%s", minor, r.DeviceClass)
+		}
+	}
+	// A device-plugin pool never has one.
+	q := onMinor(spec.PoolPolicy{Name: "dp", Cloud: "generic", Accelerator: "h100-80gb", GPUsPerNode: 8}, "1.37")
+	if r, _ := Render(q); r == nil || r.ExtendedResourceName != "" || r.DeviceClassObject != nil {
+		t.Errorf("device-plugin pool has a class: %+v", r)
 	}
 }
 

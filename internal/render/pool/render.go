@@ -60,7 +60,7 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 	if pi.DRA {
 		r.GPUAllocation = spec.GPUAllocationDRA
 		r.DevicesPerNode = draDevicesPerNode(pi)
-		setDeviceClass(r, pi)
+		setDeviceClass(r, pi, p.Kubernetes)
 	}
 	return r
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -65,7 +66,13 @@ func samePolicy(a, b spec.PoolPolicy) bool {
 		a.Spot == b.Spot && sameBool(a.Dedicated, b.Dedicated) && a.GPUAllocation == b.GPUAllocation &&
 		(a.Labels == nil) == (b.Labels == nil) && maps.Equal(a.Labels, b.Labels) &&
 		(a.Taints == nil) == (b.Taints == nil) && slices.Equal(a.Taints, b.Taints) && sameTopology(a.Topology, b.Topology) &&
-		a.MachineType == b.MachineType && sameNetwork(a.GPUNetwork, b.GPUNetwork)
+		a.MachineType == b.MachineType && sameNetwork(a.GPUNetwork, b.GPUNetwork) && sameKubernetes(a.Kubernetes, b.Kubernetes)
+}
+
+// sameKubernetes compares the versions pools are judged by, and where
+// each came from (messages say which).
+func sameKubernetes(a, b kubever.Version) bool {
+	return a.Source == b.Source && (a.V == nil) == (b.V == nil) && (a.V == nil || a.V.EqualTo(b.V))
 }
 
 // sameNetwork compares gpu_network blocks, nil and empty told apart.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -38,6 +39,8 @@ func TestSamePolicy_everyFieldCounts(t *testing.T) {
 			field.Set(reflect.ValueOf(&spec.PoolTopology{Levels: []string{"block"}}))
 		case *spec.PoolGPUNetwork:
 			field.Set(reflect.ValueOf(&spec.PoolGPUNetwork{RDMAResource: "rdma/ib"}))
+		case kubever.Version:
+			field.Set(reflect.ValueOf(kubever.Version{V: kubever.Floor, Source: kubever.FromCluster}))
 		default:
 			t.Fatalf("PoolPolicy.%s has type %s: teach samePolicy and this test to compare it", name, field.Type())
 		}

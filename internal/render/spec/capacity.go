@@ -93,7 +93,20 @@ type DRADeviceCount struct {
 	Profile   string `json:"profile,omitempty"`
 	Published int64  `json:"published"`
 	Allocated int64  `json:"allocated"`
+	// Tainted are published devices no claim holds that carry a NoSchedule
+	// or NoExecute device taint (DRADeviceTaints): no claim without a
+	// matching toleration, which the provider never renders, gets them.
+	Tainted int64 `json:"tainted"`
+	// Partitionable are published devices no claim holds (and no taint
+	// blocks) that consume a ResourceSlice's shared counters
+	// (DRAPartitionableDevices: NVIDIA's dynamic MIG). Whether one is
+	// free depends on its siblings' use of the counters, which the provider
+	// does not model, so none of them is counted as free.
+	Partitionable int64 `json:"partitionable"`
 }
 
-// Free is how many published devices no claim holds.
-func (d DRADeviceCount) Free() int64 { return max(d.Published-d.Allocated, 0) }
+// Free is how many published devices a claim could get now: no claim
+// holds them, no taint blocks them, and they share no counters.
+func (d DRADeviceCount) Free() int64 {
+	return max(d.Published-d.Allocated-d.Tainted-d.Partitionable, 0)
+}

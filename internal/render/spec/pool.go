@@ -3,6 +3,8 @@ package spec
 import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 )
 
 // PoolPolicy describes one GPU node pool once; node labels and taints, the
@@ -59,6 +61,13 @@ type PoolPolicy struct {
 	// RDMA resource of AKS and generic clusters (gpu_network block); nil
 	// takes the machine type's network as it is.
 	GPUNetwork *PoolGPUNetwork `json:"gpu_network,omitempty"` // gpu_network
+
+	// Kubernetes is the version the pool's cluster is judged by (the
+	// cluster's, the provider's kubernetes_version, or the floor assumed),
+	// for the rules that depend on it (a DRA pool's DeviceClass). It is not
+	// configuration: never in the ref or the id; the provider sets it after
+	// decoding a policy. The zero value judges by the floor, 1.34.
+	Kubernetes kubever.Version `json:"-"`
 }
 
 // PoolGPUNetwork is the gpu_network block of a pool.
@@ -249,6 +258,11 @@ type PoolRendered struct {
 	DeviceClassName   string                  `json:"device_class_name,omitempty"`
 	DeviceClass       string                  `json:"device_class,omitempty"`
 	DeviceClassObject *resourcev1.DeviceClass `json:"-"`
+	// ExtendedResourceName is the extended resource the DeviceClass
+	// answers to (dra.PoolExtendedResourceName), set only where the
+	// cluster's version has DRAExtendedResource on by default: what pods
+	// the provider does not own (charts' GPU pods) ask for on the pool.
+	ExtendedResourceName string `json:"extended_resource_name,omitempty"`
 	// DevicesPerNode is what the DRA driver publishes on one of a DRA
 	// pool's nodes: a device per GPU, or per MIG instance of the pool's one
 	// profile. 0 for device-plugin pools (see ResourcesPerNode).

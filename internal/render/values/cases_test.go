@@ -51,7 +51,8 @@ func valuesCases() []valuesCase {
 			cases = append(cases, gridCase(target, spec.Cloud(name)))
 		}
 	}
-	return append(cases, extraValuesCases()...)
+	cases = append(cases, extraValuesCases()...)
+	return append(cases, draPoolValuesCases()...)
 }
 
 func gridCase(target string, cloud spec.Cloud) valuesCase {

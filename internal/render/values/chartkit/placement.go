@@ -53,6 +53,8 @@ type ValuesPlacement struct {
 	// and the ResourceClaimTemplate they reference.
 	Claims        []corev1.PodResourceClaim
 	ClaimTemplate workload.Object
+	// draCount is the devices the claim asks, for RequestExtendedResource.
+	draCount int64
 	// Network is the pool's GPU network for the pod, set only by the
 	// provider's placement functions for a request of several pods
 	// (docs/design/gpu-networks.md#workloads); chart values never get it.
@@ -128,6 +130,7 @@ func placeValuesGPU(cloud clouds.GPURules, name string, c workload.Container, po
 		p.Claims = workload.DRAPodClaims(c.Name)
 		version, _ := workload.DRAAPIVersion(nil)
 		p.ClaimTemplate = workload.DRAClaimTemplate(workload.DRARequestOf(c.GPU, in), workload.ContainerObjectMeta(c.Name), version)
+		p.draCount = max(in.Count, 1)
 	}
 	return p, diags, true
 }

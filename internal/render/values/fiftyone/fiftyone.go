@@ -164,7 +164,7 @@ func (e fiftyOneEntry) render(cloud clouds.GPURules, strict bool, names map[stri
 	if e.GPU != nil {
 		p, more, ok := chartkit.PlaceOnPool(cloud, e.request(), e.NodePool)
 		diags.Append(chartkit.PrefixDiags(e.path, more))
-		if !ok {
+		if !ok || !e.onDRAPool(&p, diags) {
 			return nil, false
 		}
 		if p.HostIPC {
@@ -248,6 +248,22 @@ func naiveKebab(key string) string {
 		}
 	}
 	return b.String()
+}
+
+// onDRAPool: the chart's pods have no resourceClaims, so on a DRA pool
+// they ask the extended resource the pool's DeviceClass answers to, where
+// the cluster's Kubernetes maps it to a claim (chartkit.DRAPoolResource);
+// false after the error where it does not.
+func (e fiftyOneEntry) onDRAPool(p *chartkit.ValuesPlacement, diags *gpudiag.Diagnostics) bool {
+	if e.NodePool == nil || !e.NodePool.UsesDRA() {
+		return true
+	}
+	name, more, ok := chartkit.DRAPoolResource(*e.NodePool, "FiftyOne", chartkit.With(e.path, "node_pool"))
+	diags.Append(more)
+	if ok {
+		p.RequestExtendedResource(name)
+	}
+	return ok
 }
 
 // checkChartGPU rejects GPU settings the chart has no values for.

@@ -230,7 +230,19 @@ func addFlytePools(byResource map[string][]corev1.Toleration, cloud clouds.Named
 		if r == nil {
 			continue
 		}
-		for _, name := range r.ResourceNames {
+		names := r.ResourceNames
+		if p.UsesDRA() {
+			// Task pods have no resourceClaims: they ask the extended
+			// resource the pool's DeviceClass answers to, where the
+			// cluster's version maps it to a claim.
+			name, more, ok := chartkit.DRAPoolResource(p, "Flyte", path)
+			diags.Append(more)
+			if !ok {
+				continue
+			}
+			names = []string{string(name)}
+		}
+		for _, name := range names {
 			byResource[name] = clouds.NormalizeTolerations(append(byResource[name], r.Tolerations...))
 		}
 		if len(p.Labels) > 0 {
