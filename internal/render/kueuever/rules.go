@@ -1,6 +1,7 @@
 package kueuever
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -14,8 +15,10 @@ import (
 // release holds for every supported release. Source is where the facts
 // were read (release notes, pull requests, files at a tag).
 type Rule struct {
-	Name   string
-	Fixed  []*utilversion.Version
+	Name  string
+	Fixed []*utilversion.Version
+	// Ref is the short citation a diagnostic gives ("kueue#9742").
+	Ref    string
 	Source string
 }
 
@@ -27,6 +30,7 @@ var (
 	// with CEL selectors (Kueue evaluates them against the cluster's
 	// devices). v0.17 marks such a workload inadmissible.
 	CELSelectors = Rule{
+		Ref:   "kueue#9742",
 		Name:  "CEL selectors in queued claims",
 		Fixed: []*utilversion.Version{v("0.18.0")},
 		Source: "kueue#9742 (CHANGELOG-0.18.md, v0.18.0); pkg/dra/claims.go at v0.17.8 refuses " +
@@ -35,6 +39,7 @@ var (
 	// DeviceConstraints: device constraints (matchAttribute) and device
 	// config in a queued claim are admitted for quota.
 	DeviceConstraints = Rule{
+		Ref:   "kueue#12451",
 		Name:  "device constraints (matchAttribute) in queued claims",
 		Fixed: []*utilversion.Version{v("0.18.2"), v("0.19.0")},
 		Source: "kueue#12451 (CHANGELOG-0.19.md, v0.19.0), cherry-picked as kueue#12471 (CHANGELOG-0.18.md, v0.18.2); " +
@@ -43,12 +48,14 @@ var (
 	// FirstAvailable: a prioritized list of devices in a queued claim. No
 	// release counts it (an open KEP, kueue#13601).
 	FirstAvailable = Rule{
+		Ref:  "Kueue's pkg/dra/claims.go; kueue#13601 is open",
 		Name: "firstAvailable (a preference list) in queued claims",
 		Source: "pkg/dra/claims.go from v0.17.0 to main at ff69552e (v0.20 development) refuses " +
 			"\"FirstAvailable device selection is not supported\"; quota for it is the open KEP pull request kueue#13601",
 	}
 	// AllocationModeAll: a queued claim asking for all matching devices.
 	AllocationModeAll = Rule{
+		Ref:    "Kueue's pkg/dra/claims.go",
 		Name:   "allocationMode All in queued claims",
 		Source: "pkg/dra/claims.go from v0.17.0 to main at ff69552e refuses \"AllocationMode 'All' is not supported\"",
 	}
@@ -56,6 +63,7 @@ var (
 	// it picks nodes. No release does: it places by the pods' other
 	// requests, so a pod can be sent to a domain without free devices.
 	DRAWithTopology = Rule{
+		Ref:  "Kueue's DRA documentation, \"No DRA + Topology Aware Scheduling\"",
 		Name: "DRA devices in Topology Aware Scheduling",
 		Source: "site/content/en/docs/concepts/dynamic_resource_allocation.md from v0.17.0 to main at ff69552e: " +
 			"\"No DRA + Topology Aware Scheduling (TAS)\", DRA resources are not accounted for in TAS capacity",
@@ -66,6 +74,7 @@ var (
 	// Workload's claims are not looked at: it is admitted on its other
 	// requests, its devices charged to no quota.
 	DRAIntegrationByDefault = Rule{
+		Ref:   "kueue#10996",
 		Name:  "DRA integration on by default",
 		Fixed: []*utilversion.Version{v("0.18.0")},
 		Source: "pkg/features/kube_features.go at v0.17.0 (DynamicResourceAllocation: alpha, default false) and " +
@@ -75,6 +84,7 @@ var (
 	// RequeueAfterUnmanagedPods: a TAS workload Kueue found no room for is
 	// looked at again when pods Kueue does not manage leave the nodes.
 	RequeueAfterUnmanagedPods = Rule{
+		Ref:   "kueue#8653",
 		Name:  "requeue of topology-placed work when pods Kueue does not manage leave",
 		Fixed: []*utilversion.Version{v("0.18.5"), v("0.19.1"), v("0.20.0")},
 		Source: "kueue#8653, fixed by kueue#8709 (v0.20.0), cherry-picked as kueue#13773 (CHANGELOG-0.18.md, v0.18.5) " +
@@ -121,17 +131,22 @@ func (r Rule) FixedIn() string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// Since says from which release on, for a diagnostic: "from v0.18.0", "in
-// v0.18.5 and later v0.18 patches, v0.19.1 and later, v0.20.0 and later",
-// or "in no release up to v0.21".
+// Since says from which release on, for a diagnostic: "from v0.18.0",
+// "from v0.18.5 in the v0.18 line, v0.19.1 in the v0.19 line and v0.20.0
+// on", or "in no release up to v0.21".
 func (r Rule) Since() string {
-	switch len(r.Fixed) {
-	case 0:
+	n := len(r.Fixed)
+	if n == 0 {
 		return "in no release up to v0." + strconv.Itoa(newestMinor)
-	case 1:
+	}
+	if n == 1 {
 		return "from v" + r.Fixed[0].String()
 	}
-	return "from " + r.FixedIn() + " (each in its own release line)"
+	parts := make([]string, n-1)
+	for i, f := range r.Fixed[:n-1] {
+		parts[i] = fmt.Sprintf("v%s in the v%d.%d line", f, f.Major(), f.Minor())
+	}
+	return "from " + strings.Join(parts, ", ") + " and v" + r.Fixed[n-1].String() + " on"
 }
 
 // ordered reports whether Fixed is in release order with one release per

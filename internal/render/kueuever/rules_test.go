@@ -71,7 +71,7 @@ func TestSince(t *testing.T) {
 	}{
 		{CELSelectors, "from v0.18.0"},
 		{FirstAvailable, "in no release up to v0.21"},
-		{RequeueAfterUnmanagedPods, "from v0.18.5, v0.19.1 and v0.20.0 (each in its own release line)"},
+		{RequeueAfterUnmanagedPods, "from v0.18.5 in the v0.18 line, v0.19.1 in the v0.19 line and v0.20.0 on"},
 	} {
 		if got := tc.rule.Since(); got != tc.want {
 			t.Errorf("%s: Since = %q, want %q", tc.rule.Name, got, tc.want)
