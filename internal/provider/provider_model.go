@@ -25,6 +25,7 @@ type providerModel struct {
 	Exec         types.Object `tfsdk:"exec"`
 	DefaultCloud types.String `tfsdk:"default_cloud"`
 	FieldManager types.String `tfsdk:"field_manager"`
+	KueueVersion types.String `tfsdk:"kueue_version"`
 }
 
 // exec decodes the exec block; ok is false when it is absent, and the

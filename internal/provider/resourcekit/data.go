@@ -17,6 +17,10 @@ import (
 type Data struct {
 	Kube         *kube.Lazy
 	DefaultCloud string
+	// KueueVersion is the provider's kueue_version ("" when unset: the
+	// cluster's is read when needed, see Kueue).
+	KueueVersion string
+	kueue        kueueRelease
 }
 
 // ConfigureFrom is the Configure step of every resource: the provider hands

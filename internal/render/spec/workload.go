@@ -71,9 +71,12 @@ type Workload struct {
 	Queue          string `json:"Queue,omitempty"`          // queue
 	QueueScheduler string `json:"QueueScheduler,omitempty"` // queue_scheduler
 	// Kueue is the Kueue release a queued workload is judged by (the
-	// provider's kueue_version, or the cluster's): not an attribute of the
-	// workload, and never written into its spec annotation.
-	Kueue kueuever.Known `json:"-"`
+	// provider's kueue_version, the cluster's, or the oldest when neither
+	// is known). nil where the provider's configuration is not at hand
+	// (validating the configuration alone): the release-dependent rules
+	// then wait for the plan. Not an attribute of the workload, and never
+	// written into its spec annotation.
+	Kueue *kueuever.Known `json:"-"`
 
 	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
 	// are totals for the container, not per GPU.

@@ -18,23 +18,32 @@ func inKueue(w spec.Workload) bool {
 	return w.Queue != "" && (w.QueueScheduler == "" || w.QueueScheduler == spec.QueueSchedulerKueue)
 }
 
+// KueueRulesApply reports whether w is judged by release-dependent Kueue
+// rules: a queued DRA workload. The provider asks for the release only
+// then.
+func KueueRulesApply(w spec.Workload) bool { return w.GPU.DRA != nil && inKueue(w) }
+
 // checkKueueRules runs the release-dependent rules of a queued DRA
-// workload.
+// workload. They need the provider's configuration (kueue_version, the
+// cluster): without it (w.Kueue nil: the configuration validated alone)
+// they wait for the plan, and their findings are Final, which the plan
+// reports.
 func checkKueueRules(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
-	if w.GPU.DRA == nil || !inKueue(w) {
+	if !KueueRulesApply(w) || w.Kueue == nil {
 		return
 	}
-	checkDRAQueue(w, in, diags)
-	checkDRATopology(w, diags)
-	checkDRAGate(w, diags)
+	k := *w.Kueue
+	checkDRAQueue(w, k, in, diags)
+	checkDRATopology(w, k, diags)
+	checkDRAGate(k, diags)
 }
 
 // checkDRAQueue: Kueue counts a claim template's devices per device class
 // and marks a workload whose template it cannot count inadmissible: it
 // never starts. What it can count grows with the release (CEL selectors
 // from v0.18.0, constraints from v0.18.2; firstAvailable in none).
-func checkDRAQueue(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
-	refusal, rule := dra.BuildClaim(DRARequestOf(w.GPU, in)).KueueRefusal(w.Kueue.Effective())
+func checkDRAQueue(w spec.Workload, k kueuever.Known, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
+	refusal, rule := dra.BuildClaim(DRARequestOf(w.GPU, in)).KueueRefusal(k.Effective())
 	if refusal == "" {
 		return
 	}
@@ -49,25 +58,25 @@ func checkDRAQueue(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnost
 		path, allowed = gpudiag.At("gpu", "accelerators"), "one model (gpu.accelerator) or a device class "+
 			"(gpu.dra.device_class) instead of a preference list."
 	}
-	name := w.Kueue.Name()
-	diags.AddError(path, name+" cannot admit this claim", "The workload's ResourceClaimTemplate has what "+name+
+	name := k.Name()
+	diags.AddFinalError(path, name+" cannot admit this claim", "The workload's ResourceClaimTemplate has what "+name+
 		" refuses (\""+refusal+"\"), so Kueue marks the workload inadmissible and it never starts. Kueue accepts "+
-		rule.Name+" "+rule.Since()+" ("+rule.Ref+"). "+w.Kueue.Describe()+" Allowed: "+allowed)
+		rule.Name+" "+rule.Since()+" ("+rule.Ref+"). "+k.Describe()+" Allowed: "+allowed)
 }
 
 // checkDRATopology: Kueue's Topology Aware Scheduling picks nodes by the
 // pods' requests and does not count DRA devices, in every release: the
 // pods would be pinned to a domain whose devices may all be taken, and
 // stay pending there while other domains have free ones.
-func checkDRATopology(w spec.Workload, diags *gpudiag.Diagnostics) {
-	if w.Topology == nil || kueuever.DRAWithTopology.In(w.Kueue.Effective()) {
+func checkDRATopology(w spec.Workload, k kueuever.Known, diags *gpudiag.Diagnostics) {
+	if w.Topology == nil || kueuever.DRAWithTopology.In(k.Effective()) {
 		return
 	}
-	diags.AddError(gpudiag.At("topology"), "Kueue cannot place DRA devices by topology", "topology asks Kueue's "+
+	diags.AddFinalError(gpudiag.At("topology"), "Kueue cannot place DRA devices by topology", "topology asks Kueue's "+
 		"Topology Aware Scheduling to place the pods, and their GPUs are DRA devices (gpu.dra, or a pool with "+
 		"gpu_allocation = \"dra\"). Kueue counts "+kueuever.DRAWithTopology.Name+" "+kueuever.DRAWithTopology.Since()+
 		" ("+kueuever.DRAWithTopology.Ref+"): it would place the pods by their CPU and memory alone, in a domain "+
-		"whose devices may be taken, where they stay pending. "+w.Kueue.Describe()+" Allowed: no topology block, a "+
+		"whose devices may be taken, where they stay pending. "+k.Describe()+" Allowed: no topology block, a "+
 		"pool with gpu_allocation = \""+spec.GPUAllocationDevicePlugin+"\", or a queue_scheduler other than Kueue.")
 }
 
@@ -75,16 +84,16 @@ func checkDRATopology(w spec.Workload, diags *gpudiag.Diagnostics) {
 // gate, off by default, and with it off Kueue ignores the claims: the
 // workload is admitted on its other requests, its GPUs charged to no
 // quota. The provider cannot see Kueue's gates, so this is a warning.
-func checkDRAGate(w spec.Workload, diags *gpudiag.Diagnostics) {
-	if kueuever.DRAIntegrationByDefault.In(w.Kueue.Effective()) {
+func checkDRAGate(k kueuever.Known, diags *gpudiag.Diagnostics) {
+	if kueuever.DRAIntegrationByDefault.In(k.Effective()) {
 		return
 	}
-	name := w.Kueue.Name()
-	diags.AddWarning(gpudiag.At("queue"), name+" counts DRA devices only with a feature gate", "The workload's "+
+	name := k.Name()
+	diags.AddFinalWarning(gpudiag.At("queue"), name+" counts DRA devices only with a feature gate", "The workload's "+
 		"GPUs are DRA devices. "+name+" counts them against the queue's quota only with its DynamicResourceAllocation "+
 		"feature gate on (alpha, off by default; Kueue's DRA integration is on by default "+
 		kueuever.DRAIntegrationByDefault.Since()+", "+kueuever.DRAIntegrationByDefault.Ref+"). With the gate off "+
 		"Kueue does not read the claims and admits the workload on its CPU and memory alone, whatever the GPU quota. "+
-		w.Kueue.Describe()+" Allowed: keep it where the gate is on (with the queue's kueue_device_class_mappings in "+
+		k.Describe()+" Allowed: keep it where the gate is on (with the queue's kueue_device_class_mappings in "+
 		"Kueue's configuration), or turn the gate on, or Kueue v0.18 or later.")
 }

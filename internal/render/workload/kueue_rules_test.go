@@ -15,9 +15,11 @@ import (
 func queuedDRA(g spec.GPU, d spec.DRA, k string) spec.Workload {
 	w := draWorkload(g, d)
 	w.Queue = "team-a"
+	known := kueuever.Known{From: "no cluster is configured"}
 	if k != "" {
-		w.Kueue = kueuever.FromSetting(k)
+		known = kueuever.FromSetting(k)
 	}
+	w.Kueue = &known
 	return w
 }
 
@@ -87,8 +89,27 @@ func TestKueueRulesByRelease(t *testing.T) {
 	}
 }
 
-// TestKueueRulesOnlyForKueue: another queue scheduler, or no queue, is
-// judged by none of Kueue's rules.
+// TestKueueRulesWaitForThePlan: without the provider's configuration
+// (validating the configuration alone) the release is not known and no
+// release-dependent rule runs; at plan their findings are Final, so the
+// plan reports them.
+func TestKueueRulesWaitForThePlan(t *testing.T) {
+	w := queuedDRA(spec.GPU{Count: 1, Accelerator: "h100-80gb"}, spec.DRA{Selectors: []string{productH100}}, "v0.17")
+	for _, d := range Validate(w) {
+		if strings.Contains(d.Summary, "Kueue v0.17") && !d.Final {
+			t.Errorf("not Final: %s", d.Summary)
+		}
+	}
+	w.Kueue = nil
+	for _, d := range Validate(w) {
+		if strings.Contains(d.Summary+d.Detail, "Kueue v0.17") {
+			t.Errorf("judged without a release: %s", d.Summary)
+		}
+	}
+}
+
+// TestKueueRulesOnlyForKueue: another queue scheduler is judged by none of
+// Kueue's rules.
 func TestKueueRulesOnlyForKueue(t *testing.T) {
 	w := queuedDRA(spec.GPU{Count: 1, Accelerator: "h100-80gb"}, spec.DRA{Selectors: []string{productH100}}, "v0.17")
 	w.QueueScheduler = spec.QueueSchedulerVolcano

@@ -67,6 +67,7 @@ func TestDRARules(t *testing.T) {
 		{"Kueue refuses selectors", func() spec.Workload {
 			w := draWorkload(h100, spec.DRA{})
 			w.Queue = "team-a"
+			w.Kueue = &kueuever.Known{}
 			return w
 		}(), gpudiag.SeverityError, "gpu.dra", `"CEL selectors are not supported"`},
 		{"too many preferences", draWorkload(spec.GPU{Count: 1, Accelerators: []string{"a10", "a100-40gb", "a100-80gb", "a10g", "a30", "b200", "h100-80gb", "h200", "l4"}}, spec.DRA{}),
@@ -104,7 +105,8 @@ func TestDRAValidRequestsAreClean(t *testing.T) {
 func TestDRAClassOnlyClaimsAreKueuesShape(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.Queue = "team-a"
-	w.Kueue = kueuever.FromSetting("v0.18")
+	k := kueuever.FromSetting("v0.18")
+	w.Kueue = &k
 	w.GPU = spec.GPU{Count: 1, Accelerator: "l4", DRA: &spec.DRA{DeviceClass: "l4.gpu.gpuform.io"}}
 	if diags := Validate(w); len(diags) > 0 {
 		t.Fatalf("unexpected diagnostics:\n%s", rendertest.FormatDiags(diags))
