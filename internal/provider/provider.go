@@ -96,8 +96,8 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 		MarkdownDescription: "The gpu provider turns GPU intent (how many GPUs, which accelerator, shared or " +
 			"partitioned, which cloud) into Kubernetes workloads, node-pool settings and Helm values that agree " +
 			"with each other. Cluster access works like the Kubernetes provider's. Planning resources contacts " +
-			"no cluster; refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
-			"data sources read it.",
+			"no cluster, except one read of Kueue's release for queued DRA workloads when `kueue_version` is unset; " +
+			"refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` data sources read it.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443` (`https://` is " +
