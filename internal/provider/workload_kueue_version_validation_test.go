@@ -3,16 +3,21 @@ package provider
 import (
 	"fmt"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // queuedDRAWorkload is a queued DRA workload on the generic cloud, under a
-// provider block (no cluster configured).
-func queuedDRAWorkload(providerBlock, gpu, extra string) string {
-	return fmt.Sprintf(`
-provider "gpu" {
-  %s
+// provider block with settings (no cluster configured).
+func queuedDRAWorkload(settings, gpu, extra string) string {
+	return "provider \"gpu\" {\n  " + settings + "\n}\n" + queuedDRAResource(gpu, extra)
 }
 
+// queuedDRAResource is the workload of queuedDRAWorkload, rendered only.
+func queuedDRAResource(gpu, extra string) string {
+	return fmt.Sprintf(`
 resource "gpu_workload" "q" {
   name      = "q"
   namespace = "default"
@@ -26,7 +31,7 @@ resource "gpu_workload" "q" {
     %s
   }
 }
-`, providerBlock, extra, gpu)
+`, extra, gpu)
 }
 
 const (
@@ -64,7 +69,7 @@ func TestWorkload_kueueVersionPlanTimeValidation(t *testing.T) {
 		// Kueue's DRA page: "No DRA + Topology Aware Scheduling".
 		"DRA with topology on v0.20": {provider: `kueue_version = "v0.20"`, gpu: draClass,
 			extra: "topology {\n    level = \"node\"\n  }",
-			want: []string{`Kueue cannot place DRA devices by topology`, `in no release up to v0.21`, `Judged by Kueue v0.20`}},
+			want:  []string{`Kueue cannot place DRA devices by topology`, `in no release up to v0.21`, `Judged by Kueue v0.20`}},
 	}
 	clearClusterEnv(t)
 	for name, c := range cases {
@@ -86,4 +91,19 @@ func TestWorkload_kueueVersionAdmits(t *testing.T) {
 			planSucceeds(t, queuedDRAWorkload(c.provider, c.gpu, ""))
 		})
 	}
+}
+
+// On the local cluster nothing names Kueue's release (its CRDs come from
+// the module unlabelled, and Kueue runs as a process, not a Deployment):
+// the plan reads the cluster, finds nothing, judges by v0.17 and says why.
+func TestAccWorkload_kueueReleaseUnknownOnTheLocalCluster(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:   acctest.ProviderBlock(t) + queuedDRAResource(draSelectors, ""),
+			PlanOnly: true,
+			ExpectError: phrases(`Kueue v0.17 cannot admit this claim`, `assumed because kueue_version is not set`,
+				`nor Deployment kueue-system/kueue-controller-manager is there`),
+		}},
+	})
 }
