@@ -107,3 +107,31 @@ func TestAccWorkload_kueueReleaseUnknownOnTheLocalCluster(t *testing.T) {
 		}},
 	})
 }
+
+// A gpu_queue flavor of a DRA pool with a topology is refused: its flavor
+// would be one of Kueue's Topology Aware Scheduling, which counts no DRA
+// device in any release (kueuever.DRAWithTopology).
+func TestQueue_draPoolWithTopologyPlanTimeValidation(t *testing.T) {
+	clearClusterEnv(t)
+	planFails(t, `
+resource "gpu_node_pool_policy" "p" {
+  name           = "dra-tas"
+  cloud          = "generic"
+  accelerator    = "gb200"
+  gpus_per_node  = 4
+  gpu_allocation = "dra"
+  topology {
+    levels = ["clique"]
+  }
+}
+
+resource "gpu_queue" "q" {
+  name = "dra-tas"
+  flavor {
+    node_pool = gpu_node_pool_policy.p.ref
+    gpus      = 4
+  }
+}
+`, phrases(`Kueue cannot place DRA devices by topology`, `node_pool = gpu_node_pool_policy.p.ref`, `is a DRA pool with a topology`,
+		`in no release up to v0.21`, `Allowed: a DRA pool without a topology block`))
+}
