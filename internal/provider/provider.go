@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -29,6 +30,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 )
 
 var (
@@ -96,7 +98,8 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			"partitioned, which cloud) into Kubernetes workloads, node-pool settings and Helm values that agree " +
 			"with each other. Cluster access works like the Kubernetes provider's. Planning resources contacts " +
 			"no cluster, except to read its Kubernetes version (once, where DRA rules depend on it; see " +
-			"`kubernetes_version`); refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
+			"`kubernetes_version`) and Kueue's release (once, for queued DRA workloads, when `kueue_version` is unset); " +
+			"refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
 			"data sources read it.",
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
@@ -177,6 +180,19 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(kubever.Minors()...)},
 			},
+			"kueue_version": schema.StringAttribute{
+				MarkdownDescription: "The Kueue release that runs the queues of `gpu_workload`s with `queue` set: one of " +
+					tfconv.MarkdownList(kueuever.Supported()) + ", optionally with its patch (`v0.18.2`). Some of Kueue's " +
+					"rules changed between releases (CEL selectors and device constraints in DRA claims, the DRA " +
+					"integration's default), and plans judge queued workloads by this release. Unset, the provider reads " +
+					"the cluster's (the Helm chart's `app.kubernetes.io/version` label on Kueue's CRDs, or the image tag of " +
+					"Deployment `kueue-system/kueue-controller-manager`) when a rule needs it; when that says nothing, " +
+					"the rules of `" + kueuever.Supported()[0] + "`, the most restrictive, apply, and the diagnostic says so.",
+				Optional: true,
+				Validators: []validator.String{stringvalidator.RegexMatches(kueuever.SettingPattern(),
+					"must be a supported Kueue release: one of "+strings.Join(kueuever.Supported(), ", ")+
+						", optionally with its patch (e.g. v0.18.2)")},
+			},
 			"field_manager": schema.StringAttribute{
 				MarkdownDescription: "Server-side apply field manager name. Defaults to `" + kube.DefaultFieldManager + "`.",
 				Optional:            true,
@@ -239,6 +255,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		Kube:              kube.NewLazy(cfg),
 		DefaultCloud:      model.DefaultCloud.ValueString(),
 		KubernetesVersion: model.KubernetesVersion.ValueString(),
+		KueueVersion:      model.KueueVersion.ValueString(),
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data

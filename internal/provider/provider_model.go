@@ -27,6 +27,7 @@ type providerModel struct {
 	FieldManager types.String `tfsdk:"field_manager"`
 	// KubernetesVersion is read by resourcekit.Data.Kubernetes.
 	KubernetesVersion types.String `tfsdk:"kubernetes_version"`
+	KueueVersion      types.String `tfsdk:"kueue_version"`
 }
 
 // exec decodes the exec block; ok is false when it is absent, and the

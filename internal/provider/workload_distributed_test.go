@@ -60,7 +60,8 @@ resource "gpu_node_pool_policy" "p5" {
 // A test whose queue admits a gang by topology uses it rather than the
 // fixture pool. Kueue v0.17.0 does not look at a workload it found no room
 // for again when pods it does not manage leave the nodes
-// (kubernetes-sigs/kueue#8653, fixed in later releases): pods an earlier
+// (kubernetes-sigs/kueue#8653, fixed in v0.18.5, v0.19.1 and v0.20.0:
+// kueuever.RequeueAfterUnmanagedPods): pods an earlier
 // test deleted from the fixture nodes a moment before could keep the gang
 // pending until something else touches the queue.
 func freshP5NodeGroup(t *testing.T) string {

@@ -22,6 +22,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -112,7 +113,8 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	plan.ScheduledNodes = tfconv.StringList(nodes)
 	diags.Append(setWorkloadState(ctx, state, plan)...)
 	if waitErr != nil {
-		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef, diags)
+		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef,
+			func() kueuever.Known { return r.Data.Kueue(context.WithoutCancel(ctx)) }, diags)
 		if done || (admitted && waitMode(*plan) == kube.WaitAdmitted) {
 			return
 		}

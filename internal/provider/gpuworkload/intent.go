@@ -12,6 +12,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -55,6 +56,14 @@ const (
 )
 
 func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
+	return judgedIntentOf(ctx, m, defaultCloud, how, nil)
+}
+
+// judgedIntentOf is intentOf that also runs the rules depending on the
+// Kueue release (the plan's): kueue says which release, and is asked
+// only for a workload those rules concern, so other plans read nothing
+// from the cluster. nil leaves those rules out.
+func judgedIntentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
 	raw := toWorkload(conv, m)
 	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)
@@ -69,6 +78,10 @@ func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how res
 	in.workload.Cloud, in.cloudDefaulted = resourcekit.PickCloud(m.Cloud, in.workload.Cloud, defaultCloud)
 	in.resolveQueue(queueRef, queueErr)
 	in.unknown, in.diags = conv.Unknown, conv.Diags
+	if kueue != nil && workload.KueueRulesApply(in.workload) {
+		k := kueue()
+		in.workload.Kueue = &k
+	}
 	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
 	in.findings = append(in.findings, in.resolved.Findings.NotAt(in.findings)...)
 	return in

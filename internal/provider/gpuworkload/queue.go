@@ -15,6 +15,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -202,7 +203,9 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.
 // queuedWarning is the apply's report on a workload still in its queue.
 // When Kueue says the queue as written can never admit it (a flavor that
 // does not match, a resource the queue lacks), it says so instead.
-func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, diags *diag.Diagnostics) {
+// release says which Kueue runs the queue; it is asked only when a note
+// depends on it (queue.RequeueNote).
+func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, release func() kueuever.Known, diags *diag.Diagnostics) {
 	if slices.ContainsFunc(statuses, queue.Status.NeverAdmitted) {
 		diags.AddWarning(fmt.Sprintf("Kueue cannot admit %s as queue %q is written", ref, queueName),
 			"Kueue keeps it pending for a reason more quota will not fix:"+queue.Summary(statuses)+
@@ -217,7 +220,7 @@ func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status
 				"\n\nThe workload stays in the cluster and in the state as created, queued; Kueue admits it when a domain "+
 				"frees up. If no domain of the pool can ever hold it, ask for a larger level, mode = \"preferred\", or "+
 				"slices (topology.slice_size); with the pool's shape in gpu_node_pool_policy.topology.nodes_per_domain "+
-				"this is a plan error instead.")
+				"this is a plan error instead."+queue.RequeueNote(statuses, release))
 		return
 	}
 	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
@@ -267,7 +270,8 @@ func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Di
 // warning naming Kueue's reason, and done is true. Admitted by now, when
 // the wait was for admission: the wait ended just as Kueue admitted it, so
 // admitted is true and nothing is reported.
-func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef, diags *diag.Diagnostics) (done, admitted bool) {
+func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.Rendered, uid k8stypes.UID, ref kube.ObjectRef,
+	release func() kueuever.Known, diags *diag.Diagnostics) (done, admitted bool) {
 	name := kueueQueue(rendered)
 	if name == "" {
 		return false, false
@@ -277,7 +281,7 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 		return false, false
 	}
 	if slices.ContainsFunc(statuses, queue.Status.Waiting) {
-		queuedWarning(ref, name, statuses, diags)
+		queuedWarning(ref, name, statuses, release, diags)
 		return true, false
 	}
 	return false, queue.AllAdmitted(statuses)

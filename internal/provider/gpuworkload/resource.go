@@ -21,6 +21,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -39,7 +40,9 @@ func NewResource() resource.Resource { return resourcekit.New[workloadResource](
 type workloadResource struct{ resourcekit.Resource }
 
 // ModifyPlan validates the workload and renders the manifest from
-// configuration alone: no cluster call happens while planning.
+// configuration alone. The only cluster call while planning is the one
+// read of Kueue's release, for a queued DRA workload when kueue_version is
+// unset (resourcekit.Data.Kueue).
 func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -57,7 +60,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
 	}
-	in := intentOf(ctx, plan, r.DefaultCloud(), final)
+	in := judgedIntentOf(ctx, plan, r.DefaultCloud(), final, func() kueuever.Known { return r.Data.Kueue(ctx) })
 	resp.Diagnostics.Append(in.diags...)
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change

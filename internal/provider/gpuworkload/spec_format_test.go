@@ -128,8 +128,12 @@ func checkTagged(t *testing.T, typ reflect.Type, where string, seen map[reflect.
 		if !f.IsExported() {
 			continue
 		}
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "" {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
 			t.Errorf("%s.%s has no json name: the spec annotation's format would follow the Go name", where, f.Name)
+		}
+		if name == "-" {
+			continue // never encoded: what the plan was judged by, not the intent
 		}
 		checkTagged(t, f.Type, where+"."+f.Name, seen)
 	}

@@ -22,6 +22,10 @@ type Data struct {
 	KubernetesVersion string
 
 	cluster clusterVersion
+	// KueueVersion is the provider's kueue_version ("" when unset: the
+	// cluster's is read when needed, see Kueue).
+	KueueVersion string
+	kueue        kueueRelease
 }
 
 // ConfigureFrom is the Configure step of every resource: the provider hands

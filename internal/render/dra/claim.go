@@ -5,8 +5,10 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -170,18 +172,19 @@ func MinMemorySelector(q resource.Quantity) string {
 		capacityRef("memory") + `.compareTo(quantity("` + q.String() + `")) >= 0`
 }
 
-// KueueRefusal is why Kueue v0.17 refuses a claim template (it counts
-// devices per class and rejects anything else,
-// docs/design/dra.md#3-kueue-kubernetes-sigskueue--v0170-commit-4d5f7ffc); "" when
-// it can admit it.
-func (c Claim) KueueRefusal() string {
+// KueueRefusal is what Kueue release ver refuses in the claim template,
+// in Kueue's words, and the rule that says so ("" and no rule when it
+// admits it). Kueue counts a template's devices per class and marks a
+// workload whose template it cannot count inadmissible; which shapes it
+// counts depends on the release (kueuever, docs/design/kueue-versions.md).
+func (c Claim) KueueRefusal(ver *utilversion.Version) (string, kueuever.Rule) {
 	switch {
-	case c.MatchAttribute != "":
-		return "device constraints (matchAttribute) are not supported"
-	case len(c.FirstAvailable) > 0:
-		return "FirstAvailable device selection is not supported"
-	case c.Exactly != nil && len(c.Exactly.Selectors) > 0:
-		return "CEL selectors are not supported"
+	case c.MatchAttribute != "" && !kueuever.DeviceConstraints.In(ver):
+		return "device constraints (MatchAttribute) are not supported", kueuever.DeviceConstraints
+	case len(c.FirstAvailable) > 0 && !kueuever.FirstAvailable.In(ver):
+		return "FirstAvailable device selection is not supported", kueuever.FirstAvailable
+	case c.Exactly != nil && len(c.Exactly.Selectors) > 0 && !kueuever.CELSelectors.In(ver):
+		return "CEL selectors are not supported", kueuever.CELSelectors
 	}
-	return ""
+	return "", kueuever.Rule{}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -67,7 +68,7 @@ func TestBuildClaimDerivesSelectors(t *testing.T) {
 			if !reflect.DeepEqual(*got.Exactly, c.want) {
 				t.Errorf("got %+v\nwant %+v", *got.Exactly, c.want)
 			}
-			if refusal := got.KueueRefusal(); (refusal == "") != (len(c.want.Selectors) == 0) {
+			if refusal, _ := got.KueueRefusal(kueuever.Oldest); (refusal == "") != (len(c.want.Selectors) == 0) {
 				t.Errorf("KueueRefusal = %q with selectors %q", refusal, c.want.Selectors)
 			}
 		})
@@ -93,7 +94,7 @@ func TestBuildClaimPreferences(t *testing.T) {
 	if got.MatchAttribute != AttrPCIeRoot {
 		t.Errorf("MatchAttribute = %q, want %q", got.MatchAttribute, AttrPCIeRoot)
 	}
-	if got.KueueRefusal() == "" {
+	if refusal, _ := got.KueueRefusal(kueuever.Oldest); refusal == "" {
 		t.Error("Kueue v0.17 refuses firstAvailable and constraints")
 	}
 }

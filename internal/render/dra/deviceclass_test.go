@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 )
@@ -54,7 +55,7 @@ func TestPoolDeviceClassWithoutAcceleratorIsAnError(t *testing.T) {
 // selector, constraint or preference list.
 func TestPoolClaimIsWhatKueueCounts(t *testing.T) {
 	c := PoolClaim("h100", 0)
-	if refusal := c.KueueRefusal(); refusal != "" || c.Exactly == nil || c.Exactly.Count != 1 || c.Exactly.DeviceClass != "h100.gpu.gpuform.io" {
+	if refusal, _ := c.KueueRefusal(kueuever.Oldest); refusal != "" || c.Exactly == nil || c.Exactly.Count != 1 || c.Exactly.DeviceClass != "h100.gpu.gpuform.io" {
 		t.Errorf("%+v: %q", c, refusal)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -32,7 +33,7 @@ func claimGolden(t *testing.T, description string, r Request) string {
 	c := BuildClaim(r)
 	var b strings.Builder
 	b.WriteString(goldenHeader(description))
-	if refusal := c.KueueRefusal(); refusal != "" {
+	if refusal, _ := c.KueueRefusal(kueuever.Oldest); refusal != "" {
 		b.WriteString("# Kueue v0.17: " + refusal + "\n")
 	}
 	b.WriteString("# resource.k8s.io/v1\n" + toYAML(t, c.V1()))

@@ -45,8 +45,9 @@ type Diagnostic struct {
 	// Detail always says what was wrong and what is allowed instead.
 	Detail string
 	// Final marks a finding only a final value raises (a required value
-	// that is unset): while planning, an unset value may still be unknown,
-	// so lenient validation never reports it. The provider validates the
+	// that is unset, or a rule that needs the provider's configuration,
+	// such as the Kueue release): while planning, an unset value may still
+	// be unknown, so lenient validation never reports it. The provider validates the
 	// configuration leniently and the plan strictly, once each, and reports
 	// only the final findings from the plan: the others are the
 	// configuration's, already reported.
@@ -125,6 +126,11 @@ func (ds *Diagnostics) AddWarning(path []any, summary, detail string) {
 // AddFinalError records an error only a final value raises (see Final).
 func (ds *Diagnostics) AddFinalError(path []any, summary, detail string) {
 	*ds = append(*ds, Diagnostic{Severity: SeverityError, Path: slices.Clone(path), Summary: summary, Detail: detail, Final: true})
+}
+
+// AddFinalWarning records a warning only a final value raises (see Final).
+func (ds *Diagnostics) AddFinalWarning(path []any, summary, detail string) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Path: slices.Clone(path), Summary: summary, Detail: detail, Final: true})
 }
 
 // Final returns the findings only final values raise.

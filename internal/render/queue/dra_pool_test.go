@@ -140,3 +140,27 @@ func requireWarning(t *testing.T, diags gpudiag.Diagnostics, path, detail string
 	}
 	t.Fatalf("want a warning at %s containing %q, got %v", path, detail, diags)
 }
+
+// A DRA pool with a topology is refused on its flavor: its flavor would be
+// one of Topology Aware Scheduling, which counts no DRA device in any
+// release (Kueue's DRA documentation, v0.17.0 to main:
+// kueuever.DRAWithTopology). The same pool without one is the queue's.
+func TestDRAPoolWithTopologyIsRefused(t *testing.T) {
+	p := draPool("dra-h100", "h100-80gb", "")
+	p.Topology = &spec.PoolTopology{Levels: []string{"clique"}}
+	p = pool.CanonicalPool(p)
+	diags := Validate(teamQueue(spec.QueueFlavor{Pool: p, GPUs: 16, Nodes: 2}), true)
+	found := false
+	for _, d := range diags.Errors() {
+		if d.PathString() == "flavor[0].node_pool" && d.Summary == "Kueue cannot place DRA devices by topology" &&
+			strings.Contains(d.Detail, "in no release up to v0.21") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("a DRA pool with a topology was not refused on its flavor: %v", diags)
+	}
+	if diags := Validate(teamQueue(spec.QueueFlavor{Pool: draPool("dra-h100", "h100-80gb", ""), GPUs: 16, Nodes: 2}), true); diags.HasError() {
+		t.Fatalf("a DRA pool without a topology was refused: %v", diags)
+	}
+}

@@ -183,6 +183,7 @@ func resolveFlavor(i int, f spec.QueueFlavor, diags *gpudiag.Diagnostics) (flavo
 	}
 	out.unit = unitOf(f.Pool)
 	if f.Pool.UsesDRA() {
+		checkDRAPoolTopology(out, rendered.TopologyLevels, diags)
 		// One profile per DRA pool (pool validation), counted per device.
 		out.draResource = dra.KueueResourceName(rendered.DeviceClassName)
 		out.perNode, out.perGPU = rendered.DevicesPerNode, 1

@@ -120,6 +120,9 @@ func jsonNames(prefix string, typ reflect.Type) []string {
 	var out []string
 	for f := range typ.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue // not stored
+		}
 		out = append(out, prefix+name)
 		out = append(out, jsonNames(prefix+name+".", f.Type)...)
 	}

@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
+
 // Workload is the user's intent: one container that needs GPUs, run as a
 // Deployment or a Job. Field names map 1:1 to the Terraform attributes (in
 // snake_case) that gpudiag.Diagnostic paths use.
@@ -68,6 +70,13 @@ type Workload struct {
 	// without a queue byte-for-byte what earlier releases wrote.
 	Queue          string `json:"Queue,omitempty"`          // queue
 	QueueScheduler string `json:"QueueScheduler,omitempty"` // queue_scheduler
+	// Kueue is the Kueue release a queued workload is judged by (the
+	// provider's kueue_version, the cluster's, or the oldest when neither
+	// is known). nil where the provider's configuration is not at hand
+	// (validating the configuration alone): the release-dependent rules
+	// then wait for the plan. Not an attribute of the workload, and never
+	// written into its spec annotation.
+	Kueue *kueuever.Known `json:"-"`
 
 	// Size is a sizing preset (SizeNames()); CPU and Memory override it. Both
 	// are totals for the container, not per GPU.

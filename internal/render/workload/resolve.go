@@ -47,7 +47,7 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	validateModelCache(w, strict, &diags)
 	validateProbes(w, strict, &diags)
 	validateQueue(w, &diags)
-	checkDRAQueue(w, in, &diags)
+	checkKueueRules(w, in, &diags)
 	checkTopologyValues(w, &diags)
 	topology := resolveTopology(w, cloud, pool, strict, &diags)
 	if checkNVLinkDomain(w, in, pool, topology, strict, &diags) {

@@ -218,24 +218,3 @@ func anyDevice(req dra.Request) string {
 	}
 	return "any NVIDIA MIG device of profile " + strconv.Quote(req.Partition.Name)
 }
-
-// checkDRAQueue: Kueue (v0.17, the release the provider's queues are
-// built for) counts a claim template's devices per device class and
-// refuses any template with CEL selectors, firstAvailable or constraints,
-// leaving the workload inadmissible
-// (docs/design/dra.md#3-kueue-kubernetes-sigskueue--v0170-commit-4d5f7ffc).
-// Later Kueue releases accept some of them, so this only warns.
-func checkDRAQueue(w spec.Workload, in clouds.GPUIntent, diags *gpudiag.Diagnostics) {
-	if w.GPU.DRA == nil || w.Queue == "" || (w.QueueScheduler != "" && w.QueueScheduler != spec.QueueSchedulerKueue) {
-		return
-	}
-	refusal := dra.BuildClaim(DRARequestOf(w.GPU, in)).KueueRefusal()
-	if refusal == "" {
-		return
-	}
-	diags.AddWarning(gpudiag.At("gpu", "dra"), "Kueue cannot admit this claim",
-		"The workload's ResourceClaimTemplate has what Kueue v0.17 refuses (\""+refusal+"\"), so Kueue marks it "+
-			"inadmissible and it never starts. Allowed: a claim that only names a device class and a count: set "+
-			"gpu.dra.device_class to a class selecting the devices (mapped in Kueue's deviceClassMappings), without "+
-			"selectors, min_memory, same or a preference list; or a Kueue release that accepts them.")
-}

@@ -8,6 +8,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -66,8 +67,9 @@ func TestDRARules(t *testing.T) {
 		{"Kueue refuses selectors", func() spec.Workload {
 			w := draWorkload(h100, spec.DRA{})
 			w.Queue = "team-a"
+			w.Kueue = &kueuever.Known{}
 			return w
-		}(), gpudiag.SeverityWarning, "gpu.dra", `"CEL selectors are not supported"`},
+		}(), gpudiag.SeverityError, "gpu.dra", `"CEL selectors are not supported"`},
 		{"too many preferences", draWorkload(spec.GPU{Count: 1, Accelerators: []string{"a10", "a100-40gb", "a100-80gb", "a10g", "a30", "b200", "h100-80gb", "h200", "l4"}}, spec.DRA{}),
 			gpudiag.SeverityError, "gpu.accelerators", "at most 8"},
 	} {
@@ -98,10 +100,13 @@ func TestDRAValidRequestsAreClean(t *testing.T) {
 }
 
 // TestDRAClassOnlyClaimsAreKueuesShape: a queued workload naming its
-// own class gets no Kueue warning.
+// own class gets no Kueue warning (from v0.18, where Kueue's DRA
+// integration is on by default: kueue_rules_test.go has v0.17's).
 func TestDRAClassOnlyClaimsAreKueuesShape(t *testing.T) {
 	w := rendertest.ValidWorkload()
 	w.Queue = "team-a"
+	k := kueuever.FromSetting("v0.18")
+	w.Kueue = &k
 	w.GPU = spec.GPU{Count: 1, Accelerator: "l4", DRA: &spec.DRA{DeviceClass: "l4.gpu.gpuform.io"}}
 	if diags := Validate(w); len(diags) > 0 {
 		t.Fatalf("unexpected diagnostics:\n%s", rendertest.FormatDiags(diags))
