@@ -1,7 +1,9 @@
 package acctest
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"regexp"
@@ -61,10 +63,12 @@ func (c CLI) ProviderAddress() string {
 	return c.RegistryHost() + "/" + ProviderSource
 }
 
-// cliVersionLine is the first line of `terraform version` and `tofu version`
-// ("Terraform v1.5.7", "OpenTofu v1.12.6"). The JSON form names neither
-// product: OpenTofu keeps Terraform's "terraform_version" key.
-var cliVersionLine = regexp.MustCompile(`^(Terraform|OpenTofu) v(\S+)`)
+// cliVersionLine is the line of `terraform version` and `tofu version` that
+// names the product ("Terraform v1.5.7", "OpenTofu v1.12.6"), the first one
+// unless OpenTofu printed a warning about its CLI configuration before it.
+// The JSON form names neither product: OpenTofu keeps Terraform's
+// "terraform_version" key.
+var cliVersionLine = regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)$`)
 
 var (
 	cliMu    sync.Mutex
@@ -125,29 +129,38 @@ func TestCLI(t testing.TB) CLI {
 	return c
 }
 
-// UseCLIRegistryHost points terraform-plugin-testing's reattach at the
-// registry host of the CLI the tests use: it serves the provider under
-// TF_ACC_PROVIDER_HOST, Terraform's host unless set, which OpenTofu would
-// not match to a configuration's `gpu` provider and would try to download
-// instead. Called from TestMain; a missing CLI is left to the tests that
-// need one to report.
-func UseCLIRegistryHost() error {
-	const env = "TF_ACC_PROVIDER_HOST"
-	if os.Getenv(env) != "" {
-		return nil
-	}
+// PrepareCLIEnv sets this process's environment for the CLI the tests use,
+// before any test runs (TestMain). Under OpenTofu:
+//   - terraform-plugin-testing's reattach must serve the provider under
+//     OpenTofu's registry host: it uses TF_ACC_PROVIDER_HOST, Terraform's
+//     host unless set, which OpenTofu would not match to a configuration's
+//     `gpu` provider and would try to download instead;
+//   - TF_CLI_CONFIG_FILE naming a file that does not exist is dropped:
+//     Terraform ignores it, OpenTofu warns on stdout before every command's
+//     output, which breaks the JSON the harness reads (`show -json`).
+//
+// A missing CLI is left to the tests that need one to report.
+func PrepareCLIEnv() error {
 	p, err := CLIPath()
 	if err != nil {
 		return nil //nolint:nilerr // unit tests run without a CLI
 	}
 	c, err := DetectCLI(p)
-	if err != nil {
+	if err != nil || !c.OpenTofu {
 		return err
 	}
-	if c.OpenTofu {
-		return os.Setenv(env, c.RegistryHost())
+	if f := os.Getenv("TF_CLI_CONFIG_FILE"); f != "" {
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Unsetenv("TF_CLI_CONFIG_FILE"); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	const hostEnv = "TF_ACC_PROVIDER_HOST"
+	if os.Getenv(hostEnv) != "" {
+		return nil
+	}
+	return os.Setenv(hostEnv, c.RegistryHost())
 }
 
 // SkipBelowCLI skips the test when the CLI is older than the version each

@@ -30,6 +30,8 @@ func TestDetectCLI(t *testing.T) {
 		{"Terraform v1.5.7\non linux_amd64", "Terraform", "1.5.7", TerraformRegistryHost, false},
 		{"OpenTofu v1.12.6\non linux_amd64", "OpenTofu", "1.12.6", OpenTofuRegistryHost, true},
 		{"OpenTofu v1.13.0-beta1\non linux_amd64", "OpenTofu", "1.13.0-beta1", OpenTofuRegistryHost, true},
+		{"\nWarning: Unable to open CLI configuration file\n\nThe CLI configuration file at \"/x\" does not exist.\nOpenTofu v1.12.6\non linux_amd64",
+			"OpenTofu", "1.12.6", OpenTofuRegistryHost, true},
 	} {
 		c, err := DetectCLI(fakeCLI(t, tc.out))
 		if err != nil {

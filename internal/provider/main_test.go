@@ -8,11 +8,12 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
-// TestMain points terraform-plugin-testing at the registry host of the CLI
-// under test before any test runs, so the same tests run with Terraform and
-// with OpenTofu (make testacc-tofu).
+// TestMain prepares the environment for the CLI under test (the registry
+// host terraform-plugin-testing serves the provider under, among others)
+// before any test runs, so the same tests run with Terraform and with
+// OpenTofu (make testacc-tofu).
 func TestMain(m *testing.M) {
-	if err := acctest.UseCLIRegistryHost(); err != nil {
+	if err := acctest.PrepareCLIEnv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
