@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,16 +19,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
-// ProviderAddress is the address configurations use for the provider.
-const ProviderAddress = "registry.terraform.io/gpuform/gpu"
-
-// Terraform drives the terraform CLI through HashiCorp's terraform-exec,
-// in a directory of its own, against the provider served from the test
-// process (Terraform's reattach mode), for what terraform-plugin-testing
-// cannot do: interrupting a running apply, and reading the state a failed
-// apply left behind.
+// Terraform drives the terraform CLI (or OpenTofu's, which takes the same
+// commands) through HashiCorp's terraform-exec, in a directory of its own,
+// against the provider served from the test process (reattach mode), for
+// what terraform-plugin-testing cannot do: interrupting a running apply, and
+// reading the state a failed apply left behind.
 type Terraform struct {
 	t        testing.TB
+	CLI      CLI
 	Dir      string
 	exec     *tfexec.Terraform
 	reattach *tfexec.ReattachOption
@@ -41,15 +38,9 @@ type Terraform struct {
 func NewTerraform(t *testing.T, server func() (tfprotov6.ProviderServer, error), config string) *Terraform {
 	t.Helper()
 	Kubeconfig(t) // acceptance only
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("terraform"); err != nil {
-			t.Fatalf("terraform CLI not found (scripts/terraform.sh installs the pinned one): %v", err)
-		}
-	}
+	cli := TestCLI(t)
 	dir := t.TempDir()
-	ex, err := tfexec.NewTerraform(dir, bin)
+	ex, err := tfexec.NewTerraform(dir, cli.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +50,8 @@ func NewTerraform(t *testing.T, server func() (tfprotov6.ProviderServer, error),
 	out := &lockedBuffer{}
 	ex.SetStdout(out)
 	ex.SetStderr(out)
-	tf := &Terraform{t: t, Dir: dir, exec: ex, reattach: tfexec.Reattach(serveForReattach(t, server)), out: out}
+	tf := &Terraform{t: t, CLI: cli, Dir: dir, exec: ex, out: out,
+		reattach: tfexec.Reattach(serveForReattach(t, server, cli.ProviderAddress()))}
 	tf.Write(config)
 	if _, err := tf.run(func(ctx context.Context) error { return ex.Init(ctx, tf.reattach) }); err != nil {
 		t.Fatalf("terraform init: %v", err)
@@ -109,17 +101,11 @@ func (tf *Terraform) PlanHasChanges() (bool, string) {
 	return changes, out
 }
 
-// SkipBelow skips the test when the terraform CLI is older than min,
-// saying why, as tfversion.SkipBelow does for terraform-plugin-testing.
-func (tf *Terraform) SkipBelow(minimum *version.Version, why string) {
+// SkipBelow skips the test when the CLI is older than the version of its
+// product the test needs (SkipBelowCLI).
+func (tf *Terraform) SkipBelow(terraform, openTofu *version.Version, why string) {
 	tf.t.Helper()
-	v, _, err := tf.exec.Version(context.Background(), true)
-	if err != nil {
-		tf.t.Fatalf("terraform version: %v", err)
-	}
-	if v.LessThan(minimum) {
-		tf.t.Skipf("Terraform %s is older than %s, which this test needs: %s", v, minimum, why)
-	}
+	SkipBelowCLI(tf.t, tf.CLI, terraform, openTofu, why)
 }
 
 // PlanGenerateConfig runs `terraform plan -generate-config-out=file`, which
@@ -148,8 +134,9 @@ func (tf *Terraform) ApplyInBackground() (interrupt func(), wait func() (string,
 }
 
 // serveForReattach starts the provider's gRPC server in this process and
-// returns what points Terraform at it (TF_REATTACH_PROVIDERS).
-func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, error)) tfexec.ReattachInfo {
+// returns what points the CLI at it (TF_REATTACH_PROVIDERS), under address:
+// the one the CLI resolves the configuration's source to.
+func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, error), address string) tfexec.ReattachInfo {
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
@@ -164,7 +151,7 @@ func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, err
 		// The logging sink honours TF_LOG and TF_ACC_LOG_PATH as
 		// terraform-plugin-testing does, instead of writing trace logs to
 		// the test's stderr.
-		err := tf6server.Serve(ProviderAddress, factory, tf6server.WithDebug(ctx, reattach, closed),
+		err := tf6server.Serve(address, factory, tf6server.WithDebug(ctx, reattach, closed),
 			tf6server.WithLoggingSink(t), tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
 		if err != nil {
 			t.Errorf("serving the provider: %v", err)
@@ -180,7 +167,7 @@ func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, err
 	case <-time.After(30 * time.Second):
 		t.Fatal("the provider server did not start")
 	}
-	return tfexec.ReattachInfo{ProviderAddress: tfexec.ReattachConfig{
+	return tfexec.ReattachInfo{address: tfexec.ReattachConfig{
 		Protocol: string(cfg.Protocol), ProtocolVersion: cfg.ProtocolVersion, Pid: cfg.Pid, Test: true,
 		Addr: tfexec.ReattachConfigAddr{Network: cfg.Addr.Network(), String: cfg.Addr.String()},
 	}}
@@ -189,7 +176,7 @@ func serveForReattach(t *testing.T, server func() (tfprotov6.ProviderServer, err
 // Write replaces the configuration.
 func (tf *Terraform) Write(config string) {
 	tf.t.Helper()
-	header := "terraform {\n  required_providers {\n    gpu = { source = \"gpuform/gpu\" }\n  }\n}\n"
+	header := "terraform {\n  required_providers {\n    gpu = { source = \"" + ProviderSource + "\" }\n  }\n}\n"
 	if err := os.WriteFile(filepath.Join(tf.Dir, "main.tf"), []byte(header+config), 0o600); err != nil {
 		tf.t.Fatal(err)
 	}

@@ -70,8 +70,9 @@ func TestGettingStarted_docsAgree(t *testing.T) {
 // The README's getting-started block, applied as a user would: the provider
 // built from this repository with the version of the CHANGELOG's first
 // heading, installed by `terraform init` from a filesystem mirror (the
-// registry's layout, no network), ~/.kube/config the test cluster's
-// kubeconfig. Only the namespace is changed, to the test's own. The pool's
+// registry's layout, no network; under the host the CLI gives a source
+// without one, so OpenTofu installs it as Terraform does), ~/.kube/config the
+// test cluster's kubeconfig. Only the namespace is changed, to the test's own. The pool's
 // workload lands on the local cluster's GKE A100 nodes, a second plan is
 // empty, and destroy removes the Deployment. With a Terraform older than
 // the block's required_version, init must refuse it.
@@ -88,10 +89,11 @@ func TestAccGettingStarted_appliesAsAUser(t *testing.T) {
 	}
 	block = strings.Replace(block, defaultNS, "namespace = \""+ns+"\"", 1)
 
+	cli := acctest.TestCLI(t)
 	dir, home, mirror := t.TempDir(), t.TempDir(), t.TempDir()
 	release := changelogVersion(t, root)
 	platform := runtime.GOOS + "_" + runtime.GOARCH
-	bin := filepath.Join(mirror, acctest.ProviderAddress, release, platform, "terraform-provider-gpu_v"+release)
+	bin := filepath.Join(mirror, cli.ProviderAddress(), release, platform, "terraform-provider-gpu_v"+release)
 	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version="+release, "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -102,7 +104,7 @@ func TestAccGettingStarted_appliesAsAUser(t *testing.T) {
 	writeFile(t, cliConfig, "provider_installation {\n  filesystem_mirror {\n    path = \""+mirror+"\"\n  }\n}\n")
 	writeFile(t, filepath.Join(dir, "main.tf"), block+"\n")
 
-	tf := userTerraform{t: t, dir: dir, env: userEnv(home, cliConfig)}
+	tf := userTerraform{t: t, bin: cli.Path, dir: dir, env: userEnv(home, cliConfig)}
 	if tf.older("1.8.0") {
 		out, err := tf.run("init", "-input=false", "-no-color")
 		if err == nil || !strings.Contains(out, "Unsupported Terraform Core version") {
@@ -114,7 +116,7 @@ func TestAccGettingStarted_appliesAsAUser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("terraform init: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "gpuform/gpu v"+release) {
+	if !strings.Contains(out, acctest.ProviderSource+" v"+release) {
 		t.Errorf("init did not install gpuform/gpu v%s from the mirror:\n%s", release, out)
 	}
 	applied := false
@@ -177,6 +179,7 @@ func userEnv(home, cliConfig string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(name, "KUBE_"), name == "KUBECONFIG", name == "HOME",
+			strings.HasPrefix(name, "TOFU_"),
 			strings.HasPrefix(name, "TF_") && name != "TF_LOG" && name != "TF_LOG_PATH":
 			continue
 		}
@@ -185,26 +188,17 @@ func userEnv(home, cliConfig string) []string {
 	return append(env, "HOME="+home, "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 }
 
-// userTerraform runs the terraform CLI the tests use in dir, as a user.
+// userTerraform runs the CLI the tests use (Terraform or OpenTofu) in dir,
+// as a user.
 type userTerraform struct {
 	t   *testing.T
+	bin string
 	dir string
 	env []string
 }
 
-func (u userTerraform) bin() string {
-	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
-		return p
-	}
-	p, err := exec.LookPath("terraform")
-	if err != nil {
-		u.t.Fatalf("terraform CLI not found (scripts/terraform.sh installs the pinned one): %v", err)
-	}
-	return p
-}
-
 func (u userTerraform) run(args ...string) (string, error) {
-	cmd := exec.Command(u.bin(), args...)
+	cmd := exec.Command(u.bin, args...)
 	cmd.Dir, cmd.Env = u.dir, u.env
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -79,7 +79,7 @@ import {
   id = "`+ns+`/llm"
 }
 `)
-	tf.SkipBelow(tfversion.Version1_6_0, "terraform plan -generate-config-out crashes in Terraform 1.5 "+
+	tf.SkipBelow(tfversion.Version1_6_0, acctest.OpenTofuMinimum, "terraform plan -generate-config-out crashes in Terraform 1.5 "+
 		"(configschema.Block.Filter on this schema); terraform import adopts the same way there")
 	out, err := tf.PlanGenerateConfig("generated.tf")
 	if err != nil {

@@ -124,7 +124,7 @@ import {
   id = "`+ns+`/llama"
 }
 `)
-	tf.SkipBelow(tfversion.Version1_6_0, "terraform plan -generate-config-out crashes in Terraform 1.5")
+	tf.SkipBelow(tfversion.Version1_6_0, acctest.OpenTofuMinimum, "terraform plan -generate-config-out crashes in Terraform 1.5")
 	out, err := tf.PlanGenerateConfig("generated.tf")
 	generated, _ := os.ReadFile(filepath.Join(tf.Dir, "generated.tf"))
 	return tf, out, string(generated), err
