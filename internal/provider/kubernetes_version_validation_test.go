@@ -12,7 +12,7 @@ import (
 // Plan-time rules that follow the cluster's Kubernetes version, with no
 // cluster configured: the version is the provider's kubernetes_version,
 // or the floor (1.34) assumed. Each refusal names the version, where it
-// came from and the gate (docs/design/dra.md §10).
+// came from and the gate (docs/design/dra-versions.md).
 
 // draPoolChart is a DRA pool and a FiftyOne deployment on it, under a
 // provider block with kubernetes_version (none for "").

@@ -93,7 +93,7 @@ func pruneDeviceClass(ctx context.Context, client *kube.Client, prior, plan Node
 
 // judgeByKubernetes sets the version a DRA pool's DeviceClass is rendered
 // for (its extendedResourceName depends on it,
-// docs/design/dra.md#103-charts-and-hand-written-pods-on-dra-pools): the
+// docs/design/dra-versions.md#3-charts-and-hand-written-pods-on-dra-pools): the
 // cluster's when it answers, else kubernetes_version, else the floor.
 // Other pools need no version, so their plans stay offline.
 func (r *poolPolicyResource) judgeByKubernetes(ctx context.Context, p *spec.PoolPolicy) diag.Diagnostics {
@@ -136,7 +136,7 @@ func applyDeviceClassYAML(plan *NodePoolPolicyModel, rendered *spec.PoolRendered
 	case plan.DeviceClassYAML.ValueString() != rendered.DeviceClass:
 		diags.AddAttributeError(path.Root("device_class_yaml"), "The pool's DeviceClass changed since the plan",
 			"Rendered for the Kubernetes version the cluster reports now, the pool's DeviceClass differs from the planned "+
-				"device_class_yaml (its extendedResourceName follows the version, docs/design/dra.md §10). Nothing was "+
+				"device_class_yaml (its extendedResourceName follows the version, docs/design/dra-versions.md). Nothing was "+
 				"applied. Allowed: plan again with the cluster reachable, or set the provider's kubernetes_version to the "+
 				"cluster's minor.")
 		return false

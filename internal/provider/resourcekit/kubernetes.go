@@ -25,7 +25,7 @@ type clusterVersion struct {
 }
 
 // Kubernetes is the version a plan's version-dependent rules are judged
-// by (docs/design/dra.md#102-which-version-a-plan-is-judged-by): the
+// by (docs/design/dra-versions.md#2-which-version-a-plan-is-judged-by): the
 // cluster's when one is configured and answers, else the provider's
 // kubernetes_version, else the floor, assumed. Callers ask only where a
 // rule depends on it (DRA pools, chart values on them), so other plans

@@ -330,7 +330,7 @@ func describeTainted(d DRADevice) string {
 
 // describeUnusable says which matching devices no claim holds and yet are
 // not free: tainted ones by name, and those that share counters, with the
-// reason (docs/design/dra.md#104-device-taints-and-partitionable-devices).
+// reason (docs/design/dra-versions.md#4-device-taints-and-partitionable-devices).
 func describeUnusable(d DRAMatch) string {
 	var parts []string
 	if d.Tainted > 0 {

@@ -15,7 +15,7 @@ import (
 // Device taints (DRADeviceTaints, in ResourceSlices from Kubernetes 1.36)
 // and devices that share counters (DRAPartitionableDevices, the driver's
 // dynamic MIG): neither is free for a claim of the provider's, and "why
-// pending" names them (docs/design/dra.md#104-device-taints-and-partitionable-devices).
+// pending" names them (docs/design/dra-versions.md#4-device-taints-and-partitionable-devices).
 
 // editedDRAInputs are the fixture slices with edit applied to each device
 // of the named pool (a node's pool is named after the node).

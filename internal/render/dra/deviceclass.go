@@ -46,7 +46,7 @@ type Pool struct {
 // devices (nvidia.com/gpu for whole GPUs, nvidia.com/mig-<profile> for a
 // MIG pool), so pods written for the device plugin (charts' GPU pods,
 // hand-written ones) get the pool's devices by asking the usual way
-// (docs/design/dra.md#10-dra-by-kubernetes-version).
+// (docs/design/dra-versions.md).
 func PoolExtendedResourceName(p Pool) string {
 	if p.Partition != nil {
 		return p.Partition.MixedResourceName()

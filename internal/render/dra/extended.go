@@ -16,7 +16,7 @@ type ClassRef struct {
 // extendedResourceName: the newest, and of classes created at the same
 // time the name sorted first (the DeviceClassSpec.ExtendedResourceName
 // API comment; k8s.io/dynamic-resource-allocation's extended resource
-// cache, docs/design/dra.md#103-charts-and-hand-written-pods-on-dra-pools).
+// cache, docs/design/dra-versions.md#3-charts-and-hand-written-pods-on-dra-pools).
 // "" for no class.
 func ExtendedResourceOwner(classes []ClassRef) string {
 	if len(classes) == 0 {

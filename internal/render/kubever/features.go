@@ -51,7 +51,7 @@ type Feature struct {
 	// than the newest listed keeps the newest stage (gates move forward);
 	// an older one than the oldest listed is Absent.
 	Stages map[string]Stage
-	// Source is where the stages were read (docs/design/dra.md#10-dra-by-kubernetes-version).
+	// Source is where the stages were read (docs/design/dra-versions.md).
 	Source string
 }
 

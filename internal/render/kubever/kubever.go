@@ -3,7 +3,7 @@
 // which version a plan is judged by (the cluster's, the provider's
 // kubernetes_version, or the floor when neither is known). It is pure:
 // the provider reads the cluster and passes the answer in.
-// Facts and sources: docs/design/dra.md#10-dra-by-kubernetes-version.
+// Facts and sources: docs/design/dra-versions.md.
 package kubever
 
 import (

@@ -7,7 +7,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 )
 
-// Each feature's default per minor, as docs/design/dra.md §10 records it.
+// Each feature's default per minor, as docs/design/dra-versions.md records it.
 func TestFeaturesByMinor(t *testing.T) {
 	cases := []struct {
 		f    Feature

@@ -19,7 +19,7 @@ import (
 // pool: they ask the extended resource the pool's DeviceClass answers to,
 // which Kubernetes maps to a claim from 1.36 (DRAExtendedResource on by
 // default); before, a plan error names the version and the gate
-// (docs/design/dra.md#103-charts-and-hand-written-pods-on-dra-pools).
+// (docs/design/dra-versions.md#3-charts-and-hand-written-pods-on-dra-pools).
 
 func draValuesPool(minor string, source kubever.Source, partition string) *spec.PoolPolicy {
 	p := &spec.PoolPolicy{Name: "dra-h100", Cloud: string(spec.CloudGeneric), Accelerator: "h100-80gb", GPUsPerNode: 8,

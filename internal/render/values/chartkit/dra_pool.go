@@ -19,7 +19,7 @@ import (
 // such a request to a claim on the class from 1.36, where
 // DRAExtendedResource is on by default; before, the pod would wait for a
 // resource no node advertises, so that is a plan error naming the version
-// (docs/design/dra.md#103-charts-and-hand-written-pods-on-dra-pools).
+// (docs/design/dra-versions.md#3-charts-and-hand-written-pods-on-dra-pools).
 
 // DRAPoolResource is the extended resource chart pods ask on a DRA pool
 // (nvidia.com/gpu, or nvidia.com/mig-<profile> for a MIG pool). ok is
