@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,15 @@ import (
 // versions that have it, and the plan-time tests cover the refusal before.
 func requireServerMinor(t *testing.T, minor int, why string) {
 	t.Helper()
+	if got, version := serverMinor(t); got < minor {
+		t.Skipf("needs Kubernetes 1.%d or later (the cluster runs %s): %s", minor, version, why)
+	}
+}
+
+// serverMinor is the local cluster's Kubernetes minor version, and its
+// full version for messages.
+func serverMinor(t *testing.T) (int, string) {
+	t.Helper()
 	info, err := acctest.Client(t).Discovery().ServerVersion()
 	if err != nil {
 		t.Fatalf("server version: %v", err)
@@ -28,10 +38,33 @@ func requireServerMinor(t *testing.T, minor int, why string) {
 	if _, err := fmt.Sscanf(strings.TrimSuffix(info.Minor, "+"), "%d", &got); err != nil {
 		t.Fatalf("server minor %q: %v", info.Minor, err)
 	}
-	if got < minor {
-		t.Skipf("needs Kubernetes 1.%d or later (the cluster runs %s): %s", minor, info.GitVersion, why)
-	}
+	return got, info.GitVersion
 }
+
+// poollessGPUPools are the fixture pools where a pod that names no pool and
+// asks for nvidia.com/gpu may land: the device-plugin pools given and, from
+// Kubernetes 1.36, the DRA pool of the same model, whose DeviceClass
+// gpu.nvidia.com serves nvidia.com/gpu through extendedResourceName as
+// NVIDIA's chart renders it (scripts/localcluster/dra/deviceclasses.yaml).
+// The pod asked for the model and gets it there. A pod that names a
+// device-plugin pool stays on it (TestAccNodePoolPolicy_devicePluginPoolStaysOffDRANodes).
+func poollessGPUPools(t *testing.T, pools ...string) []string {
+	t.Helper()
+	if minor, _ := serverMinor(t); minor < 36 {
+		return pools
+	}
+	out := slices.Clone(pools)
+	for _, p := range pools {
+		if dra, ok := fixtureDRAPoolOfModel[p]; ok && !slices.Contains(out, dra) {
+			out = append(out, dra)
+		}
+	}
+	return out
+}
+
+// fixtureDRAPoolOfModel maps a generic device-plugin fixture pool to the DRA
+// fixture pool of the same model (scripts/localcluster/fixtures/dra.yaml).
+var fixtureDRAPoolOfModel = map[string]string{"generic-h100": "dra-h100"}
 
 // (#43 a) On Kubernetes 1.36+ a DRA pool's DeviceClass carries
 // extendedResourceName nvidia.com/gpu, so a pod written by hand that asks
@@ -101,5 +134,45 @@ resource "gpu_node_pool_policy" "p" {
 	if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 1 ||
 		claim.Status.Allocation.Devices.Results[0].Driver != "gpu.nvidia.com" {
 		t.Errorf("the generated claim's allocation is %+v, want one device of gpu.nvidia.com", claim.Status.Allocation)
+	}
+}
+
+// A workload on a generic device-plugin pool stays on that pool's nodes on
+// every version. Generic pools are told apart by GPU Feature Discovery's
+// labels, which the DRA H100 nodes carry too, and from 1.36 those nodes
+// serve nvidia.com/gpu through the DRA class's extendedResourceName: six
+// one-GPU replicas, spread by the scheduler's scoring over the two
+// generic-h100 and two dra-h100 nodes, land on generic-h100 only because
+// the placement excludes nodes whose device plugin is switched off.
+func TestAccNodePoolPolicy_devicePluginPoolStaysOffDRANodes(t *testing.T) {
+	ns := acctest.Namespace(t)
+	tf := newFaultTerraform(t, acctest.ProviderBlock(t)+fmt.Sprintf(`
+resource "gpu_node_pool_policy" "h100" {
+  name          = "generic-h100"
+  cloud         = "generic"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_workload" "w" {
+  name      = "spread"
+  namespace = %q
+  node_pool = gpu_node_pool_policy.h100.ref
+  image     = "registry.invalid/cuda:12"
+  replicas  = 6
+  gpu {
+    count = 1
+  }
+}
+`, ns))
+	if out, err := tf.Apply(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	placed, err := podPools(context.Background(), t, ns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 6 || !onlyPools(placed, []string{"generic-h100"}) {
+		t.Fatalf("the pool's pods landed on %v, want six on generic-h100", placed)
 	}
 }

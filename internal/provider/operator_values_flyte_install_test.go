@@ -141,7 +141,7 @@ func placeFlyteTasks(ctx context.Context, t *testing.T, ns string, c flyteChart,
 		}
 	}
 	task, unpartitioned := rules.tasks(pods[0], device)
-	if err := podLandsOnPools(ctx, t, ns, "gpu", task, cl.pools...); err != nil {
+	if err := podLandsOnPools(ctx, t, ns, "gpu", task, poollessGPUPools(t, cl.pools...)...); err != nil {
 		return err
 	}
 	if c.version == 2 {

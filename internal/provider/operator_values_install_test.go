@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,10 +91,11 @@ func installFiftyOneSteps(t *testing.T, chartPath string, c fiftyOneCase) {
 				if _, err := helminstall.UpgradeInstall(ctx, kubeconfig, chartPath, release, ns, values); err != nil {
 					return err
 				}
-				if err := runnerLandsOn(ctx, t, ns, "app.kubernetes.io/name=gpu-runner", step.pool); err != nil {
+				pools := poollessGPUPools(t, step.pool)
+				if err := runnerLandsOn(ctx, t, ns, "app.kubernetes.io/name=gpu-runner", pools); err != nil {
 					return err
 				}
-				return jobFromTemplateLandsOn(ctx, t, ns, "gpuBatch", step.pool)
+				return jobFromTemplateLandsOn(ctx, t, ns, "gpuBatch", pools)
 			},
 		})
 	}
@@ -135,18 +137,18 @@ resource "gpu_operator_values" "fo" {
 // runnerLandsOn waits until the runner's current pods all run on nodes of
 // pool, and checks that no pod of the namespace without a GPU request (the
 // chart's API, app and other services) runs on a GPU node.
-func runnerLandsOn(ctx context.Context, t *testing.T, ns, selector, pool string) error {
+func runnerLandsOn(ctx context.Context, t *testing.T, ns, selector string, pools []string) error {
 	for {
 		placed, err := podPools(ctx, t, ns, selector)
 		if err != nil {
 			return err
 		}
-		if len(placed) > 0 && onlyPool(placed, pool) {
+		if len(placed) > 0 && onlyPools(placed, pools) {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("runner pods (%s) did not all land on pool %s: %v", selector, pool, placed)
+			return fmt.Errorf("runner pods (%s) did not all land on pools %v: %v", selector, pools, placed)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -227,9 +229,9 @@ func podPools(ctx context.Context, t *testing.T, ns, selector string) (map[strin
 	return out, nil
 }
 
-func onlyPool(placed map[string]string, pool string) bool {
+func onlyPools(placed map[string]string, pools []string) bool {
 	for _, got := range placed {
-		if got != pool {
+		if !slices.Contains(pools, got) {
 			return false
 		}
 	}
@@ -247,8 +249,8 @@ func hasGPUCapacity(node *corev1.Node) bool {
 
 // jobFromTemplateLandsOn creates a Job from the chart's job template the
 // way FiftyOne's on-demand runner does (the Jinja placeholders _id,
-// _command and _args filled in) and waits for its pod to land on pool.
-func jobFromTemplateLandsOn(ctx context.Context, t *testing.T, ns, key, pool string) error {
+// _command and _args filled in) and waits for its pod to land on one of pools.
+func jobFromTemplateLandsOn(ctx context.Context, t *testing.T, ns, key string, pools []string) error {
 	cs := acctest.Client(t)
 	maps, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{
 		LabelSelector: "app.voxel51.com/component=on-demand-delegated-operators"})
@@ -276,12 +278,12 @@ func jobFromTemplateLandsOn(ctx context.Context, t *testing.T, ns, key, pool str
 		if err != nil {
 			return err
 		}
-		if len(placed) > 0 && onlyPool(placed, pool) {
+		if len(placed) > 0 && onlyPools(placed, pools) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the pod of Job %s did not land on pool %s: %v", job.Name, pool, placed)
+			return fmt.Errorf("the pod of Job %s did not land on pools %v: %v", job.Name, pools, placed)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

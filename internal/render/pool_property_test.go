@@ -133,7 +133,7 @@ func TestPoolAdmitsItsOwnPlacement(t *testing.T) {
 
 // TestWorkloadOnPoolMatchesPool renders a workload through pool.Apply and
 // Render, the path gpu_workload takes, and requires the same placement as
-// the pool (plus PoolPlacementExtras) and a resource the pool advertises.
+// the pool and a resource the pool advertises.
 func TestWorkloadOnPoolMatchesPool(t *testing.T) {
 	forEachPoolVariant(t, func(t *testing.T, p spec.PoolPolicy, r *spec.PoolRendered) {
 		w := spec.Workload{Name: "w", Kind: spec.KindDeployment, Image: "img", GPU: spec.GPU{Count: 1}}
@@ -151,9 +151,9 @@ func TestWorkloadOnPoolMatchesPool(t *testing.T) {
 			w.GPU.Partition = partition
 			placed, diags := pool.Apply(w, p)
 			rendertest.RequireNoErrors(t, diags)
-			rendered, diags := workload.ResolveAndRender(placed, workload.Options{})
+			rendered, diags := workload.ResolveAndRender(placed, workload.Options{Pool: &p})
 			rendertest.RequireNoErrors(t, diags)
-			selector, tolerations := withPoolExtras(rendered, p)
+			selector, tolerations := rendered.NodeSelector, rendered.Tolerations
 			if m := capacity.MatchingPools(pools, selector, rendered.Affinity, tolerations, rendered.ResourceName)[0]; !m.Fits {
 				t.Fatalf("workload (partition %q) does not fit the pool's node: %v", partition, m.Reasons)
 			}
@@ -230,18 +230,6 @@ func mustResolve(t *testing.T, p spec.PoolPolicy) []clouds.MIGSlice {
 		t.Fatalf("partition %q does not resolve", p.Partition)
 	}
 	return cut
-}
-
-// withPoolExtras merges PoolPlacementExtras into a rendered workload, the
-// way workload/render.go is meant to.
-func withPoolExtras(r *workload.Rendered, p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
-	labels, tolerations := clouds.PoolPlacementExtras(p)
-	selector := maps.Clone(r.NodeSelector)
-	if len(labels) > 0 && selector == nil {
-		selector = map[string]string{}
-	}
-	maps.Copy(selector, labels)
-	return selector, clouds.NormalizeTolerations(append(r.Tolerations, tolerations...))
 }
 
 // checkShapes: exactly the pool's cloud shape is set, and a Karpenter

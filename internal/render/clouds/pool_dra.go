@@ -44,6 +44,28 @@ func draSelector(pi PoolIntent) map[string]string {
 	return map[string]string{spec.LabelDeployDevicePlugin: DeployDevicePluginOff}
 }
 
+// devicePluginPoolExclusions keep a device-plugin pool's workloads off
+// DRA nodes where no pool-name label holds them to the pool's own nodes. A
+// generic pool is told apart by GPU Feature Discovery's labels, which a DRA
+// pool's nodes of the same model carry too (gfdIdentity). On Kubernetes
+// 1.34 and 1.35 those nodes advertise no nvidia.com/gpu, so this changes
+// nothing there; from 1.36 a DRA pool's DeviceClass serves nvidia.com/gpu
+// through its extendedResourceName (docs/design/dra-versions.md), and
+// without this the scheduler would put the pool's pod on the other pool and
+// hand it a DRA device. NotIn also matches nodes without the label (the
+// standalone device plugin sets none). Clouds with a pool-name label need
+// nothing: the other pool's name differs. A pod that names no pool may take
+// a DRA node's GPU that way: it asked for the model, and gets it.
+func devicePluginPoolExclusions(pi PoolIntent) []LabelRequirement {
+	if pi.DRA || !pi.Cloud.Known() || pi.Cloud.PoolNameLabel() != "" {
+		return nil
+	}
+	return []LabelRequirement{{Key: spec.LabelDeployDevicePlugin, Values: deployDevicePluginOffValues, notIn: true}}
+}
+
+// deployDevicePluginOffValues is read-only (see LabelRequirement).
+var deployDevicePluginOffValues = []string{DeployDevicePluginOff}
+
 // draNotOnCloud is the error of a cloud that cannot run a DRA pool at all,
 // on gpu_allocation.
 func draNotOnCloud(diags *gpudiag.Diagnostics, summary, reason string) {

@@ -420,15 +420,31 @@ func SetGPUQuantity(res *corev1.ResourceRequirements, name corev1.ResourceName, 
 	res.Requests[name] = *resource.NewQuantity(count, resource.DecimalSI)
 }
 
-// PoolPlacementExtras returns the node selector entries and tolerations a
-// workload needs on top of its cloud's defaults to land on the pool: the
-// pool's own selector (PoolSelector) and a toleration for each extra taint.
-// The dedicated GPU taint and spot are already covered by the cloud
-// placement (after pool.Apply). It does not validate p.
-func PoolPlacementExtras(p spec.PoolPolicy) (map[string]string, []corev1.Toleration) {
-	_, tolerations := PoolExtras(nil, p.Taints)
-	return PoolSelector(placementIntent(p)), tolerations
+// OnPool adds what holds a workload to the validated pool p on top of its
+// cloud's placement: the pool's own selector (PoolSelector), a toleration
+// for each extra taint, and the nodes it must stay off
+// (devicePluginPoolExclusions). The dedicated GPU taint and spot are
+// already covered by the cloud placement (after pool.Apply).
+func (p *Placement) OnPool(pool spec.PoolPolicy) {
+	pi := placementIntent(pool)
+	pi.Taints = pool.Taints
+	p.onPool(pi)
 }
+
+func (p *Placement) onPool(pi PoolIntent) {
+	if labels := PoolSelector(pi); len(labels) > 0 {
+		if p.NodeSelector == nil {
+			p.NodeSelector = map[string]string{}
+		}
+		maps.Copy(p.NodeSelector, labels)
+	}
+	_, tolerations := PoolExtras(nil, pi.Taints)
+	p.Tolerations = append(p.Tolerations, tolerations...)
+	p.excludedValues = slices.Concat(p.excludedValues, devicePluginPoolExclusions(pi))
+}
+
+// OnPoolIntent is OnPool for a pool's own rendering, which has its intent.
+func (p *Placement) OnPoolIntent(pi PoolIntent) { p.onPool(pi) }
 
 // PoolSelector is what holds a workload to the pool itself, beyond the
 // model and profile its cloud placement selects: the pool's own labels, a

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -98,7 +99,7 @@ func TestApplyPoolDoesNotAliasInput(t *testing.T) {
 	}
 }
 
-func TestPoolPlacementExtras(t *testing.T) {
+func TestOnPoolAddsLabelsAndTolerations(t *testing.T) {
 	p := spec.PoolPolicy{
 		Labels: map[string]string{"example.com/team": "ml"},
 		Taints: []spec.Taint{
@@ -107,22 +108,60 @@ func TestPoolPlacementExtras(t *testing.T) {
 			{Key: "", Value: "ignored", Effect: "NoSchedule"},
 		},
 	}
-	labels, tolerations := clouds.PoolPlacementExtras(p)
-	if !reflect.DeepEqual(labels, map[string]string{"example.com/team": "ml"}) {
-		t.Errorf("labels %v", labels)
+	place := clouds.NewPlacement(clouds.ResourceNvidiaGPU)
+	place.OnPool(p)
+	if !reflect.DeepEqual(place.NodeSelector, map[string]string{"example.com/team": "ml"}) {
+		t.Errorf("labels %v", place.NodeSelector)
 	}
 	want := []corev1.Toleration{
 		{Key: "example.com/drain", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
 		{Key: "example.com/team", Operator: corev1.TolerationOpEqual, Value: "ml", Effect: corev1.TaintEffectNoSchedule},
 	}
-	if !reflect.DeepEqual(tolerations, want) {
-		t.Errorf("tolerations\n got %v\nwant %v", tolerations, want)
+	if !reflect.DeepEqual(place.Tolerations, want) {
+		t.Errorf("tolerations\n got %v\nwant %v", place.Tolerations, want)
 	}
-	labels["x"] = "y"
+	place.NodeSelector["x"] = "y"
 	if _, leaked := p.Labels["x"]; leaked {
-		t.Error("extras alias the policy's labels")
+		t.Error("the placement aliases the policy's labels")
 	}
-	if l, tol := clouds.PoolPlacementExtras(spec.PoolPolicy{}); l != nil || tol != nil {
-		t.Errorf("empty policy: %v %v", l, tol)
+	empty := clouds.NewPlacement(clouds.ResourceNvidiaGPU)
+	empty.OnPool(spec.PoolPolicy{})
+	if len(empty.NodeSelector) != 0 || empty.Tolerations != nil {
+		t.Errorf("empty policy: %v %v", empty.NodeSelector, empty.Tolerations)
+	}
+}
+
+// TestDevicePluginPoolStaysOffDRANodes: a generic device-plugin pool is told
+// apart from a DRA pool of the same model only by the device-plugin switch,
+// so its workloads must exclude the DRA nodes (from 1.36 a DRA class serves
+// nvidia.com/gpu there); clouds with pool-name labels and DRA pools need no
+// exclusion.
+func TestDevicePluginPoolStaysOffDRANodes(t *testing.T) {
+	exclusion := corev1.NodeSelectorRequirement{Key: spec.LabelDeployDevicePlugin, Operator: corev1.NodeSelectorOpNotIn,
+		Values: []string{clouds.DeployDevicePluginOff}}
+	cases := []struct {
+		pool spec.PoolPolicy
+		want bool
+	}{
+		{spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb"}, true},
+		{spec.PoolPolicy{Name: "h100", Cloud: "generic", Accelerator: "h100-80gb", GPUAllocation: spec.GPUAllocationDRA}, false},
+		{spec.PoolPolicy{Name: "h100", Cloud: "eks", Accelerator: "h100-80gb"}, false},
+		{spec.PoolPolicy{Name: "h100", Cloud: "gke", Accelerator: "h100-80gb"}, false},
+	}
+	for _, c := range cases {
+		place := clouds.NewPlacement(clouds.ResourceNvidiaGPU)
+		place.OnPool(c.pool)
+		_, affinity := clouds.NodeScheduling(place)
+		got := false
+		if affinity != nil {
+			for _, term := range affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+				got = slices.ContainsFunc(term.MatchExpressions, func(r corev1.NodeSelectorRequirement) bool {
+					return reflect.DeepEqual(r, exclusion)
+				})
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s pool (%s): excludes DRA nodes = %v, want %v", c.pool.Cloud, c.pool.GPUAllocation, got, c.want)
+		}
 	}
 }

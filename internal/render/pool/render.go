@@ -69,8 +69,8 @@ func buildPool(p spec.PoolPolicy, pi clouds.PoolIntent) *spec.PoolRendered {
 // workload code path itself (workload.ParseGPUIntent, then the cloud profile's
 // place) on the gpu block Apply would give a one-GPU workload, so a
 // pool and the workloads placed on it cannot disagree; then it adds the
-// pool's own selector and taints (clouds.PoolSelector, as
-// PoolPlacementExtras gives every workload on the pool).
+// pool's own selector, taints and exclusions (Placement.OnPool, as every
+// workload on the pool gets them).
 func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, []corev1.Toleration) {
 	cloud := pi.Cloud
 	if !cloud.Known() {
@@ -81,15 +81,9 @@ func poolScheduling(pi clouds.PoolIntent) (map[string]string, *corev1.Affinity, 
 	// combination a workload may not ask for.
 	in, _ := workload.ParseGPUIntent(pi.WorkloadGPU(), pi.Spot, cloud, false)
 	place := cloud.Place(in)
-	selector, affinity := clouds.NodeScheduling(place)
-	_, tolerations := clouds.PoolExtras(nil, pi.Taints)
-	if labels := clouds.PoolSelector(pi); len(labels) > 0 {
-		if selector == nil {
-			selector = map[string]string{}
-		}
-		maps.Copy(selector, labels)
-	}
-	return selector, affinity, clouds.NormalizeTolerations(append(place.Tolerations, tolerations...))
+	place.OnPoolIntent(pi)
+	selector, affinity := clouds.NodeSchedulingOwned(place)
+	return selector, affinity, clouds.NormalizeTolerations(place.Tolerations)
 }
 
 // unitRequests sizes a one-unit workload on the pool with the workload

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"maps"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -39,9 +37,7 @@ type podPlacement struct {
 func PlacePod(c Container, in clouds.GPUIntent, cloud clouds.WorkloadRules, pool *spec.PoolPolicy) (podPlacement, bool) {
 	place := cloud.Place(in)
 	if pool != nil {
-		labels, tolerations := clouds.PoolPlacementExtras(*pool)
-		maps.Copy(place.NodeSelector, labels)
-		place.Tolerations = append(place.Tolerations, tolerations...)
+		place.OnPool(*pool)
 	}
 	resources, ok := containerResources(c, in, place)
 	if !ok {
