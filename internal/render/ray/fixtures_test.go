@@ -1,9 +1,9 @@
 package ray
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"

@@ -4,7 +4,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Resolved is a Ray cluster resolved once: every group placed on its pool
@@ -94,6 +93,3 @@ func checkHead(g group, diags *gpudiag.Diagnostics) {
 // GroupWorkload is the spec.Workload a group's pod is rendered as, for
 // the provider's checks that take a workload (the queue's topology).
 func (r Resolved) GroupWorkload(i int) spec.Workload { return r.groups[i].workload }
-
-// groupResolution is a group's workload resolution (tests).
-func (r Resolved) groupResolution(i int) workload.Resolved { return r.groups[i].resolved }
