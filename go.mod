@@ -16,6 +16,7 @@ require (
 	github.com/hashicorp/terraform-plugin-log v0.11.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/huandu/xstrings v1.5.0
+	github.com/ray-project/kuberay/ray-operator v1.6.0
 	github.com/robfig/cron/v3 v3.0.1
 	go.yaml.in/yaml/v2 v2.4.4
 	golang.org/x/sync v0.22.0

@@ -39,9 +39,31 @@ type Demand struct {
 // DemandOf reads the demand off a rendered workload, so the check sees the
 // requests the pods will really make (sizing presets, patches included).
 func DemandOf(w spec.Workload, r *workload.Rendered) Demand {
-	d := Demand{Namespace: r.Objects[len(r.Objects)-1].GetNamespace(), Cloud: w.Cloud, Accelerator: w.GPU.Accelerator,
-		Partition: w.GPU.Partition, Resource: r.ResourceName, Pods: podsAdmittedTogether(r)}
-	template := r.PodTemplate()
+	return PodSetDemand(PodSet{Namespace: r.Objects[len(r.Objects)-1].GetNamespace(), Cloud: w.Cloud, GPU: w.GPU,
+		Pods: podsAdmittedTogether(r), Template: r.PodTemplate(), Rendered: r})
+}
+
+// PodSet is one pod set of a Kueue Workload as rendered: a workload's
+// pods, or one group of a Ray cluster (head, a worker group), each
+// admitted with the others of its object but matched to a flavor alone.
+type PodSet struct {
+	Namespace string
+	Cloud     string
+	GPU       spec.GPU
+	// Pods is the pod set's count.
+	Pods     int64
+	Template *corev1.PodTemplateSpec
+	// Rendered is the render the template came from: its GPU resource and
+	// DRA claim template.
+	Rendered *workload.Rendered
+}
+
+// PodSetDemand is the demand of one pod set.
+func PodSetDemand(p PodSet) Demand {
+	r := p.Rendered
+	d := Demand{Namespace: p.Namespace, Cloud: p.Cloud, Accelerator: p.GPU.Accelerator,
+		Partition: p.GPU.Partition, Resource: r.ResourceName, Pods: p.Pods}
+	template := p.Template
 	if template == nil {
 		return d
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -37,7 +38,7 @@ func ChannelClaimTemplateName(workloadName string) string { return workloadName 
 // checkNVLinkDomain: a ComputeDomain joins nodes of one NVLink domain, so
 // it needs an NVL72-class model and the pods in one clique. It reports
 // whether the ComputeDomain is rendered.
-func checkNVLinkDomain(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPolicy, req *TopologyRequest, strict bool,
+func checkNVLinkDomain(w spec.Workload, kind kindkit.Kind, in clouds.GPUIntent, pool *spec.PoolPolicy, req *TopologyRequest, strict bool,
 	diags *gpudiag.Diagnostics,
 ) bool {
 	if w.Topology == nil || !w.Topology.NVLinkDomain {
@@ -51,7 +52,7 @@ func checkNVLinkDomain(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPoli
 			") with nvlink_domain, or no nvlink_domain.")
 		ok = false
 	}
-	if pods, attr := topologyPods(w); strict && pods == 1 && attr != "" {
+	if pods, attr := topologyPods(kind, w); strict && pods == 1 && attr != "" {
 		diags.AddWarning(topologyPath("nvlink_domain"), "An NVLink domain for one pod", "The workload runs one pod ("+
 			attr+"), whose GPUs share NVLink within their node without a ComputeDomain. It matters from two pods up.")
 	}

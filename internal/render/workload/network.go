@@ -30,16 +30,16 @@ import (
 // resolveNetwork is the network pieces of the workload's pods, nil when
 // they get none. It reports counts that match no NIC share, and warns
 // when a multi-node job runs on a pool whose network is turned off.
-func resolveNetwork(w spec.Workload, in clouds.GPUIntent, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *clouds.NetworkPod {
+func resolveNetwork(w spec.Workload, rules podRules, in clouds.GPUIntent, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *clouds.NetworkPod {
 	if pool == nil {
 		return nil
 	}
 	n, state := clouds.PoolNetwork(*pool)
 	if state == clouds.NetworkOff || state == clouds.NetworkUnknown {
-		warnNoNetwork(w, n, state, pool.Name, strict, diags)
+		warnNoNetwork(w, rules, n, state, pool.Name, strict, diags)
 		return nil
 	}
-	pods, podsAttr := topologyPods(w)
+	pods, podsAttr := topologyPods(rules.kind, w)
 	return networkShare(n, state, podShape{pods: pods, podsAttr: podsAttr, gpus: in.Count,
 		whole: in.WholeGPUs() && !in.DRA, pool: pool.Name}, diags)
 }
@@ -93,11 +93,11 @@ func shareCounts(n clouds.GPUNetwork) string {
 // GPU network; on a pool whose machines have one the pods do not get
 // (turned off, or not known well enough to give), NCCL falls back to TCP
 // sockets. Jobs only: a Deployment's replicas serve on their own.
-func warnNoNetwork(w spec.Workload, n clouds.GPUNetwork, state clouds.NetworkState, poolName string, strict bool, diags *gpudiag.Diagnostics) {
-	if !strict || (w.Job == nil && w.Distributed == nil) {
+func warnNoNetwork(w spec.Workload, rules podRules, n clouds.GPUNetwork, state clouds.NetworkState, poolName string, strict bool, diags *gpudiag.Diagnostics) {
+	if !strict || !rules.multiNode {
 		return
 	}
-	pods, attr := topologyPods(w)
+	pods, attr := topologyPods(rules.kind, w)
 	if pods <= 1 {
 		return
 	}

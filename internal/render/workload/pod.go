@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -27,7 +28,7 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 		Tolerations:        append([]corev1.Toleration(nil), r.Tolerations...),
 		HostIPC:            place.HostIPC,
 	}
-	if n := podVolumeCount(w); n > 0 {
+	if n := podVolumeCount(w, r.Kind); n > 0 {
 		spec.Volumes, c.VolumeMounts = make([]corev1.Volume, 0, n), make([]corev1.VolumeMount, 0, n)
 	}
 	if size, ok := shmSize(w, r.Kind, c.Resources); !ok {
@@ -51,9 +52,9 @@ func podTemplate(w spec.Workload, in clouds.GPUIntent, place podPlacement, r *Re
 
 // podVolumeCount is how many volumes podTemplate mounts (shm, model
 // cache), so it allocates their lists once.
-func podVolumeCount(w spec.Workload) int {
+func podVolumeCount(w spec.Workload, kind kindkit.Kind) int {
 	n := 0
-	if w.ShmSize != "" || sharedMemoryKind(w) {
+	if w.ShmSize != "" || kind.SharedMemory {
 		n++
 	}
 	if w.ModelCache != nil {

@@ -164,30 +164,14 @@ func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
 }
 
 func build(resolved Resolved, opts Options) (*Rendered, bool) {
-	w, in := resolved.Workload, resolved.Intent
-	kind, ok := kinds.Lookup(w.Kind)
+	w, kind := resolved.Workload, resolved.Kind
+	if kind.Build == nil {
+		return nil, false
+	}
+	r, place, ok := newRendered(resolved, opts)
 	if !ok {
 		return nil, false
 	}
-	place, ok := PlacePod(ContainerOf(w), in, resolved.Cloud, resolved.Pool)
-	if !ok {
-		return nil, false
-	}
-	r := &Rendered{
-		// At most a claim, a claim template, a ComputeDomain, a companion and the workload object.
-		Objects:        make([]Object, 0, 5),
-		Kind:           kind,
-		NodeSelector:   place.NodeSelector,
-		Affinity:       place.Affinity,
-		Tolerations:    place.Tolerations,
-		SelectorLabels: selectorLabels(w),
-		FieldManager:   opts.FieldManager,
-		ResourceName:   string(place.ResourceName),
-	}
-	if r.FieldManager == "" {
-		r.FieldManager = spec.DefaultFieldManager
-	}
-
 	// Each object gets its own metadata (ObjectMeta builds new maps), so a
 	// caller editing one object's labels cannot change another's.
 	pvc, ok := modelCachePVC(w)
@@ -203,26 +187,9 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 		r.PersistentVolumeClaim = pvc
 		r.Objects = append(r.Objects, pvc)
 	}
-	if in.DRA {
-		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
-		template := DRAClaimTemplate(DRARequestOf(w.GPU, in), ObjectMeta(w), r.DRAAPIVersion)
-		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
-		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
-		r.Objects = append(r.Objects, template)
-	}
-
-	pod, ok := podTemplate(w, in, place, r)
+	pod, ok := buildPod(resolved, opts, place, r)
 	if !ok {
 		return nil, false
-	}
-	if resolved.Network != nil {
-		AddNetwork(&pod, *resolved.Network)
-		r.Network = resolved.Network
-	}
-	if t := resolved.Topology; t != nil && t.ComputeDomain {
-		r.ComputeDomain = computeDomain(w)
-		r.Objects = append(r.Objects, r.ComputeDomain)
-		addChannelClaim(&pod, w)
 	}
 	if len(claimTemplates) > 0 {
 		// The claim template's volume takes the shared claim's place.
@@ -244,6 +211,59 @@ func build(resolved Resolved, opts Options) (*Rendered, bool) {
 	markQueue(r, w)
 	markTopology(r, resolved.Topology)
 	return r, true
+}
+
+// newRendered places the resolution's pod and starts its Rendered with
+// the placement.
+func newRendered(resolved Resolved, opts Options) (*Rendered, podPlacement, bool) {
+	w := resolved.Workload
+	place, ok := PlacePod(ContainerOf(w), resolved.Intent, resolved.Cloud, resolved.Pool)
+	if !ok {
+		return nil, podPlacement{}, false
+	}
+	r := &Rendered{
+		// At most a claim, a claim template, a ComputeDomain, a companion and the workload object.
+		Objects:        make([]Object, 0, 5),
+		Kind:           resolved.Kind,
+		NodeSelector:   place.NodeSelector,
+		Affinity:       place.Affinity,
+		Tolerations:    place.Tolerations,
+		SelectorLabels: selectorLabels(w),
+		FieldManager:   opts.FieldManager,
+		ResourceName:   string(place.ResourceName),
+	}
+	if r.FieldManager == "" {
+		r.FieldManager = spec.DefaultFieldManager
+	}
+	return r, place, true
+}
+
+// buildPod is the pod template of a resolution and the objects it needs
+// beside it (a DRA claim template, a ComputeDomain), appended to r: the
+// one pod rendering gpu_workload's kinds and ResolvePod's callers share.
+func buildPod(resolved Resolved, opts Options, place podPlacement, r *Rendered) (corev1.PodTemplateSpec, bool) {
+	w, in := resolved.Workload, resolved.Intent
+	if in.DRA {
+		r.DRAAPIVersion, r.DRAAPIVersionAssumed = DRAAPIVersion(opts.ServerVersion)
+		template := DRAClaimTemplate(DRARequestOf(w.GPU, in), ObjectMeta(w), r.DRAAPIVersion)
+		r.ResourceClaimTemplateV1, _ = template.(*resourcev1.ResourceClaimTemplate)
+		r.ResourceClaimTemplateV1beta1, _ = template.(*resourcev1beta1.ResourceClaimTemplate)
+		r.Objects = append(r.Objects, template)
+	}
+	pod, ok := podTemplate(w, in, place, r)
+	if !ok {
+		return corev1.PodTemplateSpec{}, false
+	}
+	if resolved.Network != nil {
+		AddNetwork(&pod, *resolved.Network)
+		r.Network = resolved.Network
+	}
+	if t := resolved.Topology; t != nil && t.ComputeDomain {
+		r.ComputeDomain = computeDomain(w)
+		r.Objects = append(r.Objects, r.ComputeDomain)
+		addChannelClaim(&pod, w)
+	}
+	return pod, true
 }
 
 func namespaceOf(w spec.Workload) string {

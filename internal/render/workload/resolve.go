@@ -3,6 +3,8 @@ package workload
 import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -13,6 +15,10 @@ import (
 // looked up or validated twice.
 type Resolved struct {
 	Workload spec.Workload
+	// Kind is the registered kind of Workload.Kind (the zero Kind when it
+	// is unset or unknown), or for ResolvePod the facts of the object the
+	// pod belongs to.
+	Kind kindkit.Kind
 	// Cloud places the intent (Render asks it once more, for the pod).
 	Cloud  clouds.Placer
 	Intent clouds.GPUIntent
@@ -32,16 +38,41 @@ type Resolved struct {
 	Strict bool
 }
 
+// podRules is what the rules of a workload's pods read of the object
+// around them: the kind's facts (how many pods run together, a default
+// /dev/shm), and whether the pods form one job, so a pool whose GPU
+// network they cannot get deserves a warning.
+type podRules struct {
+	kind      kindkit.Kind
+	multiNode bool
+	// registered: the workload's kind attribute names the kind, which is
+	// checked with the kind's blocks; false for ResolvePod.
+	registered bool
+}
+
 // Resolve runs every rule on w. strict means values are final (apply time,
 // or a plan with no unknown value); otherwise zero values are treated as
 // unknown, so rules needing them are skipped and missing required values
 // are not reported.
 func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
+	kind, _ := kinds.Lookup(w.Kind)
+	return resolve(w, pool, podRules{kind: kind, multiNode: w.Job != nil || w.Distributed != nil, registered: true}, strict)
+}
+
+// resolve runs every rule of the workload and its pod.
+func resolve(w spec.Workload, pool *spec.PoolPolicy, rules podRules, strict bool) Resolved {
 	var diags gpudiag.Diagnostics
-	cloud := clouds.Lookup(ValidateIdentity(w, strict, &diags))
+	var cloud clouds.Cloud
+	if rules.registered {
+		cloud = clouds.Lookup(ValidateIdentity(w, strict, &diags))
+	} else {
+		cloud = clouds.Lookup(validatePodIdentity(w, strict, &diags))
+	}
 	in, containerDiags := ResolveContainer(ContainerOf(w), cloud, strict)
 	diags.Append(containerDiags)
-	validateKindFields(w, strict, &diags)
+	if rules.registered {
+		validateKindFields(w, strict, &diags)
+	}
 	validateMetadata(w, &diags)
 	validatePodSettings(w, &diags)
 	validateModelCache(w, strict, &diags)
@@ -49,14 +80,14 @@ func Resolve(w spec.Workload, pool *spec.PoolPolicy, strict bool) Resolved {
 	validateQueue(w, &diags)
 	checkKueueRules(w, in, &diags)
 	checkTopologyValues(w, &diags)
-	topology := resolveTopology(w, cloud, pool, strict, &diags)
-	if checkNVLinkDomain(w, in, pool, topology, strict, &diags) {
+	topology := resolveTopology(w, rules.kind, cloud, pool, strict, &diags)
+	if checkNVLinkDomain(w, rules.kind, in, pool, topology, strict, &diags) {
 		topology.ComputeDomain = true
 	}
-	network := resolveNetwork(w, in, pool, strict, &diags)
+	network := resolveNetwork(w, rules, in, pool, strict, &diags)
 	if w.Patch != "" {
 		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}
-	return Resolved{Workload: w, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Network: network,
+	return Resolved{Workload: w, Kind: rules.kind, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Network: network,
 		Findings: diags, Strict: strict}
 }

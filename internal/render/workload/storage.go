@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
@@ -58,13 +57,6 @@ func shmSize(w spec.Workload, kind kindkit.Kind, res corev1.ResourceRequirements
 // to create its segment; data loader workers die of a bus error).
 func DefaultShmSize(memory resource.Quantity) resource.Quantity {
 	return *resource.NewQuantity(memory.Value()/2, resource.BinarySI)
-}
-
-// sharedMemoryKind reports whether the workload's kind gives its pods a
-// /dev/shm without shm_size.
-func sharedMemoryKind(w spec.Workload) bool {
-	k, ok := kinds.Lookup(w.Kind)
-	return ok && k.SharedMemory
 }
 
 // modelCacheClaimName is the claim the pod mounts: the user's, or ours.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -61,7 +61,7 @@ func topologyPath(attr ...any) []any { return append([]any{"topology"}, attr...)
 // nil when there is no block or a level is unknown or invalid.
 // Without strict an empty queue may be one not known yet, so what depends
 // on there being none waits for final values.
-func resolveTopology(w spec.Workload, cloud clouds.Topology, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *TopologyRequest {
+func resolveTopology(w spec.Workload, kind kindkit.Kind, cloud clouds.Topology, pool *spec.PoolPolicy, strict bool, diags *gpudiag.Diagnostics) *TopologyRequest {
 	t := w.Topology
 	if t == nil {
 		return nil
@@ -86,8 +86,8 @@ func resolveTopology(w spec.Workload, cloud clouds.Topology, pool *spec.PoolPoli
 	if !found {
 		return nil
 	}
-	checkTopologyFit(w, pool, level, slice, diags)
-	warnTopologyKind(w, inKueue, strict, diags)
+	checkTopologyFit(w, kind, pool, level, slice, diags)
+	warnTopologyKind(w, kind, inKueue, strict, diags)
 	return req
 }
 
@@ -168,18 +168,18 @@ func checkSliceNesting(levels []spec.TopologyLevel, t *spec.WorkloadTopology, di
 
 // topologyPods is how many pods the request places together, and the
 // attribute that says so; 0 when unknown or left to an autoscaler.
-func topologyPods(w spec.Workload) (int64, string) {
-	if k, ok := kinds.Lookup(w.Kind); ok {
-		return k.Pods(w)
+func topologyPods(kind kindkit.Kind, w spec.Workload) (int64, string) {
+	if kind.Pods != nil {
+		return kind.Pods(w)
 	}
 	return 0, ""
 }
 
 // checkTopologyFit: with the pool's shape known, the pods (or each slice)
 // must fit one domain, counting how many of the pods a node holds.
-func checkTopologyFit(w spec.Workload, pool *spec.PoolPolicy, level, slice spec.TopologyLevel, diags *gpudiag.Diagnostics) {
+func checkTopologyFit(w spec.Workload, kind kindkit.Kind, pool *spec.PoolPolicy, level, slice spec.TopologyLevel, diags *gpudiag.Diagnostics) {
 	t := w.Topology
-	pods, attr := topologyPods(w)
+	pods, attr := topologyPods(kind, w)
 	if t.SliceSize > 0 && pods > 0 {
 		checkSliceCount(pods, attr, t.SliceSize, diags)
 	}
@@ -239,14 +239,14 @@ func nodesFor(pods, perNode int64) string {
 // warnTopologyKind: Kueue admits each pod of some kinds (a Deployment) as
 // its own workload, so no request spans their replicas; a single pod has
 // nothing to keep together.
-func warnTopologyKind(w spec.Workload, inKueue, strict bool, diags *gpudiag.Diagnostics) {
-	if k, ok := kinds.Lookup(w.Kind); ok && inKueue && k.Kueue.PodByPod {
+func warnTopologyKind(w spec.Workload, k kindkit.Kind, inKueue, strict bool, diags *gpudiag.Diagnostics) {
+	if inKueue && k.Kueue.PodByPod {
 		kind := k.GVK.Kind
 		diags.AddWarning(topologyPath(), "Kueue places a "+kind+"'s pods one by one", "Kueue admits every pod of a "+
 			kind+" as a workload of its own, so the topology request holds for each pod, not for the replicas "+
 			"together. A StatefulSet's pods are admitted as one group: use kind = \"statefulset\" to keep them in one domain.")
 	}
-	if pods, attr := topologyPods(w); strict && pods == 1 && attr != "" {
+	if pods, attr := topologyPods(k, w); strict && pods == 1 && attr != "" {
 		diags.AddWarning(topologyPath(), "Topology for one pod", "The workload runs one pod ("+attr+"), which is always "+
 			"in one domain. The request matters from two pods up.")
 	}
@@ -260,7 +260,12 @@ func markTopology(r *Rendered, req *TopologyRequest) {
 	if req == nil {
 		return
 	}
-	pod := r.PodTemplate()
+	markPodTopology(r.PodTemplate(), r.SelectorLabels, req)
+}
+
+// markPodTopology renders the request into one pod template; selector
+// labels select the pods that keep together.
+func markPodTopology(pod *corev1.PodTemplateSpec, selector map[string]string, req *TopologyRequest) {
 	if req.Kueue {
 		key := AnnotationKueueRequiredTopology
 		if req.Preferred {
@@ -274,7 +279,7 @@ func markTopology(r *Rendered, req *TopologyRequest) {
 		return
 	}
 	term := corev1.PodAffinityTerm{
-		LabelSelector: &metav1.LabelSelector{MatchLabels: r.SelectorLabels},
+		LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
 		TopologyKey:   req.LevelLabel,
 	}
 	affinity := pod.Spec.Affinity.DeepCopy()

@@ -29,6 +29,25 @@ func Validate(w spec.Workload) gpudiag.Diagnostics {
 func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
 	validate.RequireSet(diags, strict, w.Name, gpudiag.At("name"), "the object name, a DNS-1123 label such as \"llm-server\"")
 	CheckName(w.Name, diags)
+	checkNamespace(w, diags)
+	validate.RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
+	if w.Kind != "" && !slices.Contains(kinds.Names(), w.Kind) {
+		diags.AddError(gpudiag.At("kind"), "Unknown kind",
+			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(kinds.Names())+".")
+	}
+	checkImage(w, strict, diags)
+	return validate.Cloud(w.Cloud, strict, diags)
+}
+
+// validatePodIdentity is ValidateIdentity for a pod of another resource
+// (ResolvePod): its name and namespace are that resource's, checked
+// there; the image and the cloud are the pod's.
+func validatePodIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) spec.Cloud {
+	checkImage(w, strict, diags)
+	return validate.Cloud(w.Cloud, strict, diags)
+}
+
+func checkNamespace(w spec.Workload, diags *gpudiag.Diagnostics) {
 	if w.Namespace != "" {
 		if msgs := names.DNS1123Label(w.Namespace); len(msgs) > 0 {
 			diags.AddError(gpudiag.At("namespace"), "Invalid namespace",
@@ -36,17 +55,14 @@ func ValidateIdentity(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) 
 					". Allowed: a DNS-1123 label, or leave it unset for \""+spec.DefaultNamespace+"\".")
 		}
 	}
-	validate.RequireOneOf(diags, strict, w.Kind, gpudiag.At("kind"), kinds.Names)
-	if w.Kind != "" && !slices.Contains(kinds.Names(), w.Kind) {
-		diags.AddError(gpudiag.At("kind"), "Unknown kind",
-			strconv.Quote(w.Kind)+" is not a workload kind. Allowed values: "+gpudiag.QuoteList(kinds.Names())+".")
-	}
+}
+
+func checkImage(w spec.Workload, strict bool, diags *gpudiag.Diagnostics) {
 	validate.RequireSet(diags, strict, w.Image, gpudiag.At("image"), "a container image reference such as \"vllm/vllm-openai:v0.6.0\"")
 	if strings.ContainsFunc(w.Image, IsSpace) {
 		diags.AddError(gpudiag.At("image"), "Invalid image",
 			strconv.Quote(w.Image)+" contains whitespace. Allowed: an image reference such as \"registry/repo:tag\" or \"repo@sha256:...\".")
 	}
-	return validate.Cloud(w.Cloud, strict, diags)
 }
 
 // CheckName checks a workload's (or a chart container's) name, when set.
