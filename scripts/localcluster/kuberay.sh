@@ -48,15 +48,32 @@ kuberay_config_current() {
   [[ $(kuberay_write_config /dev/stdout) == "$(cat "$KUBERAY_DIR/config.yaml" 2>/dev/null)" ]]
 }
 
-# kuberay_write_kubeconfig: the admin kubeconfig's context gpu-local, impersonating the operator's
-# ServiceAccount ("as"): the apiserver authorizes every request as system:serviceaccount:kuberay-system:
-# kuberay-operator (and its groups), i.e. with upstream's ClusterRole, without a token to renew.
+# kuberay_write_kubeconfig: kwokctl's admin client certificate (as in the cluster's kubeconfig), impersonating
+# the operator's ServiceAccount ("as"): the apiserver authorizes every request as
+# system:serviceaccount:kuberay-system:kuberay-operator (with its groups), i.e. with upstream's ClusterRole,
+# and there is no token to renew.
 kuberay_write_kubeconfig() {
   local f=$KUBERAY_DIR/kubeconfig
-  (umask 077 && kc config view --raw --minify --flatten >"$f.tmp") &&
-    "$KUBECTL" --kubeconfig "$f.tmp" config set "users.gpu-local-admin.as" \
-      "system:serviceaccount:$KUBERAY_NAMESPACE:$KUBERAY_SA" >/dev/null &&
-    mv -f "$f.tmp" "$f"
+  (umask 077 && cat >"$f.tmp" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: gpu-local
+  cluster:
+    server: https://127.0.0.1:$APISERVER_PORT
+    certificate-authority-data: $(b64 "$PKI/ca.crt")
+users:
+- name: kuberay-operator
+  user:
+    client-certificate-data: $(b64 "$PKI/admin.crt")
+    client-key-data: $(b64 "$PKI/admin.key")
+    as: system:serviceaccount:$KUBERAY_NAMESPACE:$KUBERAY_SA
+contexts:
+- name: kuberay-operator
+  context: {cluster: gpu-local, user: kuberay-operator}
+current-context: kuberay-operator
+EOF
+  ) && mv -f "$f.tmp" "$f"
 }
 
 # kuberay_rbac: the module's ClusterRole (config/rbac/role.yaml, applied as it is) and what upstream's
