@@ -10,6 +10,7 @@ bin_path() {
     etcd) echo "$ETCD_BIN_DIR/etcd" ;;
     kwok | kwokctl) echo "$KWOK_BIN_DIR/$1" ;;
     kueue) echo "$KUEUE_BIN_DIR/kueue" ;;
+    kuberay) echo "$KUBERAY_BIN_DIR/ray-operator" ;;
     *) echo "$KUBE_BIN_DIR/$1" ;;
   esac
 }
@@ -60,6 +61,22 @@ build_one() {
         die "building kueue failed"
       fi
       mv -f "$tmp/kueue" "$tmp.bin"
+      rmdir "$tmp"
+      tmp=$tmp.bin
+      BUILD_TMP=$tmp
+      ;;
+    kuberay)
+      # go install straight from the module proxy, like Kueue: the module root is the operator's main
+      # package (upstream's Makefile builds it as bin/manager) and has no replace directives. Its version
+      # is a constant in the source (utils.KUBERAY_VERSION), so no -X is needed.
+      tmp=$(mktemp -d "$dest.tmp.XXXXXX")
+      BUILD_TMP=$tmp
+      if ! (cd "$tmp" && GOWORK=off GOBIN="$tmp" go install -trimpath -ldflags "-s -w" \
+        "github.com/ray-project/kuberay/ray-operator@$KUBERAY_VERSION"); then
+        rm -rf "$tmp"
+        die "building kuberay failed"
+      fi
+      mv -f "$tmp/ray-operator" "$tmp.bin"
       rmdir "$tmp"
       tmp=$tmp.bin
       BUILD_TMP=$tmp
@@ -115,13 +132,14 @@ ensure_binaries() {
   fi
 }
 
-ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl kueue)
+ALL_BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl kueue kuberay)
 
-# up_binaries: what 'up' needs; Kueue only when it is to run.
+# up_binaries: what 'up' needs; Kueue and KubeRay only when they are to run.
 up_binaries() {
   local name
   for name in "${ALL_BINARIES[@]}"; do
     if [[ $name == kueue ]] && ((!KUEUE_ENABLED)); then continue; fi
+    if [[ $name == kuberay ]] && ((!KUBERAY_ENABLED)); then continue; fi
     printf '%s\n' "$name"
   done
 }

@@ -5,17 +5,20 @@
 # versions pinned in versions.env, and has kwokctl run them as plain processes on 127.0.0.1 (its "binary"
 # runtime, configured by kwok/kwokctl.yaml and kwok/kwok.yaml): kwokctl owns certificates, processes and
 # ports; this script owns the build, the fake GPU nodes of fixtures/*.yaml and the readiness waits. It also
-# builds and runs the real Kueue controller (CRDs, webhooks, its own process; see "kueue" below). See
-# README.md next to this script.
+# builds and runs the real Kueue controller (CRDs, webhooks, its own process; see "kueue" below) and the real
+# KubeRay operator (CRDs, RBAC, its own process; see "kuberay" below). See README.md next to this script.
 #
 # Usage: scripts/localcluster/cluster.sh <command> [options]
 #
 #   build                  build the pinned binaries into the cache (skips those already built)
 #   up                     build if needed, start the cluster (or reuse a healthy one), apply the fixtures,
-#                          wait until every fixture node is Ready, start Kueue (or restart it if it is not
-#                          healthy) and wait until its webhooks answer, print a summary
-#   down                   stop the processes this state dir started and delete the state dir
-#   status                 exit 0 if the cluster of this state dir is running and healthy, 1 otherwise
+#                          wait until every fixture node is Ready, start KubeRay (CRDs, RBAC, operator) and
+#                          Kueue (or restart them if they are not healthy), wait until the operator has
+#                          reconciled a probe RayCluster and Kueue's webhooks answer, print a summary
+#   down                   stop the processes this state dir started (KubeRay and Kueue included) and
+#                          delete the state dir
+#   status                 exit 0 if the cluster of this state dir is running and healthy (and Kueue and
+#                          KubeRay, when up started them), 1 otherwise
 #   fixtures [options]     (re)apply the fake GPU nodes to any cluster (default: $KUBECONFIG, else the
 #                          local cluster if it runs, else ~/.kube/config) and wait until they are Ready
 #       --kubeconfig PATH  target cluster
@@ -30,7 +33,10 @@
 #   GPU_CLUSTER_APISERVER_PORT (26443)  GPU_CLUSTER_ETCD_PORT (26379)  GPU_CLUSTER_ETCD_PEER_PORT (26380)
 #   GPU_CLUSTER_CONTROLLER_MANAGER_PORT (26257)  GPU_CLUSTER_SCHEDULER_PORT (26259)  GPU_CLUSTER_KWOK_PORT (26250)
 #   GPU_CLUSTER_KUEUE_WEBHOOK_PORT (26943)  GPU_CLUSTER_KUEUE_HEALTH_PORT (26981)
+#   GPU_CLUSTER_KUBERAY_HEALTH_PORT (26982)
 #   GPU_CLUSTER_KUEUE      0: up runs no Kueue (and stops one an earlier up started); default 1
+#   GPU_CLUSTER_KUBERAY    0: up runs no KubeRay operator (and stops one an earlier up started), and Kueue
+#                          gets no Ray integrations; default 1
 #   GPU_CLUSTER_SUMMARY    0: up prints no pool table (make demo prints its own); default 1
 #   GPU_CLUSTER_TIMEOUT    seconds to wait for each readiness step (default 120)
 #   GPU_CLUSTER_STOP_TIMEOUT  seconds down waits for the apiserver port to be released (default 10)
@@ -40,7 +46,7 @@ SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO_ROOT=$(cd -- "$SCRIPT_DIR/../.." && pwd -P)
 # shellcheck source-path=SCRIPTDIR source=versions.env
 . "$SCRIPT_DIR/versions.env"
-: "${KUBE_VERSION:?versions.env must set KUBE_VERSION}" "${ETCD_VERSION:?}" "${KWOK_VERSION:?}" "${KUEUE_VERSION:?}"
+: "${KUBE_VERSION:?versions.env must set KUBE_VERSION}" "${ETCD_VERSION:?}" "${KWOK_VERSION:?}" "${KUEUE_VERSION:?}" "${KUBERAY_VERSION:?}"
 KUBE_VERSION=${GPU_CLUSTER_KUBE_VERSION:-$KUBE_VERSION}
 
 CACHE_DIR=${GPU_CLUSTER_CACHE:-$HOME/.cache/terraform-provider-gpu/localcluster}
@@ -52,11 +58,14 @@ STOP_TIMEOUT=${GPU_CLUSTER_STOP_TIMEOUT:-10}
 
 KUEUE_ENABLED=${GPU_CLUSTER_KUEUE:-1}
 [[ $KUEUE_ENABLED == [01] ]] || { printf 'cluster.sh: error: GPU_CLUSTER_KUEUE must be 0 or 1\n' >&2; exit 1; }
+KUBERAY_ENABLED=${GPU_CLUSTER_KUBERAY:-1}
+[[ $KUBERAY_ENABLED == [01] ]] || { printf 'cluster.sh: error: GPU_CLUSTER_KUBERAY must be 0 or 1\n' >&2; exit 1; }
 
 KUBE_BIN_DIR=$CACHE_DIR/bin/kube-$KUBE_VERSION
 ETCD_BIN_DIR=$CACHE_DIR/bin/etcd-$ETCD_VERSION
 KWOK_BIN_DIR=$CACHE_DIR/bin/kwok-$KWOK_VERSION
 KUEUE_BIN_DIR=$CACHE_DIR/bin/kueue-$KUEUE_VERSION
+KUBERAY_BIN_DIR=$CACHE_DIR/bin/kuberay-$KUBERAY_VERSION
 KWOKCTL=$KWOK_BIN_DIR/kwokctl
 KUBECTL=$KUBE_BIN_DIR/kubectl
 
@@ -80,6 +89,11 @@ KUEUE_CERT_DIR=$KUEUE_DIR/certs
 KUEUE_PID_FILE=$KUEUE_DIR/kueue.pid
 KUEUE_LOG=$KUEUE_DIR/kueue.log
 KUEUE_FIELD_MANAGER=gpu-localcluster-kueue
+# KubeRay's state: its Configuration, kubeconfig, RBAC, log and pid file.
+KUBERAY_DIR=$STATE_DIR/kuberay
+KUBERAY_PID_FILE=$KUBERAY_DIR/kuberay.pid
+KUBERAY_LOG=$KUBERAY_DIR/kuberay.log
+KUBERAY_FIELD_MANAGER=gpu-localcluster-kuberay
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -93,7 +107,7 @@ now_ms() {
 }
 elapsed() { local t=$(($(now_ms) - $1)); printf '%d.%01ds' $((t / 1000)) $((t % 1000 / 100)); }
 
-# The parts, by concern: the build, the control plane, Kueue, the fixture nodes.
+# The parts, by concern: the build, the control plane, Kueue, KubeRay, the fixture nodes.
 # shellcheck source=build.sh
 . "$SCRIPT_DIR/build.sh"
 # shellcheck source=control_plane.sh
@@ -102,6 +116,8 @@ elapsed() { local t=$(($(now_ms) - $1)); printf '%d.%01ds' $((t / 1000)) $((t % 
 . "$SCRIPT_DIR/kueue_setup.sh"
 # shellcheck source=kueue.sh
 . "$SCRIPT_DIR/kueue.sh"
+# shellcheck source=kuberay.sh
+. "$SCRIPT_DIR/kuberay.sh"
 # shellcheck source=fixtures.sh
 . "$SCRIPT_DIR/fixtures.sh"
 
@@ -139,6 +155,11 @@ cmd_up() {
     log "cluster in $STATE_DIR is already running; re-applying fixtures"
     apply_fixtures || die "applying fixtures failed"
     wait_fixture_nodes || die "fixture nodes not Ready"
+    # KubeRay first: Kueue's Ray integrations want the Ray CRDs to exist when Kueue starts.
+    if ! ensure_kuberay; then
+      write_env # GPU_LOCAL_KUBERAY=0: the cluster runs, KubeRay does not
+      die "KubeRay failed to start"
+    fi
     if ! ensure_kueue; then
       write_env # GPU_LOCAL_KUEUE=0: the cluster runs, Kueue does not
       die "Kueue failed to start"
@@ -155,6 +176,7 @@ cmd_up() {
     check_ports_free
     CLEANUP_ON_EXIT=1
     start_cluster
+    ensure_kuberay || die "KubeRay failed to start"
     ensure_kueue || die "Kueue failed to start"
     write_env
     CLEANUP_ON_EXIT=0
@@ -166,8 +188,16 @@ cmd_up() {
   echo "  kubectl     $KUBECTL --kubeconfig $KUBECONFIG_FILE get nodes"
   echo "  logs        $KWOK_LOGS"
   if kueue_pid >/dev/null; then
-    echo "  Kueue $KUEUE_VERSION (Job, Deployment, StatefulSet, Pod integrations), webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT"
+    if ((KUBERAY_ENABLED)); then
+      echo "  Kueue $KUEUE_VERSION (Job, Deployment, StatefulSet, Pod, RayJob, RayCluster integrations), webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT"
+    else
+      echo "  Kueue $KUEUE_VERSION (Job, Deployment, StatefulSet, Pod integrations), webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT"
+    fi
     echo "              log $KUEUE_LOG"
+  fi
+  if kuberay_pid >/dev/null; then
+    echo "  KubeRay $KUBERAY_VERSION operator (RayCluster, RayJob, RayService; as ServiceAccount $KUBERAY_NAMESPACE/$KUBERAY_SA), health http://127.0.0.1:$KUBERAY_HEALTH_PORT/readyz"
+    echo "              log $KUBERAY_LOG"
   fi
   if [[ ${GPU_CLUSTER_SUMMARY:-1} != 0 ]]; then
     echo
@@ -201,20 +231,32 @@ cmd_status() {
   fi
   kwokctl get components --name "$CLUSTER_NAME" 2>/dev/null || true
   echo "running: https://127.0.0.1:$APISERVER_PORT, kubeconfig $KUBECONFIG_FILE"
-  # Kueue: healthy; started by up (kueue/version exists) but now dead or unhealthy (exit 1); or not started
-  # (GPU_CLUSTER_KUEUE=0).
-  local pid
+  # Kueue and KubeRay, each: healthy; started by up (<dir>/version exists) but now dead or unhealthy (exit 1);
+  # or not started (GPU_CLUSTER_KUEUE=0, GPU_CLUSTER_KUBERAY=0).
+  local pid rc=0
   if kueue_healthy; then
     echo "kueue: running $(<"$KUEUE_DIR/version") (pid $(kueue_pid)), ready, webhooks at https://127.0.0.1:$KUEUE_WEBHOOK_PORT, log $KUEUE_LOG"
   elif pid=$(kueue_pid); then
-    echo "kueue: unhealthy (pid $pid: /readyz or the webhook port does not answer, or not $KUEUE_VERSION; see $KUEUE_LOG; 'cluster.sh up' restarts it)"
-    return 1
+    echo "kueue: unhealthy (pid $pid: /readyz or the webhook port does not answer, or not $KUEUE_VERSION or another Configuration; see $KUEUE_LOG; 'cluster.sh up' restarts it)"
+    rc=1
   elif [[ -e $KUEUE_DIR/version ]]; then
     echo "kueue: not running (see $KUEUE_LOG; 'cluster.sh up' restarts it)"
-    return 1
+    rc=1
   else
     echo "kueue: not started (GPU_CLUSTER_KUEUE=0)"
   fi
+  if kuberay_healthy; then
+    echo "kuberay: running $(<"$KUBERAY_DIR/version") (pid $(kuberay_pid)), ready, health http://127.0.0.1:$KUBERAY_HEALTH_PORT/readyz, log $KUBERAY_LOG"
+  elif pid=$(kuberay_pid); then
+    echo "kuberay: unhealthy (pid $pid: /readyz does not answer, or not $KUBERAY_VERSION or another Configuration; see $KUBERAY_LOG; 'cluster.sh up' restarts it)"
+    rc=1
+  elif [[ -e $KUBERAY_DIR/version ]]; then
+    echo "kuberay: not running (see $KUBERAY_LOG; 'cluster.sh up' restarts it)"
+    rc=1
+  else
+    echo "kuberay: not started (GPU_CLUSTER_KUBERAY=0)"
+  fi
+  return "$rc"
 }
 
 cmd_fixtures() {

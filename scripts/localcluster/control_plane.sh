@@ -27,11 +27,13 @@ ports_from_env() {
   KWOK_PORT=${GPU_CLUSTER_KWOK_PORT:-26250}
   KUEUE_WEBHOOK_PORT=${GPU_CLUSTER_KUEUE_WEBHOOK_PORT:-26943}
   KUEUE_HEALTH_PORT=${GPU_CLUSTER_KUEUE_HEALTH_PORT:-26981}
+  KUBERAY_HEALTH_PORT=${GPU_CLUSTER_KUBERAY_HEALTH_PORT:-26982}
 }
 
 check_ports_free() {
   local port ports=("$APISERVER_PORT" "$ETCD_PORT" "$ETCD_PEER_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$KWOK_PORT")
   if ((KUEUE_ENABLED)); then ports+=("$KUEUE_WEBHOOK_PORT" "$KUEUE_HEALTH_PORT"); fi
+  if ((KUBERAY_ENABLED)); then ports+=("$KUBERAY_HEALTH_PORT"); fi
   local ephemeral_low=0 ephemeral_high=-1
   if [[ -r /proc/sys/net/ipv4/ip_local_port_range ]]; then
     read -r ephemeral_low ephemeral_high </proc/sys/net/ipv4/ip_local_port_range
@@ -173,6 +175,7 @@ SCHEDULER_PORT=$SCHEDULER_PORT
 KWOK_PORT=$KWOK_PORT
 KUEUE_WEBHOOK_PORT=$KUEUE_WEBHOOK_PORT
 KUEUE_HEALTH_PORT=$KUEUE_HEALTH_PORT
+KUBERAY_HEALTH_PORT=$KUBERAY_HEALTH_PORT
 EOF
   render_config
 }
@@ -190,6 +193,12 @@ write_env() {
       printf 'export GPU_LOCAL_KUEUE_VERSION=%q\n' "$KUEUE_VERSION"
     else
       printf 'export GPU_LOCAL_KUEUE=0\n'
+    fi
+    if kuberay_pid >/dev/null; then
+      printf 'export GPU_LOCAL_KUBERAY=1\n'
+      printf 'export GPU_LOCAL_KUBERAY_VERSION=%q\n' "$KUBERAY_VERSION"
+    else
+      printf 'export GPU_LOCAL_KUBERAY=0\n'
     fi
   } >"$STATE_DIR/env.tmp"
   mv -f "$STATE_DIR/env.tmp" "$STATE_DIR/env"
@@ -224,10 +233,12 @@ start_cluster() {
   log "cluster up in $(elapsed "$t0")"
 }
 
-# stop_cluster: Kueue first (this script runs it, not kwokctl), then kwokctl stops the processes; then wait
-# until the apiserver port is free again, so an 'up' right after a 'down' never finds it taken.
+# stop_cluster: Kueue and KubeRay first (this script runs them, not kwokctl), then kwokctl stops the
+# processes; then wait until the apiserver port is free again, so an 'up' right after a 'down' never finds it
+# taken.
 stop_cluster() {
   kueue_stop
+  kuberay_stop
   if have_bin "$KWOKCTL" && [[ -d $KWOK_WORKDIR/clusters/$CLUSTER_NAME ]]; then
     kwokctl delete cluster --name "$CLUSTER_NAME" >"$STATE_DIR/kwokctl-delete.log" 2>&1 ||
       log "kwokctl delete cluster failed (see $STATE_DIR/kwokctl-delete.log)"

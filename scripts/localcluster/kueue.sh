@@ -164,10 +164,13 @@ start_kueue() {
   kueue_write_config
   manifests=$KUEUE_MODULE_DIR/config/components/webhook/manifests.yaml
   kueue_render_webhooks "$manifests" >"$KUEUE_DIR/webhooks.yaml" || { log "rendering $manifests failed"; return 1; }
-  local p
+  local p ray_paths=()
+  if ((KUBERAY_ENABLED)); then
+    ray_paths=(mutate-ray-io-v1-rayjob validate-ray-io-v1-rayjob mutate-ray-io-v1-raycluster validate-ray-io-v1-raycluster)
+  fi
   for p in mutate-batch-v1-job validate-batch-v1-job mutate--v1-pod validate--v1-pod \
     mutate-apps-v1-deployment validate-apps-v1-deployment mutate-apps-v1-statefulset validate-apps-v1-statefulset \
-    mutate-kueue-x-k8s-io-v1beta2-resourceflavor validate-kueue-x-k8s-io-v1beta2-clusterqueue; do
+    mutate-kueue-x-k8s-io-v1beta2-resourceflavor validate-kueue-x-k8s-io-v1beta2-clusterqueue "${ray_paths[@]}"; do
     grep -q "url: https://127.0.0.1:$KUEUE_WEBHOOK_PORT/$p\$" "$KUEUE_DIR/webhooks.yaml" ||
       { log "webhook /$p not found in $manifests (format changed?)"; return 1; }
   done

@@ -84,6 +84,17 @@ kueue_dra_mappings() {
   done
 }
 
+# kueue_ray_frameworks: Kueue's Ray integrations when KubeRay runs (GPU_CLUSTER_KUBERAY, default on):
+# RayJob and RayCluster, whose CRDs kuberay.sh installs before Kueue starts (Kueue v0.17.0 sets up an
+# integration's controller only once its kind exists: pkg/controller/jobframework/setup.go, waitForAPI,
+# retried with backoff up to 2 minutes). Not ray.io/rayservice: Kueue v0.17.0 is built against KubeRay
+# v1.6.0, and how KubeRay v1.5.0's RayService controller takes the spec.rayClusterConfig.suspend flips that
+# integration makes was not checked.
+kueue_ray_frameworks() {
+  ((KUBERAY_ENABLED)) || return 0
+  printf '\n  - ray.io/rayjob\n  - ray.io/raycluster'
+}
+
 # kueue_write_config [FILE]: Kueue's Configuration (the module's apis/config/v1beta2; upstream's example is
 # config/components/manager/controller_manager_config.yaml), to FILE (default config.yaml in KUEUE_DIR).
 kueue_write_config() {
@@ -127,7 +138,7 @@ integrations:
   - batch/job
   - pod
   - deployment
-  - statefulset
+  - statefulset$(kueue_ray_frameworks)
 # Feature gates here, not on the command line (Kueue refuses both): no visibility server, and DRA (alpha in
 # v0.17.0) so that claims on the DRA pools' classes count against a ClusterQueue's quota.
 featureGates:
@@ -151,11 +162,12 @@ kueue_config_current() {
 #     kustomize namePrefix names them;
 #   - clientConfig: url https://127.0.0.1:<port><path> and the caBundle of our CA instead of the Service;
 #   - only the webhooks of the kueue.x-k8s.io API and of the enabled integrations (batch/v1 Job, apps/v1
-#     Deployment and StatefulSet, v1 Pod); the others are for resources whose CRDs are not installed;
-#   - the webhooks on Pods, Jobs, Deployments and StatefulSets get an objectSelector: only objects labelled
-#     kueue.x-k8s.io/queue-name go through Kueue. With manageJobsWithoutQueueName: false (the default)
-#     Kueue ignores the others anyway, so only latency changes: most tests and `make bench` (20,000 pods)
-#     never wait for a webhook call. Side effect: the LocalQueue named "default" (LocalQueueDefaulting) is
+#     Deployment and StatefulSet, v1 Pod, and with KubeRay ray.io/v1 RayJob and RayCluster); the others are
+#     for resources whose CRDs are not installed or whose integration is off;
+#   - the webhooks on Pods, Jobs, Deployments, StatefulSets, RayJobs and RayClusters get an objectSelector:
+#     only objects labelled kueue.x-k8s.io/queue-name go through Kueue. With manageJobsWithoutQueueName:
+#     false (the default) Kueue ignores the others anyway, so only latency changes: most tests and `make
+#     bench` (20,000 pods) never wait for a webhook call. Side effect: the LocalQueue named "default" (LocalQueueDefaulting) is
 #     not applied to objects without the label;
 #   - the Pod webhook must still see every pod of a queued Deployment or StatefulSet: it gates them
 #     (kueue.x-k8s.io/admission) because the parent's webhook annotated the pod template with
@@ -169,7 +181,7 @@ kueue_config_current() {
 #   - the webhooks on Pods, Deployments and StatefulSets skip kube-system and kueue-system
 #     (namespaceSelector), as upstream's config/components/webhook/kustomization.yaml adds it.
 kueue_render_webhooks() {
-  awk -v base="https://127.0.0.1:$KUEUE_WEBHOOK_PORT" -v ca="$(b64 "$KUEUE_CERT_DIR/ca.crt")" '
+  awk -v base="https://127.0.0.1:$KUEUE_WEBHOOK_PORT" -v ca="$(b64 "$KUEUE_CERT_DIR/ca.crt")" -v ray="$KUBERAY_ENABLED" '
     # emit(SUFFIX, STS): print the buffered webhook, its name with SUFFIX; STS selects StatefulSet pods
     # without a queue label instead of objects with one.
     function emit(suffix, sts,   i, inservice, hasns, line) {
@@ -187,7 +199,7 @@ kueue_render_webhooks() {
         if (line ~ /^  name: /) sub(/\.kb\.io$/, suffix ".kb.io", line)
         print line
       }
-      if (path ~ /-(batch-v1-job|apps-v1-deployment|apps-v1-statefulset|-v1-pod)$/) {
+      if (path ~ /-(batch-v1-job|apps-v1-deployment|apps-v1-statefulset|-v1-pod|ray-io-v1-rayjob|ray-io-v1-raycluster)$/) {
         print "  objectSelector:"
         print "    matchExpressions:"
         if (sts) {
@@ -213,6 +225,8 @@ kueue_render_webhooks() {
       if (path ~ /^\/(mutate|validate)-(kueue-x-k8s-io-v1beta2-[a-z]+|batch-v1-job|apps-v1-deployment|apps-v1-statefulset|-v1-pod)$/) {
         emit("", 0)
         if (path ~ /-v1-pod$/) emit("-statefulset", 1)
+      } else if (ray && path ~ /^\/(mutate|validate)-ray-io-v1-(rayjob|raycluster)$/) {
+        emit("", 0)
       }
       n = 0
       path = ""
