@@ -13,19 +13,40 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/dra"
 )
 
+// DRAReaders take what DRAInputs reads, one object at a time.
+type DRAReaders struct {
+	Slice func(*resourcev1.ResourceSlice)
+	// Claim gets every ResourceClaim, to keep their allocations.
+	Claim func(*resourcev1.ResourceClaim)
+	// TaintRule gets every DeviceTaintRule of resource.k8s.io/v1.
+	TaintRule func(*resourcev1.DeviceTaintRule)
+}
+
 // DRAInputs reads what counting a DRA driver's devices needs: its
-// ResourceSlices (handed to eachSlice) and every ResourceClaim in all
-// namespaces (handed to eachClaim, which keeps only their allocations).
-// Both are read at the same time, page by page, like CapacityInputs; each
-// callback is called from one goroutine, the two from different ones.
+// ResourceSlices, every ResourceClaim in all namespaces and every
+// DeviceTaintRule. They are read at the same time, page by page, like
+// CapacityInputs; each reader is called from one goroutine, the three from
+// different ones.
 //
 // A cluster that does not serve resource.k8s.io/v1 (before Kubernetes
-// 1.34, or with the API turned off) has no devices to count: that is not
-// an error. Any other failure, a missing permission included, is: counts
-// that silently leave out every device would mislead.
-func (c *Client) DRAInputs(ctx context.Context, driver string, eachSlice func(*resourcev1.ResourceSlice),
-	eachClaim func(*resourcev1.ResourceClaim)) error {
+// 1.34, or with the API turned off) has no devices to count, and one
+// before 1.37 serves no DeviceTaintRule there (1.36 has them in v1beta2,
+// off by default): neither is an error. Any other failure, a missing
+// permission included, is: counts that silently leave out every device
+// or taint would mislead.
+func (c *Client) DRAInputs(ctx context.Context, driver string, read DRAReaders) error {
+	eachSlice, eachClaim := read.Slice, read.Claim
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {
+			return c.Typed.ResourceV1().DeviceTaintRules().List(ctx, o)
+		}, metav1.ListOptions{}, func(obj runtime.Object) {
+			if r, ok := obj.(*resourcev1.DeviceTaintRule); ok {
+				read.TaintRule(r)
+			}
+		})
+		return c.draListError("DeviceTaintRule", err)
+	})
 	g.Go(func() error {
 		opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.driver", driver).String()}
 		err := eachPage(ctx, func(o metav1.ListOptions) (runtime.Object, error) {

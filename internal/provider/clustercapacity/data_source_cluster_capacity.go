@@ -117,7 +117,8 @@ func draDevicesAttribute() schema.ListNestedAttribute {
 			"allocated": resourcekit.ComputedInt64("Published devices allocated to a ResourceClaim."),
 			"tainted": resourcekit.ComputedInt64("Published devices no claim holds that carry a `NoSchedule` or `NoExecute` " +
 				"device taint in their ResourceSlice (Kubernetes 1.36+, `DRADeviceTaints`; e.g. the driver's health checks " +
-				"taint a failing GPU): claims without a matching toleration, such as the provider's, do not get them."),
+				"taint a failing GPU) or from a DeviceTaintRule that selects them (Kubernetes 1.37+): claims without a " +
+				"matching toleration, such as the provider's, do not get them."),
 			"partitionable": resourcekit.ComputedInt64("Published devices no claim holds (and no taint blocks) that consume " +
 				"shared counters (partitionable devices, the DRA driver's dynamic MIG): whether one is free depends on its " +
 				"siblings, which the provider does not model, so none is counted as free."),
@@ -167,7 +168,8 @@ func LiveCapacity(ctx context.Context, client *kube.Client, selector string) ([]
 		return err
 	})
 	g.Go(func() error {
-		return client.DRAInputs(gctx, capacity.DRADriver, draInputs.AddSlice, draInputs.AddClaim)
+		return client.DRAInputs(gctx, capacity.DRADriver,
+			kube.DRAReaders{Slice: draInputs.AddSlice, Claim: draInputs.AddClaim, TaintRule: draInputs.AddTaintRule})
 	})
 	if err := g.Wait(); err != nil {
 		return nil, nil, err

@@ -33,7 +33,8 @@ type DRADevice struct {
 	Device           dracel.Device
 	// Taints are the device's taints in its ResourceSlice (only present
 	// where the apiserver has DRADeviceTaints on: it drops the field
-	// otherwise, so taints seen are taints the scheduler honours).
+	// otherwise, so taints seen are taints the scheduler honours), then
+	// those of the DeviceTaintRules that select it (AddTaintRule).
 	Taints []resourcev1.DeviceTaint
 	// SharesCounters: the device consumes shared counters
 	// (DRAPartitionableDevices), as NVIDIA's dynamic MIG publishes them.
@@ -80,6 +81,18 @@ type DRAInputs struct {
 	mu        sync.Mutex
 	pools     map[string]*slicePool // by the driver's pool name
 	allocated map[DeviceRef]bool
+	rules     []taintRule
+}
+
+// taintRule is a DeviceTaintRule's selector and taint.
+type taintRule struct {
+	pool, device *string
+	taint        resourcev1.DeviceTaint
+}
+
+// selects follows the API's rule: every field set must match the device.
+func (r taintRule) selects(pool, device string) bool {
+	return (r.pool == nil || *r.pool == pool) && (r.device == nil || *r.device == device)
 }
 
 // slicePool holds the slices of a pool's highest generation: a driver
@@ -136,6 +149,34 @@ func (in *DRAInputs) AddClaim(c *resourcev1.ResourceClaim) {
 	}
 }
 
+// AddTaintRule keeps a DeviceTaintRule that can select the driver's
+// devices (resource.k8s.io/v1 from Kubernetes 1.37, where the scheduler
+// honours it as it does a taint in the slice). A rule without a selector
+// selects nothing; an empty selector selects every device (the API's
+// rule). The selector's driver, pool and device names are all there is
+// since 1.35 (its class and CEL fields were withdrawn).
+func (in *DRAInputs) AddTaintRule(r *resourcev1.DeviceTaintRule) {
+	sel := r.Spec.DeviceSelector
+	if in == nil || sel == nil || (sel.Driver != nil && *sel.Driver != DRADriver) {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.rules = append(in.rules, taintRule{pool: sel.Pool, device: sel.Device, taint: r.Spec.Taint})
+}
+
+// taintsOf are the device's slice taints and those of the rules that
+// select it.
+func (in *DRAInputs) taintsOf(pool string, d resourcev1.Device) []resourcev1.DeviceTaint {
+	taints := d.Taints
+	for _, r := range in.rules {
+		if r.selects(pool, d.Name) {
+			taints = append(slices.Clip(taints), r.taint)
+		}
+	}
+	return taints
+}
+
 // byNode returns every node publishing slices of the driver with its
 // devices (an entry, possibly empty, for each such node). Nil inputs have
 // none.
@@ -154,7 +195,7 @@ func (in *DRAInputs) byNode() map[string][]DRADevice {
 					Node: s.node, Pool: name, Name: d.Name,
 					Allocated: in.allocated[DeviceRef{Driver: DRADriver, Pool: name, Device: d.Name}],
 					Device:    dracel.Device{Driver: DRADriver, Attributes: d.Attributes, Capacity: d.Capacity},
-					Taints:    d.Taints, SharesCounters: len(d.ConsumesCounters) > 0,
+					Taints:    in.taintsOf(name, d), SharesCounters: len(d.ConsumesCounters) > 0,
 				})
 			}
 			out[s.node] = devices

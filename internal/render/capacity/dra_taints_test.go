@@ -139,3 +139,50 @@ func TestPartitionableDevicesAreNotCountedFree(t *testing.T) {
 		}
 	}
 }
+
+// DeviceTaintRules (resource.k8s.io/v1 from Kubernetes 1.37) taint the
+// devices their selector names as a taint in the slice would: by pool and
+// device, by pool alone, or every device for an empty selector; a rule of
+// another driver or without a selector taints none.
+func TestDeviceTaintRulesTaintTheDevicesTheySelect(t *testing.T) {
+	rule := func(sel *resourcev1.DeviceTaintSelector, effect resourcev1.DeviceTaintEffect) *resourcev1.DeviceTaintRule {
+		return &resourcev1.DeviceTaintRule{Spec: resourcev1.DeviceTaintRuleSpec{DeviceSelector: sel,
+			Taint: resourcev1.DeviceTaint{Key: "example.com/maintenance", Effect: effect}}}
+	}
+	str := func(s string) *string { return &s }
+	cases := []struct {
+		name    string
+		rules   []*resourcev1.DeviceTaintRule
+		tainted int64
+	}{
+		{"one device", []*resourcev1.DeviceTaintRule{rule(&resourcev1.DeviceTaintSelector{Driver: str(DRADriver),
+			Pool: str("dra-h100-0"), Device: str("gpu-3")}, resourcev1.DeviceTaintEffectNoSchedule)}, 1},
+		{"a whole pool", []*resourcev1.DeviceTaintRule{rule(&resourcev1.DeviceTaintSelector{Pool: str("dra-h100-1")},
+			resourcev1.DeviceTaintEffectNoExecute)}, 8},
+		{"every device", []*resourcev1.DeviceTaintRule{rule(&resourcev1.DeviceTaintSelector{}, resourcev1.DeviceTaintEffectNoSchedule)}, 16},
+		{"informational", []*resourcev1.DeviceTaintRule{rule(&resourcev1.DeviceTaintSelector{}, resourcev1.DeviceTaintEffectNone)}, 0},
+		{"another driver", []*resourcev1.DeviceTaintRule{rule(&resourcev1.DeviceTaintSelector{Driver: str("example.com/other")},
+			resourcev1.DeviceTaintEffectNoSchedule)}, 0},
+		{"no selector", []*resourcev1.DeviceTaintRule{rule(nil, resourcev1.DeviceTaintEffectNoSchedule)}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := fixtureDRAInputs(t)
+			for _, r := range c.rules {
+				in.AddTaintRule(r)
+			}
+			pools := SummarizeDRA(rendertest.LoadFixtureNodes(t, "dra"), nil, in)
+			h := findCapacityPool(t, pools, h100Pool)
+			if got := h.DRADevices[0].Tainted; got != c.tainted {
+				t.Errorf("tainted %d, want %d (%+v)", got, c.tainted, h.DRADevices[0])
+			}
+		})
+	}
+	// The slice's own taints stay beside the rule's.
+	in := editedDRAInputs(t, "dra-h100-0", taintDevices(resourcev1.DeviceTaintEffectNoSchedule, "gpu-0"))
+	in.AddTaintRule(rule(&resourcev1.DeviceTaintSelector{Pool: str("dra-h100-0"), Device: str("gpu-1")}, resourcev1.DeviceTaintEffectNoSchedule))
+	h := findCapacityPool(t, SummarizeDRA(rendertest.LoadFixtureNodes(t, "dra"), nil, in), h100Pool)
+	if got := h.DRADevices[0].Tainted; got != 2 {
+		t.Errorf("slice taint and rule taint: tainted %d, want 2", got)
+	}
+}
