@@ -123,6 +123,45 @@ func (c *Client) WaitReady(ctx context.Context, target WaitTarget, mode WaitMode
 	if mode == WaitNone {
 		return nil
 	}
+	// An outage may come before the wait loop starts, while an informer
+	// makes its initial list (a reflector retries that quietly): the whole
+	// wait ends with the lost contact, not only its loop.
+	ctx, lost, stop := c.untilOutage(ctx)
+	defer stop()
+	err := c.waitReady(ctx, target, mode, podSelector, unschedulableLimit)
+	if outage := lost(); outage != nil {
+		return outage
+	}
+	return err
+}
+
+// untilOutage is ctx cancelled when the API server stops answering
+// (serverHealth); lost then returns the outage's error, nil before.
+func (c *Client) untilOutage(ctx context.Context) (_ context.Context, lost func() error, stop func()) {
+	if c.health == nil {
+		return ctx, func() error { return nil }, func() {}
+	}
+	o, release := c.health.watch()
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-o.down:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	lost = func() error {
+		select {
+		case <-o.down:
+			return o.err
+		default:
+			return nil
+		}
+	}
+	return ctx, lost, func() { cancel(); release() }
+}
+
+func (c *Client) waitReady(ctx context.Context, target WaitTarget, mode WaitMode, podSelector string, unschedulableLimit time.Duration) error {
 	start := time.Now()
 	ref := target.Ref
 	selector, err := labels.Parse(podSelector)
