@@ -152,7 +152,7 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 		m.Head = types.ObjectNull(m.Head.AttributeTypes(ctx)) // the configuration had no head block
 	}
 	workers := workerGroupBlock()
-	elem := tfconv.BlockType{Block: workers}.Type().(types.ListType).ElemType
+	elem := workers.NestedObject.Type()
 	items := make([]attr.Value, 0, len(c.WorkerGroups))
 	for i, g := range c.WorkerGroups {
 		var p *spec.PoolPolicy
