@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -20,6 +21,9 @@ func judge(live *unstructured.Unstructured, gvk schema.GroupVersionKind, mode Wa
 		// lack; the cache's objects are shared, so set it on a copy.
 		live = live.DeepCopy()
 		live.SetGroupVersionKind(gvk)
+	}
+	if gvk.Group == rayv1.GroupVersion.Group {
+		return judgeRay(live, gvk.Kind, mode)
 	}
 	result, err := status.Compute(live)
 	if err != nil {

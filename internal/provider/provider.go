@@ -22,6 +22,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuqueue"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuraycluster"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
@@ -266,6 +267,7 @@ func (p *GPUProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *GPUProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		gpuworkload.NewResource,
+		gpuraycluster.NewResource,
 		nodepoolpolicy.NewResource,
 		gpuqueue.NewResource,
 		operatorvalues.NewResource,

@@ -94,3 +94,19 @@ func Block() schema.SingleNestedBlock {
 		},
 	}
 }
+
+// OptionalBlock is the gpu block of a pod that may have no GPUs (a Ray
+// cluster's head or worker group): Block's attributes under the caller's
+// description, the block itself optional. count cannot stay Required: the
+// framework then demands it of an absent single nested block too, so the
+// block requires it instead whenever it is there.
+func OptionalBlock(description string) schema.SingleNestedBlock {
+	b := Block()
+	b.MarkdownDescription = description
+	b.Validators = []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("count"))}
+	count, _ := b.Attributes["count"].(schema.Int64Attribute)
+	count.Required, count.Optional = false, true
+	count.MarkdownDescription += " Required in the block."
+	b.Attributes["count"] = count
+	return b
+}

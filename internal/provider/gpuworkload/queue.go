@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,6 +14,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -173,7 +173,7 @@ func refreshQueued(ctx context.Context, client *kube.Client, rendered *workload.
 	if err != nil {
 		diags.AddWarning("Cannot read the workload's queue", err.Error())
 	}
-	evictionWarning(ref, statuses, diags)
+	resourcekit.EvictionWarning(ref, statuses, diags)
 }
 
 // queueStatuses is Kueue's view of a queued workload: its Workload objects
@@ -200,71 +200,6 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.
 	return out, nil
 }
 
-// queuedWarning is the apply's report on a workload still in its queue.
-// When Kueue says the queue as written can never admit it (a flavor that
-// does not match, a resource the queue lacks), it says so instead.
-// release says which Kueue runs the queue; it is asked only when a note
-// depends on it (queue.RequeueNote).
-func queuedWarning(ref kube.ObjectRef, queueName string, statuses []queue.Status, release func() kueuever.Known, diags *diag.Diagnostics) {
-	if slices.ContainsFunc(statuses, queue.Status.NeverAdmitted) {
-		diags.AddWarning(fmt.Sprintf("Kueue cannot admit %s as queue %q is written", ref, queueName),
-			"Kueue keeps it pending for a reason more quota will not fix:"+queue.Summary(statuses)+
-				"\n\nThe workload stays in the cluster and in the state as created, and will not run until the queue's flavors "+
-				"or the workload change so that they match (Kueue's message above names what does not). gpu_queue checks "+
-				"this at plan time for its own pools; a queue or flavor changed outside this configuration is not seen there.")
-		return
-	}
-	if slices.ContainsFunc(statuses, queue.Status.WaitsForTopology) {
-		diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q for a topology domain", ref, queueName),
-			"Kueue has quota for it but no domain of its topology level has room for all its pods yet:"+queue.Summary(statuses)+
-				"\n\nThe workload stays in the cluster and in the state as created, queued; Kueue admits it when a domain "+
-				"frees up. If no domain of the pool can ever hold it, ask for a larger level, mode = \"preferred\", or "+
-				"slices (topology.slice_size); with the pool's shape in gpu_node_pool_policy.topology.nodes_per_domain "+
-				"this is a plan error instead."+queue.RequeueNote(statuses, release))
-		return
-	}
-	diags.AddWarning(fmt.Sprintf("%s is waiting in queue %q", ref, queueName),
-		"Kueue has not admitted all of it yet:"+queue.Summary(statuses)+queuedDetail(statuses)+
-			"\n\nThe workload stays in the cluster and in the state as created; Kueue runs it when its queue has quota "+
-			"(the message above says what is missing)."+configurationVerdict(statuses)+" To return at "+
-			"admission instead of waiting, set wait_for = \"none\"; to see the queue, read gpu_cluster_capacity's queues.")
-}
-
-// queuedDetail is, per queued Workload, which flavors take it once quota
-// frees up and which cannot (other pools' flavors, as expected).
-func queuedDetail(statuses []queue.Status) string {
-	var b strings.Builder
-	for _, s := range statuses {
-		if d := s.QueuedDetail(); d != "" {
-			b.WriteString("\n\nKueue's reasons, by flavor, for " + s.Name + ":" + d)
-		}
-	}
-	return b.String()
-}
-
-// configurationVerdict says the configuration is not what holds the work
-// only where that was checked: Kueue names, for every waiting Workload, a
-// flavor that takes it once quota frees up.
-func configurationVerdict(statuses []queue.Status) string {
-	for _, s := range statuses {
-		if s.Waiting() && !s.HasWaitingFlavor() {
-			return ""
-		}
-	}
-	return " Kueue names a flavor that takes it once quota frees up, so the configuration is not what holds it."
-}
-
-// evictionWarning is the refresh's report on queued work Kueue preempted or
-// evicted: back in its queue, not failed.
-func evictionWarning(ref kube.ObjectRef, statuses []queue.Status, diags *diag.Diagnostics) {
-	evicted := queue.Evicted(statuses)
-	if len(evicted) == 0 {
-		return
-	}
-	diags.AddWarning(fmt.Sprintf("Kueue evicted %s", ref), "Kueue preempted or evicted this workload to admit other work:"+
-		queue.Summary(evicted)+"\n\nIt is back in its queue and runs again when admitted; nothing in the configuration changes.")
-}
-
 // reportQueued looks at Kueue's view of a workload whose wait ended
 // without success. Still queued (or preempted back into the queue): a
 // warning naming Kueue's reason, and done is true. Admitted by now, when
@@ -281,7 +216,7 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 		return false, false
 	}
 	if slices.ContainsFunc(statuses, queue.Status.Waiting) {
-		queuedWarning(ref, name, statuses, release, diags)
+		resourcekit.QueuedWarning(ref, name, statuses, release, diags)
 		return true, false
 	}
 	return false, queue.AllAdmitted(statuses)

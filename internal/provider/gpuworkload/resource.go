@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -23,7 +22,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 // Defaults for the timeouts block: GPU nodes can take minutes to pull
@@ -283,14 +281,7 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *u
 	if diags.HasError() || manifest.ValueString() == "" {
 		return nil
 	}
-	switch {
-	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1beta1+"\n"):
-		return utilversion.MajorMinor(1, 33)
-	case strings.Contains(manifest.ValueString(), "apiVersion: "+workload.DRAAPIVersionV1+"\n"):
-		return utilversion.MajorMinor(1, 34)
-	default:
-		return nil
-	}
+	return resourcekit.DRAVersionOf(manifest.ValueString())
 }
 
 // manifestChanged reports whether the planned manifest differs from the

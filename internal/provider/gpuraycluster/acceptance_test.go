@@ -1,0 +1,392 @@
+package gpuraycluster_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
+
+// Acceptance tests against the real KubeRay operator in the local cluster
+// (scripts/localcluster, whose fixture pools the pools below describe).
+// They skip, saying why, when the cluster has no KubeRay, unless
+// GPU_REQUIRE_KUBERAY=1 (CI) makes that a failure.
+
+var rayClusters = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
+
+// accPools are fixture pools: the EKS g5.12xlarge node group (4 A10G) and
+// the p4d.24xlarge one (8 A100 40GB), scripts/localcluster/fixtures/eks.yaml.
+const accPools = `
+resource "gpu_node_pool_policy" "g5" {
+  name          = "acc-ray-g5"
+  cloud         = "eks"
+  accelerator   = "a10g"
+  gpus_per_node = 4
+}
+
+resource "gpu_node_pool_policy" "p4d" {
+  name          = "acc-ray-p4d"
+  cloud         = "eks"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+}
+`
+
+// accCluster is a CPU head and two GPU worker groups, g5 pods of 1 A10G
+// and p4d pods of 8 A100s.
+func accCluster(t *testing.T, namespace string, g5Replicas int) string {
+	return acctest.ProviderBlock(t) + accPools + fmt.Sprintf(`
+resource "gpu_ray_cluster" "test" {
+  name      = "acc-ray"
+  namespace = %q
+  cloud     = "eks"
+  image     = "rayproject/ray:2.52.0"
+  unschedulable_timeout = "2m"
+  head {
+    cpu    = "500m"
+    memory = "1Gi"
+  }
+  worker_group {
+    name      = "small"
+    node_pool = gpu_node_pool_policy.g5.ref
+    replicas  = %d
+    cpu       = "500m"
+    memory    = "1Gi"
+    gpu {
+      count = 1
+    }
+  }
+  worker_group {
+    name      = "large"
+    node_pool = gpu_node_pool_policy.p4d.ref
+    replicas  = 1
+    cpu       = "500m"
+    memory    = "1Gi"
+    gpu {
+      count = 8
+    }
+  }
+}
+`, namespace, g5Replicas)
+}
+
+// (a) and (b): the operator creates the pods, each group on its pool with
+// its GPU resource and num-gpus; scaling a group changes its pods, and the
+// refresh after each apply is empty (resource.Test checks that).
+func TestAccRayCluster_groupsOnTheirPools(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireKubeRay(t)
+	ns := acctest.Namespace(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNothingLeft(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: accCluster(t, ns, 1),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "kind", "RayCluster"),
+					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.head", "0"),
+					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.small", "1"),
+					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.large", "8"),
+					checkGroupPods(t, ns, "small", 1, "eks-g5", "1"),
+					checkGroupPods(t, ns, "large", 1, "eks-p4d", "8"),
+				),
+			},
+			{
+				Config: accCluster(t, ns, 2),
+				Check:  checkGroupPods(t, ns, "small", 2, "eks-g5", "1"),
+			},
+		},
+	})
+}
+
+// checkGroupPods: the group runs want pods, on nodes of the pool (their
+// names start with nodePrefix), asking for the GPUs Ray is told of.
+func checkGroupPods(t *testing.T, ns, group string, want int, nodePrefix, numGPUs string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		pods := groupPods(t, ns, group)
+		if len(pods) != want {
+			return fmt.Errorf("worker group %s has %d pods, want %d", group, len(pods), want)
+		}
+		for _, p := range pods {
+			if !strings.HasPrefix(p.Spec.NodeName, nodePrefix) {
+				return fmt.Errorf("pod %s runs on %q, not on the %s pool", p.Name, p.Spec.NodeName, nodePrefix)
+			}
+			limit := p.Spec.Containers[0].Resources.Limits["nvidia.com/gpu"]
+			if limit.String() != numGPUs {
+				return fmt.Errorf("pod %s has nvidia.com/gpu %s, want %s", p.Name, limit.String(), numGPUs)
+			}
+		}
+		return nil
+	}
+}
+
+// groupPods are the running pods of a Ray group (KubeRay's ray.io/group).
+func groupPods(t *testing.T, ns, group string) []corev1.Pod {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := acctest.Client(t).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/group=" + group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// (e): destroy leaves no Ray object and no Ray pod.
+func checkNothingLeft(t *testing.T, ns string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		pods, err := acctest.Client(t).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/node-type"})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) > 0 {
+			return fmt.Errorf("%d Ray pods left after destroy", len(pods.Items))
+		}
+		left, err := dynamicClient(t).Resource(rayClusters).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		if len(left.Items) > 0 {
+			return fmt.Errorf("RayCluster %s left after destroy", left.Items[0].GetName())
+		}
+		return nil
+	}
+}
+
+func dynamicClient(t *testing.T) dynamic.Interface {
+	dyn, err := dynamic.NewForConfig(acctest.RESTConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn
+}
+
+// (c): a RayJob in a Kueue queue over quota is reported as queued with
+// Kueue's reason, and admitted once the quota frees (the first job gone).
+func TestAccRayCluster_jobQueuedThenAdmitted(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireKubeRay(t)
+	acctest.RequireKueue(t)
+	ns := acctest.Namespace(t)
+	job := func(name string) string {
+		return fmt.Sprintf(`
+resource "gpu_ray_cluster" %[1]q {
+  name      = %[1]q
+  namespace = %[2]q
+  cloud     = "eks"
+  image     = "rayproject/ray:2.52.0"
+  queue     = gpu_queue.q.ref
+  wait_for  = "admitted"
+  timeouts {
+    create = "1m"
+  }
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.p4d.ref
+    replicas  = 1
+    cpu       = "500m"
+    memory    = "1Gi"
+    gpu {
+      count = 8
+    }
+  }
+  job {
+    entrypoint = "sleep 600"
+  }
+}
+`, name, ns)
+	}
+	queue := fmt.Sprintf(`
+resource "gpu_queue" "q" {
+  name       = "acc-ray-%[1]s"
+  namespaces = [%[1]q]
+  flavor {
+    node_pool = gpu_node_pool_policy.p4d.ref
+    gpus      = 8
+  }
+}
+`, ns)
+	base := acctest.ProviderBlock(t) + accPools + queue
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{Config: base + job("first")},
+			{
+				// The second job's 8 GPUs exceed the quota the first holds.
+				Config:      base + job("first") + job("second"),
+				ExpectError: nil,
+				Check:       resource.TestCheckResourceAttr("gpu_ray_cluster.second", "state", "Suspended"),
+			},
+			{
+				Config: base + job("second"),
+				Check:  resource.TestCheckResourceAttrSet("gpu_ray_cluster.second", "uid"),
+			},
+		},
+	})
+}
+
+// (d): a MIG worker group (the generic DGX A100 pool cut into 1g.5gb
+// instances, mixed strategy) and a DRA one (fixtures/dra.yaml's H100s):
+// each pod asks for its MIG resource or claims its devices, and Ray is told
+// the count either way.
+func TestAccRayCluster_migAndDRAGroups(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireKubeRay(t)
+	ns := acctest.Namespace(t)
+	config := acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_node_pool_policy" "mig" {
+  name          = "acc-ray-mig"
+  cloud         = "generic"
+  accelerator   = "a100-40gb"
+  gpus_per_node = 8
+  partition     = "1g.5gb"
+  mig_strategy  = "mixed"
+}
+
+resource "gpu_node_pool_policy" "dra" {
+  name           = "acc-ray-dra"
+  cloud          = "generic"
+  accelerator    = "h100-80gb"
+  gpus_per_node  = 8
+  gpu_allocation = "dra"
+}
+
+resource "gpu_ray_cluster" "test" {
+  name      = "acc-ray-mig-dra"
+  namespace = %q
+  cloud     = "generic"
+  image     = "rayproject/ray:2.52.0"
+  head {
+    cpu    = "500m"
+    memory = "1Gi"
+  }
+  worker_group {
+    name      = "mig"
+    node_pool = gpu_node_pool_policy.mig.ref
+    cpu       = "500m"
+    memory    = "1Gi"
+    gpu {
+      count = 2
+    }
+  }
+  worker_group {
+    name      = "dra"
+    node_pool = gpu_node_pool_policy.dra.ref
+    cpu       = "500m"
+    memory    = "1Gi"
+    gpu {
+      count = 1
+    }
+  }
+}
+`, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNothingLeft(t, ns),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.mig", "2"),
+				resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.dra", "1"),
+				func(*terraform.State) error {
+					for _, p := range groupPods(t, ns, "mig") {
+						if q := p.Spec.Containers[0].Resources.Limits["nvidia.com/mig-1g.5gb"]; q.Value() != 2 {
+							return fmt.Errorf("MIG pod %s asks for %s nvidia.com/mig-1g.5gb, want 2", p.Name, q.String())
+						}
+					}
+					for _, p := range groupPods(t, ns, "dra") {
+						if len(p.Spec.ResourceClaims) == 0 {
+							return fmt.Errorf("DRA pod %s claims no devices", p.Name)
+						}
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// (f): a RayCluster written by hand is imported: the import's state plans
+// with only the provider's corrections, and the cluster is then managed.
+func TestAccRayCluster_importHandWritten(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireKubeRay(t)
+	ns := acctest.Namespace(t)
+	handWritten := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "ray.io/v1", "kind": "RayCluster",
+		"metadata": map[string]any{"name": "hand", "namespace": ns},
+		"spec": map[string]any{
+			"headGroupSpec": map[string]any{"rayStartParams": map[string]any{}, "template": podTemplate("ray-head", nil)},
+			"workerGroupSpecs": []any{map[string]any{
+				"groupName": "gpu", "replicas": int64(1), "minReplicas": int64(1), "maxReplicas": int64(1),
+				"rayStartParams": map[string]any{"num-gpus": "1"},
+				"template":       podTemplate("ray-worker", map[string]any{"nvidia.com/gpu": "1"}),
+			}},
+		},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := dynamicClient(t).Resource(rayClusters).Namespace(ns).Create(ctx, handWritten, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_ray_cluster" "hand" {
+  name      = "hand"
+  namespace = %q
+  cloud     = "generic"
+  image     = "rayproject/ray:2.52.0"
+  worker_group {
+    name     = "gpu"
+    replicas = 1
+    gpu {
+      count = 1
+    }
+  }
+}
+`, ns),
+			ResourceName:       "gpu_ray_cluster.hand",
+			ImportState:        true,
+			ImportStateId:      ns + "/hand",
+			ImportStatePersist: true,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if got := states[0].Attributes["worker_group.0.gpu.0.count"]; got != "1" {
+					return fmt.Errorf("imported gpu.count %q, want 1", got)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// podTemplate is a hand-written Ray pod template of one container.
+func podTemplate(container string, limits map[string]any) map[string]any {
+	resources := map[string]any{"requests": map[string]any{"cpu": "500m", "memory": "1Gi"}}
+	if limits != nil {
+		resources["limits"] = limits
+	}
+	return map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+		"name": container, "image": "rayproject/ray:2.52.0", "resources": resources,
+	}}}}
+}

@@ -1,0 +1,102 @@
+package gpuraycluster
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// clusterIntent is a gpu_ray_cluster as render sees it, resolved once per
+// call: every path (validate, plan, apply, read, delete) builds it the same
+// way.
+type clusterIntent struct {
+	// cluster is the intent as configured, with the groups' pools decoded:
+	// what the spec annotation records for import.
+	cluster spec.RayCluster
+	// queue is the gpu_queue the queue attribute names; nil for a queue
+	// managed elsewhere, or none.
+	queue    *queue.Ref
+	resolved ray.Resolved
+	// findings are the resolution's and the queue attribute's.
+	findings gpudiag.Diagnostics
+	// cloudDefaulted: the provider's default_cloud gave the cloud.
+	cloudDefaulted bool
+	unknown        bool
+	diags          diag.Diagnostics
+}
+
+// strictness says how final the values are: configuration (ValidateConfig:
+// a zero value may be one not known yet) or final (plan, apply, read:
+// strict unless a value is unknown).
+type strictness bool
+
+const (
+	lenient strictness = false
+	final   strictness = true
+)
+
+func intentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
+	conv := converter(ctx)
+	c := toCluster(conv, m)
+	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
+	c.Queue = name
+	in := clusterIntent{queue: ref}
+	if err == nil && queue.IsID(name) {
+		err = errors.New("this is a gpu_queue id of a version before 0.1.0; the id is now the queue's name")
+	}
+	if err != nil {
+		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
+			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the ref of a gpu_queue, e.g. gpu_queue.team_a.ref, " +
+				"or the name of a LocalQueue managed elsewhere."})
+	}
+	// The cluster's cloud only places groups without a pool; default_cloud
+	// stands in for it as for gpu_workload.
+	if c.Cloud == "" && !m.Cloud.IsUnknown() && defaultCloud != "" {
+		c.Cloud, in.cloudDefaulted = defaultCloud, true
+	}
+	in.cluster = c
+	in.unknown, in.diags = conv.Unknown, conv.Diags
+	in.resolved = ray.Resolve(c, how == final && !in.unknown)
+	in.findings = append(in.findings, in.resolved.Findings...)
+	return in
+}
+
+// render builds the objects of a final intent, with the server's version
+// when known (apply); its diagnostics are the resolution's errors (which
+// stop it) and rendering's own.
+func (in clusterIntent) render(version *utilversion.Version) (*ray.Rendered, gpudiag.Diagnostics) {
+	if in.resolved.Findings.HasError() || !in.resolved.Strict {
+		return nil, in.resolved.Findings.Errors()
+	}
+	return ray.Render(in.resolved, workload.Options{ServerVersion: version, SkipManifest: true})
+}
+
+// queueFindings: a group Kueue can never admit to the gpu_queue, judged
+// as its own pod set (ray.CheckQueue).
+func (in clusterIntent) queueFindings(rendered *ray.Rendered) gpudiag.Diagnostics {
+	if in.queue == nil || rendered == nil {
+		return nil
+	}
+	return ray.CheckQueue(*in.queue, rendered)
+}
+
+// usesDRA: a group's GPUs come from a DRA claim, whose resource.k8s.io
+// version depends on the server.
+func (in clusterIntent) usesDRA() bool {
+	groups := append([]spec.RayGroup{in.cluster.Head}, in.cluster.WorkerGroups...)
+	for _, g := range groups {
+		if g.GPU != nil && (g.GPU.DRA != nil || (g.NodePool != nil && g.NodePool.UsesDRA())) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,119 @@
+package gpuraycluster
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+)
+
+// clusterModel is gpu_ray_cluster's Terraform data. The attributes only
+// render reads (image, ray_version, labels, ...) stay in Intent and go to
+// spec.RayCluster by name; the blocks are decoded by name too, into
+// spec.RayGroup, spec.RayJobControls and spec.RayServeControls.
+type clusterModel struct {
+	Intent             tfconv.Attributes
+	ID                 types.String   `tfsdk:"id"`
+	Name               types.String   `tfsdk:"name"`
+	Namespace          types.String   `tfsdk:"namespace"`
+	Cloud              types.String   `tfsdk:"cloud"`
+	Queue              types.Dynamic  `tfsdk:"queue"`
+	Autoscaling        types.Object   `tfsdk:"autoscaling"`
+	Head               types.Object   `tfsdk:"head"`
+	WorkerGroups       types.List     `tfsdk:"worker_group"`
+	Job                types.Object   `tfsdk:"job"`
+	Serve              types.Object   `tfsdk:"serve"`
+	Apply              types.Bool     `tfsdk:"apply"`
+	WaitFor            types.String   `tfsdk:"wait_for"`
+	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
+	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	UID                types.String   `tfsdk:"uid"`
+	Kind               types.String   `tfsdk:"kind"`
+	State              types.String   `tfsdk:"state"`
+	NumGPUs            types.Map      `tfsdk:"num_gpus"`
+	// Manifest is the rendered objects as one YAML stream for the code;
+	// Manifests, one document per object, is what the state keeps
+	// (gpu_workload's WorkloadModel says why).
+	Manifest  types.String `tfsdk:"-"`
+	Manifests types.List   `tfsdk:"manifests"`
+}
+
+// getModel reads a configuration, plan or state, Manifest joined.
+func getModel[D resourcekit.Source](ctx context.Context, from D, into *clusterModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	*into, _ = resourcekit.Get[clusterModel](ctx, from, &diags)
+	into.Manifest = resourcekit.JoinManifests(into.Manifests)
+	return diags
+}
+
+func setState(ctx context.Context, state *tfsdk.State, m *clusterModel) diag.Diagnostics {
+	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
+	return resourcekit.SetState(ctx, state, m)
+}
+
+func setPlan(ctx context.Context, plan *tfsdk.Plan, m *clusterModel) diag.Diagnostics {
+	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
+	return resourcekit.SetPlan(ctx, plan, m)
+}
+
+// converter decodes the blocks: node_pool refs into their policies, and
+// gpu blocks so that an unknown one (a dynamic block) stays a GPU request
+// of unknown count rather than "no GPUs", which would make a num-gpus in
+// ray_start_params look contradictory.
+func converter(ctx context.Context) *tfconv.Converter {
+	c := &tfconv.Converter{Ctx: ctx}
+	poolType, poolHook := tfconv.HookFor(func(_ []any, v attr.Value) *spec.PoolPolicy {
+		o, ok := v.(types.Object)
+		if !ok || o.IsNull() {
+			return nil
+		}
+		if refs.PoolCloudUnknown(o) {
+			c.Unknown = true
+			return nil
+		}
+		return refs.Pool(c, o)
+	})
+	gpuType, gpuHook := tfconv.HookFor(func(at []any, v attr.Value) *spec.GPU {
+		o, ok := v.(types.Object)
+		switch {
+		case !ok || o.IsNull():
+			return nil
+		case o.IsUnknown():
+			c.Unknown = true
+			return &spec.GPU{}
+		}
+		return tfconv.DecodeAt[spec.GPU](c, at, o)
+	})
+	c.Hooks = map[reflect.Type]tfconv.DecodeHook{poolType: poolHook, gpuType: gpuHook}
+	return c
+}
+
+// toCluster converts the model into render's intent, with the pools of
+// the groups decoded from their refs; queue and the cloud default are the
+// caller's (intentOf).
+func toCluster(c *tfconv.Converter, m clusterModel) spec.RayCluster {
+	rc := spec.RayCluster{
+		Name:        c.Str(m.Name),
+		Namespace:   c.Str(m.Namespace),
+		Cloud:       c.Str(m.Cloud),
+		Autoscaling: tfconv.Decode[spec.RayAutoscaling](c, m.Autoscaling),
+		Job:         tfconv.Decode[spec.RayJobControls](c, m.Job),
+		Serve:       tfconv.Decode[spec.RayServeControls](c, m.Serve),
+	}
+	m.Intent.DecodeInto(c, &rc)
+	if head := tfconv.Decode[spec.RayGroup](c, m.Head); head != nil {
+		rc.Head = *head
+	}
+	tfconv.DecodeInto(c, m.WorkerGroups, &rc.WorkerGroups)
+	return rc
+}

@@ -1,0 +1,304 @@
+package gpuraycluster
+
+import (
+	"context"
+	"math"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
+)
+
+// Schema describes gpu_ray_cluster. Attribute names are render's field
+// names (spec.RayCluster, spec.RayGroup, spec.RayJobControls), which the
+// decoder matches by name.
+func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A Ray cluster on GPUs, run by KubeRay: a `head` and any number of `worker_group` blocks, " +
+			"each a pod with its own `node_pool` and `gpu` block, rendered with the pod rules of `gpu_workload` " +
+			"(selectors, tolerations, limits, DRA claims, `/dev/shm`). Ray is told the GPUs each pod gets " +
+			"(`num-gpus` in `rayStartParams`, always written) and the accelerator type. A `job` block makes it a " +
+			"RayJob, a `serve` block a RayService; neither, a RayCluster. With a Kueue `queue`, each group is " +
+			"checked against the queue's flavors at plan time. Requires the KubeRay operator (v1.5) in the cluster.",
+		Attributes: clusterAttributes(),
+		Blocks: map[string]schema.Block{
+			"autoscaling":  autoscalingBlock(),
+			"head":         headBlock(),
+			"worker_group": workerGroupBlock(),
+			"job":          jobBlock(),
+			"serve":        serveBlock(),
+			"timeouts":     timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func clusterAttributes() map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`<namespace>/<name>`; the import ID.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"name": schema.StringAttribute{
+			MarkdownDescription: "Name of the RayCluster, RayJob or RayService (a DNS-1035 label: at most 53 characters " +
+				"for a RayCluster, 47 for a RayJob or RayService, whose cluster KubeRay names after it with a suffix). " +
+				"Changing it re-creates the cluster.",
+			Required:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"namespace": schema.StringAttribute{
+			MarkdownDescription: "Namespace of the cluster. Changing it re-creates the cluster.",
+			Required:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		},
+		"cloud": schema.StringAttribute{
+			MarkdownDescription: "Cloud whose GPU node conventions apply to groups without a `node_pool`: one of " +
+				tfconv.MarkdownList(clouds.Names()) + ". Defaults to the provider's `default_cloud`; a group with a " +
+				"`node_pool` takes the pool's.",
+			Optional:   true,
+			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
+		},
+		"image": schema.StringAttribute{
+			MarkdownDescription: "Ray image of every group that does not set its own, e.g. `rayproject/ray:2.52.0-gpu`.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"ray_version": schema.StringAttribute{
+			MarkdownDescription: "Ray version of the image (`spec.rayVersion`), which KubeRay's autoscaler reads, e.g. `2.52.0`.",
+			Optional:            true,
+		},
+		"labels":               stringMap("Labels on the RayCluster, RayJob or RayService."),
+		"annotations":          stringMap("Annotations on the RayCluster, RayJob or RayService."),
+		"service_account_name": optionalString("ServiceAccount every Ray pod runs as."),
+		"image_pull_secrets": schema.ListAttribute{
+			MarkdownDescription: "Secrets in the cluster's namespace with registry credentials for the images.",
+			Optional:            true,
+			ElementType:         types.StringType,
+		},
+		"priority_class_name": optionalString("PriorityClass of every Ray pod: preemption order, and Kueue's priority."),
+		"queue": schema.DynamicAttribute{
+			MarkdownDescription: "Kueue queue the cluster waits in: the `ref` of a `gpu_queue`, e.g. `gpu_queue.team_a.ref` " +
+				"(then each group is checked against the queue's flavors and quota at plan time, as its own pod set), or the " +
+				"name of a LocalQueue managed elsewhere. Kueue suspends the object until it admits every group together " +
+				"and adds the flavors' selectors; none of that is drift. Kueue refuses `autoscaling` and more than " +
+				"7 worker groups in a queue.",
+			Optional: true,
+		},
+		"apply": schema.BoolAttribute{
+			MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the " +
+				"cluster is never contacted. Defaults to `true`.",
+			Optional: true,
+			Computed: true,
+			Default:  booldefault.StaticBool(true),
+		},
+		"wait_for": tfconv.OneOf(waitModeNames(), "What apply waits for: one of ", ". Defaults to `"+waitReady+"`: "+
+			"a RayCluster whose every pod is ready (KubeRay's `RayClusterProvisioned`), a RayJob whose job was "+
+			"submitted (`jobDeploymentStatus` Running) or finished, a RayService that serves (its `Ready` "+
+			"condition). `complete` waits for a RayJob to finish, `scheduled` for every pod to run, `admitted` for "+
+			"Kueue's admission. A wait that ends while Kueue keeps the cluster queued is a warning with Kueue's "+
+			"reason, and the cluster stays in the state; a pod the scheduler refuses is reported with its reason."),
+		"unschedulable_timeout": schema.StringAttribute{
+			MarkdownDescription: "How long the apply keeps waiting once the scheduler has refused a Ray pod, as a duration " +
+				"such as `\"0s\"` or `\"5m\"`; as `gpu_workload`'s. Unset: the whole timeout.",
+			Optional:   true,
+			Validators: []validator.String{tfconv.NonNegativeDuration()},
+		},
+		"force_conflicts": schema.BoolAttribute{
+			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
+			Optional:            true,
+		},
+	}
+	for name, a := range computedAttributes() {
+		attrs[name] = a
+	}
+	return attrs
+}
+
+func computedAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"uid": schema.StringAttribute{
+			MarkdownDescription: "UID of the RayCluster, RayJob or RayService.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"kind": schema.StringAttribute{
+			MarkdownDescription: "The Ray object: `RayCluster`, `RayJob` (with `job`) or `RayService` (with `serve`).",
+			Computed:            true,
+		},
+		"state": schema.StringAttribute{
+			MarkdownDescription: "KubeRay's status after the apply or the last refresh: a RayCluster's `state` (`ready`, " +
+				"`suspended` while Kueue holds it), a RayJob's `jobDeploymentStatus` (`Running`, `Complete`, `Suspended`, " +
+				"`Failed`, ...) or a RayService's `Ready`/`NotReady`; empty before KubeRay reported one or with `apply = false`.",
+			Computed: true,
+		},
+		"num_gpus": schema.MapAttribute{
+			MarkdownDescription: "GPUs Ray is told each group has (`num-gpus` of its `rayStartParams`), by group: `head` " +
+				"and each worker group's name. Whole GPUs, MIG instances, shared slots or DRA devices alike; 0 for a " +
+				"group without a `gpu` block, which cannot see a node's GPUs.",
+			Computed:    true,
+			ElementType: types.Int64Type,
+		},
+		"manifests": schema.ListAttribute{
+			MarkdownDescription: "The rendered objects as canonical YAML, one document per object (the groups' DRA claim " +
+				"templates, then the Ray object), known at plan time. After apply they reflect what the cluster holds " +
+				"for the fields this resource manages, so drift shows as a line diff; what KubeRay, its autoscaler and " +
+				"Kueue own (status, `suspend`, autoscaled replicas, Kueue's flavor selectors) is left out.",
+			Computed:    true,
+			ElementType: types.StringType,
+		},
+	}
+}
+
+func autoscalingBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Turn on KubeRay's in-tree autoscaler (`enableInTreeAutoscaling`): each worker group then " +
+			"runs between its `min_replicas` and `max_replicas` (required) and the autoscaler owns its replicas, which " +
+			"are not drift. The block's presence enables it. Not allowed with a Kueue `queue`.",
+		Attributes: map[string]schema.Attribute{
+			"idle_timeout_seconds": schema.Int64Attribute{
+				MarkdownDescription: "Seconds a worker stays idle before the autoscaler removes it (KubeRay's default: 60).",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(0, math.MaxInt32)},
+			},
+		},
+	}
+}
+
+// groupAttributes are the attributes the head and every worker group
+// share: one pod's, as gpu_workload has them.
+func groupAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"node_pool": refs.PoolAttribute("The node pool the group's pods run on: they take cloud, accelerator, partition, "+
+			"sharing, selectors and tolerations from it. Without it a group without GPUs runs on any node without a GPU taint.", false),
+		"image": optionalString("Image of this group, instead of the cluster's `image`."),
+		"spot":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Run on spot/preemptible GPU nodes."},
+		"size": tfconv.OneOf(workload.SizeNames(), "CPU and memory per GPU preset: one of ", ". `cpu`/`memory` override it. "+
+			"A group without GPUs defaults to "+ray.DefaultCPU+" CPUs and "+ray.DefaultMemory+"."),
+		"cpu":      optionalString("CPU request of the Ray container (a Kubernetes quantity, e.g. `8`)."),
+		"memory":   optionalString("Memory request and limit of the Ray container (a Kubernetes quantity, e.g. `64Gi`)."),
+		"shm_size": optionalString("Size of `/dev/shm`, where Ray's object store lives; defaults to half the memory."),
+		"env":      stringMap("Environment variables of the Ray container."),
+		"secret_env": schema.MapNestedAttribute{
+			MarkdownDescription: "Environment variables read from Secrets when the pod starts, e.g. " +
+				"`{ HF_TOKEN = { name = \"hf\", key = \"token\" } }`; only the reference is in the manifest.",
+			Optional: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{Required: true, MarkdownDescription: "Secret in the cluster's namespace."},
+				"key":  schema.StringAttribute{Required: true, MarkdownDescription: "Key in the Secret."},
+			}},
+		},
+		"pod_labels":      stringMap("Extra labels on the group's pods."),
+		"pod_annotations": stringMap("Annotations on the group's pods."),
+		"ray_start_params": stringMap("Parameters of `ray start` (`rayStartParams`), e.g. `{ dashboard-host = \"0.0.0.0\" }`. " +
+			"The provider writes `" + ray.ParamNumGPUs + "` as the GPUs the pod gets; a different value is a plan error, " +
+			"and `labels` is refused (KubeRay v1.5 does)."),
+	}
+}
+
+func headBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "The head pod (Ray's GCS, dashboard and drivers). Without a `gpu` block it is a CPU head, " +
+			"which cannot see a node's GPUs (`NVIDIA_VISIBLE_DEVICES=void`, `num-gpus` 0). Optional: an absent block " +
+			"is a CPU head of " + ray.DefaultCPU + " CPUs and " + ray.DefaultMemory + ".",
+		Attributes: groupAttributes(),
+		Blocks:     map[string]schema.Block{"gpu": groupGPUBlock("head")},
+	}
+}
+
+func workerGroupBlock() schema.ListNestedBlock {
+	attrs := groupAttributes()
+	attrs["name"] = schema.StringAttribute{
+		MarkdownDescription: "Group name (`groupName`, the pods' `ray.io/group` label and Kueue's pod set): a DNS-1123 " +
+			"label, unique, and neither `head` nor `headgroup`.",
+		Required: true,
+	}
+	replicas := func(description string) schema.Int64Attribute {
+		return schema.Int64Attribute{MarkdownDescription: description, Optional: true,
+			Validators: []validator.Int64{int64validator.Between(0, math.MaxInt32)}}
+	}
+	attrs["replicas"] = replicas("Pods of the group (default `min_replicas`, else 1). Without `autoscaling` the group " +
+		"runs exactly this many; with it, the starting count, within `[min_replicas, max_replicas]`.")
+	attrs["min_replicas"] = replicas("Fewest pods the autoscaler keeps (with `autoscaling`).")
+	attrs["max_replicas"] = replicas("Most pods the autoscaler starts; required with `autoscaling`.")
+	return schema.ListNestedBlock{
+		MarkdownDescription: "A group of identical Ray worker pods on one node pool. Repeat the block for each group " +
+			"(a `dynamic` block works too).",
+		NestedObject: schema.NestedBlockObject{
+			Attributes: attrs,
+			Blocks:     map[string]schema.Block{"gpu": groupGPUBlock("worker group")},
+		},
+		Validators: []validator.List{listvalidator.SizeAtMost(1000)},
+	}
+}
+
+func groupGPUBlock(what string) schema.SingleNestedBlock {
+	return gpuintent.OptionalBlock("What each pod of the " + what + " needs from GPUs, as `gpu_workload`'s `gpu` block. " +
+		"Without it the pods get no GPU and Ray is told `num-gpus` 0.")
+}
+
+func jobBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Run one Ray job: the object becomes a RayJob (`submissionMode: K8sJobMode`) whose cluster " +
+			"KubeRay creates and, by default, deletes when the job ends. Adding or removing the block (or switching " +
+			"to `serve`) re-creates the object.",
+		PlanModifiers: []planmodifier.Object{kindChangeReplaces()},
+		Attributes: map[string]schema.Attribute{
+			"entrypoint": schema.StringAttribute{
+				MarkdownDescription: "Command the submitter runs on the cluster, e.g. `python train.py`. Required in the block.",
+				Optional:            true,
+			},
+			"runtime_env_yaml": optionalString("Ray's runtime environment as YAML (a mapping), e.g. `pip: [torch]`."),
+			"shutdown_after_job_finishes": schema.BoolAttribute{
+				MarkdownDescription: "Delete the cluster when the job ends (default `true`: a GPU cluster left running " +
+					"holds its GPUs). Must be `true` in a Kueue queue.",
+				Optional: true,
+			},
+			"ttl_seconds_after_finished": int32Attribute("Seconds KubeRay waits after the job before deleting the "+
+				"cluster; needs `shutdown_after_job_finishes`.", 0),
+			"active_deadline_seconds": int32Attribute("Wall-clock limit of the job, in seconds.", 1),
+			"backoff_limit":           int32Attribute("Retries of a failed job.", 0),
+		},
+	}
+}
+
+func serveBlock() schema.SingleNestedBlock {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Serve a Ray Serve application: the object becomes a RayService. Adding or removing the " +
+			"block (or switching to `job`) re-creates the object.",
+		PlanModifiers: []planmodifier.Object{kindChangeReplaces()},
+		Attributes: map[string]schema.Attribute{
+			"config_yaml": schema.StringAttribute{
+				MarkdownDescription: "Ray Serve's config (`serveConfigV2`) as YAML: the applications to deploy. Required in the block.",
+				Optional:            true,
+			},
+		},
+	}
+}
+
+func int32Attribute(description string, least int64) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: description, Optional: true,
+		Validators: []validator.Int64{int64validator.Between(least, math.MaxInt32)}}
+}
+
+func stringMap(description string) schema.MapAttribute {
+	return schema.MapAttribute{MarkdownDescription: description, Optional: true, ElementType: types.StringType}
+}
+
+func optionalString(description string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: description, Optional: true}
+}

@@ -1,0 +1,250 @@
+package gpuraycluster_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider"
+)
+
+// The provider as Terraform runs it, for plans that need no cluster:
+// every resource here has apply = false.
+var factories = map[string]func() (tfprotov6.ProviderServer, error){
+	"gpu": func() (tfprotov6.ProviderServer, error) {
+		return protocol.Shadowed(protocol.NewServer(provider.New("test"))()), nil
+	},
+}
+
+// pools are two EKS node groups (8 H100s, 1 L4 per node) and the gpu
+// provider block without a cluster.
+const pools = `
+provider "gpu" {}
+
+resource "gpu_node_pool_policy" "h100" {
+  name          = "h100"
+  cloud         = "eks"
+  accelerator   = "h100-80gb"
+  gpus_per_node = 8
+}
+
+resource "gpu_node_pool_policy" "l4" {
+  name          = "l4"
+  cloud         = "eks"
+  accelerator   = "l4"
+  gpus_per_node = 1
+}
+`
+
+// cluster is a gpu_ray_cluster with the given blocks, rendered only.
+func cluster(blocks string) string {
+	return pools + `
+resource "gpu_ray_cluster" "test" {
+  name      = "llm"
+  namespace = "ml"
+  image     = "rayproject/ray:2.52.0-gpu"
+  cloud     = "eks"
+  apply     = false
+` + blocks + `
+}
+`
+}
+
+// phrases matches each part in order, across Terraform's line wrapping.
+func phrases(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+func planFails(t *testing.T, config string, want *regexp.Regexp) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps:                    []resource.TestStep{{Config: config, PlanOnly: true, ExpectError: want}},
+	})
+}
+
+// Plan-time validation of gpu_ray_cluster (the bad-input suite): each rule
+// fails the plan on the attribute that caused it, with no cluster.
+func TestRayCluster_planTimeValidation(t *testing.T) {
+	cases := map[string]struct{ blocks, want string }{
+		"num-gpus contradicting the group's limits": {
+			blocks: `
+  worker_group {
+    name             = "train"
+    node_pool        = gpu_node_pool_policy.h100.ref
+    ray_start_params = { "num-gpus" = "4" }
+    gpu {
+      count = 8
+    }
+  }`,
+			want: `num-gpus contradicts the GPUs the pod gets|ray_start_params = { "num-gpus" = "4" }|num-gpus = "4", but its pod gets 8 GPUs`,
+		},
+		"a head with GPUs through num-gpus and no gpu block": {
+			blocks: `
+  head {
+    ray_start_params = { "num-gpus" = "1" }
+  }`,
+			want: `num-gpus contradicts the GPUs the pod gets|ray_start_params = { "num-gpus" = "1" }|The head tells Ray|no gpu block`,
+		},
+		"replicas outside min and max": {
+			blocks: `
+  autoscaling {}
+  worker_group {
+    name         = "train"
+    node_pool    = gpu_node_pool_policy.h100.ref
+    replicas     = 5
+    min_replicas = 1
+    max_replicas = 3
+    gpu {
+      count = 8
+    }
+  }`,
+			want: `replicas outside [min_replicas, max_replicas]|replicas     = 5|outside [1, 3]`,
+		},
+		"duplicate group names": {
+			blocks: `
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    gpu {
+      count = 8
+    }
+  }
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.l4.ref
+    gpu {
+      count = 1
+    }
+  }`,
+			want: `Duplicate worker group name|line 43|name      = "train"|already the name of worker_group[0]`,
+		},
+		"job with a TTL and no shutdown": {
+			blocks: `
+  job {
+    entrypoint                  = "python train.py"
+    shutdown_after_job_finishes = false
+    ttl_seconds_after_finished  = 60
+  }`,
+			want: `TTL without shutdown|ttl_seconds_after_finished  = 60|Allowed: shutdown_after_job_finishes = true`,
+		},
+		"job and serve together": {
+			blocks: `
+  job {
+    entrypoint = "python train.py"
+  }
+  serve {
+    config_yaml = "applications: []"
+  }`,
+			want: `job and serve together`,
+		},
+		"labels in ray_start_params": {
+			blocks: `
+  head {
+    ray_start_params = { labels = "a=b" }
+  }`,
+			want: `Ray labels in ray_start_params`,
+		},
+		"an unknown wait_for": {
+			blocks: `  wait_for = "rollout"`,
+			want:   `wait_for|value must be one of|"ready"`,
+		},
+		"complete without a job": {
+			blocks: `  wait_for = "complete"`,
+			want:   `Nothing completes`,
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			planFails(t, cluster(c.blocks), phrases(strings.Split(c.want, "|")...))
+		})
+	}
+}
+
+// A worker group Kueue can never admit to the queue: its 8 H100s per pod
+// are in no flavor of a queue over the L4 pool (ray.CheckQueue, on the
+// group's block).
+func TestRayCluster_groupTheQueueCannotAdmit(t *testing.T) {
+	planFails(t, cluster(`
+  queue = gpu_queue.q.ref
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    replicas  = 1
+    gpu {
+      count = 8
+    }
+  }`)+`
+resource "gpu_queue" "q" {
+  name       = "team-a"
+  namespaces = ["ml"]
+  flavor {
+    node_pool = gpu_node_pool_policy.l4.ref
+    gpus      = 4
+  }
+}
+`, phrases(`No flavor of the queue covers these GPUs`, `Pod set "train" (1 pods)`, `h100-80gb`))
+}
+
+// Blocks and values known only at apply (a dynamic worker_group over an
+// unknown list, an unknown GPU count) plan without a conversion error, the
+// manifests unknown until then; known ones render, num_gpus per group.
+func TestRayCluster_unknownAndKnownPlans(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			PlanOnly: true, ExpectNonEmptyPlan: true,
+			Config: cluster(`
+  head {
+    cpu    = "4"
+    memory = "16Gi"
+  }
+  dynamic "worker_group" {
+    for_each = terraform_data.groups.output
+    content {
+      name      = worker_group.value
+      node_pool = gpu_node_pool_policy.h100.ref
+      gpu {
+        count = terraform_data.count.output
+      }
+    }
+  }`) + `
+resource "terraform_data" "groups" {
+  input = ["train"]
+}
+resource "terraform_data" "count" {
+  input = 8
+}
+resource "gpu_ray_cluster" "known" {
+  name      = "known"
+  namespace = "ml"
+  cloud     = "eks"
+  image     = "rayproject/ray:2.52.0-gpu"
+  apply     = false
+  worker_group {
+    name      = "serve"
+    node_pool = gpu_node_pool_policy.l4.ref
+    replicas  = 3
+    gpu {
+      count = 1
+    }
+  }
+}
+output "num_gpus" {
+  value = gpu_ray_cluster.known.num_gpus
+}
+output "manifest" {
+  value = join("---\n", gpu_ray_cluster.known.manifests)
+}
+`,
+		}},
+	})
+}
