@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -65,6 +66,43 @@ func RayStatus(live *unstructured.Unstructured, kind string) string {
 	}
 	s, _, _ := unstructured.NestedString(live.Object, "status", "state")
 	return s
+}
+
+// DescribeRayStatus is RayStatus for messages: a RayCluster's state with
+// its workers and conditions (rayClusterStatus).
+func DescribeRayStatus(live *unstructured.Unstructured, kind string) string {
+	if live == nil || kind != GVKRayCluster.Kind {
+		return RayStatus(live, kind)
+	}
+	return rayClusterStatus(live)
+}
+
+// rayClusterStatus is a RayCluster's state, its workers ready of desired
+// and its conditions: KubeRay sets no state until every pod has been
+// ready once, so before that the conditions say where it is.
+func rayClusterStatus(live *unstructured.Unstructured) string {
+	var parts []string
+	if state, _, _ := unstructured.NestedString(live.Object, "status", "state"); state != "" {
+		parts = append(parts, "state "+state)
+	}
+	desired, found, _ := unstructured.NestedInt64(live.Object, "status", "desiredWorkerReplicas")
+	if found {
+		ready, _, _ := unstructured.NestedInt64(live.Object, "status", "readyWorkerReplicas")
+		parts = append(parts, fmt.Sprintf("%d of %d workers ready", ready, desired))
+	}
+	conditions, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conditions {
+		cond, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		s := fmt.Sprintf("%v=%v", cond["type"], cond["status"])
+		if reason, _ := cond["reason"].(string); reason != "" {
+			s += " (" + reason + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // judgeRay is judge for the Ray kinds, which kstatus does not know:

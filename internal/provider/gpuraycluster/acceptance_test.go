@@ -244,7 +244,7 @@ resource "gpu_queue" "q" {
 	})
 }
 
-// (d): a MIG worker group (the generic DGX A100 pool cut into 1g.5gb
+// (d): a MIG worker group (the generic DGX A100 pool cut all-balanced, 1g.5gb
 // instances, mixed strategy) and a DRA one (fixtures/dra.yaml's H100s):
 // each pod asks for its MIG resource or claims its devices, and Ray is told
 // the count either way.
@@ -258,7 +258,7 @@ resource "gpu_node_pool_policy" "mig" {
   cloud         = "generic"
   accelerator   = "a100-40gb"
   gpus_per_node = 8
-  partition     = "1g.5gb"
+  partition     = "all-balanced"
   mig_strategy  = "mixed"
 }
 
@@ -285,7 +285,8 @@ resource "gpu_ray_cluster" "test" {
     cpu       = "500m"
     memory    = "1Gi"
     gpu {
-      count = 2
+      count     = 2
+      partition = "1g.5gb"
     }
   }
   worker_group {
@@ -371,7 +372,7 @@ resource "gpu_ray_cluster" "hand" {
 			ImportStateId:      ns + "/hand",
 			ImportStatePersist: true,
 			ImportStateCheck: func(states []*terraform.InstanceState) error {
-				if got := states[0].Attributes["worker_group.0.gpu.0.count"]; got != "1" {
+				if got := states[0].Attributes["worker_group.0.gpu.count"]; got != "1" {
 					return fmt.Errorf("imported gpu.count %q, want 1", got)
 				}
 				return nil

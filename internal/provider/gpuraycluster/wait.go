@@ -77,7 +77,7 @@ func describeStatus(ctx context.Context, client *kube.Client, ref kube.ObjectRef
 	if err != nil || live == nil {
 		return ""
 	}
-	status := kube.RayStatus(live, ref.GVK.Kind)
+	status := kube.DescribeRayStatus(live, ref.GVK.Kind)
 	if status == "" {
 		status = "(none yet: the operator has not reported on it; is KubeRay running?)"
 	}
