@@ -21,7 +21,7 @@ import (
 
 // NVLink domains (issue #33 item 3, done-when (f)). No ComputeDomain
 // controller runs on the local cluster, so the test installs NVIDIA's own
-// ComputeDomain CRD (testdata/crds/computedomains.yaml, v0.4.1) and checks
+// ComputeDomain CRD (testdata/crds/computedomains.yaml, v0.4.1 = v0.5.0) and checks
 // that the ComputeDomain gpu_workload applies is accepted by its schema:
 // by the real apply (server-side apply refuses fields the schema lacks) and
 // by a strict dry run of the rendered manifest. The pods wait for the

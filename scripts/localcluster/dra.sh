@@ -4,6 +4,10 @@
 # the driver's kubelet plugin (kubernetes-sigs/dra-driver-nvidia-gpu, cmd/gpu-kubelet-plugin) would publish
 # for it. No kubelet plugin runs under kwok, so the slices are applied like the nodes, on every
 # apply_fixtures (cluster.sh up, cluster.sh fixtures). docs/design/dra.md holds the facts each value follows.
+# The slices follow driver v0.5.0 with its feature gates at their defaults, read at the repository's main
+# 95932046 (VERSION v0.5.0-dev, 2026-08-07; the release tag itself was not in the snapshot read): v0.4.1's
+# devices and names, plus resource.kubernetes.io/numaNode on every GPU and MIG device. VFIO's bare numa
+# attribute, which v0.5.0 dropped, is not written: no VFIO device is published (PassthroughSupport is off).
 # Sourced by fixtures.sh; uses fk, log and FIELD_MANAGER from it and cluster.sh.
 # shellcheck disable=SC2154 # variables are set by cluster.sh before it sources this file
 
@@ -76,7 +80,8 @@ dra_uuid() {
 }
 
 # dra_common_attributes MINOR: the attributes a MIG device copies from its GPU (CommonAttributesMig), which
-# the GPU has too, from the node's variables set by dra_slice.
+# the GPU has too, from the node's variables set by dra_slice. numaNode is v0.5.0's standard attribute
+# (addNumaNodeAttribute, the scalar int while DRAListTypeAttributes is off); MIG devices take the parent's.
 dra_common_attributes() {
   local minor=$1
   printf '      productName: {string: "%s"}\n' "$product_name"
@@ -122,8 +127,8 @@ dra_mig_device() {
 
 # dra_slice NODE UID PRODUCT COUNT MEMORY FAMILY CC DRIVER CUDA MIGCONFIG: the one ResourceSlice of the node's
 # pool (the pool is named after the node; without the DynamicMIG gate one slice holds every device). The name
-# is the v0.4.1 helper's generateName without the apiserver's random suffix; the Node owns the slice as the
-# kubelet plugin's does, so deleting the node deletes it.
+# is the kubelet plugin helper's generateName (the same in v0.4.1 and 95932046) without the apiserver's random
+# suffix; the Node owns the slice as the kubelet plugin's does, so deleting the node deletes it.
 dra_slice() {
   local node=$1 uid=$2 gfd_product=$3 count=$4 memory=$5 family=$6 mig_config=${10}
   local product_name architecture compute driver_version cuda_version minor entry layout

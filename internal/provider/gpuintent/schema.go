@@ -88,7 +88,7 @@ func Block() schema.SingleNestedBlock {
 					},
 					"same": tfconv.OneOf(spec.DRASameNames(), "Put every device of the claim on one: ",
 						" (a `matchAttribute` constraint on the standard `resource.kubernetes.io/pcieRoot` or "+
-							"`resource.kubernetes.io/numaNode` attribute). No released NVIDIA driver publishes the NUMA node yet."),
+							"`resource.kubernetes.io/numaNode` attribute). NVIDIA's DRA driver publishes the NUMA node from v0.5.0 on; v0.4.x does not."),
 				},
 			},
 		},

@@ -135,7 +135,7 @@ func TestMatchingDRAPoolsSharedCountsAdmittedNodesOnly(t *testing.T) {
 	}
 }
 
-// A driver that does not publish the attribute (numaNode before v0.4.1)
+// A driver that does not publish the attribute (numaNode up to v0.4.x)
 // can never satisfy the constraint: the line says the attribute is
 // missing, not that a NUMA node holds too few.
 func TestMatchingDRAPoolsAttributeNotPublished(t *testing.T) {

@@ -49,14 +49,16 @@ type deviceNames struct {
 // GPU advertises their maximum under the DynamicMIG gate.
 var migEngines = []string{"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"}
 
-// published is the driver's own list per device type, from v25.12.0
-// (gpu-kubelet-plugin deviceinfo.go, mig.go). gpuModuleID and partition<N>
-// are published at HEAD behind the FabricManagerPartitioning gate, and
-// numaNode at HEAD only: they are real names, so selectors may use them.
+// published is the driver's own list per device type as v0.5.0 publishes
+// it (gpu-kubelet-plugin deviceinfo.go, mig.go; docs/design/dra.md 1.5 and
+// 1.7); the names are the same from v25.12.0 except for those in
+// releaseBound. gpuModuleID and partition<N> are published from v0.5.0 on
+// whole GPUs and VFIO devices behind the driver's FabricManagerPartitioning
+// gate (alpha, off): they are real names, so selectors may use them.
 var published = map[string]deviceNames{
 	TypeGPU: {
-		attributes: []string{"type", "uuid", "productName", "brand", "architecture", "cudaComputeCapability",
-			"driverVersion", "cudaDriverVersion", "addressingMode", "gpuModuleID", "partition1", "partition2", "partition4", "partition8"},
+		attributes: append([]string{"type", "uuid", "productName", "brand", "architecture", "cudaComputeCapability",
+			"driverVersion", "cudaDriverVersion", "addressingMode"}, fabricManager...),
 		standard: []string{"pciBusID", "pcieRoot", "numaNode"},
 		capacity: append([]string{"memory"}, migEngines...),
 	},
@@ -67,11 +69,15 @@ var published = map[string]deviceNames{
 		capacity: append([]string{"memory"}, migEngines...),
 	},
 	TypeVFIO: {
-		attributes: []string{"type", "uuid", "deviceID", "vendorID", "productName", "iommuFDEnabled", "numa"},
+		attributes: append([]string{"type", "uuid", "deviceID", "vendorID", "productName", "iommuFDEnabled"}, fabricManager...),
 		standard:   []string{"pciBusID", "pcieRoot", "numaNode"},
 		capacity:   []string{"addressableMemory"},
 	},
 }
+
+// fabricManager are the attributes of the FabricManagerPartitioning gate:
+// the GPU's module and the partition of each size that holds it.
+var fabricManager = []string{"gpuModuleID", "partition1", "partition2", "partition4", "partition8"}
 
 // deviceTypes in the order messages list them.
 var deviceTypes = []string{TypeGPU, TypeMIG, TypeVFIO}
@@ -83,6 +89,38 @@ var removed = map[string]string{
 	"parentIndex": "was removed in driver v25.8.0",
 	"pcieBusID": "was renamed in driver v25.12.0: it is the standard attribute " +
 		`device.attributes["` + StandardDomain + `"].pciBusID`,
+	"numa": "was removed in driver v0.5.0 (v25.12.0 to v0.4.x publish it on vfio devices only): use the standard " +
+		`attribute device.attributes["` + StandardDomain + `"].numaNode`,
+}
+
+// releasesInUse are the driver releases the provider follows: what a
+// selector or constraint may rely on differs between them (releaseBound).
+const releasesInUse = "v0.4.x and v0.5.0"
+
+// releaseBound are the names only some of releasesInUse publish, by domain
+// and device type: a selector naming one is accepted with a warning (it
+// is right on one release and a CEL runtime error on the other), where a
+// name no release in use publishes is an error.
+var releaseBound = []struct {
+	domain, name string
+	types        []string
+	why          string
+}{
+	{StandardDomain, "numaNode", deviceTypes, "is published from driver v0.5.0 on (on gpu, mig and vfio devices, " +
+		"when the node knows the device's NUMA node); v0.4.x does not publish it"},
+	{Driver, "numa", []string{TypeVFIO}, removed["numa"] + "; v0.4.x still publishes it"},
+}
+
+// releaseBoundWhy says why an attribute (domain and name) is published by
+// only some of releasesInUse on devices of deviceType ("" for any); "" when
+// it is not.
+func releaseBoundWhy(domain, name, deviceType string) string {
+	for _, b := range releaseBound {
+		if b.domain == domain && b.name == name && (deviceType == "" || slices.Contains(b.types, deviceType)) {
+			return b.why
+		}
+	}
+	return ""
 }
 
 // AttributeNames are the attributes of the driver's domain a device of

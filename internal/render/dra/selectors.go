@@ -187,6 +187,10 @@ func checkSelectorNames(path []any, compiled dracel.CompilationResult, deviceTyp
 		default:
 			continue
 		}
+		if why := releaseBoundWhy(ref.domain, ref.name, deviceType); why != "" && !ref.capacity {
+			diags.AddWarning(path, "Selector names an attribute only some driver releases publish", releaseBoundDetail(ref, why))
+			continue
+		}
 		if slices.Contains(allowed, ref.name) {
 			continue
 		}
@@ -195,6 +199,15 @@ func checkSelectorNames(path []any, compiled dracel.CompilationResult, deviceTyp
 			unpublishedDetail(ref, deviceType, allowed, pick))
 	}
 	return ok
+}
+
+// releaseBoundDetail: a name one of the driver releases in use publishes
+// and the other does not.
+func releaseBoundDetail(ref reference, why string) string {
+	return strconv.Quote(ref.name) + " (" + ref.domain + " attribute) " + why + ". On a release without it, reading " +
+		"it is a CEL runtime error that fails the claim's allocation (a has() test before it avoids that). The " +
+		"provider follows NVIDIA's DRA driver " + releasesInUse + " and does not know which one the nodes run: keep " +
+		"the name only where every node runs a release that publishes it."
 }
 
 func unpublishedDetail(ref reference, deviceType string, allowed []string, pick func(deviceNames) []string) string {

@@ -51,6 +51,7 @@ func TestCheckSelectors(t *testing.T) {
 		"standard attribute":             {`device.attributes["resource.kubernetes.io"].pcieRoot == "pci0000:64"`, whole, "", ""},
 		"made-up standard attribute":     {`device.attributes["resource.kubernetes.io"].socket == 1`, whole, "Selector names an attribute the driver does not publish", `Allowed attribute names on gpu devices: "pciBusID", "pcieRoot", "numaNode"`},
 		"another domain is not checked":  {`device.attributes["example.com"].anything == 1`, whole, "", ""},
+		"VFIO's numa on whole GPUs":      {attrs + `.numa == 0`, whole, "Selector names an attribute the driver does not publish", `"numa" .* was removed in driver v0.5.0 \(v25.12.0 to v0.4.x publish it on vfio devices only\): use .*numaNode`},
 		"syntax error":                   {attrs + `.productName ==`, whole, "Invalid selector", `(?s)compilation failed.*Allowed: a CEL expression that evaluates to a bool`},
 		"not a bool":                     {attrs + `.productName`, whole, "Selector fails on the requested devices", `could not be converted to bool.*Allowed: an expression that evaluates to a bool`},
 		"a constant that is no bool":     {`"x"`, whole, "Invalid selector", `must evaluate to bool`},
@@ -85,6 +86,47 @@ func TestCheckSelectors(t *testing.T) {
 				t.Errorf("detail %q does not match %q", d.Detail, c.want)
 			}
 		})
+	}
+}
+
+// TestCheckSelectorsWarnsOnReleaseBoundNames: a name one driver release in
+// use publishes and the other does not is a warning naming the releases;
+// the selector's other names are still checked.
+func TestCheckSelectorsWarnsOnReleaseBoundNames(t *testing.T) {
+	const std = `device.attributes["resource.kubernetes.io"]`
+	h100 := model(t, "h100-80gb")
+	whole := Target{Class: ClassGPU, Accelerators: []*catalog.Accelerator{h100}}
+	mig := Target{Class: ClassMIG, Accelerators: []*catalog.Accelerator{h100}, Partition: profile(t, h100, "3g.40gb")}
+	vfio := Target{Class: "vfio.gpu.nvidia.com"}
+	for name, c := range map[string]struct {
+		selector string
+		target   Target
+		want     string
+	}{
+		"numaNode on whole GPUs":         {std + `.numaNode == 0`, whole, `"numaNode" \(resource.kubernetes.io attribute\) is published from driver v0.5.0 on .*v0.4.x does not publish it.*follows NVIDIA's DRA driver v0.4.x and v0.5.0`},
+		"numaNode on MIG":                {std + `.numaNode == 1`, mig, `from driver v0.5.0 on`},
+		"numa on VFIO":                   {attrs + `.numa == 0`, vfio, `"numa" \(gpu.nvidia.com attribute\) was removed in driver v0.5.0 .*; v0.4.x still publishes it`},
+		"numa on a class not known here": {attrs + `.numa == 0`, Target{Class: "gpu.example.com"}, `v0.4.x still publishes it`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			diags := CheckSelectors(gpudiag.At("s"), []string{c.selector}, c.target)
+			if len(diags) != 1 {
+				t.Fatalf("want one finding, got %v", diags)
+			}
+			d := diags[0]
+			if d.Severity != gpudiag.SeverityWarning || d.Summary != "Selector names an attribute only some driver releases publish" {
+				t.Errorf("got %v; want the release warning", d)
+			}
+			if !regexp.MustCompile(c.want).MatchString(d.Detail) {
+				t.Errorf("detail %q does not match %q", d.Detail, c.want)
+			}
+		})
+	}
+	// The warning does not hide an unpublished name beside it.
+	diags := CheckSelectors(gpudiag.At("s"), []string{std + `.numaNode == 0 && ` + attrs + `.index == 0`}, whole)
+	if len(diags) != 2 || diags[0].Severity != gpudiag.SeverityWarning || diags[1].Severity != gpudiag.SeverityError ||
+		!strings.Contains(diags[1].Detail, "v25.8.0") {
+		t.Errorf("want the release warning and the removed index, got %v", diags)
 	}
 }
 

@@ -93,9 +93,11 @@ func checkNVLinkAccelerator(in clouds.GPUIntent, pool *spec.PoolPolicy, strict b
 
 // computeDomain is the workload's ComputeDomain: named after it, one IMEX
 // channel per pod (allocationMode Single, the CRD's default, written so the
-// manifest says it). numNodes is deprecated, optional and 0 by default in
-// the driver's v0.4.x, where 0 is the recommended value; the v25.x CRDs
-// (v25.3.0 to v25.12.0) require the field, so it is written as 0 for both.
+// manifest says it). numNodes is deprecated, optional and 0 by default from
+// the driver's v0.4.0 (still resource.nvidia.com/v1beta1 in v0.5.0, the
+// CRD unchanged since v0.4.1), where 0 is the recommended value; the v25.x
+// CRDs (v25.3.0 to v25.12.0) require the field, so it is written as 0,
+// which every release accepts and v0.4.0 on would default to anyway.
 func computeDomain(w spec.Workload) *unstructured.Unstructured {
 	meta := ObjectMeta(w)
 	u := &unstructured.Unstructured{Object: map[string]any{

@@ -147,11 +147,12 @@ func checkSame(d *spec.DRA, diags *gpudiag.Diagnostics) {
 			strconv.Quote(d.Same)+" is not something devices can share. Allowed values: "+gpudiag.QuoteList(spec.DRASameNames())+
 				" (the claim's devices on one PCIe root complex, or on one NUMA node).")
 	case attribute == dra.AttrNUMANode:
-		diags.AddWarning(path, "No released driver publishes the NUMA node",
+		diags.AddWarning(path, "Driver v0.4.x does not publish the NUMA node",
 			"same = \""+spec.DRASameNUMANode+"\" makes every device share "+dra.AttrNUMANode+", which NVIDIA's DRA driver "+
-				"publishes only after v0.4.1 (unreleased at the time of writing); a device without it never satisfies "+
-				"the constraint, so on v0.4.1 or older the claim cannot be allocated. Allowed: \""+spec.DRASamePCIeRoot+
-				"\", or a driver that publishes numaNode.")
+				"publishes from v0.5.0 on (when the node knows the device's NUMA node); v0.4.x and older releases do not "+
+				"publish it, and a device without it never satisfies the constraint, so on nodes that run v0.4.x the claim "+
+				"cannot be allocated. Allowed: \""+spec.DRASamePCIeRoot+"\", or driver v0.5.0 or later on the nodes "+
+				"the workload may use.")
 	}
 }
 
