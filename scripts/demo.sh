@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: shows the simulated GPU pools of the local cluster, then applies
-# examples/quickstart with the freshly built provider through a dev_overrides
+# examples/quickstart (and the queues, DRA, topology, distributed and Ray
+# examples) with the freshly built provider through a dev_overrides
 # CLI configuration written under demo-output/ (the user's own ~/.terraformrc
 # is never read or touched) and prints where each workload landed.
 #
@@ -223,6 +224,25 @@ ensure_namespace gpu-demo-dist
 echo "-- each pod: its node, its node rank (the completion index) and the master address it was given:"
 kc -n gpu-demo-dist get pods -l app.kubernetes.io/name=pretrain --sort-by=.spec.hostname \
 	-o custom-columns='POD:.spec.hostname,NODE:.spec.nodeName,NODE_RANK:.metadata.annotations.batch\.kubernetes\.io/job-completion-index,MASTER:.spec.containers[0].env[?(@.name=="PET_MASTER_ADDR")].value'
+
+# A Ray cluster through the real KubeRay operator: a CPU head and two GPU
+# worker groups, each on its own EKS node group, and what Ray is told each
+# group's pods have (num-gpus). Ray itself does not run on kwok's nodes.
+echo
+echo "== terraform apply examples/ray (KubeRay: a CPU head, A100 training and A10G serving groups)"
+mkdir -p "$out/ray"
+cp "$root/examples/ray/main.tf" "$out/ray/main.tf"
+ensure_namespace gpu-demo-ray
+(
+	cd "$out/ray"
+	tf_step ray '^(gpu_node_pool_policy|gpu_ray_cluster).*Creation complete|Apply complete' \
+		apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" -var namespace=gpu-demo-ray
+)
+echo "-- where each group's pods landed, the GPUs they ask for, and what Ray is told:"
+kc -n gpu-demo-ray get pods -l ray.io/cluster=llm --sort-by=.metadata.labels.ray\.io/group \
+	-o custom-columns='GROUP:.metadata.labels.ray\.io/group,POD:.metadata.name,NODE:.spec.nodeName,GPU:.spec.containers[0].resources.limits.nvidia\.com/gpu'
+kc -n gpu-demo-ray get raycluster llm \
+	-o jsonpath='{"num-gpus: head="}{.spec.headGroupSpec.rayStartParams.num-gpus}{range .spec.workerGroupSpecs[*]}{"  "}{.groupName}{"="}{.rayStartParams.num-gpus}{end}{"\n"}'
 
 # The real thing: helm upgrade --install of the FiftyOne chart with the
 # values generated above (Helm's own library, scripts/chartinstall), then

@@ -181,13 +181,15 @@ func dynamicClient(t *testing.T) dynamic.Interface {
 }
 
 // (c): a RayJob in a Kueue queue over quota is reported as queued with
-// Kueue's reason, and admitted once the quota frees (the first job gone).
+// Kueue's reason, and admitted once the quota frees. A RayCluster holds
+// the queue's 8 GPUs: it runs until deleted, whereas a RayJob ends (here
+// FAILED, with no Ray to submit to) and would free the quota on its own.
 func TestAccRayCluster_jobQueuedThenAdmitted(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireKubeRay(t)
 	acctest.RequireKueue(t)
 	ns := acctest.Namespace(t)
-	job := func(name string) string {
+	queued := func(name, extra string) string {
 		return fmt.Sprintf(`
 resource "gpu_ray_cluster" %[1]q {
   name      = %[1]q
@@ -197,7 +199,7 @@ resource "gpu_ray_cluster" %[1]q {
   queue     = gpu_queue.q.ref
   wait_for  = "admitted"
   timeouts {
-    create = "1m"
+    create = "30s"
   }
   worker_group {
     name      = "train"
@@ -209,12 +211,14 @@ resource "gpu_ray_cluster" %[1]q {
       count = 8
     }
   }
-  job {
-    entrypoint = "sleep 600"
-  }
+  %[3]s
 }
-`, name, ns)
+`, name, ns, extra)
 	}
+	holder := queued("holder", "")
+	job := queued("second", `job {
+    entrypoint = "python train.py"
+  }`)
 	queue := fmt.Sprintf(`
 resource "gpu_queue" "q" {
   name       = "acc-ray-%[1]s"
@@ -228,20 +232,73 @@ resource "gpu_queue" "q" {
 	base := acctest.ProviderBlock(t) + accPools + queue
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNothingLeft(t, ns),
 		Steps: []resource.TestStep{
-			{Config: base + job("first")},
 			{
-				// The second job's 8 GPUs exceed the quota the first holds.
-				Config:      base + job("first") + job("second"),
-				ExpectError: nil,
-				Check:       resource.TestCheckResourceAttr("gpu_ray_cluster.second", "state", "Suspended"),
+				Config: base + holder,
+				Check:  kueueWorkloadOf(t, ns, "RayCluster", "holder", "Admitted", "True", ""),
 			},
 			{
-				Config: base + job("second"),
-				Check:  resource.TestCheckResourceAttrSet("gpu_ray_cluster.second", "uid"),
+				// The job's 8 GPUs exceed what the holder leaves: the apply
+				// warns and keeps it, and Kueue says why it waits.
+				Config: base + holder + job,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("gpu_ray_cluster.second", "kind", "RayJob"),
+					kueueWorkloadOf(t, ns, "RayJob", "second", "QuotaReserved", "False", "insufficient unused quota"),
+				),
+			},
+			{
+				Config: base + job,
+				Check:  kueueWorkloadOf(t, ns, "RayJob", "second", "Admitted", "True", ""),
 			},
 		},
 	})
+}
+
+var kueueWorkloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Version: "v1beta2", Resource: "workloads"}
+
+// kueueWorkloadOf checks the condition of the Kueue Workload owned by the
+// named Ray object, waiting up to 30 s for it to hold; message is a
+// substring of the condition's message ("" for any).
+func kueueWorkloadOf(t *testing.T, ns, ownerKind, owner, condition, status, message string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var last string
+		for ctx.Err() == nil {
+			list, err := dynamicClient(t).Resource(kueueWorkloads).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			for _, w := range list.Items {
+				if !ownedBy(w, ownerKind, owner) {
+					continue
+				}
+				conds, _, _ := unstructured.NestedSlice(w.Object, "status", "conditions")
+				for _, c := range conds {
+					cond, _ := c.(map[string]any)
+					if cond["type"] != condition {
+						continue
+					}
+					last = fmt.Sprintf("%v=%v: %v", cond["type"], cond["status"], cond["message"])
+					if cond["status"] == status && strings.Contains(fmt.Sprint(cond["message"]), message) {
+						return nil
+					}
+				}
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		return fmt.Errorf("the Kueue Workload of %s %s has no %s=%s with %q (last seen: %q)", ownerKind, owner, condition, status, message, last)
+	}
+}
+
+func ownedBy(obj unstructured.Unstructured, kind, name string) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.Kind == kind && ref.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // (d): a MIG worker group (the generic DGX A100 pool cut all-balanced, 1g.5gb
