@@ -3,6 +3,8 @@ package gpuraycluster_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 )
 
 // Acceptance tests against the real KubeRay operator in the local cluster
@@ -25,14 +29,48 @@ import (
 
 var rayClusters = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
 
-// accPools are fixture pools: the EKS g5.12xlarge node group (4 A10G) and
-// the p4d.24xlarge one (8 A100 40GB), scripts/localcluster/fixtures/eks.yaml.
-const accPools = `
+// accPools creates the test's own EKS node groups, one p4d.24xlarge node
+// (8 A100 40GB) and two g5.12xlarge nodes (4 A10G each), labelled as the
+// local cluster's eks-p4d-0 and eks-g5-0 are (scripts/localcluster/fixtures/eks.yaml)
+// plus a label and taint only this test's pools name, and returns those
+// pools' HCL and node name prefixes. Tests of other packages run at the same time and use the fixture
+// nodes; a whole node of 8 GPUs taken by a Ray group would leave them
+// pending, and theirs this test's.
+func accPools(t *testing.T) accGroups {
+	t.Helper()
+	prefix := "ray-" + rand.String(6)
+	fixtures := map[string]corev1.Node{}
+	for _, n := range rendertest.LoadFixtureNodes(t, "eks") {
+		fixtures[n.Name] = n
+	}
+	group := func(fixture, suffix string, nodes int, gpus int64) string {
+		n, ok := fixtures[fixture]
+		if !ok {
+			t.Fatalf("no fixture node %s", fixture)
+		}
+		labels := maps.Clone(n.Labels)
+		for k := range labels {
+			if k == "kubernetes.io/hostname" || strings.HasPrefix(k, "fixtures.gpuform.io/") {
+				delete(labels, k)
+			}
+		}
+		name := prefix + "-" + suffix
+		// Named like the pool, as EKS names a node group's nodes: the
+		// queue's flavor selects them by it.
+		labels["eks.amazonaws.com/nodegroup"] = "acc-ray-" + suffix
+		taints := append(slices.Clone(n.Spec.Taints), corev1.Taint{Key: acctest.FakeNodeLabel, Value: name, Effect: corev1.TaintEffectNoSchedule})
+		acctest.CreateFakeNodes(t, name, nodes, map[string]int64{"nvidia.com/gpu": gpus}, labels, taints...)
+		return name
+	}
+	p4d, g5 := group("eks-p4d-0", "p4d", 1, 8), group("eks-g5-0", "g5", 2, 4)
+	return accGroups{p4d: p4d, g5: g5, hcl: fmt.Sprintf(`
 resource "gpu_node_pool_policy" "g5" {
   name          = "acc-ray-g5"
   cloud         = "eks"
   accelerator   = "a10g"
   gpus_per_node = 4
+  labels        = { %[1]q = %[2]q }
+  taints        = [{ key = %[1]q, value = %[2]q, effect = "NoSchedule" }]
 }
 
 resource "gpu_node_pool_policy" "p4d" {
@@ -40,13 +78,20 @@ resource "gpu_node_pool_policy" "p4d" {
   cloud         = "eks"
   accelerator   = "a100-40gb"
   gpus_per_node = 8
+  labels        = { %[1]q = %[3]q }
+  taints        = [{ key = %[1]q, value = %[3]q, effect = "NoSchedule" }]
 }
-`
+`, acctest.FakeNodeLabel, g5, p4d)}
+}
+
+// accGroups are accPools' node groups: their node name prefixes and the
+// pools' HCL.
+type accGroups struct{ p4d, g5, hcl string }
 
 // accCluster is a CPU head and two GPU worker groups, g5 pods of 1 A10G
 // and p4d pods of 8 A100s.
-func accCluster(t *testing.T, namespace string, g5Replicas int) string {
-	return acctest.ProviderBlock(t) + accPools + fmt.Sprintf(`
+func accCluster(t *testing.T, pools accGroups, namespace string, g5Replicas int) string {
+	return acctest.ProviderBlock(t) + pools.hcl + fmt.Sprintf(`
 resource "gpu_ray_cluster" "test" {
   name      = "acc-ray"
   namespace = %q
@@ -88,24 +133,25 @@ func TestAccRayCluster_groupsOnTheirPools(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireKubeRay(t)
 	ns := acctest.Namespace(t)
+	pools := accPools(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             checkNothingLeft(t, ns),
 		Steps: []resource.TestStep{
 			{
-				Config: accCluster(t, ns, 1),
+				Config: accCluster(t, pools, ns, 1),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "kind", "RayCluster"),
 					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.head", "0"),
 					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.small", "1"),
 					resource.TestCheckResourceAttr("gpu_ray_cluster.test", "num_gpus.large", "8"),
-					checkGroupPods(t, ns, "small", 1, "eks-g5", "1"),
-					checkGroupPods(t, ns, "large", 1, "eks-p4d", "8"),
+					checkGroupPods(t, ns, "small", 1, pools.g5, "1"),
+					checkGroupPods(t, ns, "large", 1, pools.p4d, "8"),
 				),
 			},
 			{
-				Config: accCluster(t, ns, 2),
-				Check:  checkGroupPods(t, ns, "small", 2, "eks-g5", "1"),
+				Config: accCluster(t, pools, ns, 2),
+				Check:  checkGroupPods(t, ns, "small", 2, pools.g5, "1"),
 			},
 		},
 	})
@@ -229,7 +275,7 @@ resource "gpu_queue" "q" {
   }
 }
 `, ns)
-	base := acctest.ProviderBlock(t) + accPools + queue
+	base := acctest.ProviderBlock(t) + accPools(t).hcl + queue
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             checkNothingLeft(t, ns),
