@@ -18,6 +18,7 @@ var wantOptional = map[string][]string{
 	"gpu_node_pool_policy": {"Configure", "ModifyPlan", "UpgradeState", "ValidateConfig"},
 	"gpu_queue":            {"Configure", "ImportState", "ModifyPlan", "UpgradeState", "ValidateConfig"},
 	"gpu_operator_values":  {"Configure", "ModifyPlan", "UpgradeState", "ValidateConfig"},
+	"gpu_ray_cluster":      {"Configure", "ImportState", "ModifyPlan", "ValidateConfig"},
 	"gpu_accelerators":     {"Configure"},
 	"gpu_cluster_capacity": {"Configure"},
 	"gpu_queue_usage":      {"Configure"},

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -26,6 +25,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
+	kindChangeReplaces(ctx, req, plan, resp)
 	if plan.Apply.ValueBool() {
 		r.Data.CheckCluster("This gpu_ray_cluster", &resp.Diagnostics)
 	}
@@ -184,21 +184,23 @@ func numGPUs(r *ray.Rendered) types.Map {
 // appears or goes: the block decides the object's kind (RayCluster, RayJob,
 // RayService), which Kubernetes cannot change in place. A block whose
 // presence is unknown (a dynamic block) may change it, so it replaces too.
-func kindChangeReplaces() planmodifier.Object { return kindChange{} }
-
-type kindChange struct{}
-
-func (kindChange) Description(context.Context) string {
-	return "Adding or removing the block changes the Ray object's kind, which re-creates it."
-}
-
-func (k kindChange) MarkdownDescription(ctx context.Context) string { return k.Description(ctx) }
-
-func (kindChange) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
-		return // create or destroy
+// It is here rather than a plan modifier on the blocks so that the
+// protocol layer's direct path serves the resource (it takes no nested
+// plan modifiers).
+func kindChangeReplaces(ctx context.Context, req resource.ModifyPlanRequest, plan clusterModel, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return // create
 	}
-	if req.PlanValue.IsUnknown() || req.StateValue.IsNull() != req.PlanValue.IsNull() {
-		resp.RequiresReplace = true
+	var state clusterModel
+	if resp.Diagnostics.Append(getModel(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
+	for _, block := range []struct {
+		name        string
+		prior, next types.Object
+	}{{"job", state.Job, plan.Job}, {"serve", state.Serve, plan.Serve}} {
+		if block.next.IsUnknown() || block.prior.IsNull() != block.next.IsNull() {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(block.name))
+		}
 	}
 }

@@ -256,7 +256,6 @@ func jobBlock() schema.SingleNestedBlock {
 		MarkdownDescription: "Run one Ray job: the object becomes a RayJob (`submissionMode: K8sJobMode`) whose cluster " +
 			"KubeRay creates and, by default, deletes when the job ends. Adding or removing the block (or switching " +
 			"to `serve`) re-creates the object.",
-		PlanModifiers: []planmodifier.Object{kindChangeReplaces()},
 		Attributes: map[string]schema.Attribute{
 			"entrypoint": schema.StringAttribute{
 				MarkdownDescription: "Command the submitter runs on the cluster, e.g. `python train.py`. Required in the block.",
@@ -280,7 +279,6 @@ func serveBlock() schema.SingleNestedBlock {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Serve a Ray Serve application: the object becomes a RayService. Adding or removing the " +
 			"block (or switching to `job`) re-creates the object.",
-		PlanModifiers: []planmodifier.Object{kindChangeReplaces()},
 		Attributes: map[string]schema.Attribute{
 			"config_yaml": schema.StringAttribute{
 				MarkdownDescription: "Ray Serve's config (`serveConfigV2`) as YAML: the applications to deploy. Required in the block.",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider"
@@ -246,5 +247,43 @@ output "manifest" {
 }
 `,
 		}},
+	})
+}
+
+// Adding a job block turns the RayCluster into a RayJob, which Kubernetes
+// cannot do in place: the plan replaces the object; a change inside the
+// block updates it.
+func TestRayCluster_kindChangeReplaces(t *testing.T) {
+	worker := `
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    gpu {
+      count = 8
+    }
+  }`
+	job := func(entrypoint string) string {
+		return worker + `
+  job {
+    entrypoint = "` + entrypoint + `"
+  }`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{Config: cluster(worker)},
+			{
+				Config: cluster(job("python train.py")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpu_ray_cluster.test", plancheck.ResourceActionReplace),
+				}},
+			},
+			{
+				Config: cluster(job("python train.py --epochs 2")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("gpu_ray_cluster.test", plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
 	})
 }
