@@ -239,7 +239,7 @@ ensure_namespace gpu-demo-ray
 		apply -auto-approve -input=false -no-color -compact-warnings -var "kubeconfig=$kubeconfig" -var namespace=gpu-demo-ray
 )
 echo "-- where each group's pods landed, the GPUs they ask for, and what Ray is told:"
-kc -n gpu-demo-ray get pods -l ray.io/cluster=llm --sort-by=.metadata.labels.ray\.io/group \
+kc -n gpu-demo-ray get pods -l ray.io/cluster=llm --sort-by='.metadata.labels.ray\.io/group' \
 	-o custom-columns='GROUP:.metadata.labels.ray\.io/group,POD:.metadata.name,NODE:.spec.nodeName,GPU:.spec.containers[0].resources.limits.nvidia\.com/gpu'
 kc -n gpu-demo-ray get raycluster llm \
 	-o jsonpath='{"num-gpus: head="}{.spec.headGroupSpec.rayStartParams.num-gpus}{range .spec.workerGroupSpecs[*]}{"  "}{.groupName}{"="}{.rayStartParams.num-gpus}{end}{"\n"}'
