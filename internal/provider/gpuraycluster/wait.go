@@ -123,20 +123,7 @@ func liveStatus(ctx context.Context, client *kube.Client, rendered *ray.Rendered
 // queueStatuses is Kueue's view of the Ray object: its Workload (one for
 // the whole cluster, every group a pod set of it).
 func queueStatuses(ctx context.Context, client *kube.Client, rendered *ray.Rendered, uid k8stypes.UID) ([]queue.Status, error) {
-	workloads, err := client.KueueWorkloadsOf(ctx, rendered.Object().GetNamespace(), uid, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]queue.Status, len(workloads))
-	for i, wl := range workloads {
-		out[i] = queue.Describe(wl)
-		if out[i].PendingInLocalQueue() {
-			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
-				out[i].Position = pos
-			}
-		}
-	}
-	return out, nil
+	return resourcekit.QueueStatuses(ctx, client, rendered.Object().GetNamespace(), uid, "")
 }
 
 // kueueWorkloadNames names, before a destroy, the Kueue Workloads of a

@@ -184,20 +184,7 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *workload.
 	if rendered.Kind.Kueue.PodByPod {
 		selector = podSelector(rendered)
 	}
-	workloads, err := client.KueueWorkloadsOf(ctx, main.GetNamespace(), uid, selector)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]queue.Status, len(workloads))
-	for i, wl := range workloads {
-		out[i] = queue.Describe(wl)
-		if out[i].PendingInLocalQueue() {
-			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
-				out[i].Position = pos
-			}
-		}
-	}
-	return out, nil
+	return resourcekit.QueueStatuses(ctx, client, main.GetNamespace(), uid, selector)
 }
 
 // reportQueued looks at Kueue's view of a workload whose wait ended

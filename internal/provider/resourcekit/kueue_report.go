@@ -1,11 +1,13 @@
 package resourcekit
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
@@ -16,6 +18,27 @@ import (
 // shared by every resource that sends work to a Kueue queue (gpu_workload,
 // gpu_ray_cluster), which find the Kueue Workloads of their object and
 // describe them (queue.Describe).
+
+// QueueStatuses is Kueue's view of an applied object: the Kueue Workloads
+// it owns (those of its pods matching selector, for a kind Kueue admits pod
+// by pod; "" for all), described, with a pending one's position in its
+// LocalQueue where Kueue's visibility API gives it.
+func QueueStatuses(ctx context.Context, client *kube.Client, namespace string, uid k8stypes.UID, selector string) ([]queue.Status, error) {
+	workloads, err := client.KueueWorkloadsOf(ctx, namespace, uid, selector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]queue.Status, len(workloads))
+	for i, wl := range workloads {
+		out[i] = queue.Describe(wl)
+		if out[i].PendingInLocalQueue() {
+			if pos, ok := client.QueuePosition(ctx, wl.Namespace, out[i].LocalQueue, wl.Name); ok {
+				out[i].Position = pos
+			}
+		}
+	}
+	return out, nil
+}
 
 // QueuedWarning is the apply's report on a workload still in its queue.
 // When Kueue says the queue as written can never admit it (a flavor that
