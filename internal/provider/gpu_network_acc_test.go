@@ -174,7 +174,7 @@ func TestAccGPUNetwork_unadvertisedEFAIsNamed(t *testing.T) {
 	flat := acctest.Flatten(out + err.Error())
 	for _, want := range []string{
 		"The pool's nodes do not advertise its GPU network",
-		"none of the 1 node(s) with the pool's labels has hugepages-2Mi or vpc.amazonaws.com/efa allocatable",
+		"none of the 1 node(s) they may land on (the pool's labels, taints they tolerate) has hugepages-2Mi or vpc.amazonaws.com/efa allocatable",
 		"EFA device plugin",
 		"gpu_network { enabled = false }",
 		"GPU network: hugepages-2Mi: 5Gi, vpc.amazonaws.com/efa: 4",

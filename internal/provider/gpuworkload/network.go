@@ -20,7 +20,9 @@ import (
 // devices, huge pages, an RDMA resource): the provider renders the request
 // from the machine type, but a device plugin of the cluster must hand the
 // devices out. Nodes of the pool without them mean pods that stay Pending,
-// so this says what to install. With no node of the pool yet (a node group
+// so this says what to install. The nodes listed by node selector are
+// narrowed to those the pods may land on (affinity, taints): another node
+// group of the same machine may have the devices. With no node of the pool yet (a node group
 // scaling from zero) there is nothing to check; a failed read only skips
 // the check, since the wait reports whatever the scheduler says.
 func warnUnadvertisedNetwork(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) {
@@ -31,15 +33,15 @@ func warnUnadvertisedNetwork(ctx context.Context, client *kube.Client, rendered 
 	if err != nil {
 		return
 	}
-	missing := workload.UnadvertisedNetwork(rendered.Network, nodes)
+	missing, poolNodes := rendered.UnadvertisedNetwork(nodes)
 	if len(missing) == 0 {
 		return
 	}
 	diags.AddWarning("The pool's nodes do not advertise its GPU network", fmt.Sprintf("The pods ask for %s (the pool's "+
-		"GPU network), but none of the %d node(s) with the pool's labels has %s allocatable, so the scheduler will "+
+		"GPU network), but none of the %d node(s) they may land on (the pool's labels, taints they tolerate) has %s allocatable, so the scheduler will "+
 		"place the pods on none of them. They get it from %s. Install that, or turn the network off on the pool "+
 		"(gpu_network { enabled = false }) to run without it.", describeNetworkRequest(rendered.Network.Resources),
-		len(nodes), joinNames(missing), rendered.Network.Advertiser))
+		poolNodes, joinNames(missing), rendered.Network.Advertiser))
 }
 
 // describeNetworkRequest lists a pod's network resources, "name: quantity".

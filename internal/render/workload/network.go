@@ -6,6 +6,9 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -172,13 +175,38 @@ func addCapability(c *corev1.Container, capability corev1.Capability) {
 	}
 }
 
-// UnadvertisedNetwork names the resources of the network the pods ask for
-// (the NIC resource, huge pages) that no node of nodes has allocatable,
-// sorted: whatever else is free, the scheduler places such a pod on none
-// of them. The pool's nodes are the caller's to choose; with none there is
-// nothing to say.
-func UnadvertisedNetwork(net *clouds.NetworkPod, nodes []corev1.Node) []corev1.ResourceName {
-	if net == nil || len(nodes) == 0 {
+// UnadvertisedNetwork names the resources of the pods' network (the NIC
+// resource, huge pages) that no node the pods may land on has
+// allocatable, sorted: whatever else is free, the scheduler places such a
+// pod on none of them. It also returns how many of nodes the pods may land
+// on (MayLandOn); with none there is nothing to say.
+func (r *Rendered) UnadvertisedNetwork(nodes []corev1.Node) (missing []corev1.ResourceName, poolNodes int) {
+	if r.Network == nil {
+		return nil, 0
+	}
+	nodes = slices.DeleteFunc(slices.Clone(nodes), func(n corev1.Node) bool { return !r.MayLandOn(&n) })
+	return unadvertisedNetwork(r.Network, nodes), len(nodes)
+}
+
+// MayLandOn is the scheduler's verdict on node for the rendered pods,
+// resources aside: their node selector and required node affinity match
+// it, and they tolerate its NoSchedule and NoExecute taints. Labels shared
+// by several pools (the accelerator's, the instance type) select them all;
+// a pool's own labels and taints tell them apart.
+func (r *Rendered) MayLandOn(node *corev1.Node) bool {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: r.NodeSelector, Affinity: r.Affinity}}
+	if ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); err != nil || !ok {
+		return false
+	}
+	hard := func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, r.Tolerations, hard, false)
+	return !untolerated
+}
+
+func unadvertisedNetwork(net *clouds.NetworkPod, nodes []corev1.Node) []corev1.ResourceName {
+	if len(nodes) == 0 {
 		return nil
 	}
 	var missing []corev1.ResourceName

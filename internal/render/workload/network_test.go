@@ -1,12 +1,14 @@
 package workload
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
@@ -27,17 +29,25 @@ func p5Job(t *testing.T) *Rendered {
 	return r
 }
 
-func nodeWith(allocatable map[corev1.ResourceName]string) corev1.Node {
+func nodeWith(labels map[string]string, allocatable map[corev1.ResourceName]string) corev1.Node {
 	list := corev1.ResourceList{}
 	for name, q := range allocatable {
 		list[name] = resource.MustParse(q)
 	}
-	return corev1.Node{Status: corev1.NodeStatus{Allocatable: list}}
+	return corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Status: corev1.NodeStatus{Allocatable: list}}
+}
+
+// p5NodeLabels are the labels of a p5.48xlarge node of the EKS node
+// group group.
+func p5NodeLabels(group string) map[string]string {
+	return map[string]string{"eks.amazonaws.com/nodegroup": group, "k8s.amazonaws.com/accelerator": "nvidia-h100",
+		"node.kubernetes.io/instance-type": "p5.48xlarge", "eks.amazonaws.com/capacityType": "ON_DEMAND"}
 }
 
 // TestUnadvertisedNetwork: the EFA devices and huge pages a p5 job's pods
 // ask for are named when no node of the pool has them allocatable, and
-// the network says what advertises them.
+// the network says what advertises them. Only the pool's own nodes count:
+// another node group of the same machine with EFA does not hide it.
 func TestUnadvertisedNetwork(t *testing.T) {
 	r := p5Job(t)
 	if r.Network == nil {
@@ -46,24 +56,39 @@ func TestUnadvertisedNetwork(t *testing.T) {
 	if !strings.Contains(r.Network.Advertiser, "EFA device plugin") {
 		t.Errorf("Advertiser = %q, want the EFA device plugin named", r.Network.Advertiser)
 	}
-	gpuOnly := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8"})
-	efaNoPages := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "0"})
-	full := nodeWith(map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "10256Mi"})
+	own, other := p5NodeLabels("gpu-p5"), p5NodeLabels("other-p5")
+	gpuOnly := nodeWith(own, map[corev1.ResourceName]string{"nvidia.com/gpu": "8"})
+	efaNoPages := nodeWith(own, map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "0"})
+	full := nodeWith(own, map[corev1.ResourceName]string{"nvidia.com/gpu": "8", clouds.ResourceEFA: "32", clouds.ResourceHugePages2Mi: "10256Mi"})
+	// Another node group of p5s, with EFA, which the pods cannot land on:
+	// its own taint is one they do not tolerate.
+	otherFull := *full.DeepCopy()
+	otherFull.Labels = other
+	otherFull.Spec.Taints = []corev1.Taint{{Key: "team", Value: "b", Effect: corev1.TaintEffectNoSchedule}}
+	otherModel := *full.DeepCopy()
+	otherModel.Labels = maps.Clone(own)
+	otherModel.Labels["k8s.amazonaws.com/accelerator"] = "nvidia-a100"
 	for _, tc := range []struct {
-		name  string
-		nodes []corev1.Node
-		want  []corev1.ResourceName
+		name      string
+		nodes     []corev1.Node
+		want      []corev1.ResourceName
+		poolNodes int
 	}{
-		{"no node of the pool yet: nothing to say", nil, nil},
-		{"GPUs only", []corev1.Node{gpuOnly, gpuOnly}, []corev1.ResourceName{clouds.ResourceHugePages2Mi, clouds.ResourceEFA}},
-		{"EFA without pre-allocated pages", []corev1.Node{efaNoPages}, []corev1.ResourceName{clouds.ResourceHugePages2Mi}},
-		{"one node has both", []corev1.Node{gpuOnly, full}, nil},
+		{"no node of the pool yet: nothing to say", nil, nil, 0},
+		{"GPUs only", []corev1.Node{gpuOnly, gpuOnly}, []corev1.ResourceName{clouds.ResourceHugePages2Mi, clouds.ResourceEFA}, 2},
+		{"EFA without pre-allocated pages", []corev1.Node{efaNoPages}, []corev1.ResourceName{clouds.ResourceHugePages2Mi}, 1},
+		{"one node has both", []corev1.Node{gpuOnly, full}, nil, 2},
+		{"another node group has both", []corev1.Node{gpuOnly, otherFull}, []corev1.ResourceName{clouds.ResourceHugePages2Mi, clouds.ResourceEFA}, 1},
+		{"only another node group", []corev1.Node{otherFull}, nil, 0},
+		{"another model has both", []corev1.Node{gpuOnly, otherModel}, []corev1.ResourceName{clouds.ResourceHugePages2Mi, clouds.ResourceEFA}, 1},
 	} {
-		if got := UnadvertisedNetwork(r.Network, tc.nodes); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		got, poolNodes := r.UnadvertisedNetwork(tc.nodes)
+		if !slices.Equal(got, tc.want) || poolNodes != tc.poolNodes {
+			t.Errorf("%s: %v of %d pool node(s), want %v of %d", tc.name, got, poolNodes, tc.want, tc.poolNodes)
 		}
 	}
-	if got := UnadvertisedNetwork(nil, []corev1.Node{gpuOnly}); got != nil {
+	r.Network = nil
+	if got, _ := r.UnadvertisedNetwork([]corev1.Node{gpuOnly}); got != nil {
 		t.Errorf("pods without a network: %v", got)
 	}
 }
