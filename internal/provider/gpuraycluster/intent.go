@@ -8,6 +8,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
@@ -81,12 +82,17 @@ func (in clusterIntent) render(version *utilversion.Version) (*ray.Rendered, gpu
 }
 
 // queueFindings: a group Kueue can never admit to the gpu_queue, judged
-// as its own pod set (ray.CheckQueue).
+// as its own pod set (ray.CheckQueue), and a group's topology the queue's
+// flavor of its pool cannot place by.
 func (in clusterIntent) queueFindings(rendered *ray.Rendered) gpudiag.Diagnostics {
 	if in.queue == nil || rendered == nil {
 		return nil
 	}
-	return ray.CheckQueue(*in.queue, rendered)
+	findings := ray.CheckQueue(*in.queue, rendered)
+	for i, g := range in.cluster.WorkerGroups {
+		findings = append(findings, topologyblock.QueueFindings(*in.queue, g.Topology, g.NodePool, "worker_group", i, "topology")...)
+	}
+	return findings
 }
 
 // usesDRA: a group's GPUs come from a DRA claim, whose resource.k8s.io

@@ -19,6 +19,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -240,7 +241,11 @@ func workerGroupBlock() schema.ListNestedBlock {
 			"(a `dynamic` block works too).",
 		NestedObject: schema.NestedBlockObject{
 			Attributes: attrs,
-			Blocks:     map[string]schema.Block{"gpu": groupGPUBlock("worker group")},
+			Blocks: map[string]schema.Block{
+				"gpu": groupGPUBlock("worker group"),
+				"topology": topologyblock.Block("the group's pods", "In a queue Kueue admits each group as a pod set "+
+					"of its own, so the request holds per group: two groups may land in different domains."),
+			},
 		},
 		Validators: []validator.List{listvalidator.SizeAtMost(1000)},
 	}

@@ -154,6 +154,38 @@ func TestRayCluster_planTimeValidation(t *testing.T) {
   }`,
 			want: `Ray labels in ray_start_params`,
 		},
+		"a topology level the pool does not have": {
+			blocks: `
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    replicas  = 2
+    gpu {
+      count = 8
+    }
+    topology {
+      level = "rack"
+    }
+  }`,
+			want: `Unknown topology level|level = "rack"|"rack" is not one of`,
+		},
+		"topology slices without a queue": {
+			blocks: `
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    replicas  = 4
+    gpu {
+      count = 8
+    }
+    topology {
+      level       = "layer-2"
+      slice_size  = 2
+      slice_level = "layer-3"
+    }
+  }`,
+			want: `Slices need Kueue|slice_size  = 2`,
+		},
 		"an unknown wait_for": {
 			blocks: `  wait_for = "rollout"`,
 			want:   `wait_for|value must be one of|"ready"`,
@@ -216,8 +248,14 @@ func TestRayCluster_unknownAndKnownPlans(t *testing.T) {
       gpu {
         count = terraform_data.count.output
       }
+      topology {
+        level = terraform_data.level.output
+      }
     }
   }`) + `
+resource "terraform_data" "level" {
+  input = "layer-3"
+}
 resource "terraform_data" "groups" {
   input = ["train"]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
@@ -124,7 +125,7 @@ func (in workloadIntent) queueFindings(rendered *workload.Rendered) gpudiag.Diag
 		return nil
 	}
 	findings := queue.CheckWorkload(*in.queue, queue.DemandOf(in.workload, rendered))
-	return append(findings, queueTopologyFindings(*in.queue, in.workload, in.pool)...)
+	return append(findings, topologyblock.QueueFindings(*in.queue, in.workload.Topology, in.pool, "topology")...)
 }
 
 // renderIntent renders a final intent for apply and read, which report the

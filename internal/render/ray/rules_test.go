@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
@@ -189,5 +191,73 @@ func TestOnlyV15Fields(t *testing.T) {
 		if r.Service != nil && r.Service.Spec.ManagedBy != nil {
 			t.Errorf("%s: v1.6 RayService managedBy is set", tc.name)
 		}
+	}
+}
+
+// A worker group's topology keeps that group's pods, and only them, in one
+// domain: pod affinity to the group's own pods without a queue, Kueue's
+// pod-set annotation in one (Kueue judges each group as a pod set). A
+// level the pool does not have fails on the group's block.
+func TestGroupTopology(t *testing.T) {
+	const layer3 = "topology.k8s.aws/network-node-layer-3"
+	c := cpuHeadCluster()
+	c.WorkerGroups[0].Topology = &spec.WorkloadTopology{Level: "layer-3"}
+	r, _ := mustRender(t, c)
+	train, serve := r.ClusterSpec().WorkerGroupSpecs[0].Template, r.ClusterSpec().WorkerGroupSpecs[1].Template
+	a := train.Spec.Affinity
+	if a == nil || a.PodAffinity == nil || len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 {
+		t.Fatalf("train group without required pod affinity: %+v", a)
+	}
+	term := a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
+	if term.TopologyKey != layer3 || term.LabelSelector.MatchLabels[spec.LabelInstance] != "llm-train" {
+		t.Errorf("train group's affinity term %+v, want %s over the group's own pods (instance llm-train)", term, layer3)
+	}
+	if sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector); err != nil || !sel.Matches(labels.Set(train.Labels)) {
+		t.Errorf("the affinity term does not select the group's own pods %v", train.Labels)
+	}
+	if serve.Spec.Affinity != nil && serve.Spec.Affinity.PodAffinity != nil {
+		t.Errorf("the serve group, without topology, got pod affinity: %+v", serve.Spec.Affinity.PodAffinity)
+	}
+
+	c.Queue = "team-a"
+	c.WorkerGroups[0].NodePool.Topology = &spec.PoolTopology{} // the cloud's levels, so its flavor has a Topology
+	r, _ = mustRender(t, c)
+	train = r.ClusterSpec().WorkerGroupSpecs[0].Template
+	if got := train.Annotations["kueue.x-k8s.io/podset-required-topology"]; got != layer3 {
+		t.Errorf("queued train group's pod-set topology annotation %q, want %s", got, layer3)
+	}
+	if train.Spec.Affinity != nil && train.Spec.Affinity.PodAffinity != nil {
+		t.Errorf("a queued group got pod affinity as well as Kueue's annotation: %+v", train.Spec.Affinity.PodAffinity)
+	}
+
+	c.Queue = ""
+	c.WorkerGroups[1].Topology = &spec.WorkloadTopology{Level: "rack"}
+	resolved := Resolve(c, true)
+	rendertest.RequireDiag(t, resolved.Findings, errSev, "worker_group[1].topology.level", "not one of")
+}
+
+// A worker group on an NVL72 pool with nvlink_domain gets a ComputeDomain
+// of its own, <cluster>-<group>, applied before the Ray object, and its
+// pods claim the channel the driver's controller creates.
+func TestGroupNVLinkDomain(t *testing.T) {
+	nvl72 := spec.PoolPolicy{Name: "nvl72", Cloud: "generic", Accelerator: "gb200", GPUsPerNode: 4,
+		Topology: &spec.PoolTopology{Levels: []string{"clique", "node"}, NodesPerDomain: map[string]int64{"clique": 4}}}
+	c := cpuHeadCluster()
+	c.Cloud = "generic"
+	c.WorkerGroups = []spec.RayGroup{{Name: "train", NodePool: &nvl72, GPU: &spec.GPU{Count: 4}, Replicas: rendertest.Ptr(int32(4)),
+		Topology: &spec.WorkloadTopology{Level: "clique", NVLinkDomain: true}}}
+	r, _ := mustRender(t, c)
+	if len(r.Objects) != 2 || r.Objects[0].GetObjectKind().GroupVersionKind().Kind != "ComputeDomain" {
+		t.Fatalf("objects %d, want the group's ComputeDomain then the RayCluster", len(r.Objects))
+	}
+	if name := r.Objects[0].GetName(); name != "llm-train" {
+		t.Errorf("ComputeDomain %q, want llm-train", name)
+	}
+	pod := r.ClusterSpec().WorkerGroupSpecs[0].Template.Spec
+	if len(pod.ResourceClaims) != 1 || *pod.ResourceClaims[0].ResourceClaimTemplateName != "llm-train-channel" {
+		t.Errorf("the group's pods claim %+v, want the llm-train-channel template", pod.ResourceClaims)
+	}
+	if claims := pod.Containers[0].Resources.Claims; len(claims) != 1 || claims[0].Name != "channel" {
+		t.Errorf("the Ray container uses claims %+v, want channel", claims)
 	}
 }

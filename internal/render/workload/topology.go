@@ -100,9 +100,10 @@ func checkTopologyScheduler(w spec.Workload, t *spec.WorkloadTopology, inKueue, 
 			"itself and reads neither. Allowed: a Kueue queue (queue_scheduler = \"kueue\"), or no queue.")
 	}
 	if strict && w.Queue == "" && t.SliceSize > 0 {
-		diags.AddError(topologyPath("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware Scheduling places "+
+		// Final: an empty queue may be one known only at plan.
+		diags.AddFinalError(topologyPath("slice_size"), "Slices need Kueue", "Only Kueue's Topology Aware Scheduling places "+
 			"pods in slices of slice_size; the default scheduler's pod affinity keeps all pods in one domain or "+
-			"none. Allowed: a queue (a gpu_queue id), or no slice_size and slice_level.")
+			"none. Allowed: a queue (a gpu_queue ref), or no slice_size and slice_level.")
 	}
 }
 
