@@ -205,6 +205,15 @@ func groupAttributes() map[string]schema.Attribute {
 		},
 		"pod_labels":      stringMap("Extra labels on the group's pods."),
 		"pod_annotations": stringMap("Annotations on the group's pods."),
+		"patch": optionalString("A strategic merge patch (YAML or JSON) of the group's KubeRay spec (`headGroupSpec`, or " +
+			"this group's `workerGroupSpecs` entry), applied while planning as `kubectl patch` applies one, for any field no " +
+			"attribute covers: volumes, sidecars (containers merge by name; the Ray container is `" + ray.HeadContainer +
+			"` or `" + ray.WorkerContainer + "`), security contexts, `idleTimeoutSeconds`, `scaleStrategy`, more " +
+			"`rayStartParams`. `manifests` shows the result. It cannot undo the GPU rules or Ray's view of the GPUs: a " +
+			"patch that changes the GPU request, gives another container GPUs, changes the placement's node selector, " +
+			"drops a toleration it needs, widens its node affinity, changes `num-gpus` or the accelerator type, shows a " +
+			"node's GPUs to a group without GPUs, or changes a field an attribute owns (`groupName`, `replicas`, " +
+			"`minReplicas`, `maxReplicas`, `numOfHosts`) fails the plan, saying which field."),
 		"ray_start_params": stringMap("Parameters of `ray start` (`rayStartParams`), e.g. `{ dashboard-host = \"0.0.0.0\" }`. " +
 			"The provider writes `" + ray.ParamNumGPUs + "` as the GPUs the pod gets; a different value is a plan error, " +
 			"and `labels` is refused (KubeRay v1.5 does)."),

@@ -325,3 +325,42 @@ func TestRayCluster_kindChangeReplaces(t *testing.T) {
 		},
 	})
 }
+
+// A group's patch renders into the plan's manifests, and one that
+// contradicts the pod's GPUs fails the plan on the group's patch line.
+func TestRayCluster_groupPatch(t *testing.T) {
+	group := func(patch string) string {
+		return `
+  worker_group {
+    name      = "train"
+    node_pool = gpu_node_pool_policy.h100.ref
+    gpu {
+      count = 8
+    }
+    patch = <<-EOT
+` + patch + `
+    EOT
+  }`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{
+				Config: cluster(group(`      rayStartParams:
+        num-gpus: "4"`)),
+				PlanOnly:    true,
+				ExpectError: phrases(`num-gpus contradicts the GPUs the pod gets`, `patch = <<-EOT`, `num-gpus = "4", but its pod gets 8 GPUs`),
+			},
+			{
+				Config: cluster(group(`      idleTimeoutSeconds: 120
+      template:
+        spec:
+          priorityClassName: high`)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestMatchResourceAttr("gpu_ray_cluster.test", "manifests.0",
+						regexp.MustCompile(`(?s)idleTimeoutSeconds: 120.*priorityClassName: high`)),
+				),
+			},
+		},
+	})
+}

@@ -106,6 +106,12 @@ func Render(resolved Resolved, opts workload.Options) (*Rendered, gpudiag.Diagno
 		r.Objects = append(r.Objects, pod.Objects...)
 		addGroup(&clusterSpec, c, g, gr)
 	}
+	for k, g := range resolved.groups {
+		patchGroup(&clusterSpec, g, &r.Groups[k], &diags)
+	}
+	if diags.HasError() {
+		return nil, diags
+	}
 	r.Objects = append(r.Objects, rayObject(c, clusterSpec, r))
 	manifest, err := workload.ManifestOf(r.Objects)
 	if err != nil {

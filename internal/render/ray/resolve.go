@@ -49,6 +49,7 @@ func Resolve(c spec.RayCluster, strict bool) Resolved {
 	}
 	for _, g := range groups {
 		checkStartParams(g, &diags)
+		readGroupPatch(g, &diags) // its effect is checked by Render, on the rendered group
 	}
 	if c.Autoscaling != nil {
 		validate.Min32(&diags, c.Autoscaling.IdleTimeoutSeconds, 0, gpudiag.At("autoscaling", "idle_timeout_seconds"))

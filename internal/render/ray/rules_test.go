@@ -12,6 +12,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
 const errSev = gpudiag.SeverityError
@@ -71,14 +72,13 @@ func TestNumGPUsAgreesWithLimits(t *testing.T) {
 	if wg.RayStartParams["object-store-memory"] != "1000000000" || wg.RayStartParams[ParamNumGPUs] != "8" {
 		t.Errorf("start params %v", wg.RayStartParams)
 	}
-	if diags := CheckRayView(r.ClusterSpec(), r.Groups); len(diags) > 0 {
-		t.Fatalf("the render contradicts itself: %v", diags)
-	}
-	// A patch that halves the limit but keeps num-gpus.
-	patched := r.ClusterSpec().DeepCopy()
-	lim := patched.WorkerGroupSpecs[0].Template.Spec.Containers[0].Resources.Limits
-	lim["nvidia.com/gpu"] = *resourceQuantity("4")
-	rendertest.RequireDiag(t, CheckRayView(patched, r.Groups), errSev, "worker_group[0].patch", "but its pod gets 4 GPUs")
+	// A patch that halves the limit is the GPU rules' error; one that
+	// changes num-gpus alone is Ray's view's.
+	c.WorkerGroups[0].Patch = "rayStartParams:\n  num-gpus: \"4\"\n"
+	resolved := Resolve(c, true)
+	rendertest.RequireNoErrors(t, resolved.Findings)
+	_, diags = Render(resolved, workload.Options{})
+	rendertest.RequireDiag(t, diags, errSev, "worker_group[0].patch", `num-gpus = "4", but its pod gets 8 GPUs`)
 }
 
 // MIG and DRA groups get num-gpus from the intent: KubeRay counts neither

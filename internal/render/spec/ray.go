@@ -91,6 +91,11 @@ type RayGroup struct {
 	// Topology keeps the group's pods in one domain (Kueue's pod-set
 	// annotations in a queue, pod affinity otherwise).
 	Topology *WorkloadTopology `json:"Topology,omitempty"` // topology
+
+	// Patch is a strategic merge patch (YAML or JSON) of the group's
+	// KubeRay spec (headGroupSpec or its workerGroupSpecs entry), held to
+	// the GPU rules and to Ray's view of the GPUs.
+	Patch string `json:"Patch,omitempty"` // patch
 }
 
 // RayJobControls is the job block: the cluster runs one Ray job.

@@ -36,7 +36,7 @@ var patchPath = gpudiag.At("patch")
 // still hold.
 func applyPatch(r *Rendered, patch string) gpudiag.Diagnostics {
 	var diags gpudiag.Diagnostics
-	patchJSON, ok := patchObject(patch, &diags)
+	patchJSON, ok := readWorkloadPatch(patch, &diags)
 	if !ok {
 		return diags
 	}
@@ -74,7 +74,7 @@ func patchCompanionsMeta(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnosti
 	}
 	for i, c := range r.Companions {
 		patched, ok := reflect.New(reflect.TypeOf(c).Elem()).Interface().(Object)
-		if !ok || !patchTyped(c, metaJSON, patched, diags) {
+		if !ok || !PatchTyped(c, metaJSON, patched, patchPath, diags) {
 			return
 		}
 		replaceObject(r, c, patched)
@@ -88,17 +88,17 @@ func patchCompanionsMeta(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnosti
 func patchMain(r *Rendered, patchJSON []byte, diags *gpudiag.Diagnostics) {
 	current := r.Workload()
 	patched := r.Kind.New()
-	if !patchTyped(current, patchJSON, patched, diags) {
+	if !PatchTyped(current, patchJSON, patched, patchPath, diags) {
 		return
 	}
 	checkIdentity(current.GetName(), current.GetNamespace(), patched, diags)
-	checkSelectorLabelsKept(r.SelectorLabels, r.Kind.PodTemplate(patched).Labels, diags)
+	checkSelectorLabelsKept(r.SelectorLabels, r.Kind.PodTemplate(patched).Labels, patchPath, diags)
 	if !equality.Semantic.DeepEqual(immutableSelector(r.Kind, current), immutableSelector(r.Kind, patched)) {
 		diags.AddError(patchPath, "Patch changes the selector", "spec.selector identifies the workload's pods and "+
 			"cannot change on a "+r.Kind.GVK.Kind+". Allowed: leave spec.selector out of the patch.")
 	}
 	before, after := &r.Kind.PodTemplate(current).Spec, &r.Kind.PodTemplate(patched).Spec
-	checkPodRules(r, *before, *after, diags)
+	checkPodRules(placedPod{r.NodeSelector, r.Tolerations, r.Affinity}, *before, *after, patchPath, diags)
 	if diags.HasError() {
 		return
 	}
@@ -116,26 +116,31 @@ func immutableSelector(k kindkit.Kind, obj Object) *metav1.LabelSelector {
 	return k.Selector(obj)
 }
 
-// patchObject reads the patch (YAML or JSON) into JSON; it must be an
-// object.
-func patchObject(patch string, diags *gpudiag.Diagnostics) ([]byte, bool) {
+// readWorkloadPatch reads gpu_workload's patch attribute.
+func readWorkloadPatch(patch string, diags *gpudiag.Diagnostics) ([]byte, bool) {
+	return ReadPatch(patch, patchPath, "a strategic merge patch of the Deployment or Job, e.g. "+
+		"\"spec:\\n  template:\\n    spec:\\n      priorityClassName: high\"", diags)
+}
+
+// ReadPatch reads the patch attribute at (YAML or JSON) into JSON; it must
+// be an object. allowed says what the attribute takes, with an example.
+func ReadPatch(patch string, at []any, allowed string, diags *gpudiag.Diagnostics) ([]byte, bool) {
 	patchJSON, err := yaml.YAMLToJSON([]byte(patch))
 	if err == nil && !strings.HasPrefix(strings.TrimSpace(string(patchJSON)), "{") {
 		err = fmt.Errorf("it is %s, not an object", strings.TrimSpace(string(patchJSON)))
 	}
 	if err != nil {
-		diags.AddError(patchPath, "Invalid patch", "The patch does not read as a YAML or JSON object: "+err.Error()+
-			". Allowed: a strategic merge patch of the Deployment or Job, e.g. "+
-			"\"spec:\\n  template:\\n    spec:\\n      priorityClassName: high\".")
+		diags.AddError(at, "Invalid patch", "The patch does not read as a YAML or JSON object: "+err.Error()+
+			". Allowed: "+allowed+".")
 		return nil, false
 	}
 	return patchJSON, true
 }
 
-// patchTyped merges the patch into original with the strategic merge rules
+// PatchTyped merges the patch into original with the strategic merge rules
 // of its Go type and decodes the result strictly into patched, so a
-// misspelt field is an error instead of silently dropped.
-func patchTyped(original any, patchJSON []byte, patched any, diags *gpudiag.Diagnostics) bool {
+// misspelt field is an error (on at) instead of silently dropped.
+func PatchTyped(original any, patchJSON []byte, patched any, at []any, diags *gpudiag.Diagnostics) bool {
 	originalJSON, err := json.Marshal(original)
 	if err == nil {
 		var merged []byte
@@ -149,7 +154,7 @@ func patchTyped(original any, patchJSON []byte, patched any, diags *gpudiag.Diag
 		}
 	}
 	if err != nil {
-		diags.AddError(patchPath, "Patch does not apply", "Applying the patch failed: "+err.Error()+
+		diags.AddError(at, "Patch does not apply", "Applying the patch failed: "+err.Error()+
 			". Allowed: fields of the Kubernetes API object, spelt as in its JSON (e.g. spec.template.spec.imagePullSecrets).")
 		return false
 	}
@@ -176,54 +181,61 @@ func checkIdentity(name, namespace string, after metav1.Object, diags *gpudiag.D
 // selector matches and the provider finds its pods by. Other labels,
 // managed-by included, are the patch's to change: an adopted workload may
 // keep the labels it had.
-func checkSelectorLabelsKept(selector, labels map[string]string, diags *gpudiag.Diagnostics) {
+func checkSelectorLabelsKept(selector, labels map[string]string, at []any, diags *gpudiag.Diagnostics) {
 	for _, key := range slices.Sorted(maps.Keys(selector)) {
 		if labels[key] != selector[key] {
-			diags.AddError(patchPath, "Patch changes a selector label", fmt.Sprintf("The patch sets the pod template's "+
+			diags.AddError(at, "Patch changes a selector label", fmt.Sprintf("The patch sets the pod template's "+
 				"label %q to %q; the workload selects its pods by %q = %q. Allowed: other labels, or the selector_labels "+
 				"and pod_labels attributes.", key, labels[key], key, selector[key]))
 		}
 	}
 }
 
+// placedPod is the placement a patch must keep.
+type placedPod struct {
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
+	Affinity     *corev1.Affinity
+}
+
 // checkPodRules: the GPU container keeps its GPU resources, no other
 // container asks for GPUs, and the pod keeps every node selector entry,
 // toleration and required node affinity the placement gave it.
-func checkPodRules(r *Rendered, before, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+func checkPodRules(r placedPod, before, after corev1.PodSpec, at []any, diags *gpudiag.Diagnostics) {
 	gpuContainer := before.Containers[0]
-	checkGPUContainer(gpuContainer, after, diags)
-	checkNoOtherGPUs(gpuContainer.Name, after, diags)
+	checkGPUContainer(gpuContainer, after, at, diags)
+	checkNoOtherGPUs(gpuContainer.Name, after, at, diags)
 	for key, value := range r.NodeSelector {
 		if after.NodeSelector[key] != value {
-			diags.AddError(patchPath, "Patch changes the GPU node selector", fmt.Sprintf("The placement selects "+
+			diags.AddError(at, "Patch changes the GPU node selector", fmt.Sprintf("The placement selects "+
 				"nodeSelector[%q] = %q and the patch makes it %q: the pod could land on other hardware. Allowed: "+
 				"choose hardware with the gpu block, or add selector entries of your own.", key, value, after.NodeSelector[key]))
 		}
 	}
 	for _, t := range r.Tolerations {
 		if !slices.ContainsFunc(after.Tolerations, func(u corev1.Toleration) bool { return equality.Semantic.DeepEqual(t, u) }) {
-			diags.AddError(patchPath, "Patch drops a required toleration", fmt.Sprintf("The pool's nodes carry a taint "+
+			diags.AddError(at, "Patch drops a required toleration", fmt.Sprintf("The pool's nodes carry a taint "+
 				"the toleration %s answers; without it the pod stays Pending. Allowed: add tolerations, keep these.",
 				DescribeToleration(t)))
 		}
 	}
 	if !RequiredAffinityKept(r.Affinity, after.Affinity) {
-		diags.AddError(patchPath, "Patch widens the GPU node affinity", "The placement requires node affinity terms that "+
+		diags.AddError(at, "Patch widens the GPU node affinity", "The placement requires node affinity terms that "+
 			"pick the accelerator and keep the pod off MIG and shared pools; after the patch some node outside them "+
 			"qualifies. Allowed: add requirements to every term, or choose hardware with the gpu block.")
 	}
 	if before.HostIPC && !after.HostIPC {
-		diags.AddError(patchPath, "Patch turns off hostIPC", clouds.GKEMPSHostIPC("")+
+		diags.AddError(at, "Patch turns off hostIPC", clouds.GKEMPSHostIPC("")+
 			"Allowed: leave spec.template.spec.hostIPC out of the patch.")
 	}
 }
 
 // checkGPUContainer: the GPU container still exists and asks for exactly
 // the GPU resources the gpu block gave it.
-func checkGPUContainer(want corev1.Container, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+func checkGPUContainer(want corev1.Container, after corev1.PodSpec, at []any, diags *gpudiag.Diagnostics) {
 	i := slices.IndexFunc(after.Containers, func(c corev1.Container) bool { return c.Name == want.Name })
 	if i < 0 {
-		diags.AddError(patchPath, "Patch removes the GPU container", fmt.Sprintf("Container %q holds the GPU request "+
+		diags.AddError(at, "Patch removes the GPU container", fmt.Sprintf("Container %q holds the GPU request "+
 			"and is gone after the patch. Allowed: patch it by name, add other containers.", want.Name))
 		return
 	}
@@ -238,21 +250,21 @@ func checkGPUContainer(want corev1.Container, after corev1.PodSpec, diags *gpudi
 				continue // a pod's missing request is defaulted to its limit
 			}
 			if w.Cmp(g) != 0 {
-				diags.AddError(patchPath, "Patch changes the GPU request", fmt.Sprintf("Container %q asks for %s %s %s "+
+				diags.AddError(at, "Patch changes the GPU request", fmt.Sprintf("Container %q asks for %s %s %s "+
 					"from the gpu block; after the patch it is %q. Allowed: set gpu.count instead.",
 					want.Name, part.name, resource, w.String(), g.String()))
 			}
 		}
 		for resource := range gpuResources(part.got) {
 			if _, ok := part.want[resource]; !ok {
-				diags.AddError(patchPath, "Patch adds a GPU resource", fmt.Sprintf("The patch adds %s %s to container %q; "+
+				diags.AddError(at, "Patch adds a GPU resource", fmt.Sprintf("The patch adds %s %s to container %q; "+
 					"the gpu block decides which GPU resource the pod asks for. Allowed: set the gpu block.",
 					part.name, resource, want.Name))
 			}
 		}
 	}
 	if !equality.Semantic.DeepEqual(want.Resources.Claims, got.Claims) {
-		diags.AddError(patchPath, "Patch changes the DRA claims", fmt.Sprintf("Container %q uses the GPU claim of the "+
+		diags.AddError(at, "Patch changes the DRA claims", fmt.Sprintf("Container %q uses the GPU claim of the "+
 			"gpu.dra block. Allowed: leave resources.claims out of the patch.", want.Name))
 	}
 }
@@ -260,7 +272,7 @@ func checkGPUContainer(want corev1.Container, after corev1.PodSpec, diags *gpudi
 // checkNoOtherGPUs: a second container (or init container) asking for GPUs
 // would either get GPUs of its own or, with the same claim, share them
 // behind the GPU container's back.
-func checkNoOtherGPUs(gpuContainer string, after corev1.PodSpec, diags *gpudiag.Diagnostics) {
+func checkNoOtherGPUs(gpuContainer string, after corev1.PodSpec, at []any, diags *gpudiag.Diagnostics) {
 	for _, group := range []struct {
 		field      string
 		containers []corev1.Container
@@ -270,7 +282,7 @@ func checkNoOtherGPUs(gpuContainer string, after corev1.PodSpec, diags *gpudiag.
 				continue
 			}
 			if len(gpuResources(c.Resources.Limits))+len(gpuResources(c.Resources.Requests))+len(c.Resources.Claims) > 0 {
-				diags.AddError(patchPath, "Patch gives a second container GPUs", fmt.Sprintf("%s %q asks for GPU "+
+				diags.AddError(at, "Patch gives a second container GPUs", fmt.Sprintf("%s %q asks for GPU "+
 					"resources; only container %q may, with what the gpu block sets. Allowed: sidecars and init "+
 					"containers without GPU resources.", group.field, c.Name, gpuContainer))
 			}
@@ -353,6 +365,22 @@ func gpuContainerFirst(name string, pod *corev1.PodSpec) {
 		gpu := pod.Containers[i]
 		pod.Containers = append([]corev1.Container{gpu}, slices.Delete(pod.Containers, i, i+1)...)
 	}
+}
+
+// CheckPatchedPod holds a pod template patched outside gpu_workload (a Ray
+// group's patch, on at) to the rules a workload's patch is held to, with
+// the placement the template had before the patch; selectorLabels are the
+// pod labels its owner finds the pods by. On success the GPU container
+// stays first in after.
+func CheckPatchedPod(before, after *corev1.PodTemplateSpec, selectorLabels map[string]string, at []any) gpudiag.Diagnostics {
+	var diags gpudiag.Diagnostics
+	checkSelectorLabelsKept(selectorLabels, after.Labels, at, &diags)
+	placed := placedPod{before.Spec.NodeSelector, before.Spec.Tolerations, before.Spec.Affinity}
+	checkPodRules(placed, before.Spec, after.Spec, at, &diags)
+	if !diags.HasError() {
+		gpuContainerFirst(before.Spec.Containers[0].Name, &after.Spec)
+	}
+	return diags
 }
 
 // replaceObject swaps the patched object into r.Objects.

@@ -86,7 +86,7 @@ func resolve(w spec.Workload, pool *spec.PoolPolicy, rules podRules, strict bool
 	}
 	network := resolveNetwork(w, rules, in, pool, strict, &diags)
 	if w.Patch != "" {
-		patchObject(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
+		readWorkloadPatch(w.Patch, &diags) // its effect is checked by Render, on the rendered objects
 	}
 	return Resolved{Workload: w, Kind: rules.kind, Cloud: cloud, Intent: in, Pool: pool, Topology: topology, Network: network,
 		Findings: diags, Strict: strict}
