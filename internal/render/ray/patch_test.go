@@ -78,7 +78,7 @@ func TestGroupPatch_refusals(t *testing.T) {
 		"not an object": {train: "- a", path: "worker_group[0].patch", want: "does not read as a YAML or JSON object"},
 		"a misspelt field": {train: "template:\n  spec:\n    prioritClassName: high", path: "worker_group[0].patch",
 			want: `unknown field "template.spec.prioritClassName"`},
-		"replicas": {train: "replicas: 5", path: "worker_group[0].patch", want: "set replicas instead"},
+		"replicas":         {train: "replicas: 5", path: "worker_group[0].patch", want: "set replicas instead"},
 		"the group's name": {train: "groupName: other", path: "worker_group[0].patch", want: "groupName comes from its name attribute"},
 		"the GPU limit": {train: `template:
   spec:
