@@ -79,16 +79,16 @@ func (c *Client) PodProblems(ctx context.Context, namespace, selector string) ([
 func podProblem(pod *corev1.Pod) (PodProblem, bool) {
 	for _, cond := range pod.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			return PodProblem{Pod: pod.Name, Reason: cond.Reason, Message: cond.Message}, true
+			return PodProblem{Pod: pod.Name, Reason: cond.Reason, Message: cond.Message, Labels: pod.Labels}, true
 		}
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
-			return PodProblem{Pod: pod.Name, Reason: w.Reason, Message: w.Message}, true
+			return PodProblem{Pod: pod.Name, Reason: w.Reason, Message: w.Message, Labels: pod.Labels}, true
 		}
 	}
 	if pod.Status.Phase == corev1.PodFailed {
-		return PodProblem{Pod: pod.Name, Reason: "Failed", Message: pod.Status.Message}, true
+		return PodProblem{Pod: pod.Name, Reason: "Failed", Message: pod.Status.Message, Labels: pod.Labels}, true
 	}
 	return PodProblem{}, false
 }

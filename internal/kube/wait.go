@@ -53,6 +53,9 @@ type PodProblem struct {
 	Pod     string
 	Reason  string
 	Message string
+	// Labels are the pod's: which group of an object of several pod
+	// templates (a Ray cluster's groups) it belongs to.
+	Labels map[string]string
 }
 
 func (e *NotReadyError) Error() string {

@@ -10,14 +10,17 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // waitCluster waits as wait_for says, on the machinery gpu_workload's
@@ -68,7 +71,41 @@ func reportWait(ctx context.Context, client *kube.Client, data *resourcekit.Data
 	if !errors.As(waitErr, new(*kube.NotReadyError)) {
 		summary = fmt.Sprintf("Waiting for gpu_ray_cluster %s failed", ref)
 	}
-	diags.AddError(summary, waitErr.Error()+describeStatus(ctx, client, ref)+describeGroups(rendered))
+	diags.AddError(summary, waitErr.Error()+describeStatus(ctx, client, ref)+describeGroups(rendered)+
+		explainRefusedGroups(ctx, client, rendered, waitErr))
+}
+
+// explainRefusedGroups says, for each group with GPUs whose pods the
+// scheduler refused, which of the cluster's GPU pools could take them and
+// why the others cannot (gpu_workload's explanation, per group). A group's
+// pods are told apart by the instance label the render gives them.
+func explainRefusedGroups(ctx context.Context, client *kube.Client, rendered *ray.Rendered, waitErr error) string {
+	var notReady *kube.NotReadyError
+	if !errors.As(waitErr, &notReady) || !notReady.Unschedulable() {
+		return ""
+	}
+	var b strings.Builder
+	for _, g := range rendered.Groups {
+		refused := refusedPods(notReady.Pods, g.Pod.Pod.Labels[spec.LabelInstance])
+		if refused == 0 || g.GPUs == 0 || g.Pod.Rendered == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\nGroup %s (%d pod(s) refused):", g.Name, refused)
+		b.WriteString(strings.Replace(clustercapacity.ExplainPools(ctx, client,
+			clustercapacity.AskOf(g.Pod.Rendered, &g.Pod.Pod.Spec)), "\n\n", "\n", 1))
+	}
+	return b.String()
+}
+
+// refusedPods counts the pods of instance the scheduler refused.
+func refusedPods(pods []kube.PodProblem, instance string) int {
+	n := 0
+	for _, p := range pods {
+		if p.Reason == corev1.PodReasonUnschedulable && instance != "" && p.Labels[spec.LabelInstance] == instance {
+			n++
+		}
+	}
+	return n
 }
 
 // describeStatus is KubeRay's status of the object as the wait left it.

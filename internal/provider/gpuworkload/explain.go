@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/capacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
@@ -30,13 +27,14 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	var b strings.Builder
 	b.WriteString(err.Error())
 	if notReady.Unschedulable() {
-		b.WriteString(explainPools(ctx, client, rendered))
+		b.WriteString(clustercapacity.ExplainPools(ctx, client, clustercapacity.AskOf(rendered, &rendered.PodTemplate().Spec)))
 	}
 	b.WriteString("\n\nThis workload asked for:")
 	if rendered.ResourceName != "" {
 		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
 	}
-	b.WriteString(describeClaim(draRequests(rendered)))
+	requests := clustercapacity.DRARequests(rendered)
+	b.WriteString(clustercapacity.DescribeClaim(requests))
 	if rendered.Network != nil && len(rendered.Network.Resources) > 0 {
 		fmt.Fprintf(&b, "\n  GPU network: %s (from %s)", describeNetworkRequest(rendered.Network.Resources),
 			rendered.Network.Advertiser)
@@ -49,7 +47,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
 	}
 	free := "free GPUs (kubectl describe nodes)"
-	if rendered.ResourceName == "" && len(draRequests(rendered)) > 0 {
+	if rendered.ResourceName == "" && len(requests) > 0 {
 		free = "free devices matching the claim (kubectl get resourceslices and kubectl get resourceclaims -A)"
 	}
 	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and " + free + "; " +
@@ -86,85 +84,3 @@ func describeAffinity(affinity *corev1.Affinity) string {
 	return b.String()
 }
 
-// explainPoolsTimeout bounds the read of the cluster's pools for an
-// explanation.
-const explainPoolsTimeout = 30 * time.Second
-
-// maxPoolsExplained keeps the message readable on clusters with many pools.
-const maxPoolsExplained = 8
-
-// explainPools says which of the cluster's GPU pools could take the pods,
-// and why the others cannot, with the same rules the scheduler applies.
-func explainPools(ctx context.Context, client *kube.Client, rendered *workload.Rendered) string {
-	// Reading every node and pod of a cluster of thousands of nodes can take
-	// a loaded API server tens of seconds; an explanation that comes late
-	// helps more than none.
-	ctx, cancel := context.WithTimeout(ctx, explainPoolsTimeout)
-	defer cancel()
-	pools, draInputs, err := clustercapacity.LiveCapacity(ctx, client, "")
-	if err != nil {
-		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
-	}
-	if requests := draRequests(rendered); len(requests) > 0 {
-		return explainDRAPools(ctx, client, rendered, pools, draInputs, requests)
-	}
-	matches := capacity.MatchingPools(pools, rendered.NodeSelector, rendered.Affinity, rendered.Tolerations, rendered.ResourceName)
-	sortClosestFirst(matches)
-	want := podRequest(rendered)
-	var b strings.Builder
-	writePools(&b, "\n\nGPU pools in the cluster:", matches, "(none: no node advertises an NVIDIA resource)",
-		func(m capacity.PoolMatch) string {
-			switch {
-			case m.Fits && m.MaxFree < want:
-				return fmt.Sprintf("labels and taints match, but at most %d %s are free on one node and each pod asks for %d",
-					m.MaxFree, rendered.ResourceName, want)
-			case m.Fits:
-				return fmt.Sprintf("matches; %d node(s) with free %s, at most %d on one node", m.FreeNodes,
-					rendered.ResourceName, m.MaxFree)
-			case len(m.Reasons) > 0:
-				return strings.Join(m.Reasons, "; ")
-			default:
-				return "does not match"
-			}
-		})
-	return b.String()
-}
-
-// writePools writes header and a line per pool, "<pool>: <what line says>",
-// at most maxPoolsExplained of them; none when there is no pool.
-func writePools(b *strings.Builder, header string, matches []capacity.PoolMatch, none string, line func(capacity.PoolMatch) string) {
-	b.WriteString(header)
-	for i, m := range matches {
-		if i == maxPoolsExplained {
-			fmt.Fprintf(b, "\n  ... and %d more (data source gpu_cluster_capacity lists them all)", len(matches)-i)
-			break
-		}
-		b.WriteString("\n  " + m.Pool + ": " + line(m))
-	}
-	if len(matches) == 0 {
-		b.WriteString("\n  " + none)
-	}
-}
-
-// sortClosestFirst: pools the pods fit, then pools whose labels and taints
-// admit them, then those with the fewest reasons against.
-func sortClosestFirst(matches []capacity.PoolMatch) {
-	sort.SliceStable(matches, func(i, j int) bool {
-		a, b := matches[i], matches[j]
-		if a.PlacementNodes != b.PlacementNodes {
-			return a.PlacementNodes > b.PlacementNodes
-		}
-		return len(a.Reasons) < len(b.Reasons)
-	})
-}
-
-// podRequest is how many units of the GPU resource one pod requests.
-func podRequest(rendered *workload.Rendered) int64 {
-	spec := &rendered.PodTemplate().Spec
-	var total int64
-	for _, c := range spec.Containers {
-		q := c.Resources.Limits[corev1.ResourceName(rendered.ResourceName)]
-		total += q.Value()
-	}
-	return total
-}
