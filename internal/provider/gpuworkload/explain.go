@@ -83,4 +83,3 @@ func describeAffinity(affinity *corev1.Affinity) string {
 	}
 	return b.String()
 }
-
