@@ -10,6 +10,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -46,10 +47,23 @@ const (
 )
 
 func intentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
+	return judgedIntentOf(ctx, m, defaultCloud, how, nil)
+}
+
+// judgedIntentOf is intentOf that also runs the rules depending on the
+// Kueue release (the plan's: the worker group limit, and the groups' DRA
+// rules): kueue says which release, and is asked only for a queued
+// cluster, so other plans read nothing from the cluster. nil leaves those
+// rules out.
+func judgedIntentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness, kueue func() kueuever.Known) clusterIntent {
 	conv := converter(ctx)
 	c := toCluster(conv, m)
 	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
 	c.Queue = name
+	if kueue != nil && name != "" {
+		k := kueue()
+		c.Kueue = &k
+	}
 	in := clusterIntent{queue: ref}
 	if err == nil && queue.IsID(name) {
 		err = errors.New("this is a gpu_queue id of a version before 0.1.0; the id is now the queue's name")

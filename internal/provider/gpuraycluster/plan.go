@@ -12,6 +12,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/ray"
 )
 
@@ -29,7 +30,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Apply.ValueBool() {
 		r.Data.CheckCluster("This gpu_ray_cluster", &resp.Diagnostics)
 	}
-	in := intentOf(ctx, plan, r.DefaultCloud(), final)
+	in := judgedIntentOf(ctx, plan, r.DefaultCloud(), final, func() kueuever.Known { return r.Data.Kueue(ctx) })
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(planOnlyFindings(ctx, in, plan))...)
 	if resp.Diagnostics.HasError() || in.findings.HasError() {

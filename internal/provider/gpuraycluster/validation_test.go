@@ -1,6 +1,7 @@
 package gpuraycluster_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -361,6 +362,37 @@ func TestRayCluster_groupPatch(t *testing.T) {
 						regexp.MustCompile(`(?s)idleTimeoutSeconds: 120.*priorityClassName: high`)),
 				),
 			},
+		},
+	})
+}
+
+// How many worker groups a queued cluster may have is the Kueue release's
+// rule: 8 groups fail the plan under kueue_version v0.17 (at most 7) and
+// pass under v0.18 (at most 9).
+func TestRayCluster_workerGroupLimitFollowsKueueRelease(t *testing.T) {
+	config := func(release string) string {
+		groups := ""
+		for i := range 8 {
+			groups += fmt.Sprintf(`
+  worker_group {
+    name      = "g%d"
+    node_pool = gpu_node_pool_policy.l4.ref
+    gpu {
+      count = 1
+    }
+  }`, i)
+		}
+		return strings.Replace(cluster(`  queue = "team-a"`+groups), `provider "gpu" {}`,
+			fmt.Sprintf(`provider "gpu" {
+  kueue_version = %q
+}`, release), 1)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{Config: config("v0.17"), PlanOnly: true,
+				ExpectError: phrases("Too many worker groups for Kueue", "Kueue v0.17's webhook refuses a Ray cluster of more than 7")},
+			{Config: config("v0.18"), PlanOnly: true, ExpectNonEmptyPlan: true},
 		},
 	})
 }

@@ -24,6 +24,24 @@ type Rule struct {
 
 func v(s string) *utilversion.Version { return utilversion.MustParseSemantic(s) }
 
+// MaxRayWorkerGroups is how many worker groups Kueue's RayCluster and
+// RayJob webhooks admit in one queued Ray cluster at release ver: every
+// group is a pod set of the cluster's Workload and the head one more.
+// v0.17 refuses more than 7 worker groups; v0.18 more than MaxPodSets-1 =
+// 9; v0.19 more pod sets than MaxPodSets = 18, so 17 worker groups.
+// Source: pkg/controller/jobs/raycluster/common.go ValidateCreate and
+// pkg/controller/jobframework/constants.go at v0.17.0, v0.18.0, v0.18.6,
+// v0.19.0 and v0.19.2 (docs/design/kueue-versions.md).
+func MaxRayWorkerGroups(ver *utilversion.Version) int {
+	switch {
+	case ver.AtLeast(v("0.19.0")):
+		return 17
+	case ver.AtLeast(v("0.18.0")):
+		return 9
+	}
+	return 7
+}
+
 // The rules. Sources are summarised in docs/design/kueue-versions.md.
 var (
 	// CELSelectors: a queued pod's ResourceClaimTemplate may filter devices

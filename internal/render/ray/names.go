@@ -26,11 +26,6 @@ const (
 // group of that name would share the head's label.
 var reservedGroupNames = []string{"head", "headgroup"}
 
-// MaxKueueWorkerGroups is how many worker groups Kueue v0.17.0 admits:
-// eight pod sets, one of them the head (pkg/controller/jobs/raycluster
-// common.go ValidateCreate).
-const MaxKueueWorkerGroups = 7
-
 // workerPath is where a worker group's findings go.
 func workerPath(i int, attr ...any) []any {
 	return append([]any{"worker_group", i}, attr...)

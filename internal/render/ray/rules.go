@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 )
@@ -119,10 +120,12 @@ func groupGPUs(g group) (int64, bool) {
 	return g.GPU.Count, g.GPU.Count > 0
 }
 
-// checkAutoscalingInQueue: Kueue v0.17.0 refuses a queued RayCluster or
-// RayJob with enableInTreeAutoscaling unless it is an elastic job
-// (pkg/controller/jobs/raycluster ValidateCreate), which the provider does
-// not render; and it admits at most MaxKueueWorkerGroups worker groups.
+// checkKueue: Kueue refuses a queued RayCluster or RayJob with
+// enableInTreeAutoscaling unless it is an elastic job
+// (pkg/controller/jobs/raycluster ValidateCreate, v0.17.0 to v0.19.2),
+// which the provider does not render; and it admits as many worker groups
+// as its release allows (kueuever.MaxRayWorkerGroups), judged only once
+// the provider knows which release that is (c.Kueue, at plan).
 func checkKueue(c spec.RayCluster, diags *gpudiag.Diagnostics) {
 	if c.Queue == "" {
 		return
@@ -133,10 +136,14 @@ func checkKueue(c spec.RayCluster, diags *gpudiag.Diagnostics) {
 			"autoscaling only when ... the job is an elastic job\"). Allowed: remove the autoscaling block and set each "+
 			"group's replicas, or remove queue.")
 	}
-	if n := len(c.WorkerGroups); n > MaxKueueWorkerGroups {
-		diags.AddError(gpudiag.At("worker_group"), "Too many worker groups for Kueue", itoa(int64(n))+" worker groups, "+
-			"and Kueue v0.17 admits a Ray cluster of at most "+itoa(MaxKueueWorkerGroups)+" (eight pod sets, one of them "+
-			"the head). Allowed: at most "+itoa(MaxKueueWorkerGroups)+" worker groups, or no queue.")
+	if c.Kueue == nil {
+		return
+	}
+	if n, most := len(c.WorkerGroups), kueuever.MaxRayWorkerGroups(c.Kueue.Effective()); n > most {
+		diags.AddFinalError(gpudiag.At("worker_group"), "Too many worker groups for Kueue", itoa(int64(n))+" worker groups, "+
+			"and "+c.Kueue.Name()+"'s webhook refuses a Ray cluster of more than "+itoa(int64(most))+" (each group is "+
+			"a pod set of its Workload, and the head one more). "+c.Kueue.Describe()+" Allowed: at most "+
+			itoa(int64(most))+" worker groups, or no queue.")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -120,13 +121,36 @@ func TestAutoscaling(t *testing.T) {
 	c.Queue = "team-a"
 	rendertest.RequireDiag(t, Resolve(c, true).Findings, errSev, "autoscaling", "elastic job")
 
-	c = cpuHeadCluster()
-	c.Queue = "team-a"
-	for len(c.WorkerGroups) <= MaxKueueWorkerGroups {
-		c.WorkerGroups = append(c.WorkerGroups, spec.RayGroup{Name: "g" + itoa(int64(len(c.WorkerGroups))), GPU: &spec.GPU{Count: 1},
-			NodePool: pooled(poolL4)})
+}
+
+// How many worker groups a queued cluster may have is Kueue's release's
+// rule: 7 in v0.17, 9 in v0.18, 17 in v0.19; without a known release
+// (validation) it is not judged.
+func TestKueueWorkerGroupLimitByRelease(t *testing.T) {
+	withGroups := func(n int, release string) spec.RayCluster {
+		c := cpuHeadCluster()
+		c.Queue = "team-a"
+		for len(c.WorkerGroups) < n {
+			c.WorkerGroups = append(c.WorkerGroups, spec.RayGroup{Name: "g" + itoa(int64(len(c.WorkerGroups))),
+				GPU: &spec.GPU{Count: 1}, NodePool: pooled(poolL4)})
+		}
+		if release != "" {
+			k := kueuever.FromSetting(release)
+			c.Kueue = &k
+		}
+		return c
 	}
-	rendertest.RequireDiag(t, Resolve(c, true).Findings, errSev, "worker_group", "at most 7")
+	for _, tc := range []struct {
+		release string
+		most    int
+	}{{"v0.17", 7}, {"v0.18", 9}, {"v0.19", 17}} {
+		rendertest.RequireNoErrors(t, Resolve(withGroups(tc.most, tc.release), true).Findings)
+		rendertest.RequireDiag(t, Resolve(withGroups(tc.most+1, tc.release), true).Findings, errSev, "worker_group",
+			"more than "+itoa(int64(tc.most)))
+	}
+	if diags := Resolve(withGroups(12, ""), false).Findings; diags.HasError() {
+		t.Errorf("12 groups refused without a known Kueue release: %v", diags)
+	}
 }
 
 func TestJobRules(t *testing.T) {
