@@ -27,7 +27,11 @@ import (
 // They skip, saying why, when the cluster has no KubeRay, unless
 // GPU_REQUIRE_KUBERAY=1 (CI) makes that a failure.
 
-var rayClusters = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
+var (
+	rayClusters = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"}
+	rayJobs     = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayjobs"}
+	rayServices = schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayservices"}
+)
 
 // accPools creates the test's own EKS node groups, one p4d.24xlarge node
 // (8 A100 40GB) and two g5.12xlarge nodes (4 A10G each), labelled as the
@@ -207,12 +211,14 @@ func checkNothingLeft(t *testing.T, ns string) resource.TestCheckFunc {
 		if len(pods.Items) > 0 {
 			return fmt.Errorf("%d Ray pods left after destroy", len(pods.Items))
 		}
-		left, err := dynamicClient(t).Resource(rayClusters).Namespace(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		if len(left.Items) > 0 {
-			return fmt.Errorf("RayCluster %s left after destroy", left.Items[0].GetName())
+		for _, res := range []schema.GroupVersionResource{rayClusters, rayJobs, rayServices} {
+			left, err := dynamicClient(t).Resource(res).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			if len(left.Items) > 0 {
+				return fmt.Errorf("%s %s left after destroy", left.Items[0].GetKind(), left.Items[0].GetName())
+			}
 		}
 		return nil
 	}
