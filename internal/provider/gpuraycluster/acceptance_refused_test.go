@@ -50,3 +50,27 @@ resource "gpu_ray_cluster" "test" {
 		}},
 	})
 }
+
+// A cluster sent to a LocalQueue that does not exist fails the apply
+// before anything is created: Kueue would hold it suspended forever.
+func TestAccRayCluster_missingLocalQueueStopsTheApply(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireKubeRay(t)
+	ns := acctest.Namespace(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNothingLeft(t, ns),
+		Steps: []resource.TestStep{{
+			Config: acctest.ProviderBlock(t) + fmt.Sprintf(`
+resource "gpu_ray_cluster" "test" {
+  name      = "acc-ray-noqueue"
+  namespace = %q
+  cloud     = "eks"
+  image     = "rayproject/ray:2.52.0"
+  queue     = "nobody"
+}
+`, ns),
+			ExpectError: phrases("No such queue", `LocalQueue "nobody" does not exist`, "never admit the Ray cluster"),
+		}},
+	})
+}

@@ -43,6 +43,9 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 	if plan.Manifest.IsUnknown() {
 		plan.Manifest = types.StringValue(rendered.Manifest) // planned without the server's DRA version
 	}
+	if !resourcekit.CheckLocalQueue(ctx, client, rendered.Object().GetNamespace(), queueName(rendered), "Ray cluster", diags) {
+		return
+	}
 	if prior == nil && !refuseForeignObject(ctx, client, rendered, diags) {
 		return
 	}

@@ -2,12 +2,10 @@ package gpuworkload
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -209,34 +207,11 @@ func reportQueued(ctx context.Context, client *kube.Client, rendered *workload.R
 	return false, queue.AllAdmitted(statuses)
 }
 
-// checkLocalQueue: a workload sent to a LocalQueue that does not exist is
-// never admitted (Kueue marks it inadmissible and it waits forever), so the
-// apply stops before creating it. A LocalQueue that cannot be read (no
-// permission, Kueue not installed) is a warning: Kueue may still be there.
+// checkLocalQueue: the LocalQueue the workload is sent to exists
+// (resourcekit.CheckLocalQueue).
 func checkLocalQueue(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
-	name := kueueQueue(rendered)
-	if name == "" {
-		return true
-	}
 	ns := rendered.Objects[len(rendered.Objects)-1].GetNamespace()
-	live, err := client.GetFresh(ctx, kube.ObjectRef{GVK: kube.GVKLocalQueue, Namespace: ns, Name: name})
-	switch {
-	case err != nil:
-		diags.AddWarning("Cannot check the workload's queue", fmt.Sprintf("Reading LocalQueue %s/%s failed: %v. "+
-			"If it does not exist, Kueue never admits the workload.", ns, name, err))
-		return true
-	case live == nil && client.KueueMissing(ctx):
-		diags.AddAttributeError(path.Root("queue"), "Kueue is not installed", fmt.Sprintf("The workload is sent to "+
-			"LocalQueue %q, but the cluster serves no kueue.x-k8s.io/v1beta2 API, so nothing would ever admit it. "+
-			"Allowed: install Kueue (v0.15 or later), or remove queue.", name))
-		return false
-	case live == nil:
-		diags.AddAttributeError(path.Root("queue"), "No such queue", fmt.Sprintf("LocalQueue %q does not exist in namespace %q, "+
-			"so Kueue would never admit the workload. Allowed: the ref of a gpu_queue with %q in its namespaces, or the name "+
-			"of a LocalQueue of that namespace.", name, ns, ns))
-		return false
-	}
-	return true
+	return resourcekit.CheckLocalQueue(ctx, client, ns, kueueQueue(rendered), "workload", diags)
 }
 
 // waitAdmitted waits for Kueue's admission of every Workload the object
