@@ -46,6 +46,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 	if !resourcekit.CheckLocalQueue(ctx, client, rendered.Object().GetNamespace(), queueName(rendered), "Ray cluster", diags) {
 		return
 	}
+	warnUnadvertisedNetworks(ctx, client, rendered, diags)
 	if prior == nil && !refuseForeignObject(ctx, client, rendered, diags) {
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/clustercapacity"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
@@ -69,7 +70,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 	if !checkLocalQueue(ctx, client, rendered, diags) {
 		return
 	}
-	warnUnadvertisedNetwork(ctx, client, rendered, diags)
+	clustercapacity.WarnUnadvertisedNetwork(ctx, client, rendered, "The pods", diags)
 	if recreating(*plan, prior, rendered) {
 		if diags.Append(deleteForRecreate(ctx, client, *prior, rendered)...); diags.HasError() {
 			return

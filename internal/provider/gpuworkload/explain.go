@@ -36,7 +36,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	requests := clustercapacity.DRARequests(rendered)
 	b.WriteString(clustercapacity.DescribeClaim(requests))
 	if rendered.Network != nil && len(rendered.Network.Resources) > 0 {
-		fmt.Fprintf(&b, "\n  GPU network: %s (from %s)", describeNetworkRequest(rendered.Network.Resources),
+		fmt.Fprintf(&b, "\n  GPU network: %s (from %s)", clustercapacity.DescribeNetworkRequest(rendered.Network.Resources),
 			rendered.Network.Advertiser)
 	}
 	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {

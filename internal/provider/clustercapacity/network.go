@@ -1,4 +1,4 @@
-package gpuworkload
+package clustercapacity
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-// warnUnadvertisedNetwork checks, before the pods are created, that the
+// WarnUnadvertisedNetwork checks, before the pods are created, that the
 // pool's nodes advertise what the pool's GPU network gives the pods (EFA
 // devices, huge pages, an RDMA resource): the provider renders the request
 // from the machine type, but a device plugin of the cluster must hand the
@@ -25,7 +25,9 @@ import (
 // group of the same machine may have the devices. With no node of the pool yet (a node group
 // scaling from zero) there is nothing to check; a failed read only skips
 // the check, since the wait reports whatever the scheduler says.
-func warnUnadvertisedNetwork(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) {
+// whose names the pods in the message ("The pods", "The pods of worker
+// group \"train\"").
+func WarnUnadvertisedNetwork(ctx context.Context, client *kube.Client, rendered *workload.Rendered, whose string, diags *diag.Diagnostics) {
 	if rendered.Network == nil || len(rendered.Network.Resources) == 0 {
 		return
 	}
@@ -37,15 +39,15 @@ func warnUnadvertisedNetwork(ctx context.Context, client *kube.Client, rendered 
 	if len(missing) == 0 {
 		return
 	}
-	diags.AddWarning("The pool's nodes do not advertise its GPU network", fmt.Sprintf("The pods ask for %s (the pool's "+
+	diags.AddWarning("The pool's nodes do not advertise its GPU network", fmt.Sprintf(whose+" ask for %s (the pool's "+
 		"GPU network), but none of the %d node(s) they may land on (the pool's labels, taints they tolerate) has %s allocatable, so the scheduler will "+
 		"place the pods on none of them. They get it from %s. Install that, or turn the network off on the pool "+
-		"(gpu_network { enabled = false }) to run without it.", describeNetworkRequest(rendered.Network.Resources),
+		"(gpu_network { enabled = false }) to run without it.", DescribeNetworkRequest(rendered.Network.Resources),
 		poolNodes, joinNames(missing), rendered.Network.Advertiser))
 }
 
-// describeNetworkRequest lists a pod's network resources, "name: quantity".
-func describeNetworkRequest(resources corev1.ResourceList) string {
+// DescribeNetworkRequest lists a pod's network resources, "name: quantity".
+func DescribeNetworkRequest(resources corev1.ResourceList) string {
 	parts := make([]string, 0, len(resources))
 	for _, name := range slices.Sorted(maps.Keys(resources)) {
 		q := resources[name]
