@@ -43,26 +43,13 @@ var (
 func accPools(t *testing.T) accGroups {
 	t.Helper()
 	prefix := "ray-" + rand.String(6)
-	fixtures := map[string]corev1.Node{}
-	for _, n := range rendertest.LoadFixtureNodes(t, "eks") {
-		fixtures[n.Name] = n
-	}
 	group := func(fixture, suffix string, nodes int, gpus int64) string {
-		n, ok := fixtures[fixture]
-		if !ok {
-			t.Fatalf("no fixture node %s", fixture)
-		}
-		labels := maps.Clone(n.Labels)
-		for k := range labels {
-			if k == "kubernetes.io/hostname" || strings.HasPrefix(k, "fixtures.gpuform.io/") {
-				delete(labels, k)
-			}
-		}
 		name := prefix + "-" + suffix
+		labels, taints := fixtureNode(t, fixture)
 		// Named like the pool, as EKS names a node group's nodes: the
 		// queue's flavor selects them by it.
 		labels["eks.amazonaws.com/nodegroup"] = "acc-ray-" + suffix
-		taints := append(slices.Clone(n.Spec.Taints), corev1.Taint{Key: acctest.FakeNodeLabel, Value: name, Effect: corev1.TaintEffectNoSchedule})
+		taints = append(taints, corev1.Taint{Key: acctest.FakeNodeLabel, Value: name, Effect: corev1.TaintEffectNoSchedule})
 		acctest.CreateFakeNodes(t, name, nodes, map[string]int64{"nvidia.com/gpu": gpus}, labels, taints...)
 		return name
 	}
@@ -86,6 +73,25 @@ resource "gpu_node_pool_policy" "p4d" {
   taints        = [{ key = %[1]q, value = %[3]q, effect = "NoSchedule" }]
 }
 `, acctest.FakeNodeLabel, g5, p4d)}
+}
+
+// fixtureNode is the labels and taints of the local cluster's fixture
+// node name (scripts/localcluster/fixtures/eks.yaml), without its host
+// name and the fixtures' own labels: what a node of its kind carries.
+func fixtureNode(t *testing.T, name string) (map[string]string, []corev1.Taint) {
+	t.Helper()
+	for _, n := range rendertest.LoadFixtureNodes(t, "eks") {
+		if n.Name != name {
+			continue
+		}
+		labels := maps.Clone(n.Labels)
+		maps.DeleteFunc(labels, func(k, _ string) bool {
+			return k == "kubernetes.io/hostname" || strings.HasPrefix(k, "fixtures.gpuform.io/")
+		})
+		return labels, slices.Clone(n.Spec.Taints)
+	}
+	t.Fatalf("no fixture node %s", name)
+	return nil, nil
 }
 
 // accGroups are accPools' node groups: their node name prefixes and the

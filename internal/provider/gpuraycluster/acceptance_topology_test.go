@@ -3,9 +3,6 @@ package gpuraycluster_test
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 )
 
 const layer3 = "topology.k8s.aws/network-node-layer-3"
@@ -86,26 +82,14 @@ resource "gpu_ray_cluster" "test" {
 // labelled and tainted with tag so no other test's pods land there.
 func createDomains(t *testing.T, tag string, domains ...string) {
 	t.Helper()
-	var fixture corev1.Node
-	for _, n := range rendertest.LoadFixtureNodes(t, "eks") {
-		if n.Name == "eks-p4d-0" {
-			fixture = n
-		}
-	}
-	if fixture.Name == "" {
-		t.Fatal("no fixture node eks-p4d-0")
-	}
 	for _, d := range domains {
-		labels := maps.Clone(fixture.Labels)
-		maps.DeleteFunc(labels, func(k, _ string) bool {
-			return k == "kubernetes.io/hostname" || strings.HasPrefix(k, "fixtures.gpuform.io/")
-		})
+		labels, taints := fixtureNode(t, "eks-p4d-0")
 		labels["eks.amazonaws.com/nodegroup"] = "acc-ray-tas"
 		labels[acctest.FakeNodeLabel] = tag
 		labels["topology.k8s.aws/network-node-layer-1"] = tag
 		labels["topology.k8s.aws/network-node-layer-2"] = tag
 		labels[layer3] = tag + "-" + d
-		taints := append(slices.Clone(fixture.Spec.Taints), corev1.Taint{Key: acctest.FakeNodeLabel, Value: tag, Effect: corev1.TaintEffectNoSchedule})
+		taints = append(taints, corev1.Taint{Key: acctest.FakeNodeLabel, Value: tag, Effect: corev1.TaintEffectNoSchedule})
 		// A group of several pods on p4d gets the node's EFA share and huge
 		// pages (the pool's GPU network), which these nodes advertise.
 		resources := map[string]int64{"nvidia.com/gpu": 8, "vpc.amazonaws.com/efa": 4, "hugepages-2Mi": 16 << 30}
