@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -155,12 +154,7 @@ func queueAttributes() map[string]schema.Attribute {
 		},
 		"queueing_strategy": tfconv.OneOf(spec.QueueingStrategyNames(), "Order of admission: one of ", ". Defaults to `"+
 			spec.QueueingBestEffortFIFO+"` (a workload that does not fit does not block smaller ones behind it)."),
-		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply the objects to the cluster (default). `false` only renders `manifests`, for GitOps; no cluster is needed.",
-			Optional:            true,
-			Computed:            true,
-			Default:             booldefault.StaticBool(true),
-		},
+		"apply": resourcekit.ApplyAttribute(),
 		"kueue_device_class_mappings": schema.ListNestedAttribute{
 			MarkdownDescription: "For flavors on DRA pools (`gpu_allocation = \"dra\"`): the entries Kueue's own " +
 				"Configuration must hold under `resources.deviceClassMappings`, with its `DynamicResourceAllocation` feature " +
@@ -182,13 +176,9 @@ func queueAttributes() map[string]schema.Attribute {
 				},
 			}},
 		},
-		"manifests": schema.ListAttribute{
-			MarkdownDescription: "Every object (ResourceFlavors, ClusterQueue, LocalQueues) as canonical YAML, one document per " +
-				"object, known at plan: `join(\"---\\n\", gpu_queue.x.manifests)` is one file of them for GitOps. After a " +
-				"refresh they show the live objects' managed fields, so drift appears as a diff.",
-			Computed:    true,
-			ElementType: types.StringType,
-		},
+		"manifests": resourcekit.ManifestsAttribute("Every object (ResourceFlavors, ClusterQueue, LocalQueues) as canonical YAML, " +
+			"one document per object, known at plan: `join(\"---\\n\", gpu_queue.x.manifests)` is one file of them for GitOps. " +
+			"After a refresh they show the live objects' managed fields, so drift appears as a diff."),
 	}
 }
 

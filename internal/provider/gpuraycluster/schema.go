@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
@@ -97,32 +97,18 @@ func clusterAttributes() map[string]schema.Attribute {
 				"(then each group is checked against the queue's flavors and quota at plan time, as its own pod set), or the " +
 				"name of a LocalQueue managed elsewhere. Kueue suspends the object until it admits every group together " +
 				"and adds the flavors' selectors; none of that is drift. Kueue refuses `autoscaling` and more than " +
-				"7 worker groups in a queue.",
+				"worker groups than its release admits (7 in v0.17, 9 in v0.18, 17 in v0.19) in a queue.",
 			Optional: true,
 		},
-		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the " +
-				"cluster is never contacted. Defaults to `true`.",
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(true),
-		},
+		"apply": resourcekit.ApplyAttribute(),
 		"wait_for": tfconv.OneOf(waitModeNames(), "What apply waits for: one of ", ". Defaults to `"+waitReady+"`: "+
 			"a RayCluster whose every pod is ready (KubeRay's `RayClusterProvisioned`), a RayJob whose job was "+
 			"submitted (`jobDeploymentStatus` Running) or finished, a RayService that serves (its `Ready` "+
 			"condition). `complete` waits for a RayJob to finish, `scheduled` for every pod to run, `admitted` for "+
 			"Kueue's admission. A wait that ends while Kueue keeps the cluster queued is a warning with Kueue's "+
 			"reason, and the cluster stays in the state; a pod the scheduler refuses is reported with its reason."),
-		"unschedulable_timeout": schema.StringAttribute{
-			MarkdownDescription: "How long the apply keeps waiting once the scheduler has refused a Ray pod, as a duration " +
-				"such as `\"0s\"` or `\"5m\"`; as `gpu_workload`'s. Unset: the whole timeout.",
-			Optional:   true,
-			Validators: []validator.String{tfconv.NonNegativeDuration()},
-		},
-		"force_conflicts": schema.BoolAttribute{
-			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
-			Optional:            true,
-		},
+		"unschedulable_timeout": resourcekit.UnschedulableTimeoutAttribute("a Ray pod"),
+		"force_conflicts":       resourcekit.ForceConflictsAttribute(),
 	}
 	for name, a := range computedAttributes() {
 		attrs[name] = a
@@ -132,11 +118,7 @@ func clusterAttributes() map[string]schema.Attribute {
 
 func computedAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"uid": schema.StringAttribute{
-			MarkdownDescription: "UID of the RayCluster, RayJob or RayService.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
+		"uid": resourcekit.UIDAttribute("RayCluster, RayJob or RayService"),
 		"kind": schema.StringAttribute{
 			MarkdownDescription: "The Ray object: `RayCluster`, `RayJob` (with `job`) or `RayService` (with `serve`).",
 			Computed:            true,
@@ -154,14 +136,10 @@ func computedAttributes() map[string]schema.Attribute {
 			Computed:    true,
 			ElementType: types.Int64Type,
 		},
-		"manifests": schema.ListAttribute{
-			MarkdownDescription: "The rendered objects as canonical YAML, one document per object (the groups' DRA claim " +
-				"templates, then the Ray object), known at plan time. After apply they reflect what the cluster holds " +
-				"for the fields this resource manages, so drift shows as a line diff; what KubeRay, its autoscaler and " +
-				"Kueue own (status, `suspend`, autoscaled replicas, Kueue's flavor selectors) is left out.",
-			Computed:    true,
-			ElementType: types.StringType,
-		},
+		"manifests": resourcekit.ManifestsAttribute("The rendered objects as canonical YAML, one document per object (the " +
+			"groups' DRA claim templates, then the Ray object), known at plan time. After apply they reflect what the " +
+			"cluster holds for the fields this resource manages, so drift shows as a line diff; what KubeRay, its " +
+			"autoscaler and Kueue own (status, `suspend`, autoscaled replicas, Kueue's flavor selectors) is left out."),
 	}
 }
 

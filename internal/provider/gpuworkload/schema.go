@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -272,13 +271,7 @@ func workloadAttributes() map[string]schema.Attribute {
 				"which field. Containers merge by name; the GPU container is named after the workload (or `container_name`).",
 			Optional: true,
 		},
-		"apply": schema.BoolAttribute{
-			MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the cluster " +
-				"is never contacted. Defaults to `true`.",
-			Optional: true,
-			Computed: true,
-			Default:  booldefault.StaticBool(true),
-		},
+		"apply": resourcekit.ApplyAttribute(),
 		"wait_for": schema.StringAttribute{
 			MarkdownDescription: "What apply waits for: one of " + tfconv.MarkdownList(kube.WaitModes()) + ". Defaults to `rollout` " +
 				"for a deployment and `complete` for a job. Waits end with the `timeouts` (create and update: 20 minutes). " +
@@ -291,17 +284,7 @@ func workloadAttributes() map[string]schema.Attribute {
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.OneOf(kube.WaitModes()...)},
 		},
-		"unschedulable_timeout": schema.StringAttribute{
-			MarkdownDescription: "How long the apply keeps waiting once the scheduler has refused a pod of the workload " +
-				"(`PodScheduled` false, reason `Unschedulable`), as a duration such as `\"0s\"` or `\"5m\"`. When it " +
-				"passes, the apply fails with the scheduler's reason and the cluster's GPU pools closest to what the pods " +
-				"ask for, instead of at the end of `timeouts`. `\"0s\"` gives up at the scheduler's first refusal: right " +
-				"for a cluster whose nodes are all there. Leave it unset (wait for the whole timeout) or give it a few " +
-				"minutes where a cluster autoscaler or Karpenter adds nodes for pending pods. A pod that gets scheduled " +
-				"stops its count; refused again, it starts over.",
-			Optional:   true,
-			Validators: []validator.String{tfconv.NonNegativeDuration()},
-		},
+		"unschedulable_timeout": resourcekit.UnschedulableTimeoutAttribute("a pod of the workload"),
 		"node_pool": refs.PoolAttribute("The node pool the workload runs on: it takes cloud, accelerator, partition, "+
 			"sharing, selectors, tolerations and resource name from the pool. Asking the pool for something it cannot "+
 			"give (another accelerator, more GPUs than a node has, several GPUs from a shared pool) fails the plan.", false),
@@ -312,10 +295,7 @@ func workloadAttributes() map[string]schema.Attribute {
 				"what the object has, import it instead.",
 			Optional: true,
 		},
-		"force_conflicts": schema.BoolAttribute{
-			MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
-			Optional:            true,
-		},
+		"force_conflicts": resourcekit.ForceConflictsAttribute(),
 	}
 	maps.Copy(attrs, workloadComputedAttributes())
 	return attrs
@@ -323,19 +303,11 @@ func workloadAttributes() map[string]schema.Attribute {
 
 func workloadComputedAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"uid": schema.StringAttribute{
-			MarkdownDescription: "UID of the Deployment, StatefulSet, Job or CronJob.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
-		"manifests": schema.ListAttribute{
-			MarkdownDescription: "The rendered objects as canonical YAML, one document per object, known at plan time: " +
-				"`[for m in gpu_workload.x.manifests : yamldecode(m)]` gives the objects, and " +
-				"`join(\"---\\n\", gpu_workload.x.manifests)` one file of them (for GitOps). After apply they reflect what " +
-				"the cluster holds for the fields this resource manages, so drift shows as a line diff.",
-			Computed:    true,
-			ElementType: types.StringType,
-		},
+		"uid": resourcekit.UIDAttribute("Deployment, StatefulSet, Job or CronJob"),
+		"manifests": resourcekit.ManifestsAttribute("The rendered objects as canonical YAML, one document per object, known at plan time: " +
+			"`[for m in gpu_workload.x.manifests : yamldecode(m)]` gives the objects, and " +
+			"`join(\"---\\n\", gpu_workload.x.manifests)` one file of them (for GitOps). After apply they reflect what " +
+			"the cluster holds for the fields this resource manages, so drift shows as a line diff."),
 		"resource_name": schema.StringAttribute{
 			MarkdownDescription: "The extended resource requested, e.g. `nvidia.com/gpu` or `nvidia.com/mig-2g.10gb`.",
 			Computed:            true,

@@ -1,0 +1,66 @@
+package resourcekit
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+)
+
+// The attributes every resource that applies objects to the cluster has,
+// declared once so they mean the same on each: apply, force_conflicts,
+// unschedulable_timeout, uid and manifests.
+
+// ApplyAttribute is `apply`: render only, or apply too.
+func ApplyAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Apply to the cluster. With `false`, only `manifests` is rendered (for GitOps) and the cluster " +
+			"is never contacted. Defaults to `true`.",
+		Optional: true,
+		Computed: true,
+		Default:  booldefault.StaticBool(true),
+	}
+}
+
+// ForceConflictsAttribute is `force_conflicts`, server-side apply's force.
+func ForceConflictsAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Take over fields owned by another server-side apply field manager instead of failing.",
+		Optional:            true,
+	}
+}
+
+// UnschedulableTimeoutAttribute is `unschedulable_timeout`; pods names
+// whose pods the scheduler refuses ("a pod of the workload").
+func UnschedulableTimeoutAttribute(pods string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "How long the apply keeps waiting once the scheduler has refused " + pods + " " +
+			"(`PodScheduled` false, reason `Unschedulable`), as a duration such as `\"0s\"` or `\"5m\"`. When it " +
+			"passes, the apply fails with the scheduler's reason and the cluster's GPU pools closest to what the pods " +
+			"ask for, instead of at the end of `timeouts`. `\"0s\"` gives up at the scheduler's first refusal: right " +
+			"for a cluster whose nodes are all there. Leave it unset (wait for the whole timeout) or give it a few " +
+			"minutes where a cluster autoscaler or Karpenter adds nodes for pending pods. A pod that gets scheduled " +
+			"stops its count; refused again, it starts over.",
+		Optional:   true,
+		Validators: []validator.String{tfconv.NonNegativeDuration()},
+	}
+}
+
+// UIDAttribute is `uid`, the applied object's; of names it.
+func UIDAttribute(of string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "UID of the " + of + ".",
+		Computed:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// ManifestsAttribute is `manifests`, the rendered objects; description
+// says which, and what drift shows there.
+func ManifestsAttribute(description string) schema.ListAttribute {
+	return schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
+}
