@@ -1,0 +1,77 @@
+package acctest
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// Factories serve one provider, as terraform-plugin-testing asks for it.
+type Factories = map[string]func() (tfprotov6.ProviderServer, error)
+
+// ClusterEnv lists the environment variables the provider block reads (the
+// provider package's tests check this list against its own), cleared by
+// tests that must not pick up a developer's own cluster.
+var ClusterEnv = []string{
+	"KUBE_HOST", "KUBE_TOKEN", "KUBE_CLUSTER_CA_CERT_DATA", "KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA",
+	"KUBE_INSECURE", "KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBECONFIG",
+}
+
+// ClearClusterEnv unsets ClusterEnv for the test.
+func ClearClusterEnv(t testing.TB) {
+	t.Helper()
+	for _, name := range ClusterEnv {
+		t.Setenv(name, "")
+		_ = os.Unsetenv(name)
+	}
+}
+
+// Phrases matches each part in order, whatever Terraform's line wrapping
+// does to the spaces inside them.
+func Phrases(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
+}
+
+// PlanFails plans config with no cluster and expects want in the error.
+func PlanFails(t *testing.T, factories Factories, config string, want *regexp.Regexp) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: want,
+		}},
+	})
+}
+
+// CheckListLacks asserts that no element of a list attribute equals value.
+func CheckListLacks(name, attribute, value string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[name]
+		if !ok {
+			return fmt.Errorf("%s not in state", name)
+		}
+		for k, v := range rs.Primary.Attributes {
+			if strings.HasPrefix(k, attribute+".") && k != attribute+".#" && v == value {
+				return fmt.Errorf("%s.%s contains %q", name, attribute, value)
+			}
+		}
+		return nil
+	}
+}
+
+// FunctionsVersion skips tests of provider functions on Terraform before
+// 1.8, which has none (the gpu_pod_placement data source covers them).
+var FunctionsVersion = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
