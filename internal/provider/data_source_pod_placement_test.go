@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // gpu_pod_placement gives pod_placement's and pod_template's results on
@@ -71,7 +73,7 @@ func TestAccPodPlacementDataSource_invalidRequest(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      "data \"gpu_pod_placement\" \"bad\" {\n  " + c.body + "\n}\n",
 					PlanOnly:    true,
-					ExpectError: phrases(c.want),
+					ExpectError: acctest.Phrases(c.want),
 				}},
 			})
 		})

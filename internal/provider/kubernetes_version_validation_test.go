@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time rules that follow the cluster's Kubernetes version, with no
@@ -68,7 +70,7 @@ func TestKubernetesVersion_planTimeValidation(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			planFails(t, c.config, phrases(c.want...))
+			planFails(t, c.config, acctest.Phrases(c.want...))
 		})
 	}
 }

@@ -226,3 +226,9 @@ func checkDeploymentGone(t *testing.T, ns, name string) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// planFails plans config with no cluster and expects want in the error.
+func planFails(t *testing.T, config string, want *regexp.Regexp) {
+	t.Helper()
+	acctest.PlanFails(t, testAccProtoV6ProviderFactories, config, want)
+}

@@ -112,7 +112,7 @@ resource "gpu_workload" "w" {
   }
   patch = %s
 }
-`, c.patch), phrases(c.want, `with gpu_workload.w`, `patch`))
+`, c.patch), acctest.Phrases(c.want, `with gpu_workload.w`, `patch`))
 		})
 	}
 }

@@ -66,10 +66,10 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.D
 // unmatched step: Terraform then descends into that block and quotes its
 // first line, where for the block itself it would quote the resource's.
 func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
-	blocks := OperatorValuesBlocks()
+	blocks := operatorValuesBlocks()
 	out := make(gpudiag.Diagnostics, len(in))
 	for i, d := range in {
-		if IsBlockPath(blocks, d.Path) {
+		if isBlockPath(blocks, d.Path) {
 			d.Path = append(append([]any{}, d.Path...), blockSubjectStep)
 		}
 		out[i] = d
@@ -81,9 +81,9 @@ func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 // parentheses), so Terraform stops inside the block.
 const blockSubjectStep = "(block)"
 
-// IsBlockPath reports whether steps name a block of the schema (an element
+// isBlockPath reports whether steps name a block of the schema (an element
 // of a list block included) rather than an attribute.
-func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
+func isBlockPath(blocks map[string]schema.Block, steps []any) bool {
 	if len(steps) == 0 {
 		return false
 	}
@@ -107,7 +107,7 @@ func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 			nested[n] = sb
 		}
 	}
-	return IsBlockPath(nested, rest)
+	return isBlockPath(nested, rest)
 }
 
 // ModifyPlan computes every output from configuration when it is known:
