@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
@@ -75,3 +77,24 @@ func CheckListLacks(name, attribute, value string) resource.TestCheckFunc {
 // FunctionsVersion skips tests of provider functions on Terraform before
 // 1.8, which has none (the gpu_pod_placement data source covers them).
 var FunctionsVersion = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
+
+// CapturePlanned records a resource's planned values into Into, keyed by
+// Address, for assertions once the test case has run.
+type CapturePlanned struct {
+	Address string
+	Into    map[string]map[string]any
+}
+
+// CheckPlan implements plancheck.PlanCheck.
+func (c CapturePlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.Address || rc.Change == nil {
+			continue
+		}
+		if after, ok := rc.Change.After.(map[string]any); ok {
+			c.Into[c.Address] = after
+			return
+		}
+	}
+	resp.Error = fmt.Errorf("%s has no planned values", c.Address)
+}

@@ -57,8 +57,8 @@ func TestKubernetesV1Affinity_deploymentExamplePlans(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: tfresource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_node_pool_policy.a100", into: planned},
-				capturePlanned{address: "kubernetes_deployment_v1.trainer", into: planned},
+				acctest.CapturePlanned{Address: "gpu_node_pool_policy.a100", Into: planned},
+				acctest.CapturePlanned{Address: "kubernetes_deployment_v1.trainer", Into: planned},
 			}},
 		}},
 	})

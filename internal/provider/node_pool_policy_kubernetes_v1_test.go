@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -31,7 +31,7 @@ func TestNodePoolPolicy_kubernetesV1AffinityPlanned(t *testing.T) {
 	addresses := []string{"gpu_node_pool_policy.eks_a100", "gpu_node_pool_policy.aks_a100", "gpu_node_pool_policy.eks_auto"}
 	var checks []plancheck.PlanCheck
 	for _, address := range addresses {
-		checks = append(checks, capturePlanned{address: address, into: planned})
+		checks = append(checks, acctest.CapturePlanned{Address: address, Into: planned})
 	}
 	tfresource.UnitTest(t, tfresource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -129,26 +129,6 @@ func oldPoolState(ctx context.Context, t *testing.T, r resource.Resource, attrs 
 		t.Fatalf("the old state must lack kubernetes_v1_affinity, has %v %v", before, d)
 	}
 	return state
-}
-
-// capturePlanned records a resource's planned values, for assertions
-// once the test case has run.
-type capturePlanned struct {
-	address string
-	into    map[string]map[string]any
-}
-
-func (c capturePlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != c.address || rc.Change == nil {
-			continue
-		}
-		if after, ok := rc.Change.After.(map[string]any); ok {
-			c.into[c.address] = after
-			return
-		}
-	}
-	resp.Error = fmt.Errorf("%s has no planned values", c.address)
 }
 
 // apiAffinity decodes an `affinity` value of the plan JSON (the API's

@@ -46,7 +46,7 @@ func TestWorkload_updateStrategyPlans(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_workload.w", into: planned},
+				acctest.CapturePlanned{Address: "gpu_workload.w", Into: planned},
 			}},
 		}},
 	})

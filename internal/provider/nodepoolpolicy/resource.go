@@ -33,7 +33,7 @@ func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.Va
 		return
 	}
 	p, _ := policyOf(ctx, config, "", &resp.Diagnostics)
-	p = WithoutSchemaErrors(p)
+	p = withoutSchemaErrors(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
 }
@@ -284,7 +284,7 @@ func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyMode
 	if !ok {
 		return diags
 	}
-	_, err := ForEachNode(managed, func(node string) (string, error) {
+	_, err := forEachNode(managed, func(node string) (string, error) {
 		return node, cleanupNode(ctx, client, policy, manager, node)
 	})
 	if err != nil {

@@ -19,13 +19,13 @@ import (
 // minSharedReplicas: sharing a GPU means at least two pods on it.
 const minSharedReplicas = 2
 
-// WithoutSchemaErrors blanks the values the schema's validators reject, so
+// withoutSchemaErrors blanks the values the schema's validators reject, so
 // render, which treats blank as unknown, does not report the same mistake a
 // second time ("Unknown cloud" next to "Invalid Attribute Value Match").
 // A known cloud without node pools (its profile's PoolsUnsupported) is
 // kept: render says why it has none and what to use instead, which the
 // schema's list of allowed values does not.
-func WithoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
+func withoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
 	p.Cloud = onlyIfIn(p.Cloud, clouds.Names())
 	p.Accelerator = onlyIfIn(p.Accelerator, catalog.AcceleratorNames())
 	p.MIGStrategy = onlyIfIn(p.MIGStrategy, spec.MIGStrategyNames())

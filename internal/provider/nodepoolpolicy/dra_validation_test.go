@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ func TestNodePoolPolicy_draPlanTimeValidation(t *testing.T) {
 			"device_plugin_config {\n    namespace = \"gpu-operator\"\n    name = \"device-plugin-config\"\n  }",
 			want: acctest.Phrases(`device_plugin_config on a DRA pool`, `name = "device-plugin-config"`, `over-admits`, `Allowed: remove device_plugin_config`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			planFails(t, fmt.Sprintf("resource \"gpu_node_pool_policy\" \"bad\" {\n  name = \"pool\"\n  %s\n}\n", c.body), c.want)
@@ -52,7 +52,7 @@ func TestNodePoolPolicy_draPlanTimeValidation(t *testing.T) {
 
 // A gpu_workload on a DRA pool names the pool's class or none.
 func TestNodePoolPolicy_draWorkloadValidation(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planFails(t, draPoolAndWorkload("", "count = 1\n    dra {\n      device_class = \"gpu.nvidia.com\"\n    }"),
 		acctest.Phrases(`Device class differs from the node pool`, `device_class = "gpu.nvidia.com"`,
 			`Allowed: leave device_class unset to take the pool's, or "pool.gpu.gpuform.io"`))
@@ -65,10 +65,10 @@ func TestNodePoolPolicy_draWorkloadValidation(t *testing.T) {
 // gpu.dra block, no selector and no nvidia.com/gpu, and the pool plans its
 // class; nothing is contacted.
 func TestNodePoolPolicy_draWorkloadPlans(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planned := map[string]map[string]any{}
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			// apply = false: the manifest is known at plan (an applied DRA
 			// workload's waits for the server's resource.k8s.io version).
@@ -76,8 +76,8 @@ func TestNodePoolPolicy_draWorkloadPlans(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_node_pool_policy.p", into: planned},
-				capturePlanned{address: "gpu_workload.w", into: planned},
+				acctest.CapturePlanned{Address: "gpu_node_pool_policy.p", Into: planned},
+				acctest.CapturePlanned{Address: "gpu_workload.w", Into: planned},
 			}},
 		}},
 	})

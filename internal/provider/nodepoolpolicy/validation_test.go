@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
 // poolRule is one invalid gpu_node_pool_policy. body holds every attribute
@@ -33,7 +30,7 @@ func TestNodePoolPolicy_planTimeValidation(t *testing.T) {
 			cases[name] = c
 		}
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			if c.name == "" {
@@ -257,22 +254,6 @@ func poolClusterBlockRules() map[string]poolRule {
 	}
 }
 
-// A value the schema rejects is reported once, by the schema's validator:
-// render, which would say the same again, sees it blanked.
-func TestNodePoolPolicy_schemaErrorsAreNotRepeated(t *testing.T) {
-	for _, p := range []spec.PoolPolicy{
-		{Cloud: "gcp"}, {Accelerator: "k80"}, {MIGStrategy: "none"}, {Sharing: "vgpu"},
-		{GPUsPerNode: 17}, {GPUsPerNode: -1}, {Replicas: 1}, {Replicas: -3},
-	} {
-		if diags := pool.Validate(nodepoolpolicy.WithoutSchemaErrors(p)); len(diags) > 0 {
-			t.Errorf("%+v: render repeats the schema's error: %v", p, diags)
-		}
-	}
-	if got := nodepoolpolicy.WithoutSchemaErrors(spec.PoolPolicy{Cloud: "gke-autopilot"}).Cloud; got != "gke-autopilot" {
-		t.Errorf("gke-autopilot must reach render, which says what to use instead; got %q", got)
-	}
-}
-
 // workloadOnPool is a gpu_workload placed with node_pool on a generic pool.
 // nodePool defaults to the pool's id.
 type workloadOnPool struct {
@@ -323,7 +304,7 @@ func TestNodePoolPolicy_workloadOnPoolValidation(t *testing.T) {
 		"pool id of an earlier version": {pool: t4, nodePool: `"generic/t4/p:eyJ2IjoxfQ"`, gpu: "count = 1",
 			want: acctest.Phrases(`Inappropriate value for attribute "node_pool"`, `object required`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			if c.nodePool == "" {

@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func TestGPUNetwork_planTimeValidation(t *testing.T) {
   }`,
 			want: acctest.Phrases(`rdma_resource = "ib"`, `must be an extended resource name`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			planFails(t, fmt.Sprintf("resource \"gpu_node_pool_policy\" \"bad\" {\n  name = \"pool\"\n  %s\n}\n", c.body), c.want)
@@ -68,7 +68,7 @@ func TestGPUNetwork_planTimeValidation(t *testing.T) {
 // A workload on a network pool whose GPUs match no NIC share fails the
 // plan at gpu.count: A3 Mega's NICs attach to one pod per machine.
 func TestGPUNetwork_workloadCountValidation(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planFails(t, `
 resource "gpu_node_pool_policy" "p" {
   name          = "a3mega"
