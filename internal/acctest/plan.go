@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,4 +98,34 @@ func (c CapturePlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 		}
 	}
 	resp.Error = fmt.Errorf("%s has no planned values", c.Address)
+}
+
+// ManifestCheck runs check on a resource's rendered objects joined into one
+// YAML stream (the manifests attribute, one document per object).
+func ManifestCheck(address string, check func(string) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s not in the state", address)
+		}
+		n, err := strconv.Atoi(rs.Primary.Attributes["manifests.#"])
+		if err != nil {
+			return fmt.Errorf("%s: manifests.# = %q", address, rs.Primary.Attributes["manifests.#"])
+		}
+		docs := make([]string, n)
+		for i := range docs {
+			docs[i] = rs.Primary.Attributes["manifests."+strconv.Itoa(i)]
+		}
+		return check(strings.Join(docs, "---\n"))
+	}
+}
+
+// ManifestMatches checks that the joined manifests match re.
+func ManifestMatches(address string, re *regexp.Regexp) resource.TestCheckFunc {
+	return ManifestCheck(address, func(manifest string) error {
+		if !re.MatchString(manifest) {
+			return fmt.Errorf("%s: manifests do not match %s:\n%s", address, re, manifest)
+		}
+		return nil
+	})
 }

@@ -56,7 +56,7 @@ func TestAccWorkload_patchAppliesDriftsAndImports(t *testing.T) {
 				Config: config,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestMatchResourceAttr("gpu_workload.w", "scheduled_nodes.0", regexp.MustCompile(`^eks-g5-\d$`)),
-					manifestMatches("gpu_workload.w", regexp.MustCompile(`imagePullSecrets:\n\s+- name: ngc`)),
+					acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`imagePullSecrets:\n\s+- name: ngc`)),
 					checkLiveDeployment(t, ns, "patched", "the patch", patchedLive),
 				),
 			},
