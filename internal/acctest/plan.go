@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
@@ -128,4 +129,24 @@ func ManifestMatches(address string, re *regexp.Regexp) resource.TestCheckFunc {
 		}
 		return nil
 	})
+}
+
+// CaptureState records a resource's or data source's values in the state
+// into Into, keyed by Address, for assertions once the test case has run.
+type CaptureState struct {
+	Address string
+	Into    map[string]map[string]any
+}
+
+// CheckState implements statecheck.StateCheck.
+func (c CaptureState) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if req.State != nil && req.State.Values != nil && req.State.Values.RootModule != nil {
+		for _, r := range req.State.Values.RootModule.Resources {
+			if r.Address == c.Address {
+				c.Into[c.Address] = r.AttributeValues
+				return
+			}
+		}
+	}
+	resp.Error = fmt.Errorf("%s is not in the state", c.Address)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// NodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
-type NodePoolPolicyModel struct {
+// nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
+type nodePoolPolicyModel struct {
 	// Intent holds what only render reads: accelerator, gpus_per_node,
 	// partition, mig_strategy, sharing, replicas, spot, labels, taints,
 	// dedicated and the topology block, decoded into spec.PoolPolicy by
@@ -67,7 +67,7 @@ var taintAttrTypes = tfconv.StringObjectTypes(taintFields)
 
 // toPoolPolicy converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
-func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
+func toPoolPolicy(c *tfconv.Converter, m nodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
 	p := spec.PoolPolicy{Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), GPUAllocation: c.Str(m.GPUAllocation)}
 	m.Intent.DecodeInto(c, &p)
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
@@ -81,9 +81,9 @@ func emptyMapIfNil(m map[string]string) map[string]string {
 	return m
 }
 
-// SetPoolOutputs copies the policy's ref and what render derived from it
+// setPoolOutputs copies the policy's ref and what render derived from it
 // into the computed attributes.
-func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.PoolPolicy, p *spec.PoolRendered) diag.Diagnostics {
+func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.PoolPolicy, p *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()
 	m.ID = types.StringValue(p.ID)
@@ -134,7 +134,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.Poo
 // affinity this release cannot read (one a newer release wrote) leaves the
 // attribute as it is: the plan computes it from the configuration anyway,
 // so failing the refresh would only block the user.
-func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
+func (m *nodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
 	affinity, err := tfconv.AffinityFromDynamic(m.Affinity)
 	if err != nil {
 		return nil
@@ -158,7 +158,7 @@ func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 
 // setPoolOutputsUnknown marks every derived attribute unknown, for plans
 // whose inputs are not known yet.
-func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
+func setPoolOutputsUnknown(m *nodePoolPolicyModel) {
 	outputs := nodePoolOutputAttributes()
 	m.ID = m.Name // the name, or unknown with it
 	m.Ref = types.ObjectUnknown(refs.PoolType.AttrTypes)

@@ -88,7 +88,7 @@ func readPodPlacement(ctx context.Context, env resourcekit.ReadEnv, m *podPlacem
 		diags.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())
 		return
 	}
-	placed, findings := PlaceRequest(cloud, request)
+	placed, findings := placeRequest(cloud, request)
 	if addPlacementDiagnostics(findings, diags); diags.HasError() {
 		return
 	}

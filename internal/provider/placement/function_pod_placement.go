@@ -137,7 +137,7 @@ func runPlacement(cloud string, gpu types.Dynamic) (placed chartkit.ValuesPlacem
 	if err != nil {
 		return placed, function.NewArgumentFuncError(argGPU, "gpu: "+err.Error())
 	}
-	placed, diags := PlaceRequest(cloud, request)
+	placed, diags := placeRequest(cloud, request)
 	if !diags.HasError() {
 		return placed, nil
 	}

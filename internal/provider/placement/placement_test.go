@@ -44,7 +44,7 @@ func TestPodPlacementMatchesWorkload(t *testing.T) {
 			if diags.HasError() {
 				t.Fatalf("%s %+v: gpu_workload refuses it: %v", cloud, r.gpu, diags)
 			}
-			placed, diags := PlaceRequest(cloud, GPURequest{GPU: r.gpu, Spot: r.spot})
+			placed, diags := placeRequest(cloud, gpuRequest{GPU: r.gpu, Spot: r.spot})
 			if diags.HasError() {
 				t.Fatalf("%s %+v: placement refuses what gpu_workload accepts: %v", cloud, r.gpu, diags)
 			}
