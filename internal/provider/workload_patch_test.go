@@ -116,38 +116,3 @@ resource "gpu_workload" "w" {
 		})
 	}
 }
-
-// manifests holds one document per object, so yamldecode reads each; the
-// plan after apply is empty (issue #13).
-func TestWorkload_manifestsDecodeAsObjects(t *testing.T) {
-	clearClusterEnv(t)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-resource "gpu_workload" "w" {
-  name      = "w"
-  namespace = "ml"
-  cloud     = "gke"
-  image     = "registry.invalid/cuda:12"
-  apply     = false
-  gpu {
-    count       = 1
-    accelerator = "l4"
-  }
-  model_cache {
-    size = "100Gi"
-  }
-}
-
-output "kinds" {
-  value = join(",", [for m in gpu_workload.w.manifests : yamldecode(m).kind])
-}
-`,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckOutput("kinds", "PersistentVolumeClaim,Deployment"),
-				resource.TestCheckResourceAttr("gpu_workload.w", "manifests.#", "2"),
-			),
-		}},
-	})
-}
