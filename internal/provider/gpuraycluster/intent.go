@@ -44,9 +44,9 @@ const (
 	final   strictness = true
 )
 
-func intentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
+func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
 	conv := converter(ctx)
-	c := toCluster(conv, m)
+	c := clusterFromModel(conv, m)
 	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
 	c.Queue = name
 	in := clusterIntent{queue: ref}

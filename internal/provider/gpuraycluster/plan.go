@@ -29,7 +29,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Apply.ValueBool() {
 		r.Data.CheckCluster("This gpu_ray_cluster", &resp.Diagnostics)
 	}
-	in := intentOf(ctx, plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, plan, r.DefaultCloud(), final)
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(planOnlyFindings(ctx, in, plan))...)
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
@@ -93,7 +93,7 @@ func planOnlyFindings(ctx context.Context, in clusterIntent, plan clusterModel) 
 	if !in.cloudDefaulted {
 		return in.findings.Final()
 	}
-	return resourcekit.Subtract(in.findings, intentOf(ctx, plan, "", lenient).findings)
+	return resourcekit.Subtract(in.findings, intentFromModel(ctx, plan, "", lenient).findings)
 }
 
 // ValidateConfig runs every rule the configuration alone decides, where
@@ -103,7 +103,7 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 	if resp.Diagnostics.Append(getModel(ctx, req.Config, &config)...); resp.Diagnostics.HasError() {
 		return
 	}
-	in := intentOf(ctx, config, "", lenient)
+	in := intentFromModel(ctx, config, "", lenient)
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(in.findings)...)
 	checkWaitFor(config, &resp.Diagnostics)

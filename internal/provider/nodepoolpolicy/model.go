@@ -65,9 +65,9 @@ type configMapRefModel struct {
 
 var taintAttrTypes = tfconv.StringObjectTypes(taintFields)
 
-// toPoolPolicy converts the configuration or plan. Unknown values become
+// policyFromModelWith converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
-func toPoolPolicy(c *tfconv.Converter, m nodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
+func policyFromModelWith(c *tfconv.Converter, m nodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
 	p := spec.PoolPolicy{Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), GPUAllocation: c.Str(m.GPUAllocation)}
 	m.Intent.DecodeInto(c, &p)
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
@@ -87,7 +87,7 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.Poo
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()
 	m.ID = types.StringValue(p.ID)
-	ref, err := refs.PoolValue(policy)
+	ref, err := refs.RefFromPool(policy)
 	if err != nil {
 		diags.AddError("Provider bug: the pool's ref", err.Error())
 	}
@@ -95,14 +95,14 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.Poo
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
 	m.NodeTaints = taintList(p.NodeTaints, &diags)
-	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
+	// The cloud shapes are render's structs as they are (tfconv.ObjectFrom);
 	// AKS's two GPU profile settings stay null on device-plugin pools, as in
 	// states written before them.
 	// The network fields stay null without a GPU network, as in states
 	// written before them.
-	m.GKE = tfconv.ObjectOf(outputs["gke"], p.GKE, &diags, "additional_node_networks")
-	m.AKS = tfconv.ObjectOf(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode", "infiniband")
-	m.EKS = tfconv.ObjectOf(outputs["eks"], p.EKS, &diags, "efa_interfaces", "placement_group_strategy")
+	m.GKE = tfconv.ObjectFrom(outputs["gke"], p.GKE, &diags, "additional_node_networks")
+	m.AKS = tfconv.ObjectFrom(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode", "infiniband")
+	m.EKS = tfconv.ObjectFrom(outputs["eks"], p.EKS, &diags, "efa_interfaces", "placement_group_strategy")
 	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
 	m.NodeSelector = tfconv.NullableMap(emptyMapIfNil(p.NodeSelector))
 	m.Tolerations = tfconv.TolerationList(p.Tolerations, &diags)
@@ -111,7 +111,7 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.Poo
 		diags.AddError("Cannot encode the pool's affinity", err.Error())
 	}
 	m.Affinity = affinity
-	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, p.Affinity)
+	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityFrom(ctx, p.Affinity)
 	diags.Append(affinityDiags...)
 	m.K8sV1Affinity = affinityV1
 	m.ResourceName = types.StringValue(p.ResourceName)
@@ -125,7 +125,7 @@ func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.Poo
 	m.MIGConfig = types.StringValue(p.MIGConfig)
 	m.DeviceClassName = tfconv.NullableString(p.DeviceClassName)
 	m.DeviceClassYAML = tfconv.NullableString(p.DeviceClass)
-	m.TopologyLevels = topologyLevelsValue(p.TopologyLevels, &diags)
+	m.TopologyLevels = topologyLevelsFrom(p.TopologyLevels, &diags)
 	return diags
 }
 
@@ -139,7 +139,7 @@ func (m *nodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagno
 	if err != nil {
 		return nil
 	}
-	filled, diags := tfconv.KubernetesV1AffinityValue(ctx, affinity)
+	filled, diags := tfconv.KubernetesV1AffinityFrom(ctx, affinity)
 	if !diags.HasError() {
 		m.K8sV1Affinity = filled
 	}

@@ -32,7 +32,7 @@ func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.Va
 	if !ok {
 		return
 	}
-	p, _ := policyOf(ctx, config, "", &resp.Diagnostics)
+	p, _ := policyFromModel(ctx, config, "", &resp.Diagnostics)
 	p = withoutSchemaErrors(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
@@ -56,7 +56,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 		plan.Cloud = types.StringValue(r.DefaultCloud())
 	}
-	p, unknown := policyOf(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
+	p, unknown := policyFromModel(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
 	validation := pool.Validate(p)
 	if cloudDefaulted {
 		withoutCloud := p
@@ -181,7 +181,7 @@ func (m nodePoolPolicyModel) touchesCluster() bool {
 }
 
 func (r *poolPolicyResource) renderPlan(ctx context.Context, m nodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
-	p, _ := policyOf(ctx, m, r.DefaultCloud(), diags)
+	p, _ := policyFromModel(ctx, m, r.DefaultCloud(), diags)
 	// The version's warnings were the plan's; apply and read only use it.
 	_ = r.judgeByKubernetes(ctx, &p)
 	rendered, rdiags := pool.Render(p)
@@ -363,11 +363,11 @@ func managedNodes(ctx context.Context, l types.List, diags *diag.Diagnostics) ([
 	return out, true
 }
 
-// policyOf converts the model, reporting what the conversion found; unknown
+// policyFromModel converts the model, reporting what the conversion found; unknown
 // says a value is not known until apply.
-func policyOf(ctx context.Context, m nodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
+func policyFromModel(ctx context.Context, m nodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
 	conv := &tfconv.Converter{Ctx: ctx}
-	p = toPoolPolicy(conv, m, defaultCloud)
+	p = policyFromModelWith(conv, m, defaultCloud)
 	diags.Append(conv.Diags...)
 	return p, conv.Unknown
 }

@@ -33,7 +33,7 @@ func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.Valida
 	if !ok {
 		return
 	}
-	in := valuesIntentOf(ctx, config, "")
+	in := valuesIntentFromModel(ctx, config, "")
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(valuesDiagnostics(append(in.findings, validateValuesSources(ctx, config)...))...)
 }
@@ -125,11 +125,11 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node pools, then default_cloud
 	}
-	in := valuesIntentOf(ctx, plan, r.DefaultCloud())
+	in := valuesIntentFromModel(ctx, plan, r.DefaultCloud())
 	resp.Diagnostics.Append(in.diags...)
 	// ValidateConfig reported what configuration alone decides; report only
 	// what the provider's default cloud adds.
-	resp.Diagnostics.Append(valuesDiagnostics(resourcekit.Subtract(in.findings, valuesIntentOf(ctx, plan, "").findings))...)
+	resp.Diagnostics.Append(valuesDiagnostics(resourcekit.Subtract(in.findings, valuesIntentFromModel(ctx, plan, "").findings))...)
 	if configuredCloud.IsNull() {
 		switch {
 		case in.cloudUnknown:

@@ -147,13 +147,13 @@ func TestKubernetesV1Affinity_namesFollowKubernetesDeploymentV1(t *testing.T) {
 func TestKubernetesV1Affinity_nullAndRefused(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range map[string]*corev1.Affinity{"nil": nil, "empty": {}} {
-		got, diags := tfconv.KubernetesV1AffinityValue(ctx, a)
+		got, diags := tfconv.KubernetesV1AffinityFrom(ctx, a)
 		if diags.HasError() || !got.IsNull() {
 			t.Errorf("%s: want null without error, got %v %v", name, got, diags)
 		}
 	}
 	withPod := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}, PodAntiAffinity: &corev1.PodAntiAffinity{}}
-	if _, diags := tfconv.KubernetesV1AffinityValue(ctx, withPod); !diags.HasError() {
+	if _, diags := tfconv.KubernetesV1AffinityFrom(ctx, withPod); !diags.HasError() {
 		t.Error("pod anti-affinity was dropped without an error")
 	}
 }
@@ -205,7 +205,7 @@ func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity 
 // anywhere in the value.
 func convertV1(t *testing.T, a *corev1.Affinity) types.Object {
 	t.Helper()
-	got, diags := tfconv.KubernetesV1AffinityValue(context.Background(), a)
+	got, diags := tfconv.KubernetesV1AffinityFrom(context.Background(), a)
 	if diags.HasError() {
 		t.Fatalf("conversion: %v", diags)
 	}

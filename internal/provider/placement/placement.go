@@ -70,9 +70,9 @@ type gpuRequestJSON struct {
 	Pods     int64            `json:"pods"`
 }
 
-// decodeGPURequest reads a request object (any Terraform object or map
+// gpuRequestFromValue reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
-func decodeGPURequest(v attr.Value) (gpuRequest, error) {
+func gpuRequestFromValue(v attr.Value) (gpuRequest, error) {
 	if plain, err := tfconv.PlainFrom(v); err == nil {
 		if m, ok := plain.(map[string]any); ok {
 			if _, isString := m["node_pool"].(string); isString {
