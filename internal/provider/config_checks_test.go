@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Terraform types integer attributes as numbers, so fractions reach the
@@ -47,7 +49,7 @@ func TestConfigChecks_fractionsAndNulls(t *testing.T) {
   gpu {
     count = 1
   }`),
-			want: phrases(`Null element`, `env = { A = "1", B = null }`, `env["B"] is null`, `Allowed: a value, or leave the element out`).String(),
+			want: acctest.Phrases(`Null element`, `env = { A = "1", B = null }`, `env["B"] is null`, `Allowed: a value, or leave the element out`).String(),
 		},
 		"null list element": {
 			config: workloadWith(`args = ["--epochs", null]

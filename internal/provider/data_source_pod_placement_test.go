@@ -1,12 +1,11 @@
 package provider
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // gpu_pod_placement gives pod_placement's and pod_template's results on
@@ -71,70 +70,9 @@ func TestAccPodPlacementDataSource_invalidRequest(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      "data \"gpu_pod_placement\" \"bad\" {\n  " + c.body + "\n}\n",
 					PlanOnly:    true,
-					ExpectError: phrases(c.want),
+					ExpectError: acctest.Phrases(c.want),
 				}},
 			})
 		})
 	}
-}
-
-// kubernetes_v1_affinity holds placement.affinity in kubernetes_deployment_v1's
-// shape, preferred terms of a preference list included, with no cluster;
-// it is null where the placement needs no affinity.
-func TestPodPlacementDataSource_kubernetesV1Affinity(t *testing.T) {
-	clearClusterEnv(t)
-	read := map[string]map[string]any{}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-data "gpu_pod_placement" "gke" {
-  cloud = "gke"
-  gpu   = { accelerators = ["l4", "a100-40gb"], count = 1 }
-}
-
-data "gpu_pod_placement" "eks_auto" {
-  cloud = "eks-auto"
-  gpu   = { accelerator = "l40s", count = 1 }
-}
-`,
-			ConfigStateChecks: []statecheck.StateCheck{
-				captureState{address: "data.gpu_pod_placement.gke", into: read},
-				captureState{address: "data.gpu_pod_placement.eks_auto", into: read},
-			},
-		}},
-	})
-	gke := read["data.gpu_pod_placement.gke"]
-	placement, _ := gke["placement"].(map[string]any)
-	api := apiAffinity(t, placement["affinity"])
-	if api == nil || api.NodeAffinity == nil || len(api.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
-		t.Fatalf("the case needs preferred terms, placement.affinity is %v", placement["affinity"])
-	}
-	assertSameAffinity(t, api, affinityFromV1Plain(t, gke["kubernetes_v1_affinity"]))
-	eksAuto := read["data.gpu_pod_placement.eks_auto"]
-	if placement, _ := eksAuto["placement"].(map[string]any); len(asMap(t, placement["affinity"])) != 0 {
-		t.Fatalf("the case needs a placement without affinity, got %v", placement["affinity"])
-	}
-	if v, known := eksAuto["kubernetes_v1_affinity"]; !known || v != nil {
-		t.Errorf("eks_auto: want kubernetes_v1_affinity null, got %v (known: %t)", v, known)
-	}
-}
-
-// captureState records a resource's or data source's values in the state,
-// for assertions once the test case has run.
-type captureState struct {
-	address string
-	into    map[string]map[string]any
-}
-
-func (c captureState) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	if req.State != nil && req.State.Values != nil && req.State.Values.RootModule != nil {
-		for _, r := range req.State.Values.RootModule.Resources {
-			if r.Address == c.address {
-				c.into[c.address] = r.AttributeValues
-				return
-			}
-		}
-	}
-	resp.Error = fmt.Errorf("%s is not in the state", c.address)
 }

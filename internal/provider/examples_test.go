@@ -137,7 +137,7 @@ func TestExamples_functionsEvaluate(t *testing.T) {
 			}
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				TerraformVersionChecks:   functionsVersion,
+				TerraformVersionChecks:   acctest.FunctionsVersion,
 				Steps: []resource.TestStep{{
 					Config:             body,
 					PlanOnly:           true,

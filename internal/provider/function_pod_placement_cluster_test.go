@@ -33,7 +33,7 @@ func TestAccPlacementFunctions_leaderWorkerSetLands(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		TerraformVersionChecks:   functionsVersion,
+		TerraformVersionChecks:   acctest.FunctionsVersion,
 		Steps: []resource.TestStep{{
 			Config: `
 output "template" {

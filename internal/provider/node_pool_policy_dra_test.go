@@ -59,7 +59,7 @@ resource "gpu_workload" "w" {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("gpu_node_pool_policy.p", "device_class_name", class),
 				resource.TestCheckResourceAttr("gpu_workload.w", "resource_name", ""),
-				manifestMatches("gpu_workload.w", regexp.MustCompile(`deviceClassName: `+regexp.QuoteMeta(class))),
+				acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`deviceClassName: `+regexp.QuoteMeta(class))),
 				func(*terraform.State) error { return checkTwoH100sOfOneNode(cs, ns, class) },
 			),
 		}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,16 +30,20 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 	},
 }
 
-// clusterEnv lists the variables the provider reads, cleared by tests that
+// clearClusterEnv unsets the variables the provider reads, for tests that
 // must not pick up a developer's own cluster.
-var clusterEnv = []string{envHost, envToken, envCACert, envClientCert, envClientKey, envInsecure,
-	envConfigPath, envConfigPaths, envContext, envKubeconfig}
-
 func clearClusterEnv(t testing.TB) {
 	t.Helper()
-	for _, name := range clusterEnv {
-		t.Setenv(name, "")
-		_ = os.Unsetenv(name)
+	acctest.ClearClusterEnv(t)
+}
+
+// acctest.ClusterEnv, which tests of every package clear, lists every
+// variable the provider block reads.
+func TestClusterEnvIsTheProviders(t *testing.T) {
+	want := []string{envHost, envToken, envCACert, envClientCert, envClientKey, envInsecure,
+		envConfigPath, envConfigPaths, envContext, envKubeconfig}
+	if !slices.Equal(acctest.ClusterEnv, want) {
+		t.Errorf("acctest.ClusterEnv = %v, want %v", acctest.ClusterEnv, want)
 	}
 }
 
@@ -220,4 +225,10 @@ func checkDeploymentGone(t *testing.T, ns, name string) resource.TestCheckFunc {
 		}
 		return nil
 	}
+}
+
+// planFails plans config with no cluster and expects want in the error.
+func planFails(t *testing.T, config string, want *regexp.Regexp) {
+	t.Helper()
+	acctest.PlanFails(t, testAccProtoV6ProviderFactories, config, want)
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // providerRule is one invalid provider block. env is set for the case
@@ -35,49 +37,49 @@ func TestProvider_planTimeValidation(t *testing.T) {
 	cert, key := testCertificate(t)
 	cases := map[string]providerRule{
 		"unknown default_cloud": {block: `default_cloud = "gcp"`,
-			want: phrases(`Invalid Attribute Value Match`, `default_cloud = "gcp"`, `must be one of`, `"gke-autopilot"`, `Did you mean "gke"?`)},
+			want: acctest.Phrases(`Invalid Attribute Value Match`, `default_cloud = "gcp"`, `must be one of`, `"gke-autopilot"`, `Did you mean "gke"?`)},
 		"config_path and config_paths": {block: "config_path = \"~/.kube/config\"\n  config_paths = [\"~/.kube/other\"]",
-			want: phrases(`Invalid Attribute Combination`, `config_path = "~/.kube/config"`, `"config_paths" cannot be specified when "config_path" is specified`)},
+			want: acctest.Phrases(`Invalid Attribute Combination`, `config_path = "~/.kube/config"`, `"config_paths" cannot be specified when "config_path" is specified`)},
 		"empty config_paths": {block: `config_paths = []`,
-			want: phrases(`Invalid Attribute Value`, `config_paths = []`, `must contain at least 1 elements`)},
+			want: acctest.Phrases(`Invalid Attribute Value`, `config_paths = []`, `must contain at least 1 elements`)},
 		"empty path in config_paths": {block: `config_paths = ["~/.kube/config", ""]`,
-			want: phrases(`Invalid Attribute Value Length`, `config_paths = ["~/.kube/config", ""]`, `config_paths[1] string length must be at least 1`)},
+			want: acctest.Phrases(`Invalid Attribute Value Length`, `config_paths = ["~/.kube/config", ""]`, `config_paths[1] string length must be at least 1`)},
 		"null in config_paths": {block: `config_paths = ["~/.kube/config", null]`,
-			want: phrases(`Null element`, `config_paths = ["~/.kube/config", null]`, `config_paths[1] is null`)},
+			want: acctest.Phrases(`Null element`, `config_paths = ["~/.kube/config", null]`, `config_paths[1] is null`)},
 		"null exec argument": {block: "host = \"https://203.0.113.10\"\n  exec {\n    command = \"aws\"\n    args = [\"eks\", null]\n  }",
-			want: phrases(`Null element`, `args = ["eks", null]`, `exec.args[1] is null`)},
+			want: acctest.Phrases(`Null element`, `args = ["eks", null]`, `exec.args[1] is null`)},
 		"client_certificate without client_key": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q", cert),
-			want: phrases(`Invalid Attribute Combination`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
+			want: acctest.Phrases(`Invalid Attribute Combination`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
 				`"client_key" must be specified when "client_certificate" is specified`)},
 		"client_key without client_certificate": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_key = %q", key),
-			want: phrases(`Invalid Attribute Combination`, `client_key = "-----BEGIN EC PRIVATE KEY-----`,
+			want: acctest.Phrases(`Invalid Attribute Combination`, `client_key = "-----BEGIN EC PRIVATE KEY-----`,
 				`"client_certificate" must be specified when "client_key" is specified`)},
 		"CA that is not PEM": {block: "host = \"https://203.0.113.10\"\n  cluster_ca_certificate = \"LS0tLS1CRUdJTi...\"",
-			want: phrases(`Invalid cluster_ca_certificate`, `cluster_ca_certificate = "LS0tLS1CRUdJTi..."`,
+			want: acctest.Phrases(`Invalid cluster_ca_certificate`, `cluster_ca_certificate = "LS0tLS1CRUdJTi..."`,
 				`no PEM CERTIFICATE block found`, `Allowed: PEM text with a CERTIFICATE block`, `base64decode()`)},
 		"CA block that is not a certificate": {block: "host = \"https://203.0.113.10\"\n  cluster_ca_certificate = \"-----BEGIN CERTIFICATE-----\\nAAAA\\n-----END CERTIFICATE-----\\n\"",
-			want: phrases(`Invalid cluster_ca_certificate`, `a CERTIFICATE block does not parse`, `Allowed: PEM text with a CERTIFICATE block`)},
+			want: acctest.Phrases(`Invalid cluster_ca_certificate`, `a CERTIFICATE block does not parse`, `Allowed: PEM text with a CERTIFICATE block`)},
 		"client key that is not PEM": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q\n  client_key = \"secret\"", cert),
-			want: phrases(`Invalid client_key`, `client_key = "secret"`, `no PEM PRIVATE KEY or RSA PRIVATE KEY or EC PRIVATE KEY block found`)},
+			want: acctest.Phrases(`Invalid client_key`, `client_key = "secret"`, `no PEM PRIVATE KEY or RSA PRIVATE KEY or EC PRIVATE KEY block found`)},
 		"host with another scheme": {block: `host = "ftp://203.0.113.10"`,
-			want: phrases(`Invalid host`, `host = "ftp://203.0.113.10"`, `scheme "ftp" is not http or https`, `Allowed: the API server's URL`)},
+			want: acctest.Phrases(`Invalid host`, `host = "ftp://203.0.113.10"`, `scheme "ftp" is not http or https`, `Allowed: the API server's URL`)},
 		"host without a host name": {block: `host = "https://"`,
-			want: phrases(`Invalid host`, `host = "https://"`, `no host name`, `Allowed: the API server's URL`)},
+			want: acctest.Phrases(`Invalid host`, `host = "https://"`, `no host name`, `Allowed: the API server's URL`)},
 		"insecure with a CA": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  insecure = true\n  cluster_ca_certificate = %q", cert),
-			want: phrases(`insecure together with cluster_ca_certificate`, `insecure = true`, `Allowed: keep cluster_ca_certificate and remove insecure`)},
+			want: acctest.Phrases(`insecure together with cluster_ca_certificate`, `insecure = true`, `Allowed: keep cluster_ca_certificate and remove insecure`)},
 		"exec without command": {block: "host = \"https://203.0.113.10\"\n  exec {\n    args = [\"eks\", \"get-token\"]\n  }",
-			want: phrases(`Missing exec command`, `exec {`, `Allowed: a command such as "aws"`)},
+			want: acctest.Phrases(`Missing exec command`, `exec {`, `Allowed: a command such as "aws"`)},
 		"exec with an unknown api_version": {block: "host = \"https://203.0.113.10\"\n  exec {\n    api_version = \"v1\"\n    command = \"aws\"\n  }",
-			want: phrases(`Invalid Attribute Value Match`, `api_version = "v1"`, `must be one of`, `"client.authentication.k8s.io/v1beta1"`)},
+			want: acctest.Phrases(`Invalid Attribute Value Match`, `api_version = "v1"`, `must be one of`, `"client.authentication.k8s.io/v1beta1"`)},
 		"exec with a token": {block: "host = \"https://203.0.113.10\"\n  token = \"abc\"\n  exec {\n    command = \"aws\"\n  }",
-			want: phrases(`token conflicts with exec`, `token = "abc"`, `never runs the exec plugin`, `Allowed: either the exec block or token`)},
+			want: acctest.Phrases(`token conflicts with exec`, `token = "abc"`, `never runs the exec plugin`, `Allowed: either the exec block or token`)},
 		"exec with a client certificate": {block: fmt.Sprintf("host = \"https://203.0.113.10\"\n  client_certificate = %q\n  client_key = %q\n  exec {\n    command = \"aws\"\n  }", cert, key),
-			want: phrases(`client_certificate conflicts with exec`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
+			want: acctest.Phrases(`client_certificate conflicts with exec`, `client_certificate = "-----BEGIN CERTIFICATE-----`,
 				`Allowed: either the exec block or client_certificate`)},
 		"empty field_manager": {block: `field_manager = ""`,
-			want: phrases(`Invalid Attribute Value Length`, `field_manager = ""`, `length must be between 1 and 128`)},
+			want: acctest.Phrases(`Invalid Attribute Value Length`, `field_manager = ""`, `length must be between 1 and 128`)},
 		"KUBE_INSECURE that is not a bool": {env: map[string]string{envInsecure: "maybe"},
-			want: phrases(`Invalid KUBE_INSECURE`, `KUBE_INSECURE must be true or false, got "maybe"`)},
+			want: acctest.Phrases(`Invalid KUBE_INSECURE`, `KUBE_INSECURE must be true or false, got "maybe"`)},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -145,7 +147,7 @@ resource "gpu_workload" "w" {
 		t.Run(name, func(t *testing.T) {
 			clearClusterEnv(t)
 			provider := fmt.Sprintf("provider \"gpu\" {\n  %s\n}\n", c.block)
-			planFails(t, provider+workload(""), phrases(`The provider cannot reach a cluster`, `This gpu_workload is applied to the cluster`,
+			planFails(t, provider+workload(""), acctest.Phrases(`The provider cannot reach a cluster`, `This gpu_workload is applied to the cluster`,
 				c.want, `Allowed: fix the provider "gpu" block`, `or set apply = false`))
 			planSucceeds(t, provider+workload("apply = false"))
 		})

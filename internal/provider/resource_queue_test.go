@@ -5,12 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
@@ -100,10 +98,10 @@ func TestQueue_renderModeNeedsNoCluster(t *testing.T) {
 				resource.TestCheckResourceAttr("gpu_queue.q", "id", "team-a"),
 				resource.TestCheckResourceAttr("gpu_queue.q", "ref.local_queue", "team-a"),
 				resource.TestCheckResourceAttr("gpu_queue.q", "ref.flavors.1.quota", "24"),
-				manifestCheck("gpu_queue.q", manifestHas(
+				acctest.ManifestCheck("gpu_queue.q", manifestHas(
 					"kind: ResourceFlavor", "name: a100-mig", "kind: ClusterQueue", `nominalQuota: "24"`,
 					"kind: LocalQueue", "clusterQueue: team-a", "cloud.google.com/gke-accelerator: nvidia-tesla-a100")),
-				manifestCheck("gpu_workload.w", manifestHas("kueue.x-k8s.io/queue-name: team-a")),
+				acctest.ManifestCheck("gpu_workload.w", manifestHas("kueue.x-k8s.io/queue-name: team-a")),
 			),
 		}},
 	})
@@ -185,34 +183,4 @@ func TestQueue_guideExamplesPlan(t *testing.T) {
 			})
 		})
 	}
-}
-
-// manifestCheck runs check on a resource's rendered objects joined into one
-// YAML stream (the manifests attribute, one document per object).
-func manifestCheck(address string, check func(string) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[address]
-		if !ok {
-			return fmt.Errorf("%s not in the state", address)
-		}
-		n, err := strconv.Atoi(rs.Primary.Attributes["manifests.#"])
-		if err != nil {
-			return fmt.Errorf("%s: manifests.# = %q", address, rs.Primary.Attributes["manifests.#"])
-		}
-		docs := make([]string, n)
-		for i := range docs {
-			docs[i] = rs.Primary.Attributes["manifests."+strconv.Itoa(i)]
-		}
-		return check(strings.Join(docs, "---\n"))
-	}
-}
-
-// manifestMatches checks that the joined manifests match re.
-func manifestMatches(address string, re *regexp.Regexp) resource.TestCheckFunc {
-	return manifestCheck(address, func(manifest string) error {
-		if !re.MatchString(manifest) {
-			return fmt.Errorf("%s: manifests do not match %s:\n%s", address, re, manifest)
-		}
-		return nil
-	})
 }

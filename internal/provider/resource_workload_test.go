@@ -354,7 +354,7 @@ resource "gpu_workload" "w" {
 			{
 				Config: config,
 				// Secret values never reach the manifest or the state: only the reference.
-				Check: manifestMatches("gpu_workload.w", regexp.MustCompile(`- name: HF_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: token\n\s+name: hf\n`)),
+				Check: acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`- name: HF_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: token\n\s+name: hf\n`)),
 			},
 			{
 				ResourceName:      "gpu_workload.w",
@@ -398,8 +398,8 @@ func TestAccWorkload_renderOnlyWithoutCluster(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: smallWorkload("default", "apply = false"),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				manifestMatches("gpu_workload.test", regexp.MustCompile(`kind: Deployment`)),
-				manifestMatches("gpu_workload.test", regexp.MustCompile(`nvidia.com/gpu: "1"`)),
+				acctest.ManifestMatches("gpu_workload.test", regexp.MustCompile(`kind: Deployment`)),
+				acctest.ManifestMatches("gpu_workload.test", regexp.MustCompile(`nvidia.com/gpu: "1"`)),
 				resource.TestCheckResourceAttr("gpu_workload.test", "resource_name", "nvidia.com/gpu"),
 				resource.TestCheckResourceAttr("gpu_workload.test", "uid", ""),
 			),

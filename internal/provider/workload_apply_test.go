@@ -68,7 +68,7 @@ func TestAccWorkload_draClaimTemplateMatchesServerVersion(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				manifestMatches("gpu_workload.w", regexp.MustCompile(`apiVersion: resource.k8s.io/v1\n`)),
+				acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`apiVersion: resource.k8s.io/v1\n`)),
 				resource.TestCheckResourceAttr("gpu_workload.w", "resource_name", ""),
 				func(*terraform.State) error {
 					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

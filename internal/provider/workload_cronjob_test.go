@@ -182,7 +182,7 @@ resource "gpu_workload" "w" {
   }
   %s
 }
-`, kind, c.extra), phrases(c.want))
+`, kind, c.extra), acctest.Phrases(c.want))
 		})
 	}
 }

@@ -74,7 +74,7 @@ func TestWorkload_kueueVersionPlanTimeValidation(t *testing.T) {
 	clearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			planFails(t, queuedDRAWorkload(c.provider, c.gpu, c.extra), phrases(c.want...))
+			planFails(t, queuedDRAWorkload(c.provider, c.gpu, c.extra), acctest.Phrases(c.want...))
 		})
 	}
 }
@@ -102,7 +102,7 @@ func TestAccWorkload_kueueReleaseUnknownOnTheLocalCluster(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:   acctest.ProviderBlock(t) + queuedDRAResource(draSelectors, ""),
 			PlanOnly: true,
-			ExpectError: phrases(`Kueue v0.17 cannot admit this claim`, `assumed because kueue_version is not set`,
+			ExpectError: acctest.Phrases(`Kueue v0.17 cannot admit this claim`, `assumed because kueue_version is not set`,
 				`nor Deployment kueue-system/kueue-controller-manager is there`),
 		}},
 	})
@@ -132,6 +132,6 @@ resource "gpu_queue" "q" {
     gpus      = 4
   }
 }
-`, phrases(`Kueue cannot place DRA devices by topology`, `node_pool = gpu_node_pool_policy.p.ref`, `is a DRA pool with a topology`,
+`, acctest.Phrases(`Kueue cannot place DRA devices by topology`, `node_pool = gpu_node_pool_policy.p.ref`, `is a DRA pool with a topology`,
 		`in no release up to v0.21`, `Allowed: a DRA pool without a topology block`))
 }

@@ -56,7 +56,7 @@ func TestAccWorkload_patchAppliesDriftsAndImports(t *testing.T) {
 				Config: config,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestMatchResourceAttr("gpu_workload.w", "scheduled_nodes.0", regexp.MustCompile(`^eks-g5-\d$`)),
-					manifestMatches("gpu_workload.w", regexp.MustCompile(`imagePullSecrets:\n\s+- name: ngc`)),
+					acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`imagePullSecrets:\n\s+- name: ngc`)),
 					checkLiveDeployment(t, ns, "patched", "the patch", patchedLive),
 				),
 			},
@@ -112,42 +112,7 @@ resource "gpu_workload" "w" {
   }
   patch = %s
 }
-`, c.patch), phrases(c.want, `with gpu_workload.w`, `patch`))
+`, c.patch), acctest.Phrases(c.want, `with gpu_workload.w`, `patch`))
 		})
 	}
-}
-
-// manifests holds one document per object, so yamldecode reads each; the
-// plan after apply is empty (issue #13).
-func TestWorkload_manifestsDecodeAsObjects(t *testing.T) {
-	clearClusterEnv(t)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: `
-resource "gpu_workload" "w" {
-  name      = "w"
-  namespace = "ml"
-  cloud     = "gke"
-  image     = "registry.invalid/cuda:12"
-  apply     = false
-  gpu {
-    count       = 1
-    accelerator = "l4"
-  }
-  model_cache {
-    size = "100Gi"
-  }
-}
-
-output "kinds" {
-  value = join(",", [for m in gpu_workload.w.manifests : yamldecode(m).kind])
-}
-`,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckOutput("kinds", "PersistentVolumeClaim,Deployment"),
-				resource.TestCheckResourceAttr("gpu_workload.w", "manifests.#", "2"),
-			),
-		}},
-	})
 }

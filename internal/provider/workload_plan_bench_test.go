@@ -205,7 +205,7 @@ func diagnosticsFail(diags []*tfprotov6.Diagnostic) bool {
 // benchPoolRef is the ref of make bench's pool, as a gpu_node_pool_policy
 // hands it to node_pool.
 func benchPoolRef() tftypes.Value {
-	ref, err := refs.PoolValue(benchspec.Pool("bench"))
+	ref, err := refs.RefFromPool(benchspec.Pool("bench"))
 	if err != nil {
 		panic(err)
 	}

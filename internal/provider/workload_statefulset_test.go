@@ -36,7 +36,7 @@ func TestAccWorkload_statefulSetLandsDriftsImports(t *testing.T) {
 					resource.TestCheckResourceAttr("gpu_workload.s", "scheduled_nodes.#", "2"),
 					resource.TestMatchResourceAttr("gpu_workload.s", "scheduled_nodes.0", regexp.MustCompile(`^eks-g5-\d$`)),
 					resource.TestMatchResourceAttr("gpu_workload.s", "scheduled_nodes.1", regexp.MustCompile(`^eks-g5-\d$`)),
-					manifestMatches("gpu_workload.s", regexp.MustCompile(`kind: StatefulSet`)),
+					acctest.ManifestMatches("gpu_workload.s", regexp.MustCompile(`kind: StatefulSet`)),
 				),
 			},
 			{

@@ -22,12 +22,12 @@ import (
 // exposes the accelerator catalog, so modules can validate and choose models
 // without hard-coding label strings.
 func NewAcceleratorsDataSource() datasource.DataSource {
-	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[AcceleratorsModel]{
+	return resourcekit.NewDataSource(resourcekit.DataSourceSpec[acceleratorsModel]{
 		TypeSuffix: "_accelerators", Schema: acceleratorsSchema, Read: readAccelerators,
 	})
 }
 
-type AcceleratorsModel struct {
+type acceleratorsModel struct {
 	Cloud        types.String  `tfsdk:"cloud"`
 	MIG          types.Bool    `tfsdk:"mig"`
 	MinMemoryGiB types.Float64 `tfsdk:"min_memory_gib"`
@@ -35,7 +35,7 @@ type AcceleratorsModel struct {
 	Accelerators types.List    `tfsdk:"accelerators"`
 }
 
-// acceleratorsSchema is gpu_accelerators's schema, read into AcceleratorsModel.
+// acceleratorsSchema is gpu_accelerators's schema, read into acceleratorsModel.
 func acceleratorsSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +
@@ -99,12 +99,12 @@ func acceleratorAttributes() map[string]schema.Attribute {
 	}
 }
 
-func readAccelerators(_ context.Context, _ resourcekit.ReadEnv, m *AcceleratorsModel, diags *diag.Diagnostics) {
+func readAccelerators(_ context.Context, _ resourcekit.ReadEnv, m *acceleratorsModel, diags *diag.Diagnostics) {
 	clouds := offeringClouds()
 	var names []string
 	var matching []acceleratorOutput
 	for _, a := range catalog.Accelerators() {
-		if AcceleratorMatches(a, *m, clouds[a.Name]) {
+		if acceleratorMatches(a, *m, clouds[a.Name]) {
 			names = append(names, a.Name)
 			matching = append(matching, acceleratorOutput{Accelerator: a, Clouds: clouds[a.Name], FlyteDevice: flyte.Device(a.Name)})
 		}
@@ -113,7 +113,7 @@ func readAccelerators(_ context.Context, _ resourcekit.ReadEnv, m *AcceleratorsM
 	m.Accelerators = tfconv.EncodeOutput[types.List](acceleratorsAttribute, matching, diags)
 }
 
-func AcceleratorMatches(a catalog.Accelerator, m AcceleratorsModel, clouds []string) bool {
+func acceleratorMatches(a catalog.Accelerator, m acceleratorsModel, clouds []string) bool {
 	if c := m.Cloud.ValueString(); c != "" && !slices.Contains(clouds, c) {
 		return false
 	}

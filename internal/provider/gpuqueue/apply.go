@@ -266,7 +266,7 @@ func importQueue(ctx context.Context, client *kube.Client, state tfsdk.State, na
 		diags.AddError("Cannot import gpu_queue", err.Error())
 		return nil, diags
 	}
-	m, modelDiags := modelOfQueue(ctx, state.Schema, q)
+	m, modelDiags := modelFromSpec(ctx, state.Schema, q)
 	diags.Append(modelDiags...)
 	rendered, findings := queue.Render(q)
 	diags.Append(resourcekit.RenderDiagnostics(findings)...)
@@ -281,21 +281,21 @@ func importQueue(ctx context.Context, client *kube.Client, state tfsdk.State, na
 // Kueue's device class mappings.
 func (m *queueModel) setRendered(rendered *queue.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
-	ref, err := refs.QueueValue(rendered.Ref)
+	ref, err := refs.RefFromQueue(rendered.Ref)
 	if err != nil {
 		diags.AddError("Provider bug: the queue's ref", err.Error())
 	}
 	m.ID, m.Ref = types.StringValue(rendered.ID), ref
 	m.Manifests = resourcekit.ManifestDocs(types.StringValue(rendered.Manifest))
-	m.DeviceClassMappings = deviceClassMappingsValue(rendered)
+	m.DeviceClassMappings = deviceClassMappingsFrom(rendered)
 	return diags
 }
 
 var queueTimeoutAttrTypes = map[string]attr.Type{"delete": types.StringType}
 
-// modelOfQueue is the configuration an imported queue had, for a state of
+// modelFromSpec is the configuration an imported queue had, for a state of
 // resourceSchema.
-func modelOfQueue(ctx context.Context, resourceSchema interface{ Type() attr.Type }, q queueSpec) (queueModel, diag.Diagnostics) {
+func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, q queueSpec) (queueModel, diag.Diagnostics) {
 	intentTypes, diags := resourcekit.CodecOf[queueModel]().AttributesTypes(ctx, resourceSchema, queueModel{})
 	m := queueModel{
 		Name: types.StringValue(q.Name), Apply: types.BoolValue(true),

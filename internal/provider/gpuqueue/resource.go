@@ -33,7 +33,7 @@ func (r *queueResource) ValidateConfig(ctx context.Context, req resource.Validat
 	if !ok {
 		return
 	}
-	q, _ := queueOf(ctx, config, &resp.Diagnostics)
+	q, _ := queueFromModel(ctx, config, &resp.Diagnostics)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(queue.Validate(q, false))...)
 }
 
@@ -46,7 +46,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if plan.Apply.ValueBool() {
 		r.Data.CheckCluster("This gpu_queue", &resp.Diagnostics)
 	}
-	q, unknown := queueOf(ctx, plan, &resp.Diagnostics)
+	q, unknown := queueFromModel(ctx, plan, &resp.Diagnostics)
 	if unknown {
 		plan.ID, plan.Manifests = plan.Name, types.ListUnknown(types.StringType)
 		plan.Ref = types.ObjectUnknown(refs.QueueType.AttrTypes)
@@ -137,17 +137,17 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 }
 
 func renderQueueState(ctx context.Context, m queueModel, diags *diag.Diagnostics) (*queue.Rendered, bool) {
-	q, _ := queueOf(ctx, m, diags)
+	q, _ := queueFromModel(ctx, m, diags)
 	rendered, findings := queue.Render(q)
 	diags.Append(resourcekit.RenderDiagnostics(findings)...)
 	return rendered, !diags.HasError()
 }
 
-// queueOf converts the model, reporting what the conversion found; unknown
+// queueFromModel converts the model, reporting what the conversion found; unknown
 // says a value is not known until apply.
-func queueOf(ctx context.Context, m queueModel, diags *diag.Diagnostics) (q spec.Queue, unknown bool) {
+func queueFromModel(ctx context.Context, m queueModel, diags *diag.Diagnostics) (q spec.Queue, unknown bool) {
 	conv := &tfconv.Converter{Ctx: ctx}
-	q = toQueue(conv, m)
+	q = queueFromModelWith(conv, m)
 	diags.Append(conv.Diags...)
 	return q, conv.Unknown
 }

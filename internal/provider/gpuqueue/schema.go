@@ -44,13 +44,13 @@ type queueModel struct {
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 
-// toQueue converts the model; unknown values become zero values (and set
+// queueFromModelWith converts the model; unknown values become zero values (and set
 // c.unknown), as for workloads. The provider's default_cloud plays no part:
 // every pool ref names its cloud, and the queue takes the first pool's, so
 // the configuration alone decides (and import restores it exactly). An
 // unknown flavor (a dynamic block over values known after apply) keeps its
 // place, so later indices still match the configuration.
-func toQueue(c *tfconv.Converter, m queueModel) spec.Queue {
+func queueFromModelWith(c *tfconv.Converter, m queueModel) spec.Queue {
 	q := spec.Queue{Name: c.Str(m.Name)}
 	m.Intent.DecodeInto(c, &q)
 	return q
@@ -271,9 +271,9 @@ var deviceClassMappingType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"name": types.StringType, "device_class_names": types.ListType{ElemType: types.StringType},
 }}
 
-// deviceClassMappingsValue is the kueue_device_class_mappings attribute of
+// deviceClassMappingsFrom is the kueue_device_class_mappings attribute of
 // a rendered queue: an empty list without DRA flavors.
-func deviceClassMappingsValue(rendered *queue.Rendered) types.List {
+func deviceClassMappingsFrom(rendered *queue.Rendered) types.List {
 	elems := make([]attr.Value, 0, len(rendered.DeviceClassMappings))
 	for _, m := range rendered.DeviceClassMappings {
 		classes := make([]attr.Value, len(m.DeviceClassNames))

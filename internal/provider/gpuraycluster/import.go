@@ -122,7 +122,7 @@ func findRayObject(ctx context.Context, client *kube.Client, namespace, name str
 	return nil, nil
 }
 
-// modelFromSpec is toCluster's inverse. Zero values become null, as in a
+// modelFromSpec is clusterFromModel's inverse. Zero values become null, as in a
 // configuration that leaves the attribute out; the computed attributes
 // are unknown until the refresh that follows an import.
 func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, s clusterSpec) (clusterModel, diag.Diagnostics) {
@@ -173,7 +173,7 @@ func groupObject(t tfconv.Typed, g spec.RayGroup, p *spec.PoolPolicy, diags *dia
 	if p == nil || obj.IsNull() {
 		return obj
 	}
-	ref, err := refs.PoolValue(*p)
+	ref, err := refs.RefFromPool(*p)
 	if err != nil {
 		diags.AddError("Cannot import the node_pool", err.Error())
 		return obj

@@ -46,18 +46,18 @@ const (
 	final   strictness = true
 )
 
-func intentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
-	return judgedIntentOf(ctx, m, defaultCloud, how, nil)
+func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
+	return judgedIntentFromModel(ctx, m, defaultCloud, how, nil)
 }
 
-// judgedIntentOf is intentOf that also runs the rules depending on the
+// judgedIntentFromModel is intentFromModel that also runs the rules depending on the
 // Kueue release (the plan's: the worker group limit, and the groups' DRA
 // rules): kueue says which release, and is asked only for a queued
 // cluster, so other plans read nothing from the cluster. nil leaves those
 // rules out.
-func judgedIntentOf(ctx context.Context, m clusterModel, defaultCloud string, how strictness, kueue func() kueuever.Known) clusterIntent {
+func judgedIntentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how strictness, kueue func() kueuever.Known) clusterIntent {
 	conv := converter(ctx)
-	c := toCluster(conv, m)
+	c := clusterFromModel(conv, m)
 	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
 	c.Queue = name
 	if kueue != nil && name != "" {

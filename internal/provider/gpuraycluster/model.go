@@ -98,10 +98,10 @@ func converter(ctx context.Context) *tfconv.Converter {
 	return c
 }
 
-// toCluster converts the model into render's intent, with the pools of
+// clusterFromModel converts the model into render's intent, with the pools of
 // the groups decoded from their refs; queue and the cloud default are the
-// caller's (intentOf).
-func toCluster(c *tfconv.Converter, m clusterModel) spec.RayCluster {
+// caller's (intentFromModel).
+func clusterFromModel(c *tfconv.Converter, m clusterModel) spec.RayCluster {
 	rc := spec.RayCluster{
 		Name:        c.Str(m.Name),
 		Namespace:   c.Str(m.Namespace),

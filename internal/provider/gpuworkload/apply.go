@@ -42,7 +42,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *Workl
 		return
 	}
 	start := time.Now()
-	in := intentOf(ctx, *plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, *plan, r.DefaultCloud(), final)
 	diags.Append(in.diags...)
 	rendered, ok := renderForServer(ctx, client, in, diags)
 	if !ok {
@@ -217,7 +217,7 @@ func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent
 
 // annotateSpec records the intent on the workload object, for import.
 func annotateSpec(rendered *workload.Rendered, in workloadIntent, m WorkloadModel, diags *diag.Diagnostics) bool {
-	spec, err := encodeSpec(in.raw, in.pool, in.queue, m)
+	spec, err := annotationFromSpec(in.raw, in.pool, in.queue, m)
 	if err != nil {
 		diags.AddError("Cannot encode the workload spec", err.Error())
 		return false
@@ -270,7 +270,7 @@ func applyHint(obj workload.Object) string {
 // created model cache claim, a DRA claim template) that the new one does
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior WorkloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := renderIntent(intentOf(ctx, prior, defaultCloud, final), nil)
+	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, final), nil)
 	if rdiags.HasError() || before == nil {
 		return nil
 	}
@@ -341,7 +341,7 @@ func cleanedUpAfterFinishing(m WorkloadModel) bool {
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
 func renderForRead(ctx context.Context, client *kube.Client, m WorkloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
-	in := intentOf(ctx, m, defaultCloud, final)
+	in := intentFromModel(ctx, m, defaultCloud, final)
 	if in.workload.GPU.DRA != nil {
 		return renderForServer(ctx, client, in, diags)
 	}

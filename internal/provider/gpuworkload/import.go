@@ -63,15 +63,15 @@ type workloadSpec struct {
 // testdata/formats/spec-annotation holds one fixture per released format.
 const specVersion = 1
 
-func encodeSpec(w spec.Workload, pool *spec.PoolPolicy, queueRef *queue.Ref, m WorkloadModel) (string, error) {
+func annotationFromSpec(w spec.Workload, pool *spec.PoolPolicy, queueRef *queue.Ref, m WorkloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
 		Pool: pool, QueueRef: queueRef, Unschedulable: m.UnschedulableLimit.ValueString()})
 	return string(b), err
 }
 
-// decodeSpec reads a spec annotation, refusing formats it does not know
+// specFromAnnotation reads a spec annotation, refusing formats it does not know
 // rather than guessing at them.
-func decodeSpec(raw string) (workloadSpec, error) {
+func specFromAnnotation(raw string) (workloadSpec, error) {
 	var spec workloadSpec
 	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
 		return workloadSpec{}, err
@@ -164,7 +164,7 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 		if !ok {
 			continue
 		}
-		spec, err := decodeSpec(raw)
+		spec, err := specFromAnnotation(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s %s/%s: annotation %s is not valid: %w", gvk.Kind, namespace, name, specAnnotation, err)
 		}
@@ -173,7 +173,7 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 	return nil, first, nil
 }
 
-// modelFromSpec is the inverse of converter.toWorkload. Zero values become
+// modelFromSpec is the inverse of converter.workloadFromModel. Zero values become
 // null, matching a configuration that leaves the attribute out.
 func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
 	intentTypes, diags := resourcekit.CodecOf[WorkloadModel]().AttributesTypes(ctx, resourceSchema, WorkloadModel{})
@@ -205,7 +205,7 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 		ScheduledNodes:     types.ListNull(types.StringType),
 	}
 	m.Intent = tfconv.EncodeAttributes(intentTypes, w, &diags)
-	m.GPU = gpuintent.ObjectOf(w.GPU, blocks["gpu"], &diags)
+	m.GPU = gpuintent.ObjectFromGPU(w.GPU, blocks["gpu"], &diags)
 	m.Job = tfconv.Encode(blocks["job"], w.Job, &diags)
 	m.Topology = tfconv.Encode(blocks["topology"], w.Topology, &diags)
 	return m, diags
@@ -256,7 +256,7 @@ func importedPool(s workloadSpec, diags *diag.Diagnostics) types.Object {
 		}
 		return types.ObjectNull(refs.PoolType.AttrTypes)
 	}
-	v, err := refs.PoolValue(*s.Pool)
+	v, err := refs.RefFromPool(*s.Pool)
 	if err != nil {
 		diags.AddError("Cannot import the node_pool", err.Error())
 	}

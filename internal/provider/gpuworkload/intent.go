@@ -56,17 +56,17 @@ const (
 	final   resolution = true
 )
 
-func intentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
-	return judgedIntentOf(ctx, m, defaultCloud, how, nil)
+func intentFromModel(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
+	return judgedIntentFromModel(ctx, m, defaultCloud, how, nil)
 }
 
-// judgedIntentOf is intentOf that also runs the rules depending on the
+// judgedIntentFromModel is intentFromModel that also runs the rules depending on the
 // Kueue release (the plan's): kueue says which release, and is asked
 // only for a workload those rules concern, so other plans read nothing
 // from the cluster. nil leaves those rules out.
-func judgedIntentOf(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
+func judgedIntentFromModel(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
-	raw := toWorkload(conv, m)
+	raw := workloadFromModel(conv, m)
 	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)
 	raw.Queue = queueName
 	in := workloadIntent{raw: raw, workload: raw}

@@ -19,7 +19,7 @@ import (
 // WorkloadModel is gpu_workload's Terraform data.
 type WorkloadModel struct {
 	// Intent holds the attributes only render reads (image, env, probes,
-	// sizes, ...): toWorkload decodes them into spec.Workload by name, so a
+	// sizes, ...): workloadFromModel decodes them into spec.Workload by name, so a
 	// new one is its schema entry and its render field.
 	Intent             tfconv.Attributes
 	ID                 types.String   `tfsdk:"id"`
@@ -53,16 +53,16 @@ type WorkloadModel struct {
 	ScheduledNodes types.List   `tfsdk:"scheduled_nodes"`
 }
 
-// toWorkload converts the plan or state into render's input, as
+// workloadFromModel converts the plan or state into render's input, as
 // configured: the cloud is picked later (pickCloud), after the node pool.
-func toWorkload(c *tfconv.Converter, m WorkloadModel) spec.Workload {
+func workloadFromModel(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 	w := spec.Workload{
 		Name:           c.Str(m.Name),
 		Namespace:      c.Str(m.Namespace),
 		Kind:           c.Str(m.Kind),
 		Cloud:          c.Str(m.Cloud),
 		QueueScheduler: c.Str(m.QueueScheduler),
-		GPU:            gpuintent.FromObject(c, m.GPU),
+		GPU:            gpuintent.GPUFromObject(c, m.GPU),
 		Job:            tfconv.Decode[spec.JobControls](c, m.Job),
 		Topology:       tfconv.Decode[spec.WorkloadTopology](c, m.Topology),
 	}

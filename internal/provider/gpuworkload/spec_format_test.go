@@ -73,7 +73,7 @@ func specFixtures() map[string]workloadSpec {
 func TestSpecAnnotationFormatFixtures(t *testing.T) {
 	for name, want := range specFixtures() {
 		path := filepath.Join("testdata", "formats", "spec-annotation", name)
-		encoded, err := encodeSpec(want.Workload, want.Pool, want.QueueRef, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
+		encoded, err := annotationFromSpec(want.Workload, want.Pool, want.QueueRef, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
 			ForceConflicts: types.BoolValue(want.Force)})
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		annotation := strings.TrimSpace(string(data))
-		got, err := decodeSpec(annotation)
+		got, err := specFromAnnotation(annotation)
 		if err != nil {
 			t.Fatalf("%s: an annotation on users' workloads no longer decodes: %v", name, err)
 		}
@@ -103,7 +103,7 @@ func TestSpecAnnotationFormatFixtures(t *testing.T) {
 }
 
 func TestSpecAnnotationRejectsUnknownVersions(t *testing.T) {
-	if _, err := decodeSpec(`{"v":99,"workload":{}}`); err == nil || !strings.Contains(err.Error(), "version 99") {
+	if _, err := specFromAnnotation(`{"v":99,"workload":{}}`); err == nil || !strings.Contains(err.Error(), "version 99") {
 		t.Fatalf("an annotation from a newer provider must be refused, naming its version; got %v", err)
 	}
 }

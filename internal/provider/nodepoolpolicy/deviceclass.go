@@ -30,13 +30,13 @@ import (
 var deviceClassGVK = schema.GroupVersionKind{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClass"}
 
 // usesDRA reports whether the model's pool hands out GPUs through DRA.
-func (m NodePoolPolicyModel) usesDRA() bool {
+func (m nodePoolPolicyModel) usesDRA() bool {
 	return m.GPUAllocation.ValueString() == spec.GPUAllocationDRA
 }
 
 // appliesDeviceClass: the pool keeps its DeviceClass in the cluster (a DRA
 // pool, unless apply_device_class = false renders it for GitOps alone).
-func (m NodePoolPolicyModel) appliesDeviceClass() bool {
+func (m nodePoolPolicyModel) appliesDeviceClass() bool {
 	return m.usesDRA() && !m.ApplyDeviceClass.Equal(types.BoolValue(false))
 }
 
@@ -61,7 +61,7 @@ func applyDeviceClass(ctx context.Context, client *kube.Client, rendered *spec.P
 
 // removeDeviceClass deletes the prior state's class: destroy, a rename, or
 // a pool that no longer uses DRA.
-func removeDeviceClass(ctx context.Context, client *kube.Client, prior NodePoolPolicyModel) diag.Diagnostics {
+func removeDeviceClass(ctx context.Context, client *kube.Client, prior nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if err := client.Delete(ctx, deviceClassRef(prior.Name.ValueString()), ""); err != nil {
 		diags.AddError("Cannot delete the pool's DeviceClass", err.Error())
@@ -72,7 +72,7 @@ func removeDeviceClass(ctx context.Context, client *kube.Client, prior NodePoolP
 // appliedObjects are the objects the policy keeps in the cluster: its
 // DeviceClass when it applies one. (Node labels and the device plugin's
 // ConfigMap entry are parts of objects others own, released on their own.)
-func (m NodePoolPolicyModel) appliedObjects() []workload.Object {
+func (m nodePoolPolicyModel) appliedObjects() []workload.Object {
 	if !m.appliesDeviceClass() {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (m NodePoolPolicyModel) appliedObjects() []workload.Object {
 // pruneDeviceClass removes, through the prune step every resource shares,
 // the class the prior state applied that the plan does not: a rename, or a
 // pool that no longer uses DRA or no longer applies its class.
-func pruneDeviceClass(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
+func pruneDeviceClass(ctx context.Context, client *kube.Client, prior, plan nodePoolPolicyModel) diag.Diagnostics {
 	return resourcekit.Prune(prior.appliedObjects(), plan.appliedObjects(), func(kube.ObjectRef) diag.Diagnostics {
 		return removeDeviceClass(ctx, client, prior)
 	})
@@ -110,7 +110,7 @@ func (r *poolPolicyResource) judgeByKubernetes(ctx context.Context, p *spec.Pool
 // cluster did not answer) may differ at apply, where the cluster answers.
 // The plan then keeps the state's class, or leaves a new one unknown;
 // apply renders it for the cluster's version (applyDeviceClassYAML).
-func (r *poolPolicyResource) planDeviceClassYAML(ctx context.Context, req resource.ModifyPlanRequest, p spec.PoolPolicy, plan *NodePoolPolicyModel) {
+func (r *poolPolicyResource) planDeviceClassYAML(ctx context.Context, req resource.ModifyPlanRequest, p spec.PoolPolicy, plan *nodePoolPolicyModel) {
 	if !plan.appliesDeviceClass() || p.Kubernetes.Source == kubever.FromCluster || r.Data == nil || !r.Data.Kube.Configured() {
 		return
 	}
@@ -128,7 +128,7 @@ func (r *poolPolicyResource) planDeviceClassYAML(ctx context.Context, req resour
 // applyDeviceClassYAML fills a class the plan left unknown, and refuses
 // to apply one that differs from the plan's (the cluster's version moved
 // since the plan); false after that error.
-func applyDeviceClassYAML(plan *NodePoolPolicyModel, rendered *spec.PoolRendered, diags *diag.Diagnostics) bool {
+func applyDeviceClassYAML(plan *nodePoolPolicyModel, rendered *spec.PoolRendered, diags *diag.Diagnostics) bool {
 	switch {
 	case !plan.appliesDeviceClass():
 	case plan.DeviceClassYAML.IsUnknown():

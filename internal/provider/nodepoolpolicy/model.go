@@ -14,8 +14,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// NodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
-type NodePoolPolicyModel struct {
+// nodePoolPolicyModel is gpu_node_pool_policy's Terraform data.
+type nodePoolPolicyModel struct {
 	// Intent holds what only render reads: accelerator, gpus_per_node,
 	// partition, mig_strategy, sharing, replicas, spot, labels, taints,
 	// dedicated and the topology block, decoded into spec.PoolPolicy by
@@ -65,9 +65,9 @@ type configMapRefModel struct {
 
 var taintAttrTypes = tfconv.StringObjectTypes(taintFields)
 
-// toPoolPolicy converts the configuration or plan. Unknown values become
+// policyFromModelWith converts the configuration or plan. Unknown values become
 // zero values and set conv.unknown, as for workloads.
-func toPoolPolicy(c *tfconv.Converter, m NodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
+func policyFromModelWith(c *tfconv.Converter, m nodePoolPolicyModel, defaultCloud string) spec.PoolPolicy {
 	p := spec.PoolPolicy{Name: c.Str(m.Name), Cloud: c.Str(m.Cloud), GPUAllocation: c.Str(m.GPUAllocation)}
 	m.Intent.DecodeInto(c, &p)
 	p.Cloud, _ = resourcekit.PickCloud(m.Cloud, "", defaultCloud)
@@ -81,13 +81,13 @@ func emptyMapIfNil(m map[string]string) map[string]string {
 	return m
 }
 
-// SetPoolOutputs copies the policy's ref and what render derived from it
+// setPoolOutputs copies the policy's ref and what render derived from it
 // into the computed attributes.
-func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.PoolPolicy, p *spec.PoolRendered) diag.Diagnostics {
+func setPoolOutputs(ctx context.Context, m *nodePoolPolicyModel, policy spec.PoolPolicy, p *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	outputs := nodePoolOutputAttributes()
 	m.ID = types.StringValue(p.ID)
-	ref, err := refs.PoolValue(policy)
+	ref, err := refs.RefFromPool(policy)
 	if err != nil {
 		diags.AddError("Provider bug: the pool's ref", err.Error())
 	}
@@ -95,14 +95,14 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.Poo
 	m.NodeLabels = tfconv.NullableMap(emptyMapIfNil(p.NodeLabels))
 	m.CloudSetLabels = tfconv.NullableMap(emptyMapIfNil(p.CloudSetLabels))
 	m.NodeTaints = taintList(p.NodeTaints, &diags)
-	// The cloud shapes are render's structs as they are (tfconv.ObjectOf);
+	// The cloud shapes are render's structs as they are (tfconv.ObjectFrom);
 	// AKS's two GPU profile settings stay null on device-plugin pools, as in
 	// states written before them.
 	// The network fields stay null without a GPU network, as in states
 	// written before them.
-	m.GKE = tfconv.ObjectOf(outputs["gke"], p.GKE, &diags, "additional_node_networks")
-	m.AKS = tfconv.ObjectOf(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode", "infiniband")
-	m.EKS = tfconv.ObjectOf(outputs["eks"], p.EKS, &diags, "efa_interfaces", "placement_group_strategy")
+	m.GKE = tfconv.ObjectFrom(outputs["gke"], p.GKE, &diags, "additional_node_networks")
+	m.AKS = tfconv.ObjectFrom(outputs["aks"], p.AKS, &diags, "gpu_driver", "gpu_management_mode", "infiniband")
+	m.EKS = tfconv.ObjectFrom(outputs["eks"], p.EKS, &diags, "efa_interfaces", "placement_group_strategy")
 	m.KarpenterNodePool = types.StringValue(p.KarpenterNodePool)
 	m.NodeSelector = tfconv.NullableMap(emptyMapIfNil(p.NodeSelector))
 	m.Tolerations = tfconv.TolerationList(p.Tolerations, &diags)
@@ -111,7 +111,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.Poo
 		diags.AddError("Cannot encode the pool's affinity", err.Error())
 	}
 	m.Affinity = affinity
-	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, p.Affinity)
+	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityFrom(ctx, p.Affinity)
 	diags.Append(affinityDiags...)
 	m.K8sV1Affinity = affinityV1
 	m.ResourceName = types.StringValue(p.ResourceName)
@@ -125,7 +125,7 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.Poo
 	m.MIGConfig = types.StringValue(p.MIGConfig)
 	m.DeviceClassName = tfconv.NullableString(p.DeviceClassName)
 	m.DeviceClassYAML = tfconv.NullableString(p.DeviceClass)
-	m.TopologyLevels = topologyLevelsValue(p.TopologyLevels, &diags)
+	m.TopologyLevels = topologyLevelsFrom(p.TopologyLevels, &diags)
 	return diags
 }
 
@@ -134,12 +134,12 @@ func SetPoolOutputs(ctx context.Context, m *NodePoolPolicyModel, policy spec.Poo
 // affinity this release cannot read (one a newer release wrote) leaves the
 // attribute as it is: the plan computes it from the configuration anyway,
 // so failing the refresh would only block the user.
-func (m *NodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
+func (m *nodePoolPolicyModel) fillK8sV1Affinity(ctx context.Context) diag.Diagnostics {
 	affinity, err := tfconv.AffinityFromDynamic(m.Affinity)
 	if err != nil {
 		return nil
 	}
-	filled, diags := tfconv.KubernetesV1AffinityValue(ctx, affinity)
+	filled, diags := tfconv.KubernetesV1AffinityFrom(ctx, affinity)
 	if !diags.HasError() {
 		m.K8sV1Affinity = filled
 	}
@@ -158,7 +158,7 @@ func taintList(taints []corev1.Taint, diags *diag.Diagnostics) types.List {
 
 // setPoolOutputsUnknown marks every derived attribute unknown, for plans
 // whose inputs are not known yet.
-func setPoolOutputsUnknown(m *NodePoolPolicyModel) {
+func setPoolOutputsUnknown(m *nodePoolPolicyModel) {
 	outputs := nodePoolOutputAttributes()
 	m.ID = m.Name // the name, or unknown with it
 	m.Ref = types.ObjectUnknown(refs.PoolType.AttrTypes)

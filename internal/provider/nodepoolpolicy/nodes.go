@@ -50,13 +50,13 @@ func newPoolNodeState(client *kube.Client, policy, selector string, p *spec.Pool
 	}
 }
 
-// NodesInFlight bounds the nodes labelled, tainted or cleaned at once. Each
+// nodesInFlight bounds the nodes labelled, tainted or cleaned at once. Each
 // node takes two to four requests, one after the other; done one node at a
 // time, a 500-node pool took minutes (bench/README.md, manage_nodes). Nodes
 // are independent objects, and a taint update that races the node's own
 // status updates is retried on the conflict (kube.AddNodeTaints), so
 // concurrency loses no change.
-const NodesInFlight = 16
+const nodesInFlight = 16
 
 // applyToNodes labels and taints every node matching the selector and
 // cleans up nodes managed before that no longer match. It returns the
@@ -67,7 +67,7 @@ func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, 
 	if err != nil {
 		return nil, err
 	}
-	managed, applyErr := ForEachNode(nodes, func(n corev1.Node) (string, error) {
+	managed, applyErr := forEachNode(nodes, func(n corev1.Node) (string, error) {
 		return n.Name, applyToNode(ctx, client, want, &n)
 	})
 	var stale []string
@@ -76,25 +76,25 @@ func applyToNodes(ctx context.Context, client *kube.Client, want poolNodeState, 
 			stale = append(stale, name)
 		}
 	}
-	_, cleanErr := ForEachNode(stale, func(name string) (string, error) {
+	_, cleanErr := forEachNode(stale, func(name string) (string, error) {
 		return name, cleanupNode(ctx, client, want.policy, want.manager, name)
 	})
 	sort.Strings(managed)
 	return managed, errors.Join(applyErr, cleanErr)
 }
 
-// ForEachNode runs do for every item, nodesInFlight at a time, and returns
+// forEachNode runs do for every item, nodesInFlight at a time, and returns
 // the names done without error and the errors of the others (which name
 // their node). A failure
 // does not stop the other nodes: each is finished or left as it was.
-func ForEachNode[T any](items []T, do func(T) (string, error)) ([]string, error) {
+func forEachNode[T any](items []T, do func(T) (string, error)) ([]string, error) {
 	var (
 		mu   sync.Mutex
 		done []string
 		errs []error
 		g    errgroup.Group
 	)
-	g.SetLimit(NodesInFlight)
+	g.SetLimit(nodesInFlight)
 	for i := range items {
 		g.Go(func() error {
 			name, err := do(items[i])

@@ -28,19 +28,19 @@ type poolPolicyResource struct{ resourcekit.Resource }
 
 // ValidateConfig runs every rule that configuration alone decides.
 func (r *poolPolicyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	config, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Config, &resp.Diagnostics)
+	config, ok := resourcekit.Get[nodePoolPolicyModel](ctx, req.Config, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	p, _ := policyOf(ctx, config, "", &resp.Diagnostics)
-	p = WithoutSchemaErrors(p)
+	p, _ := policyFromModel(ctx, config, "", &resp.Diagnostics)
+	p = withoutSchemaErrors(p)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(locatable(pool.Validate(p)))...)
 	resp.Diagnostics.Append(requireBlockAttributes(ctx, config)...)
 }
 
 // ModifyPlan derives every output from configuration: no cluster call.
 func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	plan, ok := resourcekit.Planned[NodePoolPolicyModel](ctx, req, &resp.Diagnostics)
+	plan, ok := resourcekit.Planned[nodePoolPolicyModel](ctx, req, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -56,7 +56,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 		plan.Cloud = types.StringValue(r.DefaultCloud())
 	}
-	p, unknown := policyOf(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
+	p, unknown := policyFromModel(ctx, plan, r.DefaultCloud(), &resp.Diagnostics)
 	validation := pool.Validate(p)
 	if cloudDefaulted {
 		withoutCloud := p
@@ -80,7 +80,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(SetPoolOutputs(ctx, &plan, p, rendered)...)
+	resp.Diagnostics.Append(setPoolOutputs(ctx, &plan, p, rendered)...)
 	r.planDeviceClassYAML(ctx, req, p, &plan)
 	resp.Diagnostics.Append(planManagedNodes(ctx, req, &plan)...)
 	if !plan.DevicePluginConfig.IsNull() && rendered.DevicePluginConfig == "" {
@@ -92,7 +92,7 @@ func (r *poolPolicyResource) ModifyPlan(ctx context.Context, req resource.Modify
 
 // planManagedNodes keeps the managed node list when nothing will change and
 // leaves it unknown when the apply labels nodes.
-func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan *NodePoolPolicyModel) diag.Diagnostics {
+func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan *nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if plan.ManageNodes.IsNull() {
 		plan.ManagedNodes = types.ListValueMust(types.StringType, nil)
@@ -102,7 +102,7 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 		plan.ManagedNodes = types.ListUnknown(types.StringType)
 		return diags
 	}
-	state, _ := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &diags)
+	state, _ := resourcekit.Get[nodePoolPolicyModel](ctx, req.State, &diags)
 	unchanged := len(state.Drift.Elements()) == 0 && state.Ref.Equal(plan.Ref) &&
 		state.ManageNodes.Equal(plan.ManageNodes) && state.DevicePluginConfig.Equal(plan.DevicePluginConfig)
 	if unchanged {
@@ -114,7 +114,7 @@ func planManagedNodes(ctx context.Context, req resource.ModifyPlanRequest, plan 
 }
 
 func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
+	plan, ok := resourcekit.Get[nodePoolPolicyModel](ctx, req.Plan, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -123,7 +123,7 @@ func (r *poolPolicyResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	plan, prior, ok := resourcekit.PlanAndPrior[NodePoolPolicyModel](ctx, req, &resp.Diagnostics)
+	plan, prior, ok := resourcekit.PlanAndPrior[nodePoolPolicyModel](ctx, req, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -133,7 +133,7 @@ func (r *poolPolicyResource) Update(ctx context.Context, req resource.UpdateRequ
 
 // applyPolicy does the optional cluster work. Without manage_nodes and
 // device_plugin_config a policy is pure computation and touches nothing.
-func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodePoolPolicyModel, diags *diag.Diagnostics) {
+func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *nodePoolPolicyModel, diags *diag.Diagnostics) {
 	plan.Drift = types.ListValueMust(types.StringType, nil)
 	priorManaged := []string{}
 	if prior != nil {
@@ -176,12 +176,12 @@ func (r *poolPolicyResource) applyPolicy(ctx context.Context, plan, prior *NodeP
 
 // touchesCluster: the policy writes to the cluster (labels and taints,
 // the device plugin config, a DRA pool's DeviceClass).
-func (m NodePoolPolicyModel) touchesCluster() bool {
+func (m nodePoolPolicyModel) touchesCluster() bool {
 	return !m.ManageNodes.IsNull() || !m.DevicePluginConfig.IsNull() || m.appliesDeviceClass()
 }
 
-func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
-	p, _ := policyOf(ctx, m, r.DefaultCloud(), diags)
+func (r *poolPolicyResource) renderPlan(ctx context.Context, m nodePoolPolicyModel, diags *diag.Diagnostics) (*spec.PoolRendered, bool) {
+	p, _ := policyFromModel(ctx, m, r.DefaultCloud(), diags)
 	// The version's warnings were the plan's; apply and read only use it.
 	_ = r.judgeByKubernetes(ctx, &p)
 	rendered, rdiags := pool.Render(p)
@@ -191,7 +191,7 @@ func (r *poolPolicyResource) renderPlan(ctx context.Context, m NodePoolPolicyMod
 
 // releasePrior undoes what the prior state did that the plan no longer
 // wants: a renamed policy, a dropped manage_nodes, a moved ConfigMap entry.
-func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Client, prior, plan NodePoolPolicyModel) diag.Diagnostics {
+func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Client, prior, plan nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	renamed := !prior.Name.Equal(plan.Name)
 	if !prior.ManageNodes.IsNull() && (renamed || plan.ManageNodes.IsNull()) {
@@ -205,7 +205,7 @@ func (r *poolPolicyResource) releasePrior(ctx context.Context, client *kube.Clie
 }
 
 func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	state, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
+	state, ok := resourcekit.Get[nodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -255,7 +255,7 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 }
 
 func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	state, ok := resourcekit.Get[NodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
+	state, ok := resourcekit.Get[nodePoolPolicyModel](ctx, req.State, &resp.Diagnostics)
 	if !ok || !state.touchesCluster() {
 		return
 	}
@@ -276,7 +276,7 @@ func (r *poolPolicyResource) Delete(ctx context.Context, req resource.DeleteRequ
 
 // releaseNodes removes the policy's labels and the taints it added from
 // every node it managed.
-func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyModel) diag.Diagnostics {
+func releaseNodes(ctx context.Context, client *kube.Client, m nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	policy := m.Name.ValueString()
 	manager := kube.PoolFieldManager(client.FieldManager, policy)
@@ -284,7 +284,7 @@ func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyMode
 	if !ok {
 		return diags
 	}
-	_, err := ForEachNode(managed, func(node string) (string, error) {
+	_, err := forEachNode(managed, func(node string) (string, error) {
 		return node, cleanupNode(ctx, client, policy, manager, node)
 	})
 	if err != nil {
@@ -293,7 +293,7 @@ func releaseNodes(ctx context.Context, client *kube.Client, m NodePoolPolicyMode
 	return diags
 }
 
-func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePoolPolicyModel, rendered *spec.PoolRendered) diag.Diagnostics {
+func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *spec.PoolRendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var ref configMapRefModel
 	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {
@@ -308,7 +308,7 @@ func applyDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePoo
 	return diags
 }
 
-func removeDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePoolPolicyModel) diag.Diagnostics {
+func removeDevicePluginConfig(ctx context.Context, client *kube.Client, m nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var ref configMapRefModel
 	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) {
@@ -321,7 +321,7 @@ func removeDevicePluginConfig(ctx context.Context, client *kube.Client, m NodePo
 	return diags
 }
 
-func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m NodePoolPolicyModel, rendered *spec.PoolRendered) ([]string, diag.Diagnostics) {
+func devicePluginConfigDrift(ctx context.Context, client *kube.Client, m nodePoolPolicyModel, rendered *spec.PoolRendered) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var ref configMapRefModel
 	if !(&tfconv.Converter{Ctx: ctx}).Object(m.DevicePluginConfig, &ref) || rendered.DevicePluginConfig == "" {
@@ -363,11 +363,11 @@ func managedNodes(ctx context.Context, l types.List, diags *diag.Diagnostics) ([
 	return out, true
 }
 
-// policyOf converts the model, reporting what the conversion found; unknown
+// policyFromModel converts the model, reporting what the conversion found; unknown
 // says a value is not known until apply.
-func policyOf(ctx context.Context, m NodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
+func policyFromModel(ctx context.Context, m nodePoolPolicyModel, defaultCloud string, diags *diag.Diagnostics) (p spec.PoolPolicy, unknown bool) {
 	conv := &tfconv.Converter{Ctx: ctx}
-	p = toPoolPolicy(conv, m, defaultCloud)
+	p = policyFromModelWith(conv, m, defaultCloud)
 	diags.Append(conv.Diags...)
 	return p, conv.Unknown
 }

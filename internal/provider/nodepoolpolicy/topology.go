@@ -104,8 +104,8 @@ func topologyLevelsAttribute() schema.ListNestedAttribute {
 	}
 }
 
-// topologyLevelsValue is topology_levels from the rendered pool.
-func topologyLevelsValue(levels []spec.TopologyLevel, diags *diag.Diagnostics) types.List {
+// topologyLevelsFrom is topology_levels from the rendered pool.
+func topologyLevelsFrom(levels []spec.TopologyLevel, diags *diag.Diagnostics) types.List {
 	values := make([]attr.Value, 0, len(levels))
 	for _, l := range levels {
 		obj, d := types.ObjectValue(topologyLevelAttrTypes, map[string]attr.Value{

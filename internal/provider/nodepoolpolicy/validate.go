@@ -19,13 +19,13 @@ import (
 // minSharedReplicas: sharing a GPU means at least two pods on it.
 const minSharedReplicas = 2
 
-// WithoutSchemaErrors blanks the values the schema's validators reject, so
+// withoutSchemaErrors blanks the values the schema's validators reject, so
 // render, which treats blank as unknown, does not report the same mistake a
 // second time ("Unknown cloud" next to "Invalid Attribute Value Match").
 // A known cloud without node pools (its profile's PoolsUnsupported) is
 // kept: render says why it has none and what to use instead, which the
 // schema's list of allowed values does not.
-func WithoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
+func withoutSchemaErrors(p spec.PoolPolicy) spec.PoolPolicy {
 	p.Cloud = onlyIfIn(p.Cloud, clouds.Names())
 	p.Accelerator = onlyIfIn(p.Accelerator, catalog.AcceleratorNames())
 	p.MIGStrategy = onlyIfIn(p.MIGStrategy, spec.MIGStrategyNames())
@@ -79,7 +79,7 @@ func fromDefaultCloud(ds gpudiag.Diagnostics, cloud string) gpudiag.Diagnostics 
 // requireBlockAttributes enforces what the nested blocks need when present
 // (attributes of an optional block cannot be marked required). Each error
 // is on the missing attribute, which Terraform shows as the block's line.
-func requireBlockAttributes(ctx context.Context, m NodePoolPolicyModel) diag.Diagnostics {
+func requireBlockAttributes(ctx context.Context, m nodePoolPolicyModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	conv := &tfconv.Converter{Ctx: ctx}
 	var nodes manageNodesModel
@@ -99,7 +99,7 @@ func requireBlockAttributes(ctx context.Context, m NodePoolPolicyModel) diag.Dia
 // refuseOnDRAPool: one node, one way. device_plugin_config writes the
 // device plugin's configuration for nodes whose GPUs the DRA driver hands
 // out, where no device plugin may run (docs/design/dra.md §1.4).
-func refuseOnDRAPool(diags *diag.Diagnostics, m NodePoolPolicyModel) {
+func refuseOnDRAPool(diags *diag.Diagnostics, m nodePoolPolicyModel) {
 	if m.GPUAllocation.ValueString() != spec.GPUAllocationDRA {
 		return
 	}

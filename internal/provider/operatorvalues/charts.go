@@ -77,8 +77,8 @@ func blockOf[V any](chart chartkit.Chart[V], schema func() schema.SingleNestedBl
 	}
 }
 
-// OperatorValuesBlocks are the chart blocks' schemas by block name.
-func OperatorValuesBlocks() map[string]schema.Block {
+// operatorValuesBlocks are the chart blocks' schemas by block name.
+func operatorValuesBlocks() map[string]schema.Block {
 	blocks := make(map[string]schema.Block, len(chartBlocks))
 	for _, b := range chartBlocks {
 		blocks[b.name] = b.schema()

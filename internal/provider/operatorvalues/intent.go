@@ -45,13 +45,13 @@ func (in valuesIntent) setKubernetes(k kubever.Version) {
 	}
 }
 
-// valuesIntentOf converts the model. An unset cloud follows the referenced
+// valuesIntentFromModel converts the model. An unset cloud follows the referenced
 // node pools when they agree (as gpu_workload's follows its node_pool),
 // then defaultCloud.
-func valuesIntentOf(ctx context.Context, m operatorValuesModel, defaultCloud string) valuesIntent {
+func valuesIntentFromModel(ctx context.Context, m operatorValuesModel, defaultCloud string) valuesIntent {
 	conv := newValuesConverter(ctx)
 	in := valuesIntent{target: conv.Str(m.Target)}
-	in.input = conv.toValuesInput(m)
+	in.input = conv.valuesInputFromModel(m)
 	in.input.Cloud = conv.Str(m.Cloud)
 	if in.input.Cloud == "" && !m.Cloud.IsUnknown() && conv.poolUnknown {
 		in.cloudUnknown = true

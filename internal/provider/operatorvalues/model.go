@@ -56,9 +56,9 @@ type valuesConverter struct {
 	draPools []*spec.PoolPolicy
 }
 
-// toValuesInput converts the chart blocks; Cloud is left to the caller,
+// valuesInputFromModel converts the chart blocks; Cloud is left to the caller,
 // which decides between configuration, pools and default_cloud.
-func (c *valuesConverter) toValuesInput(m operatorValuesModel) values.Input {
+func (c *valuesConverter) valuesInputFromModel(m operatorValuesModel) values.Input {
 	in := values.Input{Blocks: map[string]any{}}
 	for _, b := range chartBlocks {
 		if v, ok := b.input(c, m.block(b.name)); ok {
@@ -92,14 +92,14 @@ func (c *valuesConverter) pool(v types.Object) *spec.PoolPolicy {
 		c.Unknown, c.poolUnknown = true, true
 		return &spec.PoolPolicy{}
 	}
-	p := c.decodePool(v)
+	p := c.poolFromObject(v)
 	if p != nil && p.UsesDRA() {
 		c.draPools = append(c.draPools, p)
 	}
 	return p
 }
 
-func (c *valuesConverter) decodePool(v types.Object) *spec.PoolPolicy {
+func (c *valuesConverter) poolFromObject(v types.Object) *spec.PoolPolicy {
 	p := refs.Pool(c.Converter, v)
 	if p == nil {
 		return nil
@@ -127,7 +127,7 @@ func (c *valuesConverter) pools(v types.List) []spec.PoolPolicy {
 		if refs.PoolCloudUnknown(o) {
 			c.Unknown, c.poolUnknown = true, true
 			out = append(out, spec.PoolPolicy{})
-		} else if p := c.decodePool(o); p != nil {
+		} else if p := c.poolFromObject(o); p != nil {
 			out = append(out, *p)
 		} else {
 			out = append(out, spec.PoolPolicy{})

@@ -33,7 +33,7 @@ func (r *valuesResource) ValidateConfig(ctx context.Context, req resource.Valida
 	if !ok {
 		return
 	}
-	in := valuesIntentOf(ctx, config, "")
+	in := valuesIntentFromModel(ctx, config, "")
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(valuesDiagnostics(append(in.findings, validateValuesSources(ctx, config)...))...)
 }
@@ -66,10 +66,10 @@ func validateValuesSources(ctx context.Context, m operatorValuesModel) gpudiag.D
 // unmatched step: Terraform then descends into that block and quotes its
 // first line, where for the block itself it would quote the resource's.
 func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
-	blocks := OperatorValuesBlocks()
+	blocks := operatorValuesBlocks()
 	out := make(gpudiag.Diagnostics, len(in))
 	for i, d := range in {
-		if IsBlockPath(blocks, d.Path) {
+		if isBlockPath(blocks, d.Path) {
 			d.Path = append(append([]any{}, d.Path...), blockSubjectStep)
 		}
 		out[i] = d
@@ -81,9 +81,9 @@ func valuesDiagnostics(in gpudiag.Diagnostics) diag.Diagnostics {
 // parentheses), so Terraform stops inside the block.
 const blockSubjectStep = "(block)"
 
-// IsBlockPath reports whether steps name a block of the schema (an element
+// isBlockPath reports whether steps name a block of the schema (an element
 // of a list block included) rather than an attribute.
-func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
+func isBlockPath(blocks map[string]schema.Block, steps []any) bool {
 	if len(steps) == 0 {
 		return false
 	}
@@ -107,7 +107,7 @@ func IsBlockPath(blocks map[string]schema.Block, steps []any) bool {
 			nested[n] = sb
 		}
 	}
-	return IsBlockPath(nested, rest)
+	return isBlockPath(nested, rest)
 }
 
 // ModifyPlan computes every output from configuration when it is known:
@@ -125,11 +125,11 @@ func (r *valuesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node pools, then default_cloud
 	}
-	in := valuesIntentOf(ctx, plan, r.DefaultCloud())
+	in := valuesIntentFromModel(ctx, plan, r.DefaultCloud())
 	resp.Diagnostics.Append(in.diags...)
 	// ValidateConfig reported what configuration alone decides; report only
 	// what the provider's default cloud adds.
-	resp.Diagnostics.Append(valuesDiagnostics(resourcekit.Subtract(in.findings, valuesIntentOf(ctx, plan, "").findings))...)
+	resp.Diagnostics.Append(valuesDiagnostics(resourcekit.Subtract(in.findings, valuesIntentFromModel(ctx, plan, "").findings))...)
 	if configuredCloud.IsNull() {
 		switch {
 		case in.cloudUnknown:

@@ -39,7 +39,7 @@ func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"It cannot be imported, and need not be: there is nothing in a cluster to import, and declaring it gives " +
 			"the same values again. The Helm release that uses the values is the Helm provider's.",
 		Attributes: operatorValuesAttributes(),
-		Blocks:     OperatorValuesBlocks(),
+		Blocks:     operatorValuesBlocks(),
 		Version:    1,
 	}
 }

@@ -83,16 +83,16 @@ func podPlacementSchema() schema.Schema {
 
 func readPodPlacement(ctx context.Context, env resourcekit.ReadEnv, m *podPlacementModel, diags *diag.Diagnostics) {
 	cloud, _ := resourcekit.PickCloud(m.Cloud, "", env.DefaultCloud)
-	request, err := decodeGPURequest(m.GPU)
+	request, err := gpuRequestFromValue(m.GPU)
 	if err != nil {
 		diags.AddAttributeError(path.Root("gpu"), "Invalid GPU request", err.Error())
 		return
 	}
-	placed, findings := PlaceRequest(cloud, request)
+	placed, findings := placeRequest(cloud, request)
 	if addPlacementDiagnostics(findings, diags); diags.HasError() {
 		return
 	}
-	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityValue(ctx, placed.Affinity)
+	affinityV1, affinityDiags := tfconv.KubernetesV1AffinityFrom(ctx, placed.Affinity)
 	if diags.Append(affinityDiags...); diags.HasError() {
 		return
 	}
@@ -107,7 +107,7 @@ func readPodPlacement(ctx context.Context, env resourcekit.ReadEnv, m *podPlacem
 	}
 	m.PodTemplate = types.DynamicNull()
 	if !m.Container.IsNull() {
-		container, err := decodeContainer(m.Container)
+		container, err := containerFromDynamic(m.Container)
 		if err != nil {
 			diags.AddAttributeError(path.Root("container"), "Invalid container", err.Error())
 			return

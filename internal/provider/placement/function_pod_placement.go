@@ -74,7 +74,7 @@ func (f *placementFunction) Run(ctx context.Context, req function.RunRequest, re
 	}
 	var container *podContainer
 	if len(args) > argContainer {
-		decoded, err := decodeContainer(containerArg)
+		decoded, err := containerFromDynamic(containerArg)
 		if err != nil {
 			resp.Error = function.NewArgumentFuncError(argContainer, "container: "+err.Error())
 			return
@@ -133,11 +133,11 @@ const (
 // runPlacement decodes and places the request, naming the argument a
 // finding belongs to: cloud, or the gpu object for everything else.
 func runPlacement(cloud string, gpu types.Dynamic) (placed chartkit.ValuesPlacement, ferr *function.FuncError) {
-	request, err := decodeGPURequest(gpu)
+	request, err := gpuRequestFromValue(gpu)
 	if err != nil {
 		return placed, function.NewArgumentFuncError(argGPU, "gpu: "+err.Error())
 	}
-	placed, diags := PlaceRequest(cloud, request)
+	placed, diags := placeRequest(cloud, request)
 	if !diags.HasError() {
 		return placed, nil
 	}

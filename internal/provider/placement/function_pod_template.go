@@ -56,8 +56,8 @@ type podContainer struct {
 	Env     map[string]string `json:"env"`
 }
 
-// decodeContainer reads the container argument strictly.
-func decodeContainer(v types.Dynamic) (podContainer, error) {
+// containerFromDynamic reads the container argument strictly.
+func containerFromDynamic(v types.Dynamic) (podContainer, error) {
 	c, _, err := decodeStrictObject[podContainer](v, containerKeys, `{ name = "vllm", image = "vllm/vllm-openai:v0.6.0" }`)
 	if err != nil {
 		return podContainer{}, err

@@ -17,7 +17,7 @@ import (
 
 // withNetwork is the request's network pieces on pool, with its findings
 // added to diags; nil for a single pod or a pool without a network.
-func withNetwork(pool spec.PoolPolicy, req GPURequest, diags gpudiag.Diagnostics) (*clouds.NetworkPod, gpudiag.Diagnostics) {
+func withNetwork(pool spec.PoolPolicy, req gpuRequest, diags gpudiag.Diagnostics) (*clouds.NetworkPod, gpudiag.Diagnostics) {
 	net, more := workload.NetworkFor(pool, req.GPU, req.Pods)
 	return net, append(diags, more...)
 }

@@ -27,7 +27,7 @@ func TestPlacementNetwork(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			placed, diags := PlaceRequest(c.cloud, GPURequest{GPU: spec.GPU{Count: 8}, NodePool: c.nodePool, Pods: c.pods})
+			placed, diags := placeRequest(c.cloud, gpuRequest{GPU: spec.GPU{Count: 8}, NodePool: c.nodePool, Pods: c.pods})
 			if diags.HasError() {
 				t.Fatalf("diagnostics: %v", diags)
 			}
@@ -48,7 +48,7 @@ func TestPlacementNetwork(t *testing.T) {
 			}
 		})
 	}
-	placed, _ := PlaceRequest("gke", GPURequest{GPU: spec.GPU{Count: 8}, NodePool: mega, Pods: 2})
+	placed, _ := placeRequest("gke", gpuRequest{GPU: spec.GPU{Count: 8}, NodePool: mega, Pods: 2})
 	tmpl, err := podTemplateObject(placed, podContainer{Image: "img"})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestPlacementNetwork(t *testing.T) {
 			t.Errorf("pod template lacks %s: %s", w, raw)
 		}
 	}
-	if _, diags := PlaceRequest("gke", GPURequest{GPU: spec.GPU{Count: 4}, NodePool: mega, Pods: 2}); !diags.HasError() {
+	if _, diags := placeRequest("gke", gpuRequest{GPU: spec.GPU{Count: 4}, NodePool: mega, Pods: 2}); !diags.HasError() {
 		t.Error("4 GPUs per pod on A3 Mega with 2 pods placed without an error")
 	}
 }

@@ -23,7 +23,7 @@ import (
 // The GPU rules for pods the provider does not own: the pod_placement and
 // pod_template functions and the gpu_pod_placement data source all place a
 // GPU request exactly as gpu_workload places its gpu block (chartkit's
-// PlaceRequest, the PlaceOnPool that chart values use behind a resolve step
+// placeRequest, the PlaceOnPool that chart values use behind a resolve step
 // of its own for the cloud's name), and hand the result back in
 // Kubernetes JSON shape, so it drops into a LeaderWorkerSet, a JobSet, a
 // RayCluster or Helm values unchanged.
@@ -38,9 +38,9 @@ var gpuRequestKeys = func() []string {
 	return append(names, "spot", "node_pool", "pods")
 }()
 
-// GPURequest is a request object decoded: the GPU, spot, and an optional
+// gpuRequest is a request object decoded: the GPU, spot, and an optional
 // gpu_node_pool_policy's pool (its ref).
-type GPURequest struct {
+type gpuRequest struct {
 	GPU      spec.GPU
 	Spot     bool
 	NodePool *spec.PoolPolicy
@@ -70,23 +70,23 @@ type gpuRequestJSON struct {
 	Pods     int64            `json:"pods"`
 }
 
-// decodeGPURequest reads a request object (any Terraform object or map
+// gpuRequestFromValue reads a request object (any Terraform object or map
 // value) strictly: an unknown key is an error that lists the allowed ones.
-func decodeGPURequest(v attr.Value) (GPURequest, error) {
+func gpuRequestFromValue(v attr.Value) (gpuRequest, error) {
 	if plain, err := tfconv.PlainFrom(v); err == nil {
 		if m, ok := plain.(map[string]any); ok {
 			if _, isString := m["node_pool"].(string); isString {
-				return GPURequest{}, fmt.Errorf("node_pool is a string: it takes the ref of a gpu_node_pool_policy, " +
+				return gpuRequest{}, fmt.Errorf("node_pool is a string: it takes the ref of a gpu_node_pool_policy, " +
 					"e.g. node_pool = gpu_node_pool_policy.a100.ref, an object with the pool's settings")
 			}
 		}
 	}
 	in, m, err := decodeStrictObject[gpuRequestJSON](v, gpuRequestKeys, `{ accelerator = "l4", count = 1 }`)
 	if err != nil {
-		return GPURequest{}, err
+		return gpuRequest{}, err
 	}
 	if _, ok := m["count"]; !ok {
-		return GPURequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
+		return gpuRequest{}, fmt.Errorf("count is required, as in gpu_workload's gpu block, e.g. { count = 1 }")
 	}
 	if in.NodePool != nil {
 		canonical := pool.CanonicalPool(*in.NodePool)
@@ -98,9 +98,9 @@ func decodeGPURequest(v attr.Value) (GPURequest, error) {
 		g.DRA = &spec.DRA{DeviceClass: in.DRA.DeviceClass, Selectors: in.DRA.Selectors, MinMemory: in.DRA.MinMemory, Same: in.DRA.Same}
 	}
 	if in.Pods < 0 {
-		return GPURequest{}, fmt.Errorf("pods is %d: the pods of the job, at least 1", in.Pods)
+		return gpuRequest{}, fmt.Errorf("pods is %d: the pods of the job, at least 1", in.Pods)
 	}
-	return GPURequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool, Pods: in.Pods}, nil
+	return gpuRequest{GPU: g, Spot: in.Spot, NodePool: in.NodePool, Pods: in.Pods}, nil
 }
 
 // decodeStrictObject reads a function or data source argument that must be
@@ -131,10 +131,10 @@ func decodeStrictObject[T any](v attr.Value, allowed []string, example string) (
 	return out, m, nil
 }
 
-// PlaceRequest places a request on a cloud (and its node pool, if any) with
+// placeRequest places a request on a cloud (and its node pool, if any) with
 // gpu_workload's rules. The diagnostics carry gpu_workload's attribute paths
 // (gpu.count, spot, node_pool, cloud).
-func PlaceRequest(cloud string, req GPURequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
+func placeRequest(cloud string, req gpuRequest) (chartkit.ValuesPlacement, gpudiag.Diagnostics) {
 	gpuReq := chartkit.GPURequest{Name: "gpu", GPU: req.GPU, Spot: req.Spot}
 	placed, diags, ok := chartkit.PlaceRequest(cloud, gpuReq, req.NodePool)
 	if !ok && !diags.HasError() {

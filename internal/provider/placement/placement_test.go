@@ -44,7 +44,7 @@ func TestPodPlacementMatchesWorkload(t *testing.T) {
 			if diags.HasError() {
 				t.Fatalf("%s %+v: gpu_workload refuses it: %v", cloud, r.gpu, diags)
 			}
-			placed, diags := PlaceRequest(cloud, GPURequest{GPU: r.gpu, Spot: r.spot})
+			placed, diags := placeRequest(cloud, gpuRequest{GPU: r.gpu, Spot: r.spot})
 			if diags.HasError() {
 				t.Fatalf("%s %+v: placement refuses what gpu_workload accepts: %v", cloud, r.gpu, diags)
 			}
@@ -102,7 +102,7 @@ func TestDecodeGPURequest(t *testing.T) {
 		}
 		return types.DynamicValue(o)
 	}
-	got, err := decodeGPURequest(obj(map[string]attr.Value{
+	got, err := gpuRequestFromValue(obj(map[string]attr.Value{
 		"accelerator": types.StringValue("l4"), "count": types.NumberValue(bigInt(2)), "spot": types.BoolValue(true),
 	}))
 	if err != nil || got.GPU.Accelerator != "l4" || got.GPU.Count != 2 || !got.Spot {
@@ -117,7 +117,7 @@ func TestDecodeGPURequest(t *testing.T) {
 		"no count":      {obj(map[string]attr.Value{"accelerator": types.StringValue("l4")}), "count is required"},
 		"not an object": {types.DynamicValue(types.StringValue("l4")), "must be an object"},
 	} {
-		if _, err := decodeGPURequest(tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := gpuRequestFromValue(tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
 		}
 	}

@@ -29,16 +29,16 @@ var PoolType = tfconv.JSONObjectType(reflect.TypeFor[spec.PoolPolicy]())
 // QueueType is the type of gpu_queue.ref.
 var QueueType = tfconv.JSONObjectType(reflect.TypeFor[queue.Ref]())
 
-// PoolValue is the pool's ref: its canonical policy (defaults dropped,
+// RefFromPool is the pool's ref: its canonical policy (defaults dropped,
 // taints sorted), so two configurations that mean the same give the same
 // value and a workload's plan does not change with the spelling.
-func PoolValue(p spec.PoolPolicy) (types.Object, error) {
-	return tfconv.ObjectOfJSON(pool.CanonicalPool(p))
+func RefFromPool(p spec.PoolPolicy) (types.Object, error) {
+	return tfconv.ObjectFromJSON(pool.CanonicalPool(p))
 }
 
-// QueueValue is the queue's ref.
-func QueueValue(r queue.Ref) (types.Object, error) {
-	return tfconv.ObjectOfJSON(r)
+// RefFromQueue is the queue's ref.
+func RefFromQueue(r queue.Ref) (types.Object, error) {
+	return tfconv.ObjectFromJSON(r)
 }
 
 // Pool is the policy a node_pool value holds, nil while it is null or
@@ -122,7 +122,7 @@ func DynamicQueue(r *queue.Ref, name string) (types.Dynamic, error) {
 		}
 		return types.DynamicValue(types.StringValue(name)), nil
 	}
-	obj, err := QueueValue(*r)
+	obj, err := RefFromQueue(*r)
 	return types.DynamicValue(obj), err
 }
 

@@ -32,7 +32,7 @@ func policies() []spec.PoolPolicy {
 // empty label value, a dedicated = false, sorted taints, a topology.
 func TestPoolRefRoundTrip(t *testing.T) {
 	for _, p := range policies() {
-		v, err := PoolValue(p)
+		v, err := RefFromPool(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestUpgradePoolReference(t *testing.T) {
 func TestQueueFromDynamic(t *testing.T) {
 	ctx := context.Background()
 	ref := queue.Ref{Name: "team-a", LocalQueue: "lq", Flavors: []queue.FlavorRef{{Name: "a100", Quota: 8}}}
-	obj, err := QueueValue(ref)
+	obj, err := RefFromQueue(ref)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func PoolStateJSON(legacyID string) (ref any, id string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	obj, err := PoolValue(p)
+	obj, err := RefFromPool(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -49,7 +49,7 @@ func QueueRefOfLegacyID(value string) (*queue.Ref, bool, error) {
 
 // QueueStateJSON is the raw-state JSON of a queue ref.
 func QueueStateJSON(r queue.Ref) (any, error) {
-	obj, err := QueueValue(r)
+	obj, err := RefFromQueue(r)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func UpgradePoolReference(attrs map[string]any, key string) error {
 // node_pool written without a gpu_node_pool_policy, as the benchmark's
 // configurations do.
 func PoolJSON(p spec.PoolPolicy) (string, error) {
-	obj, err := PoolValue(p)
+	obj, err := RefFromPool(p)
 	if err != nil {
 		return "", err
 	}

@@ -9,20 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// ManifestsSchemaVersion is the schema version of gpu_workload and gpu_queue
-// since their rendered objects live in manifests alone (issue #31). States of
-// version 0 held them in manifest, one YAML stream (gpu_workload next to
-// manifests, gpu_queue alone).
-const ManifestsSchemaVersion = 1
-
-// ManifestsUpgraders upgrade a version-0 state: manifests, where the state
-// lacks it, is manifest split into its documents, and manifest goes. The
-// raw JSON is edited, not decoded with the old schema, so every other
-// attribute passes through exactly as stored.
-func ManifestsUpgraders() map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{0: RawStateUpgrader(UpgradeManifests)}
-}
-
 // UpgradeManifests is the version-0 edit of a raw state.
 func UpgradeManifests(_ context.Context, attrs map[string]any) error {
 	if stream, ok := attrs["manifest"].(string); ok && attrs["manifests"] == nil {

@@ -102,11 +102,11 @@ type kubernetesV1Requirement struct {
 	Values   []string `tfsdk:"values"`
 }
 
-// KubernetesV1AffinityValue gives a in kubernetes_deployment_v1's shape,
+// KubernetesV1AffinityFrom gives a in kubernetes_deployment_v1's shape,
 // null when a has no node affinity. Pod affinity and anti-affinity have no place
 // in it (the rendered placements never carry them); rather than drop them,
 // which would misplace pods silently, they are an error.
-func KubernetesV1AffinityValue(ctx context.Context, a *corev1.Affinity) (types.Object, diag.Diagnostics) {
+func KubernetesV1AffinityFrom(ctx context.Context, a *corev1.Affinity) (types.Object, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	null := types.ObjectNull(KubernetesV1AffinityAttrTypes)
 	if a == nil {
@@ -120,11 +120,11 @@ func KubernetesV1AffinityValue(ctx context.Context, a *corev1.Affinity) (types.O
 	if a.NodeAffinity == nil {
 		return null, diags
 	}
-	shape := kubernetesV1Affinity{NodeAffinity: []kubernetesV1NodeAffinity{kubernetesV1NodeAffinityOf(a.NodeAffinity)}}
+	shape := kubernetesV1Affinity{NodeAffinity: []kubernetesV1NodeAffinity{kubernetesV1NodeAffinityFrom(a.NodeAffinity)}}
 	return types.ObjectValueFrom(ctx, KubernetesV1AffinityAttrTypes, shape)
 }
 
-func kubernetesV1NodeAffinityOf(n *corev1.NodeAffinity) kubernetesV1NodeAffinity {
+func kubernetesV1NodeAffinityFrom(n *corev1.NodeAffinity) kubernetesV1NodeAffinity {
 	out := kubernetesV1NodeAffinity{
 		Required:  []kubernetesV1NodeSelector{},
 		Preferred: make([]kubernetesV1PreferredTerm, 0, len(n.PreferredDuringSchedulingIgnoredDuringExecution)),
@@ -135,7 +135,7 @@ func kubernetesV1NodeAffinityOf(n *corev1.NodeAffinity) kubernetesV1NodeAffinity
 	for _, p := range n.PreferredDuringSchedulingIgnoredDuringExecution {
 		out.Preferred = append(out.Preferred, kubernetesV1PreferredTerm{
 			Weight:     int64(p.Weight),
-			Preference: []kubernetesV1Term{kubernetesV1TermOf(p.Preference)},
+			Preference: []kubernetesV1Term{kubernetesV1TermFrom(p.Preference)},
 		})
 	}
 	return out
@@ -144,12 +144,12 @@ func kubernetesV1NodeAffinityOf(n *corev1.NodeAffinity) kubernetesV1NodeAffinity
 func kubernetesV1Terms(terms []corev1.NodeSelectorTerm) []kubernetesV1Term {
 	out := make([]kubernetesV1Term, 0, len(terms))
 	for _, t := range terms {
-		out = append(out, kubernetesV1TermOf(t))
+		out = append(out, kubernetesV1TermFrom(t))
 	}
 	return out
 }
 
-func kubernetesV1TermOf(t corev1.NodeSelectorTerm) kubernetesV1Term {
+func kubernetesV1TermFrom(t corev1.NodeSelectorTerm) kubernetesV1Term {
 	return kubernetesV1Term{
 		MatchExpressions: kubernetesV1Requirements(t.MatchExpressions),
 		MatchFields:      kubernetesV1Requirements(t.MatchFields),

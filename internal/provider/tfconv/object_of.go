@@ -19,7 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// ObjectOf is render's struct v (a pointer) as the computed object attribute
+// ObjectFrom is render's struct v (a pointer) as the computed object attribute
 // a. Each attribute takes the field of its name in v's JSON encoding, so
 // render's struct, whose JSON names are the attribute names, is the one
 // declaration of the block's shape: no struct with tfsdk tags mirrors it. A
@@ -28,7 +28,7 @@ import (
 // except the attributes named in nullWhenEmpty, which stay null while empty.
 // A nil v is a null object. A field without an attribute, or of another
 // type, is a diagnostic: the schema and render disagree.
-func ObjectOf(a Typed, v any, diags *diag.Diagnostics, nullWhenEmpty ...string) types.Object {
+func ObjectFrom(a Typed, v any, diags *diag.Diagnostics, nullWhenEmpty ...string) types.Object {
 	attrTypes := AttrTypesOf(a)
 	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return types.ObjectNull(attrTypes)
@@ -184,7 +184,7 @@ func nullOf(t attr.Type) (attr.Value, error) {
 
 // JSONObjectType is the Terraform object type of a render struct, read from
 // its JSON encoding: one attribute per JSON field, named as the field is
-// encoded, of the type that field's values convert to (ObjectOf and Decode
+// encoded, of the type that field's values convert to (ObjectFrom and Decode
 // are the two directions). A reference attribute whose value is render's
 // struct, such as gpu_node_pool_policy's ref, is then declared once: by the
 // struct. Kinds JSON has no Terraform type for (floats, interfaces) are a
@@ -249,10 +249,10 @@ func jsonValueType(t reflect.Type) attr.Type {
 	panic(fmt.Sprintf("tfconv: %s has no Terraform type", t))
 }
 
-// ObjectOfJSON is v (a render struct, not a pointer) as a value of
+// ObjectFromJSON is v (a render struct, not a pointer) as a value of
 // JSONObjectType: a field its JSON encoding leaves out or empty is null, so
 // that decoding the value gives v back (a nil *bool stays nil, never false).
-func ObjectOfJSON(v any) (types.Object, error) {
+func ObjectFromJSON(v any) (types.Object, error) {
 	t := JSONObjectType(reflect.TypeOf(v))
 	fields, err := jsonFields(v)
 	if err != nil {

@@ -31,7 +31,7 @@ func (a attrOf) GetType() attr.Type { return types.ObjectType{AttrTypes: a} }
 
 func TestObjectOf_emptyFieldsAreKnownZeroValues(t *testing.T) {
 	var diags diag.Diagnostics
-	got := ObjectOf(shapeAttribute, &renderedShape{Count: 2}, &diags, "driver")
+	got := ObjectFrom(shapeAttribute, &renderedShape{Count: 2}, &diags, "driver")
 	want := `{"count":2,"driver":<null>,"inner":{"on":false},"items":[],"labels":{},"name":""}`
 	if diags.HasError() || got.String() != want {
 		t.Fatalf("got  %s\nwant %s (%v)", got, want, diags)
@@ -42,7 +42,7 @@ func TestObjectOf_copiesEveryField(t *testing.T) {
 	var diags diag.Diagnostics
 	in := &renderedShape{Name: "a", Count: 1 << 40, Labels: map[string]string{"k": "v"}, Items: []string{"x"}, Driver: "None"}
 	in.Inner.On = true
-	got := ObjectOf(shapeAttribute, in, &diags, "driver")
+	got := ObjectFrom(shapeAttribute, in, &diags, "driver")
 	want := `{"count":1099511627776,"driver":"None","inner":{"on":true},"items":["x"],"labels":{"k":"v"},"name":"a"}`
 	if diags.HasError() || got.String() != want {
 		t.Fatalf("got  %s\nwant %s (%v)", got, want, diags)
@@ -51,7 +51,7 @@ func TestObjectOf_copiesEveryField(t *testing.T) {
 
 func TestObjectOf_nilIsNull(t *testing.T) {
 	var diags diag.Diagnostics
-	if got := ObjectOf(shapeAttribute, (*renderedShape)(nil), &diags); !got.IsNull() || diags.HasError() {
+	if got := ObjectFrom(shapeAttribute, (*renderedShape)(nil), &diags); !got.IsNull() || diags.HasError() {
 		t.Fatalf("got %s (%v), want null", got, diags)
 	}
 }
@@ -62,7 +62,7 @@ func TestObjectOf_fieldWithoutAttributeIsAnError(t *testing.T) {
 		renderedShape
 		Extra string `json:"extra"`
 	}{}
-	if ObjectOf(shapeAttribute, &extra, &diags); !diags.HasError() {
+	if ObjectFrom(shapeAttribute, &extra, &diags); !diags.HasError() {
 		t.Fatal("a rendered field the schema lacks must be reported")
 	}
 }

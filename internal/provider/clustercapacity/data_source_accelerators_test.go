@@ -1,16 +1,18 @@
-package provider
+package clustercapacity_test
 
 import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // The catalog needs no cluster; filters narrow it as documented.
 func TestAcceleratorsDataSource_filters(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			Config: `
 data "gpu_accelerators" "all" {}
@@ -36,11 +38,11 @@ data "gpu_accelerators" "aks" {
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "h100-80gb"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "gb200"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.gke_mig_80", "names.*", "rtx-pro-6000"),
-				checkListLacks("data.gpu_accelerators.gke_mig_80", "names", "a100-40gb"),
+				acctest.CheckListLacks("data.gpu_accelerators.gke_mig_80", "names", "a100-40gb"),
 				resource.TestCheckResourceAttr("data.gpu_accelerators.gke_mig_80", "accelerators.0.gke_accelerators.0", "nvidia-a100-80gb"),
 				resource.TestCheckResourceAttr("data.gpu_accelerators.gke_mig_80", "accelerators.0.mig_profiles.0.name", "1g.10gb"),
 				resource.TestCheckTypeSetElemAttr("data.gpu_accelerators.aks", "names.*", "a100-80gb"),
-				checkListLacks("data.gpu_accelerators.aks", "names", "a10g"),
+				acctest.CheckListLacks("data.gpu_accelerators.aks", "names", "a10g"),
 			),
 		}},
 	})

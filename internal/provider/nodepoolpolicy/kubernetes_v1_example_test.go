@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"context"
@@ -39,39 +39,39 @@ var (
 // kubernetes_deployment_v1 with the blocks the example uses, named and
 // nested as that resource's documentation lists them.
 func TestKubernetesV1Affinity_deploymentExamplePlans(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	src, err := os.ReadFile(filepath.Join(acctest.RepoRoot(t), "examples", "resources", "gpu_node_pool_policy",
 		"resource_kubernetes_deployment_v1.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	planned := map[string]map[string]any{}
-	factories := map[string]func() (tfprotov6.ProviderServer, error){
-		"gpu":        testAccProtoV6ProviderFactories["gpu"],
+	withKubernetes := map[string]func() (tfprotov6.ProviderServer, error){
+		"gpu":        factories["gpu"],
 		"kubernetes": providerserver.NewProtocol6WithError(&kubernetesStandIn{}),
 	}
 	tfresource.UnitTest(t, tfresource.TestCase{
-		ProtoV6ProviderFactories: factories,
+		ProtoV6ProviderFactories: withKubernetes,
 		Steps: []tfresource.TestStep{{
 			Config:             string(src),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: tfresource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_node_pool_policy.a100", into: planned},
-				capturePlanned{address: "kubernetes_deployment_v1.trainer", into: planned},
+				acctest.CapturePlanned{Address: "gpu_node_pool_policy.a100", Into: planned},
+				acctest.CapturePlanned{Address: "kubernetes_deployment_v1.trainer", Into: planned},
 			}},
 		}},
 	})
 	pool := planned["gpu_node_pool_policy.a100"]
 	podSpec := onlyBlock(t, onlyBlock(t, onlyBlock(t, planned["kubernetes_deployment_v1.trainer"], "spec"), "template"), "spec")
 
-	want := apiAffinity(t, pool["affinity"])
-	if !excludesLabel(want, spec.LabelMIGConfig) {
+	want := acctest.APIAffinity(t, pool["affinity"])
+	if !acctest.ExcludesLabel(want, spec.LabelMIGConfig) {
 		t.Fatalf("the example's pool must need the MIG exclusion for this test to mean anything: %v", pool["affinity"])
 	}
-	got := affinityFromV1Plain(t, onlyBlock(t, podSpec, "affinity"))
+	got := acctest.AffinityFromV1Plain(t, onlyBlock(t, podSpec, "affinity"))
 	// values is a set in kubernetes_deployment_v1: its order is Terraform's.
-	assertSameAffinity(t, sortedValues(want), sortedValues(got))
+	acctest.AssertSameAffinity(t, sortedValues(want), sortedValues(got))
 
 	if selector := plainStrings(t, pool["node_selector"]); len(selector) == 0 || !maps.Equal(plainStrings(t, podSpec["node_selector"]), selector) {
 		t.Errorf("node_selector %v, pool's %v", podSpec["node_selector"], pool["node_selector"])
@@ -83,17 +83,17 @@ func TestKubernetesV1Affinity_deploymentExamplePlans(t *testing.T) {
 
 func onlyBlock(t *testing.T, v any, name string) map[string]any {
 	t.Helper()
-	blocks := blockList(t, v, name)
+	blocks := acctest.BlockList(t, v, name)
 	if len(blocks) != 1 {
 		t.Fatalf("%s: %d blocks, want 1", name, len(blocks))
 	}
-	return asMap(t, blocks[0])
+	return acctest.AsMap(t, blocks[0])
 }
 
 func plainStrings(t *testing.T, v any) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for k, e := range asMap(t, v) {
+	for k, e := range acctest.AsMap(t, v) {
 		s, ok := e.(string)
 		if !ok {
 			t.Fatalf("%s = %v is not a string", k, e)
@@ -112,7 +112,7 @@ func tolerationFields(t *testing.T, v any) []string {
 	}
 	var out []string
 	for _, e := range list {
-		m := asMap(t, e)
+		m := acctest.AsMap(t, e)
 		fields := make([]string, 0, 4)
 		for _, name := range []string{"key", "operator", "value", "effect"} {
 			value, _ := m[name].(string) // null and "" mean the same here

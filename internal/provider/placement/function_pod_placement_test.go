@@ -1,24 +1,21 @@
-package provider
+package placement_test
 
 import (
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
-)
 
-// Provider functions need Terraform 1.8; older versions skip these tests
-// (the gpu_pod_placement data source covers them).
-var functionsVersion = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
 
 // pod_placement gives what gpu_workload would put into the pod, in
 // Kubernetes JSON shape, usable with no cluster.
 func TestPodPlacementFunction(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		TerraformVersionChecks:   functionsVersion,
+		ProtoV6ProviderFactories: factories,
+		TerraformVersionChecks:   acctest.FunctionsVersion,
 		Steps: []resource.TestStep{{
 			Config: `
 locals {
@@ -48,10 +45,10 @@ output "mig_limit"   { value = local.mig.resources.limits["nvidia.com/mig-1g.5gb
 
 // pod_template gives a whole pod template whose container carries the GPU.
 func TestPodTemplateFunction(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		TerraformVersionChecks:   functionsVersion,
+		ProtoV6ProviderFactories: factories,
+		TerraformVersionChecks:   acctest.FunctionsVersion,
 		Steps: []resource.TestStep{{
 			Config: `
 locals {
@@ -89,30 +86,30 @@ func TestPlacementFunctions_invalidArguments(t *testing.T) {
 		want *regexp.Regexp
 	}{
 		"unknown cloud": {`provider::gpu::pod_placement("gcp", { count = 1 })`,
-			phrases(`Invalid value for "cloud" parameter`, `"gcp"`, `did you mean "gke"?`, `allowed values`)},
+			acctest.Phrases(`Invalid value for "cloud" parameter`, `"gcp"`, `did you mean "gke"?`, `allowed values`)},
 		"accelerator the cloud does not offer": {`provider::gpu::pod_placement("gke-autopilot", { accelerator = "v100-16gb", count = 1 })`,
-			phrases(`Invalid value for "gpu" parameter`, `gpu.accelerator`, `Accelerators offered on "gke-autopilot"`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `gpu.accelerator`, `Accelerators offered on "gke-autopilot"`)},
 		"too many GPUs for any machine": {`provider::gpu::pod_placement("eks", { accelerator = "l40s", count = 16 })`,
-			phrases(`Invalid value for "gpu" parameter`, `gpu.count`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `gpu.count`)},
 		"unknown key": {`provider::gpu::pod_placement("gke", { count = 1, gpus = 1 })`,
-			phrases(`Invalid value for "gpu" parameter`, `unknown key "gpus"`, `Allowed:`, `"count"`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `unknown key "gpus"`, `Allowed:`, `"count"`)},
 		"no count": {`provider::gpu::pod_placement("gke", { accelerator = "l4" })`,
-			phrases(`Invalid value for "gpu" parameter`, `count is required`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `count is required`)},
 		"fractional count": {`provider::gpu::pod_placement("gke", { count = 1.5 })`,
-			phrases(`Invalid value for "gpu" parameter`, `count`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `count`)},
 		"bad node pool": {`provider::gpu::pod_placement("gke", { count = 1, node_pool = "nope" })`,
-			phrases(`Invalid value for "gpu" parameter`, `node_pool is a string`, `gpu_node_pool_policy.a100.ref`)},
+			acctest.Phrases(`Invalid value for "gpu" parameter`, `node_pool is a string`, `gpu_node_pool_policy.a100.ref`)},
 		"container without image": {`provider::gpu::pod_template("gke", { count = 1 }, { name = "x" })`,
-			phrases(`Invalid value for "container" parameter`, `image is required`)},
+			acctest.Phrases(`Invalid value for "container" parameter`, `image is required`)},
 		"container with an unknown key": {`provider::gpu::pod_template("gke", { count = 1 }, { image = "x", ports = [80] })`,
-			phrases(`Invalid value for "container" parameter`, `unknown key "ports"`)},
+			acctest.Phrases(`Invalid value for "container" parameter`, `unknown key "ports"`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				TerraformVersionChecks:   functionsVersion,
+				ProtoV6ProviderFactories: factories,
+				TerraformVersionChecks:   acctest.FunctionsVersion,
 				Steps: []resource.TestStep{{
 					Config:      "output \"x\" {\n  value = " + c.call + "\n}\n",
 					PlanOnly:    true,

@@ -1,4 +1,4 @@
-package provider
+package gpuworkload_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time placement rules of gpu_workload that need no cluster (issue #12):
@@ -30,11 +32,11 @@ func TestWorkload_planRejectsPlacementNoMachineCanServe(t *testing.T) {
 			want: `(?s)No machine has that many GPUs.*count += 16.*"eks" offers.*"l40s"`,
 		},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{{
 					Config: fmt.Sprintf(`
 resource "gpu_workload" "bad" {

@@ -1,4 +1,4 @@
-package provider
+package gpuworkload_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time validation of a distributed_job, in the style of
@@ -76,7 +78,7 @@ func TestWorkload_distributedPlanTimeValidation(t *testing.T) {
 			want: `(?s)PET_MASTER_ADDR is set by the launcher.*from\s+secret_env`,
 		},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			config := fmt.Sprintf(`
@@ -92,7 +94,7 @@ resource "gpu_workload" "bad" {
 }
 `, c.extra, c.gpu)
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{{
 					Config:      config,
 					PlanOnly:    true,

@@ -1,4 +1,4 @@
-package provider
+package gpuworkload_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time validation of gpu_workload: each rule fails the plan, with no
@@ -255,7 +257,7 @@ func TestWorkload_planTimeValidation(t *testing.T) {
 			want: `(?s)replicas is for deployments.*replicas += 2`,
 		},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			config := fmt.Sprintf(`
@@ -271,7 +273,7 @@ resource "gpu_workload" "bad" {
 }
 `, c.cloud, c.extra, c.gpu)
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{{
 					Config:      config,
 					PlanOnly:    true,
@@ -286,9 +288,9 @@ resource "gpu_workload" "bad" {
 // single list elements and map values: the plan must still work, with the
 // manifest unknown until apply.
 func TestWorkload_plansWithUnknownElements(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			Config: `
 resource "terraform_data" "model" {
@@ -312,7 +314,7 @@ resource "gpu_workload" "w" {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue("gpu_workload.w", tfjsonpath.New("manifests")),
 			}},
-			Check: manifestMatches("gpu_workload.w", regexp.MustCompile(`value: llama`)),
+			Check: acctest.ManifestMatches("gpu_workload.w", regexp.MustCompile(`value: llama`)),
 		}},
 	})
 }

@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time rules that follow the cluster's Kubernetes version, with no
@@ -50,7 +52,7 @@ resource "gpu_operator_values" "fiftyone" {
 }
 
 func TestKubernetesVersion_planTimeValidation(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	cases := map[string]struct {
 		config string
 		want   []string
@@ -68,7 +70,7 @@ func TestKubernetesVersion_planTimeValidation(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			planFails(t, c.config, phrases(c.want...))
+			planFails(t, c.config, acctest.Phrases(c.want...))
 		})
 	}
 }
@@ -77,21 +79,21 @@ func TestKubernetesVersion_planTimeValidation(t *testing.T) {
 // the pool's class answers to nvidia.com/gpu (nvidia.com/mig-<profile> for
 // a MIG pool) and the chart's pods ask it, with no claim.
 func TestKubernetesVersion_draPoolChartPlans(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for _, c := range []struct{ version, partition, resource string }{
 		{"1.36", "", "nvidia.com/gpu"}, {"1.37", "", "nvidia.com/gpu"}, {"1.36", "3g.40gb", "nvidia.com/mig-3g.40gb"},
 	} {
 		t.Run(c.version+c.partition, func(t *testing.T) {
 			planned := map[string]map[string]any{}
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{{
 					Config:             draPoolChart(c.version, c.partition),
 					PlanOnly:           true,
 					ExpectNonEmptyPlan: true,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-						capturePlanned{address: "gpu_node_pool_policy.dra", into: planned},
-						capturePlanned{address: "gpu_operator_values.fiftyone", into: planned},
+						acctest.CapturePlanned{Address: "gpu_node_pool_policy.dra", Into: planned},
+						acctest.CapturePlanned{Address: "gpu_operator_values.fiftyone", Into: planned},
 					}},
 				}},
 			})
@@ -115,16 +117,16 @@ func TestKubernetesVersion_draPoolChartPlans(t *testing.T) {
 // Without a version known, a DRA pool's class has no extendedResourceName
 // (the floor's rules); the warning that says so is resourcekit's test.
 func TestKubernetesVersion_assumedFloor(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planned := map[string]map[string]any{}
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			Config:             strings.SplitN(draPoolChart("", ""), "resource \"gpu_operator_values\"", 2)[0],
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_node_pool_policy.dra", into: planned},
+				acctest.CapturePlanned{Address: "gpu_node_pool_policy.dra", Into: planned},
 			}},
 		}},
 	})

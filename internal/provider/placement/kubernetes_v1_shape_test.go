@@ -1,8 +1,7 @@
-package provider
+package placement
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"sort"
@@ -13,9 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/placement"
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -54,8 +52,8 @@ func TestKubernetesV1Affinity_renderedAffinitiesRoundTrip(t *testing.T) {
 				t.Fatal("render produced no affinity: the case tests nothing")
 			}
 			got := convertV1(t, c.affinity)
-			assertSameAffinity(t, c.affinity, affinityFromV1(t, got))
-			if c.excluded != "" && !excludesLabel(affinityFromV1(t, got), c.excluded) {
+			acctest.AssertSameAffinity(t, c.affinity, affinityFromV1(t, got))
+			if c.excluded != "" && !acctest.ExcludesLabel(affinityFromV1(t, got), c.excluded) {
 				t.Errorf("no NotIn %s under node_selector_term.match_expressions: %v", c.excluded, got)
 			}
 		})
@@ -89,12 +87,12 @@ func TestKubernetesV1Affinity_everyFieldRoundTrips(t *testing.T) {
 				MatchFields: []corev1.NodeSelectorRequirement{req("metadata.name", corev1.NodeSelectorOpIn, "node-4")}}},
 		},
 	}}
-	assertSameAffinity(t, affinity, affinityFromV1(t, convertV1(t, affinity)))
+	acctest.AssertSameAffinity(t, affinity, affinityFromV1(t, convertV1(t, affinity)))
 
 	preferredOnly := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 		PreferredDuringSchedulingIgnoredDuringExecution: affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
 	}}
-	assertSameAffinity(t, preferredOnly, affinityFromV1(t, convertV1(t, preferredOnly)))
+	acctest.AssertSameAffinity(t, preferredOnly, affinityFromV1(t, convertV1(t, preferredOnly)))
 }
 
 // The conversion knows every field of the node affinity types; a field a
@@ -149,13 +147,13 @@ func TestKubernetesV1Affinity_namesFollowKubernetesDeploymentV1(t *testing.T) {
 func TestKubernetesV1Affinity_nullAndRefused(t *testing.T) {
 	ctx := context.Background()
 	for name, a := range map[string]*corev1.Affinity{"nil": nil, "empty": {}} {
-		got, diags := tfconv.KubernetesV1AffinityValue(ctx, a)
+		got, diags := tfconv.KubernetesV1AffinityFrom(ctx, a)
 		if diags.HasError() || !got.IsNull() {
 			t.Errorf("%s: want null without error, got %v %v", name, got, diags)
 		}
 	}
 	withPod := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}, PodAntiAffinity: &corev1.PodAntiAffinity{}}
-	if _, diags := tfconv.KubernetesV1AffinityValue(ctx, withPod); !diags.HasError() {
+	if _, diags := tfconv.KubernetesV1AffinityFrom(ctx, withPod); !diags.HasError() {
 		t.Error("pod anti-affinity was dropped without an error")
 	}
 }
@@ -174,7 +172,7 @@ func TestKubernetesV1Affinity_fromStoredAffinity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertSameAffinity(t, original, back)
+	acctest.AssertSameAffinity(t, original, back)
 	if got, err := tfconv.AffinityFromDynamic(types.DynamicNull()); err != nil || got != nil {
 		t.Errorf("null affinity: got %+v, %v", got, err)
 	}
@@ -196,7 +194,7 @@ func poolAffinity(t *testing.T, p spec.PoolPolicy) *corev1.Affinity {
 
 func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity {
 	t.Helper()
-	placed, diags := placement.PlaceRequest(cloud, placement.GPURequest{GPU: gpu})
+	placed, diags := placeRequest(cloud, gpuRequest{GPU: gpu})
 	if diags.HasError() {
 		t.Fatalf("place %+v on %s: %v", gpu, cloud, diags)
 	}
@@ -207,7 +205,7 @@ func requestAffinity(t *testing.T, cloud string, gpu spec.GPU) *corev1.Affinity 
 // anywhere in the value.
 func convertV1(t *testing.T, a *corev1.Affinity) types.Object {
 	t.Helper()
-	got, diags := tfconv.KubernetesV1AffinityValue(context.Background(), a)
+	got, diags := tfconv.KubernetesV1AffinityFrom(context.Background(), a)
 	if diags.HasError() {
 		t.Fatalf("conversion: %v", diags)
 	}
@@ -235,32 +233,6 @@ func assertNoNullList(t *testing.T, at string, v attr.Value) {
 	}
 }
 
-func assertSameAffinity(t *testing.T, want, got *corev1.Affinity) {
-	t.Helper()
-	if !equality.Semantic.DeepEqual(want, got) {
-		w, _ := json.Marshal(want)
-		g, _ := json.Marshal(got)
-		t.Errorf("affinity changed on the way through kubernetes_v1_affinity:\nwant %s\n got %s", w, g)
-	}
-}
-
-// excludesLabel: the first required term has a NotIn requirement on key.
-func excludesLabel(a *corev1.Affinity, key string) bool {
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return false
-	}
-	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	if len(terms) == 0 {
-		return false
-	}
-	for _, r := range terms[0].MatchExpressions {
-		if r.Key == key && r.Operator == corev1.NodeSelectorOpNotIn && len(r.Values) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // affinityFromV1 reads kubernetes_v1_affinity back into a corev1.Affinity.
 func affinityFromV1(t *testing.T, v types.Object) *corev1.Affinity {
 	t.Helper()
@@ -268,108 +240,7 @@ func affinityFromV1(t *testing.T, v types.Object) *corev1.Affinity {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return affinityFromV1Plain(t, plain)
-}
-
-// affinityFromV1Plain reads kubernetes_v1_affinity as plain values (from
-// a Terraform value or plan JSON) by kubernetes_deployment_v1's block
-// names, without the conversion's own types, as the kubernetes provider
-// reads its affinity block.
-func affinityFromV1Plain(t *testing.T, plain any) *corev1.Affinity {
-	t.Helper()
-	nodeAffinities := blockList(t, plain, "node_affinity")
-	if len(nodeAffinities) != 1 {
-		t.Fatalf("node_affinity has %d blocks, want 1 (Max: 1)", len(nodeAffinities))
-	}
-	n := nodeAffinities[0]
-	out := &corev1.NodeAffinity{}
-	required := blockList(t, n, "required_during_scheduling_ignored_during_execution")
-	switch len(required) {
-	case 0:
-	case 1:
-		out.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{
-			NodeSelectorTerms: termsFromV1(t, blockList(t, required[0], "node_selector_term")),
-		}
-	default:
-		t.Fatalf("required_during_scheduling_ignored_during_execution has %d blocks (Max: 1)", len(required))
-	}
-	for _, p := range blockList(t, n, "preferred_during_scheduling_ignored_during_execution") {
-		preference := blockList(t, p, "preference")
-		weight, ok := wholeNumber(asMap(t, p)["weight"])
-		if len(preference) != 1 || !ok {
-			t.Fatalf("preferred term %v: want a weight and exactly one preference", p)
-		}
-		out.PreferredDuringSchedulingIgnoredDuringExecution = append(out.PreferredDuringSchedulingIgnoredDuringExecution,
-			corev1.PreferredSchedulingTerm{Weight: int32(weight), Preference: termsFromV1(t, preference)[0]})
-	}
-	return &corev1.Affinity{NodeAffinity: out}
-}
-
-func termsFromV1(t *testing.T, blocks []any) []corev1.NodeSelectorTerm {
-	t.Helper()
-	var out []corev1.NodeSelectorTerm
-	for _, b := range blocks {
-		out = append(out, corev1.NodeSelectorTerm{
-			MatchExpressions: requirementsFromV1(t, blockList(t, b, "match_expressions")),
-			MatchFields:      requirementsFromV1(t, blockList(t, b, "match_fields")),
-		})
-	}
-	return out
-}
-
-func requirementsFromV1(t *testing.T, blocks []any) []corev1.NodeSelectorRequirement {
-	t.Helper()
-	var out []corev1.NodeSelectorRequirement
-	for _, b := range blocks {
-		m := asMap(t, b)
-		key, keyOK := m["key"].(string)
-		operator, operatorOK := m["operator"].(string)
-		if !keyOK || !operatorOK {
-			t.Fatalf("requirement %v: want key and operator", m)
-		}
-		var values []string
-		for _, v := range blockList(t, b, "values") {
-			s, ok := v.(string)
-			if !ok {
-				t.Fatalf("value %v is not a string", v)
-			}
-			values = append(values, s)
-		}
-		out = append(out, corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOperator(operator), Values: values})
-	}
-	return out
-}
-
-// blockList is the list under name, which must be present.
-func blockList(t *testing.T, v any, name string) []any {
-	t.Helper()
-	list, ok := asMap(t, v)[name].([]any)
-	if !ok {
-		t.Fatalf("no list %q in %v", name, v)
-	}
-	return list
-}
-
-// wholeNumber reads an integer from a Terraform value (int64) or from
-// plan JSON (json.Number).
-func wholeNumber(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case json.Number:
-		i, err := n.Int64()
-		return i, err == nil
-	}
-	return 0, false
-}
-
-func asMap(t *testing.T, v any) map[string]any {
-	t.Helper()
-	m, ok := v.(map[string]any)
-	if !ok {
-		t.Fatalf("%v is not an object", v)
-	}
-	return m
+	return acctest.AffinityFromV1Plain(t, plain)
 }
 
 // leafPaths lists the dotted paths of every non-list-of-object leaf.

@@ -1,4 +1,4 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time rules of DRA pools (gpu_allocation = "dra"), with no cluster
@@ -17,30 +19,30 @@ func TestNodePoolPolicy_draPlanTimeValidation(t *testing.T) {
 	const h100 = "accelerator = \"h100-80gb\"\n  gpus_per_node = 8\n  gpu_allocation = \"dra\"\n  "
 	cases := map[string]poolRule{
 		"unknown gpu_allocation": {body: "cloud = \"generic\"\n  accelerator = \"h100-80gb\"\n  gpus_per_node = 8\n  gpu_allocation = \"cdi\"",
-			want: phrases(`Invalid Attribute Value Match`, `gpu_allocation = "cdi"`, `"device-plugin"`, `"dra"`)},
+			want: acctest.Phrases(`Invalid Attribute Value Match`, `gpu_allocation = "cdi"`, `"device-plugin"`, `"dra"`)},
 		"GKE Autopilot": {body: "cloud = \"gke-autopilot\"\n  " + h100,
-			want: phrases(`GKE Autopilot does not support DRA`, `gpu_allocation = "dra"`, `Allowed: gpu_allocation = "device-plugin"`)},
+			want: acctest.Phrases(`GKE Autopilot does not support DRA`, `gpu_allocation = "dra"`, `Allowed: gpu_allocation = "device-plugin"`)},
 		"GKE partition": {body: "cloud = \"gke\"\n  " + h100 + "partition = \"3g.40gb\"",
-			want: phrases(`GKE does not partition DRA node pools`, `partition = "3g.40gb"`, `names no version that lifts it`, `Allowed: remove partition`)},
+			want: acctest.Phrases(`GKE does not partition DRA node pools`, `partition = "3g.40gb"`, `names no version that lifts it`, `Allowed: remove partition`)},
 		"GKE time-sharing": {body: "cloud = \"gke\"\n  " + h100 + "sharing = \"time-slicing\"\n  replicas = 2",
-			want: phrases(`GKE does not share GPUs of DRA node pools`, `sharing = "time-slicing"`, `Allowed: remove sharing`)},
+			want: acctest.Phrases(`GKE does not share GPUs of DRA node pools`, `sharing = "time-slicing"`, `Allowed: remove sharing`)},
 		"GKE MPS": {body: "cloud = \"gke\"\n  " + h100 + "sharing = \"mps\"\n  replicas = 2",
-			want: phrases(`GKE does not share GPUs of DRA node pools`, `sharing = "mps"`, `gpu_sharing_config`)},
+			want: acctest.Phrases(`GKE does not share GPUs of DRA node pools`, `sharing = "mps"`, `gpu_sharing_config`)},
 		"EKS Auto Mode": {body: "cloud = \"eks-auto\"\n  " + h100,
-			want: phrases(`EKS Auto Mode does not support DRA before Kubernetes 1.36`, `gpu_allocation = "dra"`, `Allowed:`)},
+			want: acctest.Phrases(`EKS Auto Mode does not support DRA before Kubernetes 1.36`, `gpu_allocation = "dra"`, `Allowed:`)},
 		"mig_strategy": {body: "cloud = \"generic\"\n  " + h100 + "partition = \"3g.40gb\"\n  mig_strategy = \"single\"",
-			want: phrases(`mig_strategy on a DRA pool`, `mig_strategy = "single"`, `over-admits`, `Allowed: remove mig_strategy`)},
+			want: acctest.Phrases(`mig_strategy on a DRA pool`, `mig_strategy = "single"`, `over-admits`, `Allowed: remove mig_strategy`)},
 		"sharing": {body: "cloud = \"eks\"\n  " + h100 + "sharing = \"time-slicing\"\n  replicas = 4",
-			want: phrases(`sharing on a DRA pool`, `sharing = "time-slicing"`, `over-admits`, `Allowed: remove sharing and replicas`)},
+			want: acctest.Phrases(`sharing on a DRA pool`, `sharing = "time-slicing"`, `over-admits`, `Allowed: remove sharing and replicas`)},
 		"replicas": {body: "cloud = \"generic\"\n  " + h100 + "replicas = 4",
-			want: phrases(`replicas on a DRA pool`, `replicas = 4`, `Allowed: remove replicas`)},
+			want: acctest.Phrases(`replicas on a DRA pool`, `replicas = 4`, `Allowed: remove replicas`)},
 		"all-balanced": {body: "cloud = \"generic\"\n  " + h100 + "partition = \"all-balanced\"",
-			want: phrases(`A DRA pool takes one MIG profile`, `partition = "all-balanced"`, `Allowed: a single-profile partition`)},
+			want: acctest.Phrases(`A DRA pool takes one MIG profile`, `partition = "all-balanced"`, `Allowed: a single-profile partition`)},
 		"device_plugin_config": {body: "cloud = \"generic\"\n  " + h100 +
 			"device_plugin_config {\n    namespace = \"gpu-operator\"\n    name = \"device-plugin-config\"\n  }",
-			want: phrases(`device_plugin_config on a DRA pool`, `name = "device-plugin-config"`, `over-admits`, `Allowed: remove device_plugin_config`)},
+			want: acctest.Phrases(`device_plugin_config on a DRA pool`, `name = "device-plugin-config"`, `over-admits`, `Allowed: remove device_plugin_config`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			planFails(t, fmt.Sprintf("resource \"gpu_node_pool_policy\" \"bad\" {\n  name = \"pool\"\n  %s\n}\n", c.body), c.want)
@@ -50,23 +52,23 @@ func TestNodePoolPolicy_draPlanTimeValidation(t *testing.T) {
 
 // A gpu_workload on a DRA pool names the pool's class or none.
 func TestNodePoolPolicy_draWorkloadValidation(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planFails(t, draPoolAndWorkload("", "count = 1\n    dra {\n      device_class = \"gpu.nvidia.com\"\n    }"),
-		phrases(`Device class differs from the node pool`, `device_class = "gpu.nvidia.com"`,
+		acctest.Phrases(`Device class differs from the node pool`, `device_class = "gpu.nvidia.com"`,
 			`Allowed: leave device_class unset to take the pool's, or "pool.gpu.gpuform.io"`))
 	// (d) of issue #32 with the pool known: more GPUs than one of its nodes
 	// has fails the plan, as for a device-plugin pool.
-	planFails(t, draPoolAndWorkload("", "count = 9"), phrases(`More GPUs than a node of the pool has`, `count = 9`, `has 8 GPUs per`))
+	planFails(t, draPoolAndWorkload("", "count = 9"), acctest.Phrases(`More GPUs than a node of the pool has`, `count = 9`, `has 8 GPUs per`))
 }
 
 // A workload on a DRA pool plans a claim on the pool's class, with no
 // gpu.dra block, no selector and no nvidia.com/gpu, and the pool plans its
 // class; nothing is contacted.
 func TestNodePoolPolicy_draWorkloadPlans(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planned := map[string]map[string]any{}
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			// apply = false: the manifest is known at plan (an applied DRA
 			// workload's waits for the server's resource.k8s.io version).
@@ -74,8 +76,8 @@ func TestNodePoolPolicy_draWorkloadPlans(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
-				capturePlanned{address: "gpu_node_pool_policy.p", into: planned},
-				capturePlanned{address: "gpu_workload.w", into: planned},
+				acctest.CapturePlanned{Address: "gpu_node_pool_policy.p", Into: planned},
+				acctest.CapturePlanned{Address: "gpu_workload.w", Into: planned},
 			}},
 		}},
 	})

@@ -1,9 +1,11 @@
-package provider
+package clustercapacity_test
 
 import (
 	"fmt"
 	"regexp"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Invalid arguments of gpu_cluster_capacity fail the plan on the argument,
@@ -14,22 +16,22 @@ func TestClusterCapacityDataSource_planTimeValidation(t *testing.T) {
 		want *regexp.Regexp
 	}{
 		"selector with a space in the key": {body: `selector = "gpu pool=a100"`,
-			want: phrases(`Invalid label selector`, `selector = "gpu pool=a100"`, `Allowed: a Kubernetes label selector`)},
+			want: acctest.Phrases(`Invalid label selector`, `selector = "gpu pool=a100"`, `Allowed: a Kubernetes label selector`)},
 		"selector with an unclosed set": {body: `selector = "team in (ml,research"`,
-			want: phrases(`Invalid label selector`, `selector = "team in (ml,research"`, `expected: ',' or ')'`,
+			want: acctest.Phrases(`Invalid label selector`, `selector = "team in (ml,research"`, `expected: ',' or ')'`,
 				`"example.com/team in (ml,research)"`)},
 		"selector without a key": {body: `selector = "!=a100"`,
-			want: phrases(`Invalid label selector`, `selector = "!=a100"`, `Allowed: a Kubernetes label selector`)},
+			want: acctest.Phrases(`Invalid label selector`, `selector = "!=a100"`, `Allowed: a Kubernetes label selector`)},
 		"selector with an invalid value": {body: `selector = "team=ml/research"`,
-			want: phrases(`Invalid label selector`, `selector = "team=ml/research"`, `a valid label must be an empty string or consist of`)},
+			want: acctest.Phrases(`Invalid label selector`, `selector = "team=ml/research"`, `a valid label must be an empty string or consist of`)},
 		"pools set by hand": {body: `pools = []`,
-			want: phrases(`Invalid Configuration for Read-Only Attribute`, `pools = []`, `Cannot set value for this attribute`)},
+			want: acctest.Phrases(`Invalid Configuration for Read-Only Attribute`, `pools = []`, `Cannot set value for this attribute`)},
 		"argument that does not exist": {body: `cloud = "gke"`,
-			want: phrases(`Unsupported argument`, `cloud = "gke"`, `An argument named "cloud" is not expected here`)},
+			want: acctest.Phrases(`Unsupported argument`, `cloud = "gke"`, `An argument named "cloud" is not expected here`)},
 		"no cluster configured": {body: `selector = "cloud.google.com/gke-nodepool=a100"`,
-			want: phrases(`gpu_cluster_capacity needs a cluster`, `no Kubernetes cluster is configured`, `set config_path`)},
+			want: acctest.Phrases(`gpu_cluster_capacity needs a cluster`, `no Kubernetes cluster is configured`, `set config_path`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			planFails(t, fmt.Sprintf("data \"gpu_cluster_capacity\" \"bad\" {\n  %s\n}\n", c.body), c.want)

@@ -1,19 +1,21 @@
-package provider
+package gpuworkload_test
 
 import (
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // The docs list the gpu block under "Optional" (Terraform's protocol has no
 // required blocks) and say it is required: a gpu_workload without it must
 // fail the plan, on the resource, with no cluster.
 func TestWorkload_gpuBlockRequired(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
 			Config: `
 resource "gpu_workload" "no_gpu" {

@@ -1,4 +1,4 @@
-package provider
+package operatorvalues_test
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 	"github.com/gpuform/terraform-provider-gpu/internal/testcharts"
 )
 
@@ -90,10 +91,10 @@ resource "gpu_operator_values" "fiftyone" {
 // Generated FiftyOne values pass the chart's real values.schema.json; a
 // base values file that breaks it fails the plan on base_values_yaml.
 func TestAccOperatorValues_realFiftyOneSchema(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	chart := realFiftyOneChart(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			valuesStep(fiftyOneWithChart(chart, ""), []string{"gpu_operator_values.fiftyone"},
 				expectValue("gpu_operator_values.fiftyone", tfjsonpath.New("preview_manifests"), knownvalue.Null())),
@@ -102,7 +103,7 @@ func TestAccOperatorValues_realFiftyOneSchema(t *testing.T) {
     delegatedOperatorDeployments = { deployments = { teamsDoCpuDefault = { replicaCount = "two" } } }
   })]`),
 				PlanOnly: true,
-				ExpectError: phrases(`Values violate the chart's schema`, `base_values_yaml = [`,
+				ExpectError: acctest.Phrases(`Values violate the chart's schema`, `base_values_yaml = [`,
 					`Chart "fiftyone-teams-app" rejects the value at`,
 					`delegatedOperatorDeployments.deployments.teamsDoCpuDefault.replicaCount`, `want integer`),
 			},
@@ -177,10 +178,10 @@ resource "gpu_operator_values" "preview" {
 // a chart that drops the tolerations, or a schema the generated values
 // break, fails the plan on the attribute behind the value.
 func TestAccOperatorValues_renderPreview(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	manifests := tfjsonpath.New("preview_manifests")
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			{
 				Config: previewConfig(previewChart(t, "tolerations"), 2),
@@ -202,13 +203,13 @@ func TestAccOperatorValues_renderPreview(t *testing.T) {
 			{
 				Config:   previewConfig(previewChart(t, "tolerationz"), 2),
 				PlanOnly: true,
-				ExpectError: phrases(`Tolerations did not reach the chart's pods`, `deployment {`,
+				ExpectError: acctest.Phrases(`Tolerations did not reach the chart's pods`, `deployment {`,
 					`delegatedOperatorDeployments.deployments.gpuT4 lacks tolerations`),
 			},
 			{
 				Config:   previewConfig(previewChart(t, "tolerations"), 5),
 				PlanOnly: true,
-				ExpectError: phrases(`Values violate the chart's schema`, `replicas = 5`,
+				ExpectError: acctest.Phrases(`Values violate the chart's schema`, `replicas = 5`,
 					`delegatedOperatorDeployments.deployments.gpuT4.replicaCount`),
 			},
 		},

@@ -1,4 +1,4 @@
-package provider
+package operatorvalues_test
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // gpu_operator_values never contacts a cluster, so these tests apply with
@@ -81,7 +83,7 @@ func toleration(key, operator, value string) knownvalue.Check {
 }
 
 func TestAccOperatorValues_fiftyOne(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	gke := []any{"delegatedOperatorDeployments", "deployments", "gpuL4"}
 	aks := []any{"delegatedOperatorDeployments", "deployments", "gpuT4"}
 	job := []any{"delegatedOperatorJobTemplates", "jobs", "gpuBatch"}
@@ -90,7 +92,7 @@ func TestAccOperatorValues_fiftyOne(t *testing.T) {
 		return valuesAt(append(append([]any{}, base...), more...)...)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 resource "gpu_operator_values" "gke" {
   target = "fiftyone"
@@ -170,14 +172,14 @@ resource "gpu_operator_values" "aks" {
 }
 
 func TestAccOperatorValues_flyte(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	core := []any{"configmap", "k8s", "plugins", "k8s"}
 	binary := []any{"configuration", "inline", "plugins", "k8s"}
 	at := func(base []any, more ...any) tfjsonpath.Path {
 		return valuesAt(append(append([]any{}, base...), more...)...)
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 resource "gpu_operator_values" "core" {
   target = "flyte-core"
@@ -227,11 +229,11 @@ resource "gpu_operator_values" "binary" {
 // the same configuration: a YAML string per pool, named after it, and the
 // cloud follows the pool.
 func TestAccOperatorValues_gpuOperatorFromPool(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	config := []any{"devicePlugin", "config"}
 	at := func(more ...any) tfjsonpath.Path { return valuesAt(append(append([]any{}, config...), more...)...) }
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 resource "gpu_node_pool_policy" "shared" {
   name          = "t4-shared"
@@ -279,9 +281,9 @@ func (trimmedEqual) CompareValues(values ...any) error {
 }
 
 func TestAccOperatorValues_devicePluginAndNumaflow(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 resource "gpu_operator_values" "plugin" {
   target = "nvidia-device-plugin"
@@ -330,7 +332,7 @@ resource "gpu_operator_values" "numaflow" {
 // a key the provider owns cannot be overridden (a plan error naming it), and
 // the values follow an edit of a base file.
 func TestAccOperatorValues_baseValues(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	config := func(replicas int, accelerator string) string {
 		return fmt.Sprintf(`
 resource "gpu_operator_values" "merged" {
@@ -384,7 +386,7 @@ resource "gpu_operator_values" "merged" {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			valuesStep(config(1, "nvidia-a10g"), []string{"gpu_operator_values.merged"}, checks(1)...),
 			{
@@ -414,9 +416,9 @@ resource "gpu_operator_values" "merged" {
 
 // The cloud defaults to the provider's default_cloud; the plan shows it.
 func TestAccOperatorValues_defaultCloud(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 provider "gpu" {
   default_cloud = "aks"
@@ -437,9 +439,9 @@ resource "gpu_operator_values" "flyte" {
 // A pool id known only at apply leaves the values unknown in the plan;
 // Terraform plans again at apply and the values are stored.
 func TestAccOperatorValues_unknownUntilApply(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		ExternalProviders:        map[string]resource.ExternalProvider{},
 		Steps: []resource.TestStep{{
 			Config: `
@@ -481,9 +483,9 @@ resource "gpu_operator_values" "fiftyone" {
 // A null in a base values file is kept (Helm then deletes that chart
 // default), in values_yaml and in the values object alike.
 func TestAccOperatorValues_baseValuesKeepNulls(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{valuesStep(`
 resource "gpu_operator_values" "plugin" {
   target           = "nvidia-device-plugin"

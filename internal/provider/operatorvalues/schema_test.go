@@ -1,4 +1,4 @@
-package provider
+package operatorvalues
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/operatorvalues"
 )
 
 // described is what attributes and blocks share for this check.
@@ -18,7 +16,7 @@ type described interface{ GetMarkdownDescription() string }
 // schema is one the framework accepts.
 func TestOperatorValuesSchemaIsDocumented(t *testing.T) {
 	var resp resource.SchemaResponse
-	operatorvalues.NewResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	NewResource().Schema(context.Background(), resource.SchemaRequest{}, &resp)
 	if diags := resp.Schema.ValidateImplementation(context.Background()); diags.HasError() {
 		t.Fatalf("invalid schema: %v", diags)
 	}
@@ -53,7 +51,7 @@ func TestOperatorValuesSchemaIsDocumented(t *testing.T) {
 // isBlockPath tells blocks (where diagnostics get a step into the block)
 // from attributes.
 func TestOperatorValuesBlockPaths(t *testing.T) {
-	blocks := operatorvalues.OperatorValuesBlocks()
+	blocks := operatorValuesBlocks()
 	for _, c := range []struct {
 		path  []any
 		block bool
@@ -70,7 +68,7 @@ func TestOperatorValuesBlockPaths(t *testing.T) {
 		{[]any{"cloud"}, false},
 		{nil, false},
 	} {
-		if got := operatorvalues.IsBlockPath(blocks, c.path); got != c.block {
+		if got := isBlockPath(blocks, c.path); got != c.block {
 			t.Errorf("isBlockPath(%v) = %v, want %v", c.path, got, c.block)
 		}
 	}

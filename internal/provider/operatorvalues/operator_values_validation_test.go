@@ -1,23 +1,14 @@
-package provider
+package operatorvalues_test
 
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-)
 
-// phrases builds a regexp matching the parts in order, whatever Terraform's
-// line wrapping does to the spaces inside them.
-func phrases(parts ...string) *regexp.Regexp {
-	quoted := make([]string, len(parts))
-	for i, p := range parts {
-		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, `.*`))
-}
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
+)
 
 // Plan-time validation of gpu_operator_values, with no cluster configured:
 // each rule fails the plan on the attribute that caused it (Terraform
@@ -56,12 +47,12 @@ resource "gpu_node_pool_policy" "gke" {
 	}{
 		"preview of a GPU limit that is not a quantity": {
 			body: unreadable(`{resources: {limits: {nvidia.com/gpu: one}}}`),
-			want: phrases(`GPU limit is not a quantity`, `base_values_yaml = [`,
+			want: acctest.Phrases(`GPU limit is not a quantity`, `base_values_yaml = [`,
 				`delegatedOperatorDeployments.deployments.gpuBatch.resources.limits`, `set "one"`, `Allowed: a whole number of devices`),
 		},
 		"preview of a GPU node selector that is not strings": {
 			body: unreadable(`{nodeSelector: {pool: 1}, resources: {limits: {nvidia.com/gpu: 1}}}`),
-			want: phrases(`GPU node selector cannot be read`, `base_values_yaml = [`, `Allowed: a map of node label names to string values`),
+			want: acctest.Phrases(`GPU node selector cannot be read`, `base_values_yaml = [`, `Allowed: a map of node label names to string values`),
 		},
 		"block of another target": {
 			body: `target = "flyte-core"
@@ -71,7 +62,7 @@ resource "gpu_node_pool_policy" "gke" {
       key = "gpuL4"
     }
   }`,
-			want: phrases(`Block not used by this target`, `fiftyone {`,
+			want: acctest.Phrases(`Block not used by this target`, `fiftyone {`,
 				`target is "flyte-core", which reads only the flyte block`),
 		},
 		"two target blocks": {
@@ -83,12 +74,12 @@ resource "gpu_node_pool_policy" "gke" {
       count = 1
     }
   }`,
-			want: phrases(`Block not used by this target`, `flyte {}`, `reads only the numaflow block`),
+			want: acctest.Phrases(`Block not used by this target`, `flyte {}`, `reads only the numaflow block`),
 		},
 		"missing target block": {
 			body: `target = "gpu-operator"
   cloud  = "generic"`,
-			want: phrases(`Missing block`, `target = "gpu-operator" is generated from the gpu_operator block`,
+			want: acctest.Phrases(`Missing block`, `target = "gpu-operator" is generated from the gpu_operator block`,
 				`Allowed: add a gpu_operator block`),
 		},
 		"key that is not a DNS label in kebab-case": {
@@ -99,7 +90,7 @@ resource "gpu_node_pool_policy" "gke" {
       key = "gpu.Worker"
     }
   }`,
-			want: phrases(`Invalid deployment key`, `key = "gpu.Worker"`, `kebabcase("gpu.Worker") = "gpu.worker"`,
+			want: acctest.Phrases(`Invalid deployment key`, `key = "gpu.Worker"`, `kebabcase("gpu.Worker") = "gpu.worker"`,
 				`must not contain dots`),
 		},
 		"GPU requests differ from count": {
@@ -115,7 +106,7 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`GPU requests must equal the limit`, `requests = 1`),
+			want: acctest.Phrases(`GPU requests must equal the limit`, `requests = 1`),
 		},
 		"accelerator the cloud does not offer": {
 			body: `target = "numaflow"
@@ -126,7 +117,7 @@ resource "gpu_node_pool_policy" "gke" {
       accelerator = "a10g"
     }
   }`,
-			want: phrases(`Accelerator not offered on gke`, `accelerator = "a10g"`),
+			want: acctest.Phrases(`Accelerator not offered on gke`, `accelerator = "a10g"`),
 		},
 		"flyte accelerator the cloud does not offer": {
 			body: `target = "flyte-core"
@@ -134,7 +125,7 @@ resource "gpu_node_pool_policy" "gke" {
   flyte {
     accelerators = ["l4"]
   }`,
-			want: phrases(`Accelerator not offered on aks`, `accelerators = ["l4"]`),
+			want: acctest.Phrases(`Accelerator not offered on aks`, `accelerators = ["l4"]`),
 		},
 		"gpu block without count": {
 			body: `target = "fiftyone"
@@ -147,7 +138,7 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`Missing GPU count`, `gpu {`, `A gpu block needs count`),
+			want: acctest.Phrases(`Missing GPU count`, `gpu {`, `A gpu block needs count`),
 		},
 		"node_pool given a pool id of an earlier version": {
 			body: `target = "fiftyone"
@@ -161,7 +152,7 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`node_pool = "gke/a100-40gb/a100:not*base64"`, `Inappropriate value for attribute "node_pool"`,
+			want: acctest.Phrases(`node_pool = "gke/a100-40gb/a100:not*base64"`, `Inappropriate value for attribute "node_pool"`,
 				`object required`),
 		},
 		"node_pools given pool ids of an earlier version": {
@@ -170,7 +161,7 @@ resource "gpu_node_pool_policy" "gke" {
   gpu_operator {
     node_pools = ["generic/t4/shared"]
   }`,
-			want: phrases(`node_pools = ["generic/t4/shared"]`, `Inappropriate value for attribute "node_pools"`, `object required`),
+			want: acctest.Phrases(`node_pools = ["generic/t4/shared"]`, `Inappropriate value for attribute "node_pools"`, `object required`),
 		},
 		"node pool on another cloud": {
 			prelude: gkePool,
@@ -185,28 +176,28 @@ resource "gpu_node_pool_policy" "gke" {
       }
     }
   }`,
-			want: phrases(`Node pool on another cloud`, `The pool is on "gke" but cloud is "aks"`),
+			want: acctest.Phrases(`Node pool on another cloud`, `The pool is on "gke" but cloud is "aks"`),
 		},
 		"base values that are not YAML": {
 			body: `target = "flyte-binary"
   cloud  = "eks"
   base_values_yaml = ["configuration: [1"]
   flyte {}`,
-			want: phrases(`Invalid base values`, `base_values_yaml = ["configuration: [1"]`, `base_values_yaml[0] is not a YAML map`),
+			want: acctest.Phrases(`Invalid base values`, `base_values_yaml = ["configuration: [1"]`, `base_values_yaml[0] is not a YAML map`),
 		},
 		"base values that are not a map": {
 			body: `target = "flyte-binary"
   cloud  = "eks"
   base_values_yaml = ["a: 1", "- 1\n- 2\n"]
   flyte {}`,
-			want: phrases(`Invalid base values`, `base_values_yaml[1] is not a YAML map`, `not a map`),
+			want: acctest.Phrases(`Invalid base values`, `base_values_yaml[1] is not a YAML map`, `not a map`),
 		},
 		"base values with a map where a list is generated": {
 			body: `target = "flyte-binary"
   cloud  = "eks"
   base_values_yaml = [yamlencode({ configuration = { inline = { plugins = { k8s = { "resource-tolerations" = { a = 1 } } } } } })]
   flyte {}`,
-			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.resource-tolerations`,
+			want: acctest.Phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.resource-tolerations`,
 				`a map cannot replace a non-map value`),
 		},
 		"base values overriding Flyte's device label": {
@@ -214,7 +205,7 @@ resource "gpu_node_pool_policy" "gke" {
   cloud  = "eks"
   base_values_yaml = [yamlencode({ configuration = { inline = { plugins = { k8s = { "gpu-device-node-label" = "team.example.com/gpu" } } } } })]
   flyte {}`,
-			want: phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.gpu-device-node-label`,
+			want: acctest.Phrases(`Base values do not merge`, `configuration.inline.plugins.k8s.gpu-device-node-label`,
 				`base values [0] set "team.example.com/gpu"`, `The provider owns this key`),
 		},
 		"Flyte resource name without a domain": {
@@ -223,21 +214,21 @@ resource "gpu_node_pool_policy" "gke" {
   flyte {
     gpu_resource_name = "gpu"
   }`,
-			want: phrases(`Invalid GPU resource name`, `gpu_resource_name = "gpu"`, `domain-prefixed`),
+			want: acctest.Phrases(`Invalid GPU resource name`, `gpu_resource_name = "gpu"`, `domain-prefixed`),
 		},
 		"render_preview without chart_path": {
 			body: `target = "flyte-binary"
   cloud  = "eks"
   render_preview = true
   flyte {}`,
-			want: phrases(`render_preview needs chart_path`, `render_preview = true`),
+			want: acctest.Phrases(`render_preview needs chart_path`, `render_preview = true`),
 		},
 		"chart_path that is not a chart": {
 			body: `target = "flyte-binary"
   cloud  = "eks"
   chart_path = "/nonexistent/chart"
   flyte {}`,
-			want: phrases(`Cannot load chart`, `chart_path = "/nonexistent/chart"`, `a chart directory (with Chart.yaml)`),
+			want: acctest.Phrases(`Cannot load chart`, `chart_path = "/nonexistent/chart"`, `a chart directory (with Chart.yaml)`),
 		},
 		"numaflow without a gpu block": {
 			body: `target = "numaflow"
@@ -245,12 +236,12 @@ resource "gpu_node_pool_policy" "gke" {
   numaflow {
     name = "embeddings"
   }`,
-			want: phrases(`Missing gpu block`, `numaflow {`),
+			want: acctest.Phrases(`Missing gpu block`, `numaflow {`),
 		},
 		"no cloud anywhere": {
 			body: `target = "flyte-core"
   flyte {}`,
-			want: phrases(`Missing cloud`, `default_cloud in the provider "gpu" block`, "`gke`"),
+			want: acctest.Phrases(`Missing cloud`, `default_cloud in the provider "gpu" block`, "`gke`"),
 		},
 		"Flyte v2 on flyte-core": {
 			body: `target = "flyte-core"
@@ -258,32 +249,32 @@ resource "gpu_node_pool_policy" "gke" {
   flyte {
     flyte_version = 2
   }`,
-			want: phrases(`flyte-core has no Flyte v2`, `flyte_version = 2`),
+			want: acctest.Phrases(`flyte-core has no Flyte v2`, `flyte_version = 2`),
 		},
 		"device plugin on GKE Autopilot": {
 			body: `target = "nvidia-device-plugin"
   cloud  = "gke-autopilot"
   nvidia_device_plugin {}`,
-			want: phrases(`The NVIDIA device plugin cannot run on GKE Autopilot`, `cloud  = "gke-autopilot"`),
+			want: acctest.Phrases(`The NVIDIA device plugin cannot run on GKE Autopilot`, `cloud  = "gke-autopilot"`),
 		},
 		"rule only the provider's default cloud breaks": {
 			prelude: "provider \"gpu\" {\n  default_cloud = \"gke-autopilot\"\n}\n",
 			body: `target = "gpu-operator"
   gpu_operator {}`,
-			want: phrases(`The GPU Operator cannot run on GKE Autopilot`, `Autopilot manages the GPU driver`),
+			want: acctest.Phrases(`The GPU Operator cannot run on GKE Autopilot`, `Autopilot manages the GPU driver`),
 		},
 		"unknown target": {
 			body: `target = "kserve"
   cloud  = "gke"`,
-			want: phrases(`Invalid Attribute Value Match`, `target = "kserve"`, `"fiftyone"`),
+			want: acctest.Phrases(`Invalid Attribute Value Match`, `target = "kserve"`, `"fiftyone"`),
 		},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			config := fmt.Sprintf("%s\nresource \"gpu_operator_values\" \"bad\" {\n  %s\n}\n", c.prelude, c.body)
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{{
 					Config:      config,
 					PlanOnly:    true,

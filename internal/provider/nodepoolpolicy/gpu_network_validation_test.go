@@ -1,8 +1,10 @@
-package provider
+package nodepoolpolicy_test
 
 import (
 	"fmt"
 	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan-time validation of the pool's machine type and GPU network (issue
@@ -13,49 +15,49 @@ func TestGPUNetwork_planTimeValidation(t *testing.T) {
 	cases := map[string]poolRule{
 		"machine type of another model": {body: `cloud = "gke"
   ` + h100x8 + `machine_type = "a3-ultragpu-8g"`,
-			want: phrases(`Machine type not in the pool`, `machine_type = "a3-ultragpu-8g"`, `Allowed: "a3-highgpu-8g", "a3-megagpu-8g"`)},
+			want: acctest.Phrases(`Machine type not in the pool`, `machine_type = "a3-ultragpu-8g"`, `Allowed: "a3-highgpu-8g", "a3-megagpu-8g"`)},
 		"machine type no cloud names": {body: `cloud = "gke"
   ` + h100x8 + `machine_type = "a3-megagpu-16g"`,
-			want: phrases(`Invalid Attribute Value Match`, `machine_type = "a3-megagpu-16g"`, `must be one of`)},
+			want: acctest.Phrases(`Invalid Attribute Value Match`, `machine_type = "a3-megagpu-16g"`, `must be one of`)},
 		"machine type on generic": {body: `cloud = "generic"
   ` + h100x8 + `machine_type = "p5.48xlarge"`,
-			want: phrases(`No machine types known here`, `machine_type = "p5.48xlarge"`, `Allowed: remove machine_type`)},
+			want: acctest.Phrases(`No machine types known here`, `machine_type = "p5.48xlarge"`, `Allowed: remove machine_type`)},
 		"network on a machine without one": {body: `cloud = "eks"
   accelerator   = "a10g"
   gpus_per_node = 8
   gpu_network {
     enabled = true
   }`,
-			want: phrases(`The machine type has no GPU network`, `enabled = true`, `Allowed: remove gpu_network`)},
+			want: acctest.Phrases(`The machine type has no GPU network`, `enabled = true`, `Allowed: remove gpu_network`)},
 		"network whose device count is not known": {body: `cloud = "eks"
   accelerator   = "b300"
   gpus_per_node = 8
   gpu_network {
     enabled = true
   }`,
-			want: phrases(`The GPU network cannot be given`, `enabled = true`, `efa device count is not known`, `Allowed: remove enabled = true`)},
+			want: acctest.Phrases(`The GPU network cannot be given`, `enabled = true`, `efa device count is not known`, `Allowed: remove enabled = true`)},
 		"rdma resource on eks": {body: `cloud = "eks"
   ` + h100x8 + `gpu_network {
     rdma_resource = "rdma/ib"
   }`,
-			want: phrases(`No RDMA resource on eks`, `rdma_resource = "rdma/ib"`, `Allowed: remove rdma_resource`)},
+			want: acctest.Phrases(`No RDMA resource on eks`, `rdma_resource = "rdma/ib"`, `Allowed: remove rdma_resource`)},
 		"rdma devices matching no NIC count": {body: `cloud = "aks"
   ` + h100x8 + `gpu_network {
     rdma_devices = 3
   }`,
-			want: phrases(`RDMA devices do not match the NICs`, `rdma_devices = 3`, `Allowed: 8 (one per NIC`)},
+			want: acctest.Phrases(`RDMA devices do not match the NICs`, `rdma_devices = 3`, `Allowed: 8 (one per NIC`)},
 		"generic network without its resource": {body: `cloud = "generic"
   ` + h100x8 + `gpu_network {
     enabled = true
   }`,
-			want: phrases(`Name the RDMA resource`, `gpu_network {`, `Allowed: e.g. "rdma/rdma_shared_device_a"`)},
+			want: acctest.Phrases(`Name the RDMA resource`, `gpu_network {`, `Allowed: e.g. "rdma/rdma_shared_device_a"`)},
 		"rdma resource that is no resource name": {body: `cloud = "aks"
   ` + h100x8 + `gpu_network {
     rdma_resource = "ib"
   }`,
-			want: phrases(`rdma_resource = "ib"`, `must be an extended resource name`)},
+			want: acctest.Phrases(`rdma_resource = "ib"`, `must be an extended resource name`)},
 	}
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			planFails(t, fmt.Sprintf("resource \"gpu_node_pool_policy\" \"bad\" {\n  name = \"pool\"\n  %s\n}\n", c.body), c.want)
@@ -66,7 +68,7 @@ func TestGPUNetwork_planTimeValidation(t *testing.T) {
 // A workload on a network pool whose GPUs match no NIC share fails the
 // plan at gpu.count: A3 Mega's NICs attach to one pod per machine.
 func TestGPUNetwork_workloadCountValidation(t *testing.T) {
-	clearClusterEnv(t)
+	acctest.ClearClusterEnv(t)
 	planFails(t, `
 resource "gpu_node_pool_policy" "p" {
   name          = "a3mega"
@@ -89,5 +91,5 @@ resource "gpu_workload" "w" {
     count = 4
   }
 }
-`, phrases(`GPUs do not match the pool's GPU network`, `count = 4`, `Allowed: gpu.count = 8`))
+`, acctest.Phrases(`GPUs do not match the pool's GPU network`, `count = 4`, `Allowed: gpu.count = 8`))
 }
