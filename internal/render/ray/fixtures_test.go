@@ -3,8 +3,6 @@ package ray
 import (
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/rendertest"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -45,9 +43,4 @@ func mustRender(t *testing.T, c spec.RayCluster) (*Rendered, gpudiag.Diagnostics
 	r, diags := Render(resolved, workload.Options{})
 	rendertest.RequireNoErrors(t, diags)
 	return r, append(resolved.Findings, diags...)
-}
-
-func resourceQuantity(s string) *resource.Quantity {
-	q := resource.MustParse(s)
-	return &q
 }
