@@ -6,21 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-
-	"github.com/gpuform/terraform-provider-gpu/internal/protocol"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider"
 )
-
-// The provider as Terraform runs it, for plans that need no cluster:
-// every resource here has apply = false.
-var factories = map[string]func() (tfprotov6.ProviderServer, error){
-	"gpu": func() (tfprotov6.ProviderServer, error) {
-		return protocol.Shadowed(protocol.NewServer(provider.New("test"))()), nil
-	},
-}
 
 // pools are two EKS node groups (8 H100s, 1 L4 per node) and the gpu
 // provider block without a cluster.

@@ -1,0 +1,13 @@
+package gpuraycluster_test
+
+import (
+	"testing"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/providertest"
+)
+
+func TestMain(m *testing.M) { providertest.Main(m) }
+
+// factories serve the provider as Terraform runs it; every resource of the
+// plan-only tests has apply = false, so they need no cluster.
+var factories = providertest.Factories
