@@ -41,6 +41,10 @@ type Lazy struct {
 	cfg    Config
 	mu     sync.Mutex
 	client *Client
+	// checked: Check found the configuration usable once. A plan checks it
+	// for every resource, and reading and parsing the kubeconfig each time
+	// cost a large share of a plan's CPU.
+	checked bool
 }
 
 // NewLazy returns a Lazy for the resolved configuration.
@@ -59,13 +63,25 @@ func (l *Lazy) Configured() bool { return l != nil && l.cfg.Configured() }
 // a client: no cluster configured, a kubeconfig that cannot be read, a
 // context it does not have. A configuration known only at apply is not
 // an error yet.
+// A usable configuration is remembered (the kubeconfig is not read
+// again); a failure is not, as in Client.
 func (l *Lazy) Check() error {
 	if l == nil {
 		return ErrNotConfigured
 	}
-	if _, err := l.cfg.RESTConfig(); err != nil && !errors.Is(err, ErrConfigUnknown) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.checked || l.client != nil {
+		return nil
+	}
+	_, err := l.cfg.RESTConfig()
+	switch {
+	case errors.Is(err, ErrConfigUnknown):
+		return nil
+	case err != nil:
 		return err
 	}
+	l.checked = true
 	return nil
 }
 
