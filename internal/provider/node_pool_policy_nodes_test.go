@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/nodepoolpolicy"
 )
 
 // A node that already carries the pool's taint key and effect with another
@@ -73,12 +72,14 @@ func setTaints(t *testing.T, node string, taints ...corev1.Taint) {
 	updateTestNode(t, node, "kubectl-taint", func(n *corev1.Node) { n.Spec.Taints = taints })
 }
 
+// hasPoolRecord: the node carries the record of what the policy changed,
+// under the annotation the generic guide documents.
 func hasPoolRecord(t *testing.T, node, policy string) bool {
 	t.Helper()
 	n, err := acctest.Client(t).CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ok := n.Annotations[nodepoolpolicy.PoolRecordAnnotation(policy)]
+	_, ok := n.Annotations["pools.gpu.gpuform.io/"+policy]
 	return ok
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // Plan shapes (issue #30): every block and list of every resource accepts
@@ -84,7 +86,7 @@ provider "gpu" {
 `
 
 func TestPlanShapes_queue(t *testing.T) {
-	planShapes(t, planShape{apply: true, attr: "ref", unknown: []string{"gpu_queue.dynamic", "gpu_queue.empty"}, config: queuePools + `
+	planShapes(t, planShape{apply: true, attr: "ref", unknown: []string{"gpu_queue.dynamic", "gpu_queue.empty"}, config: acctest.QueuePools + `
 resource "gpu_queue" "dynamic" {
   name       = "team-a"
   namespaces = ["team-a"]
@@ -128,7 +130,7 @@ resource "gpu_queue" "empty" {
     }
   }
 }
-`}, planShape{attr: "ref", unknown: []string{`gpu_queue.each["a"]`}, config: queuePools + `
+`}, planShape{attr: "ref", unknown: []string{`gpu_queue.each["a"]`}, config: acctest.QueuePools + `
 resource "gpu_queue" "each" {
   for_each   = { a = terraform_data.later.output.gpus }
   name       = "team-${each.key}"
@@ -288,7 +290,7 @@ resource "gpu_operator_values" "each" {
 // A workload in a queue whose flavors are dynamic: the queue's id is
 // unknown, and the workload's queue check waits for it.
 func TestPlanShapes_workloadInADynamicQueue(t *testing.T) {
-	planShapes(t, planShape{apply: true, attr: "manifests", unknown: []string{"gpu_queue.q", "gpu_workload.w"}, config: queuePools + `
+	planShapes(t, planShape{apply: true, attr: "manifests", unknown: []string{"gpu_queue.q", "gpu_workload.w"}, config: acctest.QueuePools + `
 resource "gpu_queue" "q" {
   name       = "team-a"
   namespaces = ["team-a"]
@@ -301,7 +303,7 @@ resource "gpu_queue" "q" {
     }
   }
 }
-` + queuedJob("a100", 1, "")})
+` + acctest.QueuedJob("a100", 1, "")})
 }
 
 // The provider block too: a dynamic exec block over values known only after

@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
 )
 
 // maxPlanValueLine is the longest line of a planned value a person should
@@ -25,8 +27,8 @@ func TestPlan_referencesArePlainValues(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: renderOnlyQueue("flavor {\n node_pool = gpu_node_pool_policy.a100.ref\n gpus = 8\n}") +
-				queuedJob("a100", 1, ""),
+			Config: acctest.RenderOnlyQueue("flavor {\n node_pool = gpu_node_pool_policy.a100.ref\n gpus = 8\n}") +
+				acctest.QueuedJob("a100", 1, ""),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{shortPlanValues{}}},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("gpu_node_pool_policy.a100", "id", "a100"),

@@ -53,7 +53,9 @@ const explainPoolsTimeout = 30 * time.Second
 const maxPoolsExplained = 8
 
 // ExplainPools says which of the cluster's GPU pools could take the pod,
-// and why the others cannot, with the same rules the scheduler applies.
+// and why the others cannot, with the same rules the scheduler applies: a
+// paragraph that starts with its own heading and no blank line, so each
+// caller places it (after a wait's error, under a worker group's name).
 func ExplainPools(ctx context.Context, client *kube.Client, ask PodAsk) string {
 	// Reading every node and pod of a cluster of thousands of nodes can take
 	// a loaded API server tens of seconds; an explanation that comes late
@@ -62,7 +64,7 @@ func ExplainPools(ctx context.Context, client *kube.Client, ask PodAsk) string {
 	defer cancel()
 	pools, draInputs, err := LiveCapacity(ctx, client, "")
 	if err != nil {
-		return "\n\n(could not read the cluster's GPU pools: " + err.Error() + ")"
+		return "(could not read the cluster's GPU pools: " + err.Error() + ")"
 	}
 	if len(ask.DRA) > 0 {
 		return explainDRAPools(ctx, client, ask, pools, draInputs)
@@ -71,7 +73,7 @@ func ExplainPools(ctx context.Context, client *kube.Client, ask PodAsk) string {
 	sortClosestFirst(matches)
 	want := ask.PerPod
 	var b strings.Builder
-	writePools(&b, "\n\nGPU pools in the cluster:", matches, "(none: no node advertises an NVIDIA resource)",
+	writePools(&b, "GPU pools in the cluster:", matches, "(none: no node advertises an NVIDIA resource)",
 		func(m capacity.PoolMatch) string {
 			switch {
 			case m.Fits && m.MaxFree < want:
@@ -174,7 +176,7 @@ func explainDRAPools(ctx context.Context, client *kube.Client, ask PodAsk, pools
 	sortClosestFirst(dra)
 	sort.SliceStable(dra, func(i, j int) bool { return dra[i].Fits && !dra[j].Fits })
 	var b strings.Builder
-	writePools(&b, "\n\nGPU pools in the cluster (DRA devices matching the claim):", dra,
+	writePools(&b, "GPU pools in the cluster (DRA devices matching the claim):", dra,
 		"(none: no node publishes ResourceSlices of "+capacity.DRADriver+")", describeDRAPool)
 	if others := len(matches) - len(dra); others > 0 {
 		fmt.Fprintf(&b, "\n  %d pool(s) of extended resources (the device plugin's nvidia.com/gpu) cannot serve a claim", others)

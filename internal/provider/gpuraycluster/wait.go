@@ -90,9 +90,8 @@ func explainRefusedGroups(ctx context.Context, client *kube.Client, rendered *ra
 		if refused == 0 || g.GPUs == 0 || g.Pod.Rendered == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\n\nGroup %s (%d pod(s) refused):", g.Name, refused)
-		b.WriteString(strings.Replace(clustercapacity.ExplainPools(ctx, client,
-			clustercapacity.AskOf(g.Pod.Rendered, &g.Pod.Pod.Spec)), "\n\n", "\n", 1))
+		fmt.Fprintf(&b, "\n\nGroup %s (%d pod(s) refused):\n", g.Name, refused)
+		b.WriteString(clustercapacity.ExplainPools(ctx, client, clustercapacity.AskOf(g.Pod.Rendered, &g.Pod.Pod.Spec)))
 	}
 	return b.String()
 }

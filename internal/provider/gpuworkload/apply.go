@@ -32,7 +32,7 @@ import (
 // object with server-side apply, removes objects the previous version had
 // and this one does not, and waits. State is written whenever the main
 // object exists, so a failed wait never loses track of what was created.
-func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	if !plan.Apply.ValueBool() {
 		diags.Append(setWorkloadState(ctx, state, plan)...)
 		return
@@ -216,7 +216,7 @@ func renderForServer(ctx context.Context, client *kube.Client, in workloadIntent
 }
 
 // annotateSpec records the intent on the workload object, for import.
-func annotateSpec(rendered *workload.Rendered, in workloadIntent, m WorkloadModel, diags *diag.Diagnostics) bool {
+func annotateSpec(rendered *workload.Rendered, in workloadIntent, m workloadModel, diags *diag.Diagnostics) bool {
 	spec, err := annotationFromSpec(in.raw, in.pool, in.queue, m)
 	if err != nil {
 		diags.AddError("Cannot encode the workload spec", err.Error())
@@ -269,7 +269,7 @@ func applyHint(obj workload.Object) string {
 // removeStaleObjects deletes objects the prior configuration rendered (a
 // created model cache claim, a DRA claim template) that the new one does
 // not.
-func removeStaleObjects(ctx context.Context, client *kube.Client, prior WorkloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
+func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
 	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, final), nil)
 	if rdiags.HasError() || before == nil {
 		return nil
@@ -281,7 +281,7 @@ func removeStaleObjects(ctx context.Context, client *kube.Client, prior Workload
 
 // refreshWorkload reads the live objects and records, as the manifest, what
 // the cluster holds for the fields this resource manages.
-func refreshWorkload(ctx context.Context, client *kube.Client, state *WorkloadModel, defaultCloud string) (bool, diag.Diagnostics) {
+func refreshWorkload(ctx context.Context, client *kube.Client, state *workloadModel, defaultCloud string) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	rendered, ok := renderForRead(ctx, client, *state, defaultCloud, &diags)
 	if !ok {
@@ -331,7 +331,7 @@ func refreshWorkload(ctx context.Context, client *kube.Client, state *WorkloadMo
 // runs to completion (a Job) is the expected result of
 // ttl_seconds_after_finished: the apply waited for it to complete, so its
 // disappearance is the TTL controller's work, not drift to re-run.
-func cleanedUpAfterFinishing(m WorkloadModel) bool {
+func cleanedUpAfterFinishing(m workloadModel) bool {
 	if !runsToCompletion(m) || waitMode(m) != kube.WaitComplete {
 		return false
 	}
@@ -340,7 +340,7 @@ func cleanedUpAfterFinishing(m WorkloadModel) bool {
 
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
-func renderForRead(ctx context.Context, client *kube.Client, m WorkloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
+func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
 	in := intentFromModel(ctx, m, defaultCloud, final)
 	if in.workload.GPU.DRA != nil {
 		return renderForServer(ctx, client, in, diags)
@@ -352,7 +352,7 @@ func renderForRead(ctx context.Context, client *kube.Client, m WorkloadModel, de
 
 // deleteWorkload deletes the workload first (its pods use the claims), waits
 // until it and its pods are gone, then deletes the objects it used.
-func deleteWorkload(ctx context.Context, client *kube.Client, state WorkloadModel, defaultCloud string) diag.Diagnostics {
+func deleteWorkload(ctx context.Context, client *kube.Client, state workloadModel, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	rendered, ok := renderForRead(ctx, client, state, defaultCloud, &diags)
 	if !ok {
@@ -389,7 +389,7 @@ func deleteWorkload(ctx context.Context, client *kube.Client, state WorkloadMode
 	return diags
 }
 
-func waitMode(m WorkloadModel) kube.WaitMode {
+func waitMode(m workloadModel) kube.WaitMode {
 	if v := m.WaitFor.ValueString(); v != "" {
 		return kube.WaitMode(v)
 	}
@@ -401,7 +401,7 @@ func waitMode(m WorkloadModel) kube.WaitMode {
 
 // unschedulableLimit is how long the wait goes on once the scheduler has
 // refused a pod; the validator has checked the duration.
-func unschedulableLimit(m WorkloadModel) time.Duration {
+func unschedulableLimit(m workloadModel) time.Duration {
 	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() {
 		return kube.NoUnschedulableLimit
 	}

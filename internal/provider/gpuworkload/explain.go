@@ -27,7 +27,7 @@ func explainNotReady(ctx context.Context, client *kube.Client, err error, render
 	var b strings.Builder
 	b.WriteString(err.Error())
 	if notReady.Unschedulable() {
-		b.WriteString(clustercapacity.ExplainPools(ctx, client, clustercapacity.AskOf(rendered, &rendered.PodTemplate().Spec)))
+		b.WriteString("\n\n" + clustercapacity.ExplainPools(ctx, client, clustercapacity.AskOf(rendered, &rendered.PodTemplate().Spec)))
 	}
 	b.WriteString("\n\nThis workload asked for:")
 	if rendered.ResourceName != "" {

@@ -34,7 +34,7 @@ var podTemplateAttributes = []string{
 // kind that re-creates its object in place (Immutable.RecreateObject) is
 // not replaced: the plan's uid becomes unknown instead, which tells the
 // apply to re-create the object (recreate.go).
-func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *WorkloadModel) {
+func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *workloadModel) {
 	k, ok := kinds.Lookup(plan.Kind.ValueString())
 	if req.State.Raw.IsNull() || !ok || len(k.Immutable.SpecFields) == 0 {
 		return

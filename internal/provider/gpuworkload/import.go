@@ -63,7 +63,7 @@ type workloadSpec struct {
 // testdata/formats/spec-annotation holds one fixture per released format.
 const specVersion = 1
 
-func annotationFromSpec(w spec.Workload, pool *spec.PoolPolicy, queueRef *queue.Ref, m WorkloadModel) (string, error) {
+func annotationFromSpec(w spec.Workload, pool *spec.PoolPolicy, queueRef *queue.Ref, m workloadModel) (string, error) {
 	b, err := json.Marshal(workloadSpec{Workload: w, WaitFor: m.WaitFor.ValueString(), Force: m.ForceConflicts.ValueBool(),
 		Pool: pool, QueueRef: queueRef, Unschedulable: m.UnschedulableLimit.ValueString()})
 	return string(b), err
@@ -175,14 +175,14 @@ func readSpec(ctx context.Context, client *kube.Client, namespace, name string) 
 
 // modelFromSpec is the inverse of converter.workloadFromModel. Zero values become
 // null, matching a configuration that leaves the attribute out.
-func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, spec workloadSpec) (WorkloadModel, diag.Diagnostics) {
-	intentTypes, diags := resourcekit.CodecOf[WorkloadModel]().AttributesTypes(ctx, resourceSchema, WorkloadModel{})
+func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Type }, spec workloadSpec) (workloadModel, diag.Diagnostics) {
+	intentTypes, diags := resourcekit.CodecOf[workloadModel]().AttributesTypes(ctx, resourceSchema, workloadModel{})
 	w := spec.Workload
 	blocks := map[string]tfconv.Typed{}
 	for name, b := range workloadBlocks(ctx) {
 		blocks[name] = tfconv.BlockType{Block: b}
 	}
-	m := WorkloadModel{
+	m := workloadModel{
 		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
 		Name:               types.StringValue(w.Name),
 		Namespace:          types.StringValue(w.Namespace),

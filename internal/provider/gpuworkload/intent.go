@@ -56,7 +56,7 @@ const (
 	final   resolution = true
 )
 
-func intentFromModel(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution) workloadIntent {
+func intentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resolution) workloadIntent {
 	return judgedIntentFromModel(ctx, m, defaultCloud, how, nil)
 }
 
@@ -64,7 +64,7 @@ func intentFromModel(ctx context.Context, m WorkloadModel, defaultCloud string, 
 // Kueue release (the plan's): kueue says which release, and is asked
 // only for a workload those rules concern, so other plans read nothing
 // from the cluster. nil leaves those rules out.
-func judgedIntentFromModel(ctx context.Context, m WorkloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
+func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
 	raw := workloadFromModel(conv, m)
 	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)

@@ -36,7 +36,7 @@ func TestJobOutlivedTheWait(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			plan := WorkloadModel{Kind: types.StringValue(c.kind)}
+			plan := workloadModel{Kind: types.StringValue(c.kind)}
 			if got := jobOutlivedTheWait(c.ctx, plan, c.err); got != c.want {
 				t.Fatalf("jobOutlivedTheWait = %v, want %v", got, c.want)
 			}
@@ -47,7 +47,7 @@ func TestJobOutlivedTheWait(t *testing.T) {
 // The warning says the Job keeps running untainted, what it waited for, and
 // both ways to wait differently.
 func TestJobStillRunningDetail(t *testing.T) {
-	detail := jobStillRunningDetail(WorkloadModel{Kind: types.StringValue(spec.KindJob)}, "1 pod Pending.")
+	detail := jobStillRunningDetail(workloadModel{Kind: types.StringValue(spec.KindJob)}, "1 pod Pending.")
 	for _, want := range []string{"1 pod Pending.", "not tainted", `wait_for = "complete"`, `timeouts { create = "24h" }`,
 		`wait_for = "scheduled"`, "fails is still reported as an error"} {
 		if !strings.Contains(detail, want) {

@@ -32,7 +32,7 @@ func TestEveryKindInTheSchema(t *testing.T) {
 			if !strings.Contains(description, "`"+k.Name+"`") || !strings.Contains(description, k.Doc) {
 				t.Errorf("the kind attribute's description does not tell %q: %s", k.Name, description)
 			}
-			mode := waitMode(WorkloadModel{Kind: types.StringValue(k.Name)})
+			mode := waitMode(workloadModel{Kind: types.StringValue(k.Name)})
 			if string(mode) != k.Wait.Default || !slices.Contains(kube.WaitModes(), string(mode)) {
 				t.Errorf("default wait %q, want the kind's %q, one of %v", mode, k.Wait.Default, kube.WaitModes())
 			}

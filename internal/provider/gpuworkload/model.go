@@ -16,8 +16,8 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
-// WorkloadModel is gpu_workload's Terraform data.
-type WorkloadModel struct {
+// workloadModel is gpu_workload's Terraform data.
+type workloadModel struct {
 	// Intent holds the attributes only render reads (image, env, probes,
 	// sizes, ...): workloadFromModel decodes them into spec.Workload by name, so a
 	// new one is its schema entry and its render field.
@@ -55,7 +55,7 @@ type WorkloadModel struct {
 
 // workloadFromModel converts the plan or state into render's input, as
 // configured: the cloud is picked later (pickCloud), after the node pool.
-func workloadFromModel(c *tfconv.Converter, m WorkloadModel) spec.Workload {
+func workloadFromModel(c *tfconv.Converter, m workloadModel) spec.Workload {
 	w := spec.Workload{
 		Name:           c.Str(m.Name),
 		Namespace:      c.Str(m.Namespace),
@@ -73,24 +73,24 @@ func workloadFromModel(c *tfconv.Converter, m WorkloadModel) spec.Workload {
 	return w
 }
 
-// GetWorkload reads a gpu_workload configuration, plan or state into
+// getWorkload reads a gpu_workload configuration, plan or state into
 // *into, with Manifest joined from manifests.
-func GetWorkload[D resourcekit.Source](ctx context.Context, from D, into *WorkloadModel) diag.Diagnostics {
+func getWorkload[D resourcekit.Source](ctx context.Context, from D, into *workloadModel) diag.Diagnostics {
 	var diags diag.Diagnostics
-	*into, _ = resourcekit.Get[WorkloadModel](ctx, from, &diags)
+	*into, _ = resourcekit.Get[workloadModel](ctx, from, &diags)
 	into.Manifest = resourcekit.JoinManifests(into.Manifests)
 	return diags
 }
 
 // setWorkloadState writes a gpu_workload state, manifests split from
 // Manifest.
-func setWorkloadState(ctx context.Context, state *tfsdk.State, m *WorkloadModel) diag.Diagnostics {
+func setWorkloadState(ctx context.Context, state *tfsdk.State, m *workloadModel) diag.Diagnostics {
 	m.WithManifests()
 	return resourcekit.SetState(ctx, state, m)
 }
 
 // setWorkloadPlan writes a gpu_workload plan, as setWorkloadState.
-func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) diag.Diagnostics {
+func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *workloadModel) diag.Diagnostics {
 	m.WithManifests()
 	return resourcekit.SetPlan(ctx, plan, m)
 }
@@ -98,12 +98,12 @@ func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *WorkloadModel) di
 // WithManifests derives manifests from Manifest (manifestDocs).
 // setWorkloadState and setWorkloadPlan call it on every write of the model,
 // so the two never disagree and no caller has to remember it.
-func (m *WorkloadModel) WithManifests() {
+func (m *workloadModel) WithManifests() {
 	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.
-func setRenderedOutputs(ctx context.Context, m *WorkloadModel, rendered *workload.Rendered) diag.Diagnostics {
+func setRenderedOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	manifest, err := workload.ManifestOf(rendered.Objects)
 	if err != nil {
@@ -118,7 +118,7 @@ func setRenderedOutputs(ctx context.Context, m *WorkloadModel, rendered *workloa
 // setPlacementOutputs copies render's placement (resource name, node
 // selector, tolerations) into the computed attributes, without encoding the
 // manifest: a refresh writes the manifest the cluster holds instead.
-func setPlacementOutputs(ctx context.Context, m *WorkloadModel, rendered *workload.Rendered) diag.Diagnostics {
+func setPlacementOutputs(ctx context.Context, m *workloadModel, rendered *workload.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ResourceName = types.StringValue(rendered.ResourceName)
 	selector, d := types.MapValueFrom(ctx, types.StringType, rendered.NodeSelector)

@@ -26,7 +26,7 @@ import (
 
 // planRecreate marks the plan as re-creating the workload object, and says
 // so: the plan shows an update, but the Job's pods start again.
-func planRecreate(plan *WorkloadModel, k kindkit.Kind, changed path.Paths, diags *diag.Diagnostics) {
+func planRecreate(plan *workloadModel, k kindkit.Kind, changed path.Paths, diags *diag.Diagnostics) {
 	plan.UID = types.StringUnknown()
 	names := make([]string, 0, len(changed))
 	for _, p := range changed {
@@ -54,7 +54,7 @@ func adoptedDiffers(ctx context.Context, req resource.ModifyPlanRequest, k kindk
 // planRecreateAdopted marks the plan as re-creating an adopted object
 // whose pod template the configuration renders differently, and says so:
 // never an update the server would refuse, never silently.
-func planRecreateAdopted(plan *WorkloadModel, k kindkit.Kind, diags *diag.Diagnostics) {
+func planRecreateAdopted(plan *workloadModel, k kindkit.Kind, diags *diag.Diagnostics) {
 	plan.UID = types.StringUnknown()
 	diags.AddWarning("The "+k.GVK.Kind+" will be re-created", "The imported "+k.GVK.Kind+"'s pod template differs "+
 		"from what this configuration renders (the corrections the import listed), and Kubernetes does not allow "+
@@ -66,7 +66,7 @@ func planRecreateAdopted(plan *WorkloadModel, k kindkit.Kind, diags *diag.Diagno
 
 // recreating reports whether this update re-creates the workload object:
 // the plan said so with an unknown uid.
-func recreating(plan WorkloadModel, prior *WorkloadModel, rendered *workload.Rendered) bool {
+func recreating(plan workloadModel, prior *workloadModel, rendered *workload.Rendered) bool {
 	return prior != nil && plan.UID.IsUnknown() && rendered.Kind.Immutable.RecreateObject
 }
 
@@ -74,7 +74,7 @@ func recreating(plan WorkloadModel, prior *WorkloadModel, rendered *workload.Ren
 // newer object of the name is never touched), and waits until it, its pods
 // and its Kueue workloads are gone, so the new one's pods get the GPUs,
 // the quota and the stable names.
-func deleteForRecreate(ctx context.Context, client *kube.Client, prior WorkloadModel, rendered *workload.Rendered) diag.Diagnostics {
+func deleteForRecreate(ctx context.Context, client *kube.Client, prior workloadModel, rendered *workload.Rendered) diag.Diagnostics {
 	var diags diag.Diagnostics
 	ref, err := kube.RefOf(rendered.Workload())
 	if err != nil {

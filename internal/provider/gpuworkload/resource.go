@@ -45,8 +45,8 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
+	var plan workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -110,8 +110,8 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
+	var plan workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -119,9 +119,9 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &prior)...)
+	var plan, prior workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getWorkload(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -135,7 +135,7 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 // applyWithin applies the plan within the timeouts block's limit for the
 // operation (def when it leaves it out).
 func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
-	plan, prior *WorkloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
 	defer cancel()
 	if ok {
@@ -144,8 +144,8 @@ func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.
 }
 
 func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &state)...)
+	var state workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -177,8 +177,8 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.State, &state)...)
+	var state workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
@@ -194,8 +194,8 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 // Terraform points these diagnostics at the offending line, which it does
 // not do for plan-time ones, so this is where they belong.
 func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var config WorkloadModel
-	resp.Diagnostics.Append(GetWorkload(ctx, req.Config, &config)...)
+	var config workloadModel
+	resp.Diagnostics.Append(getWorkload(ctx, req.Config, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,7 +211,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 
 // checkAdmittedWait: only Kueue reports admission, so waiting for it needs
 // a Kueue queue.
-func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
+func checkAdmittedWait(m workloadModel, diags *diag.Diagnostics) {
 	if m.WaitFor.ValueString() != string(kube.WaitAdmitted) || m.Queue.IsUnknown() {
 		return
 	}
@@ -226,7 +226,7 @@ func checkAdmittedWait(m WorkloadModel, diags *diag.Diagnostics) {
 // checkNoPodsWait: some kinds have no rollout and no pods to wait for (a
 // CronJob starts none until its schedule fires), so the apply cannot wait
 // for one.
-func checkNoPodsWait(m WorkloadModel, diags *diag.Diagnostics) {
+func checkNoPodsWait(m workloadModel, diags *diag.Diagnostics) {
 	waitFor := m.WaitFor.ValueString()
 	k, ok := kinds.Lookup(m.Kind.ValueString())
 	if ok && k.Wait.NoPods != "" && waitFor != "" && waitFor != string(kube.WaitNone) {
@@ -238,7 +238,7 @@ func checkNoPodsWait(m WorkloadModel, diags *diag.Diagnostics) {
 
 // checkUnschedulableLimit: the limit ends a wait for pods, so it means
 // nothing where the apply does not wait.
-func checkUnschedulableLimit(m WorkloadModel, diags *diag.Diagnostics) {
+func checkUnschedulableLimit(m workloadModel, diags *diag.Diagnostics) {
 	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() || m.WaitFor.IsUnknown() || m.Kind.IsUnknown() {
 		return
 	}
@@ -260,7 +260,7 @@ func waitingModes() []string {
 // configuration, did not report: the final ones (a required value unset),
 // and, when default_cloud decided the cloud, what that cloud adds. Only
 // that last case resolves the configuration a second time.
-func planOnlyFindings(ctx context.Context, in workloadIntent, plan WorkloadModel, configuredCloud types.String) gpudiag.Diagnostics {
+func planOnlyFindings(ctx context.Context, in workloadIntent, plan workloadModel, configuredCloud types.String) gpudiag.Diagnostics {
 	if !in.cloudDefaulted {
 		return in.findings.Final()
 	}
@@ -286,7 +286,7 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *u
 
 // manifestChanged reports whether the planned manifest differs from the
 // one in state, which also covers drift the refresh found.
-func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan WorkloadModel) bool {
+func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan workloadModel) bool {
 	if req.State.Raw.IsNull() {
 		return true
 	}

@@ -73,7 +73,7 @@ func specFixtures() map[string]workloadSpec {
 func TestSpecAnnotationFormatFixtures(t *testing.T) {
 	for name, want := range specFixtures() {
 		path := filepath.Join("testdata", "formats", "spec-annotation", name)
-		encoded, err := annotationFromSpec(want.Workload, want.Pool, want.QueueRef, WorkloadModel{WaitFor: types.StringValue(want.WaitFor),
+		encoded, err := annotationFromSpec(want.Workload, want.Pool, want.QueueRef, workloadModel{WaitFor: types.StringValue(want.WaitFor),
 			ForceConflicts: types.BoolValue(want.Force)})
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ func topologyBlock() schema.SingleNestedBlock {
 // checkTopologySlices: only Kueue places slices, so slice_size with no queue
 // at all (null, not a value known later) fails while validating; render
 // checks the same once every value is final.
-func checkTopologySlices(m WorkloadModel, diags *diag.Diagnostics) {
+func checkTopologySlices(m workloadModel, diags *diag.Diagnostics) {
 	if !m.Queue.IsNull() || m.Topology.IsNull() || m.Topology.IsUnknown() {
 		return
 	}

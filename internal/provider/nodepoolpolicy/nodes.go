@@ -18,10 +18,10 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// PoolRecordAnnotation records, per policy, what the policy changed on a
+// poolRecordAnnotation records, per policy, what the policy changed on a
 // node: the taints it added, the labels it applies, and the previous values
 // of labels it overwrote. Destroy undoes exactly that.
-func PoolRecordAnnotation(policy string) string { return "pools.gpu.gpuform.io/" + policy }
+func poolRecordAnnotation(policy string) string { return "pools.gpu.gpuform.io/" + policy }
 
 type poolRecord struct {
 	Taints  []corev1.Taint    `json:"taints,omitempty"`
@@ -139,7 +139,7 @@ func applyToNode(ctx context.Context, client *kube.Client, want poolNodeState, n
 		return err
 	}
 	return client.ApplyNodeMetadata(ctx, node.Name, want.manager, labels,
-		map[string]string{PoolRecordAnnotation(want.policy): string(encoded)})
+		map[string]string{poolRecordAnnotation(want.policy): string(encoded)})
 }
 
 // labelsToApply decides which labels this policy owns on the node, and
@@ -197,7 +197,7 @@ func cleanupNode(ctx context.Context, client *kube.Client, policy, manager, name
 
 func readRecord(node *corev1.Node, policy string) poolRecord {
 	var rec poolRecord
-	if raw, ok := node.Annotations[PoolRecordAnnotation(policy)]; ok {
+	if raw, ok := node.Annotations[poolRecordAnnotation(policy)]; ok {
 		_ = json.Unmarshal([]byte(raw), &rec) // an unreadable record is treated as empty
 	}
 	return rec

@@ -1,4 +1,4 @@
-package provider
+package gpuworkload
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuworkload"
+	benchspec "github.com/gpuform/terraform-provider-gpu/bench/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/protocol/protocoltest"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 )
 
@@ -21,12 +23,40 @@ func workloadCodecSchema(t *testing.T) (resource.SchemaResponse, tftypes.Object)
 	t.Helper()
 	ctx := context.Background()
 	var schemaResp resource.SchemaResponse
-	gpuworkload.NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
+	NewResource().Schema(ctx, resource.SchemaRequest{}, &schemaResp)
 	objType, ok := schemaResp.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
 		t.Fatal("the schema is not an object")
 	}
 	return schemaResp, objType
+}
+
+// codecConfig is make bench's workload (bench/spec), rendered only, with
+// its pool's ref: every attribute it does not set is null, as in
+// Terraform's configuration.
+func codecConfig(t *testing.T, objType tftypes.Object) tftypes.Value {
+	t.Helper()
+	ref, err := refs.RefFromPool(benchspec.Pool("bench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	poolRef, err := ref.ToTerraformValue(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuType, _ := objType.AttributeTypes["gpu"].(tftypes.Object)
+	set := map[string]tftypes.Value{
+		"name":      tftypes.NewValue(tftypes.String, benchspec.Name(0)),
+		"namespace": tftypes.NewValue(tftypes.String, "bench"),
+		"cloud":     tftypes.NewValue(tftypes.String, benchspec.Cloud),
+		"replicas":  tftypes.NewValue(tftypes.Number, benchspec.Replicas),
+		"image":     tftypes.NewValue(tftypes.String, benchspec.Image),
+		"node_pool": poolRef,
+		"apply":     tftypes.NewValue(tftypes.Bool, false),
+		"gpu": tftypes.NewValue(gpuType, protocoltest.WithAttributes(gpuType,
+			map[string]tftypes.Value{"count": tftypes.NewValue(tftypes.Number, benchspec.GPUCount)})),
+	}
+	return tftypes.NewValue(objType, protocoltest.WithAttributes(objType, set))
 }
 
 // The codec must read every attribute as the framework does, the tagged
@@ -35,15 +65,15 @@ func workloadCodecSchema(t *testing.T) (resource.SchemaResponse, tftypes.Object)
 func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	schemaResp, objType := workloadCodecSchema(t)
-	raw := benchWorkloadConfig(objType)
+	raw := codecConfig(t, objType)
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
 
-	var m gpuworkload.WorkloadModel
-	if diags := gpuworkload.GetWorkload(ctx, state, &m); diags.HasError() {
+	var m workloadModel
+	if diags := getWorkload(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	seen := map[string]bool{}
-	fields := reflect.TypeFor[gpuworkload.WorkloadModel]()
+	fields := reflect.TypeFor[workloadModel]()
 	for i := range fields.NumField() {
 		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("tfsdk"), ",")
 		if name == "" || name == "-" {
@@ -67,7 +97,7 @@ func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 		t.Error("image, which only render reads, is not in Intent")
 	}
 
-	v, diags := resourcekit.CodecOf[gpuworkload.WorkloadModel]().Encode(ctx, schemaResp.Schema, &m)
+	v, diags := resourcekit.CodecOf[workloadModel]().Encode(ctx, schemaResp.Schema, &m)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -92,16 +122,16 @@ func assertFrameworkReads(t *testing.T, state tfsdk.State, name string, got attr
 func TestModelCodecWritesOutputs(t *testing.T) {
 	ctx := context.Background()
 	schemaResp, objType := workloadCodecSchema(t)
-	var m gpuworkload.WorkloadModel
-	state := tfsdk.State{Raw: benchWorkloadConfig(objType), Schema: schemaResp.Schema}
-	if diags := gpuworkload.GetWorkload(ctx, state, &m); diags.HasError() {
+	var m workloadModel
+	state := tfsdk.State{Raw: codecConfig(t, objType), Schema: schemaResp.Schema}
+	if diags := getWorkload(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	m.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
 	m.WithManifests()
 	m.UID = types.StringUnknown()
 	m.ScheduledNodes = types.ListUnknown(types.StringType)
-	v, diags := resourcekit.CodecOf[gpuworkload.WorkloadModel]().Encode(ctx, schemaResp.Schema, &m)
+	v, diags := resourcekit.CodecOf[workloadModel]().Encode(ctx, schemaResp.Schema, &m)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -117,7 +147,7 @@ func TestModelCodecWritesOutputs(t *testing.T) {
 func TestModelCodecRefusesAModelThatDoesNotFit(t *testing.T) {
 	ctx := context.Background()
 	schemaResp, objType := workloadCodecSchema(t)
-	raw := benchWorkloadConfig(objType)
+	raw := codecConfig(t, objType)
 	cases := map[string]any{
 		"a tag the schema lacks": &struct {
 			Name  types.String `tfsdk:"no_such_attribute"`
