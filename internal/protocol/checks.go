@@ -41,6 +41,11 @@ func configProblems(ctx context.Context, schema typedSchema, config *tfprotov6.D
 	if err != nil {
 		return nil // the framework reports what is wrong with it
 	}
+	return configProblemsIn(ctx, schema, value)
+}
+
+// configProblemsIn is configProblems on a configuration already read.
+func configProblemsIn(ctx context.Context, schema typedSchema, value tftypes.Value) []*tfprotov6.Diagnostic {
 	var diags []*tfprotov6.Diagnostic
 	// Walk fails only when the callback does (this one never does) or a
 	// value does not hold what its type says, which Unmarshal never builds.

@@ -32,6 +32,9 @@ type directSchema struct {
 	nodes     map[string]schemaNode
 	defaults  map[string]topDefault
 	modifiers map[string]topModifier
+	// validateRefusal says why the direct path leaves validation to the
+	// framework (validatable); nil when it validates.
+	validateRefusal error
 }
 
 // schemaNode is one attribute or block.
@@ -110,6 +113,9 @@ func (d *directSchema) addAttribute(shape string, a schema.Attribute, top bool) 
 	}
 	if hasSemanticEquality(a.GetType()) {
 		return fmt.Errorf("%s: a type with semantic equality is not supported", shape)
+	}
+	if err := validatable(a); err != nil && d.validateRefusal == nil {
+		d.validateRefusal = fmt.Errorf("%s: %w", shape, err)
 	}
 	_, dynamic := a.GetType().(basetypes.DynamicTypable)
 	d.nodes[shape] = schemaNode{computed: a.IsComputed(), hasDefault: attributeHasDefault(a), dynamic: dynamic}

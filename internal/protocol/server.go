@@ -112,7 +112,27 @@ func (s *Server) ValidateProviderConfig(ctx context.Context, req *tfprotov6.Vali
 	return s.ProviderServer.ValidateProviderConfig(ctx, req)
 }
 
+// ValidateResourceConfig runs the configuration checks, then validates
+// with the direct path where it serves the resource (direct_validate.go
+// says why), else with the framework.
 func (s *Server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	direct := s.schemas.directResource(ctx, req.TypeName)
+	if !direct.servesValidate(req) || s.provider == nil {
+		return s.validateWithFramework(ctx, req)
+	}
+	config, err := req.Config.Unmarshal(direct.schema.tfType)
+	if err != nil {
+		return s.validateWithFramework(ctx, req) // which reports what is wrong with it
+	}
+	if diags := configProblemsIn(ctx, s.schemas.resource(ctx, req.TypeName), config); len(diags) > 0 {
+		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: diags}, nil
+	}
+	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: direct.validate(ctx, config, req.ClientCapabilities, s.resourceData())}, nil
+}
+
+// validateWithFramework is ValidateResourceConfig without the direct
+// path: the configuration checks, then the framework.
+func (s *Server) validateWithFramework(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if diags := configProblems(ctx, s.schemas.resource(ctx, req.TypeName), req.Config); len(diags) > 0 {
 		return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: diags}, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Shadowed serves like s, and plans and upgrades every resource the direct
+// Shadowed serves like s, and validates, plans and upgrades every resource the direct
 // path serves twice, directly and with the framework, failing the call with
 // the difference when they disagree. It is for tests: the acceptance tests
 // serve the provider through it, so every plan and state Terraform sends
@@ -45,6 +45,22 @@ func (s shadowServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 		s.ProviderServer.PlanResourceChange,
 		func(t tftypes.Type, want, got *tfprotov6.PlanResourceChangeResponse) (string, *[]*tfprotov6.Diagnostic) {
 			return planDifference(t, want, got), &got.Diagnostics
+		})
+}
+
+// ValidateResourceConfig compares the diagnostics as sets: the framework
+// validates a schema's attributes in map order, so its order varies.
+func (s shadowServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	return shadow(ctx, s, req.TypeName, req, (*directResource).servesValidate, s.Server.ValidateResourceConfig,
+		s.validateWithFramework,
+		func(_ tftypes.Type, want, got *tfprotov6.ValidateResourceConfigResponse) (string, *[]*tfprotov6.Diagnostic) {
+			w, g := diagnosticStrings(want.Diagnostics), diagnosticStrings(got.Diagnostics)
+			slices.Sort(w)
+			slices.Sort(g)
+			if slices.Equal(w, g) {
+				return "", &got.Diagnostics
+			}
+			return fmt.Sprintf("validation diagnostics: framework %q, direct %q", w, g), &got.Diagnostics
 		})
 }
 
