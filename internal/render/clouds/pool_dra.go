@@ -29,14 +29,6 @@ func draLabels(pi PoolIntent, toAdd, cloudSet map[string]string) {
 	pi.Cloud.draPoolLabels(pi, toAdd, cloudSet)
 }
 
-// DRAPoolSelector is the node selector entry that keeps a DRA pool's
-// workloads on DRA nodes: a claim on the pool's class cannot be allocated
-// elsewhere, and the label says so before the scheduler tries. nil for a
-// device-plugin pool.
-func DRAPoolSelector(p spec.PoolPolicy) map[string]string {
-	return draSelector(PoolIntent{DRA: p.UsesDRA()})
-}
-
 func draSelector(pi PoolIntent) map[string]string {
 	if !pi.DRA {
 		return nil

@@ -1,7 +1,5 @@
 package dra
 
-import "strings"
-
 // kueueDevicesName is the name part of the resource a ClusterQueue gives a
 // DRA pool's quota in.
 const kueueDevicesName = "devices"
@@ -13,13 +11,6 @@ const kueueDevicesName = "devices"
 // subdomain prefix, a slash, a DNS label); the class name is such a
 // subdomain, so the resource reads as "the devices of that class".
 func KueueResourceName(deviceClass string) string { return deviceClass + "/" + kueueDevicesName }
-
-// DeviceClassOfKueueResource is KueueResourceName's inverse: the class a
-// queue resource counts, and false for any other resource.
-func DeviceClassOfKueueResource(resource string) (string, bool) {
-	class, ok := strings.CutSuffix(resource, "/"+kueueDevicesName)
-	return class, ok && strings.HasSuffix(class, poolClassSuffix)
-}
 
 // DeviceClassMapping is one entry of Kueue's resources.deviceClassMappings.
 type DeviceClassMapping struct {

@@ -19,9 +19,6 @@ type Resolved struct {
 	Strict bool
 }
 
-// Validate checks the configuration alone: zero values are unknown.
-func Validate(c spec.RayCluster) gpudiag.Diagnostics { return Resolve(c, false).Findings }
-
 // Resolve runs every rule on c. The groups' node pools are in c
 // (RayGroup.NodePool, decoded by the caller).
 func Resolve(c spec.RayCluster, strict bool) Resolved {
@@ -91,6 +88,3 @@ func checkHead(g group, diags *gpudiag.Diagnostics) {
 	}
 }
 
-// GroupWorkload is the spec.Workload a group's pod is rendered as, for
-// the provider's checks that take a workload (the queue's topology).
-func (r Resolved) GroupWorkload(i int) spec.Workload { return r.groups[i].workload }
