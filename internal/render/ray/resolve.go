@@ -87,4 +87,3 @@ func checkHead(g group, diags *gpudiag.Diagnostics) {
 			"unset to run the head on any node without a GPU taint.")
 	}
 }
-
