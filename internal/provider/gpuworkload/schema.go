@@ -6,7 +6,6 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -96,27 +95,19 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"cronjob":         cronJobBlock(),
 		"distributed":     distributedBlock(),
 		"topology":        topologyBlock(),
-		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		"timeouts":        resourcekit.TimeoutsBlock(ctx),
 	}
 }
 
 func workloadAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`<namespace>/<name>`; the import ID.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
+		"id": resourcekit.NamespacedIDAttribute(),
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Deployment, StatefulSet, Job or CronJob (a DNS-1123 label). Changing it re-creates the workload.",
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"namespace": schema.StringAttribute{
-			MarkdownDescription: "Namespace of the workload. Changing it re-creates the workload.",
-			Required:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
+		"namespace": resourcekit.NamespaceAttribute("workload"),
 		"kind": schema.StringAttribute{
 			MarkdownDescription: kindDescription(),
 			Optional:            true,

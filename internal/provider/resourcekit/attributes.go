@@ -1,6 +1,9 @@
 package resourcekit
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -63,4 +66,31 @@ func UIDAttribute(of string) schema.StringAttribute {
 // says which, and what drift shows there.
 func ManifestsAttribute(description string) schema.ListAttribute {
 	return schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
+}
+
+// NamespacedIDAttribute is `id` of a resource that applies one namespaced
+// object: `<namespace>/<name>`, which is also what import takes.
+func NamespacedIDAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "`<namespace>/<name>`; the import ID.",
+		Computed:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// NamespaceAttribute is `namespace` of a resource that applies one
+// namespaced object; of names what is there ("workload"). Kubernetes cannot
+// move an object between namespaces, so a change re-creates it.
+func NamespaceAttribute(of string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Namespace of the " + of + ". Changing it re-creates the " + of + ".",
+		Required:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+	}
+}
+
+// TimeoutsBlock is the timeouts block of a resource that waits for what it
+// applies on create and update, and for its removal on delete.
+func TimeoutsBlock(ctx context.Context) schema.Block {
+	return timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
 }
