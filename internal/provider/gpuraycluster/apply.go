@@ -34,7 +34,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 	if !ok {
 		return
 	}
-	in := intentFromModel(ctx, *plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
 	rendered, ok := renderFor(ctx, client, in, true, diags)
 	if !ok || !operatorInstalled(ctx, client, rendered, diags) || !annotateSpec(rendered, in, *plan, diags) {
@@ -175,7 +175,7 @@ func applyObjects(ctx context.Context, client *kube.Client, rendered *ray.Render
 // removeStaleObjects deletes the companions (a group's DRA claim template)
 // the prior configuration rendered and this one does not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior clusterModel, now *ray.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := intentFromModel(ctx, prior, defaultCloud, final).render(nil)
+	before, rdiags := intentFromModel(ctx, prior, defaultCloud, resourcekit.Final).render(nil)
 	if rdiags.HasError() || before == nil {
 		return nil
 	}
@@ -189,7 +189,7 @@ func removeStaleObjects(ctx context.Context, client *kube.Client, prior clusterM
 // true when the Ray object is gone.
 func refreshCluster(ctx context.Context, client *kube.Client, state *clusterModel, defaultCloud string) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	in := intentFromModel(ctx, *state, defaultCloud, final)
+	in := intentFromModel(ctx, *state, defaultCloud, resourcekit.Final)
 	rendered, ok := renderFor(ctx, client, in, false, &diags)
 	if !ok {
 		return false, diags
@@ -229,7 +229,7 @@ func refreshCluster(ctx context.Context, client *kube.Client, state *clusterMode
 // the companions the pods used.
 func deleteCluster(ctx context.Context, client *kube.Client, state clusterModel, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	rendered, ok := renderFor(ctx, client, intentFromModel(ctx, state, defaultCloud, final), false, &diags)
+	rendered, ok := renderFor(ctx, client, intentFromModel(ctx, state, defaultCloud, resourcekit.Final), false, &diags)
 	if !ok {
 		return diags
 	}

@@ -42,7 +42,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		return
 	}
 	start := time.Now()
-	in := intentFromModel(ctx, *plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
 	rendered, ok := renderForServer(ctx, client, in, diags)
 	if !ok {
@@ -270,7 +270,7 @@ func applyHint(obj workload.Object) string {
 // created model cache claim, a DRA claim template) that the new one does
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, final), nil)
+	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, resourcekit.Final), nil)
 	if rdiags.HasError() || before == nil {
 		return nil
 	}
@@ -341,7 +341,7 @@ func cleanedUpAfterFinishing(m workloadModel) bool {
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
 func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
-	in := intentFromModel(ctx, m, defaultCloud, final)
+	in := intentFromModel(ctx, m, defaultCloud, resourcekit.Final)
 	if in.workload.GPU.DRA != nil {
 		return renderForServer(ctx, client, in, diags)
 	}

@@ -58,7 +58,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
 	}
-	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), final, func() kueuever.Known { return r.Data.Kueue(ctx) })
+	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), resourcekit.Final, func() kueuever.Known { return r.Data.Kueue(ctx) })
 	resp.Diagnostics.Append(in.diags...)
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
@@ -199,7 +199,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := intentFromModel(ctx, config, "", lenient)
+	in := intentFromModel(ctx, config, "", resourcekit.Lenient)
 	resp.Diagnostics.Append(in.diags...)
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
@@ -266,7 +266,7 @@ func planOnlyFindings(ctx context.Context, in workloadIntent, plan workloadModel
 	}
 	base := plan
 	base.Cloud = configuredCloud
-	return resourcekit.Subtract(in.findings, intentFromModel(ctx, base, "", lenient).findings)
+	return resourcekit.Subtract(in.findings, intentFromModel(ctx, base, "", resourcekit.Lenient).findings)
 }
 
 // draVersionFromState recovers, for DRA workloads, the server version the
