@@ -2,14 +2,10 @@ package gpuraycluster
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 )
 
@@ -37,7 +33,9 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Create, defaultCreateTimeout, &plan, nil, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyCluster(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -47,17 +45,9 @@ func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
-}
-
-// applyWithin applies within the timeouts block's limit for the operation.
-func (r *rayClusterResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
-	plan, prior *clusterModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
-	defer cancel()
-	if ok {
-		r.applyCluster(ctx, plan, prior, state, diags)
-	}
+	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyCluster(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -69,13 +59,11 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
-		return // planned offline; refreshed once the cluster is known
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_ray_cluster", err.Error())
+	client, ok := r.Data.RefreshClient("gpu_ray_cluster", &resp.Diagnostics)
+	if !ok {
+		if !resp.Diagnostics.HasError() { // planned offline; refreshed once the cluster is known
+			resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		}
 		return
 	}
 	gone, diags := refreshCluster(ctx, client, &state, r.DefaultCloud())

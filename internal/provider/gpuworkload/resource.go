@@ -2,7 +2,6 @@ package gpuworkload
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -115,7 +114,9 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Create, defaultCreateTimeout, &plan, nil, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -125,21 +126,12 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+	})
 	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
 		// Applied: the object is the configuration's now, not an adopted one.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
-	}
-}
-
-// applyWithin applies the plan within the timeouts block's limit for the
-// operation (def when it leaves it out).
-func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
-	plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
-	defer cancel()
-	if ok {
-		r.applyWorkload(ctx, plan, prior, state, diags)
 	}
 }
 
@@ -155,13 +147,11 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
-		return // planned offline; refreshed once the cluster is known
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_workload", err.Error())
+	client, ok := r.Data.RefreshClient("gpu_workload", &resp.Diagnostics)
+	if !ok {
+		if !resp.Diagnostics.HasError() { // planned offline; refreshed once the cluster is known
+			resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+		}
 		return
 	}
 	gone, diags := refreshWorkload(ctx, client, &state, r.DefaultCloud())

@@ -2,6 +2,7 @@ package resourcekit
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -47,4 +48,31 @@ func (d *Data) Operation(ctx context.Context, summary string, timeout Timeout, d
 	}
 	client, ok := d.Client(summary, diags)
 	return ctx, cancel, client, ok
+}
+
+// Within runs op (an apply) with ctx bounded by the operation's timeout (def
+// when the block leaves it out); op does not run after an error decoding
+// the timeout.
+func Within(ctx context.Context, timeout Timeout, def time.Duration, diags *diag.Diagnostics, op func(context.Context)) {
+	ctx, cancel, ok := WithTimeout(ctx, timeout, def, diags)
+	defer cancel()
+	if ok {
+		op(ctx)
+	}
+}
+
+// RefreshClient is the client a Read of resourceType refreshes with. false
+// without one: after an error naming resourceType, or with no diagnostic
+// while the provider's cluster settings are not known yet (planned
+// offline: the refresh waits until they are).
+func (d *Data) RefreshClient(resourceType string, diags *diag.Diagnostics) (*kube.Client, bool) {
+	client, err := d.Kube.Client()
+	if errors.Is(err, kube.ErrConfigUnknown) {
+		return nil, false
+	}
+	if err != nil {
+		diags.AddError("Cannot read "+resourceType, err.Error())
+		return nil, false
+	}
+	return client, true
 }
