@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 )
 
@@ -55,26 +57,11 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.Append(getModel(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if !state.Apply.ValueBool() {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
-		return
-	}
-	client, ok := r.Data.RefreshClient("gpu_ray_cluster", &resp.Diagnostics)
-	if !ok {
-		if !resp.Diagnostics.HasError() { // planned offline; refreshed once the cluster is known
-			resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
-		}
-		return
-	}
-	gone, diags := refreshCluster(ctx, client, &state, r.DefaultCloud())
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	r.Data.RefreshApplied(ctx, "gpu_ray_cluster", state.Apply.ValueBool(), resp,
+		func() diag.Diagnostics { return setState(ctx, &resp.State, &state) },
+		func(client *kube.Client) (bool, diag.Diagnostics) {
+			return refreshCluster(ctx, client, &state, r.DefaultCloud())
+		})
 }
 
 func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -83,10 +70,8 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_ray_cluster", state.Timeouts.Delete,
-		defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if ok {
-		resp.Diagnostics.Append(deleteCluster(ctx, client, state, r.DefaultCloud())...)
-	}
+	r.Data.DeleteWithin(ctx, "gpu_ray_cluster", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
+		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+			return deleteCluster(ctx, client, state, r.DefaultCloud())
+		})
 }

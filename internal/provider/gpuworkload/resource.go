@@ -141,29 +141,11 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !state.Apply.ValueBool() {
-		// Nothing to read back; keep manifests in step with manifest (state
-		// written by releases without manifests gets them here).
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
-		return
-	}
-	client, ok := r.Data.RefreshClient("gpu_workload", &resp.Diagnostics)
-	if !ok {
-		if !resp.Diagnostics.HasError() { // planned offline; refreshed once the cluster is known
-			resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
-		}
-		return
-	}
-	gone, diags := refreshWorkload(ctx, client, &state, r.DefaultCloud())
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+	r.Data.RefreshApplied(ctx, "gpu_workload", state.Apply.ValueBool(), resp,
+		func() diag.Diagnostics { return setWorkloadState(ctx, &resp.State, &state) },
+		func(client *kube.Client) (bool, diag.Diagnostics) {
+			return refreshWorkload(ctx, client, &state, r.DefaultCloud())
+		})
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -172,12 +154,10 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_workload", state.Timeouts.Delete,
-		defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if ok {
-		resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)
-	}
+	r.Data.DeleteWithin(ctx, "gpu_workload", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
+		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+			return deleteWorkload(ctx, client, state, r.DefaultCloud())
+		})
 }
 
 // ValidateConfig runs every GPU rule that configuration alone decides.

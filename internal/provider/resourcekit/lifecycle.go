@@ -76,3 +76,46 @@ func (d *Data) RefreshClient(resourceType string, diags *diag.Diagnostics) (*kub
 	}
 	return client, true
 }
+
+// RefreshApplied is the Read of a resource that applies objects and keeps
+// what it rendered in its state (gpu_workload, gpu_ray_cluster), once the
+// state is decoded. Without apply, or while the cluster settings are not
+// known yet (planned offline), the state is written back as it is: set
+// keeps what is derived from it in step (state of older releases gets it
+// here). Otherwise refresh reads the objects back into the model set
+// writes, and the resource is removed when they are gone.
+func (d *Data) RefreshApplied(ctx context.Context, resourceType string, applied bool, resp *resource.ReadResponse,
+	set func() diag.Diagnostics, refresh func(*kube.Client) (gone bool, diags diag.Diagnostics)) {
+	if !applied {
+		resp.Diagnostics.Append(set()...)
+		return
+	}
+	client, ok := d.RefreshClient(resourceType, &resp.Diagnostics)
+	if !ok {
+		if !resp.Diagnostics.HasError() { // planned offline; refreshed once the cluster is known
+			resp.Diagnostics.Append(set()...)
+		}
+		return
+	}
+	gone, diags := refresh(client)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if gone {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(set()...)
+}
+
+// DeleteWithin is the Delete of a resource that applied objects: del
+// removes them with a client, ctx bounded by the delete timeout (def when
+// the block leaves it out). Without a client, an error naming resourceType.
+func (d *Data) DeleteWithin(ctx context.Context, resourceType string, timeout Timeout, def time.Duration,
+	diags *diag.Diagnostics, del func(context.Context, *kube.Client) diag.Diagnostics) {
+	ctx, cancel, client, ok := d.Operation(ctx, "Cannot delete "+resourceType, timeout, def, diags)
+	defer cancel()
+	if ok {
+		diags.Append(del(ctx, client)...)
+	}
+}
