@@ -51,10 +51,7 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 // the rendered objects (version 0), and while node_pool and queue held
 // legacy ids (versions 0 and 1), which become the refs they carried.
 func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
-		1: resourcekit.RawStateUpgrader(upgradeRefs),
-	}
+	return resourcekit.ManifestsThenRefsUpgraders(upgradeRefs)
 }
 
 // upgradeRefs: node_pool's legacy id becomes the pool's ref; queue, now
