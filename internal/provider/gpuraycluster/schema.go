@@ -58,13 +58,8 @@ func clusterAttributes() map[string]schema.Attribute {
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
 		"namespace": resourcekit.NamespaceAttribute("cluster"),
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply to groups without a `node_pool`: one of " +
-				tfconv.MarkdownList(clouds.Names()) + ". Defaults to the provider's `default_cloud`; a group with a " +
-				"`node_pool` takes the pool's.",
-			Optional:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-		},
+		"cloud": resourcekit.CloudAttribute(clouds.Names(), "Cloud whose GPU node conventions apply to groups without a "+
+			"`node_pool`: one of ", ". Defaults to the provider's `default_cloud`; a group with a `node_pool` takes the pool's."),
 		"image": schema.StringAttribute{
 			MarkdownDescription: "Ray image of every group that does not set its own, e.g. `rayproject/ray:2.52.0-gpu`.",
 			Required:            true,

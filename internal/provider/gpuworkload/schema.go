@@ -113,13 +113,8 @@ func workloadAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.OneOf(kinds.Names()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + tfconv.MarkdownList(clouds.Names()) +
-				". Defaults to the provider's `default_cloud`; one of the two must be set.",
-			Optional:   true,
-			Computed:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-		},
+		"cloud": resourcekit.PlannedCloudAttribute(clouds.Names(), "Cloud whose GPU node conventions apply: one of ",
+			". Defaults to the provider's `default_cloud`; one of the two must be set."),
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
 				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply. " +

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
 // The attributes every resource that applies objects to the cluster has,
@@ -93,4 +94,25 @@ func NamespaceAttribute(of string) schema.StringAttribute {
 // applies on create and update, and for its removal on delete.
 func TimeoutsBlock(ctx context.Context) schema.Block {
 	return timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
+}
+
+// CloudAttribute is a resource's `cloud`: one of allowed (clouds.Names, or
+// clouds.PoolNames where the cloud must have node pools), listed in the
+// description between before and after; a near miss is answered with the
+// cloud it resembles.
+func CloudAttribute(allowed []string, before, after string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: before + tfconv.MarkdownList(allowed) + after,
+		Optional:            true,
+		Validators:          []validator.String{tfconv.OneOfSuggesting(allowed, clouds.Suggest)},
+	}
+}
+
+// PlannedCloudAttribute is CloudAttribute for a resource whose plan
+// records the cloud it picked when none is set (the node pools', or the
+// provider's default_cloud).
+func PlannedCloudAttribute(allowed []string, before, after string) schema.StringAttribute {
+	a := CloudAttribute(allowed, before, after)
+	a.Computed = true
+	return a
 }
