@@ -56,7 +56,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 			return
 		}
 	}
-	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), nil, diags)
 	if !ok {
 		if prior != nil {
 			diags.Append(setState(ctx, state, prior)...)
@@ -146,30 +146,6 @@ func appliedBy(live *unstructured.Unstructured, manager string) bool {
 		}
 	}
 	return false
-}
-
-// applied is the Ray object as the server stored it.
-type applied = *unstructured.Unstructured
-
-// applyObjects applies in render order and returns the Ray object as
-// stored. Fields changed outside Terraform are set back (kube.Apply) and
-// said so.
-func applyObjects(ctx context.Context, client *kube.Client, rendered *ray.Rendered, force bool, diags *diag.Diagnostics) (applied, bool) {
-	var last applied
-	for _, obj := range rendered.Objects {
-		result, err := client.Apply(ctx, obj, force)
-		if err != nil {
-			diags.AddError("Server-side apply failed", err.Error())
-			return nil, false
-		}
-		if len(result.TookBack) > 0 {
-			ref, _ := kube.RefOf(obj)
-			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; they were "+
-				"set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
-		}
-		last = result.Object
-	}
-	return last, last != nil
 }
 
 // removeStaleObjects deletes the companions (a group's DRA claim template)

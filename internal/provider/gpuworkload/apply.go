@@ -82,7 +82,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
-	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), applyHint, diags)
 	if !ok {
 		if prior != nil {
 			diags.Append(setWorkloadState(ctx, state, prior)...)
@@ -228,32 +228,6 @@ func annotateSpec(rendered *workload.Rendered, in workloadIntent, m workloadMode
 	annotations[specAnnotation] = spec
 	main.SetAnnotations(annotations)
 	return true
-}
-
-// applyObjects applies in render order (claims and templates before the
-// workload that uses them) and returns the workload as stored.
-func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.Rendered, force bool, diags *diag.Diagnostics) (interface {
-	GetUID() k8stypes.UID
-	runtime.Object
-}, bool) {
-	var last interface {
-		GetUID() k8stypes.UID
-		runtime.Object
-	}
-	for _, obj := range rendered.Objects {
-		result, err := client.Apply(ctx, obj, force)
-		if err != nil {
-			diags.AddError("Server-side apply failed", err.Error()+applyHint(obj))
-			return nil, false
-		}
-		if len(result.TookBack) > 0 {
-			ref, _ := kube.RefOf(obj)
-			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; "+
-				"they were set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
-		}
-		last = result.Object
-	}
-	return last, last != nil
 }
 
 // applyHint says where an object the provider renders for a feature of the
