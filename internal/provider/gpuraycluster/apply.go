@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
@@ -114,19 +113,13 @@ func operatorInstalled(ctx context.Context, client *kube.Client, rendered *ray.R
 // exists already: server-side apply would merge into it and a destroy
 // would delete someone else's cluster. Import adopts one instead.
 func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ray.Rendered, diags *diag.Diagnostics) bool {
-	ref, err := kube.RefOf(rendered.Object())
-	if err != nil {
-		diags.AddError("Cannot create gpu_ray_cluster", err.Error())
-		return false
-	}
-	live, err := client.GetFresh(ctx, ref)
+	ref, live, ok := resourcekit.LiveBeforeCreate(ctx, client, "gpu_ray_cluster", rendered.Object(), diags)
 	switch {
-	case err != nil:
-		diags.AddError("Cannot create gpu_ray_cluster", err.Error())
+	case !ok:
 		return false
 	case live == nil:
 		return true
-	case live.GetAnnotations()[specAnnotation] == rendered.Object().GetAnnotations()[specAnnotation] && appliedBy(live, client.FieldManager):
+	case resourcekit.InterruptedCreate(live, rendered.Object(), client.FieldManager):
 		diags.AddWarning("Taking over a Ray cluster from an interrupted apply", fmt.Sprintf("%s already exists with "+
 			"exactly this configuration, applied by this provider's field manager %q, but is not in the state: an "+
 			"earlier apply was interrupted before it could record it. It is managed by this resource from now on.",
@@ -135,16 +128,6 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ray
 	}
 	diags.AddError("Ray object already exists", fmt.Sprintf("%s exists and is not in this resource's state. Import it "+
 		"(terraform import <address> %s/%s) to manage it, or choose another name.", ref, ref.Namespace, ref.Name))
-	return false
-}
-
-// appliedBy: the object holds an Apply entry of the field manager.
-func appliedBy(live *unstructured.Unstructured, manager string) bool {
-	for _, entry := range live.GetManagedFields() {
-		if entry.Manager == manager && entry.Operation == "Apply" {
-			return true
-		}
-	}
 	return false
 }
 

@@ -13,9 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -140,14 +137,14 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 // apply would merge into it, and a later destroy would delete someone else's
 // workload. It reports false when the create must not go on.
 func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
-	ref, live, ok := liveBeforeCreate(ctx, client, rendered.Objects[len(rendered.Objects)-1], diags)
+	ref, live, ok := resourcekit.LiveBeforeCreate(ctx, client, "gpu_workload", rendered.Objects[len(rendered.Objects)-1], diags)
 	if !ok {
 		return false
 	}
 	if live == nil {
 		return true
 	}
-	if interruptedCreate(live, rendered, client.FieldManager) {
+	if resourcekit.InterruptedCreate(live, rendered.Objects[len(rendered.Objects)-1], client.FieldManager) {
 		diags.AddWarning("Taking over a workload from an interrupted apply", fmt.Sprintf("%s already exists "+
 			"with exactly this configuration, applied by this provider's field manager %q, but is not in the "+
 			"state: an earlier apply created it and was interrupted (API server outage, Ctrl-C) before it could "+
@@ -163,42 +160,6 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *wor
 	diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload. "+
 		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
 		"or choose another name.", ref))
-	return false
-}
-
-// liveBeforeCreate is the object a create is about to write as it is in
-// the cluster (nil when there is none), read straight from the server: the
-// cache only holds labelled objects and a moment-old copy could miss an
-// object created just now.
-func liveBeforeCreate(ctx context.Context, client *kube.Client, obj runtime.Object, diags *diag.Diagnostics) (kube.ObjectRef, *unstructured.Unstructured, bool) {
-	ref, err := kube.RefOf(obj)
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
-		return ref, nil, false
-	}
-	live, err := client.GetFresh(ctx, ref)
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
-		return ref, nil, false
-	}
-	return ref, live, true
-}
-
-// interruptedCreate reports whether a live object is what this create
-// would write, applied by this provider: the trace of a create whose
-// response was lost. Taking it over is what the interrupted apply would
-// have recorded; anything else needs import or adopt.
-func interruptedCreate(live *unstructured.Unstructured, rendered *workload.Rendered, fieldManager string) bool {
-	main := rendered.Objects[len(rendered.Objects)-1]
-	want, ok := main.GetAnnotations()[specAnnotation]
-	if !ok || live.GetAnnotations()[specAnnotation] != want {
-		return false
-	}
-	for _, entry := range live.GetManagedFields() {
-		if entry.Manager == fieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
-			return true
-		}
-	}
 	return false
 }
 
