@@ -2,14 +2,12 @@ package gpuqueue
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
@@ -85,12 +83,8 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if !ok || !state.Apply.ValueBool() {
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		return // planned offline; refreshed once the cluster is known
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_queue", err.Error())
+	client, ok := r.Data.RefreshClient("gpu_queue", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	gone, diags := refreshQueue(ctx, client, &state)

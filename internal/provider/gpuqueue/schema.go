@@ -79,10 +79,7 @@ func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 // (version 0) and while the id carried the queue's reference and each
 // flavor's node_pool the pool's legacy id (versions 0 and 1).
 func (r *queueResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
-		1: resourcekit.RawStateUpgrader(upgradeRefs),
-	}
+	return resourcekit.ManifestsThenRefsUpgraders(upgradeRefs)
 }
 
 // upgradeRefs turns the legacy id into the name and ref, and each flavor's

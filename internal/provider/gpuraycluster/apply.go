@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
@@ -34,7 +33,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 	if !ok {
 		return
 	}
-	in := intentFromModel(ctx, *plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
 	rendered, ok := renderFor(ctx, client, in, true, diags)
 	if !ok || !operatorInstalled(ctx, client, rendered, diags) || !annotateSpec(rendered, in, *plan, diags) {
@@ -56,7 +55,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 			return
 		}
 	}
-	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), nil, diags)
 	if !ok {
 		if prior != nil {
 			diags.Append(setState(ctx, state, prior)...)
@@ -114,19 +113,13 @@ func operatorInstalled(ctx context.Context, client *kube.Client, rendered *ray.R
 // exists already: server-side apply would merge into it and a destroy
 // would delete someone else's cluster. Import adopts one instead.
 func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ray.Rendered, diags *diag.Diagnostics) bool {
-	ref, err := kube.RefOf(rendered.Object())
-	if err != nil {
-		diags.AddError("Cannot create gpu_ray_cluster", err.Error())
-		return false
-	}
-	live, err := client.GetFresh(ctx, ref)
+	ref, live, ok := resourcekit.LiveBeforeCreate(ctx, client, "gpu_ray_cluster", rendered.Object(), diags)
 	switch {
-	case err != nil:
-		diags.AddError("Cannot create gpu_ray_cluster", err.Error())
+	case !ok:
 		return false
 	case live == nil:
 		return true
-	case live.GetAnnotations()[specAnnotation] == rendered.Object().GetAnnotations()[specAnnotation] && appliedBy(live, client.FieldManager):
+	case resourcekit.InterruptedCreate(live, rendered.Object(), client.FieldManager):
 		diags.AddWarning("Taking over a Ray cluster from an interrupted apply", fmt.Sprintf("%s already exists with "+
 			"exactly this configuration, applied by this provider's field manager %q, but is not in the state: an "+
 			"earlier apply was interrupted before it could record it. It is managed by this resource from now on.",
@@ -138,44 +131,10 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ray
 	return false
 }
 
-// appliedBy: the object holds an Apply entry of the field manager.
-func appliedBy(live *unstructured.Unstructured, manager string) bool {
-	for _, entry := range live.GetManagedFields() {
-		if entry.Manager == manager && entry.Operation == "Apply" {
-			return true
-		}
-	}
-	return false
-}
-
-// applied is the Ray object as the server stored it.
-type applied = *unstructured.Unstructured
-
-// applyObjects applies in render order and returns the Ray object as
-// stored. Fields changed outside Terraform are set back (kube.Apply) and
-// said so.
-func applyObjects(ctx context.Context, client *kube.Client, rendered *ray.Rendered, force bool, diags *diag.Diagnostics) (applied, bool) {
-	var last applied
-	for _, obj := range rendered.Objects {
-		result, err := client.Apply(ctx, obj, force)
-		if err != nil {
-			diags.AddError("Server-side apply failed", err.Error())
-			return nil, false
-		}
-		if len(result.TookBack) > 0 {
-			ref, _ := kube.RefOf(obj)
-			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; they were "+
-				"set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
-		}
-		last = result.Object
-	}
-	return last, last != nil
-}
-
 // removeStaleObjects deletes the companions (a group's DRA claim template)
 // the prior configuration rendered and this one does not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior clusterModel, now *ray.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := intentFromModel(ctx, prior, defaultCloud, final).render(nil)
+	before, rdiags := intentFromModel(ctx, prior, defaultCloud, resourcekit.Final).render(nil)
 	if rdiags.HasError() || before == nil {
 		return nil
 	}
@@ -189,7 +148,7 @@ func removeStaleObjects(ctx context.Context, client *kube.Client, prior clusterM
 // true when the Ray object is gone.
 func refreshCluster(ctx context.Context, client *kube.Client, state *clusterModel, defaultCloud string) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	in := intentFromModel(ctx, *state, defaultCloud, final)
+	in := intentFromModel(ctx, *state, defaultCloud, resourcekit.Final)
 	rendered, ok := renderFor(ctx, client, in, false, &diags)
 	if !ok {
 		return false, diags
@@ -229,7 +188,7 @@ func refreshCluster(ctx context.Context, client *kube.Client, state *clusterMode
 // the companions the pods used.
 func deleteCluster(ctx context.Context, client *kube.Client, state clusterModel, defaultCloud string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	rendered, ok := renderFor(ctx, client, intentFromModel(ctx, state, defaultCloud, final), false, &diags)
+	rendered, ok := renderFor(ctx, client, intentFromModel(ctx, state, defaultCloud, resourcekit.Final), false, &diags)
 	if !ok {
 		return diags
 	}

@@ -26,9 +26,8 @@ import (
 )
 
 // specAnnotation records on the Ray object the intent it was rendered
-// from, as on gpu_workload's objects: import reads it back, since the
-// rendered object cannot say which selectors were the pool's.
-const specAnnotation = "gpu.gpuform.io/spec"
+// from (resourcekit.SpecAnnotation, as on gpu_workload's objects).
+const specAnnotation = resourcekit.SpecAnnotation
 
 // clusterSpec is the annotation's content: the intent, the groups' pools
 // and the queue's ref (which spec.RayCluster does not carry), and the

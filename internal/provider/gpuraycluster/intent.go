@@ -8,6 +8,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/topologyblock"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
@@ -36,17 +37,7 @@ type clusterIntent struct {
 	diags          diag.Diagnostics
 }
 
-// strictness says how final the values are: configuration (ValidateConfig:
-// a zero value may be one not known yet) or final (plan, apply, read:
-// strict unless a value is unknown).
-type strictness bool
-
-const (
-	lenient strictness = false
-	final   strictness = true
-)
-
-func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how strictness) clusterIntent {
+func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how resourcekit.Strictness) clusterIntent {
 	return judgedIntentFromModel(ctx, m, defaultCloud, how, nil)
 }
 
@@ -55,7 +46,7 @@ func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, h
 // rules): kueue says which release, and is asked only for a queued
 // cluster, so other plans read nothing from the cluster. nil leaves those
 // rules out.
-func judgedIntentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how strictness, kueue func() kueuever.Known) clusterIntent {
+func judgedIntentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how resourcekit.Strictness, kueue func() kueuever.Known) clusterIntent {
 	conv := converter(ctx)
 	c := clusterFromModel(conv, m)
 	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
@@ -80,7 +71,7 @@ func judgedIntentFromModel(ctx context.Context, m clusterModel, defaultCloud str
 	}
 	in.cluster = c
 	in.unknown, in.diags = conv.Unknown, conv.Diags
-	in.resolved = ray.Resolve(c, how == final && !in.unknown)
+	in.resolved = ray.Resolve(c, how == resourcekit.Final && !in.unknown)
 	in.findings = append(in.findings, in.resolved.Findings...)
 	return in
 }

@@ -30,7 +30,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Apply.ValueBool() {
 		r.Data.CheckCluster("This gpu_ray_cluster", &resp.Diagnostics)
 	}
-	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), final, func() kueuever.Known { return r.Data.Kueue(ctx) })
+	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), resourcekit.Final, func() kueuever.Known { return r.Data.Kueue(ctx) })
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(planOnlyFindings(ctx, in, plan))...)
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
@@ -94,7 +94,7 @@ func planOnlyFindings(ctx context.Context, in clusterIntent, plan clusterModel) 
 	if !in.cloudDefaulted {
 		return in.findings.Final()
 	}
-	return resourcekit.Subtract(in.findings, intentFromModel(ctx, plan, "", lenient).findings)
+	return resourcekit.Subtract(in.findings, intentFromModel(ctx, plan, "", resourcekit.Lenient).findings)
 }
 
 // ValidateConfig runs every rule the configuration alone decides, where
@@ -104,7 +104,7 @@ func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.Va
 	if resp.Diagnostics.Append(getModel(ctx, req.Config, &config)...); resp.Diagnostics.HasError() {
 		return
 	}
-	in := intentFromModel(ctx, config, "", lenient)
+	in := intentFromModel(ctx, config, "", resourcekit.Lenient)
 	resp.Diagnostics.Append(in.diags...)
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(in.findings)...)
 	checkWaitFor(config, &resp.Diagnostics)

@@ -2,12 +2,10 @@ package gpuraycluster
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
@@ -37,7 +35,9 @@ func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Create, defaultCreateTimeout, &plan, nil, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyCluster(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -47,17 +47,9 @@ func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
-}
-
-// applyWithin applies within the timeouts block's limit for the operation.
-func (r *rayClusterResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
-	plan, prior *clusterModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
-	defer cancel()
-	if ok {
-		r.applyCluster(ctx, plan, prior, state, diags)
-	}
+	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyCluster(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -65,28 +57,11 @@ func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.Append(getModel(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if !state.Apply.ValueBool() {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
-		return
-	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
-		return // planned offline; refreshed once the cluster is known
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_ray_cluster", err.Error())
-		return
-	}
-	gone, diags := refreshCluster(ctx, client, &state, r.DefaultCloud())
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	r.Data.RefreshApplied(ctx, "gpu_ray_cluster", state.Apply.ValueBool(), resp,
+		func() diag.Diagnostics { return setState(ctx, &resp.State, &state) },
+		func(client *kube.Client) (bool, diag.Diagnostics) {
+			return refreshCluster(ctx, client, &state, r.DefaultCloud())
+		})
 }
 
 func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -95,10 +70,8 @@ func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_ray_cluster", state.Timeouts.Delete,
-		defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if ok {
-		resp.Diagnostics.Append(deleteCluster(ctx, client, state, r.DefaultCloud())...)
-	}
+	r.Data.DeleteWithin(ctx, "gpu_ray_cluster", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
+		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+			return deleteCluster(ctx, client, state, r.DefaultCloud())
+		})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -43,18 +42,14 @@ func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"worker_group": workerGroupBlock(),
 			"job":          jobBlock(),
 			"serve":        serveBlock(),
-			"timeouts":     timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts":     resourcekit.TimeoutsBlock(ctx),
 		},
 	}
 }
 
 func clusterAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`<namespace>/<name>`; the import ID.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
+		"id": resourcekit.NamespacedIDAttribute(),
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the RayCluster, RayJob or RayService (a DNS-1035 label: at most 53 characters " +
 				"for a RayCluster, 47 for a RayJob or RayService, whose cluster KubeRay names after it with a suffix). " +
@@ -62,18 +57,9 @@ func clusterAttributes() map[string]schema.Attribute {
 			Required:      true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"namespace": schema.StringAttribute{
-			MarkdownDescription: "Namespace of the cluster. Changing it re-creates the cluster.",
-			Required:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply to groups without a `node_pool`: one of " +
-				tfconv.MarkdownList(clouds.Names()) + ". Defaults to the provider's `default_cloud`; a group with a " +
-				"`node_pool` takes the pool's.",
-			Optional:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-		},
+		"namespace": resourcekit.NamespaceAttribute("cluster"),
+		"cloud": resourcekit.CloudAttribute(clouds.Names(), "Cloud whose GPU node conventions apply to groups without a "+
+			"`node_pool`: one of ", ". Defaults to the provider's `default_cloud`; a group with a `node_pool` takes the pool's."),
 		"image": schema.StringAttribute{
 			MarkdownDescription: "Ray image of every group that does not set its own, e.g. `rayproject/ray:2.52.0-gpu`.",
 			Required:            true,

@@ -164,18 +164,10 @@ func queueStatuses(ctx context.Context, client *kube.Client, rendered *ray.Rende
 
 // kueueWorkloadNames names, before a destroy, the Kueue Workloads of a
 // queued Ray object, so that the destroy waits until Kueue releases their
-// quota. Best effort, as gpu_workload's.
+// quota. Best effort (resourcekit.KueueWorkloadNames).
 func kueueWorkloadNames(ctx context.Context, client *kube.Client, rendered *ray.Rendered, ref kube.ObjectRef, uid k8stypes.UID) []string {
 	if queueName(rendered) == "" {
 		return nil
 	}
-	workloads, err := client.KueueWorkloadsOf(ctx, ref.Namespace, uid, "")
-	if err != nil {
-		return nil
-	}
-	names := make([]string, 0, len(workloads))
-	for _, wl := range workloads {
-		names = append(names, wl.Name)
-	}
-	return names
+	return resourcekit.KueueWorkloadNames(ctx, client, ref.Namespace, uid, "")
 }

@@ -13,9 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -42,7 +39,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		return
 	}
 	start := time.Now()
-	in := intentFromModel(ctx, *plan, r.DefaultCloud(), final)
+	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
 	rendered, ok := renderForServer(ctx, client, in, diags)
 	if !ok {
@@ -82,7 +79,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
-	main, ok := applyObjects(ctx, client, rendered, plan.ForceConflicts.ValueBool(), diags)
+	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), applyHint, diags)
 	if !ok {
 		if prior != nil {
 			diags.Append(setWorkloadState(ctx, state, prior)...)
@@ -140,14 +137,14 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 // apply would merge into it, and a later destroy would delete someone else's
 // workload. It reports false when the create must not go on.
 func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
-	ref, live, ok := liveBeforeCreate(ctx, client, rendered.Objects[len(rendered.Objects)-1], diags)
+	ref, live, ok := resourcekit.LiveBeforeCreate(ctx, client, "gpu_workload", rendered.Objects[len(rendered.Objects)-1], diags)
 	if !ok {
 		return false
 	}
 	if live == nil {
 		return true
 	}
-	if interruptedCreate(live, rendered, client.FieldManager) {
+	if resourcekit.InterruptedCreate(live, rendered.Objects[len(rendered.Objects)-1], client.FieldManager) {
 		diags.AddWarning("Taking over a workload from an interrupted apply", fmt.Sprintf("%s already exists "+
 			"with exactly this configuration, applied by this provider's field manager %q, but is not in the "+
 			"state: an earlier apply created it and was interrupted (API server outage, Ctrl-C) before it could "+
@@ -163,42 +160,6 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *wor
 	diags.AddError("Object already exists", fmt.Sprintf("%s exists and was not created by gpu_workload. "+
 		"Set adopt = true to take it over (its fields are overwritten and destroy will delete it), "+
 		"or choose another name.", ref))
-	return false
-}
-
-// liveBeforeCreate is the object a create is about to write as it is in
-// the cluster (nil when there is none), read straight from the server: the
-// cache only holds labelled objects and a moment-old copy could miss an
-// object created just now.
-func liveBeforeCreate(ctx context.Context, client *kube.Client, obj runtime.Object, diags *diag.Diagnostics) (kube.ObjectRef, *unstructured.Unstructured, bool) {
-	ref, err := kube.RefOf(obj)
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
-		return ref, nil, false
-	}
-	live, err := client.GetFresh(ctx, ref)
-	if err != nil {
-		diags.AddError("Cannot create gpu_workload", err.Error())
-		return ref, nil, false
-	}
-	return ref, live, true
-}
-
-// interruptedCreate reports whether a live object is what this create
-// would write, applied by this provider: the trace of a create whose
-// response was lost. Taking it over is what the interrupted apply would
-// have recorded; anything else needs import or adopt.
-func interruptedCreate(live *unstructured.Unstructured, rendered *workload.Rendered, fieldManager string) bool {
-	main := rendered.Objects[len(rendered.Objects)-1]
-	want, ok := main.GetAnnotations()[specAnnotation]
-	if !ok || live.GetAnnotations()[specAnnotation] != want {
-		return false
-	}
-	for _, entry := range live.GetManagedFields() {
-		if entry.Manager == fieldManager && entry.Operation == metav1.ManagedFieldsOperationApply {
-			return true
-		}
-	}
 	return false
 }
 
@@ -230,32 +191,6 @@ func annotateSpec(rendered *workload.Rendered, in workloadIntent, m workloadMode
 	return true
 }
 
-// applyObjects applies in render order (claims and templates before the
-// workload that uses them) and returns the workload as stored.
-func applyObjects(ctx context.Context, client *kube.Client, rendered *workload.Rendered, force bool, diags *diag.Diagnostics) (interface {
-	GetUID() k8stypes.UID
-	runtime.Object
-}, bool) {
-	var last interface {
-		GetUID() k8stypes.UID
-		runtime.Object
-	}
-	for _, obj := range rendered.Objects {
-		result, err := client.Apply(ctx, obj, force)
-		if err != nil {
-			diags.AddError("Server-side apply failed", err.Error()+applyHint(obj))
-			return nil, false
-		}
-		if len(result.TookBack) > 0 {
-			ref, _ := kube.RefOf(obj)
-			diags.AddWarning("Repaired drift", fmt.Sprintf("%s had fields changed outside Terraform by %s; "+
-				"they were set back to the configuration.", ref, strings.Join(result.TookBack, ", ")))
-		}
-		last = result.Object
-	}
-	return last, last != nil
-}
-
 // applyHint says where an object the provider renders for a feature of the
 // configuration comes from, so a refused apply names the fix.
 func applyHint(obj workload.Object) string {
@@ -270,7 +205,7 @@ func applyHint(obj workload.Object) string {
 // created model cache claim, a DRA claim template) that the new one does
 // not.
 func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, final), nil)
+	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, resourcekit.Final), nil)
 	if rdiags.HasError() || before == nil {
 		return nil
 	}
@@ -341,7 +276,7 @@ func cleanedUpAfterFinishing(m workloadModel) bool {
 // renderForRead renders what the state describes. Only DRA output depends
 // on the server version, so only then is the server asked.
 func renderForRead(ctx context.Context, client *kube.Client, m workloadModel, defaultCloud string, diags *diag.Diagnostics) (*workload.Rendered, bool) {
-	in := intentFromModel(ctx, m, defaultCloud, final)
+	in := intentFromModel(ctx, m, defaultCloud, resourcekit.Final)
 	if in.workload.GPU.DRA != nil {
 		return renderForServer(ctx, client, in, diags)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/distributedjob"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -44,7 +45,7 @@ func gangFindings(w spec.Workload) gpudiag.Diagnostics {
 // interrupted create) and is taken over.
 func refuseForeignCompanions(ctx context.Context, client *kube.Client, rendered *workload.Rendered, diags *diag.Diagnostics) bool {
 	for _, obj := range rendered.Companions {
-		ref, live, ok := liveBeforeCreate(ctx, client, obj, diags)
+		ref, live, ok := resourcekit.LiveBeforeCreate(ctx, client, "gpu_workload", obj, diags)
 		if !ok {
 			return false
 		}

@@ -30,10 +30,9 @@ import (
 
 var _ resource.ResourceWithImportState = &workloadResource{}
 
-// specAnnotation records, on the applied Deployment, StatefulSet or Job, the GPU intent it
-// was rendered from. Import reads it back: a rendered object alone cannot say
-// which of its selectors were the user's intent and which the cloud's rules.
-const specAnnotation = "gpu.gpuform.io/spec"
+// specAnnotation records, on the applied Deployment, StatefulSet or Job, the
+// GPU intent it was rendered from (resourcekit.SpecAnnotation).
+const specAnnotation = resourcekit.SpecAnnotation
 
 // workloadSpec is the annotation's content: the intent plus the attributes
 // that only steer Terraform. It is a stored format: see specVersion.

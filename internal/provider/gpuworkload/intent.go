@@ -45,18 +45,7 @@ type workloadIntent struct {
 	diags          diag.Diagnostics
 }
 
-// resolution says how final a workload's values are: configuration
-// (ValidateConfig: a zero value may be one Terraform does not know yet, so
-// required values are not checked) or final (plan, apply, read: strict
-// unless some value is still unknown).
-type resolution bool
-
-const (
-	lenient resolution = false
-	final   resolution = true
-)
-
-func intentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resolution) workloadIntent {
+func intentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resourcekit.Strictness) workloadIntent {
 	return judgedIntentFromModel(ctx, m, defaultCloud, how, nil)
 }
 
@@ -64,7 +53,7 @@ func intentFromModel(ctx context.Context, m workloadModel, defaultCloud string, 
 // Kueue release (the plan's): kueue says which release, and is asked
 // only for a workload those rules concern, so other plans read nothing
 // from the cluster. nil leaves those rules out.
-func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resolution, kueue func() kueuever.Known) workloadIntent {
+func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resourcekit.Strictness, kueue func() kueuever.Known) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
 	raw := workloadFromModel(conv, m)
 	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)
@@ -83,7 +72,7 @@ func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud st
 		k := kueue()
 		in.workload.Kueue = &k
 	}
-	in.resolved = workload.Resolve(in.workload, in.pool, how == final && !in.unknown)
+	in.resolved = workload.Resolve(in.workload, in.pool, how == resourcekit.Final && !in.unknown)
 	in.findings = append(in.findings, in.resolved.Findings.NotAt(in.findings)...)
 	return in
 }

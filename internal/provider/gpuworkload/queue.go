@@ -27,22 +27,13 @@ func kueueQueue(rendered *workload.Rendered) string {
 
 // kueueWorkloadNames names, before a destroy, the Kueue Workloads of a
 // queued workload (its own, or one per pod of a Deployment), so that the
-// destroy can wait for Kueue to release their quota: once the pods are
-// gone nothing leads from the workload to them. Best effort: without Kueue
-// or the permission to list its Workloads there is nothing to wait for.
+// destroy can wait for Kueue to release their quota. Best effort
+// (resourcekit.KueueWorkloadNames).
 func kueueWorkloadNames(ctx context.Context, client *kube.Client, rendered *workload.Rendered, ref kube.ObjectRef, uid k8stypes.UID, selector string) []string {
 	if kueueQueue(rendered) == "" {
 		return nil
 	}
-	workloads, err := client.KueueWorkloadsOf(ctx, ref.Namespace, uid, selector)
-	if err != nil {
-		return nil
-	}
-	names := make([]string, 0, len(workloads))
-	for _, wl := range workloads {
-		names = append(names, wl.Name)
-	}
-	return names
+	return resourcekit.KueueWorkloadNames(ctx, client, ref.Namespace, uid, selector)
 }
 
 // keepKueueFields carries over, from the live object, what Kueue owns

@@ -2,7 +2,6 @@ package gpuworkload
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -58,7 +57,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if configuredCloud.IsNull() {
 		plan.Cloud = types.StringNull() // decided below: node_pool, then default_cloud
 	}
-	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), final, func() kueuever.Known { return r.Data.Kueue(ctx) })
+	in := judgedIntentFromModel(ctx, plan, r.DefaultCloud(), resourcekit.Final, func() kueuever.Known { return r.Data.Kueue(ctx) })
 	resp.Diagnostics.Append(in.diags...)
 	// The cloud comes from node_pool or default_cloud, both known at plan
 	// unless node_pool itself is; other unknown attributes do not change
@@ -115,7 +114,9 @@ func (r *workloadResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Create, defaultCreateTimeout, &plan, nil, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	})
 }
 
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -125,21 +126,12 @@ func (r *workloadResource) Update(ctx context.Context, req resource.UpdateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.applyWithin(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &plan, &prior, &resp.State, &resp.Diagnostics)
+	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+	})
 	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
 		// Applied: the object is the configuration's now, not an adopted one.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
-	}
-}
-
-// applyWithin applies the plan within the timeouts block's limit for the
-// operation (def when it leaves it out).
-func (r *workloadResource) applyWithin(ctx context.Context, timeout resourcekit.Timeout, def time.Duration,
-	plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	ctx, cancel, ok := resourcekit.WithTimeout(ctx, timeout, def, diags)
-	defer cancel()
-	if ok {
-		r.applyWorkload(ctx, plan, prior, state, diags)
 	}
 }
 
@@ -149,31 +141,11 @@ func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !state.Apply.ValueBool() {
-		// Nothing to read back; keep manifests in step with manifest (state
-		// written by releases without manifests gets them here).
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
-		return
-	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
-		return // planned offline; refreshed once the cluster is known
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_workload", err.Error())
-		return
-	}
-	gone, diags := refreshWorkload(ctx, client, &state, r.DefaultCloud())
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if gone {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &state)...)
+	r.Data.RefreshApplied(ctx, "gpu_workload", state.Apply.ValueBool(), resp,
+		func() diag.Diagnostics { return setWorkloadState(ctx, &resp.State, &state) },
+		func(client *kube.Client) (bool, diag.Diagnostics) {
+			return refreshWorkload(ctx, client, &state, r.DefaultCloud())
+		})
 }
 
 func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -182,12 +154,10 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
 		return
 	}
-	ctx, cancel, client, ok := r.Data.Operation(ctx, "Cannot delete gpu_workload", state.Timeouts.Delete,
-		defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	if ok {
-		resp.Diagnostics.Append(deleteWorkload(ctx, client, state, r.DefaultCloud())...)
-	}
+	r.Data.DeleteWithin(ctx, "gpu_workload", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
+		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+			return deleteWorkload(ctx, client, state, r.DefaultCloud())
+		})
 }
 
 // ValidateConfig runs every GPU rule that configuration alone decides.
@@ -199,7 +169,7 @@ func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := intentFromModel(ctx, config, "", lenient)
+	in := intentFromModel(ctx, config, "", resourcekit.Lenient)
 	resp.Diagnostics.Append(in.diags...)
 	rejected := schemaRejected(in.raw, config.WaitFor.ValueString())
 	resp.Diagnostics.Append(resourcekit.RenderDiagnostics(withoutSchemaRejected(in.findings, rejected))...)
@@ -266,7 +236,7 @@ func planOnlyFindings(ctx context.Context, in workloadIntent, plan workloadModel
 	}
 	base := plan
 	base.Cloud = configuredCloud
-	return resourcekit.Subtract(in.findings, intentFromModel(ctx, base, "", lenient).findings)
+	return resourcekit.Subtract(in.findings, intentFromModel(ctx, base, "", resourcekit.Lenient).findings)
 }
 
 // draVersionFromState recovers, for DRA workloads, the server version the

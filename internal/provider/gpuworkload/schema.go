@@ -6,7 +6,6 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -52,10 +51,7 @@ func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 // the rendered objects (version 0), and while node_pool and queue held
 // legacy ids (versions 0 and 1), which become the refs they carried.
 func (r *workloadResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
-	return map[int64]resource.StateUpgrader{
-		0: resourcekit.RawStateUpgrader(resourcekit.UpgradeManifests, upgradeRefs),
-		1: resourcekit.RawStateUpgrader(upgradeRefs),
-	}
+	return resourcekit.ManifestsThenRefsUpgraders(upgradeRefs)
 }
 
 // upgradeRefs: node_pool's legacy id becomes the pool's ref; queue, now
@@ -96,27 +92,19 @@ func workloadBlocks(ctx context.Context) map[string]schema.Block {
 		"cronjob":         cronJobBlock(),
 		"distributed":     distributedBlock(),
 		"topology":        topologyBlock(),
-		"timeouts":        timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		"timeouts":        resourcekit.TimeoutsBlock(ctx),
 	}
 }
 
 func workloadAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`<namespace>/<name>`; the import ID.",
-			Computed:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
+		"id": resourcekit.NamespacedIDAttribute(),
 		"name": schema.StringAttribute{
 			MarkdownDescription: "Name of the Deployment, StatefulSet, Job or CronJob (a DNS-1123 label). Changing it re-creates the workload.",
 			Required:            true,
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"namespace": schema.StringAttribute{
-			MarkdownDescription: "Namespace of the workload. Changing it re-creates the workload.",
-			Required:            true,
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
+		"namespace": resourcekit.NamespaceAttribute("workload"),
 		"kind": schema.StringAttribute{
 			MarkdownDescription: kindDescription(),
 			Optional:            true,
@@ -125,13 +113,8 @@ func workloadAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.OneOf(kinds.Names()...)},
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + tfconv.MarkdownList(clouds.Names()) +
-				". Defaults to the provider's `default_cloud`; one of the two must be set.",
-			Optional:   true,
-			Computed:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-		},
+		"cloud": resourcekit.PlannedCloudAttribute(clouds.Names(), "Cloud whose GPU node conventions apply: one of ",
+			". Defaults to the provider's `default_cloud`; one of the two must be set."),
 		"replicas": schema.Int64Attribute{
 			MarkdownDescription: "Replicas of a `deployment` or `statefulset`. Not allowed for a `job`. Unset, the provider does not manage " +
 				"them: Kubernetes starts 1 and a HorizontalPodAutoscaler can scale without being set back on every apply. " +

@@ -2,7 +2,6 @@ package nodepoolpolicy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -216,12 +215,8 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() || !state.touchesCluster() {
 		return
 	}
-	client, err := r.Data.Kube.Client()
-	if errors.Is(err, kube.ErrConfigUnknown) {
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read gpu_node_pool_policy", err.Error())
+	client, ok := r.Data.RefreshClient("gpu_node_pool_policy", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	rendered, ok := r.renderPlan(ctx, state, &resp.Diagnostics)
@@ -236,8 +231,8 @@ func (r *poolPolicyResource) Read(ctx context.Context, req resource.ReadRequest,
 		if !ok {
 			return
 		}
-		drift, err = nodeDrift(ctx, client, want, managed)
-		if err != nil {
+		var err error
+		if drift, err = nodeDrift(ctx, client, want, managed); err != nil {
 			resp.Diagnostics.AddError("Cannot read the pool's nodes", err.Error())
 			return
 		}

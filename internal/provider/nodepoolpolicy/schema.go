@@ -92,13 +92,8 @@ func nodePoolInputAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Pool name (a DNS-1123 label), used in derived names such as the device plugin config key.",
 			Required:            true,
 		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud of the pool: one of " + tfconv.MarkdownList(clouds.PoolNames()) +
-				" (GKE Autopilot has no node pools). Defaults to the provider's `default_cloud`.",
-			Optional:   true,
-			Computed:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.PoolNames(), clouds.Suggest)},
-		},
+		"cloud": resourcekit.PlannedCloudAttribute(clouds.PoolNames(), "Cloud of the pool: one of ",
+			" (GKE Autopilot has no node pools). Defaults to the provider's `default_cloud`."),
 		"accelerator": schema.StringAttribute{
 			MarkdownDescription: "Accelerator of the nodes: one of " + tfconv.MarkdownList(catalog.AcceleratorNames()) + ".",
 			Required:            true,

@@ -58,14 +58,9 @@ func operatorValuesAttributes() map[string]schema.Attribute {
 			Required:   true,
 			Validators: []validator.String{stringvalidator.OneOf(targetNames()...)},
 		},
-		"cloud": schema.StringAttribute{
-			MarkdownDescription: "Cloud whose GPU node conventions apply: one of " + tfconv.MarkdownList(clouds.Names()) +
-				". Defaults to the cloud of the referenced node pools, then to the provider's `default_cloud`; GPU " +
-				"placement needs one of them.",
-			Optional:   true,
-			Computed:   true,
-			Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-		},
+		"cloud": resourcekit.PlannedCloudAttribute(clouds.Names(), "Cloud whose GPU node conventions apply: one of ",
+			". Defaults to the cloud of the referenced node pools, then to the provider's `default_cloud`; GPU "+
+				"placement needs one of them."),
 		"base_values_yaml": schema.ListAttribute{
 			MarkdownDescription: "Values files (YAML strings, e.g. `file(\"values.yaml\")`) the generated values are merged " +
 				"over, as `helm install -f base[0] -f base[1] ... -f generated` would: maps merge key by key, and the " +

@@ -1,6 +1,9 @@
 package resourcekit
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -9,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
 // The attributes every resource that applies objects to the cluster has,
@@ -63,4 +67,52 @@ func UIDAttribute(of string) schema.StringAttribute {
 // says which, and what drift shows there.
 func ManifestsAttribute(description string) schema.ListAttribute {
 	return schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
+}
+
+// NamespacedIDAttribute is `id` of a resource that applies one namespaced
+// object: `<namespace>/<name>`, which is also what import takes.
+func NamespacedIDAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "`<namespace>/<name>`; the import ID.",
+		Computed:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// NamespaceAttribute is `namespace` of a resource that applies one
+// namespaced object; of names what is there ("workload"). Kubernetes cannot
+// move an object between namespaces, so a change re-creates it.
+func NamespaceAttribute(of string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "Namespace of the " + of + ". Changing it re-creates the " + of + ".",
+		Required:            true,
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+	}
+}
+
+// TimeoutsBlock is the timeouts block of a resource that waits for what it
+// applies on create and update, and for its removal on delete.
+func TimeoutsBlock(ctx context.Context) schema.Block {
+	return timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true})
+}
+
+// CloudAttribute is a resource's `cloud`: one of allowed (clouds.Names, or
+// clouds.PoolNames where the cloud must have node pools), listed in the
+// description between before and after; a near miss is answered with the
+// cloud it resembles.
+func CloudAttribute(allowed []string, before, after string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: before + tfconv.MarkdownList(allowed) + after,
+		Optional:            true,
+		Validators:          []validator.String{tfconv.OneOfSuggesting(allowed, clouds.Suggest)},
+	}
+}
+
+// PlannedCloudAttribute is CloudAttribute for a resource whose plan
+// records the cloud it picked when none is set (the node pools', or the
+// provider's default_cloud).
+func PlannedCloudAttribute(allowed []string, before, after string) schema.StringAttribute {
+	a := CloudAttribute(allowed, before, after)
+	a.Computed = true
+	return a
 }

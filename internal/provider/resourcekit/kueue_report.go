@@ -40,6 +40,23 @@ func QueueStatuses(ctx context.Context, client *kube.Client, namespace string, u
 	return out, nil
 }
 
+// KueueWorkloadNames names the Kueue Workloads an applied object owns (as
+// QueueStatuses selects them), so that its destroy can wait for Kueue to
+// release their quota: once the object's pods are gone nothing leads from
+// it to them. Best effort: without Kueue or the permission to list its
+// Workloads there is nothing to wait for, and nil.
+func KueueWorkloadNames(ctx context.Context, client *kube.Client, namespace string, uid k8stypes.UID, selector string) []string {
+	workloads, err := client.KueueWorkloadsOf(ctx, namespace, uid, selector)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(workloads))
+	for _, wl := range workloads {
+		names = append(names, wl.Name)
+	}
+	return names
+}
+
 // QueuedWarning is the apply's report on a workload still in its queue.
 // When Kueue says the queue as written can never admit it (a flavor that
 // does not match, a resource the queue lacks), it says so instead.

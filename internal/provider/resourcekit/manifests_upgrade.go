@@ -18,6 +18,17 @@ func UpgradeManifests(_ context.Context, attrs map[string]any) error {
 	return nil
 }
 
+// ManifestsThenRefsUpgraders are the state upgraders of a resource of
+// schema version 2 whose version 0 kept the rendered objects in manifest
+// and whose versions 0 and 1 held legacy ids where refs are now (gpu_queue,
+// gpu_workload): upgradeRefs is the resource's edit of those ids.
+func ManifestsThenRefsUpgraders(upgradeRefs RawStateEdit) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{
+		0: RawStateUpgrader(UpgradeManifests, upgradeRefs),
+		1: RawStateUpgrader(upgradeRefs),
+	}
+}
+
 // RawStateEdit changes a stored state's attributes in place, as JSON.
 type RawStateEdit func(ctx context.Context, attrs map[string]any) error
 

@@ -196,3 +196,17 @@ func QuoteList(values []string) string {
 	}
 	return string(buf)
 }
+
+// Unresolved is the provider bug of rendering what ("workload") from a
+// resolution that is not strict (strict false) or has errors (findings):
+// callers render only what resolved cleanly, so this reports a caller
+// that did not check. nil when the resolution may be rendered.
+func Unresolved(what string, strict bool, findings Diagnostics) Diagnostics {
+	if strict && !findings.HasError() {
+		return nil
+	}
+	var diags Diagnostics
+	diags.AddError(nil, "Could not render the "+what,
+		"The "+what+" was rendered before every value was known and valid; this is a provider bug, please report it.")
+	return diags
+}

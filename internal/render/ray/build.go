@@ -81,10 +81,8 @@ func (r *Rendered) ClusterSpec() *rayv1.RayClusterSpec {
 // findings are the caller's to report. opts.Pool is ignored: each group
 // has its pool.
 func Render(resolved Resolved, opts workload.Options) (*Rendered, gpudiag.Diagnostics) {
-	var diags gpudiag.Diagnostics
-	if !resolved.Strict || resolved.Findings.HasError() {
-		diags.AddError(nil, "Could not render the Ray cluster",
-			"The cluster was rendered before every value was known and valid; this is a provider bug, please report it.")
+	diags := gpudiag.Unresolved("Ray cluster", resolved.Strict, resolved.Findings)
+	if diags.HasError() {
 		return nil, diags
 	}
 	c := resolved.Cluster

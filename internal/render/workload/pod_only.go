@@ -69,10 +69,8 @@ type PodRendered struct {
 // marks its topology request (Kueue's pod-set annotations, or pod affinity
 // to the pods of its selector labels).
 func RenderPod(resolved Resolved, opts Options) (*PodRendered, gpudiag.Diagnostics) {
-	var diags gpudiag.Diagnostics
-	if !resolved.Strict || resolved.Findings.HasError() {
-		diags.AddError(nil, "Could not render the pod",
-			"The pod was rendered before every value was known and valid; this is a provider bug, please report it.")
+	diags := gpudiag.Unresolved("pod", resolved.Strict, resolved.Findings)
+	if diags.HasError() {
 		return nil, diags
 	}
 	if resolved.Intent.DRA {

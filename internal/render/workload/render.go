@@ -123,10 +123,8 @@ func ResolveAndRender(w spec.Workload, opts Options) (*Rendered, gpudiag.Diagnos
 // version's rules, the patch). The resolution's own findings are the
 // caller's to report. opts.Pool is ignored: the resolution has its pool.
 func Render(resolved Resolved, opts Options) (*Rendered, gpudiag.Diagnostics) {
-	var diags gpudiag.Diagnostics
-	if !resolved.Strict || resolved.Findings.HasError() {
-		diags.AddError(nil, "Could not render the workload",
-			"The workload was rendered before every value was known and valid; this is a provider bug, please report it.")
+	diags := gpudiag.Unresolved("workload", resolved.Strict, resolved.Findings)
+	if diags.HasError() {
 		return nil, diags
 	}
 	w := resolved.Workload
