@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/acctest"
@@ -320,13 +321,11 @@ var kueueWorkloads = schema.GroupVersionResource{Group: "kueue.x-k8s.io", Versio
 // substring of the condition's message ("" for any).
 func kueueWorkloadOf(t *testing.T, ns, ownerKind, owner, condition, status, message string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
 		var last string
-		for ctx.Err() == nil {
+		found := func(ctx context.Context) (bool, error) {
 			list, err := dynamicClient(t).Resource(kueueWorkloads).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
-				return err
+				return false, err
 			}
 			for _, w := range list.Items {
 				if !ownedBy(w, ownerKind, owner) {
@@ -340,13 +339,17 @@ func kueueWorkloadOf(t *testing.T, ns, ownerKind, owner, condition, status, mess
 					}
 					last = fmt.Sprintf("%v=%v: %v", cond["type"], cond["status"], cond["message"])
 					if cond["status"] == status && strings.Contains(fmt.Sprint(cond["message"]), message) {
-						return nil
+						return true, nil
 					}
 				}
 			}
-			time.Sleep(250 * time.Millisecond)
+			return false, nil
 		}
-		return fmt.Errorf("the Kueue Workload of %s %s has no %s=%s with %q (last seen: %q)", ownerKind, owner, condition, status, message, last)
+		if err := wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 30*time.Second, true, found); err != nil {
+			return fmt.Errorf("the Kueue Workload of %s %s has no %s=%s with %q (last seen: %q): %w",
+				ownerKind, owner, condition, status, message, last, err)
+		}
+		return nil
 	}
 }
 
