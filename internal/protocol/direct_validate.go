@@ -27,9 +27,10 @@ func (r *directResource) servesValidate(req *tfprotov6.ValidateResourceConfigReq
 // steps (fwserver.ValidateResourceConfig, docs/design/framework.md) on
 // the configuration as the framework reads it. Terraform asks for it for
 // every resource instance of every plan, and the framework looks every
-// attribute's value up from the schema's root (framework#775): a third of
-// the provider's CPU in a plan of 300 workloads. Here each value is taken
-// from its parent as the schema is walked once.
+// attribute's value up from the schema's root (framework#775): about half
+// of the provider's CPU in a plan of 300 workloads (docs/design/framework.md
+// has the figures). Here each value is taken from its parent as the schema
+// is walked once.
 func (r *directResource) validate(ctx context.Context, config tftypes.Value, caps *tfprotov6.ValidateResourceConfigClientCapabilities, providerData any) []*tfprotov6.Diagnostic {
 	var diags diag.Diagnostics
 	res := r.newResource()
