@@ -234,12 +234,12 @@ func (w configWalk) block(b schema.Block, raw tftypes.Value, p path.Path, e path
 	}
 	switch n := b.(type) {
 	case schema.ListNestedBlock:
-		runValidators(w, n.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList, listRequest)
+		runValidators(w, n.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList)
 		w.elements(value, raw, p, e, func(element attr.Value, rawElement tftypes.Value, ep path.Path, ee path.Expression) {
 			w.nestedBlockObject(n.NestedObject, element, rawElement, ep, ee)
 		})
 	case schema.SetNestedBlock:
-		runValidators(w, n.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet, setRequest)
+		runValidators(w, n.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet)
 		w.elements(value, raw, p, e, func(element attr.Value, rawElement tftypes.Value, ep path.Path, ee path.Expression) {
 			w.nestedBlockObject(n.NestedObject, element, rawElement, ep, ee)
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
@@ -18,29 +19,29 @@ import (
 func (w configWalk) validators(a schema.Attribute, value attr.Value, p path.Path, e path.Expression) {
 	switch a := a.(type) {
 	case schema.StringAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.StringValuable.ToStringValue, validator.String.ValidateString, stringRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.StringValuable.ToStringValue, validator.String.ValidateString)
 	case schema.Int64Attribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.Int64Valuable.ToInt64Value, validator.Int64.ValidateInt64, int64Request)
+		runValidators(w, a.Validators, value, p, e, basetypes.Int64Valuable.ToInt64Value, validator.Int64.ValidateInt64)
 	case schema.Float64Attribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.Float64Valuable.ToFloat64Value, validator.Float64.ValidateFloat64, float64Request)
+		runValidators(w, a.Validators, value, p, e, basetypes.Float64Valuable.ToFloat64Value, validator.Float64.ValidateFloat64)
 	case schema.BoolAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.BoolValuable.ToBoolValue, validator.Bool.ValidateBool, boolRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.BoolValuable.ToBoolValue, validator.Bool.ValidateBool)
 	case schema.NumberAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.NumberValuable.ToNumberValue, validator.Number.ValidateNumber, numberRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.NumberValuable.ToNumberValue, validator.Number.ValidateNumber)
 	case schema.DynamicAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.DynamicValuable.ToDynamicValue, validator.Dynamic.ValidateDynamic, dynamicRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.DynamicValuable.ToDynamicValue, validator.Dynamic.ValidateDynamic)
 	case schema.ListAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList, listRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList)
 	case schema.ListNestedAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList, listRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.ListValuable.ToListValue, validator.List.ValidateList)
 	case schema.SetAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet, setRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet)
 	case schema.SetNestedAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet, setRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.SetValuable.ToSetValue, validator.Set.ValidateSet)
 	case schema.MapAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.MapValuable.ToMapValue, validator.Map.ValidateMap, mapRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.MapValuable.ToMapValue, validator.Map.ValidateMap)
 	case schema.MapNestedAttribute:
-		runValidators(w, a.Validators, value, p, e, basetypes.MapValuable.ToMapValue, validator.Map.ValidateMap, mapRequest)
+		runValidators(w, a.Validators, value, p, e, basetypes.MapValuable.ToMapValue, validator.Map.ValidateMap)
 	case schema.ObjectAttribute:
 		w.objectValidators(a.Validators, value, p, e)
 	case schema.SingleNestedAttribute:
@@ -49,7 +50,7 @@ func (w configWalk) validators(a schema.Attribute, value attr.Value, p path.Path
 }
 
 func (w configWalk) objectValidators(validators []validator.Object, value attr.Value, p path.Path, e path.Expression) {
-	runValidators(w, validators, value, p, e, basetypes.ObjectValuable.ToObjectValue, validator.Object.ValidateObject, objectRequest)
+	runValidators(w, validators, value, p, e, basetypes.ObjectValuable.ToObjectValue, validator.Object.ValidateObject)
 }
 
 // validatable says why the direct path cannot validate an attribute, nil
@@ -66,10 +67,10 @@ func validatable(a schema.Attribute) error {
 // runValidators converts the value to the validators' kind (Valuable's
 // method, as the framework does), builds the kind's request and runs each
 // validator. The framework has one request and response type per kind,
-// with the same fields; request builds one and diagnostics reads one.
-func runValidators[Valuable, Value, V, Req, Resp any](w configWalk, validators []V, value attr.Value, p path.Path, e path.Expression,
-	convert func(Valuable, context.Context) (Value, diag.Diagnostics), run func(V, context.Context, Req, *Resp),
-	request func(validationBase, Value) (Req, func(*Resp) diag.Diagnostics)) {
+// all of the layouts validatorRequest and validatorResponse spell out.
+func runValidators[Valuable, Value, V any, Req ~validatorRequest[Value], Resp ~validatorResponse](
+	w configWalk, validators []V, value attr.Value, p path.Path, e path.Expression,
+	convert func(Valuable, context.Context) (Value, diag.Diagnostics), run func(V, context.Context, Req, *Resp)) {
 	if len(validators) == 0 {
 		return
 	}
@@ -88,67 +89,28 @@ func runValidators[Valuable, Value, V, Req, Resp any](w configWalk, validators [
 	if w.diags.Append(diags...); diags.HasError() {
 		return
 	}
-	req, diagnostics := request(validationBase{w: w, path: p, expression: e}, converted)
+	req := Req(validatorRequest[Value]{ClientCapabilities: w.caps, Config: w.config, ConfigValue: converted, Path: p, PathExpression: e})
 	for _, v := range validators {
 		var resp Resp
 		run(v, w.ctx, req, &resp)
-		w.diags.Append(diagnostics(&resp)...)
+		w.diags.Append(validatorResponse(resp).Diagnostics...)
 	}
 }
 
-// validationBase is what every kind's request holds besides the value.
-type validationBase struct {
-	w          configWalk
-	path       path.Path
-	expression path.Expression
+// validatorRequest is the layout of every kind's validator request
+// (validator.StringRequest, validator.Int64Request, ...): the same fields,
+// with the kind's value. Converting one such struct builds the request of
+// any kind without reflection; were the framework to change one layout,
+// the provider would no longer build, rather than fail at run time.
+type validatorRequest[Value any] = struct {
+	Path               path.Path
+	PathExpression     path.Expression
+	Config             tfsdk.Config
+	ConfigValue        Value
+	ClientCapabilities validator.ValidateSchemaClientCapabilities
 }
 
-func stringRequest(b validationBase, v basetypes.StringValue) (validator.StringRequest, func(*validator.StringResponse) diag.Diagnostics) {
-	return validator.StringRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.StringResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func int64Request(b validationBase, v basetypes.Int64Value) (validator.Int64Request, func(*validator.Int64Response) diag.Diagnostics) {
-	return validator.Int64Request{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.Int64Response) diag.Diagnostics { return r.Diagnostics }
-}
-
-func float64Request(b validationBase, v basetypes.Float64Value) (validator.Float64Request, func(*validator.Float64Response) diag.Diagnostics) {
-	return validator.Float64Request{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.Float64Response) diag.Diagnostics { return r.Diagnostics }
-}
-
-func boolRequest(b validationBase, v basetypes.BoolValue) (validator.BoolRequest, func(*validator.BoolResponse) diag.Diagnostics) {
-	return validator.BoolRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.BoolResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func numberRequest(b validationBase, v basetypes.NumberValue) (validator.NumberRequest, func(*validator.NumberResponse) diag.Diagnostics) {
-	return validator.NumberRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.NumberResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func dynamicRequest(b validationBase, v basetypes.DynamicValue) (validator.DynamicRequest, func(*validator.DynamicResponse) diag.Diagnostics) {
-	return validator.DynamicRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.DynamicResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func listRequest(b validationBase, v basetypes.ListValue) (validator.ListRequest, func(*validator.ListResponse) diag.Diagnostics) {
-	return validator.ListRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.ListResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func setRequest(b validationBase, v basetypes.SetValue) (validator.SetRequest, func(*validator.SetResponse) diag.Diagnostics) {
-	return validator.SetRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.SetResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func mapRequest(b validationBase, v basetypes.MapValue) (validator.MapRequest, func(*validator.MapResponse) diag.Diagnostics) {
-	return validator.MapRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.MapResponse) diag.Diagnostics { return r.Diagnostics }
-}
-
-func objectRequest(b validationBase, v basetypes.ObjectValue) (validator.ObjectRequest, func(*validator.ObjectResponse) diag.Diagnostics) {
-	return validator.ObjectRequest{ClientCapabilities: b.w.caps, Config: b.w.config, ConfigValue: v, Path: b.path, PathExpression: b.expression},
-		func(r *validator.ObjectResponse) diag.Diagnostics { return r.Diagnostics }
+// validatorResponse is the layout of every kind's validator response.
+type validatorResponse = struct {
+	Diagnostics diag.Diagnostics
 }
