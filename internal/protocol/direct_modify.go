@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -31,56 +30,68 @@ type modifierOutput struct {
 	diags           diag.Diagnostics
 }
 
-// modifyString runs a string attribute's plan modifiers in order, each
-// seeing the value the one before planned, as the framework does.
+// modifyString runs a string attribute's plan modifiers in order.
 func modifyString(ctx context.Context, name string, modifiers []planmodifier.String, in modifierInput) modifierOutput {
-	return runModifiers(ctx, types.StringType, in, modifiers,
-		func(m planmodifier.String, values [3]basetypes.StringValue) modified[basetypes.StringValue] {
-			req := planmodifier.StringRequest{Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
-				ConfigValue: values[0], PlanValue: values[1], StateValue: values[2]}
-			resp := &planmodifier.StringResponse{PlanValue: values[1]}
-			m.PlanModifyString(ctx, req, resp)
-			return modified[basetypes.StringValue]{resp.Diagnostics, resp.RequiresReplace, resp.PlanValue}
-		})
+	return runModifiers(ctx, name, types.StringType, in, modifiers, planmodifier.String.PlanModifyString)
 }
 
 // modifyMap runs a map attribute's plan modifiers in order.
 func modifyMap(ctx context.Context, name string, elementType attr.Type, modifiers []planmodifier.Map, in modifierInput) modifierOutput {
-	return runModifiers(ctx, types.MapType{ElemType: elementType}, in, modifiers,
-		func(m planmodifier.Map, values [3]basetypes.MapValue) modified[basetypes.MapValue] {
-			req := planmodifier.MapRequest{Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
-				ConfigValue: values[0], PlanValue: values[1], StateValue: values[2]}
-			resp := &planmodifier.MapResponse{PlanValue: values[1]}
-			m.PlanModifyMap(ctx, req, resp)
-			return modified[basetypes.MapValue]{resp.Diagnostics, resp.RequiresReplace, resp.PlanValue}
-		})
+	return runModifiers(ctx, name, types.MapType{ElemType: elementType}, in, modifiers, planmodifier.Map.PlanModifyMap)
 }
 
-// modified is one plan modifier's response.
-type modified[V attr.Value] struct {
-	diags           diag.Diagnostics
-	requiresReplace bool
-	planValue       V
-}
-
-// runModifiers runs an attribute's modifiers of one value type V in order:
-// each sees the configuration and state values and the plan value the one
-// before planned (values[1]); the first that fails ends them.
-func runModifiers[V attr.Value, M any](ctx context.Context, t attr.Type, in modifierInput, modifiers []M,
-	modify func(m M, values [3]V) modified[V]) modifierOutput {
+// runModifiers runs an attribute's modifiers of one value type V in order,
+// as the framework does: each sees the configuration and state values and
+// the plan value the one before planned; the first that fails ends them.
+// The framework has one request and response type per kind, all of the
+// layouts modifierRequest and modifierResponse spell out.
+func runModifiers[V attr.Value, M, Private any, Req ~modifierRequest[V, Private], Resp ~modifierResponse[V, Private]](
+	ctx context.Context, name string, t attr.Type, in modifierInput, modifiers []M, modify func(M, context.Context, Req, *Resp)) modifierOutput {
 	out := modifierOutput{planValue: in.planValue}
 	values, diags := typedValues[V](ctx, t, in)
 	if out.diags.Append(diags...); diags.HasError() {
 		return out
 	}
+	planned := values[1]
 	for _, m := range modifiers {
-		resp := modify(m, values)
-		if !out.record(ctx, resp.diags, resp.requiresReplace, resp.planValue) {
+		req := Req(modifierRequest[V, Private]{Path: path.Root(name), Config: in.config, Plan: in.plan, State: in.state,
+			ConfigValue: values[0], PlanValue: planned, StateValue: values[2]})
+		resp := Resp(modifierResponse[V, Private]{PlanValue: planned})
+		modify(m, ctx, req, &resp)
+		result := modifierResponse[V, Private](resp)
+		if !out.record(ctx, result.Diagnostics, result.RequiresReplace, result.PlanValue) {
 			return out
 		}
-		values[1] = resp.planValue
+		planned = result.PlanValue
 	}
 	return out
+}
+
+// modifierRequest is the layout of every kind's plan modifier request
+// (planmodifier.StringRequest, planmodifier.MapRequest, ...): the same
+// fields, with the kind's value. Converting one such struct builds the
+// request of any kind without reflection, checked by the compiler. Private
+// is the framework's private state, of a type it does not export: the
+// type parameter is inferred from the request type, and the direct path
+// leaves it nil, as it serves only resources without private state.
+type modifierRequest[V, Private any] = struct {
+	Path           path.Path
+	PathExpression path.Expression
+	Config         tfsdk.Config
+	ConfigValue    V
+	Plan           tfsdk.Plan
+	PlanValue      V
+	State          tfsdk.State
+	StateValue     V
+	Private        Private
+}
+
+// modifierResponse is the layout of every kind's plan modifier response.
+type modifierResponse[V, Private any] = struct {
+	PlanValue       V
+	RequiresReplace bool
+	Private         Private
+	Diagnostics     diag.Diagnostics
 }
 
 // record keeps one modifier's result; false when it failed, which ends the
