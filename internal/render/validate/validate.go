@@ -7,9 +7,11 @@ package validate
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/names"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
@@ -35,6 +37,15 @@ func Min32(diags *gpudiag.Diagnostics, v *int32, minimum int32, path []any) {
 	if v != nil && *v < minimum {
 		diags.AddError(path, "Value too small",
 			"The value is "+strconv.Itoa(int(*v))+". Allowed: "+strconv.Itoa(int(minimum))+" or more.")
+	}
+}
+
+// EnvVarName reports a name Kubernetes refuses as a container's
+// environment variable.
+func EnvVarName(diags *gpudiag.Diagnostics, name string, path []any) {
+	if msgs := names.EnvVarName(name); len(msgs) > 0 {
+		diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
+			". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
 	}
 }
 

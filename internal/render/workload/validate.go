@@ -284,10 +284,7 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 func checkEnv(env map[string]string, cloud clouds.WorkloadRules, diags *gpudiag.Diagnostics) {
 	for _, name := range validate.SortedKeys(env) {
 		path := gpudiag.At("env", gpudiag.MapKey(name))
-		if msgs := names.EnvVarName(name); len(msgs) > 0 {
-			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
-				". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
-		}
+		validate.EnvVarName(diags, name, path)
 		if slices.Contains(deviceVisibilityEnv, name) {
 			diags.AddWarning(path, name+" is managed by the device plugin",
 				"The NVIDIA device plugin sets "+name+" to the GPUs allocated to this container; a fixed value can point "+

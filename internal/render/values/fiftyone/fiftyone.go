@@ -2,7 +2,6 @@ package fiftyone
 
 import (
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -294,11 +293,8 @@ func (e fiftyOneEntry) checkCPUOnly(diags *gpudiag.Diagnostics) {
 	}
 	workload.CheckQuantity(diags, e.CPU, chartkit.With(e.path, "cpu"), workload.MaxCPU, "a CPU quantity such as \"4\" or \"500m\"")
 	workload.CheckQuantity(diags, e.Memory, chartkit.With(e.path, "memory"), workload.MaxMemory, "a memory quantity such as \"16Gi\"")
-	for _, name := range slices.Sorted(maps.Keys(e.Env)) {
-		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.AddError(chartkit.With(e.path, "env", gpudiag.MapKey(name)), "Invalid environment variable name",
-				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
-		}
+	for _, name := range validate.SortedKeys(e.Env) {
+		validate.EnvVarName(diags, name, chartkit.With(e.path, "env", gpudiag.MapKey(name)))
 	}
 }
 

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/render/catalog"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/validate"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
@@ -283,11 +283,8 @@ func prefixFlyteGPUPaths(diags gpudiag.Diagnostics) gpudiag.Diagnostics {
 }
 
 func checkFlyteEnv(env map[string]string, v2 bool, diags *gpudiag.Diagnostics) {
-	for _, name := range slices.Sorted(maps.Keys(env)) {
-		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
-			diags.AddError(gpudiag.At(Block, "default_env_vars", gpudiag.MapKey(name)), "Invalid environment variable name",
-				strconv.Quote(name)+": "+strings.Join(msgs, "; ")+". Allowed: letters, digits, '_', '-' or '.', not starting with a digit.")
-		}
+	for _, name := range validate.SortedKeys(env) {
+		validate.EnvVarName(diags, name, gpudiag.At(Block, "default_env_vars", gpudiag.MapKey(name)))
 	}
 	if len(env) > 0 && v2 {
 		diags.AddError(gpudiag.At(Block, "default_env_vars"), "default_env_vars replaces Flyte v2's",
