@@ -39,7 +39,7 @@ func (aksProfile) machineNetwork(machine string, settings *spec.PoolGPUNetwork) 
 		return GPUNetwork{}, false
 	}
 	n := rdmaNetwork(NetworkInfiniBand, AKSDefaultRDMAResource, nics, settings)
-	n.Machine, n.GPUs, n.NICs = machine, aksMachineGPUs(machine), nics
+	n.Machine, n.GPUs, n.NICs = machine, tableMachineGPUs(AKSMachines, machine), nics
 	return n, true
 }
 
@@ -65,16 +65,4 @@ func rdmaPod(n GPUNetwork, devices int64) NetworkPod {
 	pod := resourcePod(n, devices)
 	pod.IPCLock = true
 	return pod
-}
-
-// aksMachineGPUs is a VM size's GPU count (AKSMachines).
-func aksMachineGPUs(machine string) int64 {
-	for _, shapes := range AKSMachines {
-		for _, s := range shapes {
-			if s.Name == machine {
-				return s.GPUs
-			}
-		}
-	}
-	return 0
 }

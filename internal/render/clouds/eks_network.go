@@ -53,21 +53,9 @@ func efaNetwork(machine string) (GPUNetwork, bool) {
 	if !ok {
 		return GPUNetwork{}, false
 	}
-	return GPUNetwork{Kind: NetworkEFA, Machine: machine, GPUs: awsMachineGPUs(machine), NICs: devices,
+	return GPUNetwork{Kind: NetworkEFA, Machine: machine, GPUs: tableMachineGPUs(AWSMachines, machine), NICs: devices,
 		Resource: ResourceEFA, Devices: devices, HugePagesMi: eksEFAHugePagesMi, Advertiser: eksEFAAdvertiser,
 		pod: resourcePod}, true
-}
-
-// awsMachineGPUs is an instance type's GPU count (AWSMachines).
-func awsMachineGPUs(machine string) int64 {
-	for _, shapes := range AWSMachines {
-		for _, s := range shapes {
-			if s.Name == machine {
-				return s.GPUs
-			}
-		}
-	}
-	return 0
 }
 
 func (eksProfile) machineNetwork(machine string, _ *spec.PoolGPUNetwork) (GPUNetwork, bool) {

@@ -44,6 +44,19 @@ func catalogAcceleratorForMachine(table map[string][]MachineShape, name string) 
 	return nil
 }
 
+// tableMachineGPUs is a machine type's GPU count in a table of shapes
+// (0 for a machine it does not list).
+func tableMachineGPUs(table map[string][]MachineShape, machine string) int64 {
+	for _, shapes := range table {
+		for _, s := range shapes {
+			if s.Name == machine {
+				return s.GPUs
+			}
+		}
+	}
+	return 0
+}
+
 func shapesInclude(shapes []MachineShape, name string) bool {
 	return slices.ContainsFunc(shapes, func(s MachineShape) bool { return s.Name == name })
 }
