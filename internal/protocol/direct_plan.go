@@ -15,9 +15,9 @@ import (
 )
 
 // directResource serves one of the provider's resources without the
-// framework's schema walks: PlanResourceChange here, ReadResource and
-// UpgradeResourceState in direct_read.go, ApplyResourceChange in
-// direct_apply.go. Those walks cost more than the provider's own work: for
+// framework's schema walks: PlanResourceChange here, ReadResource,
+// UpgradeResourceState and ApplyResourceChange, the calls that give back a
+// new state, in direct_state.go. Those walks cost more than the provider's own work: for
 // every value the framework looks its attribute up from the schema's root,
 // copying the root's attribute map on each step, so a plan of gpu_workload
 // (81 top-level attributes) spent most of its CPU there
