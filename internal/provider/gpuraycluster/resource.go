@@ -11,14 +11,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 )
 
-// Timeouts: a Ray cluster starts when its last group's pods run, on GPU
-// nodes that pull multi-gigabyte Ray images, as gpu_workload's.
-const (
-	defaultCreateTimeout = 20 * time.Minute
-	defaultUpdateTimeout = 20 * time.Minute
-	defaultDeleteTimeout = 10 * time.Minute
-)
-
 // NewResource returns the gpu_ray_cluster resource.
 func NewResource() resource.Resource { return resourcekit.New[rayClusterResource]("_ray_cluster") }
 
@@ -31,47 +23,34 @@ var (
 )
 
 func (r *rayClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan clusterModel
-	if resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
-		return
-	}
-	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		r.applyCluster(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
-	})
+	r.steps().Create(ctx, req, resp)
 }
 
 func (r *rayClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior clusterModel
-	resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getModel(ctx, req.State, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		r.applyCluster(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
-	})
+	r.steps().Update(ctx, req, resp)
 }
 
 func (r *rayClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state clusterModel
-	if resp.Diagnostics.Append(getModel(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
-		return
-	}
-	r.Data.RefreshApplied(ctx, "gpu_ray_cluster", state.Apply.ValueBool(), resp,
-		func() diag.Diagnostics { return setState(ctx, &resp.State, &state) },
-		func(client *kube.Client) (bool, diag.Diagnostics) {
-			return refreshCluster(ctx, client, &state, r.DefaultCloud())
-		})
+	r.steps().Read(ctx, req, resp)
 }
 
 func (r *rayClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state clusterModel
-	resp.Diagnostics.Append(getModel(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
-		return
-	}
-	r.Data.DeleteWithin(ctx, "gpu_ray_cluster", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
-		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+	r.steps().Delete(ctx, req, resp)
+}
+
+// steps are what gpu_ray_cluster adds to the shared Create, Update, Read and
+// Delete. Timeouts: a Ray cluster starts when its last group's pods run, on
+// GPU nodes that pull multi-gigabyte Ray images, as gpu_workload's.
+func (r *rayClusterResource) steps() resourcekit.RenderedSteps[clusterModel, *clusterModel] {
+	return resourcekit.RenderedSteps[clusterModel, *clusterModel]{
+		Data: r.Data, TypeName: "gpu_ray_cluster",
+		CreateTimeout: 20 * time.Minute, UpdateTimeout: 20 * time.Minute, DeleteTimeout: 10 * time.Minute,
+		Apply: r.applyCluster,
+		Refresh: func(ctx context.Context, client *kube.Client, state *clusterModel) (bool, diag.Diagnostics) {
+			return refreshCluster(ctx, client, state, r.DefaultCloud())
+		},
+		Remove: func(ctx context.Context, client *kube.Client, state clusterModel) diag.Diagnostics {
 			return deleteCluster(ctx, client, state, r.DefaultCloud())
-		})
+		},
+	}
 }

@@ -30,15 +30,8 @@ import (
 // object with server-side apply, removes objects the previous version had
 // and this one does not, and waits. State is written whenever the main
 // object exists, so a failed wait never loses track of what was created.
-func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if !plan.Apply.ValueBool() {
-		diags.Append(setWorkloadState(ctx, state, plan)...)
-		return
-	}
-	client, ok := r.Data.ApplyClient("gpu_workload", diags)
-	if !ok {
-		return
-	}
+func (r *workloadResource) applyWorkload(ctx context.Context, client *kube.Client, plan, prior *workloadModel, state *tfsdk.State,
+	diags *diag.Diagnostics) {
 	start := time.Now()
 	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
@@ -80,16 +73,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
-	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), applyHint, diags)
+	main, ok := resourcekit.ApplyOver(ctx, client, rendered.Objects, applyHint, plan, prior, state, func() diag.Diagnostics {
+		return removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())
+	}, diags)
 	if !ok {
-		if prior != nil {
-			diags.Append(setWorkloadState(ctx, state, prior)...)
-		}
 		return
-	}
-	plan.UID = types.StringValue(string(main.GetUID()))
-	if prior != nil {
-		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())...)
 	}
 	target, _ := kube.TargetOf(main)
 	mainRef := target.Ref
@@ -110,7 +98,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		waitErr = err
 	}
 	plan.ScheduledNodes = tfconv.StringList(nodes)
-	diags.Append(setWorkloadState(ctx, state, plan)...)
+	diags.Append(resourcekit.SetRenderedState(ctx, state, plan)...)
 	if waitErr != nil {
 		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef,
 			func() kueuever.Known { return r.Data.Kueue(context.WithoutCancel(ctx)) }, diags)
@@ -294,35 +282,12 @@ func deleteWorkload(ctx context.Context, client *kube.Client, state workloadMode
 	if !ok {
 		return diags
 	}
-	objects := rendered.Objects
-	for i := len(objects) - 1; i >= 0; i-- {
-		ref, err := kube.RefOf(objects[i])
-		if err != nil {
-			diags.AddError("Cannot delete gpu_workload", err.Error())
-			return diags
-		}
-		uid := k8stypes.UID("")
-		selector := ""
-		var queued []string
-		if i == len(objects)-1 {
-			uid = k8stypes.UID(state.UID.ValueString())
-			selector = podSelector(rendered)
-			queued = kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
-		}
-		if err := client.Delete(ctx, ref, uid); err != nil {
-			diags.AddError("Cannot delete gpu_workload", err.Error())
-			return diags
-		}
-		if err := client.WaitGone(ctx, ref, selector); err != nil {
-			diags.AddError("gpu_workload was not deleted in time", err.Error())
-			return diags
-		}
-		if err := client.WaitKueueReleased(ctx, ref.Namespace, queued); err != nil {
-			diags.AddError("gpu_workload was not deleted in time", err.Error())
-			return diags
-		}
-	}
-	return diags
+	uid := k8stypes.UID(state.UID.ValueString())
+	return resourcekit.DeleteRendered(ctx, client, "gpu_workload", rendered.Objects, uid,
+		func(ref kube.ObjectRef) (string, []string) {
+			selector := podSelector(rendered)
+			return selector, kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
+		})
 }
 
 func waitMode(m workloadModel) kube.WaitMode {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kinds/kindkit"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
@@ -271,8 +272,5 @@ func deleteAndWait(ctx context.Context, client *kube.Client, rendered *workload.
 	if err := client.Delete(ctx, ref, uid); err != nil {
 		return err
 	}
-	if err := client.WaitGone(ctx, ref, selector); err != nil {
-		return err
-	}
-	return client.WaitKueueReleased(ctx, ref.Namespace, queued)
+	return resourcekit.WaitDeleted(ctx, client, ref, selector, queued)
 }
