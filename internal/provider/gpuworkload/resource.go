@@ -3,7 +3,6 @@ package gpuworkload
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -24,9 +23,15 @@ import (
 )
 
 // NewResource returns the gpu_workload resource.
-func NewResource() resource.Resource { return resourcekit.New[workloadResource]("_workload") }
+func NewResource() resource.Resource {
+	r := resourcekit.New[workloadResource]("_workload")
+	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload}
+	return r
+}
 
-type workloadResource struct{ resourcekit.Resource }
+type workloadResource struct {
+	resourcekit.RenderedResource[workloadModel, *workloadModel]
+}
 
 // ModifyPlan validates the workload and renders the manifest from
 // configuration alone. The only cluster call while planning is the one
@@ -100,40 +105,13 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
 }
 
-func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.steps().Create(ctx, req, resp)
-}
-
+// Update is the shared one (resourcekit.RenderedResource), after which an
+// adopted object is the configuration's.
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.steps().Update(ctx, req, resp)
+	r.RenderedResource.Update(ctx, req, resp)
 	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
 		// Applied: the object is the configuration's now, not an adopted one.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
-	}
-}
-
-func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.steps().Read(ctx, req, resp)
-}
-
-func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.steps().Delete(ctx, req, resp)
-}
-
-// steps are what gpu_workload adds to the shared Create, Update, Read and
-// Delete. Timeouts: GPU nodes can take minutes to pull multi-gigabyte
-// images, so creates get longer than the framework's usual.
-func (r *workloadResource) steps() resourcekit.RenderedSteps[workloadModel, *workloadModel] {
-	return resourcekit.RenderedSteps[workloadModel, *workloadModel]{
-		Data: r.Data, TypeName: "gpu_workload",
-		CreateTimeout: 20 * time.Minute, UpdateTimeout: 20 * time.Minute, DeleteTimeout: 10 * time.Minute,
-		Apply: r.applyWorkload,
-		Refresh: func(ctx context.Context, client *kube.Client, state *workloadModel) (bool, diag.Diagnostics) {
-			return refreshWorkload(ctx, client, state, r.DefaultCloud())
-		},
-		Remove: func(ctx context.Context, client *kube.Client, state workloadModel) diag.Diagnostics {
-			return deleteWorkload(ctx, client, state, r.DefaultCloud())
-		},
 	}
 }
 

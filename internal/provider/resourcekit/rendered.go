@@ -70,79 +70,100 @@ func splitManifests[M any, PM RenderedModel[M]](m *M) {
 	*fields.Manifests = ManifestDocs(*fields.Manifest)
 }
 
-// RenderedSteps are the Create, Update, Read and Delete of a resource whose
-// model M is a RenderedModel, declared by what sets the resource apart: the
-// decoding, the timeouts, apply = false and the cluster client are the same
-// for each, so they are written once here.
-type RenderedSteps[M any, PM RenderedModel[M]] struct {
-	Data *Data
-	// TypeName names the resource in errors, e.g. "gpu_workload".
-	TypeName string
-	// The timeouts where the timeouts block leaves one out.
-	CreateTimeout, UpdateTimeout, DeleteTimeout time.Duration
+// RenderedResource is embedded by a resource whose model M is a
+// RenderedModel (gpu_workload, gpu_ray_cluster) instead of Resource: its
+// Create, Update, Read and Delete are the same for each, from the Steps its
+// constructor declares. Decoding, the timeouts, apply = false and the
+// cluster client are written once here.
+type RenderedResource[M any, PM RenderedModel[M]] struct {
+	Resource
+	Steps RenderedSteps[M]
+}
+
+// RenderedSteps are what sets a RenderedResource apart. Refresh and Remove
+// get the provider's default_cloud, which the intent they render from may
+// need.
+type RenderedSteps[M any] struct {
 	// Apply applies plan with client and writes state; prior is the state an
 	// update starts from, nil on create.
 	Apply func(ctx context.Context, client *kube.Client, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics)
 	// Refresh reads the objects back into state; gone once they are not there.
-	Refresh func(ctx context.Context, client *kube.Client, state *M) (gone bool, diags diag.Diagnostics)
+	Refresh func(ctx context.Context, client *kube.Client, state *M, defaultCloud string) (gone bool, diags diag.Diagnostics)
 	// Remove deletes the objects.
-	Remove func(ctx context.Context, client *kube.Client, state M) diag.Diagnostics
+	Remove func(ctx context.Context, client *kube.Client, state M, defaultCloud string) diag.Diagnostics
 }
 
+// The timeouts of a RenderedResource where the timeouts block leaves one
+// out: its apply waits for GPU pods, and GPU nodes can take minutes to pull
+// multi-gigabyte images (a Ray cluster's start waits for its last group's),
+// so creates get longer than the framework's usual.
+const (
+	renderedCreateTimeout = 20 * time.Minute
+	renderedUpdateTimeout = 20 * time.Minute
+	renderedDeleteTimeout = 10 * time.Minute
+)
+
+// typeName is the resource's, e.g. "gpu_workload", for errors.
+func (r *RenderedResource[M, PM]) typeName() string { return "gpu" + r.typeSuffix }
+
 // Create applies the plan within the create timeout.
-func (s RenderedSteps[M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *RenderedResource[M, PM]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan M
 	if resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	Within(ctx, PM(&plan).RenderedFields().Timeouts.Create, s.CreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		s.apply(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
+	Within(ctx, PM(&plan).RenderedFields().Timeouts.Create, renderedCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.apply(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
 	})
 }
 
 // Update applies the plan over the prior state within the update timeout.
-func (s RenderedSteps[M, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *RenderedResource[M, PM]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior M
 	resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	Within(ctx, PM(&plan).RenderedFields().Timeouts.Update, s.UpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		s.apply(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
+	Within(ctx, PM(&plan).RenderedFields().Timeouts.Update, renderedUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+		r.apply(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 	})
 }
 
 // apply: with apply = false the plan, rendered, becomes the state and the
-// cluster is never contacted; otherwise Apply runs with the client.
-func (s RenderedSteps[M, PM]) apply(ctx context.Context, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics) {
+// cluster is never contacted; otherwise Steps.Apply runs with the client.
+func (r *RenderedResource[M, PM]) apply(ctx context.Context, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics) {
 	renderOnly := func() diag.Diagnostics { return SetRenderedState[M, PM](ctx, state, plan) }
-	if client, ok := s.Data.ApplyClient(s.TypeName, PM(plan).RenderedFields().Apply.ValueBool(), renderOnly, diags); ok {
-		s.Apply(ctx, client, plan, prior, state, diags)
+	if client, ok := r.Data.ApplyClient(r.typeName(), PM(plan).RenderedFields().Apply.ValueBool(), renderOnly, diags); ok {
+		r.Steps.Apply(ctx, client, plan, prior, state, diags)
 	}
 }
 
 // Read refreshes the state from the cluster (RefreshApplied).
-func (s RenderedSteps[M, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *RenderedResource[M, PM]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state M
 	if resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	s.Data.RefreshApplied(ctx, s.TypeName, PM(&state).RenderedFields().Apply.ValueBool(), resp,
+	r.Data.RefreshApplied(ctx, r.typeName(), PM(&state).RenderedFields().Apply.ValueBool(), resp,
 		func() diag.Diagnostics { return SetRenderedState[M, PM](ctx, &resp.State, &state) },
-		func(client *kube.Client) (bool, diag.Diagnostics) { return s.Refresh(ctx, client, &state) })
+		func(client *kube.Client) (bool, diag.Diagnostics) {
+			return r.Steps.Refresh(ctx, client, &state, r.DefaultCloud())
+		})
 }
 
 // Delete removes what was applied within the delete timeout; a resource
 // that only rendered has nothing in the cluster.
-func (s RenderedSteps[M, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *RenderedResource[M, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state M
 	resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || !PM(&state).RenderedFields().Apply.ValueBool() {
 		return
 	}
-	s.Data.DeleteWithin(ctx, s.TypeName, PM(&state).RenderedFields().Timeouts.Delete, s.DeleteTimeout, &resp.Diagnostics,
-		func(ctx context.Context, client *kube.Client) diag.Diagnostics { return s.Remove(ctx, client, state) })
+	r.Data.DeleteWithin(ctx, r.typeName(), PM(&state).RenderedFields().Timeouts.Delete, renderedDeleteTimeout, &resp.Diagnostics,
+		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
+			return r.Steps.Remove(ctx, client, state, r.DefaultCloud())
+		})
 }
 
 // ApplyOver applies objects, rendered from plan, over prior (the state an
