@@ -22,3 +22,13 @@ func ComputedInt64(description string) schema.Int64Attribute {
 func ComputedStrings(description string) schema.ListAttribute {
 	return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: description}
 }
+
+// ComputedObjects is a computed list of objects of a data source's result,
+// each with attributes.
+func ComputedObjects(description string, attributes map[string]schema.Attribute) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: description,
+		NestedObject:        schema.NestedAttributeObject{Attributes: attributes},
+	}
+}
