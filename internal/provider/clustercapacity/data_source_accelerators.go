@@ -41,11 +41,7 @@ func acceleratorsSchema() schema.Schema {
 		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +
 			"profiles and the label values each cloud uses for it. Needs no cluster.",
 		Attributes: map[string]schema.Attribute{
-			"cloud": schema.StringAttribute{
-				MarkdownDescription: "Only models this cloud offers: one of " + tfconv.MarkdownList(clouds.Names()) + ".",
-				Optional:            true,
-				Validators:          []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-			},
+			"cloud": resourcekit.DataCloudAttribute("Only models this cloud offers: one of ", "."),
 			"mig": schema.BoolAttribute{
 				MarkdownDescription: "With `true`, only models with Multi-Instance GPU; with `false`, only models without.",
 				Optional:            true,
