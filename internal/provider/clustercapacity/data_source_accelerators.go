@@ -41,11 +41,7 @@ func acceleratorsSchema() schema.Schema {
 		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +
 			"profiles and the label values each cloud uses for it. Needs no cluster.",
 		Attributes: map[string]schema.Attribute{
-			"cloud": schema.StringAttribute{
-				MarkdownDescription: "Only models this cloud offers: one of " + tfconv.MarkdownList(clouds.Names()) + ".",
-				Optional:            true,
-				Validators:          []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-			},
+			"cloud": resourcekit.DataCloudAttribute("Only models this cloud offers: one of ", "."),
 			"mig": schema.BoolAttribute{
 				MarkdownDescription: "With `true`, only models with Multi-Instance GPU; with `false`, only models without.",
 				Optional:            true,
@@ -58,11 +54,7 @@ func acceleratorsSchema() schema.Schema {
 				Optional:            true,
 				Validators:          []validator.Float64{float64validator.AtLeast(0)},
 			},
-			"names": schema.ListAttribute{
-				MarkdownDescription: "Catalog ids of the matching models, sorted; the values `gpu_workload.gpu.accelerator` takes.",
-				Computed:            true,
-				ElementType:         types.StringType,
-			},
+			"names":        resourcekit.ComputedStrings("Catalog ids of the matching models, sorted; the values `gpu_workload.gpu.accelerator` takes."),
 			"accelerators": acceleratorsAttribute,
 		},
 	}
@@ -70,11 +62,7 @@ func acceleratorsSchema() schema.Schema {
 
 // acceleratorsAttribute is the schema of the result and, through
 // tfconv.EncodeOutput, its conversion from acceleratorOutput.
-var acceleratorsAttribute = schema.ListNestedAttribute{
-	MarkdownDescription: "The matching models.",
-	Computed:            true,
-	NestedObject:        schema.NestedAttributeObject{Attributes: acceleratorAttributes()},
-}
+var acceleratorsAttribute = resourcekit.ComputedObjects("The matching models.", acceleratorAttributes())
 
 func acceleratorAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
@@ -88,14 +76,11 @@ func acceleratorAttributes() map[string]schema.Attribute {
 		"aks_vm_sizes":     resourcekit.ComputedStrings("Azure VM sizes carrying the model."),
 		"gfd_products":     resourcekit.ComputedStrings("GPU Feature Discovery `nvidia.com/gpu.product` values."),
 		"flyte_device":     resourcekit.ComputedString("flytekit accelerator device name."),
-		"mig_profiles": schema.ListNestedAttribute{
-			Computed:            true,
-			MarkdownDescription: "MIG profiles, smallest first; empty for models without MIG.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		"mig_profiles": resourcekit.ComputedObjects("MIG profiles, smallest first; empty for models without MIG.",
+			map[string]schema.Attribute{
 				"name":              resourcekit.ComputedString("Profile, e.g. `2g.10gb`."),
 				"instances_per_gpu": resourcekit.ComputedInt64("Instances of this profile on one GPU."),
-			}},
-		},
+			}),
 	}
 }
 

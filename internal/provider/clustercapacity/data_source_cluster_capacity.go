@@ -54,27 +54,22 @@ func clusterCapacitySchema() schema.Schema {
 // poolsAttribute is the schema of the result and, through
 // tfconv.EncodeOutput, its conversion from poolOutput.
 func poolsAttribute() schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		MarkdownDescription: "GPU pools, sorted by key. Nodes without NVIDIA resources, GPU labels or DRA devices are left out.",
-		Computed:            true,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+	return resourcekit.ComputedObjects("GPU pools, sorted by key. Nodes without NVIDIA resources, GPU labels or DRA devices are left out.",
+		map[string]schema.Attribute{
 			"key": resourcekit.ComputedString("Stable pool key, e.g. `gke/<node pool>` or `generic/<GFD product>`; a pool of DRA nodes ends in " +
 				"`/dra` (`generic/NVIDIA-H100-80GB-HBM3/dra`)."),
 			"cloud":       resourcekit.ComputedString("Cloud guessed from the node labels (empty when nothing says)."),
 			"accelerator": resourcekit.ComputedString("Catalog id of the model, empty when not recognised."),
 			"product":     resourcekit.ComputedString("The label value that identified the model."),
 			"nodes":       resourcekit.ComputedStrings("Node names."),
-			"resources": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "Each NVIDIA extended resource summed over the pool's nodes.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"resources": resourcekit.ComputedObjects("Each NVIDIA extended resource summed over the pool's nodes.",
+				map[string]schema.Attribute{
 					"name":        resourcekit.ComputedString("Resource name, e.g. `nvidia.com/gpu`."),
 					"capacity":    resourcekit.ComputedInt64("Node capacity."),
 					"allocatable": resourcekit.ComputedInt64("Node allocatable."),
 					"requested":   resourcekit.ComputedInt64("Requested by pods that have not finished."),
 					"free":        resourcekit.ComputedInt64("Allocatable minus requested."),
-				}},
-			},
+				}),
 			"mig_partition":  resourcekit.ComputedString("GKE MIG partition size of the nodes."),
 			"mig_config":     resourcekit.ComputedString("GPU Operator mig-manager layout (`nvidia.com/mig.config`)."),
 			"mig_strategy":   resourcekit.ComputedString("`single` or `mixed`."),
@@ -84,32 +79,26 @@ func poolsAttribute() schema.ListNestedAttribute {
 			"dra_driver": resourcekit.ComputedString("The DRA driver whose ResourceSlices the pool's nodes publish (`gpu.nvidia.com`); empty " +
 				"for a pool whose GPUs are extended resources (the device plugin's)."),
 			"dra_devices": draDevicesAttribute(),
-			"topology_domains": schema.ListNestedAttribute{
-				Computed: true,
-				MarkdownDescription: "The domains of the pool's top network topology level (GKE `block`, AWS `layer-1`, " +
-					"generic `clique`: the outermost level of the cloud some node carries), sorted by value: how many " +
-					"GPUs one multi-node job kept in one domain can still get there. Empty when no node carries a level.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"topology_domains": resourcekit.ComputedObjects("The domains of the pool's top network topology level (GKE `block`, AWS `layer-1`, "+
+				"generic `clique`: the outermost level of the cloud some node carries), sorted by value: how many "+
+				"GPUs one multi-node job kept in one domain can still get there. Empty when no node carries a level.",
+				map[string]schema.Attribute{
 					"level":      resourcekit.ComputedString("Level name, e.g. `block`."),
 					"node_label": resourcekit.ComputedString("The level's node label, e.g. `cloud.google.com/gce-topology-block`."),
 					"value":      resourcekit.ComputedString("The domain: the label's value."),
 					"nodes":      resourcekit.ComputedInt64("Nodes of the pool in the domain."),
 					"free_gpus": resourcekit.ComputedInt64("Free units of the pool's GPU resources (whole GPUs, MIG instances or shared " +
 						"slots) and DRA devices on the domain's schedulable nodes."),
-				}},
-			},
-		}},
-	}
+				}),
+		})
 }
 
 func draDevicesAttribute() schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Computed: true,
-		MarkdownDescription: "The DRA driver's devices on the pool's nodes, one entry per product, device type and MIG " +
-			"profile, sorted by them. Published devices are those of each node's ResourceSlices (the newest generation of " +
-			"the driver's pool); allocated ones are named in a ResourceClaim's `status.allocation` in any namespace. " +
-			"Empty for a pool of extended resources.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+	return resourcekit.ComputedObjects("The DRA driver's devices on the pool's nodes, one entry per product, device type and MIG "+
+		"profile, sorted by them. Published devices are those of each node's ResourceSlices (the newest generation of "+
+		"the driver's pool); allocated ones are named in a ResourceClaim's `status.allocation` in any namespace. "+
+		"Empty for a pool of extended resources.",
+		map[string]schema.Attribute{
 			"product":   resourcekit.ComputedString("The devices' `productName` attribute, e.g. `NVIDIA H100 80GB HBM3` (NVML's name)."),
 			"type":      resourcekit.ComputedString("The devices' `type` attribute: `gpu` (whole GPUs), `mig` (MIG devices) or `vfio`."),
 			"profile":   resourcekit.ComputedString("The MIG profile of `mig` devices, e.g. `1g.5gb`; empty for whole GPUs."),
@@ -124,20 +113,16 @@ func draDevicesAttribute() schema.ListNestedAttribute {
 				"siblings, which the provider does not model, so none is counted as free."),
 			"free": resourcekit.ComputedInt64("Published devices a claim could get now: not allocated, not tainted, not " +
 				"partitionable."),
-		}},
-	}
+		})
 }
 
 func taintListDataAttribute() schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: "Distinct taints of the pool's nodes.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+	return resourcekit.ComputedObjects("Distinct taints of the pool's nodes.",
+		map[string]schema.Attribute{
 			"key":    resourcekit.ComputedString("Taint key."),
 			"value":  resourcekit.ComputedString("Taint value."),
 			"effect": resourcekit.ComputedString("Taint effect."),
-		}},
-	}
+		})
 }
 
 func readClusterCapacity(ctx context.Context, env resourcekit.ReadEnv, m *clusterCapacityModel, diags *diag.Diagnostics) {

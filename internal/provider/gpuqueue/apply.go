@@ -28,11 +28,8 @@ import (
 // exists), then removes LocalQueues and flavors the previous version had
 // and this one does not. State is written once the ClusterQueue exists.
 func (r *queueResource) applyQueue(ctx context.Context, plan, prior *queueModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if !plan.Apply.ValueBool() {
-		diags.Append(resourcekit.SetState(ctx, state, plan)...)
-		return
-	}
-	client, ok := r.Data.ApplyClient("gpu_queue", diags)
+	renderOnly := func() diag.Diagnostics { return resourcekit.SetState(ctx, state, plan) }
+	client, ok := r.Data.ApplyClient("gpu_queue", plan.Apply.ValueBool(), renderOnly, diags)
 	if !ok {
 		return
 	}

@@ -50,10 +50,8 @@ func usageSchema() schema.Schema {
 // queuesAttribute is the schema of the result and, through
 // tfconv.EncodeOutput, its conversion from render's queue.Usage.
 func queuesAttribute() schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{
-		MarkdownDescription: "One entry per ClusterQueue, sorted by name.",
-		Computed:            true,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+	return resourcekit.ComputedObjects("One entry per ClusterQueue, sorted by name.",
+		map[string]schema.Attribute{
 			"name":                resourcekit.ComputedString("ClusterQueue name."),
 			"cohort":              resourcekit.ComputedString("Cohort, empty when none."),
 			"active":              schema.BoolAttribute{MarkdownDescription: "Kueue's `Active` condition.", Computed: true},
@@ -61,20 +59,16 @@ func queuesAttribute() schema.ListNestedAttribute {
 			"pending_workloads":   resourcekit.ComputedInt64("Workloads waiting for quota."),
 			"admitted_workloads":  resourcekit.ComputedInt64("Workloads admitted and running."),
 			"reserving_workloads": resourcekit.ComputedInt64("Workloads holding quota (admitted, or reserved and waiting for admission checks)."),
-			"resources": schema.ListNestedAttribute{
-				MarkdownDescription: "Per flavor and resource, in the queue's order.",
-				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"resources": resourcekit.ComputedObjects("Per flavor and resource, in the queue's order.",
+				map[string]schema.Attribute{
 					"flavor":   resourcekit.ComputedString("ResourceFlavor: the node pool's name for a `gpu_queue`."),
 					"resource": resourcekit.ComputedString("Resource, e.g. `nvidia.com/gpu`, `nvidia.com/mig-2g.10gb`, `cpu`."),
 					"quota":    resourcekit.ComputedString("Nominal quota (a Kubernetes quantity)."),
 					"reserved": resourcekit.ComputedString("Reserved by admitted workloads."),
 					"used":     resourcekit.ComputedString("Used by admitted workloads."),
 					"borrowed": resourcekit.ComputedString("Part of `used` borrowed from the cohort."),
-				}},
-			},
-		}},
-	}
+				}),
+		})
 }
 
 func readUsage(ctx context.Context, env resourcekit.ReadEnv, m *queueUsageModel, diags *diag.Diagnostics) {

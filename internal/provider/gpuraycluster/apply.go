@@ -24,15 +24,8 @@ import (
 // object last), removes companions the prior configuration had and this
 // one does not, and waits. State is written once the Ray object exists, so
 // a failed wait never loses track of it.
-func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clusterModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if !plan.Apply.ValueBool() {
-		diags.Append(setState(ctx, state, plan)...)
-		return
-	}
-	client, ok := r.Data.ApplyClient("gpu_ray_cluster", diags)
-	if !ok {
-		return
-	}
+func (r *rayClusterResource) applyCluster(ctx context.Context, client *kube.Client, plan, prior *clusterModel, state *tfsdk.State,
+	diags *diag.Diagnostics) {
 	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
 	rendered, ok := renderFor(ctx, client, in, true, diags)
@@ -55,22 +48,17 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, plan, prior *clus
 			return
 		}
 	}
-	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), nil, diags)
+	main, ok := resourcekit.ApplyOver(ctx, client, rendered.Objects, nil, plan, prior, state, func() diag.Diagnostics {
+		return removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())
+	}, diags)
 	if !ok {
-		if prior != nil {
-			diags.Append(setState(ctx, state, prior)...)
-		}
 		return
-	}
-	plan.UID = types.StringValue(string(main.GetUID()))
-	if prior != nil {
-		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())...)
 	}
 	waitErr := waitCluster(ctx, client, *plan, rendered, main)
 	if plan.State.IsUnknown() {
 		plan.State = types.StringValue(liveStatus(context.WithoutCancel(ctx), client, rendered))
 	}
-	diags.Append(setState(ctx, state, plan)...)
+	diags.Append(resourcekit.SetRenderedState(ctx, state, plan)...)
 	if waitErr != nil {
 		reportWait(context.WithoutCancel(ctx), client, r.Data, *plan, rendered, main, waitErr, diags)
 	}
@@ -192,31 +180,11 @@ func deleteCluster(ctx context.Context, client *kube.Client, state clusterModel,
 	if !ok {
 		return diags
 	}
-	for i := len(rendered.Objects) - 1; i >= 0; i-- {
-		ref, err := kube.RefOf(rendered.Objects[i])
-		if err != nil {
-			diags.AddError("Cannot delete gpu_ray_cluster", err.Error())
-			return diags
-		}
-		uid, selector, queued := k8stypes.UID(""), "", []string(nil)
-		if i == len(rendered.Objects)-1 {
-			uid, selector = k8stypes.UID(state.UID.ValueString()), podSelector(rendered)
-			queued = kueueWorkloadNames(ctx, client, rendered, ref, uid)
-		}
-		if err := client.Delete(ctx, ref, uid); err != nil {
-			diags.AddError("Cannot delete gpu_ray_cluster", err.Error())
-			return diags
-		}
-		if err := client.WaitGone(ctx, ref, selector); err != nil {
-			diags.AddError("gpu_ray_cluster was not deleted in time", err.Error())
-			return diags
-		}
-		if err := client.WaitKueueReleased(ctx, ref.Namespace, queued); err != nil {
-			diags.AddError("gpu_ray_cluster was not deleted in time", err.Error())
-			return diags
-		}
-	}
-	return diags
+	uid := k8stypes.UID(state.UID.ValueString())
+	return resourcekit.DeleteRendered(ctx, client, "gpu_ray_cluster", rendered.Objects, uid,
+		func(ref kube.ObjectRef) (string, []string) {
+			return podSelector(rendered), kueueWorkloadNames(ctx, client, rendered, ref, uid)
+		})
 }
 
 // podSelector selects every Ray pod of the cluster: the render's name

@@ -102,7 +102,7 @@ func (r *rayClusterResource) ImportState(ctx context.Context, req resource.Impor
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &m)...)
+	resp.Diagnostics.Append(resourcekit.SetRenderedState(ctx, &resp.State, &m)...)
 }
 
 // findRayObject is the Ray object of that name: a RayCluster, else a

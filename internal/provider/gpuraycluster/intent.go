@@ -2,7 +2,6 @@ package gpuraycluster
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -49,21 +48,13 @@ func intentFromModel(ctx context.Context, m clusterModel, defaultCloud string, h
 func judgedIntentFromModel(ctx context.Context, m clusterModel, defaultCloud string, how resourcekit.Strictness, kueue func() kueuever.Known) clusterIntent {
 	conv := converter(ctx)
 	c := clusterFromModel(conv, m)
-	name, ref, err := refs.QueueFromDynamic(conv, m.Queue)
+	name, ref, queueFindings := refs.QueueAttribute(conv, m.Queue, "LocalQueue")
 	c.Queue = name
 	if kueue != nil && name != "" {
 		k := kueue()
 		c.Kueue = &k
 	}
-	in := clusterIntent{queue: ref}
-	if err == nil && queue.IsID(name) {
-		err = errors.New("this is a gpu_queue id of a version before 0.1.0; the id is now the queue's name")
-	}
-	if err != nil {
-		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
-			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the ref of a gpu_queue, e.g. gpu_queue.team_a.ref, " +
-				"or the name of a LocalQueue managed elsewhere."})
-	}
+	in := clusterIntent{queue: ref, findings: queueFindings}
 	// The cluster's cloud only places groups without a pool; default_cloud
 	// stands in for it as for gpu_workload.
 	if c.Cloud == "" && !m.Cloud.IsUnknown() && defaultCloud != "" {

@@ -6,8 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/refs"
@@ -43,27 +41,16 @@ type clusterModel struct {
 	NumGPUs            types.Map      `tfsdk:"num_gpus"`
 	// Manifest is the rendered objects as one YAML stream for the code;
 	// Manifests, one document per object, is what the state keeps
-	// (gpu_workload's WorkloadModel says why).
+	// (resourcekit.RenderedModel says why).
 	Manifest  types.String `tfsdk:"-"`
 	Manifests types.List   `tfsdk:"manifests"`
 }
 
-// getModel reads a configuration, plan or state, Manifest joined.
-func getModel[D resourcekit.Source](ctx context.Context, from D, into *clusterModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	*into, _ = resourcekit.Get[clusterModel](ctx, from, &diags)
-	into.Manifest = resourcekit.JoinManifests(into.Manifests)
-	return diags
-}
-
-func setState(ctx context.Context, state *tfsdk.State, m *clusterModel) diag.Diagnostics {
-	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
-	return resourcekit.SetState(ctx, state, m)
-}
-
-func setPlan(ctx context.Context, plan *tfsdk.Plan, m *clusterModel) diag.Diagnostics {
-	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
-	return resourcekit.SetPlan(ctx, plan, m)
+// RenderedFields are the attributes resourcekit's shared steps read and
+// write (resourcekit.RenderedModel).
+func (m *clusterModel) RenderedFields() resourcekit.RenderedFields {
+	return resourcekit.RenderedFields{Apply: &m.Apply, ForceConflicts: &m.ForceConflicts, Timeouts: &m.Timeouts,
+		UID: &m.UID, Manifest: &m.Manifest, Manifests: &m.Manifests}
 }
 
 // converter decodes the blocks: node_pool refs into their policies, and

@@ -23,7 +23,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	var plan clusterModel
-	if resp.Diagnostics.Append(getModel(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(resourcekit.GetRendered(ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
 	kindChangeReplaces(ctx, req, plan, resp)
@@ -40,7 +40,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if in.unknown {
 		plan.Manifest, plan.NumGPUs = types.StringUnknown(), types.MapUnknown(types.Int64Type)
 		plan.State = types.StringUnknown()
-		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+		resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	prior := priorManifest(ctx, req)
@@ -57,7 +57,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.Manifest = types.StringUnknown()
 	}
 	planStatus(ctx, req, &plan, prior)
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // planStatus plans the status attributes: nothing with apply = false, what
@@ -101,7 +101,7 @@ func planOnlyFindings(ctx context.Context, in clusterIntent, plan clusterModel) 
 // Terraform points at the offending line.
 func (r *rayClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config clusterModel
-	if resp.Diagnostics.Append(getModel(ctx, req.Config, &config)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(resourcekit.GetRendered(ctx, req.Config, &config)...); resp.Diagnostics.HasError() {
 		return
 	}
 	in := intentFromModel(ctx, config, "", resourcekit.Lenient)
@@ -193,7 +193,7 @@ func kindChangeReplaces(ctx context.Context, req resource.ModifyPlanRequest, pla
 		return // create
 	}
 	var state clusterModel
-	if resp.Diagnostics.Append(getModel(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(resourcekit.GetRendered(ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
 	for _, block := range []struct {

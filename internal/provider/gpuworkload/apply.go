@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	corev1 "k8s.io/api/core/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/kube"
@@ -29,15 +30,8 @@ import (
 // object with server-side apply, removes objects the previous version had
 // and this one does not, and waits. State is written whenever the main
 // object exists, so a failed wait never loses track of what was created.
-func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workloadModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if !plan.Apply.ValueBool() {
-		diags.Append(setWorkloadState(ctx, state, plan)...)
-		return
-	}
-	client, ok := r.Data.ApplyClient("gpu_workload", diags)
-	if !ok {
-		return
-	}
+func (r *workloadResource) applyWorkload(ctx context.Context, client *kube.Client, plan, prior *workloadModel, state *tfsdk.State,
+	diags *diag.Diagnostics) {
 	start := time.Now()
 	in := intentFromModel(ctx, *plan, r.DefaultCloud(), resourcekit.Final)
 	diags.Append(in.diags...)
@@ -79,16 +73,11 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 			return
 		}
 	}
-	main, ok := resourcekit.ApplyObjects(ctx, client, rendered.Objects, plan.ForceConflicts.ValueBool(), applyHint, diags)
+	main, ok := resourcekit.ApplyOver(ctx, client, rendered.Objects, applyHint, plan, prior, state, func() diag.Diagnostics {
+		return removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())
+	}, diags)
 	if !ok {
-		if prior != nil {
-			diags.Append(setWorkloadState(ctx, state, prior)...)
-		}
 		return
-	}
-	plan.UID = types.StringValue(string(main.GetUID()))
-	if prior != nil {
-		diags.Append(removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())...)
 	}
 	target, _ := kube.TargetOf(main)
 	mainRef := target.Ref
@@ -109,7 +98,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, plan, prior *workl
 		waitErr = err
 	}
 	plan.ScheduledNodes = tfconv.StringList(nodes)
-	diags.Append(setWorkloadState(ctx, state, plan)...)
+	diags.Append(resourcekit.SetRenderedState(ctx, state, plan)...)
 	if waitErr != nil {
 		done, admitted := reportQueued(context.WithoutCancel(ctx), client, rendered, main.GetUID(), mainRef,
 			func() kueuever.Known { return r.Data.Kueue(context.WithoutCancel(ctx)) }, diags)
@@ -293,35 +282,12 @@ func deleteWorkload(ctx context.Context, client *kube.Client, state workloadMode
 	if !ok {
 		return diags
 	}
-	objects := rendered.Objects
-	for i := len(objects) - 1; i >= 0; i-- {
-		ref, err := kube.RefOf(objects[i])
-		if err != nil {
-			diags.AddError("Cannot delete gpu_workload", err.Error())
-			return diags
-		}
-		uid := k8stypes.UID("")
-		selector := ""
-		var queued []string
-		if i == len(objects)-1 {
-			uid = k8stypes.UID(state.UID.ValueString())
-			selector = podSelector(rendered)
-			queued = kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
-		}
-		if err := client.Delete(ctx, ref, uid); err != nil {
-			diags.AddError("Cannot delete gpu_workload", err.Error())
-			return diags
-		}
-		if err := client.WaitGone(ctx, ref, selector); err != nil {
-			diags.AddError("gpu_workload was not deleted in time", err.Error())
-			return diags
-		}
-		if err := client.WaitKueueReleased(ctx, ref.Namespace, queued); err != nil {
-			diags.AddError("gpu_workload was not deleted in time", err.Error())
-			return diags
-		}
-	}
-	return diags
+	uid := k8stypes.UID(state.UID.ValueString())
+	return resourcekit.DeleteRendered(ctx, client, "gpu_workload", rendered.Objects, uid,
+		func(ref kube.ObjectRef) (string, []string) {
+			selector := podSelector(rendered)
+			return selector, kueueWorkloadNames(ctx, client, rendered, ref, uid, selector)
+		})
 }
 
 func waitMode(m workloadModel) kube.WaitMode {
@@ -362,4 +328,73 @@ func podSelector(r *workload.Rendered) string {
 		parts = append(parts, k+"="+selector[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// explainNotReady adds to the scheduler's words what the workload asked
+// for, so the reader can compare it with the node pools.
+func explainNotReady(ctx context.Context, client *kube.Client, err error, rendered *workload.Rendered) string {
+	var notReady *kube.NotReadyError
+	if !errors.As(err, &notReady) {
+		// The wait itself failed (outage, permissions): the pool advice
+		// below would send the reader down the wrong path.
+		return err.Error()
+	}
+	var b strings.Builder
+	b.WriteString(err.Error())
+	if notReady.Unschedulable() {
+		b.WriteString("\n\n" + clustercapacity.ExplainPools(ctx, client, clustercapacity.AskOf(rendered, &rendered.PodTemplate().Spec)))
+	}
+	b.WriteString("\n\nThis workload asked for:")
+	if rendered.ResourceName != "" {
+		fmt.Fprintf(&b, "\n  resource: %s", rendered.ResourceName)
+	}
+	requests := clustercapacity.DRARequests(rendered)
+	b.WriteString(clustercapacity.DescribeClaim(requests))
+	if rendered.Network != nil && len(rendered.Network.Resources) > 0 {
+		fmt.Fprintf(&b, "\n  GPU network: %s (from %s)", clustercapacity.DescribeNetworkRequest(rendered.Network.Resources),
+			rendered.Network.Advertiser)
+	}
+	for _, k := range slices.Sorted(maps.Keys(rendered.NodeSelector)) {
+		fmt.Fprintf(&b, "\n  node label %s=%s", k, rendered.NodeSelector[k])
+	}
+	b.WriteString(describeAffinity(rendered.Affinity))
+	for _, t := range rendered.Tolerations {
+		fmt.Fprintf(&b, "\n  toleration %s %s %s:%s", t.Key, t.Operator, t.Value, t.Effect)
+	}
+	free := "free GPUs (kubectl describe nodes)"
+	if rendered.ResourceName == "" && len(requests) > 0 {
+		free = "free devices matching the claim (kubectl get resourceslices and kubectl get resourceclaims -A)"
+	}
+	b.WriteString("\n\nCheck that a node pool carries these labels, the taints tolerated here, and " + free + "; " +
+		raiseWhich(notReady) + " if nodes are still being provisioned.")
+	return b.String()
+}
+
+// raiseWhich names the limit that ended the wait.
+func raiseWhich(notReady *kube.NotReadyError) string {
+	if notReady.GaveUpOnRefusal {
+		return "raise unschedulable_timeout (or unset it to wait for the whole timeout)"
+	}
+	return "raise the timeout"
+}
+
+// describeAffinity lists the required node affinity terms (ORed) with
+// their requirements (ANDed), as the scheduler reads them.
+func describeAffinity(affinity *corev1.Affinity) string {
+	if affinity == nil || affinity.NodeAffinity == nil || affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, term := range affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		parts := make([]string, 0, len(term.MatchExpressions))
+		for _, e := range term.MatchExpressions {
+			parts = append(parts, strings.TrimSpace(fmt.Sprintf("%s %s %s", e.Key, e.Operator, strings.Join(e.Values, ","))))
+		}
+		prefix := "node affinity"
+		if i > 0 {
+			prefix = "  or"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", prefix, strings.Join(parts, " and "))
+	}
+	return b.String()
 }

@@ -136,7 +136,7 @@ func (r *workloadResource) ImportState(ctx context.Context, req resource.ImportS
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(setWorkloadState(ctx, &resp.State, &model)...)
+	resp.Diagnostics.Append(resourcekit.SetRenderedState(ctx, &resp.State, &model)...)
 }
 
 // readSpec finds the workload object and its spec annotation; the spec is

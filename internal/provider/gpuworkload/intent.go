@@ -2,7 +2,6 @@ package gpuworkload
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -56,7 +55,7 @@ func intentFromModel(ctx context.Context, m workloadModel, defaultCloud string, 
 func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud string, how resourcekit.Strictness, kueue func() kueuever.Known) workloadIntent {
 	conv := &tfconv.Converter{Ctx: ctx}
 	raw := workloadFromModel(conv, m)
-	queueName, queueRef, queueErr := refs.QueueFromDynamic(conv, m.Queue)
+	queueName, queueRef, queueFindings := refs.QueueAttribute(conv, m.Queue, "queue")
 	raw.Queue = queueName
 	in := workloadIntent{raw: raw, workload: raw}
 	if decoded := refs.Pool(conv, m.NodePool); decoded != nil {
@@ -66,7 +65,7 @@ func judgedIntentFromModel(ctx context.Context, m workloadModel, defaultCloud st
 	}
 	// pool.Apply gave the workload its pool's cloud when none is configured.
 	in.workload.Cloud, in.cloudDefaulted = resourcekit.PickCloud(m.Cloud, in.workload.Cloud, defaultCloud)
-	in.resolveQueue(queueRef, queueErr)
+	in.resolveQueue(queueRef, queueFindings)
 	in.unknown, in.diags = conv.Unknown, conv.Diags
 	if kueue != nil && workload.KueueRulesApply(in.workload) {
 		k := kueue()
@@ -86,14 +85,11 @@ func (in workloadIntent) render(version *utilversion.Version) (*workload.Rendere
 }
 
 // resolveQueue keeps a gpu_queue's ref for the quota check (the LocalQueue
-// name the workload is labelled with is already in raw).
-func (in *workloadIntent) resolveQueue(ref *queue.Ref, err error) {
-	if err == nil && queue.IsID(in.raw.Queue) {
-		err = errors.New("this is a gpu_queue id of a version before 0.1.0, which carried the queue; the id is now the queue's name")
-	}
-	if err != nil {
-		in.findings = append(in.findings, gpudiag.Diagnostic{Severity: gpudiag.SeverityError, Path: []any{"queue"},
-			Summary: "Invalid queue", Detail: err.Error() + ". Allowed: the ref of a gpu_queue, e.g. gpu_queue.team_a.ref, or the name of a queue managed elsewhere."})
+// name the workload is labelled with is already in raw), unless the queue
+// attribute is wrong (findings, refs.QueueAttribute).
+func (in *workloadIntent) resolveQueue(ref *queue.Ref, findings gpudiag.Diagnostics) {
+	if len(findings) > 0 {
+		in.findings = append(in.findings, findings...)
 		return
 	}
 	if ref == nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/gpuintent"
@@ -40,11 +39,10 @@ type workloadModel struct {
 	Adopt              types.Bool     `tfsdk:"adopt"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	UID                types.String   `tfsdk:"uid"`
-	// Manifest is the rendered objects as one YAML stream, for the code that
-	// compares or parses them; it is not an attribute. Manifests holds the
-	// same split into one document per object, the one copy the state keeps
-	// (a second would double what Terraform encodes after every resource,
-	// bench/README.md). getWorkload joins it, every write splits it.
+	// Manifest is the rendered objects as one YAML stream for the code;
+	// Manifests, one document per object, is what the state keeps
+	// (resourcekit.RenderedModel says why). resourcekit.GetRendered joins
+	// it, every write splits it.
 	Manifest       types.String `tfsdk:"-"`
 	Manifests      types.List   `tfsdk:"manifests"`
 	ResourceName   types.String `tfsdk:"resource_name"`
@@ -73,33 +71,11 @@ func workloadFromModel(c *tfconv.Converter, m workloadModel) spec.Workload {
 	return w
 }
 
-// getWorkload reads a gpu_workload configuration, plan or state into
-// *into, with Manifest joined from manifests.
-func getWorkload[D resourcekit.Source](ctx context.Context, from D, into *workloadModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	*into, _ = resourcekit.Get[workloadModel](ctx, from, &diags)
-	into.Manifest = resourcekit.JoinManifests(into.Manifests)
-	return diags
-}
-
-// setWorkloadState writes a gpu_workload state, manifests split from
-// Manifest.
-func setWorkloadState(ctx context.Context, state *tfsdk.State, m *workloadModel) diag.Diagnostics {
-	m.WithManifests()
-	return resourcekit.SetState(ctx, state, m)
-}
-
-// setWorkloadPlan writes a gpu_workload plan, as setWorkloadState.
-func setWorkloadPlan(ctx context.Context, plan *tfsdk.Plan, m *workloadModel) diag.Diagnostics {
-	m.WithManifests()
-	return resourcekit.SetPlan(ctx, plan, m)
-}
-
-// WithManifests derives manifests from Manifest (manifestDocs).
-// setWorkloadState and setWorkloadPlan call it on every write of the model,
-// so the two never disagree and no caller has to remember it.
-func (m *workloadModel) WithManifests() {
-	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
+// RenderedFields are the attributes resourcekit's shared steps read and
+// write (resourcekit.RenderedModel).
+func (m *workloadModel) RenderedFields() resourcekit.RenderedFields {
+	return resourcekit.RenderedFields{Apply: &m.Apply, ForceConflicts: &m.ForceConflicts, Timeouts: &m.Timeouts,
+		UID: &m.UID, Manifest: &m.Manifest, Manifests: &m.Manifests}
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.

@@ -69,7 +69,7 @@ func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 	state := tfsdk.State{Raw: raw, Schema: schemaResp.Schema}
 
 	var m workloadModel
-	if diags := getWorkload(ctx, state, &m); diags.HasError() {
+	if diags := resourcekit.GetRendered(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	seen := map[string]bool{}
@@ -124,11 +124,11 @@ func TestModelCodecWritesOutputs(t *testing.T) {
 	schemaResp, objType := workloadCodecSchema(t)
 	var m workloadModel
 	state := tfsdk.State{Raw: codecConfig(t, objType), Schema: schemaResp.Schema}
-	if diags := getWorkload(ctx, state, &m); diags.HasError() {
+	if diags := resourcekit.GetRendered(ctx, state, &m); diags.HasError() {
 		t.Fatal(diags)
 	}
 	m.Manifest = types.StringValue("apiVersion: apps/v1\nkind: Deployment\n")
-	m.WithManifests()
+	m.Manifests = resourcekit.ManifestDocs(m.Manifest)
 	m.UID = types.StringUnknown()
 	m.ScheduledNodes = types.ListUnknown(types.StringType)
 	v, diags := resourcekit.CodecOf[workloadModel]().Encode(ctx, schemaResp.Schema, &m)

@@ -3,7 +3,6 @@ package gpuworkload
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -23,18 +22,16 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
-// Defaults for the timeouts block: GPU nodes can take minutes to pull
-// multi-gigabyte images, so creates get longer than the framework's usual.
-const (
-	defaultCreateTimeout = 20 * time.Minute
-	defaultUpdateTimeout = 20 * time.Minute
-	defaultDeleteTimeout = 10 * time.Minute
-)
-
 // NewResource returns the gpu_workload resource.
-func NewResource() resource.Resource { return resourcekit.New[workloadResource]("_workload") }
+func NewResource() resource.Resource {
+	r := resourcekit.New[workloadResource]("_workload")
+	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload}
+	return r
+}
 
-type workloadResource struct{ resourcekit.Resource }
+type workloadResource struct {
+	resourcekit.RenderedResource[workloadModel, *workloadModel]
+}
 
 // ModifyPlan validates the workload and renders the manifest from
 // configuration alone. The only cluster call while planning is the one
@@ -45,7 +42,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var plan workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(resourcekit.GetRendered(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -81,7 +78,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
 	if in.unknown {
 		requireReplacement(ctx, req, resp, &plan)
-		resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
+		resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 	rendered, rdiags := in.render(draVersionFromState(ctx, req))
@@ -105,59 +102,17 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		// Drift repairs and changes may move pods; only apply knows where.
 		plan.ScheduledNodes = types.ListUnknown(types.StringType)
 	}
-	resp.Diagnostics.Append(setWorkloadPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
 }
 
-func (r *workloadResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resourcekit.Within(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		r.applyWorkload(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
-	})
-}
-
+// Update is the shared one (resourcekit.RenderedResource), after which an
+// adopted object is the configuration's.
 func (r *workloadResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getWorkload(ctx, req.State, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resourcekit.Within(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
-		r.applyWorkload(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
-	})
+	r.RenderedResource.Update(ctx, req, resp)
 	if adopted, _ := req.Private.GetKey(ctx, privateAdopted); len(adopted) > 0 && !resp.Diagnostics.HasError() {
 		// Applied: the object is the configuration's now, not an adopted one.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAdopted, nil)...)
 	}
-}
-
-func (r *workloadResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.Data.RefreshApplied(ctx, "gpu_workload", state.Apply.ValueBool(), resp,
-		func() diag.Diagnostics { return setWorkloadState(ctx, &resp.State, &state) },
-		func(client *kube.Client) (bool, diag.Diagnostics) {
-			return refreshWorkload(ctx, client, &state, r.DefaultCloud())
-		})
-}
-
-func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() || !state.Apply.ValueBool() {
-		return
-	}
-	r.Data.DeleteWithin(ctx, "gpu_workload", state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics,
-		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
-			return deleteWorkload(ctx, client, state, r.DefaultCloud())
-		})
 }
 
 // ValidateConfig runs every GPU rule that configuration alone decides.
@@ -165,7 +120,7 @@ func (r *workloadResource) Delete(ctx context.Context, req resource.DeleteReques
 // not do for plan-time ones, so this is where they belong.
 func (r *workloadResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var config workloadModel
-	resp.Diagnostics.Append(getWorkload(ctx, req.Config, &config)...)
+	resp.Diagnostics.Append(resourcekit.GetRendered(ctx, req.Config, &config)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

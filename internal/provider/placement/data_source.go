@@ -7,12 +7,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 )
 
@@ -42,12 +40,7 @@ func podPlacementSchema() schema.Schema {
 			"uses: what `provider::gpu::pod_placement` and `provider::gpu::pod_template` return, for Terraform " +
 			"versions before 1.8. Needs no cluster.",
 		Attributes: map[string]schema.Attribute{
-			"cloud": schema.StringAttribute{
-				MarkdownDescription: "Cloud of the cluster: one of " + tfconv.MarkdownList(clouds.Names()) +
-					". Defaults to the provider's `default_cloud`.",
-				Optional:   true,
-				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-			},
+			"cloud": resourcekit.DataCloudAttribute("Cloud of the cluster: one of ", ". Defaults to the provider's `default_cloud`."),
 			"gpu": schema.DynamicAttribute{
 				MarkdownDescription: gpuRequestDescription,
 				Required:            true,

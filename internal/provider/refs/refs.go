@@ -10,6 +10,7 @@ package refs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/gpudiag"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -64,10 +66,29 @@ func PoolAttribute(description string, required bool) schema.ObjectAttribute {
 	}
 }
 
-// QueueFromDynamic reads a queue attribute that takes either a gpu_queue's
+// QueueAttribute reads a resource's queue attribute as render needs it
+// (queueFromDynamic): the queue's name, the gpu_queue's reference when the
+// value is its ref, and what is wrong with the value, as an error at
+// queue. A gpu_queue id of a version before 0.1.0, which carried the
+// queue, is wrong too: the id is now the queue's name. elsewhere is what a
+// name may name ("LocalQueue" where only Kueue admits).
+func QueueAttribute(c *tfconv.Converter, v types.Dynamic, elsewhere string) (string, *queue.Ref, gpudiag.Diagnostics) {
+	name, ref, err := queueFromDynamic(c, v)
+	if err == nil && queue.IsID(name) {
+		err = errors.New("this is a gpu_queue id of a version before 0.1.0, which carried the queue; the id is now the queue's name")
+	}
+	if err != nil {
+		return name, ref, gpudiag.Diagnostics{{Severity: gpudiag.SeverityError, Path: []any{"queue"}, Summary: "Invalid queue",
+			Detail: err.Error() + ". Allowed: the ref of a gpu_queue, e.g. gpu_queue.team_a.ref, or the name of a " +
+				elsewhere + " managed elsewhere."}}
+	}
+	return name, ref, nil
+}
+
+// queueFromDynamic reads a queue attribute that takes either a gpu_queue's
 // ref or the name of a queue managed elsewhere: the LocalQueue name and,
 // for a ref, the reference. An unknown value marks c.
-func QueueFromDynamic(c *tfconv.Converter, v types.Dynamic) (string, *queue.Ref, error) {
+func queueFromDynamic(c *tfconv.Converter, v types.Dynamic) (string, *queue.Ref, error) {
 	if v.IsUnknown() || v.IsUnderlyingValueUnknown() {
 		c.Unknown = true
 		return "", nil, nil

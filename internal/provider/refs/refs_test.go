@@ -72,19 +72,19 @@ func TestQueueFromDynamic(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &tfconv.Converter{Ctx: ctx}
-	name, got, err := QueueFromDynamic(c, types.DynamicValue(obj))
+	name, got, err := queueFromDynamic(c, types.DynamicValue(obj))
 	if err != nil || name != "lq" || got == nil || got.Flavors[0].Quota != 8 {
 		t.Fatalf("ref: %q %+v %v", name, got, err)
 	}
-	name, got, err = QueueFromDynamic(c, types.DynamicValue(types.StringValue("elsewhere")))
+	name, got, err = queueFromDynamic(c, types.DynamicValue(types.StringValue("elsewhere")))
 	if err != nil || name != "elsewhere" || got != nil {
 		t.Fatalf("name: %q %+v %v", name, got, err)
 	}
 	other := types.ObjectValueMust(map[string]attr.Type{"x": types.StringType}, map[string]attr.Value{"x": types.StringValue("y")})
-	if _, _, err = QueueFromDynamic(c, types.DynamicValue(other)); err == nil || !strings.Contains(err.Error(), "gpu_queue's ref") {
+	if _, _, err = queueFromDynamic(c, types.DynamicValue(other)); err == nil || !strings.Contains(err.Error(), "gpu_queue's ref") {
 		t.Fatalf("another object: %v", err)
 	}
-	if _, _, err = QueueFromDynamic(c, types.DynamicUnknown()); err != nil || !c.Unknown {
+	if _, _, err = queueFromDynamic(c, types.DynamicUnknown()); err != nil || !c.Unknown {
 		t.Fatalf("unknown: %v, marked %v", err, c.Unknown)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/pool"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/queue"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
@@ -30,7 +31,7 @@ func PoolStateJSON(legacyID string) (ref any, id string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ref, err = stateJSON(obj)
+	ref, err = tfconv.StateJSONFrom(obj)
 	return ref, pool.ID(p), err
 }
 
@@ -53,7 +54,7 @@ func QueueStateJSON(r queue.Ref) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return stateJSON(obj)
+	return tfconv.StateJSONFrom(obj)
 }
 
 // DynamicStateJSON is the raw-state JSON of a dynamic attribute holding v:
@@ -63,7 +64,7 @@ func DynamicStateJSON(ctx context.Context, v attr.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	value, err := stateJSON(v)
+	value, err := tfconv.StateJSONFrom(v)
 	if err != nil {
 		return nil, err
 	}
@@ -98,58 +99,6 @@ func typeJSON(t attr.Type) (any, error) {
 		return []any{"object", attrs}, nil
 	}
 	return nil, fmt.Errorf("no JSON type for %s", t)
-}
-
-// stateJSON is v as Terraform's JSON state writes it: objects with every
-// attribute, null where unset.
-func stateJSON(v attr.Value) (any, error) {
-	if v.IsNull() {
-		return nil, nil
-	}
-	if v.IsUnknown() {
-		return nil, fmt.Errorf("an unknown value cannot be stored")
-	}
-	switch t := v.(type) {
-	case types.String:
-		return t.ValueString(), nil
-	case types.Bool:
-		return t.ValueBool(), nil
-	case types.Int64:
-		return t.ValueInt64(), nil
-	case types.List:
-		return elementsJSON(t.Elements())
-	case types.Map:
-		return attrsJSON(t.Elements())
-	case types.Object:
-		return attrsJSON(t.Attributes())
-	}
-	return nil, fmt.Errorf("a %T cannot be stored", v)
-}
-
-// attrsJSON keeps null entries: Terraform stores every attribute of an
-// object.
-func attrsJSON(attrs map[string]attr.Value) (any, error) {
-	out := make(map[string]any, len(attrs))
-	for k, e := range attrs {
-		j, err := stateJSON(e)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = j
-	}
-	return out, nil
-}
-
-func elementsJSON(elems []attr.Value) (any, error) {
-	out := make([]any, len(elems))
-	for i, e := range elems {
-		j, err := stateJSON(e)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = j
-	}
-	return out, nil
 }
 
 // UpgradePoolState edits a gpu_node_pool_policy state of version 0: the
@@ -192,7 +141,7 @@ func PoolJSON(p spec.PoolPolicy) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v, err := stateJSON(obj)
+	v, err := tfconv.StateJSONFrom(obj)
 	if err != nil {
 		return "", err
 	}

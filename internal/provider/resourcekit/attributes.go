@@ -104,8 +104,14 @@ func CloudAttribute(allowed []string, before, after string) schema.StringAttribu
 	return schema.StringAttribute{
 		MarkdownDescription: before + tfconv.MarkdownList(allowed) + after,
 		Optional:            true,
-		Validators:          []validator.String{tfconv.OneOfSuggesting(allowed, clouds.Suggest)},
+		Validators:          cloudValidators(allowed),
 	}
+}
+
+// cloudValidators refuse a cloud not in allowed, answering a near miss
+// with the cloud it resembles: the one rule of every `cloud` attribute.
+func cloudValidators(allowed []string) []validator.String {
+	return []validator.String{tfconv.OneOfSuggesting(allowed, clouds.Suggest)}
 }
 
 // PlannedCloudAttribute is CloudAttribute for a resource whose plan

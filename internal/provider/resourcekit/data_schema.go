@@ -3,6 +3,9 @@ package resourcekit
 import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
+	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 )
 
 // The attributes of a data source's result: every one computed and
@@ -21,4 +24,25 @@ func ComputedInt64(description string) schema.Int64Attribute {
 // ComputedStrings is a computed list of strings of a data source's result.
 func ComputedStrings(description string) schema.ListAttribute {
 	return schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: description}
+}
+
+// ComputedObjects is a computed list of objects of a data source's result,
+// each with attributes.
+func ComputedObjects(description string, attributes map[string]schema.Attribute) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: description,
+		NestedObject:        schema.NestedAttributeObject{Attributes: attributes},
+	}
+}
+
+// DataCloudAttribute is a data source's `cloud`: one of clouds.Names, listed in
+// the description between before and after, validated as a resource's
+// (CloudAttribute).
+func DataCloudAttribute(before, after string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: before + tfconv.MarkdownList(clouds.Names()) + after,
+		Optional:            true,
+		Validators:          cloudValidators(clouds.Names()),
+	}
 }

@@ -23,10 +23,18 @@ func PlanAndPrior[M any](ctx context.Context, req resource.UpdateRequest, diags 
 	return plan, prior, planOK && priorOK
 }
 
-// ApplyClient is the client an apply of resourceType talks to. Without
-// one the error says how to go on without a cluster: the objects are
-// rendered either way, and apply = false keeps only that (GitOps).
-func (d *Data) ApplyClient(resourceType string, diags *diag.Diagnostics) (*kube.Client, bool) {
+// ApplyClient is the first step of an apply of resourceType. With apply =
+// false (applies) nothing is applied: renderOnly writes the state as
+// planned, the objects in its manifests, and false is returned. Otherwise
+// it is the client to apply with; without one the error says how to go on
+// without a cluster: the objects are rendered either way, and apply = false
+// keeps only that (GitOps).
+func (d *Data) ApplyClient(resourceType string, applies bool, renderOnly func() diag.Diagnostics,
+	diags *diag.Diagnostics) (*kube.Client, bool) {
+	if !applies {
+		diags.Append(renderOnly()...)
+		return nil, false
+	}
 	client, err := d.Kube.Client()
 	if err != nil {
 		diags.AddError(resourceType+" needs a cluster to apply to", err.Error()+

@@ -15,7 +15,7 @@ import (
 func TestApplyClient_withoutClusterNamesManifests(t *testing.T) {
 	d := &Data{Kube: kube.NewLazy(kube.Config{})}
 	var diags diag.Diagnostics
-	if _, ok := d.ApplyClient("gpu_workload", &diags); ok || !diags.HasError() {
+	if _, ok := d.ApplyClient("gpu_workload", true, nil, &diags); ok || !diags.HasError() {
 		t.Fatal("an apply with no cluster configured got a client")
 	}
 	detail := diags.Errors()[0].Detail()

@@ -5,7 +5,7 @@
 // Conversions are named after what they return, then From and what they
 // read: workloadFromModel (a model to render's spec), modelFromSpec (back,
 // for import), intentFromModel (a model to the resolved intent),
-// GPUFromObject and ObjectFromGPU, RefFromPool, QueueFromDynamic,
+// GPUFromObject and ObjectFromGPU, RefFromPool, queueFromDynamic,
 // specFromAnnotation and annotationFromSpec. Where the argument's type says
 // what is read, From ends the name: DynamicFrom, PlainFrom, ObjectFrom,
 // KubernetesV1AffinityFrom. A conversion that reads through the caller's

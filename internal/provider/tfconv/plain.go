@@ -10,7 +10,24 @@ import (
 
 // PlainFrom converts a Terraform value into plain Go values (maps, slices,
 // strings, bools, json.Number-free float64/int64): what json.Marshal takes.
+// Null attributes and map entries are left out.
 func PlainFrom(v attr.Value) (any, error) {
+	return plainConverter{}.from(v)
+}
+
+// StateJSONFrom is PlainFrom as Terraform's JSON state writes a value:
+// objects keep every attribute, null where unset. State upgrades write it.
+func StateJSONFrom(v attr.Value) (any, error) {
+	return plainConverter{keepNulls: true}.from(v)
+}
+
+// plainConverter is the one walk of a value both conversions share; they
+// differ only in what becomes of a null attribute or map entry.
+type plainConverter struct {
+	keepNulls bool
+}
+
+func (c plainConverter) from(v attr.Value) (any, error) {
 	if v == nil || v.IsNull() {
 		return nil, nil
 	}
@@ -19,7 +36,7 @@ func PlainFrom(v attr.Value) (any, error) {
 	}
 	switch x := v.(type) {
 	case basetypes.DynamicValue:
-		return PlainFrom(x.UnderlyingValue())
+		return c.from(x.UnderlyingValue())
 	case basetypes.StringValue:
 		return x.ValueString(), nil
 	case basetypes.BoolValue:
@@ -29,11 +46,11 @@ func PlainFrom(v attr.Value) (any, error) {
 	case basetypes.NumberValue:
 		return plainNumber(x.ValueBigFloat())
 	case basetypes.ObjectValue:
-		return plainAttrs(x.Attributes())
+		return c.attrs(x.Attributes())
 	case basetypes.MapValue:
-		return plainAttrs(x.Elements())
+		return c.attrs(x.Elements())
 	case interface{ Elements() []attr.Value }: // a list, set or tuple
-		return plainElems(x.Elements())
+		return c.elems(x.Elements())
 	}
 	return nil, fmt.Errorf("unsupported value of type %T", v)
 }
@@ -48,24 +65,24 @@ func plainNumber(f *big.Float) (any, error) {
 	return v, nil
 }
 
-func plainAttrs(attrs map[string]attr.Value) (map[string]any, error) {
+func (c plainConverter) attrs(attrs map[string]attr.Value) (map[string]any, error) {
 	out := make(map[string]any, len(attrs))
 	for k, v := range attrs {
-		p, err := PlainFrom(v)
+		p, err := c.from(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		if p != nil {
+		if p != nil || c.keepNulls {
 			out[k] = p
 		}
 	}
 	return out, nil
 }
 
-func plainElems(elems []attr.Value) ([]any, error) {
+func (c plainConverter) elems(elems []attr.Value) ([]any, error) {
 	out := make([]any, 0, len(elems))
 	for i, v := range elems {
-		p, err := PlainFrom(v)
+		p, err := c.from(v)
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
