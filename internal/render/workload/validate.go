@@ -256,10 +256,7 @@ func validateSecretEnv(w spec.Workload, diags *gpudiag.Diagnostics) {
 	for _, name := range validate.SortedKeys(w.SecretEnv) {
 		path := gpudiag.At("secret_env", gpudiag.MapKey(name))
 		ref := w.SecretEnv[name]
-		if msgs := names.EnvVarName(name); len(msgs) > 0 {
-			diags.AddError(path, "Invalid environment variable name", strconv.Quote(name)+": "+strings.Join(msgs, "; ")+
-				". Allowed: letters, digits, '_', '-' and '.', not starting with a digit.")
-		}
+		validate.EnvVarName(diags, name, path)
 		if _, both := w.Env[name]; both {
 			diags.AddError(path, "Variable set twice", strconv.Quote(name)+" is in both env and secret_env. Allowed: one of them.")
 		}

@@ -87,11 +87,13 @@ func TestPodsNeedThePluginConfig(t *testing.T) {
 func TestGenerateDiagnostics(t *testing.T) {
 	values, diags := Generate(TargetCore, clouds.Lookup(spec.CloudGKE), Values{
 		Sharing: "slices", GPUResourceName: "gpu", DeviceNodeLabel: "not a label!", FlyteVersion: 2,
+		DefaultEnvVars: map[string]string{"1BAD": "x"},
 	}, true)
 	if values != nil {
 		t.Error("no values with errors")
 	}
-	for _, want := range []string{"flyte.sharing", "flyte.gpu_resource_name", "flyte.gpu_device_node_label", "flyte.flyte_version"} {
+	for _, want := range []string{"flyte.sharing", "flyte.gpu_resource_name", "flyte.gpu_device_node_label", "flyte.flyte_version",
+		`flyte.default_env_vars["1BAD"]`} {
 		if !slices.ContainsFunc(diags.Errors(), func(d gpudiag.Diagnostic) bool { return d.PathString() == want }) {
 			t.Errorf("no error at %s: %v", want, diags)
 		}
