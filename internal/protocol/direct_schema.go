@@ -29,7 +29,10 @@ type directSchema struct {
 	// joined by ".", with "[]" for an element step (`gpu[].count`). A path
 	// whose shape is missing is inside an attribute that has no schema of
 	// its own (an element of a list attribute, anything in a dynamic one).
-	nodes     map[string]schemaNode
+	nodes map[string]schemaNode
+	// blocks are the schema's blocks, which the framework's empty-to-null
+	// rule for list and set blocks walks (direct_blocks.go).
+	blocks    blockLevel
 	defaults  map[string]topDefault
 	modifiers map[string]topModifier
 	// validateRefusal says why the direct path leaves validation to the
@@ -39,11 +42,10 @@ type directSchema struct {
 
 // schemaNode is one attribute or block.
 type schemaNode struct {
-	block           bool // a block: never marked unknown
-	collectionBlock bool // a list or set block: the framework passes empty as null
-	computed        bool
-	hasDefault      bool
-	dynamic         bool
+	block      bool // a block: never marked unknown
+	computed   bool
+	hasDefault bool
+	dynamic    bool
 }
 
 // topDefault computes a top-level attribute's default value.
@@ -66,6 +68,7 @@ func newDirectSchema(ctx context.Context, s schema.Schema) (*directSchema, error
 		tfType:         object,
 		attributeTypes: object.AttributeTypes,
 		nodes:          map[string]schemaNode{},
+		blocks:         blockLevelOf(s.Blocks),
 		defaults:       map[string]topDefault{},
 		modifiers:      map[string]topModifier{},
 	}
@@ -161,10 +164,10 @@ func (d *directSchema) addBlock(shape string, b schema.Block) error {
 	}
 	switch n := b.(type) {
 	case schema.ListNestedBlock:
-		d.nodes[shape] = schemaNode{block: true, collectionBlock: true}
+		d.nodes[shape] = schemaNode{block: true}
 		return d.addBlockContent(shape+"[]", n.NestedObject.Attributes, n.NestedObject.Blocks, n.NestedObject)
 	case schema.SetNestedBlock:
-		d.nodes[shape] = schemaNode{block: true, collectionBlock: true}
+		d.nodes[shape] = schemaNode{block: true}
 		return d.addBlockContent(shape+"[]", n.NestedObject.Attributes, n.NestedObject.Blocks, n.NestedObject)
 	case schema.SingleNestedBlock:
 		d.nodes[shape] = schemaNode{block: true}

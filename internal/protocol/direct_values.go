@@ -97,44 +97,15 @@ func (d *directSchema) modify(ctx context.Context, config, prior, planned tftype
 // nullifyCollectionBlocks turns empty list and set blocks into null, as
 // the framework does to every value it reads.
 func (d *directSchema) nullifyCollectionBlocks(v tftypes.Value) tftypes.Value {
-	out, err := tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
-		if len(p.Steps()) == 0 || v.IsNull() || !v.IsFullyKnown() || !d.isCollectionBlock(p, v) {
-			return v, nil
-		}
-		var elements []tftypes.Value
-		if err := v.As(&elements); err != nil || len(elements) > 0 {
-			return v, nil //nolint:nilerr // not an empty collection: left as it is
-		}
-		return tftypes.NewValue(v.Type(), nil), nil
-	})
-	if err != nil {
-		return v
-	}
+	out, _ := d.blocks.rewriteCollections(v, emptyToNull)
 	return out
 }
 
 // reifyNullCollectionBlocks turns null list and set blocks back into empty
 // ones, as the framework does to every value it returns.
 func (d *directSchema) reifyNullCollectionBlocks(v tftypes.Value) tftypes.Value {
-	out, err := tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
-		if len(p.Steps()) == 0 || !v.IsNull() || !d.isCollectionBlock(p, v) {
-			return v, nil
-		}
-		return tftypes.NewValue(v.Type(), []tftypes.Value{}), nil
-	})
-	if err != nil {
-		return v
-	}
+	out, _ := d.blocks.rewriteCollections(v, nullToEmpty)
 	return out
-}
-
-func (d *directSchema) isCollectionBlock(p *tftypes.AttributePath, v tftypes.Value) bool {
-	switch v.Type().(type) {
-	case tftypes.List, tftypes.Set:
-		node, ok := d.node(p)
-		return ok && node.collectionBlock
-	}
-	return false
 }
 
 // objectAttributes are a copy of a known object's attribute values (As
