@@ -68,3 +68,39 @@ func BenchmarkBuildWithoutManifest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeManifest is the manifest of a realistic deployment encoded
+// the first time (new: the memo is bypassed) and again (seen: what a
+// refresh's plan pays after its read encoded the same objects).
+func BenchmarkEncodeManifest(b *testing.B) {
+	r, diags := ResolveAndRender(benchWorkload(b), Options{SkipManifest: true})
+	if r == nil || diags.HasError() {
+		b.Fatal(diags)
+	}
+	docs := make([]map[string]any, 0, len(r.Objects))
+	for _, o := range r.Objects {
+		m, err := ObjectMap(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		docs = append(docs, m)
+	}
+	b.Run("new", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			documentMemo = newMemo(0)
+			if _, err := EncodeManifest(docs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("seen", func(b *testing.B) {
+		documentMemo = newMemo(4096)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := EncodeManifest(docs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -119,7 +119,7 @@ func EncodeManifest(objects []map[string]any) (string, error) {
 // path ran; TestEncodeDocument_sameAsSigsYAML compares the two.
 func encodeDocument(o map[string]any) ([]byte, error) {
 	if plainValues(o) {
-		return yamlv2.Marshal(o)
+		return documentMemo.encode(o, func(o map[string]any) ([]byte, error) { return yamlv2.Marshal(o) })
 	}
 	return yamltext.Marshal(o)
 }
