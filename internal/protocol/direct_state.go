@@ -57,6 +57,11 @@ func (r *directResource) servesUpgrade(req *tfprotov6.UpgradeResourceStateReques
 
 // upgrade is UpgradeResourceState of a state of the current version.
 func (r *directResource) upgrade(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) *tfprotov6.UpgradeResourceStateResponse {
+	if req.RawState.JSON != nil {
+		if upgraded, err := r.schema.stateJSONToMsgPack(req.RawState.JSON); err == nil {
+			return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &tfprotov6.DynamicValue{MsgPack: upgraded}}
+		}
+	}
 	var diags diag.Diagnostics
 	v, err := req.RawState.UnmarshalWithOpts(r.schema.tfType, tfprotov6.UnmarshalOpts{
 		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
