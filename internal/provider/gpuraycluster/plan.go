@@ -36,7 +36,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
-	plan.ID, plan.Kind = idOf(plan), kindOf(plan)
+	plan.ID, plan.Kind = plan.NamespacedID(), kindOf(plan)
 	if in.unknown {
 		plan.Manifest, plan.NumGPUs = types.StringUnknown(), types.MapUnknown(types.Int64Type)
 		plan.State = types.StringUnknown()
@@ -150,13 +150,6 @@ func waitMode(m clusterModel) kube.WaitMode {
 		return mode
 	}
 	return kube.WaitRollout
-}
-
-func idOf(m clusterModel) types.String {
-	if m.Name.IsUnknown() || m.Namespace.IsUnknown() {
-		return types.StringUnknown()
-	}
-	return types.StringValue(m.Namespace.ValueString() + "/" + m.Name.ValueString())
 }
 
 // kindOf is the Ray object's kind, which the job and serve blocks decide.

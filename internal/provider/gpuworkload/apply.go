@@ -89,7 +89,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, client *kube.Clien
 	case waitMode(*plan) == kube.WaitAdmitted:
 		waitErr = waitAdmitted(ctx, client, rendered, main.GetUID(), mainRef)
 	default:
-		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, unschedulableLimit(*plan))
+		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, plan.UnschedulableTimeout())
 	}
 	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
 		"ready": waitErr == nil})
@@ -298,19 +298,6 @@ func waitMode(m workloadModel) kube.WaitMode {
 		return kube.WaitMode(k.Wait.Default) // a CronJob's none: nothing runs until the schedule fires
 	}
 	return kube.WaitRollout
-}
-
-// unschedulableLimit is how long the wait goes on once the scheduler has
-// refused a pod; the validator has checked the duration.
-func unschedulableLimit(m workloadModel) time.Duration {
-	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() {
-		return kube.NoUnschedulableLimit
-	}
-	limit, err := time.ParseDuration(m.UnschedulableLimit.ValueString())
-	if err != nil || limit < 0 {
-		return kube.NoUnschedulableLimit
-	}
-	return limit
 }
 
 // podSelector selects the workload's pods: its selector labels, and the

@@ -74,8 +74,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
-	w := in.workload
-	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
+	plan.ID = plan.NamespacedID()
 	if in.unknown {
 		requireReplacement(ctx, req, resp, &plan)
 		resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
@@ -229,8 +228,4 @@ func stateManifest(ctx context.Context, state tfsdk.State) (types.String, diag.D
 	var docs types.List
 	diags := state.GetAttribute(ctx, path.Root("manifests"), &docs)
 	return resourcekit.JoinManifests(docs), diags
-}
-
-func workloadID(namespace, name string) string {
-	return namespace + "/" + name
 }
