@@ -25,7 +25,8 @@ import (
 // NewResource returns the gpu_workload resource.
 func NewResource() resource.Resource {
 	r := resourcekit.New[workloadResource]("_workload")
-	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload}
+	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload,
+		Objects: renderedObjects}
 	return r
 }
 

@@ -63,13 +63,16 @@ type RenderedResource[M any, PM RenderedModel[M]] struct {
 	Steps RenderedSteps[M]
 }
 
-// RenderedSteps are what sets a RenderedResource apart. Refresh and Remove
-// get the provider's default_cloud, which the intent they render from may
-// need.
+// RenderedSteps are what sets a RenderedResource apart. Refresh, Remove
+// and Objects get the provider's default_cloud, which the intent they
+// render from may need.
 type RenderedSteps[M any] struct {
 	// Apply applies plan with client and writes state; prior is the state an
-	// update starts from, nil on create.
+	// update starts from, nil on create. It applies with ApplyOver.
 	Apply func(ctx context.Context, client *kube.Client, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics)
+	// Objects renders the objects of state's configuration, without the
+	// server's version, for ApplyOver's prune; nil when they do not render.
+	Objects func(ctx context.Context, state M, defaultCloud string) []workload.Object
 	// Refresh reads the objects back into state; gone once they are not there.
 	Refresh func(ctx context.Context, client *kube.Client, state *M, defaultCloud string) (gone bool, diags diag.Diagnostics)
 	// Remove deletes the objects.
@@ -154,11 +157,10 @@ func (r *RenderedResource[M, PM]) Delete(ctx context.Context, req resource.Delet
 // force_conflicts. When that fails, an update's state stays prior: the
 // objects may be partly applied, and the next plan compares them with the
 // configuration again. Once applied, plan's uid is the main object's and,
-// on update, prune removes what prior rendered and plan does not. The main
-// object as the server stored it; false after an error.
-func ApplyOver[M any, PM RenderedModel[M]](ctx context.Context, client *kube.Client, objects []workload.Object,
-	hint func(workload.Object) string, plan, prior *M, state *tfsdk.State, prune func() diag.Diagnostics,
-	diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+// on update, what prior rendered and plan does not is removed (prune). The
+// main object as the server stored it; false after an error.
+func (r *RenderedResource[M, PM]) ApplyOver(ctx context.Context, client *kube.Client, objects []workload.Object,
+	hint func(workload.Object) string, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
 	a := PM(plan).Rendered()
 	main, ok := ApplyObjects(ctx, client, objects, a.ForceConflicts.ValueBool(), hint, diags)
 	if !ok {
@@ -169,9 +171,19 @@ func ApplyOver[M any, PM RenderedModel[M]](ctx context.Context, client *kube.Cli
 	}
 	a.UID = types.StringValue(string(main.GetUID()))
 	if prior != nil {
-		diags.Append(prune()...)
+		diags.Append(r.prune(ctx, client, *prior, objects)...)
 	}
 	return main, true
+}
+
+// prune deletes the objects prior's configuration rendered and the new one
+// (now) does not: a companion, such as a DRA claim template or a created
+// model cache claim, that the configuration no longer asks for.
+func (r *RenderedResource[M, PM]) prune(ctx context.Context, client *kube.Client, prior M, now []workload.Object) diag.Diagnostics {
+	before := r.Steps.Objects(ctx, prior, r.DefaultCloud())
+	return Prune(before, now, func(ref kube.ObjectRef) diag.Diagnostics {
+		return DeleteStale(ctx, client, ref, "Could not remove an object this "+r.typeName()+" no longer needs")
+	})
 }
 
 // DeleteRendered deletes the objects a RenderedModel resource (typeName)
