@@ -30,7 +30,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/placement"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 )
@@ -167,12 +166,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "Context of the kubeconfig to use instead of its current context. Env: `KUBE_CTX`.",
 				Optional:            true,
 			},
-			"default_cloud": schema.StringAttribute{
-				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
-					tfconv.MarkdownList(clouds.Names()) + ".",
-				Optional:   true,
-				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-			},
+			"default_cloud": resourcekit.DefaultCloudAttribute("Cloud assumed by resources that do not set `cloud`. One of ", "."),
 			"kubernetes_version": schema.StringAttribute{
 				MarkdownDescription: "Kubernetes minor the cluster runs, one of " + tfconv.MarkdownList(kubever.Minors()) +
 					", for planning when the cluster cannot be reached. Rules that depend on it (which DRA features are on " +
