@@ -81,11 +81,11 @@ func priorManifest(ctx context.Context, req resource.ModifyPlanRequest) string {
 	if req.State.Raw.IsNull() {
 		return ""
 	}
-	var docs types.List
-	if req.State.GetAttribute(ctx, path.Root("manifests"), &docs).HasError() {
+	manifest, diags := resourcekit.StateManifest(ctx, req.State)
+	if diags.HasError() {
 		return ""
 	}
-	return resourcekit.JoinManifests(docs).ValueString()
+	return manifest.ValueString()
 }
 
 // planOnlyFindings are the plan's findings ValidateConfig, which saw the
