@@ -244,6 +244,23 @@ resource "gpu_workload" "each" {
 `})
 }
 
+// A workload's name known only after apply leaves its id unknown in the
+// plan, not "<namespace>/", which the final plan would contradict.
+func TestPlanShapes_workloadNameKnownAfterApply(t *testing.T) {
+	planShapes(t, planShape{apply: true, attr: "id", unknown: []string{"gpu_workload.later_name"}, config: `
+resource "gpu_workload" "later_name" {
+  name      = terraform_data.later.output.accelerator
+  namespace = "ml"
+  image     = "registry.example/serve:1"
+  apply     = false
+  gpu {
+    count       = 1
+    accelerator = "a100-40gb"
+  }
+}
+`})
+}
+
 func TestPlanShapes_operatorValues(t *testing.T) {
 	planShapes(t, planShape{apply: true, attr: "values_yaml", unknown: []string{"gpu_operator_values.dynamic"}, config: `
 resource "gpu_operator_values" "dynamic" {

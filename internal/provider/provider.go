@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	_ "embed"
 	"strings"
 	"sync/atomic"
 
@@ -29,7 +30,6 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/placement"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/resourcekit"
 	"github.com/gpuform/terraform-provider-gpu/internal/provider/tfconv"
-	"github.com/gpuform/terraform-provider-gpu/internal/render/clouds"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kubever"
 	"github.com/gpuform/terraform-provider-gpu/internal/render/kueuever"
 )
@@ -92,16 +92,16 @@ func (p *GPUProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 	resp.Version = p.version
 }
 
+// providerDescription is the provider block's description (docs/index.md is
+// written from templates/index.md.tmpl instead).
+//
+//go:embed provider.md
+var providerDescription string
+
 // Schema describes the provider block.
 func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The gpu provider turns GPU intent (how many GPUs, which accelerator, shared or " +
-			"partitioned, which cloud) into Kubernetes workloads, node-pool settings and Helm values that agree " +
-			"with each other. Cluster access works like the Kubernetes provider's. Planning resources contacts " +
-			"no cluster, except to read its Kubernetes version (once, where DRA rules depend on it; see " +
-			"`kubernetes_version`) and Kueue's release (once, for queued DRA workloads, when `kueue_version` is unset); " +
-			"refreshing resources in the state and the `gpu_cluster_capacity` and `gpu_queue_usage` " +
-			"data sources read it.",
+		MarkdownDescription: tfconv.MarkdownFile(providerDescription),
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				MarkdownDescription: "The Kubernetes API server URL, e.g. `https://203.0.113.10:6443` (`https://` is " +
@@ -166,12 +166,7 @@ func (p *GPUProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				MarkdownDescription: "Context of the kubeconfig to use instead of its current context. Env: `KUBE_CTX`.",
 				Optional:            true,
 			},
-			"default_cloud": schema.StringAttribute{
-				MarkdownDescription: "Cloud assumed by resources that do not set `cloud`. One of " +
-					tfconv.MarkdownList(clouds.Names()) + ".",
-				Optional:   true,
-				Validators: []validator.String{tfconv.OneOfSuggesting(clouds.Names(), clouds.Suggest)},
-			},
+			"default_cloud": resourcekit.DefaultCloudAttribute("Cloud assumed by resources that do not set `cloud`. One of ", "."),
 			"kubernetes_version": schema.StringAttribute{
 				MarkdownDescription: "Kubernetes minor the cluster runs, one of " + tfconv.MarkdownList(kubever.Minors()) +
 					", for planning when the cluster cannot be reached. Rules that depend on it (which DRA features are on " +

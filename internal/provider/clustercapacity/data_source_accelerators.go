@@ -2,6 +2,7 @@ package clustercapacity
 
 import (
 	"context"
+	_ "embed"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -35,11 +36,16 @@ type acceleratorsModel struct {
 	Accelerators types.List    `tfsdk:"accelerators"`
 }
 
+// acceleratorsDescription is gpu_accelerators' description, which opens its
+// docs page.
+//
+//go:embed gpu_accelerators.md
+var acceleratorsDescription string
+
 // acceleratorsSchema is gpu_accelerators's schema, read into acceleratorsModel.
 func acceleratorsSchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "The accelerator catalog the provider validates against: every model's memory, MIG " +
-			"profiles and the label values each cloud uses for it. Needs no cluster.",
+		MarkdownDescription: tfconv.MarkdownFile(acceleratorsDescription),
 		Attributes: map[string]schema.Attribute{
 			"cloud": resourcekit.DataCloudAttribute("Only models this cloud offers: one of ", "."),
 			"mig": schema.BoolAttribute{

@@ -2,6 +2,7 @@ package clustercapacity
 
 import (
 	"context"
+	_ "embed"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -32,13 +33,16 @@ type clusterCapacityModel struct {
 	Pools    types.List   `tfsdk:"pools"`
 }
 
+// clusterCapacityDescription is gpu_cluster_capacity's description, which
+// opens its docs page.
+//
+//go:embed gpu_cluster_capacity.md
+var clusterCapacityDescription string
+
 // clusterCapacitySchema is gpu_cluster_capacity's schema, read into clusterCapacityModel.
 func clusterCapacitySchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "The live cluster's GPU pools: nodes grouped by their accelerator labels, with GPU capacity, " +
-			"allocatable, requested and free per resource, MIG and sharing state, and taints. Nodes whose GPUs NVIDIA's " +
-			"DRA driver serves (they publish its ResourceSlices) form pools of their own, with their devices published, " +
-			"allocated to claims and free. Read from the cluster whenever Terraform reads data sources.",
+		MarkdownDescription: tfconv.MarkdownFile(clusterCapacityDescription),
 		Attributes: map[string]schema.Attribute{
 			"selector": schema.StringAttribute{
 				MarkdownDescription: "Only nodes matching this label selector, e.g. `cloud.google.com/gke-nodepool=a100`. " +

@@ -2,6 +2,7 @@ package gpuqueue
 
 import (
 	"context"
+	_ "embed"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -30,12 +31,16 @@ type queueUsageModel struct {
 	Queues types.List   `tfsdk:"queues"`
 }
 
+// usageDescription is gpu_queue_usage's description, which opens its docs
+// page.
+//
+//go:embed gpu_queue_usage.md
+var usageDescription string
+
 // usageSchema is gpu_queue_usage's schema, read into queueUsageModel.
 func usageSchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "Kueue's ClusterQueues as Kueue reports them: per flavor (node pool) and resource the quota, " +
-			"what admitted work reserves and uses and what is borrowed from the cohort, and how many workloads are " +
-			"admitted and pending. Reads the cluster while planning. Empty when Kueue is not installed.",
+		MarkdownDescription: tfconv.MarkdownFile(usageDescription),
 		Attributes: map[string]schema.Attribute{
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Only the ClusterQueue of this name (a `gpu_queue`'s `name`). Unset: every ClusterQueue.",

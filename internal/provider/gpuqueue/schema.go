@@ -2,6 +2,7 @@ package gpuqueue
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,16 +57,16 @@ func queueFromModelWith(c *tfconv.Converter, m queueModel) spec.Queue {
 	return q
 }
 
+// description is gpu_queue's description, which opens its docs page.
+//
+//go:embed gpu_queue.md
+var description string
+
 // Schema describes gpu_queue.
 func (r *queueResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Shares GPU node pools between teams through [Kueue](https://kueue.sigs.k8s.io): a " +
-			"`ResourceFlavor` per pool derived from its `gpu_node_pool_policy` (node labels, taints and tolerations are " +
-			"never retyped), one `ClusterQueue` with the GPU quota of each pool in the pool's own extended resource " +
-			"(whole GPUs, MIG instances or shared slots) plus CPU and memory, and a `LocalQueue` in each team namespace. " +
-			"Objects are applied with server-side apply. Pass `ref` to `gpu_workload.queue`: the workload is then " +
-			"checked against the flavors and quota at plan time.",
-		Attributes: queueAttributes(),
+		MarkdownDescription: tfconv.MarkdownFile(description),
+		Attributes:          queueAttributes(),
 		Blocks: map[string]schema.Block{
 			"flavor":     queueFlavorBlock(),
 			"preemption": queuePreemptionBlock(),

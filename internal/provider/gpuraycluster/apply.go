@@ -48,9 +48,7 @@ func (r *rayClusterResource) applyCluster(ctx context.Context, client *kube.Clie
 			return
 		}
 	}
-	main, ok := resourcekit.ApplyOver(ctx, client, rendered.Objects, nil, plan, prior, state, func() diag.Diagnostics {
-		return removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())
-	}, diags)
+	main, ok := r.ApplyOver(ctx, client, rendered.Objects, nil, plan, prior, state, diags)
 	if !ok {
 		return
 	}
@@ -119,16 +117,15 @@ func refuseForeignObject(ctx context.Context, client *kube.Client, rendered *ray
 	return false
 }
 
-// removeStaleObjects deletes the companions (a group's DRA claim template)
-// the prior configuration rendered and this one does not.
-func removeStaleObjects(ctx context.Context, client *kube.Client, prior clusterModel, now *ray.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := intentFromModel(ctx, prior, defaultCloud, resourcekit.Final).render(nil)
-	if rdiags.HasError() || before == nil {
+// renderedObjects are the objects state's configuration renders (a
+// group's DRA claim template, then the Ray object), without the server's
+// version; nil when it does not render.
+func renderedObjects(ctx context.Context, state clusterModel, defaultCloud string) []workload.Object {
+	rendered, rdiags := intentFromModel(ctx, state, defaultCloud, resourcekit.Final).render(nil)
+	if rdiags.HasError() || rendered == nil {
 		return nil
 	}
-	return resourcekit.Prune(before.Objects, now.Objects, func(ref kube.ObjectRef) diag.Diagnostics {
-		return resourcekit.DeleteStale(ctx, client, ref, "Could not remove an object this Ray cluster no longer needs")
-	})
+	return rendered.Objects
 }
 
 // refreshCluster reads the live objects and records, as the manifest,

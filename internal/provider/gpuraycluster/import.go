@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -132,15 +131,10 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 		diags.AddError("Cannot import the queue", err.Error())
 	}
 	m := clusterModel{
-		Name: types.StringValue(c.Name), Namespace: types.StringValue(c.Namespace), Cloud: tfconv.NullableString(c.Cloud),
-		Queue: queueValue, Apply: types.BoolValue(true), WaitFor: tfconv.NullableString(s.WaitFor),
-		UnschedulableLimit: tfconv.NullableString(s.Unschedulable), ForceConflicts: tfconv.NullableBool(s.Force),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType,
-			"update": types.StringType, "delete": types.StringType})},
-		UID: types.StringUnknown(), Kind: types.StringUnknown(), State: types.StringUnknown(),
-		NumGPUs: types.MapUnknown(types.Int64Type), Manifest: types.StringUnknown(),
+		RenderedAttributes: resourcekit.ImportedAttributes(c.Namespace, c.Name, tfconv.NullableString(c.Cloud), queueValue,
+			s.WaitFor, s.Unschedulable, s.Force),
+		Kind: types.StringUnknown(), State: types.StringUnknown(), NumGPUs: types.MapUnknown(types.Int64Type),
 	}
-	m.ID = idOf(m)
 	m.Intent = tfconv.EncodeAttributes(intentTypes, c, &diags)
 	m.Autoscaling = tfconv.Encode(blockType(autoscalingBlock()), c.Autoscaling, &diags)
 	m.Job = tfconv.Encode(blockType(jobBlock()), c.Job, &diags)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -19,38 +18,19 @@ import (
 // spec.RayCluster by name; the blocks are decoded by name too, into
 // spec.RayGroup, spec.RayJobControls and spec.RayServeControls.
 type clusterModel struct {
-	Intent             tfconv.Attributes
-	ID                 types.String   `tfsdk:"id"`
-	Name               types.String   `tfsdk:"name"`
-	Namespace          types.String   `tfsdk:"namespace"`
-	Cloud              types.String   `tfsdk:"cloud"`
-	Queue              types.Dynamic  `tfsdk:"queue"`
-	Autoscaling        types.Object   `tfsdk:"autoscaling"`
-	Head               types.Object   `tfsdk:"head"`
-	WorkerGroups       types.List     `tfsdk:"worker_group"`
-	Job                types.Object   `tfsdk:"job"`
-	Serve              types.Object   `tfsdk:"serve"`
-	Apply              types.Bool     `tfsdk:"apply"`
-	WaitFor            types.String   `tfsdk:"wait_for"`
-	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
-	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	UID                types.String   `tfsdk:"uid"`
-	Kind               types.String   `tfsdk:"kind"`
-	State              types.String   `tfsdk:"state"`
-	NumGPUs            types.Map      `tfsdk:"num_gpus"`
-	// Manifest is the rendered objects as one YAML stream for the code;
-	// Manifests, one document per object, is what the state keeps
-	// (resourcekit.RenderedModel says why).
-	Manifest  types.String `tfsdk:"-"`
-	Manifests types.List   `tfsdk:"manifests"`
-}
-
-// RenderedFields are the attributes resourcekit's shared steps read and
-// write (resourcekit.RenderedModel).
-func (m *clusterModel) RenderedFields() resourcekit.RenderedFields {
-	return resourcekit.RenderedFields{Apply: &m.Apply, ForceConflicts: &m.ForceConflicts, Timeouts: &m.Timeouts,
-		UID: &m.UID, Manifest: &m.Manifest, Manifests: &m.Manifests}
+	Intent tfconv.Attributes
+	// RenderedAttributes are those gpu_workload has too: id, name,
+	// namespace, cloud, queue, apply, wait_for, unschedulable_timeout,
+	// force_conflicts, timeouts, uid and manifests.
+	resourcekit.RenderedAttributes
+	Autoscaling  types.Object `tfsdk:"autoscaling"`
+	Head         types.Object `tfsdk:"head"`
+	WorkerGroups types.List   `tfsdk:"worker_group"`
+	Job          types.Object `tfsdk:"job"`
+	Serve        types.Object `tfsdk:"serve"`
+	Kind         types.String `tfsdk:"kind"`
+	State        types.String `tfsdk:"state"`
+	NumGPUs      types.Map    `tfsdk:"num_gpus"`
 }
 
 // converter decodes the blocks: node_pool refs into their policies, and

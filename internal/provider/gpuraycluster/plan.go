@@ -36,7 +36,7 @@ func (r *rayClusterResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
-	plan.ID, plan.Kind = idOf(plan), kindOf(plan)
+	plan.ID, plan.Kind = plan.NamespacedID(), kindOf(plan)
 	if in.unknown {
 		plan.Manifest, plan.NumGPUs = types.StringUnknown(), types.MapUnknown(types.Int64Type)
 		plan.State = types.StringUnknown()
@@ -81,11 +81,11 @@ func priorManifest(ctx context.Context, req resource.ModifyPlanRequest) string {
 	if req.State.Raw.IsNull() {
 		return ""
 	}
-	var docs types.List
-	if req.State.GetAttribute(ctx, path.Root("manifests"), &docs).HasError() {
+	manifest, diags := resourcekit.StateManifest(ctx, req.State)
+	if diags.HasError() {
 		return ""
 	}
-	return resourcekit.JoinManifests(docs).ValueString()
+	return manifest.ValueString()
 }
 
 // planOnlyFindings are the plan's findings ValidateConfig, which saw the
@@ -150,13 +150,6 @@ func waitMode(m clusterModel) kube.WaitMode {
 		return mode
 	}
 	return kube.WaitRollout
-}
-
-func idOf(m clusterModel) types.String {
-	if m.Name.IsUnknown() || m.Namespace.IsUnknown() {
-		return types.StringUnknown()
-	}
-	return types.StringValue(m.Namespace.ValueString() + "/" + m.Name.ValueString())
 }
 
 // kindOf is the Ray object's kind, which the job and serve blocks decide.

@@ -9,7 +9,8 @@ import (
 // NewResource returns the gpu_ray_cluster resource.
 func NewResource() resource.Resource {
 	r := resourcekit.New[rayClusterResource]("_ray_cluster")
-	r.Steps = resourcekit.RenderedSteps[clusterModel]{Apply: r.applyCluster, Refresh: refreshCluster, Remove: deleteCluster}
+	r.Steps = resourcekit.RenderedSteps[clusterModel]{Apply: r.applyCluster, Refresh: refreshCluster, Remove: deleteCluster,
+		Objects: renderedObjects}
 	return r
 }
 

@@ -2,6 +2,7 @@ package gpuraycluster
 
 import (
 	"context"
+	_ "embed"
 	"math"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -24,18 +25,18 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
+// description is gpu_ray_cluster's description, which opens its docs page.
+//
+//go:embed gpu_ray_cluster.md
+var description string
+
 // Schema describes gpu_ray_cluster. Attribute names are render's field
 // names (spec.RayCluster, spec.RayGroup, spec.RayJobControls), which the
 // decoder matches by name.
 func (r *rayClusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A Ray cluster on GPUs, run by KubeRay: a `head` and any number of `worker_group` blocks, " +
-			"each a pod with its own `node_pool` and `gpu` block, rendered with the pod rules of `gpu_workload` " +
-			"(selectors, tolerations, limits, DRA claims, `/dev/shm`). Ray is told the GPUs each pod gets " +
-			"(`num-gpus` in `rayStartParams`, always written) and the accelerator type. A `job` block makes it a " +
-			"RayJob, a `serve` block a RayService; neither, a RayCluster. With a Kueue `queue`, each group is " +
-			"checked against the queue's flavors at plan time. Requires the KubeRay operator (v1.5) in the cluster.",
-		Attributes: clusterAttributes(),
+		MarkdownDescription: tfconv.MarkdownFile(description),
+		Attributes:          clusterAttributes(),
 		Blocks: map[string]schema.Block{
 			"autoscaling":  autoscalingBlock(),
 			"head":         headBlock(),

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	corev1 "k8s.io/api/core/v1"
@@ -36,17 +35,7 @@ func waitCluster(ctx context.Context, client *kube.Client, m clusterModel, rende
 	if mode == kube.WaitAdmitted {
 		return client.WaitAdmitted(ctx, target.Ref, main.GetUID(), "", 1)
 	}
-	return client.WaitReady(ctx, target, mode, podSelector(rendered), unschedulableLimit(m))
-}
-
-// unschedulableLimit is how long the wait goes on once the scheduler has
-// refused a pod; the validator has checked the duration.
-func unschedulableLimit(m clusterModel) time.Duration {
-	limit, err := time.ParseDuration(m.UnschedulableLimit.ValueString())
-	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() || err != nil || limit < 0 {
-		return kube.NoUnschedulableLimit
-	}
-	return limit
+	return client.WaitReady(ctx, target, mode, podSelector(rendered), m.UnschedulableTimeout())
 }
 
 // reportWait reports a wait that ended without success. A cluster Kueue

@@ -73,9 +73,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, client *kube.Clien
 			return
 		}
 	}
-	main, ok := resourcekit.ApplyOver(ctx, client, rendered.Objects, applyHint, plan, prior, state, func() diag.Diagnostics {
-		return removeStaleObjects(ctx, client, *prior, rendered, r.DefaultCloud())
-	}, diags)
+	main, ok := r.ApplyOver(ctx, client, rendered.Objects, applyHint, plan, prior, state, diags)
 	if !ok {
 		return
 	}
@@ -89,7 +87,7 @@ func (r *workloadResource) applyWorkload(ctx context.Context, client *kube.Clien
 	case waitMode(*plan) == kube.WaitAdmitted:
 		waitErr = waitAdmitted(ctx, client, rendered, main.GetUID(), mainRef)
 	default:
-		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, unschedulableLimit(*plan))
+		waitErr = client.WaitReady(ctx, target, waitMode(*plan), selector, plan.UnschedulableTimeout())
 	}
 	tflog.Debug(ctx, "gpu_workload wait ended", map[string]any{"object": mainRef.String(), "elapsed_ms": time.Since(start).Milliseconds(),
 		"ready": waitErr == nil})
@@ -190,17 +188,15 @@ func applyHint(obj workload.Object) string {
 	return ""
 }
 
-// removeStaleObjects deletes objects the prior configuration rendered (a
-// created model cache claim, a DRA claim template) that the new one does
-// not.
-func removeStaleObjects(ctx context.Context, client *kube.Client, prior workloadModel, now *workload.Rendered, defaultCloud string) diag.Diagnostics {
-	before, rdiags := renderIntent(intentFromModel(ctx, prior, defaultCloud, resourcekit.Final), nil)
-	if rdiags.HasError() || before == nil {
+// renderedObjects are the objects state's configuration renders (a
+// created model cache claim, a DRA claim template, then the workload),
+// without the server's version; nil when it does not render.
+func renderedObjects(ctx context.Context, state workloadModel, defaultCloud string) []workload.Object {
+	rendered, rdiags := renderIntent(intentFromModel(ctx, state, defaultCloud, resourcekit.Final), nil)
+	if rdiags.HasError() || rendered == nil {
 		return nil
 	}
-	return resourcekit.Prune(before.Objects, now.Objects, func(ref kube.ObjectRef) diag.Diagnostics {
-		return resourcekit.DeleteStale(ctx, client, ref, "Could not remove an object this workload no longer needs")
-	})
+	return rendered.Objects
 }
 
 // refreshWorkload reads the live objects and records, as the manifest, what
@@ -298,19 +294,6 @@ func waitMode(m workloadModel) kube.WaitMode {
 		return kube.WaitMode(k.Wait.Default) // a CronJob's none: nothing runs until the schedule fires
 	}
 	return kube.WaitRollout
-}
-
-// unschedulableLimit is how long the wait goes on once the scheduler has
-// refused a pod; the validator has checked the duration.
-func unschedulableLimit(m workloadModel) time.Duration {
-	if m.UnschedulableLimit.IsNull() || m.UnschedulableLimit.IsUnknown() {
-		return kube.NoUnschedulableLimit
-	}
-	limit, err := time.ParseDuration(m.UnschedulableLimit.ValueString())
-	if err != nil || limit < 0 {
-		return kube.NoUnschedulableLimit
-	}
-	return limit
 }
 
 // podSelector selects the workload's pods: its selector labels, and the

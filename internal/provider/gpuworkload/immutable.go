@@ -43,7 +43,7 @@ func requireReplacement(ctx context.Context, req resource.ModifyPlanRequest, res
 	if req.State.Raw.IsNull() || !ok || len(k.Immutable.SpecFields) == 0 {
 		return
 	}
-	manifest, diags := stateManifest(ctx, req.State)
+	manifest, diags := resourcekit.StateManifest(ctx, req.State)
 	resp.Diagnostics.Append(diags...)
 	replace, diags := immutableReplacement(req, k, manifest.ValueString(), plan.Manifest)
 	if len(replace) == 0 && k.Immutable.RecreateObject && adoptedDiffers(ctx, req, k, manifest.ValueString(), plan.Manifest) {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -182,26 +181,16 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 		blocks[name] = tfconv.BlockType{Block: b}
 	}
 	m := workloadModel{
-		ID:                 types.StringValue(workloadID(w.Namespace, w.Name)),
-		Name:               types.StringValue(w.Name),
-		Namespace:          types.StringValue(w.Namespace),
-		Kind:               types.StringValue(w.Kind),
-		Cloud:              types.StringValue(w.Cloud),
-		Queue:              importedQueue(spec, &diags),
-		QueueScheduler:     tfconv.NullableString(w.QueueScheduler),
-		Apply:              types.BoolValue(true),
-		WaitFor:            tfconv.NullableString(spec.WaitFor),
-		UnschedulableLimit: tfconv.NullableString(spec.Unschedulable),
-		ForceConflicts:     tfconv.NullableBool(spec.Force),
-		NodePool:           importedPool(spec, &diags),
-		Adopt:              types.BoolNull(),
-		Timeouts:           timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes)},
-		UID:                types.StringUnknown(),
-		Manifest:           types.StringUnknown(),
-		ResourceName:       types.StringUnknown(),
-		NodeSelector:       types.MapUnknown(types.StringType),
-		Tolerations:        types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
-		ScheduledNodes:     types.ListNull(types.StringType),
+		RenderedAttributes: resourcekit.ImportedAttributes(w.Namespace, w.Name, types.StringValue(w.Cloud),
+			importedQueue(spec, &diags), spec.WaitFor, spec.Unschedulable, spec.Force),
+		Kind:           types.StringValue(w.Kind),
+		QueueScheduler: tfconv.NullableString(w.QueueScheduler),
+		NodePool:       importedPool(spec, &diags),
+		Adopt:          types.BoolNull(),
+		ResourceName:   types.StringUnknown(),
+		NodeSelector:   types.MapUnknown(types.StringType),
+		Tolerations:    types.ListUnknown(types.ObjectType{AttrTypes: tfconv.TolerationAttrTypes}),
+		ScheduledNodes: types.ListNull(types.StringType),
 	}
 	m.Intent = tfconv.EncodeAttributes(intentTypes, w, &diags)
 	m.GPU = gpuintent.ObjectFromGPU(w.GPU, blocks["gpu"], &diags)
@@ -213,8 +202,6 @@ func modelFromSpec(ctx context.Context, resourceSchema interface{ Type() attr.Ty
 // privateAdopted is the private state key import sets on a workload it
 // adopted, and the first apply clears.
 const privateAdopted = "adopted"
-
-var timeoutAttrTypes = map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType}
 
 // probedGVKs are the object types import looks for, each once, in
 // registration order.

@@ -3,7 +3,6 @@ package gpuworkload
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -20,31 +19,18 @@ type workloadModel struct {
 	// Intent holds the attributes only render reads (image, env, probes,
 	// sizes, ...): workloadFromModel decodes them into spec.Workload by name, so a
 	// new one is its schema entry and its render field.
-	Intent             tfconv.Attributes
-	ID                 types.String   `tfsdk:"id"`
-	Name               types.String   `tfsdk:"name"`
-	Namespace          types.String   `tfsdk:"namespace"`
-	Kind               types.String   `tfsdk:"kind"`
-	Cloud              types.String   `tfsdk:"cloud"`
-	Queue              types.Dynamic  `tfsdk:"queue"`
-	QueueScheduler     types.String   `tfsdk:"queue_scheduler"`
-	GPU                types.Object   `tfsdk:"gpu"`
-	Job                types.Object   `tfsdk:"job"`
-	Topology           types.Object   `tfsdk:"topology"`
-	Apply              types.Bool     `tfsdk:"apply"`
-	WaitFor            types.String   `tfsdk:"wait_for"`
-	UnschedulableLimit types.String   `tfsdk:"unschedulable_timeout"`
-	ForceConflicts     types.Bool     `tfsdk:"force_conflicts"`
-	NodePool           types.Object   `tfsdk:"node_pool"`
-	Adopt              types.Bool     `tfsdk:"adopt"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	UID                types.String   `tfsdk:"uid"`
-	// Manifest is the rendered objects as one YAML stream for the code;
-	// Manifests, one document per object, is what the state keeps
-	// (resourcekit.RenderedModel says why). resourcekit.GetRendered joins
-	// it, every write splits it.
-	Manifest       types.String `tfsdk:"-"`
-	Manifests      types.List   `tfsdk:"manifests"`
+	Intent tfconv.Attributes
+	// RenderedAttributes are those gpu_ray_cluster has too: id, name,
+	// namespace, cloud, queue, apply, wait_for, unschedulable_timeout,
+	// force_conflicts, timeouts, uid and manifests.
+	resourcekit.RenderedAttributes
+	Kind           types.String `tfsdk:"kind"`
+	QueueScheduler types.String `tfsdk:"queue_scheduler"`
+	GPU            types.Object `tfsdk:"gpu"`
+	Job            types.Object `tfsdk:"job"`
+	Topology       types.Object `tfsdk:"topology"`
+	NodePool       types.Object `tfsdk:"node_pool"`
+	Adopt          types.Bool   `tfsdk:"adopt"`
 	ResourceName   types.String `tfsdk:"resource_name"`
 	NodeSelector   types.Map    `tfsdk:"node_selector"`
 	Tolerations    types.List   `tfsdk:"tolerations"`
@@ -69,13 +55,6 @@ func workloadFromModel(c *tfconv.Converter, m workloadModel) spec.Workload {
 		w.Kind = kinds.Default().Name
 	}
 	return w
-}
-
-// RenderedFields are the attributes resourcekit's shared steps read and
-// write (resourcekit.RenderedModel).
-func (m *workloadModel) RenderedFields() resourcekit.RenderedFields {
-	return resourcekit.RenderedFields{Apply: &m.Apply, ForceConflicts: &m.ForceConflicts, Timeouts: &m.Timeouts,
-		UID: &m.UID, Manifest: &m.Manifest, Manifests: &m.Manifests}
 }
 
 // setRenderedOutputs copies render's outputs into the computed attributes.

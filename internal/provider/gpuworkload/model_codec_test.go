@@ -73,13 +73,13 @@ func TestModelCodecReadsAsTheFrameworkAndRoundTrips(t *testing.T) {
 		t.Fatal(diags)
 	}
 	seen := map[string]bool{}
-	fields := reflect.TypeFor[workloadModel]()
-	for i := range fields.NumField() {
-		name, _, _ := strings.Cut(fields.Field(i).Tag.Get("tfsdk"), ",")
+	// VisibleFields: those of the embedded resourcekit.RenderedAttributes too.
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[workloadModel]()) {
+		name, _, _ := strings.Cut(f.Tag.Get("tfsdk"), ",")
 		if name == "" || name == "-" {
 			continue
 		}
-		got, _ := reflect.ValueOf(m).Field(i).Interface().(attr.Value)
+		got, _ := reflect.ValueOf(m).FieldByIndex(f.Index).Interface().(attr.Value)
 		assertFrameworkReads(t, state, name, got)
 		seen[name] = true
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 
@@ -25,7 +24,8 @@ import (
 // NewResource returns the gpu_workload resource.
 func NewResource() resource.Resource {
 	r := resourcekit.New[workloadResource]("_workload")
-	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload}
+	r.Steps = resourcekit.RenderedSteps[workloadModel]{Apply: r.applyWorkload, Refresh: refreshWorkload, Remove: deleteWorkload,
+		Objects: renderedObjects}
 	return r
 }
 
@@ -74,8 +74,7 @@ func (r *workloadResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() || in.findings.HasError() {
 		return
 	}
-	w := in.workload
-	plan.ID = types.StringValue(workloadID(w.Namespace, w.Name))
+	plan.ID = plan.NamespacedID()
 	if in.unknown {
 		requireReplacement(ctx, req, resp, &plan)
 		resp.Diagnostics.Append(resourcekit.SetRenderedPlan(ctx, &resp.Plan, &plan)...)
@@ -202,7 +201,7 @@ func draVersionFromState(ctx context.Context, req resource.ModifyPlanRequest) *u
 	if req.State.Raw.IsNull() {
 		return nil
 	}
-	manifest, diags := stateManifest(ctx, req.State)
+	manifest, diags := resourcekit.StateManifest(ctx, req.State)
 	if diags.HasError() || manifest.ValueString() == "" {
 		return nil
 	}
@@ -215,22 +214,9 @@ func manifestChanged(ctx context.Context, req resource.ModifyPlanRequest, plan w
 	if req.State.Raw.IsNull() {
 		return true
 	}
-	manifest, diags := stateManifest(ctx, req.State)
+	manifest, diags := resourcekit.StateManifest(ctx, req.State)
 	if diags.HasError() {
 		return true
 	}
 	return !manifest.Equal(plan.Manifest)
-}
-
-// stateManifest is the state's rendered objects as one YAML stream. One
-// attribute, not the whole model: a Get of the model reflects over every
-// field, a measurable part of a large plan.
-func stateManifest(ctx context.Context, state tfsdk.State) (types.String, diag.Diagnostics) {
-	var docs types.List
-	diags := state.GetAttribute(ctx, path.Root("manifests"), &docs)
-	return resourcekit.JoinManifests(docs), diags
-}
-
-func workloadID(namespace, name string) string {
-	return namespace + "/" + name
 }

@@ -2,6 +2,7 @@ package gpuworkload
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"maps"
 	"strconv"
@@ -31,19 +32,19 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
+// description is gpu_workload's description, which opens its docs page.
+//
+//go:embed gpu_workload.md
+var description string
+
 // Schema describes gpu_workload. Allowed values in descriptions come from
 // the same render functions the validators use.
 func (r *workloadResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A GPU workload (Deployment, StatefulSet, Job or CronJob) rendered from GPU intent: how many GPUs, which " +
-			"accelerator, shared or partitioned, on which cloud. The provider derives node selectors, affinity, " +
-			"tolerations, resource names and environment for that cloud, validates the combination at plan time, " +
-			"applies it with server-side apply and waits until it runs, explaining why when it cannot schedule. " +
-			"A GPU Deployment, StatefulSet, CronJob or Indexed Job with its headless Service written by hand is " +
-			"adopted by importing it: the provider infers its GPU intent and generates configuration that plans with no change (see the adopting guide).",
-		Attributes: workloadAttributes(),
-		Blocks:     workloadBlocks(ctx),
-		Version:    2,
+		MarkdownDescription: tfconv.MarkdownFile(description),
+		Attributes:          workloadAttributes(),
+		Blocks:              workloadBlocks(ctx),
+		Version:             2,
 	}
 }
 

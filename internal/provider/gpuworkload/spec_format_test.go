@@ -73,8 +73,9 @@ func specFixtures() map[string]workloadSpec {
 func TestSpecAnnotationFormatFixtures(t *testing.T) {
 	for name, want := range specFixtures() {
 		path := filepath.Join("testdata", "formats", "spec-annotation", name)
-		encoded, err := annotationFromSpec(want.Workload, want.Pool, want.QueueRef, workloadModel{WaitFor: types.StringValue(want.WaitFor),
-			ForceConflicts: types.BoolValue(want.Force)})
+		var m workloadModel
+		m.WaitFor, m.ForceConflicts = types.StringValue(want.WaitFor), types.BoolValue(want.Force)
+		encoded, err := annotationFromSpec(want.Workload, want.Pool, want.QueueRef, m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package nodepoolpolicy
 
 import (
 	"context"
+	_ "embed"
 	"maps"
 	"strconv"
 
@@ -21,6 +22,12 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/spec"
 )
 
+// description is gpu_node_pool_policy's description, which opens its docs
+// page.
+//
+//go:embed gpu_node_pool_policy.md
+var description string
+
 // Schema describes gpu_node_pool_policy: a GPU pool described once, with
 // everything the nodes, the cloud's node-pool resource, the workloads and the
 // device plugin need derived from it at plan time.
@@ -28,16 +35,8 @@ func (r *poolPolicyResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	attrs := nodePoolInputAttributes()
 	maps.Copy(attrs, nodePoolOutputAttributes())
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Describes a GPU node pool once: accelerator, GPUs per node, MIG partitioning or sharing, " +
-			"spot. Every output is known at plan time: the labels and taints the nodes must carry, the same in the " +
-			"exact shapes the cloud node-pool resources take, what workloads need to land there, and the NVIDIA " +
-			"device plugin configuration. Pass `ref` to `gpu_workload.node_pool` so workloads can never disagree " +
-			"with the pool. Optionally labels and taints existing nodes (`manage_nodes`) and manages the device " +
-			"plugin ConfigMap entry (`device_plugin_config`).\n\n" +
-			"It cannot be imported, and need not be: it is a description computed from its configuration, so " +
-			"declaring it again gives the same outputs. The nodes it labels and the ConfigMap entry it manages are " +
-			"taken over by the next apply (server-side apply with this provider's field manager).",
-		Attributes: attrs,
+		MarkdownDescription: tfconv.MarkdownFile(description),
+		Attributes:          attrs,
 		Blocks: map[string]schema.Block{
 			"manage_nodes": schema.SingleNestedBlock{
 				MarkdownDescription: "Label and taint existing nodes matching `selector` with server-side apply, " +

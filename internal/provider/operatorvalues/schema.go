@@ -2,6 +2,7 @@ package operatorvalues
 
 import (
 	"context"
+	_ "embed"
 	"maps"
 	"math"
 
@@ -25,6 +26,12 @@ import (
 // Schema is part of resource.Resource.
 var _ resource.Resource = &valuesResource{}
 
+// description is gpu_operator_values' description, which opens its docs
+// page.
+//
+//go:embed gpu_operator_values.md
+var description string
+
 // Schema describes gpu_operator_values. Attribute names and nesting mirror
 // render's input structs (values.Input) exactly, because render's
 // diagnostic paths (fiftyone.deployment[2].gpu.count) are used as they are.
@@ -32,15 +39,10 @@ var _ resource.Resource = &valuesResource{}
 // validators use.
 func (r *valuesResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Helm values (or, for Numaflow, a vertex fragment or manifest) for the charts that run GPU " +
-			"work, generated from the same GPU intent and cloud rules as `gpu_workload` and `gpu_node_pool_policy`, so a " +
-			"chart's pods land where the pools are and tolerate what they carry. Everything is computed at plan time " +
-			"from configuration alone: this resource never contacts a cluster, and destroying it only forgets the values.\n\n" +
-			"It cannot be imported, and need not be: there is nothing in a cluster to import, and declaring it gives " +
-			"the same values again. The Helm release that uses the values is the Helm provider's.",
-		Attributes: operatorValuesAttributes(),
-		Blocks:     operatorValuesBlocks(),
-		Version:    1,
+		MarkdownDescription: tfconv.MarkdownFile(description),
+		Attributes:          operatorValuesAttributes(),
+		Blocks:              operatorValuesBlocks(),
+		Version:             1,
 	}
 }
 

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	_ "embed"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -33,12 +34,16 @@ type podPlacementModel struct {
 	K8sV1Affinity types.Object `tfsdk:"kubernetes_v1_affinity"`
 }
 
+// dataSourceDescription is gpu_pod_placement's description, which opens its
+// docs page.
+//
+//go:embed gpu_pod_placement.md
+var dataSourceDescription string
+
 // podPlacementSchema is gpu_pod_placement's schema, read into podPlacementModel.
 func podPlacementSchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "The GPU placement of a pod the provider does not own, with exactly the rules `gpu_workload` " +
-			"uses: what `provider::gpu::pod_placement` and `provider::gpu::pod_template` return, for Terraform " +
-			"versions before 1.8. Needs no cluster.",
+		MarkdownDescription: tfconv.MarkdownFile(dataSourceDescription),
 		Attributes: map[string]schema.Attribute{
 			"cloud": resourcekit.DataCloudAttribute("Cloud of the cluster: one of ", ". Defaults to the provider's `default_cloud`."),
 			"gpu": schema.DynamicAttribute{

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	_ "embed"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -12,25 +13,22 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/values/chartkit"
 )
 
+// placementFunctionDescription is provider::gpu::pod_placement's
+// description, which opens its docs page.
+//
+//go:embed function_pod_placement.md
+var placementFunctionDescription string
+
 // NewPodPlacementFunction returns provider::gpu::pod_placement: the GPU
 // part of a pod the provider does not own.
 func NewPodPlacementFunction() function.Function {
 	return &placementFunction{
 		name: "pod_placement",
 		definition: function.Definition{
-			Summary: "GPU placement for a pod in any manifest",
-			MarkdownDescription: "Where a pod with this GPU request lands, and what it must ask for, with exactly the rules " +
-				"`gpu_workload` uses, in Kubernetes JSON shape: `nodeSelector`, `affinity`, `tolerations` and `hostIPC` for " +
-				"the pod spec, `resources` and `env` for the GPU container, and with DRA `resourceClaims` (pod) and " +
-				"`resourceClaimTemplate` (an object to create beside the pod). With `pods` > 1 on a pool with a GPU network, " +
-				"the network too: its resources and env merged into `resources` and `env`, `annotations` (pod metadata), " +
-				"`initContainers` (native sidecars) and `volumes` (pod spec), `volumeMounts` and `securityContext` (the GPU " +
-				"container). Every key but the DRA ones is always present, " +
-				"empty where the cloud needs nothing, so a configuration can use any of them on every cloud. Use it in `kubernetes_manifest` for a " +
-				"LeaderWorkerSet, JobSet or RayCluster, or in Helm values. Requires Terraform 1.8 or later; the " +
-				"`gpu_pod_placement` data source gives the same result on older versions.",
-			Parameters: []function.Parameter{cloudParameter(), gpuParameter()},
-			Return:     function.DynamicReturn{},
+			Summary:             "GPU placement for a pod in any manifest",
+			MarkdownDescription: tfconv.MarkdownFile(placementFunctionDescription),
+			Parameters:          []function.Parameter{cloudParameter(), gpuParameter()},
+			Return:              function.DynamicReturn{},
 		},
 		build: func(placed chartkit.ValuesPlacement, _ *podContainer) (map[string]any, error) {
 			return placementObject(placed)

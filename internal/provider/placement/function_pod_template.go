@@ -1,6 +1,7 @@
 package placement
 
 import (
+	_ "embed"
 	"fmt"
 	"maps"
 	"strings"
@@ -15,18 +16,20 @@ import (
 	"github.com/gpuform/terraform-provider-gpu/internal/render/workload"
 )
 
+// templateFunctionDescription is provider::gpu::pod_template's description,
+// which opens its docs page.
+//
+//go:embed function_pod_template.md
+var templateFunctionDescription string
+
 // NewPodTemplateFunction returns provider::gpu::pod_template: a whole
 // GPU-correct pod template for a manifest the provider does not own.
 func NewPodTemplateFunction() function.Function {
 	return &placementFunction{
 		name: "pod_template",
 		definition: function.Definition{
-			Summary: "A GPU-correct pod template for any manifest",
-			MarkdownDescription: "A pod template (`{ spec = { containers = [...], nodeSelector, affinity, tolerations, ... } }`, " +
-				"the shape of a Deployment's or LeaderWorkerSet's `template`) with one container that gets the GPU request, " +
-				"placed with exactly the rules `gpu_workload` uses. With DRA, create the ResourceClaimTemplate from " +
-				"`provider::gpu::pod_placement(...).resourceClaimTemplate`. Requires Terraform 1.8 or later; the " +
-				"`gpu_pod_placement` data source gives the same result on older versions.",
+			Summary:             "A GPU-correct pod template for any manifest",
+			MarkdownDescription: tfconv.MarkdownFile(templateFunctionDescription),
 			Parameters: []function.Parameter{
 				cloudParameter(),
 				gpuParameter(),

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	providerschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -109,9 +110,22 @@ func CloudAttribute(allowed []string, before, after string) schema.StringAttribu
 }
 
 // cloudValidators refuse a cloud not in allowed, answering a near miss
-// with the cloud it resembles: the one rule of every `cloud` attribute.
+// with the cloud it resembles: the one rule of every `cloud` attribute, and
+// of the provider's `default_cloud`.
 func cloudValidators(allowed []string) []validator.String {
 	return []validator.String{tfconv.OneOfSuggesting(allowed, clouds.Suggest)}
+}
+
+// DefaultCloudAttribute is the provider's `default_cloud`: one of
+// clouds.Names, listed in the description between before and after,
+// validated as a resource's `cloud` (CloudAttribute), which it stands in
+// for.
+func DefaultCloudAttribute(before, after string) providerschema.StringAttribute {
+	return providerschema.StringAttribute{
+		MarkdownDescription: before + tfconv.MarkdownList(clouds.Names()) + after,
+		Optional:            true,
+		Validators:          cloudValidators(clouds.Names()),
+	}
 }
 
 // PlannedCloudAttribute is CloudAttribute for a resource whose plan

@@ -1,9 +1,13 @@
 package resourcekit
 
 import (
+	"context"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -27,6 +31,15 @@ func ManifestDocs(stream types.String) types.List {
 		}
 	}
 	return types.ListValueMust(types.StringType, docs)
+}
+
+// StateManifest is the state's rendered objects as one YAML stream, read
+// from manifests alone: a Get of the whole model reflects over every
+// field, a measurable part of a large plan.
+func StateManifest(ctx context.Context, state tfsdk.State) (types.String, diag.Diagnostics) {
+	var docs types.List
+	diags := state.GetAttribute(ctx, path.Root("manifests"), &docs)
+	return JoinManifests(docs), diags
 }
 
 // JoinManifests is the manifests list as one YAML stream, the inverse of

@@ -21,7 +21,10 @@ import (
 // object value, for the resources whose every RPC converts the whole model.
 // A field tagged tfsdk holds its attribute (an attr.Value of the
 // attribute's type); one field of type tfconv.Attributes holds every
-// attribute no tagged field takes, the ones only render reads.
+// attribute no tagged field takes, the ones only render reads. The fields
+// of an embedded struct without a tag count as the model's own, as
+// encoding/json promotes them: attributes several models share
+// (RenderedAttributes) are declared once.
 //
 // The framework's Get and Set cannot hold such a field, and they cost more:
 // their reflection looks every field's tag up again on every call and
@@ -37,9 +40,10 @@ import (
 type ModelCodec struct {
 	once   sync.Once
 	fields []codecField
-	// rest is the index of the tfconv.Attributes field and restTypes the
-	// attributes it holds; rest is -1 without one.
-	rest      int
+	// rest is the index of the tfconv.Attributes field (reflect's
+	// FieldByIndex) and restTypes the attributes it holds; rest is nil
+	// without one.
+	rest      []int
 	restTypes map[string]attr.Type
 	// objType is the schema's object type, from the first call.
 	objType tftypes.Object
@@ -47,8 +51,9 @@ type ModelCodec struct {
 }
 
 type codecField struct {
-	name  string
-	index int
+	name string
+	// index is the field's, through embedded structs (FieldByIndex).
+	index []int
 	typ   attr.Type
 }
 
@@ -70,27 +75,43 @@ func (c *ModelCodec) index(ctx context.Context, schema schemaTyped, model reflec
 	if !isObject || !isTF || model.Kind() != reflect.Struct {
 		return fmt.Errorf("model codec: %s is not a struct or the schema not an object", model)
 	}
-	c.rest, c.restTypes = -1, maps.Clone(objType.AttributeTypes())
-	for i := range model.NumField() {
-		if model.Field(i).Type == tfconv.AttributesType {
-			c.rest = i
-			continue
-		}
-		name, _, _ := strings.Cut(model.Field(i).Tag.Get("tfsdk"), ",")
-		if name == "-" || name == "" {
-			continue // not an attribute, as for the framework
-		}
-		typ, found := c.restTypes[name]
-		if !found {
-			return fmt.Errorf("model codec: %s.%s is tagged %q, which the schema does not have", model, model.Field(i).Name, name)
-		}
-		delete(c.restTypes, name)
-		c.fields = append(c.fields, codecField{name: name, index: i, typ: typ})
+	c.restTypes = maps.Clone(objType.AttributeTypes())
+	if err := c.indexFields(model, nil); err != nil {
+		return err
 	}
-	if c.rest < 0 && len(c.restTypes) > 0 {
+	if c.rest == nil && len(c.restTypes) > 0 {
 		return fmt.Errorf("model codec: %s has no field for the attributes %v", model, slices.Sorted(maps.Keys(c.restTypes)))
 	}
 	c.objType = tf
+	return nil
+}
+
+// indexFields indexes the fields of struct t, which stands at index in the
+// model (nil for the model itself), and those of the structs it embeds.
+func (c *ModelCodec) indexFields(t reflect.Type, index []int) error {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		at := append(slices.Clone(index), i)
+		tag, _, _ := strings.Cut(f.Tag.Get("tfsdk"), ",")
+		switch {
+		case f.Type == tfconv.AttributesType:
+			c.rest = at
+			continue
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			if err := c.indexFields(f.Type, at); err != nil {
+				return err
+			}
+			continue
+		case tag == "-" || tag == "":
+			continue // not an attribute, as for the framework
+		}
+		typ, found := c.restTypes[tag]
+		if !found {
+			return fmt.Errorf("model codec: %s.%s is tagged %q, which the schema does not have", t, f.Name, tag)
+		}
+		delete(c.restTypes, tag)
+		c.fields = append(c.fields, codecField{name: tag, index: at, typ: typ})
+	}
 	return nil
 }
 
@@ -125,13 +146,13 @@ func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target refle
 			return err
 		}
 		value := reflect.ValueOf(v)
-		field := decoded.Field(f.index)
+		field := decoded.FieldByIndex(f.index)
 		if !value.Type().AssignableTo(field.Type()) {
 			return fmt.Errorf("%s: %s is not a %s", f.name, value.Type(), field.Type())
 		}
 		field.Set(value)
 	}
-	if c.rest >= 0 {
+	if c.rest != nil {
 		rest := make(tfconv.Attributes, len(c.restTypes))
 		for name, typ := range c.restTypes {
 			v, err := typ.ValueFromTerraform(ctx, values[name])
@@ -140,7 +161,7 @@ func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target refle
 			}
 			rest[name] = v
 		}
-		decoded.Field(c.rest).Set(reflect.ValueOf(rest))
+		decoded.FieldByIndex(c.rest).Set(reflect.ValueOf(rest))
 	}
 	target.Set(decoded)
 	return nil
@@ -154,16 +175,17 @@ func (c *ModelCodec) Encode(ctx context.Context, schema schemaTyped, from any) (
 	}
 	values := make(map[string]tftypes.Value, len(c.objType.AttributeTypes))
 	for _, f := range c.fields {
-		v, isValue := source.Field(f.index).Interface().(attr.Value)
+		field := source.FieldByIndex(f.index)
+		v, isValue := field.Interface().(attr.Value)
 		if !isValue {
-			return tftypes.Value{}, codecDiags(fmt.Errorf("%s: %s is not an attr.Value", f.name, source.Field(f.index).Type()))
+			return tftypes.Value{}, codecDiags(fmt.Errorf("%s: %s is not an attr.Value", f.name, field.Type()))
 		}
 		if err := c.put(ctx, values, f.name, v); err != nil {
 			return tftypes.Value{}, codecDiags(err)
 		}
 	}
-	if c.rest >= 0 {
-		rest, _ := source.Field(c.rest).Interface().(tfconv.Attributes)
+	if c.rest != nil {
+		rest, _ := source.FieldByIndex(c.rest).Interface().(tfconv.Attributes)
 		for name := range c.restTypes {
 			if err := c.put(ctx, values, name, rest[name]); err != nil {
 				return tftypes.Value{}, codecDiags(err)

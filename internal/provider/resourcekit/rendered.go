@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -18,27 +17,11 @@ import (
 
 // RenderedModel is a pointer to the model of a resource that applies the
 // objects it renders and keeps them in its state (gpu_workload,
-// gpu_ray_cluster): the shared steps below read and write its
-// RenderedFields.
+// gpu_ray_cluster): the model embeds RenderedAttributes, which the shared
+// steps below read and write.
 type RenderedModel[M any] interface {
 	*M
-	RenderedFields() RenderedFields
-}
-
-// RenderedFields point at the attributes every RenderedModel has.
-type RenderedFields struct {
-	// Apply false only renders.
-	Apply          *types.Bool
-	ForceConflicts *types.Bool
-	Timeouts       *timeouts.Value
-	// UID is the main object's, once applied.
-	UID *types.String
-	// Manifest is the rendered objects as one YAML stream, which the code
-	// compares and parses (not an attribute); Manifests, one document per
-	// object, is the one copy the state keeps (a second would double what
-	// Terraform encodes after every resource, bench/README.md).
-	Manifest  *types.String
-	Manifests *types.List
+	Rendered() *RenderedAttributes
 }
 
 // GetRendered decodes a configuration, plan or state into *into (the
@@ -46,8 +29,8 @@ type RenderedFields struct {
 func GetRendered[M any, PM RenderedModel[M], D Source](ctx context.Context, from D, into *M) diag.Diagnostics {
 	var diags diag.Diagnostics
 	*into, _ = Get[M](ctx, from, &diags)
-	fields := PM(into).RenderedFields()
-	*fields.Manifest = JoinManifests(*fields.Manifests)
+	a := PM(into).Rendered()
+	a.Manifest = JoinManifests(a.Manifests)
 	return diags
 }
 
@@ -66,8 +49,8 @@ func SetRenderedPlan[M any, PM RenderedModel[M]](ctx context.Context, plan *tfsd
 }
 
 func splitManifests[M any, PM RenderedModel[M]](m *M) {
-	fields := PM(m).RenderedFields()
-	*fields.Manifests = ManifestDocs(*fields.Manifest)
+	a := PM(m).Rendered()
+	a.Manifests = ManifestDocs(a.Manifest)
 }
 
 // RenderedResource is embedded by a resource whose model M is a
@@ -80,13 +63,16 @@ type RenderedResource[M any, PM RenderedModel[M]] struct {
 	Steps RenderedSteps[M]
 }
 
-// RenderedSteps are what sets a RenderedResource apart. Refresh and Remove
-// get the provider's default_cloud, which the intent they render from may
-// need.
+// RenderedSteps are what sets a RenderedResource apart. Refresh, Remove
+// and Objects get the provider's default_cloud, which the intent they
+// render from may need.
 type RenderedSteps[M any] struct {
 	// Apply applies plan with client and writes state; prior is the state an
-	// update starts from, nil on create.
+	// update starts from, nil on create. It applies with ApplyOver.
 	Apply func(ctx context.Context, client *kube.Client, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics)
+	// Objects renders the objects of state's configuration, without the
+	// server's version, for ApplyOver's prune; nil when they do not render.
+	Objects func(ctx context.Context, state M, defaultCloud string) []workload.Object
 	// Refresh reads the objects back into state; gone once they are not there.
 	Refresh func(ctx context.Context, client *kube.Client, state *M, defaultCloud string) (gone bool, diags diag.Diagnostics)
 	// Remove deletes the objects.
@@ -112,7 +98,7 @@ func (r *RenderedResource[M, PM]) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.Plan, &plan)...); resp.Diagnostics.HasError() {
 		return
 	}
-	Within(ctx, PM(&plan).RenderedFields().Timeouts.Create, renderedCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+	Within(ctx, PM(&plan).Rendered().Timeouts.Create, renderedCreateTimeout, &resp.Diagnostics, func(ctx context.Context) {
 		r.apply(ctx, &plan, nil, &resp.State, &resp.Diagnostics)
 	})
 }
@@ -125,7 +111,7 @@ func (r *RenderedResource[M, PM]) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	Within(ctx, PM(&plan).RenderedFields().Timeouts.Update, renderedUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
+	Within(ctx, PM(&plan).Rendered().Timeouts.Update, renderedUpdateTimeout, &resp.Diagnostics, func(ctx context.Context) {
 		r.apply(ctx, &plan, &prior, &resp.State, &resp.Diagnostics)
 	})
 }
@@ -134,7 +120,7 @@ func (r *RenderedResource[M, PM]) Update(ctx context.Context, req resource.Updat
 // cluster is never contacted; otherwise Steps.Apply runs with the client.
 func (r *RenderedResource[M, PM]) apply(ctx context.Context, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics) {
 	renderOnly := func() diag.Diagnostics { return SetRenderedState[M, PM](ctx, state, plan) }
-	if client, ok := r.Data.ApplyClient(r.typeName(), PM(plan).RenderedFields().Apply.ValueBool(), renderOnly, diags); ok {
+	if client, ok := r.Data.ApplyClient(r.typeName(), PM(plan).Rendered().Apply.ValueBool(), renderOnly, diags); ok {
 		r.Steps.Apply(ctx, client, plan, prior, state, diags)
 	}
 }
@@ -145,7 +131,7 @@ func (r *RenderedResource[M, PM]) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.State, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	r.Data.RefreshApplied(ctx, r.typeName(), PM(&state).RenderedFields().Apply.ValueBool(), resp,
+	r.Data.RefreshApplied(ctx, r.typeName(), PM(&state).Rendered().Apply.ValueBool(), resp,
 		func() diag.Diagnostics { return SetRenderedState[M, PM](ctx, &resp.State, &state) },
 		func(client *kube.Client) (bool, diag.Diagnostics) {
 			return r.Steps.Refresh(ctx, client, &state, r.DefaultCloud())
@@ -157,10 +143,10 @@ func (r *RenderedResource[M, PM]) Read(ctx context.Context, req resource.ReadReq
 func (r *RenderedResource[M, PM]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state M
 	resp.Diagnostics.Append(GetRendered[M, PM](ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() || !PM(&state).RenderedFields().Apply.ValueBool() {
+	if resp.Diagnostics.HasError() || !PM(&state).Rendered().Apply.ValueBool() {
 		return
 	}
-	r.Data.DeleteWithin(ctx, r.typeName(), PM(&state).RenderedFields().Timeouts.Delete, renderedDeleteTimeout, &resp.Diagnostics,
+	r.Data.DeleteWithin(ctx, r.typeName(), PM(&state).Rendered().Timeouts.Delete, renderedDeleteTimeout, &resp.Diagnostics,
 		func(ctx context.Context, client *kube.Client) diag.Diagnostics {
 			return r.Steps.Remove(ctx, client, state, r.DefaultCloud())
 		})
@@ -171,24 +157,33 @@ func (r *RenderedResource[M, PM]) Delete(ctx context.Context, req resource.Delet
 // force_conflicts. When that fails, an update's state stays prior: the
 // objects may be partly applied, and the next plan compares them with the
 // configuration again. Once applied, plan's uid is the main object's and,
-// on update, prune removes what prior rendered and plan does not. The main
-// object as the server stored it; false after an error.
-func ApplyOver[M any, PM RenderedModel[M]](ctx context.Context, client *kube.Client, objects []workload.Object,
-	hint func(workload.Object) string, plan, prior *M, state *tfsdk.State, prune func() diag.Diagnostics,
-	diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
-	fields := PM(plan).RenderedFields()
-	main, ok := ApplyObjects(ctx, client, objects, fields.ForceConflicts.ValueBool(), hint, diags)
+// on update, what prior rendered and plan does not is removed (prune). The
+// main object as the server stored it; false after an error.
+func (r *RenderedResource[M, PM]) ApplyOver(ctx context.Context, client *kube.Client, objects []workload.Object,
+	hint func(workload.Object) string, plan, prior *M, state *tfsdk.State, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	a := PM(plan).Rendered()
+	main, ok := ApplyObjects(ctx, client, objects, a.ForceConflicts.ValueBool(), hint, diags)
 	if !ok {
 		if prior != nil {
 			diags.Append(SetRenderedState[M, PM](ctx, state, prior)...)
 		}
 		return nil, false
 	}
-	*fields.UID = types.StringValue(string(main.GetUID()))
+	a.UID = types.StringValue(string(main.GetUID()))
 	if prior != nil {
-		diags.Append(prune()...)
+		diags.Append(r.prune(ctx, client, *prior, objects)...)
 	}
 	return main, true
+}
+
+// prune deletes the objects prior's configuration rendered and the new one
+// (now) does not: a companion, such as a DRA claim template or a created
+// model cache claim, that the configuration no longer asks for.
+func (r *RenderedResource[M, PM]) prune(ctx context.Context, client *kube.Client, prior M, now []workload.Object) diag.Diagnostics {
+	before := r.Steps.Objects(ctx, prior, r.DefaultCloud())
+	return Prune(before, now, func(ref kube.ObjectRef) diag.Diagnostics {
+		return DeleteStale(ctx, client, ref, "Could not remove an object this "+r.typeName()+" no longer needs")
+	})
 }
 
 // DeleteRendered deletes the objects a RenderedModel resource (typeName)

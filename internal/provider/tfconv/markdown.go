@@ -19,6 +19,14 @@ func MarkdownList(values []string) string {
 	return strings.Join(quoted, ", ")
 }
 
+// MarkdownFile is the description a Markdown file beside a schema holds
+// (read with go:embed): its text without the newline that ends the file's
+// last line, which the description never had. Long prose reads and is
+// edited best as Markdown, not as Go string concatenations.
+func MarkdownFile(file string) string {
+	return strings.TrimRight(file, "\n")
+}
+
 // OneOf is an optional string attribute that takes one of allowed: its
 // description is before, the allowed values and after, and its validator
 // checks the same list, so the two cannot disagree. more validators follow
