@@ -22,17 +22,26 @@ var placementFunctionDescription string
 // NewPodPlacementFunction returns provider::gpu::pod_placement: the GPU
 // part of a pod the provider does not own.
 func NewPodPlacementFunction() function.Function {
+	return newPlacementFunction("pod_placement", "GPU placement for a pod in any manifest", placementFunctionDescription,
+		[]function.Parameter{cloudParameter(), gpuParameter()},
+		func(placed chartkit.ValuesPlacement, _ *podContainer) (map[string]any, error) {
+			return placementObject(placed)
+		})
+}
+
+// newPlacementFunction is a placementFunction returning what build makes,
+// described by the Markdown file read into description.
+func newPlacementFunction(name, summary, description string, parameters []function.Parameter,
+	build func(placed chartkit.ValuesPlacement, container *podContainer) (map[string]any, error)) *placementFunction {
 	return &placementFunction{
-		name: "pod_placement",
+		name: name,
 		definition: function.Definition{
-			Summary:             "GPU placement for a pod in any manifest",
-			MarkdownDescription: tfconv.MarkdownFile(placementFunctionDescription),
-			Parameters:          []function.Parameter{cloudParameter(), gpuParameter()},
+			Summary:             summary,
+			MarkdownDescription: tfconv.MarkdownFile(description),
+			Parameters:          parameters,
 			Return:              function.DynamicReturn{},
 		},
-		build: func(placed chartkit.ValuesPlacement, _ *podContainer) (map[string]any, error) {
-			return placementObject(placed)
-		},
+		build: build,
 	}
 }
 

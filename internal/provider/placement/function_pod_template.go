@@ -25,26 +25,16 @@ var templateFunctionDescription string
 // NewPodTemplateFunction returns provider::gpu::pod_template: a whole
 // GPU-correct pod template for a manifest the provider does not own.
 func NewPodTemplateFunction() function.Function {
-	return &placementFunction{
-		name: "pod_template",
-		definition: function.Definition{
-			Summary:             "A GPU-correct pod template for any manifest",
-			MarkdownDescription: tfconv.MarkdownFile(templateFunctionDescription),
-			Parameters: []function.Parameter{
-				cloudParameter(),
-				gpuParameter(),
-				function.DynamicParameter{
-					Name: "container",
-					MarkdownDescription: "The GPU container: an object with " + tfconv.MarkdownList(containerKeys) + " (`image` " +
-						"required; `env` a map of strings, over the cloud's driver environment).",
-				},
-			},
-			Return: function.DynamicReturn{},
-		},
-		build: func(placed chartkit.ValuesPlacement, container *podContainer) (map[string]any, error) {
-			return podTemplateObject(placed, *container)
-		},
+	container := function.DynamicParameter{
+		Name: "container",
+		MarkdownDescription: "The GPU container: an object with " + tfconv.MarkdownList(containerKeys) + " (`image` " +
+			"required; `env` a map of strings, over the cloud's driver environment).",
 	}
+	return newPlacementFunction("pod_template", "A GPU-correct pod template for any manifest", templateFunctionDescription,
+		[]function.Parameter{cloudParameter(), gpuParameter(), container},
+		func(placed chartkit.ValuesPlacement, container *podContainer) (map[string]any, error) {
+			return podTemplateObject(placed, *container)
+		})
 }
 
 // containerKeys are the keys of the container argument.
