@@ -250,7 +250,7 @@ func writeDynamic(enc *msgpack.Encoder, v any) error {
 	if err != nil {
 		return err
 	}
-	typeJSON, err := t.MarshalJSON()
+	typeJSON, err := t.MarshalJSON() //nolint:staticcheck // what tftypes writes into msgpack for a dynamic value
 	if err != nil {
 		return err
 	}

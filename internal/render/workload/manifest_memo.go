@@ -54,7 +54,10 @@ func (m *memo) encode(doc map[string]any, encode func(map[string]any) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	kept := memoEntry{doc: runtime.DeepCopyJSONValue(doc).(map[string]any), yaml: out}
+	kept, isMap := runtime.DeepCopyJSONValue(doc).(map[string]any)
+	if !isMap {
+		return out, nil // cannot happen for a map; then simply not remembered
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.size >= m.limit {
@@ -62,7 +65,7 @@ func (m *memo) encode(doc map[string]any, encode func(map[string]any) ([]byte, e
 		// than the limit encodes again, as it did without the memo.
 		m.entries, m.size = map[uint64][]memoEntry{}, 0
 	}
-	m.entries[key] = append(m.entries[key], kept)
+	m.entries[key] = append(m.entries[key], memoEntry{doc: kept, yaml: out})
 	m.size++
 	return out, nil
 }

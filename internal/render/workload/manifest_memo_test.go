@@ -30,7 +30,8 @@ func TestDocumentMemo_answersOnlyTheSameDocument(t *testing.T) {
 	if encodes != 1 {
 		t.Errorf("an equal document was encoded %d times; want once", encodes)
 	}
-	first["spec"].(map[string]any)["replicas"] = int64(3)
+	spec, _ := first["spec"].(map[string]any)
+	spec["replicas"] = int64(3)
 	changed, _ := yamlv2.Marshal(first)
 	if got, _ := m.encode(first, encode); string(got) != string(changed) {
 		t.Errorf("a document changed in place after encoding: %q; want %q", got, changed)
