@@ -180,6 +180,9 @@ func (r *RenderedResource[M, PM]) ApplyOver(ctx context.Context, client *kube.Cl
 // (now) does not: a companion, such as a DRA claim template or a created
 // model cache claim, that the configuration no longer asks for.
 func (r *RenderedResource[M, PM]) prune(ctx context.Context, client *kube.Client, prior M, now []workload.Object) diag.Diagnostics {
+	if r.Steps.Objects == nil {
+		return nil // nothing to compare with: nothing is removed
+	}
 	before := r.Steps.Objects(ctx, prior, r.DefaultCloud())
 	return Prune(before, now, func(ref kube.ObjectRef) diag.Diagnostics {
 		return DeleteStale(ctx, client, ref, "Could not remove an object this "+r.typeName()+" no longer needs")
