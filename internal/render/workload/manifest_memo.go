@@ -17,8 +17,11 @@ import (
 // returns the same bytes without encoding. An entry is found by a hash of
 // the document and used only when the document is deeply equal to the
 // copy stored with it, so a hash collision costs an encoding, never a
-// wrong manifest.
-var documentMemo = newMemo(4096)
+// wrong manifest. Terraform refreshes an instance and plans it in the same
+// step of its walk (ten at a time by default), so a few hundred documents
+// cover every read and the plan that follows it, and the memo stays small
+// whatever the number of workloads.
+var documentMemo = newMemo(256)
 
 type memoEntry struct {
 	doc  map[string]any
