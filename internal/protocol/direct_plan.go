@@ -107,7 +107,7 @@ func (r *directResource) schemaPlan(ctx context.Context, config, prior, planned 
 	if diags.HasError() {
 		return planned, nil, diags
 	}
-	if !planned.Equal(prior) {
+	if !equalValues(planned, prior) {
 		var err error
 		if planned, err = tftypes.Transform(planned, r.schema.markComputedNilsAsUnknown(config)); err != nil {
 			diags.AddError("Error modifying plan", err.Error())
@@ -144,7 +144,7 @@ func (r *directResource) begin(ctx context.Context, providerData any, configured
 			values[i] = tftypes.NewValue(r.schema.tfType, nil)
 			continue
 		}
-		v, err := dv.Unmarshal(r.schema.tfType)
+		v, err := decodeDynamicValue(dv, r.schema.tfType)
 		if err != nil {
 			diags.AddError("Unable to read the request", err.Error())
 			return c, diags

@@ -27,7 +27,7 @@ func (r *directResource) read(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if !configure(ctx, res, providerData, &diags) {
 		return &tfprotov6.ReadResourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
 	}
-	current, err := req.CurrentState.Unmarshal(r.schema.tfType)
+	current, err := decodeDynamicValue(req.CurrentState, r.schema.tfType)
 	if err != nil {
 		diags.AddError("Unable to read the current state", err.Error())
 		return &tfprotov6.ReadResourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
@@ -171,7 +171,7 @@ func (r *directResource) encode(v tftypes.Value, diags *diag.Diagnostics) *tfpro
 	if v.Type() == nil {
 		return nil
 	}
-	dv, err := tfprotov6.NewDynamicValue(r.schema.tfType, r.schema.reifyNullCollectionBlocks(v))
+	dv, err := encodeDynamicValue(r.schema.tfType, r.schema.reifyNullCollectionBlocks(v))
 	if err != nil {
 		diags.AddError("Unable to encode the state", err.Error())
 		return nil

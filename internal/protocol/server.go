@@ -120,7 +120,7 @@ func (s *Server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 	if !direct.servesValidate(req) || s.provider == nil {
 		return s.validateWithFramework(ctx, req)
 	}
-	config, err := req.Config.Unmarshal(direct.schema.tfType)
+	config, err := decodeDynamicValue(req.Config, direct.schema.tfType)
 	if err != nil {
 		return s.validateWithFramework(ctx, req) // which reports what is wrong with it
 	}

@@ -34,7 +34,8 @@ import (
 // in an apply or a destroy (bench/README.md). The codec reads the tags once
 // per model type and converts each attribute with its own type's
 // ValueFromTerraform and ToTerraformValue, which is what the framework ends
-// up calling too. What it does not expect (a tag the schema lacks, a value
+// up calling too (through tfconv.AttrValueFrom and TerraformValueFrom,
+// which do not build the schema's types again at every level). What it does not expect (a tag the schema lacks, a value
 // of another Go type than its field) is a provider bug: an error
 // diagnostic, never a panic.
 type ModelCodec struct {
@@ -141,7 +142,7 @@ func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target refle
 	}
 	decoded := reflect.New(target.Type()).Elem()
 	for _, f := range c.fields {
-		v, err := f.typ.ValueFromTerraform(ctx, values[f.name])
+		v, err := tfconv.AttrValueFrom(ctx, f.typ, values[f.name])
 		if err != nil {
 			return err
 		}
@@ -155,7 +156,7 @@ func (c *ModelCodec) decode(ctx context.Context, raw tftypes.Value, target refle
 	if c.rest != nil {
 		rest := make(tfconv.Attributes, len(c.restTypes))
 		for name, typ := range c.restTypes {
-			v, err := typ.ValueFromTerraform(ctx, values[name])
+			v, err := tfconv.AttrValueFrom(ctx, typ, values[name])
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -203,7 +204,7 @@ func (c *ModelCodec) put(ctx context.Context, values map[string]tftypes.Value, n
 	if v == nil {
 		return fmt.Errorf("%s: no value", name)
 	}
-	tv, err := v.ToTerraformValue(ctx)
+	tv, err := tfconv.TerraformValueFrom(ctx, v, c.objType.AttributeTypes[name])
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
