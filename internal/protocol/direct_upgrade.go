@@ -250,14 +250,7 @@ func writeDynamic(enc *msgpack.Encoder, v any) error {
 	if err != nil {
 		return err
 	}
-	typeJSON, err := t.MarshalJSON() //nolint:staticcheck // what tftypes writes into msgpack for a dynamic value
-	if err != nil {
-		return err
-	}
-	if err := enc.EncodeArrayLen(2); err != nil {
-		return err
-	}
-	if err := enc.EncodeBytes(typeJSON); err != nil {
+	if err := writeDynamicType(enc, t); err != nil {
 		return err
 	}
 	return writeValue(enc, value, t, nil)

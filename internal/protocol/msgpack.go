@@ -75,15 +75,18 @@ func readMsgPack(dec *msgpack.Decoder, t tftypes.Type) (tftypes.Value, error) {
 	}
 	switch typ := t.(type) {
 	case tftypes.List:
-		return readList(dec, typ)
+		return readSequence(dec, typ, typ.ElementType, func(e tftypes.Type) tftypes.Type { return tftypes.List{ElementType: e} })
 	case tftypes.Set:
-		return readSet(dec, typ)
-	case tftypes.Map:
-		return readMap(dec, typ)
+		return readSequence(dec, typ, typ.ElementType, func(e tftypes.Type) tftypes.Type { return tftypes.Set{ElementType: e} })
 	case tftypes.Tuple:
 		return readTuple(dec, typ)
+	case tftypes.Map:
+		return readKeyed(dec, typ, -1, func(string) (tftypes.Type, bool) { return typ.ElementType, true })
 	case tftypes.Object:
-		return readObject(dec, typ)
+		return readKeyed(dec, typ, len(typ.AttributeTypes), func(name string) (tftypes.Type, bool) {
+			attribute, ok := typ.AttributeTypes[name]
+			return attribute, ok
+		})
 	}
 	return readPrimitive(dec, t, code)
 }
@@ -131,91 +134,58 @@ func readNumber(dec *msgpack.Decoder, code byte) (*big.Float, error) {
 	return n, err
 }
 
-// readElements reads an array of n values of type element, nil for a nil
-// array.
-func readElements(dec *msgpack.Decoder, element tftypes.Type) ([]tftypes.Value, error) {
+// readElements reads an array of want values (-1: any number), value i of
+// type typeAt(i); nil for a nil array.
+func readElements(dec *msgpack.Decoder, want int, typeAt func(int) tftypes.Type) ([]tftypes.Value, error) {
 	n, err := dec.DecodeArrayLen()
-	if err != nil || n < 0 {
+	switch {
+	case err != nil || n < 0:
 		return nil, err
+	case want >= 0 && n != want:
+		return nil, errMsgPackShape
 	}
 	values := make([]tftypes.Value, n)
 	for i := range values {
-		if values[i], err = readMsgPack(dec, element); err != nil {
+		if values[i], err = readMsgPack(dec, typeAt(i)); err != nil {
 			return nil, err
 		}
 	}
 	return values, nil
 }
 
-func readList(dec *msgpack.Decoder, t tftypes.List) (tftypes.Value, error) {
-	values, err := readElements(dec, t.ElementType)
-	if err != nil || values == nil || len(values) == 0 || !t.ElementType.Is(tftypes.DynamicPseudoType) {
+// readSequence reads a list or set t of element values. tftypes types a
+// set, and a list of dynamic elements, by the elements it read (typed
+// makes the list or set type of an element type).
+func readSequence(dec *msgpack.Decoder, t, element tftypes.Type, typed func(tftypes.Type) tftypes.Type) (tftypes.Value, error) {
+	values, err := readElements(dec, -1, func(int) tftypes.Type { return element })
+	if err != nil || len(values) == 0 || (!t.Is(tftypes.Set{}) && !element.Is(tftypes.DynamicPseudoType)) {
 		return tftypes.NewValue(t, values), err
 	}
-	element, err := tftypes.TypeFromElements(values)
+	inferred, err := tftypes.TypeFromElements(values)
 	if err != nil {
 		return tftypes.Value{}, err
 	}
-	return tftypes.NewValue(tftypes.List{ElementType: element}, values), nil
-}
-
-func readSet(dec *msgpack.Decoder, t tftypes.Set) (tftypes.Value, error) {
-	values, err := readElements(dec, t.ElementType)
-	if err != nil || values == nil || len(values) == 0 {
-		return tftypes.NewValue(t, values), err
-	}
-	element, err := tftypes.TypeFromElements(values)
-	if err != nil {
-		return tftypes.Value{}, err
-	}
-	return tftypes.NewValue(tftypes.Set{ElementType: element}, values), nil
+	return tftypes.NewValue(typed(inferred), values), nil
 }
 
 func readTuple(dec *msgpack.Decoder, t tftypes.Tuple) (tftypes.Value, error) {
-	n, err := dec.DecodeArrayLen()
-	switch {
-	case err != nil:
+	values, err := readElements(dec, len(t.ElementTypes), func(i int) tftypes.Type { return t.ElementTypes[i] })
+	if err != nil {
 		return tftypes.Value{}, err
-	case n < 0:
-		return tftypes.NewValue(t, nil), nil
-	case n != len(t.ElementTypes):
-		return tftypes.Value{}, errMsgPackShape
-	}
-	values := make([]tftypes.Value, n)
-	for i, element := range t.ElementTypes {
-		if values[i], err = readMsgPack(dec, element); err != nil {
-			return tftypes.Value{}, err
-		}
 	}
 	return tftypes.NewValue(t, values), nil
 }
 
-func readMap(dec *msgpack.Decoder, t tftypes.Map) (tftypes.Value, error) {
-	n, err := dec.DecodeMapLen()
-	if err != nil || n < 0 {
-		return tftypes.NewValue(t, nil), err
-	}
-	values := make(map[string]tftypes.Value, n)
-	for range n {
-		key, err := dec.DecodeString()
-		if err != nil {
-			return tftypes.Value{}, err
-		}
-		if values[key], err = readMsgPack(dec, t.ElementType); err != nil {
-			return tftypes.Value{}, err
-		}
-	}
-	return tftypes.NewValue(t, values), nil
-}
-
-func readObject(dec *msgpack.Decoder, t tftypes.Object) (tftypes.Value, error) {
+// readKeyed reads a map or an object t: want entries (-1: any number),
+// each of type typeOf(key), false for a key t does not have.
+func readKeyed(dec *msgpack.Decoder, t tftypes.Type, want int, typeOf func(string) (tftypes.Type, bool)) (tftypes.Value, error) {
 	n, err := dec.DecodeMapLen()
 	switch {
 	case err != nil:
 		return tftypes.Value{}, err
 	case n < 0:
 		return tftypes.NewValue(t, nil), nil
-	case n != len(t.AttributeTypes):
+	case want >= 0 && n != want:
 		return tftypes.Value{}, errMsgPackShape
 	}
 	values := make(map[string]tftypes.Value, n)
@@ -224,11 +194,11 @@ func readObject(dec *msgpack.Decoder, t tftypes.Object) (tftypes.Value, error) {
 		if err != nil {
 			return tftypes.Value{}, err
 		}
-		attribute, ok := t.AttributeTypes[key]
+		typ, ok := typeOf(key)
 		if !ok {
 			return tftypes.Value{}, errMsgPackShape
 		}
-		if values[key], err = readMsgPack(dec, attribute); err != nil {
+		if values[key], err = readMsgPack(dec, typ); err != nil {
 			return tftypes.Value{}, err
 		}
 	}
@@ -276,15 +246,16 @@ func writeMsgPack(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Type) error {
 	}
 	switch typ := t.(type) {
 	case tftypes.List:
-		return writeSequence(enc, v, typ.ElementType)
+		return writeArray(enc, v, -1, func(int) tftypes.Type { return typ.ElementType })
 	case tftypes.Set:
-		return writeSequence(enc, v, typ.ElementType)
+		return writeArray(enc, v, -1, func(int) tftypes.Type { return typ.ElementType })
 	case tftypes.Tuple:
-		return writeTupleValue(enc, v, typ)
+		return writeArray(enc, v, len(typ.ElementTypes), func(i int) tftypes.Type { return typ.ElementTypes[i] })
 	case tftypes.Map:
-		return writeMapValue(enc, v, typ)
+		return writeKeyed(enc, v, nil, func(string) tftypes.Type { return typ.ElementType })
 	case tftypes.Object:
-		return writeObjectValue(enc, v, typ)
+		// The attributes in the order of their names, as tftypes writes them.
+		return writeKeyed(enc, v, sortedAttributeNames(typ), func(name string) tftypes.Type { return typ.AttributeTypes[name] })
 	}
 	return writePrimitive(enc, v, t)
 }
@@ -292,17 +263,23 @@ func writeMsgPack(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Type) error {
 // writeDynamicValue writes a value of a dynamic attribute: its type's
 // JSON, then the value.
 func writeDynamicValue(enc *msgpack.Encoder, v tftypes.Value) error {
-	typeJSON, err := v.Type().MarshalJSON() //nolint:staticcheck // the protocol's own encoding of a type
+	if err := writeDynamicType(enc, v.Type()); err != nil {
+		return err
+	}
+	return writeMsgPack(enc, v, v.Type())
+}
+
+// writeDynamicType begins a dynamic value as the protocol writes it: an
+// array of two, its type's JSON first.
+func writeDynamicType(enc *msgpack.Encoder, t tftypes.Type) error {
+	typeJSON, err := t.MarshalJSON() //nolint:staticcheck // the protocol's own encoding of a type
 	if err != nil {
 		return err
 	}
 	if err := enc.EncodeArrayLen(2); err != nil {
 		return err
 	}
-	if err := enc.EncodeBytes(typeJSON); err != nil {
-		return err
-	}
-	return writeMsgPack(enc, v, v.Type())
+	return enc.EncodeBytes(typeJSON)
 }
 
 func writePrimitive(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Type) error {
@@ -345,79 +322,49 @@ func writeNumberValue(enc *msgpack.Encoder, n *big.Float) error {
 	return enc.EncodeString(n.Text('f', -1))
 }
 
-func writeSequence(enc *msgpack.Encoder, v tftypes.Value, element tftypes.Type) error {
+// writeArray writes a list, set or tuple: want elements (-1: any number),
+// element i of type typeAt(i).
+func writeArray(enc *msgpack.Encoder, v tftypes.Value, want int, typeAt func(int) tftypes.Type) error {
 	var values []tftypes.Value
 	if err := v.As(&values); err != nil {
 		return err
 	}
-	if err := enc.EncodeArrayLen(len(values)); err != nil {
-		return err
-	}
-	for _, e := range values {
-		if err := writeMsgPack(enc, e, element); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeTupleValue(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Tuple) error {
-	var values []tftypes.Value
-	if err := v.As(&values); err != nil {
-		return err
-	}
-	if len(values) != len(t.ElementTypes) {
+	if want >= 0 && len(values) != want {
 		return errMsgPackShape
 	}
 	if err := enc.EncodeArrayLen(len(values)); err != nil {
 		return err
 	}
 	for i, e := range values {
-		if err := writeMsgPack(enc, e, t.ElementTypes[i]); err != nil {
+		if err := writeMsgPack(enc, e, typeAt(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeMapValue(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Map) error {
+// writeKeyed writes a map or an object: the entries named by keys (nil:
+// every key of the map), in that order, each of type typeOf(key).
+func writeKeyed(enc *msgpack.Encoder, v tftypes.Value, keys []string, typeOf func(string) tftypes.Type) error {
 	var values map[string]tftypes.Value
 	if err := v.As(&values); err != nil {
 		return err
 	}
-	if err := enc.EncodeMapLen(len(values)); err != nil {
+	if keys == nil {
+		keys = slices.Sorted(maps.Keys(values))
+	}
+	if err := enc.EncodeMapLen(len(keys)); err != nil {
 		return err
 	}
-	for _, key := range slices.Sorted(maps.Keys(values)) {
-		if err := enc.EncodeString(key); err != nil {
-			return err
-		}
-		if err := writeMsgPack(enc, values[key], t.ElementType); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeObjectValue writes the attributes in the order of their names.
-func writeObjectValue(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Object) error {
-	var values map[string]tftypes.Value
-	if err := v.As(&values); err != nil {
-		return err
-	}
-	names := sortedAttributeNames(t)
-	if err := enc.EncodeMapLen(len(names)); err != nil {
-		return err
-	}
-	for _, name := range names {
-		value, ok := values[name]
+	for _, key := range keys {
+		value, ok := values[key]
 		if !ok {
 			return errMsgPackShape
 		}
-		if err := enc.EncodeString(name); err != nil {
+		if err := enc.EncodeString(key); err != nil {
 			return err
 		}
-		if err := writeMsgPack(enc, value, t.AttributeTypes[name]); err != nil {
+		if err := writeMsgPack(enc, value, typeOf(key)); err != nil {
 			return err
 		}
 	}
@@ -427,7 +374,7 @@ func writeObjectValue(enc *msgpack.Encoder, v tftypes.Value, t tftypes.Object) e
 // attributeNames remembers the sorted attribute names of object types by
 // the identity of their attribute map: a schema's type is built once, so
 // its objects are the same maps in every request. A map freed and another
-// made at its address may find names that are not its own; writeObjectValue
+// made at its address may find names that are not its own; writeKeyed
 // then misses an attribute and the caller falls back to tftypes, so a stale
 // entry costs time, never a wrong value. Types made per request (a dynamic
 // value's) would fill it, so it stops growing at attributeNamesLimit.

@@ -29,7 +29,7 @@ func msgPackFixtureTypes(t *testing.T) map[string]tftypes.Type {
 			"dlist":   tftypes.List{ElementType: tftypes.DynamicPseudoType},
 			"leaf":    leaf,
 		}},
-		"a bare list": tftypes.List{ElementType: tftypes.Set{ElementType: tftypes.String}},
+		"a bare list":    tftypes.List{ElementType: tftypes.Set{ElementType: tftypes.String}},
 		"a bare dynamic": tftypes.DynamicPseudoType,
 	}
 }

@@ -27,21 +27,29 @@ func AttrValueFrom(ctx context.Context, t attr.Type, v tftypes.Value) (attr.Valu
 	var err error
 	switch typ := t.(type) {
 	case basetypes.ObjectType:
-		value, err = objectValueFrom(ctx, typ, v)
+		value, err = keyedValueFrom(ctx, v, tftypes.Object{}, len(typ.AttrTypes), typ.AttrTypes, nil, collection[map[string]attr.Value]{
+			unknown: basetypes.NewObjectUnknown(typ.AttrTypes), null: basetypes.NewObjectNull(typ.AttrTypes),
+			build: func(attributes map[string]attr.Value) (attr.Value, error) {
+				return withoutDiagnostics(basetypes.NewObjectValue(typ.AttrTypes, attributes))
+			}})
+	case basetypes.MapType:
+		value, err = keyedValueFrom(ctx, v, tftypes.Map{}, -1, nil, typ.ElemType, collection[map[string]attr.Value]{
+			unknown: basetypes.NewMapUnknown(typ.ElemType), null: basetypes.NewMapNull(typ.ElemType),
+			build: func(elements map[string]attr.Value) (attr.Value, error) {
+				return withoutDiagnostics(basetypes.NewMapValue(typ.ElemType, elements))
+			}})
 	case basetypes.ListType:
-		value, err = elementsValueFrom(ctx, v, tftypes.List{}, typ.ElemType, collection{
+		value, err = elementsValueFrom(ctx, v, tftypes.List{}, typ.ElemType, collection[[]attr.Value]{
 			unknown: basetypes.NewListUnknown(typ.ElemType), null: basetypes.NewListNull(typ.ElemType),
 			build: func(elements []attr.Value) (attr.Value, error) {
 				return withoutDiagnostics(basetypes.NewListValue(typ.ElemType, elements))
 			}})
 	case basetypes.SetType:
-		value, err = elementsValueFrom(ctx, v, tftypes.Set{}, typ.ElemType, collection{
+		value, err = elementsValueFrom(ctx, v, tftypes.Set{}, typ.ElemType, collection[[]attr.Value]{
 			unknown: basetypes.NewSetUnknown(typ.ElemType), null: basetypes.NewSetNull(typ.ElemType),
 			build: func(elements []attr.Value) (attr.Value, error) {
 				return withoutDiagnostics(basetypes.NewSetValue(typ.ElemType, elements))
 			}})
-	case basetypes.MapType:
-		value, err = mapValueFrom(ctx, typ, v)
 	default:
 		return t.ValueFromTerraform(ctx, v)
 	}
@@ -55,49 +63,60 @@ func AttrValueFrom(ctx context.Context, t attr.Type, v tftypes.Value) (attr.Valu
 // conversion then says how (as it does for any error below).
 var errOtherShape = errors.New("the value does not have the type's shape")
 
-func objectValueFrom(ctx context.Context, t basetypes.ObjectType, v tftypes.Value) (attr.Value, error) {
+// collection is how an object, map, list or set type makes its values:
+// unknown, null, or from its converted parts P.
+type collection[P any] struct {
+	unknown, null attr.Value
+	build         func(P) (attr.Value, error)
+}
+
+// unknownOrNull is c's value for an unknown or null v (true), or
+// errOtherShape when v is not of kind.
+func unknownOrNull[P any](v tftypes.Value, kind tftypes.Type, c collection[P]) (attr.Value, bool, error) {
 	switch {
-	case !v.Type().Is(tftypes.Object{}):
-		return nil, errOtherShape
+	case !v.Type().Is(kind):
+		return nil, true, errOtherShape
 	case !v.IsKnown():
-		return basetypes.NewObjectUnknown(t.AttrTypes), nil
+		return c.unknown, true, nil
 	case v.IsNull():
-		return basetypes.NewObjectNull(t.AttrTypes), nil
+		return c.null, true, nil
+	}
+	return nil, false, nil
+}
+
+// keyedValueFrom converts an object (attribute types by name, count
+// attributes) or a map (one element type, any count: -1).
+func keyedValueFrom(ctx context.Context, v tftypes.Value, kind tftypes.Type, count int, attrTypes map[string]attr.Type,
+	element attr.Type, c collection[map[string]attr.Value]) (attr.Value, error) {
+	if value, done, err := unknownOrNull(v, kind, c); done {
+		return value, err
 	}
 	var values map[string]tftypes.Value
-	if err := v.As(&values); err != nil || len(values) != len(t.AttrTypes) {
+	if err := v.As(&values); err != nil || (count >= 0 && len(values) != count) {
 		return nil, errOtherShape
 	}
-	attributes := make(map[string]attr.Value, len(values))
-	for name, value := range values {
-		attrType, ok := t.AttrTypes[name]
-		if !ok {
+	converted := make(map[string]attr.Value, len(values))
+	for key, value := range values {
+		typ := element
+		if attrTypes != nil {
+			typ = attrTypes[key]
+		}
+		if typ == nil {
 			return nil, errOtherShape
 		}
-		converted, err := AttrValueFrom(ctx, attrType, value)
+		part, err := AttrValueFrom(ctx, typ, value)
 		if err != nil {
 			return nil, err
 		}
-		attributes[name] = converted
+		converted[key] = part
 	}
-	return withoutDiagnostics(basetypes.NewObjectValue(t.AttrTypes, attributes))
-}
-
-// collection is how a list or set type makes its values.
-type collection struct {
-	unknown, null attr.Value
-	build         func([]attr.Value) (attr.Value, error)
+	return c.build(converted)
 }
 
 // elementsValueFrom converts a list or set (kind) of element values.
-func elementsValueFrom(ctx context.Context, v tftypes.Value, kind tftypes.Type, element attr.Type, c collection) (attr.Value, error) {
-	switch {
-	case !v.Type().Is(kind):
-		return nil, errOtherShape
-	case !v.IsKnown():
-		return c.unknown, nil
-	case v.IsNull():
-		return c.null, nil
+func elementsValueFrom(ctx context.Context, v tftypes.Value, kind tftypes.Type, element attr.Type, c collection[[]attr.Value]) (attr.Value, error) {
+	if value, done, err := unknownOrNull(v, kind, c); done {
+		return value, err
 	}
 	var values []tftypes.Value
 	if err := v.As(&values); err != nil {
@@ -112,30 +131,6 @@ func elementsValueFrom(ctx context.Context, v tftypes.Value, kind tftypes.Type, 
 		elements[i] = converted
 	}
 	return c.build(elements)
-}
-
-func mapValueFrom(ctx context.Context, t basetypes.MapType, v tftypes.Value) (attr.Value, error) {
-	switch {
-	case !v.Type().Is(tftypes.Map{}):
-		return nil, errOtherShape
-	case !v.IsKnown():
-		return basetypes.NewMapUnknown(t.ElemType), nil
-	case v.IsNull():
-		return basetypes.NewMapNull(t.ElemType), nil
-	}
-	var values map[string]tftypes.Value
-	if err := v.As(&values); err != nil {
-		return nil, errOtherShape
-	}
-	elements := make(map[string]attr.Value, len(values))
-	for key, value := range values {
-		converted, err := AttrValueFrom(ctx, t.ElemType, value)
-		if err != nil {
-			return nil, err
-		}
-		elements[key] = converted
-	}
-	return withoutDiagnostics(basetypes.NewMapValue(t.ElemType, elements))
 }
 
 // withoutDiagnostics is a constructor's value, or errOtherShape when it
@@ -173,9 +168,11 @@ func TerraformValueFrom(ctx context.Context, v attr.Value, t tftypes.Type) (tfty
 	case basetypes.ObjectValue:
 		converted, err = objectTerraformValue(ctx, value, t)
 	case basetypes.ListValue:
-		converted, err = elementsTerraformValue(ctx, value.Elements(), t, tftypes.List{})
+		list, _ := t.(tftypes.List)
+		converted, err = elementsTerraformValue(ctx, value.Elements(), t, list.ElementType)
 	case basetypes.SetValue:
-		converted, err = elementsTerraformValue(ctx, value.Elements(), t, tftypes.Set{})
+		set, _ := t.(tftypes.Set)
+		converted, err = elementsTerraformValue(ctx, value.Elements(), t, set.ElementType)
 	case basetypes.MapValue:
 		converted, err = mapTerraformValue(ctx, value, t)
 	default:
@@ -211,16 +208,10 @@ func objectTerraformValue(ctx context.Context, v basetypes.ObjectValue, t tftype
 	return tftypes.NewValue(t, values), nil
 }
 
-// elementsTerraformValue converts a list's or set's (kind) elements.
-func elementsTerraformValue(ctx context.Context, elements []attr.Value, t, kind tftypes.Type) (tftypes.Value, error) {
-	var element tftypes.Type
-	switch typ := t.(type) {
-	case tftypes.List:
-		element = typ.ElementType
-	case tftypes.Set:
-		element = typ.ElementType
-	}
-	if element == nil || !t.Is(kind) {
+// elementsTerraformValue converts a list's or set's elements; element is
+// nil when t is not the value's kind.
+func elementsTerraformValue(ctx context.Context, elements []attr.Value, t, element tftypes.Type) (tftypes.Value, error) {
+	if element == nil {
 		return tftypes.Value{}, errOtherShape
 	}
 	values := make([]tftypes.Value, len(elements))
