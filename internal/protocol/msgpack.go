@@ -373,11 +373,12 @@ func writeKeyed(enc *msgpack.Encoder, v tftypes.Value, keys []string, typeOf fun
 
 // attributeNames remembers the sorted attribute names of object types by
 // the identity of their attribute map: a schema's type is built once, so
-// its objects are the same maps in every request. A map freed and another
-// made at its address may find names that are not its own; writeKeyed
-// then misses an attribute and the caller falls back to tftypes, so a stale
-// entry costs time, never a wrong value. Types made per request (a dynamic
-// value's) would fill it, so it stops growing at attributeNamesLimit.
+// its objects are the same maps in every request. The key is a pointer, so
+// a remembered map stays alive and its address is never another map's;
+// were the names ever not the type's, writeKeyed would miss an attribute
+// and the caller fall back to tftypes, so a wrong entry could cost time,
+// never a wrong value. Types made per request (a dynamic value's) would
+// fill it, so it stops growing at attributeNamesLimit.
 var attributeNames = struct {
 	sync.RWMutex
 	byMap map[unsafe.Pointer][]string
