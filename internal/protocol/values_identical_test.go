@@ -68,9 +68,12 @@ func withOneChange(r *rand.Rand, v tftypes.Value) tftypes.Value {
 // withSetReversed is v with the elements of its set attribute reversed.
 func withSetReversed(v tftypes.Value) tftypes.Value {
 	reversed, _ := tftypes.Transform(v, func(_ *tftypes.AttributePath, e tftypes.Value) (tftypes.Value, error) {
-		var elements []tftypes.Value
-		if !e.Type().Is(tftypes.Set{}) || !e.IsKnown() || e.IsNull() || e.As(&elements) != nil {
+		if !e.Type().Is(tftypes.Set{}) || !e.IsKnown() || e.IsNull() {
 			return e, nil
+		}
+		var elements []tftypes.Value
+		if err := e.As(&elements); err != nil {
+			return e, err
 		}
 		out := make([]tftypes.Value, len(elements))
 		for i, el := range elements {
