@@ -1,6 +1,9 @@
 package protocol
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -51,20 +54,23 @@ func (l blockLevel) rewriteCollections(v tftypes.Value, rewrite func(tftypes.Val
 	if err := v.As(&attrs); err != nil {
 		return v, false
 	}
-	changed := false
+	var rewritten map[string]tftypes.Value // a copy: As hands out v's own map, and v stays as it was
 	for name, entry := range l {
 		old, ok := attrs[name]
 		if !ok {
 			continue
 		}
 		if next, ch := entry.rewriteCollections(old, rewrite); ch {
-			attrs[name], changed = next, true
+			if rewritten == nil {
+				rewritten = maps.Clone(attrs)
+			}
+			rewritten[name] = next
 		}
 	}
-	if !changed {
+	if rewritten == nil {
 		return v, false
 	}
-	return tftypes.NewValue(v.Type(), attrs), true
+	return tftypes.NewValue(v.Type(), rewritten), true
 }
 
 func (e blockEntry) rewriteCollections(v tftypes.Value, rewrite func(tftypes.Value) (tftypes.Value, bool)) (tftypes.Value, bool) {
@@ -75,13 +81,17 @@ func (e blockEntry) rewriteCollections(v tftypes.Value, rewrite func(tftypes.Val
 	if len(e.nested) > 0 && v.IsKnown() && !v.IsNull() {
 		var elements []tftypes.Value
 		if err := v.As(&elements); err == nil {
+			var rewritten []tftypes.Value // a copy, as for an object's attributes
 			for i := range elements {
 				if next, ch := e.nested.rewriteCollections(elements[i], rewrite); ch {
-					elements[i], changed = next, true
+					if rewritten == nil {
+						rewritten = slices.Clone(elements)
+					}
+					rewritten[i], changed = next, true
 				}
 			}
 			if changed {
-				out = tftypes.NewValue(v.Type(), elements)
+				out = tftypes.NewValue(v.Type(), rewritten)
 			}
 		}
 	}

@@ -65,3 +65,27 @@ func replaced(t *testing.T, v tftypes.Value, name string, with tftypes.Value) ma
 	attrs[name] = with
 	return attrs
 }
+
+// The walk returns new values and leaves the one it was given as it was:
+// tftypes hands out a value's own maps and slices, and a request's value
+// may be read again after it was rewritten.
+func TestBlockLevel_leavesItsInputAsItWas(t *testing.T) {
+	f := newBlocksFixture(t)
+	d := f.server.schemas.directResource(t.Context(), "sized")
+	if d == nil {
+		t.Fatal("the fixture's resource is not served directly")
+	}
+	before := f.withRules.Copy()
+	nulled := d.schema.nullifyCollectionBlocks(f.withRules)
+	if nulled.Equal(f.withRules) {
+		t.Fatal("the fixture has no empty block to null; the case tests nothing")
+	}
+	if !f.withRules.Equal(before) {
+		t.Errorf("nullify changed its input:\n got %v\nwant %v", f.withRules, before)
+	}
+	nulledBefore := nulled.Copy()
+	_ = d.schema.reifyNullCollectionBlocks(nulled)
+	if !nulled.Equal(nulledBefore) {
+		t.Errorf("reify changed its input:\n got %v\nwant %v", nulled, nulledBefore)
+	}
+}
