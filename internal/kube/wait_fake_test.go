@@ -47,21 +47,9 @@ var goneDeployment = ObjectRef{GVK: deploymentGVK, Namespace: "ns", Name: "w"}
 func TestWaitGone_endsWithTheLastPod(t *testing.T) {
 	sel := map[string]string{"app": "w"}
 	c, dyn := fakeClient(fakePod("a", sel), fakePod("b", sel), fakePod("other", map[string]string{"app": "x"}))
-	// The fake delivers a delete only to watches open when it happens: count
-	// the pod watches once they are open, so the deletes below are seen by
-	// the wait's watch rather than by its initial list.
-	var watching atomic.Int32
-	dyn.PrependWatchReactor("pods", func(action k8stesting.Action) (bool, watch.Interface, error) {
-		var opts metav1.ListOptions
-		if a, ok := action.(k8stesting.WatchActionImpl); ok {
-			opts = a.ListOptions
-		}
-		w, err := dyn.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
-		if err == nil {
-			watching.Add(1)
-		}
-		return true, w, err
-	})
+	// The deletes below must be seen by the wait's watch rather than by its
+	// initial list.
+	watching := countWatches(dyn, "pods")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
@@ -153,6 +141,7 @@ func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
 	foreign := deploymentObject("ns", "theirs", nil)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{gvr: "DeploymentList"}, managed, foreign)
+	watching := countWatches(dyn, "deployments")
 	wc := newWatchCache(dyn, testSelector)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -174,12 +163,33 @@ func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
 	go func() {
 		woke <- c.waitUntil(ctx, func() (bool, time.Time, error) { return e.get("ns", "ours") == nil, never, nil }, e)
 	}()
+	waitFor(t, 5*time.Second, func() bool { return watching.Load() > 0 }) // the cache's informer sees the delete
 	if err := dyn.Resource(gvr).Namespace("ns").Delete(ctx, "ours", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-woke; err != nil {
 		t.Fatalf("a wait following the cache must end when the object goes: %v", err)
 	}
+}
+
+// countWatches counts the watches of resource once they are open. The fake
+// delivers an event only to the watches open when it happens (a real
+// server replays from the list's resource version), so a test that changes
+// an object for a watch to see waits for the count first.
+func countWatches(dyn *dynamicfake.FakeDynamicClient, resource string) *atomic.Int32 {
+	var watching atomic.Int32
+	dyn.PrependWatchReactor(resource, func(action k8stesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if a, ok := action.(k8stesting.WatchActionImpl); ok {
+			opts = a.ListOptions
+		}
+		w, err := dyn.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err == nil {
+			watching.Add(1)
+		}
+		return true, w, err
+	})
+	return &watching
 }
 
 func deploymentObject(ns, name string, lbls map[string]string) *unstructured.Unstructured {
