@@ -28,7 +28,8 @@ import (
 // tftypes' own. TestMsgPack_sameAsTFTypes compares the two on thousands
 // of random values of a schema fixture's type and of types nesting every
 // kind of value, nulls, unknowns and dynamic values included; the shadow
-// tests run every resource's requests through both paths.
+// server (Shadowed) compares the acceptance tests' validations, plans and
+// upgrades with the framework's.
 
 // decodeDynamicValue is dv.Unmarshal(t).
 func decodeDynamicValue(dv *tfprotov6.DynamicValue, t tftypes.Type) (tftypes.Value, error) {
