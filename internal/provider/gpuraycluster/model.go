@@ -19,9 +19,8 @@ import (
 // spec.RayGroup, spec.RayJobControls and spec.RayServeControls.
 type clusterModel struct {
 	Intent tfconv.Attributes
-	// RenderedAttributes are those gpu_workload has too: id, name,
-	// namespace, cloud, queue, apply, wait_for, unschedulable_timeout,
-	// force_conflicts, timeouts, uid and manifests.
+	// RenderedAttributes are the attributes gpu_workload has too (listed
+	// where they are declared, in resourcekit).
 	resourcekit.RenderedAttributes
 	Autoscaling  types.Object `tfsdk:"autoscaling"`
 	Head         types.Object `tfsdk:"head"`

@@ -20,9 +20,8 @@ type workloadModel struct {
 	// sizes, ...): workloadFromModel decodes them into spec.Workload by name, so a
 	// new one is its schema entry and its render field.
 	Intent tfconv.Attributes
-	// RenderedAttributes are those gpu_ray_cluster has too: id, name,
-	// namespace, cloud, queue, apply, wait_for, unschedulable_timeout,
-	// force_conflicts, timeouts, uid and manifests.
+	// RenderedAttributes are the attributes gpu_ray_cluster has too (listed
+	// where they are declared, in resourcekit).
 	resourcekit.RenderedAttributes
 	Kind           types.String `tfsdk:"kind"`
 	QueueScheduler types.String `tfsdk:"queue_scheduler"`
