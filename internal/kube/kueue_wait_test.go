@@ -108,6 +108,7 @@ func TestWaitAdmitted_countsADeploymentsPods(t *testing.T) {
 	podB.SetUID("uid-b")
 	wlA, wlB, other := kueueWorkload("pod-serve-a", "uid-a"), kueueWorkload("pod-serve-b", "uid-b"), kueueWorkload("pod-other", "uid-x")
 	c, dyn := kueueFake(podA, podB, wlA, wlB, other)
+	watching := countWatches(dyn, "workloads")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	setCondition(ctx, t, dyn, wlA, "Admitted")
@@ -116,6 +117,7 @@ func TestWaitAdmitted_countsADeploymentsPods(t *testing.T) {
 	go func() {
 		done <- c.WaitAdmitted(ctx, ObjectRef{GVK: deploymentGVK, Namespace: "ns", Name: "serve"}, "deploy-uid", "app=serve", 2)
 	}()
+	awaitWatch(t, watching) // the admission below must reach the wait's watch
 	stillWaiting(t, done, "one pod's Workload is pending")
 	setCondition(ctx, t, dyn, wlB, "Admitted")
 	if err := <-done; err != nil {
@@ -135,10 +137,12 @@ func TestWaitAdmitted_countsADeploymentsPods(t *testing.T) {
 func TestWaitKueueReleased_endsWhenTheWorkloadIsGone(t *testing.T) {
 	pending := kueueWorkload("pod-w-1", "u")
 	c, dyn := kueueFake(pending)
+	watching := countWatches(dyn, "workloads")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.WaitKueueReleased(ctx, "ns", []string{"pod-w-1"}) }()
+	awaitWatch(t, watching) // the changes below must reach the wait's watch
 	stillWaiting(t, done, "the Workload is pending")
 	setCondition(ctx, t, dyn, pending, "Finished")
 	stillWaiting(t, done, "the Workload is finished but not yet deleted")

@@ -56,7 +56,7 @@ func TestWaitGone_endsWithTheLastPod(t *testing.T) {
 	go func() { done <- c.WaitGone(ctx, goneDeployment, "app=w") }()
 
 	pods := dyn.Resource(podsGVR).Namespace("ns")
-	waitFor(t, 5*time.Second, func() bool { return watching.Load() > 0 })
+	awaitWatch(t, watching)
 	if err := pods.Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,12 +93,16 @@ func TestWaitReady_followsAnObjectWithoutList(t *testing.T) {
 	dyn.PrependReactor("list", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "deployments"}, "", nil)
 	})
+	watching := countWatches(dyn, "deployments")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
 		done <- c.WaitReady(ctx, WaitTarget{Ref: goneDeployment, Generation: 1}, WaitRollout, "app=w", NoUnschedulableLimit)
 	}()
+	// The rollout below must be seen by the wait's watch: the fake sends an
+	// event only to the watches open when it happens.
+	awaitWatch(t, watching)
 	select {
 	case err := <-done:
 		t.Fatalf("returned before the rollout: %v", err)
@@ -163,7 +167,7 @@ func TestWatchCache_servesLabelledObjectsAndWakesWaits(t *testing.T) {
 	go func() {
 		woke <- c.waitUntil(ctx, func() (bool, time.Time, error) { return e.get("ns", "ours") == nil, never, nil }, e)
 	}()
-	waitFor(t, 5*time.Second, func() bool { return watching.Load() > 0 }) // the cache's informer sees the delete
+	awaitWatch(t, watching) // the cache's informer sees the delete
 	if err := dyn.Resource(gvr).Namespace("ns").Delete(ctx, "ours", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +194,12 @@ func countWatches(dyn *dynamicfake.FakeDynamicClient, resource string) *atomic.I
 		return true, w, err
 	})
 	return &watching
+}
+
+// awaitWatch returns once a watch counted by countWatches is open.
+func awaitWatch(t *testing.T, watching *atomic.Int32) {
+	t.Helper()
+	waitFor(t, 5*time.Second, func() bool { return watching.Load() > 0 })
 }
 
 func deploymentObject(ns, name string, lbls map[string]string) *unstructured.Unstructured {
