@@ -33,6 +33,7 @@ const cacheIdle = 30 * time.Second
 // not seen is never reported missing on the cache's word alone.
 type watchCache struct {
 	dyn      dynamic.Interface
+	proto    *protobufSource // nil: every resource through dyn (client-go's fakes)
 	selector string
 
 	mu      sync.Mutex
@@ -127,15 +128,24 @@ func (wc *watchCache) getOrStart(key cacheKey) *cacheEntry {
 }
 
 func (wc *watchCache) start(key cacheKey) *cacheEntry {
+	if lw, prototype, ok := wc.proto.listWatch(key.gvr, key.namespace, wc.selector); ok {
+		return newTypedEntry(lw, prototype, nil)
+	}
 	return newEntry(bySelector(wc.dyn.Resource(key.gvr).Namespace(key.namespace), wc.selector), wc.dyn)
 }
 
-// newEntry starts an informer on a list and watch. client tells the
-// reflector whether it can stream the initial list (a real server can;
-// client-go's fakes cannot).
+// newEntry starts an informer on a list and watch of unstructured objects.
+// client tells the reflector whether it can stream the initial list (a
+// real server can; client-go's fakes cannot).
 func newEntry(lw *cache.ListWatch, client any) *cacheEntry {
+	return newTypedEntry(lw, &unstructured.Unstructured{}, client)
+}
+
+// newTypedEntry starts an informer on a list and watch of objects of
+// prototype's type; the cache keeps them unstructured (cachedObject).
+func newTypedEntry(lw *cache.ListWatch, prototype runtime.Object, client any) *cacheEntry {
 	informer := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		&unstructured.Unstructured{}, 0, cache.Indexers{})
+		prototype, 0, cache.Indexers{})
 	e := &cacheEntry{
 		informer:  informer,
 		stop:      make(chan struct{}),
@@ -143,9 +153,7 @@ func newEntry(lw *cache.ListWatch, client any) *cacheEntry {
 		failed:    make(chan struct{}),
 		followers: map[chan struct{}]bool{},
 	}
-	// Managed fields are most of an object's size and only the conflict
-	// check reads them, with a direct GET.
-	_ = informer.SetTransform(dropManagedFields)
+	_ = informer.SetTransform(cachedObject)
 	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		if !informer.HasSynced() || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
 			e.fail(err)
@@ -175,13 +183,6 @@ func bySelector(ri dynamic.ResourceInterface, selector string) *cache.ListWatch 
 			return ri.Watch(ctx, o)
 		},
 	}
-}
-
-func dropManagedFields(obj any) (any, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		u.SetManagedFields(nil)
-	}
-	return obj, nil
 }
 
 // fail stops an informer that cannot serve (a later call starts a new

@@ -115,11 +115,19 @@ func (l *Lazy) Client() (*Client, error) {
 func newClient(restConfig *rest.Config, fieldManager, cacheSelector string) (*Client, error) {
 	// Built-in types travel as protobuf: several times smaller and faster
 	// to decode than JSON, which matters for lists of thousands of nodes
-	// and pods. The dynamic client (custom resources, apply) stays JSON.
+	// and pods, and for the watch cache's Deployments, Jobs and pods. The
+	// dynamic client (custom resources, apply) stays JSON.
 	protoConfig := rest.CopyConfig(restConfig)
 	protoConfig.ContentType = runtime.ContentTypeProtobuf
 	protoConfig.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	typed, err := kubernetes.NewForConfig(protoConfig)
+	if protoConfig.UserAgent == "" {
+		protoConfig.UserAgent = rest.DefaultKubernetesUserAgent() // as kubernetes.NewForConfig sets it
+	}
+	httpClient, err := rest.HTTPClientFor(protoConfig)
+	if err != nil {
+		return nil, fmt.Errorf("creating the Kubernetes client for %s: %w", restConfig.Host, err)
+	}
+	typed, err := kubernetes.NewForConfigAndClient(protoConfig, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating the Kubernetes client for %s: %w", restConfig.Host, err)
 	}
@@ -129,6 +137,7 @@ func newClient(restConfig *rest.Config, fieldManager, cacheSelector string) (*Cl
 	}
 	c := &Client{Host: restConfig.Host, Typed: typed, Dynamic: dyn, FieldManager: fieldManager,
 		cache: newWatchCache(dyn, cacheSelector)}
+	c.cache.proto = newProtobufSource(protoConfig, httpClient)
 	c.health = newServerHealth(restConfig.Host, func(ctx context.Context) error {
 		return typed.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error()
 	})
