@@ -127,14 +127,17 @@ func TestAccWatchCache_servesBuiltinsFromProtobuf(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the typed list and watch did not sync")
 	}
-	cachedCopy := e.get(ns, "cached")
-	if cachedCopy == nil {
-		t.Fatal("the cache does not hold the Deployment")
-	}
-	live, err := c.Dynamic.Resource(appsDeployments).Namespace(ns).Get(ctx, "cached", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The Deployment controller writes its status meanwhile: compare the
+	// cache's copy with the server's once both are of the same version.
+	var cachedCopy, live *unstructured.Unstructured
+	waitFor(t, 30*time.Second, func() bool {
+		got, err := c.Dynamic.Resource(appsDeployments).Namespace(ns).Get(ctx, "cached", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, cachedCopy = got, e.get(ns, "cached")
+		return cachedCopy != nil && cachedCopy.GetResourceVersion() == live.GetResourceVersion()
+	})
 	live.SetManagedFields(nil)
 	if !reflect.DeepEqual(cachedCopy.Object, live.Object) {
 		t.Fatalf("the cache's Deployment differs from the server's JSON:\n cache %v\nserver %v", cachedCopy.Object, live.Object)
