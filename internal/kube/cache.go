@@ -127,9 +127,11 @@ func (wc *watchCache) getOrStart(key cacheKey) *cacheEntry {
 	return e
 }
 
+// start starts the informer of a key: typed in protobuf for a built-in
+// resource (protobufSource), else unstructured through the dynamic client.
 func (wc *watchCache) start(key cacheKey) *cacheEntry {
 	if lw, prototype, ok := wc.proto.listWatch(key.gvr, key.namespace, wc.selector); ok {
-		return newTypedEntry(lw, prototype, nil)
+		return newTypedEntry(lw, prototype, nil) // a real server's REST client: it streams the initial list
 	}
 	return newEntry(bySelector(wc.dyn.Resource(key.gvr).Namespace(key.namespace), wc.selector), wc.dyn)
 }
