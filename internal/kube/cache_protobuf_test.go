@@ -3,7 +3,10 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -93,9 +97,9 @@ func TestCachedObject_typedIsWhatJSONGives(t *testing.T) {
 	}
 }
 
-// Against the API server: a Deployment the provider manages is served by
-// the protobuf source, read from the cache as the server's JSON has it
-// (managed fields aside), and a change reaches the cache through its watch.
+// Against the API server: the cache lists and watches the provider's
+// Deployments in protobuf, holds each as the server's JSON has it (managed
+// fields aside), and a change reaches it through its watch.
 func TestAccWatchCache_servesBuiltinsFromProtobuf(t *testing.T) {
 	acctest.PreCheck(t)
 	ns := acctest.Namespace(t)
@@ -110,22 +114,38 @@ func TestAccWatchCache_servesBuiltinsFromProtobuf(t *testing.T) {
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := newClient(acctest.RESTConfig(t), DefaultFieldManager, "app.kubernetes.io/managed-by=cache-test")
+	// What the cache asks for when it lists and watches Deployments.
+	var mu sync.Mutex
+	var accepts []string
+	rc := acctest.RESTConfig(t)
+	rc.WrapTransport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(r.URL.Path, "/namespaces/"+ns+"/deployments") {
+				mu.Lock()
+				accepts = append(accepts, r.Header.Get("Accept"))
+				mu.Unlock()
+			}
+			return next.RoundTrip(r)
+		})
+	}
+	c, err := newClient(rc, DefaultFieldManager, "app.kubernetes.io/managed-by=cache-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lw, prototype, ok := c.cache.proto.listWatch(appsDeployments, ns, c.cache.selector)
+	e, ok := c.cache.entry(ctx, appsDeployments, ns)
 	if !ok {
-		t.Fatal("the protobuf source does not serve Deployments")
+		t.Fatal("the watch cache does not serve the provider's Deployments")
 	}
-	e := newTypedEntry(lw, prototype, nil) // as watchCache.start makes it
-	defer e.fail(nil)
-	select {
-	case <-e.synced:
-	case <-e.failed:
-		t.Fatalf("the typed list and watch failed: %v", e.failErr)
-	case <-ctx.Done():
-		t.Fatal("the typed list and watch did not sync")
+	mu.Lock()
+	asked := append([]string(nil), accepts...)
+	mu.Unlock()
+	if len(asked) == 0 {
+		t.Fatal("the cache synced without listing or watching Deployments")
+	}
+	for _, accept := range asked {
+		if !strings.HasPrefix(accept, runtime.ContentTypeProtobuf) {
+			t.Fatalf("the cache asked for Deployments as %q, want protobuf first", accept)
+		}
 	}
 	// The Deployment controller writes its status meanwhile: compare the
 	// cache's copy with the server's once both are of the same version.
